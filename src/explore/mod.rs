@@ -1,0 +1,37 @@
+//! A generic explicit-state explorer over a [`TransitionSystem`].
+//!
+//! States are fixed-length strings of `u32` words: every semantics packs its
+//! state into words (small integers, bit masks), which keeps states compact,
+//! cheap to hash and storable in one flat arena without per-state
+//! allocation. The explorer knows nothing about GPUs: it is tested on toy
+//! systems and reused by every semantics.
+
+/// A system the explorer can enumerate.
+pub trait TransitionSystem: Sync {
+    /// What labels a step, e.g. the index of the thread that moves.
+    type Action: Copy + Eq + std::fmt::Debug + Send + Sync;
+    /// A safety violation detected in a state or while taking a step.
+    type Fault: Clone + std::fmt::Debug + Send;
+
+    /// Number of words in every state.
+    fn state_words(&self) -> usize;
+
+    /// Writes the single initial state into `out` (`out.len() == state_words()`).
+    fn initial_state(&self, out: &mut [u32]);
+
+    /// Appends the actions enabled in `state` to `out`, in a fixed order
+    /// (the order decides which shortest counterexample is reported).
+    fn actions(&self, state: &[u32], out: &mut Vec<Self::Action>);
+
+    /// Takes `action` from `state`, writing the successor into `out`.
+    /// An error is a violation found by this step.
+    fn step(&self, state: &[u32], action: Self::Action, out: &mut [u32]) -> Result<(), Self::Fault>;
+
+    /// Checks the state invariants of a reached state.
+    fn check_state(&self, _state: &[u32]) -> Result<(), Self::Fault> {
+        Ok(())
+    }
+
+    /// A final (accepting) state: the run finished normally.
+    fn is_final(&self, state: &[u32]) -> bool;
+}

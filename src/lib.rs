@@ -1,0 +1,9 @@
+//! gsync-check: a model checker for GPU synchronization algorithms.
+//!
+//! Layers, each depending only on the ones before it:
+//! `spec` (text → AST) → `ir` (per-thread program, CFG) → `model`
+//! (semantics as a transition system) → `explore` (generic state-space
+//! search) → `check` (properties) → `trace` (counterexamples and reports).
+
+pub mod explore;
+pub mod spec;

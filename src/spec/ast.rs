@@ -1,0 +1,369 @@
+//! The abstract syntax tree of a `.gsync` spec, as written (before name
+//! resolution). Every node that can be the subject of an error carries a
+//! [`Span`] so diagnostics point at the exact text.
+
+use serde::{Deserialize, Serialize};
+
+/// A byte range `[start, end)` in the spec source.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Span {
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
+    }
+
+    /// The smallest span covering both.
+    pub fn to(self, other: Span) -> Span {
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+}
+
+/// An identifier with its location.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+/// A whole spec file.
+#[derive(Clone, Debug, Default)]
+pub struct SpecFile {
+    pub header: Header,
+    pub items: Vec<Item>,
+}
+
+/// The `//!` header: metadata and expected verdicts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Header {
+    pub name: Option<String>,
+    pub family: Option<String>,
+    pub source: Option<String>,
+    pub description: Option<String>,
+    /// Modelling decisions where a listing is simplified or ambiguous.
+    pub notes: Vec<String>,
+    pub expects: Vec<Expectation>,
+    /// Any other `key: value` lines, kept in order so later features can use them.
+    pub extra: Vec<(String, String)>,
+}
+
+/// One `//! expect [OPTIONS]: VERDICT [KIND]` line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expectation {
+    /// CLI options, already split into words (`["--blocks", "3"]`).
+    pub args: Vec<String>,
+    /// `verified`, `violated` or `inconclusive`.
+    pub verdict: String,
+    /// Violation kind of the first violation, when given.
+    pub kind: Option<String>,
+    /// 1-based line of the header line, for error messages.
+    pub line: u32,
+}
+
+#[derive(Clone, Debug)]
+pub enum Item {
+    Param(ParamDecl),
+    Var(VarDecl),
+    Fn(FnDecl),
+    Harness(Harness),
+}
+
+/// `param NAME = EXPR;`
+#[derive(Clone, Debug)]
+pub struct ParamDecl {
+    pub name: Ident,
+    pub default: Expr,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Storage {
+    /// `global`: device memory, one copy.
+    Global,
+    /// `shared`: block memory, one copy per block.
+    Shared,
+    /// `local` at top level: a thread-private variable that persists across calls.
+    Local,
+}
+
+/// The value types of the language. All fit in 32 bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Type {
+    Bool,
+    U8,
+    U16,
+    U32,
+    I8,
+    I16,
+    I32,
+}
+
+impl Type {
+    pub fn bits(self) -> u32 {
+        match self {
+            Type::Bool => 1,
+            Type::U8 | Type::I8 => 8,
+            Type::U16 | Type::I16 => 16,
+            Type::U32 | Type::I32 => 32,
+        }
+    }
+
+    pub fn signed(self) -> bool {
+        matches!(self, Type::I8 | Type::I16 | Type::I32)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Type::Bool => "bool",
+            Type::U8 => "u8",
+            Type::U16 => "u16",
+            Type::U32 => "u32",
+            Type::I8 => "i8",
+            Type::I16 => "i16",
+            Type::I32 => "i32",
+        }
+    }
+}
+
+/// `global|shared|local [volatile] TYPE NAME[ [SIZE] ] = INIT;`
+#[derive(Clone, Debug)]
+pub struct VarDecl {
+    pub storage: Storage,
+    pub volatile: bool,
+    pub ty: Type,
+    pub name: Ident,
+    /// `Some(size)` for arrays.
+    pub size: Option<Expr>,
+    pub init: Init,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum Init {
+    /// No initializer: zero.
+    Zero,
+    /// `= expr`: every element gets this value.
+    Expr(Expr),
+    /// `= {a, b, c}`: one value per element.
+    List(Vec<Expr>, Span),
+}
+
+/// `fn NAME(T a, T b) -> T { ... }`
+#[derive(Clone, Debug)]
+pub struct FnDecl {
+    pub name: Ident,
+    pub params: Vec<FnParam>,
+    pub ret: Option<Type>,
+    pub body: Block,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct FnParam {
+    pub ty: Type,
+    pub name: Ident,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Participants {
+    /// Thread 0 of every block runs the body; the others exit at once.
+    Master,
+    /// Every thread runs the body.
+    All,
+}
+
+/// `harness master|all { check ...; statements }`
+#[derive(Clone, Debug)]
+pub struct Harness {
+    pub participants: Participants,
+    pub checks: Vec<Check>,
+    pub body: Block,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum Check {
+    /// `check mutual_exclusion;`
+    MutualExclusion(Span),
+    /// `check capacity(expr);`
+    Capacity(Expr, Span),
+    /// `check barrier;`
+    Barrier(Span),
+    /// `check invariant(expr);`
+    Invariant(Expr, Span),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AssignOp {
+    Set,
+    Add,
+    Sub,
+}
+
+#[derive(Clone, Debug)]
+pub enum StmtKind {
+    /// `T name = init;` (init optional: zero).
+    Let {
+        ty: Type,
+        name: Ident,
+        init: Option<Expr>,
+    },
+    /// `place op= value;` (`x++` is `x += 1`).
+    Assign {
+        place: Place,
+        op: AssignOp,
+        value: Expr,
+    },
+    /// A call or memory operation evaluated for its effect.
+    Expr(Expr),
+    If {
+        cond: Expr,
+        then_block: Block,
+        else_block: Option<Block>,
+    },
+    While {
+        cond: Expr,
+        body: Block,
+    },
+    /// `for (init; cond; step) body`; init and step are optional.
+    For {
+        init: Option<Box<Stmt>>,
+        cond: Option<Expr>,
+        step: Option<Box<Stmt>>,
+        body: Block,
+    },
+    Break,
+    Continue,
+    Return(Option<Expr>),
+    Assert {
+        cond: Expr,
+        message: Option<String>,
+    },
+    /// `critical { }` or `critical(weight) { }`.
+    Critical {
+        weight: Option<Expr>,
+        body: Block,
+    },
+    /// `phase { }`: one barrier episode.
+    Phase {
+        body: Block,
+    },
+    /// `progress;`
+    Progress,
+    /// `{ ... }`
+    Block(Block),
+}
+
+/// An assignable location: a local, a `local`/`global`/`shared` variable, or an array element.
+#[derive(Clone, Debug)]
+pub struct Place {
+    pub name: Ident,
+    pub index: Option<Box<Expr>>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BinOp {
+    Or,
+    And,
+    BitOr,
+    BitXor,
+    BitAnd,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Shl,
+    Shr,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Or => "||",
+            BinOp::And => "&&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::BitAnd => "&",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum UnOp {
+    Not,
+    Neg,
+    BitNot,
+}
+
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    Int(i64),
+    Bool(bool),
+    /// A name: local, parameter, variable or launch constant (`blockIdx.x` is
+    /// parsed as the name `blockIdx`).
+    Name(Ident),
+    /// `a[i]`
+    Index(Ident, Box<Expr>),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// A call: a user procedure, a memory operation or an intrinsic. The
+    /// callee keeps its suffixes as written (`atomicCAS_block`,
+    /// `atomicExch.release.gpu`, `fence.sc.cta`); `qualifiers` holds the dotted
+    /// suffixes (`["release", "gpu"]`) and `name` the base name with the
+    /// dotted part removed (`atomicExch`). Underscore spellings such as
+    /// `atomicCAS_block` stay in `name`.
+    Call {
+        name: Ident,
+        qualifiers: Vec<Ident>,
+        args: Vec<Expr>,
+    },
+}

@@ -1,0 +1,4 @@
+//! The spec front end: lexer, parser, header, AST and located diagnostics.
+
+pub mod ast;
+pub mod diag;
