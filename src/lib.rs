@@ -6,4 +6,6 @@
 //! search) → `check` (properties) → `trace` (counterexamples and reports).
 
 pub mod explore;
+pub mod ir;
+pub mod model;
 pub mod spec;

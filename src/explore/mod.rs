@@ -25,7 +25,8 @@ pub trait TransitionSystem: Sync {
 
     /// Takes `action` from `state`, writing the successor into `out`.
     /// An error is a violation found by this step.
-    fn step(&self, state: &[u32], action: Self::Action, out: &mut [u32]) -> Result<(), Self::Fault>;
+    fn step(&self, state: &[u32], action: Self::Action, out: &mut [u32])
+        -> Result<(), Self::Fault>;
 
     /// Checks the state invariants of a reached state.
     fn check_state(&self, _state: &[u32]) -> Result<(), Self::Fault> {

@@ -87,7 +87,9 @@ impl Diagnostic {
         let end = floor_char_boundary(&source.text, self.span.end as usize).max(start);
         let mut diag = CsDiagnostic::error()
             .with_message(&self.message)
-            .with_labels(vec![Label::primary((), start..end).with_message(&self.label)]);
+            .with_labels(vec![
+                Label::primary((), start..end).with_message(&self.label)
+            ]);
         if let Some(hint) = &self.hint {
             diag = diag.with_notes(vec![format!("hint: {hint}")]);
         }
@@ -100,7 +102,10 @@ impl Diagnostic {
         // Writing into an in-memory buffer cannot fail for a span inside the file.
         if term::emit(&mut buffer, &config, &file, &diag).is_err() {
             let (line, col) = source.line_col(self.span.start);
-            return format!("error: {}\n --> {}:{line}:{col}\n", self.message, source.name);
+            return format!(
+                "error: {}\n --> {}:{line}:{col}\n",
+                self.message, source.name
+            );
         }
         String::from_utf8_lossy(buffer.as_slice()).into_owned()
     }

@@ -1,0 +1,276 @@
+//! Classification of built-in calls: which memory operation, intrinsic or
+//! fence a name with its scope/order suffixes denotes.
+
+use super::{AtomicOp, Order, Scope, VoteKind};
+use crate::spec::ast::Ident;
+use crate::spec::diag::{Diagnostic, SpecResult};
+
+/// A built-in call, resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallKind {
+    Atomic {
+        op: AtomicOp,
+        order: Order,
+        scope: Scope,
+    },
+    Load {
+        order: Order,
+        scope: Scope,
+    },
+    Store {
+        order: Order,
+        scope: Scope,
+    },
+    Fence {
+        order: Order,
+        scope: Scope,
+    },
+    SyncThreads,
+    SyncWarp,
+    Vote(VoteKind),
+    ActiveMask,
+    LockBitTry,
+    LockBitRelease,
+    Backoff,
+}
+
+impl CallKind {
+    pub fn arity(self) -> usize {
+        match self {
+            CallKind::Atomic { op, .. } => 1 + op.operands(),
+            CallKind::Load { .. } => 1,
+            CallKind::Store { .. } | CallKind::LockBitTry | CallKind::LockBitRelease => 2,
+            CallKind::Vote(_) => 2,
+            CallKind::SyncWarp => 1,
+            CallKind::Fence { .. }
+            | CallKind::SyncThreads
+            | CallKind::ActiveMask
+            | CallKind::Backoff => 0,
+        }
+    }
+
+    /// How to call it, for error hints.
+    pub fn usage(self) -> &'static str {
+        match self {
+            CallKind::Atomic {
+                op: AtomicOp::Cas, ..
+            } => "usage: atomicCAS(location, expected, desired)",
+            CallKind::Atomic { .. } => "usage: atomicOp(location, value)",
+            CallKind::Load { .. } => "usage: load(location)",
+            CallKind::Store { .. } => "usage: store(location, value)",
+            CallKind::Fence { .. } => "usage: __threadfence()",
+            CallKind::SyncThreads => "usage: __syncthreads()",
+            CallKind::SyncWarp => "usage: __syncwarp(mask)",
+            CallKind::Vote(_) => "usage: __any_sync(mask, predicate)",
+            CallKind::ActiveMask => "usage: __activemask()",
+            CallKind::LockBitTry => "usage: ldslk(location, local_receiving_the_value)",
+            CallKind::LockBitRelease => "usage: stsul(location, value)",
+            CallKind::Backoff => "usage: backoff()",
+        }
+    }
+}
+
+const ATOMICS: &[(&str, AtomicOp)] = &[
+    ("atomicCAS", AtomicOp::Cas),
+    ("atomicExch", AtomicOp::Exch),
+    ("atomicAdd", AtomicOp::Add),
+    ("atomicSub", AtomicOp::Sub),
+    ("atomicInc", AtomicOp::Inc),
+    ("atomicDec", AtomicOp::Dec),
+    ("atomicOr", AtomicOp::Or),
+    ("atomicAnd", AtomicOp::And),
+    ("atomicXor", AtomicOp::Xor),
+    ("atomicMax", AtomicOp::Max),
+    ("atomicMin", AtomicOp::Min),
+];
+
+/// Resolves a built-in call name with its `_block`/`_system` spelling and
+/// dotted qualifiers; an unknown name or qualifier is an error.
+pub fn classify_call(name: &Ident, qualifiers: &[Ident]) -> SpecResult<CallKind> {
+    let (base, underscore_scope) = split_scope_suffix(&name.name);
+    let memop = |default_order: Order, allowed: &'static [Order]| {
+        qualified(name, qualifiers, underscore_scope, default_order, allowed)
+    };
+    if let Some((_, op)) = ATOMICS.iter().find(|(n, _)| *n == base) {
+        let (order, scope) = memop(
+            Order::Relaxed,
+            &[
+                Order::Relaxed,
+                Order::Acquire,
+                Order::Release,
+                Order::AcqRel,
+            ],
+        )?;
+        return Ok(CallKind::Atomic {
+            op: *op,
+            order,
+            scope,
+        });
+    }
+    let plain = |kind: CallKind| -> SpecResult<CallKind> {
+        if let Some(q) = qualifiers.first() {
+            return Err(
+                Diagnostic::new(q.span, format!("`{}` takes no qualifiers", name.name))
+                    .label("unexpected"),
+            );
+        }
+        if underscore_scope.is_some() {
+            return Err(unknown(name));
+        }
+        Ok(kind)
+    };
+    match base {
+        "load" => {
+            let (order, scope) = memop(
+                Order::Weak,
+                &[Order::Weak, Order::Volatile, Order::Relaxed, Order::Acquire],
+            )?;
+            Ok(CallKind::Load { order, scope })
+        }
+        "store" => {
+            let (order, scope) = memop(
+                Order::Weak,
+                &[Order::Weak, Order::Volatile, Order::Relaxed, Order::Release],
+            )?;
+            Ok(CallKind::Store { order, scope })
+        }
+        "fence" => {
+            let (order, scope) = memop(Order::Sc, &[Order::Sc, Order::AcqRel])?;
+            Ok(CallKind::Fence { order, scope })
+        }
+        "__threadfence" => plain(CallKind::Fence {
+            order: Order::Sc,
+            scope: Scope::Gpu,
+        }),
+        "__threadfence_block" => plain(CallKind::Fence {
+            order: Order::Sc,
+            scope: Scope::Cta,
+        }),
+        "__threadfence_system" => plain(CallKind::Fence {
+            order: Order::Sc,
+            scope: Scope::Sys,
+        }),
+        "__syncthreads" => plain(CallKind::SyncThreads),
+        "__syncwarp" => plain(CallKind::SyncWarp),
+        "__any_sync" => plain(CallKind::Vote(VoteKind::Any)),
+        "__all_sync" => plain(CallKind::Vote(VoteKind::All)),
+        "__ballot_sync" => plain(CallKind::Vote(VoteKind::Ballot)),
+        "__activemask" => plain(CallKind::ActiveMask),
+        "ldslk" => plain(CallKind::LockBitTry),
+        "stsul" => plain(CallKind::LockBitRelease),
+        "backoff" => plain(CallKind::Backoff),
+        _ => Err(unknown(name)),
+    }
+}
+
+fn unknown(name: &Ident) -> Diagnostic {
+    let known: Vec<&str> = ATOMICS
+        .iter()
+        .map(|(n, _)| *n)
+        .chain([
+            "load",
+            "store",
+            "fence",
+            "__threadfence",
+            "__threadfence_block",
+            "__syncthreads",
+            "__syncwarp",
+            "__any_sync",
+            "__all_sync",
+            "__ballot_sync",
+            "ldslk",
+            "stsul",
+            "backoff",
+        ])
+        .collect();
+    let mut d = Diagnostic::new(name.span, format!("unknown procedure `{}`", name.name))
+        .label("not defined");
+    d = match super::resolve::suggest(&name.name, known.iter().copied()) {
+        Some(s) => d.hint(format!("did you mean `{s}`?")),
+        None => d.hint("define it with `fn name(...) { ... }` or use a built-in such as atomicCAS"),
+    };
+    d
+}
+
+/// `atomicCAS_block` → (`atomicCAS`, Some(cta)).
+fn split_scope_suffix(name: &str) -> (&str, Option<Scope>) {
+    if let Some(base) = name.strip_suffix("_block") {
+        if base != "__threadfence" {
+            return (base, Some(Scope::Cta));
+        }
+    }
+    if let Some(base) = name.strip_suffix("_system") {
+        if base != "__threadfence" {
+            return (base, Some(Scope::Sys));
+        }
+    }
+    (name, None)
+}
+
+/// Parses `.order` and `.scope` qualifiers.
+fn qualified(
+    name: &Ident,
+    qualifiers: &[Ident],
+    underscore_scope: Option<Scope>,
+    default_order: Order,
+    allowed: &[Order],
+) -> SpecResult<(Order, Scope)> {
+    let mut order = None;
+    let mut scope = underscore_scope;
+    for q in qualifiers {
+        let as_scope = match q.name.as_str() {
+            "cta" | "block" => Some(Scope::Cta),
+            "gpu" | "device" => Some(Scope::Gpu),
+            "sys" | "system" => Some(Scope::Sys),
+            _ => None,
+        };
+        let as_order = match q.name.as_str() {
+            "weak" => Some(Order::Weak),
+            "volatile" => Some(Order::Volatile),
+            "relaxed" => Some(Order::Relaxed),
+            "acquire" => Some(Order::Acquire),
+            "release" => Some(Order::Release),
+            "acq_rel" => Some(Order::AcqRel),
+            "sc" => Some(Order::Sc),
+            _ => None,
+        };
+        match (as_scope, as_order) {
+            (Some(s), _) => {
+                if scope.is_some() {
+                    return Err(Diagnostic::new(q.span, "the scope is given twice").label("second scope"));
+                }
+                scope = Some(s);
+            }
+            (None, Some(o)) => {
+                if !allowed.contains(&o) {
+                    let names: Vec<&str> = allowed.iter().map(|o| order_name(*o)).collect();
+                    return Err(Diagnostic::new(q.span, format!("`{}` cannot be `.{}`", name.name, q.name))
+                        .label("order not allowed here")
+                        .hint(format!("allowed orders: {}", names.join(", "))));
+                }
+                if order.is_some() {
+                    return Err(Diagnostic::new(q.span, "the order is given twice").label("second order"));
+                }
+                order = Some(o);
+            }
+            (None, None) => {
+                return Err(Diagnostic::new(q.span, format!("unknown qualifier `.{}`", q.name))
+                    .label("not a scope or order")
+                    .hint("scopes: .cta .gpu .sys; orders: .relaxed .acquire .release .acq_rel .volatile .weak .sc"))
+            }
+        }
+    }
+    Ok((order.unwrap_or(default_order), scope.unwrap_or(Scope::Gpu)))
+}
+
+pub fn order_name(o: Order) -> &'static str {
+    match o {
+        Order::Weak => "weak",
+        Order::Volatile => "volatile",
+        Order::Relaxed => "relaxed",
+        Order::Acquire => "acquire",
+        Order::Release => "release",
+        Order::AcqRel => "acq_rel",
+        Order::Sc => "sc",
+    }
+}

@@ -1,0 +1,380 @@
+//! The lowered per-thread program.
+//!
+//! A spec is lowered for one launch configuration: parameters and launch
+//! constants are known, so array sizes and initial values are numbers.
+//! Procedures are inlined, so the program every thread runs is one flat
+//! instruction list (`pc` = index) whose expressions are pure and
+//! thread-local: every memory access is an instruction of its own, which
+//! is what makes each one a separate step of the thread.
+
+pub mod cfg;
+mod consteval;
+mod lower;
+pub mod memop;
+mod resolve;
+
+pub use consteval::{binary as eval_binary, unary as eval_unary};
+pub use lower::lower;
+
+use crate::spec::ast::{BinOp, Header, Participants, Span, Storage, Type, UnOp};
+use crate::spec::diag::Source;
+use serde::{Deserialize, Serialize};
+
+/// Index of an instruction.
+pub type Pc = u32;
+/// Index of a thread-local slot.
+pub type LocalId = u32;
+/// Index of a memory variable.
+pub type VarId = u32;
+
+/// The shape of a launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Launch {
+    pub blocks: u32,
+    pub threads_per_block: u32,
+    pub warp_size: u32,
+}
+
+impl Default for Launch {
+    fn default() -> Launch {
+        Launch {
+            blocks: 2,
+            threads_per_block: 1,
+            warp_size: 32,
+        }
+    }
+}
+
+impl Launch {
+    pub fn threads(&self) -> u32 {
+        self.blocks * self.threads_per_block
+    }
+}
+
+/// A `global` or `shared` variable.
+#[derive(Clone, Debug)]
+pub struct MemVar {
+    pub name: String,
+    pub storage: Storage,
+    pub ty: Type,
+    pub volatile: bool,
+    /// Number of elements (1 for a scalar).
+    pub len: u32,
+    pub is_array: bool,
+    /// Initial raw values; for `shared`, `len * blocks` values, block-major.
+    pub init: Vec<u32>,
+    pub span: Span,
+}
+
+/// A thread-local slot: a `local` variable, a procedure local or parameter,
+/// or a temporary introduced by lowering.
+#[derive(Clone, Debug)]
+pub struct LocalVar {
+    pub name: String,
+    pub ty: Type,
+    /// Initial raw value per thread (top-level `local` may depend on the thread).
+    pub init: LocalInit,
+}
+
+#[derive(Clone, Debug)]
+pub enum LocalInit {
+    Zero,
+    /// One raw value per global thread index.
+    PerThread(Vec<u32>),
+}
+
+/// A launch constant that differs per thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Builtin {
+    BlockIdx,
+    ThreadIdx,
+    LaneId,
+    WarpId,
+}
+
+/// A pure expression over thread-local state (and, in invariants only,
+/// global memory).
+#[derive(Clone, Debug)]
+pub enum Expr {
+    Const(i64),
+    Local(LocalId),
+    Builtin(Builtin),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// A read of global memory; only in `check invariant(...)`.
+    Global(VarId, Option<Box<Expr>>),
+}
+
+/// A memory location: a variable and, for arrays, an index.
+#[derive(Clone, Debug)]
+pub struct Loc {
+    pub var: VarId,
+    pub index: Option<Expr>,
+}
+
+/// Scope of a memory operation or fence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    Cta,
+    Gpu,
+    Sys,
+}
+
+/// Memory order of an access or fence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Order {
+    /// A plain access (`ld.weak`/`st.weak`).
+    Weak,
+    /// A `volatile` access (PTX: relaxed at system scope).
+    Volatile,
+    Relaxed,
+    Acquire,
+    Release,
+    AcqRel,
+    Sc,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AtomicOp {
+    Cas,
+    Exch,
+    Add,
+    Sub,
+    Inc,
+    Dec,
+    Or,
+    And,
+    Xor,
+    Max,
+    Min,
+}
+
+impl AtomicOp {
+    pub fn cuda_name(self) -> &'static str {
+        match self {
+            AtomicOp::Cas => "atomicCAS",
+            AtomicOp::Exch => "atomicExch",
+            AtomicOp::Add => "atomicAdd",
+            AtomicOp::Sub => "atomicSub",
+            AtomicOp::Inc => "atomicInc",
+            AtomicOp::Dec => "atomicDec",
+            AtomicOp::Or => "atomicOr",
+            AtomicOp::And => "atomicAnd",
+            AtomicOp::Xor => "atomicXor",
+            AtomicOp::Max => "atomicMax",
+            AtomicOp::Min => "atomicMin",
+        }
+    }
+
+    /// Number of value operands after the location.
+    pub fn operands(self) -> usize {
+        match self {
+            AtomicOp::Cas => 2,
+            _ => 1,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum VoteKind {
+    Any,
+    All,
+    Ballot,
+}
+
+/// One instruction of the per-thread program.
+#[derive(Clone, Debug)]
+pub enum Op {
+    /// `dst = value` on thread-local state.
+    Assign {
+        dst: LocalId,
+        value: Expr,
+    },
+    Load {
+        dst: LocalId,
+        loc: Loc,
+        order: Order,
+        scope: Scope,
+    },
+    Store {
+        loc: Loc,
+        value: Expr,
+        order: Order,
+        scope: Scope,
+    },
+    Atomic {
+        dst: Option<LocalId>,
+        op: AtomicOp,
+        loc: Loc,
+        operands: Vec<Expr>,
+        order: Order,
+        scope: Scope,
+    },
+    Fence {
+        order: Order,
+        scope: Scope,
+    },
+    SyncThreads,
+    SyncWarp {
+        mask: Expr,
+    },
+    Vote {
+        dst: LocalId,
+        kind: VoteKind,
+        mask: Expr,
+        pred: Expr,
+    },
+    ActiveMask {
+        dst: LocalId,
+    },
+    /// Fermi `LDSLK`: try to take the lock bit of `loc`, load its value.
+    LockBitTry {
+        pred: LocalId,
+        value: Option<LocalId>,
+        loc: Loc,
+    },
+    /// Fermi `STSUL`: store and release the lock bit.
+    LockBitRelease {
+        loc: Loc,
+        value: Expr,
+    },
+    Backoff,
+    Assert {
+        cond: Expr,
+        message: String,
+    },
+    CriticalEnter {
+        weight: Expr,
+    },
+    CriticalExit,
+    PhaseEnter,
+    PhaseExit,
+    Progress,
+    Branch {
+        cond: Expr,
+        then_pc: Pc,
+        else_pc: Pc,
+    },
+    Jump {
+        target: Pc,
+    },
+    /// The thread finishes the harness.
+    Exit,
+}
+
+impl Op {
+    /// Touches nothing another thread can observe: the model may run it in the
+    /// same step as the instruction before it.
+    pub fn is_thread_local(&self) -> bool {
+        matches!(
+            self,
+            Op::Assign { .. }
+                | Op::Backoff
+                | Op::Assert { .. }
+                | Op::CriticalEnter { .. }
+                | Op::CriticalExit
+                | Op::PhaseEnter
+                | Op::PhaseExit
+                | Op::Progress
+                | Op::Branch { .. }
+                | Op::Jump { .. }
+        )
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Instr {
+    pub op: Op,
+    /// The source text this instruction comes from.
+    pub span: Span,
+}
+
+/// The properties the harness asks for.
+#[derive(Clone, Debug, Default)]
+pub struct Checks {
+    /// Bound on the summed weights inside `critical` (1 for mutual exclusion).
+    pub capacity: Option<i64>,
+    /// `check mutual_exclusion` was written (for the report's wording).
+    pub mutual_exclusion: bool,
+    pub barrier: bool,
+    /// `check invariant(expr)`: expressions over global memory.
+    pub invariants: Vec<(Expr, Span)>,
+}
+
+/// A spec lowered for one launch.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub source: Source,
+    pub header: Header,
+    pub launch: Launch,
+    /// Parameter values in force, in declaration order.
+    pub params: Vec<(String, i64)>,
+    pub vars: Vec<MemVar>,
+    pub locals: Vec<LocalVar>,
+    pub code: Vec<Instr>,
+    pub participants: Participants,
+    pub checks: Checks,
+    /// Constructs parsed whose semantics this version does not implement yet.
+    pub unsupported: Vec<(String, Span)>,
+}
+
+impl Program {
+    /// The name of a memory location for traces (`lock`, `flags[2]`, `done@b1`).
+    pub fn location_name(&self, var: VarId, index: u32, block: u32) -> String {
+        let v = &self.vars[var as usize];
+        let mut name = v.name.clone();
+        if v.is_array {
+            name.push_str(&format!("[{index}]"));
+        }
+        if v.storage == Storage::Shared {
+            name.push_str(&format!("@b{block}"));
+        }
+        name
+    }
+}
+
+/// Reinterprets a raw stored value of type `ty` as an integer.
+pub fn from_raw(ty: Type, raw: u32) -> i64 {
+    match ty {
+        Type::Bool => (raw != 0) as i64,
+        Type::U8 => (raw as u8) as i64,
+        Type::U16 => (raw as u16) as i64,
+        Type::U32 => raw as i64,
+        Type::I8 => (raw as u8 as i8) as i64,
+        Type::I16 => (raw as u16 as i16) as i64,
+        Type::I32 => raw as i32 as i64,
+    }
+}
+
+/// Wraps an integer to the width of `ty` (two's complement), as a store does.
+pub fn to_raw(ty: Type, value: i64) -> u32 {
+    match ty {
+        Type::Bool => (value != 0) as u32,
+        Type::U8 | Type::I8 => value as u8 as u32,
+        Type::U16 | Type::I16 => value as u16 as u32,
+        Type::U32 | Type::I32 => value as u32,
+    }
+}
+
+/// Wraps an integer to `ty` and back: the value a variable of `ty` holds after
+/// being assigned `value`.
+pub fn wrap(ty: Type, value: i64) -> i64 {
+    from_raw(ty, to_raw(ty, value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_follows_twos_complement() {
+        assert_eq!(wrap(Type::I32, i32::MAX as i64 + 1), i32::MIN as i64);
+        assert_eq!(wrap(Type::U32, -1), u32::MAX as i64);
+        assert_eq!(wrap(Type::U8, 256 + 7), 7);
+        assert_eq!(wrap(Type::I8, 200), -56);
+        assert_eq!(wrap(Type::Bool, 5), 1);
+    }
+}

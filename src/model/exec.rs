@@ -1,0 +1,408 @@
+//! One step of one thread under sequential consistency: the visible
+//! instruction at its pc, then (when fusing) the thread-local instructions
+//! after it.
+
+use super::eval::runtime_error;
+use super::state::{CRITICAL, FINISHED, FLAGS, PC, PHASES, WAITING_BARRIER};
+use super::{Event, Model, Violation, ViolationKind};
+use crate::ir::{from_raw, to_raw, AtomicOp, Loc, Op, Pc};
+
+type Recorder<'a> = Option<&'a mut Vec<Event>>;
+
+impl Model<'_> {
+    /// Runs thread `t` for one step in place.
+    pub(super) fn run_thread(
+        &self,
+        s: &mut [u32],
+        t: usize,
+        mut rec: Recorder,
+    ) -> Result<(), Violation> {
+        let mut executed = 0;
+        loop {
+            let pc = self.pc(s, t);
+            self.exec(s, t, pc, &mut rec).map_err(|mut v| {
+                v.pc.get_or_insert(pc);
+                v
+            })?;
+            executed += 1;
+            let next = self.pc(s, t);
+            let stop = !self.options.fuse_local_steps
+                || next == FINISHED
+                || self.is_waiting_at_barrier(s, t)
+                || !self.invisible[next as usize]
+                || executed >= super::MAX_FUSED;
+            if stop {
+                break;
+            }
+        }
+        self.clear_dead_locals(s, t);
+        Ok(())
+    }
+
+    fn set_pc(&self, s: &mut [u32], t: usize, pc: Pc) {
+        s[self.layout.thread(t, PC)] = pc;
+    }
+
+    fn write_local(&self, s: &mut [u32], t: usize, l: u32, value: i64) {
+        let ty = self.prog.locals[l as usize].ty;
+        s[self.layout.local(t, l)] = to_raw(ty, value);
+    }
+
+    /// Resolves a location to its word in the state.
+    fn address(&self, s: &[u32], t: usize, loc: &Loc) -> Result<(usize, u32), Violation> {
+        let index = match &loc.index {
+            Some(i) => self.index(loc.var, self.eval(i, s, t)?)?,
+            None => 0,
+        };
+        Ok((
+            self.layout
+                .mem(self.prog, loc.var, index, self.layout.block_of(t)),
+            index,
+        ))
+    }
+
+    fn location_name(&self, t: usize, loc: &Loc, index: u32) -> String {
+        self.prog
+            .location_name(loc.var, index, self.layout.block_of(t) as u32)
+    }
+
+    fn exec(&self, s: &mut [u32], t: usize, pc: Pc, rec: &mut Recorder) -> Result<(), Violation> {
+        let instr = &self.prog.code[pc as usize];
+        let mut event = rec.as_ref().map(|_| Event {
+            thread: t as u32,
+            pc,
+            ..Event::default()
+        });
+        let mut next = pc + 1;
+        match &instr.op {
+            Op::Assign { dst, value } => {
+                let v = self.eval(value, s, t)?;
+                self.write_local(s, t, *dst, v);
+            }
+            Op::Load { dst, loc, .. } => {
+                let (w, index) = self.address(s, t, loc)?;
+                let v = from_raw(self.prog.vars[loc.var as usize].ty, s[w]);
+                self.write_local(s, t, *dst, v);
+                if let Some(e) = &mut event {
+                    e.reads.push((self.location_name(t, loc, index), v));
+                }
+            }
+            Op::Store { loc, value, .. } => {
+                let v = self.eval(value, s, t)?;
+                let (w, index) = self.address(s, t, loc)?;
+                let ty = self.prog.vars[loc.var as usize].ty;
+                s[w] = to_raw(ty, v);
+                if let Some(e) = &mut event {
+                    e.writes
+                        .push((self.location_name(t, loc, index), from_raw(ty, s[w])));
+                }
+            }
+            Op::Atomic {
+                dst,
+                op,
+                loc,
+                operands,
+                ..
+            } => {
+                let mut args = [0i64; 2];
+                for (a, e) in args.iter_mut().zip(operands) {
+                    *a = self.eval(e, s, t)?;
+                }
+                let (w, index) = self.address(s, t, loc)?;
+                let ty = self.prog.vars[loc.var as usize].ty;
+                let old = from_raw(ty, s[w]);
+                let new = atomic_result(*op, ty.bits(), old, args);
+                if let Some(n) = new {
+                    s[w] = to_raw(ty, n);
+                }
+                if let Some(d) = dst {
+                    self.write_local(s, t, *d, old);
+                }
+                if let Some(e) = &mut event {
+                    let name = self.location_name(t, loc, index);
+                    e.reads.push((name.clone(), old));
+                    if new.is_some() {
+                        e.writes.push((name, from_raw(ty, s[w])));
+                    }
+                }
+            }
+            Op::Fence { .. } | Op::Backoff | Op::Progress => {}
+            Op::SyncThreads => {
+                s[self.layout.thread(t, FLAGS)] |= WAITING_BARRIER;
+                // The thread stays at the barrier until the block is released.
+                if let Some(released) = self.release_barrier(s, t) {
+                    if let Some(e) = &mut event {
+                        e.note = Some(released);
+                    }
+                }
+                if let Some(e) = event {
+                    rec.as_mut().expect("event implies recorder").push(e);
+                }
+                return Ok(());
+            }
+            Op::Assert { cond, message } => {
+                if self.eval(cond, s, t)? == 0 {
+                    return Err(Violation {
+                        kind: ViolationKind::Assertion,
+                        property: "assert",
+                        message: message.clone(),
+                        pc: Some(pc),
+                    });
+                }
+            }
+            Op::CriticalEnter { weight } => {
+                if let Some(cap) = self.prog.checks.capacity {
+                    let w = self.eval(weight, s, t)?.max(0);
+                    self.enter_critical(s, t, w, cap)?;
+                }
+            }
+            Op::CriticalExit => {
+                if self.prog.checks.capacity.is_some() {
+                    s[self.layout.thread(t, CRITICAL)] = 0;
+                }
+            }
+            Op::PhaseEnter => {
+                if self.prog.checks.barrier {
+                    s[self.layout.thread(t, PHASES)] += 1;
+                }
+            }
+            Op::PhaseExit => {
+                if self.prog.checks.barrier {
+                    self.leave_phase(s, t)?;
+                }
+            }
+            Op::Branch {
+                cond,
+                then_pc,
+                else_pc,
+            } => {
+                next = if self.eval(cond, s, t)? != 0 {
+                    *then_pc
+                } else {
+                    *else_pc
+                };
+            }
+            Op::Jump { target } => next = *target,
+            Op::Exit => {
+                next = FINISHED;
+                self.set_pc(s, t, FINISHED);
+                if let Some(released) = self.release_barrier(s, t) {
+                    if let Some(e) = &mut event {
+                        e.note = Some(released);
+                    }
+                }
+            }
+            Op::SyncWarp { .. }
+            | Op::Vote { .. }
+            | Op::ActiveMask { .. }
+            | Op::LockBitTry { .. }
+            | Op::LockBitRelease { .. } => return Err(runtime_error(
+                "this instruction has no semantics yet; the checker should have refused the spec",
+            )),
+        }
+        self.set_pc(s, t, next);
+        if let Some(e) = event {
+            rec.as_mut().expect("event implies recorder").push(e);
+        }
+        Ok(())
+    }
+
+    /// If every unfinished thread of `t`'s block waits at `__syncthreads()`,
+    /// releases them all. Returns a note for the trace when it did.
+    fn release_barrier(&self, s: &mut [u32], t: usize) -> Option<String> {
+        let block = self.layout.block_threads(t);
+        let mut waiting = 0;
+        for u in block.clone() {
+            if self.is_finished(s, u) {
+                continue;
+            }
+            if !self.is_waiting_at_barrier(s, u) {
+                return None;
+            }
+            waiting += 1;
+        }
+        if waiting == 0 {
+            return None;
+        }
+        for u in block {
+            if !self.is_finished(s, u) {
+                s[self.layout.thread(u, FLAGS)] &= !WAITING_BARRIER;
+                let pc = self.pc(s, u);
+                self.set_pc(s, u, pc + 1);
+            }
+        }
+        Some(format!(
+            "all {waiting} live threads of block {} passed __syncthreads()",
+            self.layout.block_of(t)
+        ))
+    }
+
+    fn enter_critical(
+        &self,
+        s: &mut [u32],
+        t: usize,
+        weight: i64,
+        cap: i64,
+    ) -> Result<(), Violation> {
+        let mut inside = vec![];
+        let mut total = weight;
+        for u in 0..self.layout.threads {
+            let w = s[self.layout.thread(u, CRITICAL)];
+            if u != t && w > 0 {
+                total += i64::from(w - 1);
+                inside.push(u);
+            }
+        }
+        s[self.layout.thread(t, CRITICAL)] = weight as u32 + 1;
+        if total <= cap {
+            return Ok(());
+        }
+        let others: Vec<String> = inside.iter().map(|u| self.thread_name(*u)).collect();
+        let message = if self.prog.checks.mutual_exclusion && cap == 1 {
+            format!(
+                "{} entered the critical section while {} {} inside",
+                self.thread_name(t),
+                others.join(", "),
+                if others.len() == 1 { "is" } else { "are" }
+            )
+        } else {
+            format!(
+                "{} entered the critical section with weight {weight}: total weight {total} exceeds capacity {cap} (inside: {})",
+                self.thread_name(t),
+                others.join(", ")
+            )
+        };
+        Err(Violation {
+            kind: ViolationKind::MutualExclusion,
+            property: "capacity",
+            message,
+            pc: None,
+        })
+    }
+
+    /// Barrier safety: nobody leaves its k-th phase before everyone entered theirs.
+    fn leave_phase(&self, s: &[u32], t: usize) -> Result<(), Violation> {
+        let k = s[self.layout.thread(t, PHASES)];
+        for u in 0..self.layout.threads {
+            if !self.takes_part(u) {
+                continue;
+            }
+            let entered = s[self.layout.thread(u, PHASES)];
+            if entered < k {
+                return Err(Violation {
+                    kind: ViolationKind::Assertion,
+                    property: "barrier",
+                    message: format!(
+                        "barrier safety: {} left barrier phase {k} before {} arrived at it (it has entered {entered} phase{})",
+                        self.thread_name(t),
+                        self.thread_name(u),
+                        if entered == 1 { "" } else { "s" }
+                    ),
+                    pc: None,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn check_invariants(&self, s: &[u32]) -> Result<(), Violation> {
+        for (inv, span) in &self.prog.checks.invariants {
+            if self.eval(inv, s, 0)? == 0 {
+                return Err(Violation {
+                    kind: ViolationKind::Assertion,
+                    property: "invariant",
+                    message: format!(
+                        "invariant `{}` does not hold",
+                        self.prog.source.snippet(*span)
+                    ),
+                    pc: None,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether thread `t` runs the harness body.
+    pub fn takes_part(&self, t: usize) -> bool {
+        self.prog.participants == crate::spec::ast::Participants::All
+            || t % self.layout.threads_per_block == 0
+    }
+
+    /// `block 1` when one thread per block takes part, else `block 1 thread 3`.
+    pub fn thread_name(&self, t: usize) -> String {
+        let tpb = self.layout.threads_per_block;
+        if self.prog.participants == crate::spec::ast::Participants::Master || tpb == 1 {
+            format!("block {}", t / tpb)
+        } else {
+            format!("block {} thread {}", t / tpb, t % tpb)
+        }
+    }
+}
+
+/// The value an atomic leaves in memory (`None`: unchanged), following CUDA.
+fn atomic_result(op: AtomicOp, bits: u32, old: i64, args: [i64; 2]) -> Option<i64> {
+    let mask = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    let unsigned = |v: i64| (v as u64) & mask;
+    let [a, b] = args;
+    Some(match op {
+        AtomicOp::Cas => {
+            if old == a || unsigned(old) == unsigned(a) {
+                b
+            } else {
+                return None;
+            }
+        }
+        AtomicOp::Exch => a,
+        AtomicOp::Add => old.wrapping_add(a),
+        AtomicOp::Sub => old.wrapping_sub(a),
+        AtomicOp::Or => old | a,
+        AtomicOp::And => old & a,
+        AtomicOp::Xor => old ^ a,
+        AtomicOp::Max => old.max(a),
+        AtomicOp::Min => old.min(a),
+        // CUDA: ((old >= limit) ? 0 : (old + 1)), unsigned comparison.
+        AtomicOp::Inc => {
+            if unsigned(old) >= unsigned(a) {
+                0
+            } else {
+                old + 1
+            }
+        }
+        // CUDA: (((old == 0) || (old > limit)) ? limit : (old - 1)).
+        AtomicOp::Dec => {
+            if unsigned(old) == 0 || unsigned(old) > unsigned(a) {
+                a
+            } else {
+                old - 1
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_inc_and_dec_follow_cuda() {
+        assert_eq!(atomic_result(AtomicOp::Inc, 32, 3, [3, 0]), Some(0));
+        assert_eq!(atomic_result(AtomicOp::Inc, 32, 2, [3, 0]), Some(3));
+        assert_eq!(atomic_result(AtomicOp::Dec, 32, 0, [5, 0]), Some(5));
+        assert_eq!(atomic_result(AtomicOp::Dec, 32, 9, [5, 0]), Some(5));
+        assert_eq!(atomic_result(AtomicOp::Dec, 32, 4, [5, 0]), Some(3));
+    }
+
+    #[test]
+    fn cas_compares_at_the_variable_width() {
+        // An i32 holding -1 equals the u32 pattern 0xFFFFFFFF.
+        assert_eq!(
+            atomic_result(AtomicOp::Cas, 32, -1, [0xFFFF_FFFF, 7]),
+            Some(7)
+        );
+        assert_eq!(atomic_result(AtomicOp::Cas, 32, 1, [0, 7]), None);
+    }
+}

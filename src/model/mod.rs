@@ -1,0 +1,196 @@
+//! The semantics of a lowered program as a transition system.
+//!
+//! One module per concern: `state` (the packed global state), `eval`
+//! (expressions), `exec` (one thread step: instructions, memory, barriers,
+//! critical sections and phases). Only sequential consistency exists so
+//! far; the memory-model and SIMT options name what is implemented and the
+//! checker refuses what is not.
+
+mod eval;
+mod exec;
+pub mod state;
+
+use crate::explore::TransitionSystem;
+use crate::ir::cfg::Liveness;
+use crate::ir::{Op, Pc, Program};
+use serde::{Deserialize, Serialize};
+use state::{Layout, FINISHED, FLAGS, PC, WAITING_BARRIER};
+
+/// The kinds of violation of DESIGN.md's report format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ViolationKind {
+    Deadlock,
+    SimdDeadlock,
+    AliasDeadlock,
+    OccupancyDeadlock,
+    BarrierDivergence,
+    Livelock,
+    Starvation,
+    HeterogeneousRace,
+    DataRace,
+    Assertion,
+    MutualExclusion,
+}
+
+impl ViolationKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ViolationKind::Deadlock => "deadlock",
+            ViolationKind::SimdDeadlock => "simd_deadlock",
+            ViolationKind::AliasDeadlock => "alias_deadlock",
+            ViolationKind::OccupancyDeadlock => "occupancy_deadlock",
+            ViolationKind::BarrierDivergence => "barrier_divergence",
+            ViolationKind::Livelock => "livelock",
+            ViolationKind::Starvation => "starvation",
+            ViolationKind::HeterogeneousRace => "heterogeneous_race",
+            ViolationKind::DataRace => "data_race",
+            ViolationKind::Assertion => "assertion",
+            ViolationKind::MutualExclusion => "mutual_exclusion",
+        }
+    }
+}
+
+/// A safety violation found while stepping or in a state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    pub kind: ViolationKind,
+    /// Which property: `assert`, `capacity`, `barrier`, `invariant`, `runtime`.
+    pub property: &'static str,
+    pub message: String,
+    /// The instruction that violated it, when a step did.
+    pub pc: Option<Pc>,
+}
+
+/// What one executed instruction did, for counterexamples.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Event {
+    pub thread: u32,
+    pub pc: Pc,
+    pub reads: Vec<(String, i64)>,
+    pub writes: Vec<(String, i64)>,
+    /// Something the reader should know (`released block 0 from __syncthreads()`).
+    pub note: Option<String>,
+}
+
+/// Options of the semantics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelOptions {
+    /// Run thread-local instructions in the same step as the visible
+    /// instruction before them (they commute with every other thread).
+    pub fuse_local_steps: bool,
+}
+
+impl Default for ModelOptions {
+    fn default() -> ModelOptions {
+        ModelOptions {
+            fuse_local_steps: true,
+        }
+    }
+}
+
+/// The sequentially consistent semantics of a program.
+pub struct Model<'p> {
+    pub prog: &'p Program,
+    pub layout: Layout,
+    liveness: Liveness,
+    options: ModelOptions,
+    /// `invisible[pc]`: the instruction can be fused into the step before it.
+    invisible: Vec<bool>,
+}
+
+/// Longest run of fused thread-local instructions: a purely local infinite
+/// loop must still yield so the explorer sees it repeat.
+const MAX_FUSED: usize = 256;
+
+impl<'p> Model<'p> {
+    pub fn new(prog: &'p Program, options: ModelOptions) -> Model<'p> {
+        let invisible = prog
+            .code
+            .iter()
+            // Under sequential consistency a fence orders nothing extra.
+            .map(|i| i.op.is_thread_local() || matches!(i.op, Op::Fence { .. }))
+            .collect();
+        Model {
+            prog,
+            layout: Layout::new(prog),
+            liveness: Liveness::compute(&prog.code, prog.locals.len()),
+            options,
+            invisible,
+        }
+    }
+
+    pub fn pc(&self, s: &[u32], t: usize) -> u32 {
+        s[self.layout.thread(t, PC)]
+    }
+
+    pub fn is_finished(&self, s: &[u32], t: usize) -> bool {
+        self.pc(s, t) == FINISHED
+    }
+
+    pub fn is_waiting_at_barrier(&self, s: &[u32], t: usize) -> bool {
+        s[self.layout.thread(t, FLAGS)] & WAITING_BARRIER != 0
+    }
+
+    /// Takes one step of thread `t`, recording what happened into `events`.
+    pub fn step_recorded(
+        &self,
+        s: &[u32],
+        t: u32,
+        out: &mut [u32],
+        events: &mut Vec<Event>,
+    ) -> Result<(), Violation> {
+        out.copy_from_slice(s);
+        self.run_thread(out, t as usize, Some(events))
+    }
+
+    /// Zeroes the locals of `t` that are dead at its pc, so states that differ
+    /// only in values nobody will read again are the same state.
+    fn clear_dead_locals(&self, s: &mut [u32], t: usize) {
+        let pc = self.pc(s, t);
+        let range = self.layout.locals_range(t);
+        if pc == FINISHED {
+            s[range].fill(0);
+            return;
+        }
+        for (l, w) in range.enumerate() {
+            if s[w] != 0 && !self.liveness.is_live(pc, l as u32) {
+                s[w] = 0;
+            }
+        }
+    }
+}
+
+impl TransitionSystem for Model<'_> {
+    type Action = u32;
+    type Fault = Violation;
+
+    fn state_words(&self) -> usize {
+        self.layout.words()
+    }
+
+    fn initial_state(&self, out: &mut [u32]) {
+        self.layout.initial(self.prog, out);
+    }
+
+    fn actions(&self, s: &[u32], out: &mut Vec<u32>) {
+        for t in 0..self.layout.threads {
+            if !self.is_finished(s, t) && !self.is_waiting_at_barrier(s, t) {
+                out.push(t as u32);
+            }
+        }
+    }
+
+    fn step(&self, s: &[u32], t: u32, out: &mut [u32]) -> Result<(), Violation> {
+        out.copy_from_slice(s);
+        self.run_thread(out, t as usize, None)
+    }
+
+    fn check_state(&self, s: &[u32]) -> Result<(), Violation> {
+        self.check_invariants(s)
+    }
+
+    fn is_final(&self, s: &[u32]) -> bool {
+        (0..self.layout.threads).all(|t| self.is_finished(s, t))
+    }
+}

@@ -1,0 +1,116 @@
+//! The layout of a global state as a fixed-length string of `u32` words:
+//!
+//! ```text
+//! [ global memory | shared memory, block-major | thread 0 | thread 1 | ... ]
+//! thread = [ pc | flags | critical weight + 1 | phases entered | locals... ]
+//! ```
+//!
+//! Raw values are stored wrapped to their declared width, so two states are
+//! equal exactly when every variable holds the same value.
+
+use crate::ir::{LocalInit, Program, VarId};
+use crate::spec::ast::{Participants, Storage};
+
+/// `pc` of a thread that finished the harness.
+pub const FINISHED: u32 = u32::MAX;
+/// Thread flag: arrived at `__syncthreads()`, waiting for the block.
+pub const WAITING_BARRIER: u32 = 1;
+
+pub const PC: usize = 0;
+pub const FLAGS: usize = 1;
+pub const CRITICAL: usize = 2;
+pub const PHASES: usize = 3;
+const HEADER: usize = 4;
+
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// First word of each memory variable (for shared: of block 0's copy).
+    pub var_base: Vec<usize>,
+    pub mem_words: usize,
+    pub thread_words: usize,
+    pub threads: usize,
+    pub threads_per_block: usize,
+}
+
+impl Layout {
+    pub fn new(prog: &Program) -> Layout {
+        let mut var_base = Vec::with_capacity(prog.vars.len());
+        let mut next = 0;
+        for v in &prog.vars {
+            var_base.push(next);
+            let copies = if v.storage == Storage::Shared {
+                prog.launch.blocks
+            } else {
+                1
+            };
+            next += (v.len * copies) as usize;
+        }
+        Layout {
+            var_base,
+            mem_words: next,
+            thread_words: HEADER + prog.locals.len(),
+            threads: prog.launch.threads() as usize,
+            threads_per_block: prog.launch.threads_per_block as usize,
+        }
+    }
+
+    pub fn words(&self) -> usize {
+        self.mem_words + self.threads * self.thread_words
+    }
+
+    /// Index of word `field` of thread `t`.
+    pub fn thread(&self, t: usize, field: usize) -> usize {
+        self.mem_words + t * self.thread_words + field
+    }
+
+    pub fn local(&self, t: usize, local: u32) -> usize {
+        self.thread(t, HEADER + local as usize)
+    }
+
+    pub fn locals_range(&self, t: usize) -> std::ops::Range<usize> {
+        self.thread(t, HEADER)..self.thread(t, self.thread_words)
+    }
+
+    /// Word of element `index` of `var` as seen from `block`.
+    pub fn mem(&self, prog: &Program, var: VarId, index: u32, block: usize) -> usize {
+        let v = &prog.vars[var as usize];
+        let copy = if v.storage == Storage::Shared {
+            block * v.len as usize
+        } else {
+            0
+        };
+        self.var_base[var as usize] + copy + index as usize
+    }
+
+    pub fn block_of(&self, t: usize) -> usize {
+        t / self.threads_per_block
+    }
+
+    /// Threads of the block of `t`.
+    pub fn block_threads(&self, t: usize) -> std::ops::Range<usize> {
+        let b = self.block_of(t);
+        b * self.threads_per_block..(b + 1) * self.threads_per_block
+    }
+
+    /// Writes the initial state.
+    pub fn initial(&self, prog: &Program, out: &mut [u32]) {
+        out.fill(0);
+        for (i, v) in prog.vars.iter().enumerate() {
+            let base = self.var_base[i];
+            out[base..base + v.init.len()].copy_from_slice(&v.init);
+        }
+        for t in 0..self.threads {
+            let takes_part =
+                prog.participants == Participants::All || t % self.threads_per_block == 0;
+            out[self.thread(t, PC)] = if takes_part { 0 } else { FINISHED };
+            if !takes_part {
+                continue;
+            }
+            for (l, local) in prog.locals.iter().enumerate() {
+                if let LocalInit::PerThread(values) = &local.init {
+                    out[self.local(t, l as u32)] = values[t];
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,11 @@
+//! Counterexamples and reports: the serde model of DESIGN.md's report,
+//! building a readable trace by replaying a schedule, text rendering, and
+//! replay of a saved counterexample.
+
+pub mod counterexample;
+pub mod render;
+pub mod replay;
+pub mod report;
+
+pub use counterexample::{build_trace, Step, Trace};
+pub use report::{Report, RunConfig, Stats, Verdict, ViolationReport};

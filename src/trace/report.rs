@@ -1,0 +1,110 @@
+//! The machine report (`--format json`) and the options in force.
+
+use super::Trace;
+use crate::ir::Launch;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Verified,
+    Violated,
+    Inconclusive,
+}
+
+impl Verdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Verified => "verified",
+            Verdict::Violated => "violated",
+            Verdict::Inconclusive => "inconclusive",
+        }
+    }
+
+    /// The process exit code of a run with this verdict.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Verdict::Verified => 0,
+            Verdict::Violated => 1,
+            Verdict::Inconclusive => 3,
+        }
+    }
+
+    /// The worse of two verdicts for a family's exit code: a violation
+    /// outranks an unknown, which outranks a proof.
+    pub fn worst(self, other: Verdict) -> Verdict {
+        let rank = |v: Verdict| match v {
+            Verdict::Verified => 0,
+            Verdict::Inconclusive => 1,
+            Verdict::Violated => 2,
+        };
+        if rank(other) > rank(self) {
+            other
+        } else {
+            self
+        }
+    }
+}
+
+/// Every option that decides the result: enough to rerun or replay.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunConfig {
+    #[serde(flatten)]
+    pub launch: Launch,
+    pub memory_model: String,
+    pub simt: String,
+    /// Parameter values in force (defaults and overrides).
+    pub params: BTreeMap<String, i64>,
+    pub fuse_local_steps: bool,
+    pub max_states: Option<u64>,
+    pub max_seconds: Option<f64>,
+    pub max_memory_mb: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Stats {
+    pub states: u64,
+    pub transitions: u64,
+    /// Length of the longest shortest path (BFS depth).
+    pub max_depth: u64,
+    /// Wall-clock time; left out of JSON unless `--stats`, so that reports are
+    /// reproducible byte for byte.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub seconds: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub states_per_second: Option<f64>,
+    /// Bytes held by the state store, visited set and graph at their peak.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub peak_store_bytes: Option<u64>,
+    /// Peak resident memory of the process (Linux only).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub peak_rss_bytes: Option<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ViolationReport {
+    pub kind: String,
+    /// The property: `assert`, `capacity`, `barrier`, `invariant`,
+    /// `runtime`, `deadlock`.
+    pub property: String,
+    pub message: String,
+    /// What every unfinished thread is doing in the violating state.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub waiting: Vec<String>,
+    pub trace: Trace,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub spec: String,
+    /// Where the spec came from: a path, or `builtin:NAME`.
+    pub source: String,
+    pub config: RunConfig,
+    pub verdict: Verdict,
+    /// Why the run is inconclusive (`max_states`, `max_seconds`, `max_memory`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<String>,
+    pub stats: Stats,
+    pub violations: Vec<ViolationReport>,
+}
