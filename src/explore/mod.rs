@@ -5,6 +5,15 @@
 //! cheap to hash and storable in one flat arena without per-state
 //! allocation. The explorer knows nothing about GPUs: it is tested on toy
 //! systems and reused by every semantics.
+//!
+//! [`explore`] runs a deterministic breadth-first search (so the first
+//! fault found has a shortest trace) over a [`StateStore`] (flat arena plus
+//! FxHash table of ids), under the limits of [`Options`], and returns an
+//! [`Exploration`]: states by id, BFS parents for [`Exploration::path_to`],
+//! final states, [`Stats`] and, with [`Options::keep_edges`], the state
+//! graph for analyses (successors, predecessors, backward reachability,
+//! [`Exploration::first_state_that_cannot_finish`],
+//! [`Exploration::cycle_from`]).
 
 /// A system the explorer can enumerate.
 pub trait TransitionSystem: Sync {
@@ -36,3 +45,21 @@ pub trait TransitionSystem: Sync {
     /// A final (accepting) state: the run finished normally.
     fn is_final(&self, state: &[u32]) -> bool;
 }
+
+mod bfs;
+mod bitset;
+mod graph;
+mod limits;
+mod progress;
+mod stats;
+mod store;
+
+#[cfg(test)]
+mod tests;
+
+pub use bfs::{explore, Exploration, Outcome};
+pub use bitset::BitSet;
+pub use graph::Lasso;
+pub use limits::{LimitKind, Options};
+pub use stats::{peak_rss_bytes, Stats};
+pub use store::{hash_state, Slot, StateId, StateStore, MAX_STATES};

@@ -1,0 +1,303 @@
+//! The explored state graph (kept with [`Options::keep_edges`]) and
+//! analyses on it: successors, predecessors, backward reachability, cycles.
+//!
+//! [`Options::keep_edges`]: super::Options::keep_edges
+
+use std::collections::VecDeque;
+
+use hashbrown::{HashMap, HashSet};
+use rustc_hash::FxBuildHasher;
+
+use super::bfs::Exploration;
+use super::bitset::BitSet;
+use super::limits::{vec_bytes, Projection};
+use super::store::StateId;
+
+type FxMap<K, V> = HashMap<K, V, FxBuildHasher>;
+type FxSet<K> = HashSet<K, FxBuildHasher>;
+
+/// Transitions in compressed sparse row form. BFS expands states in id
+/// order, so edges arrive grouped by source: `offsets[s]..offsets[s + 1]`
+/// index the edges of state `s`.
+pub(crate) struct Edges<A> {
+    offsets: Vec<u64>,
+    targets: Vec<StateId>,
+    actions: Vec<A>,
+}
+
+impl<A> Default for Edges<A> {
+    fn default() -> Self {
+        Self {
+            offsets: vec![0],
+            targets: Vec::new(),
+            actions: Vec::new(),
+        }
+    }
+}
+
+impl<A: Copy> Edges<A> {
+    #[inline]
+    pub fn push(&mut self, action: A, to: StateId) {
+        self.targets.push(to);
+        self.actions.push(action);
+    }
+
+    /// Ends the edge list of the state being expanded.
+    #[inline]
+    pub fn close_state(&mut self) {
+        self.offsets.push(self.targets.len() as u64);
+    }
+
+    /// Drops the edges of a state whose expansion was interrupted.
+    pub fn truncate_to_closed(&mut self) {
+        let n = *self.offsets.last().expect("offsets start with 0") as usize;
+        self.targets.truncate(n);
+        self.actions.truncate(n);
+    }
+
+    pub fn bytes(&self) -> usize {
+        vec_bytes(&self.offsets) + vec_bytes(&self.targets) + vec_bytes(&self.actions)
+    }
+
+    /// Projects [`reserve`](Self::reserve)`(n)`.
+    pub fn project(&self, p: &mut Projection, n: usize) {
+        p.vec(&self.offsets, 1);
+        p.vec(&self.targets, n);
+        p.vec(&self.actions, n);
+    }
+
+    /// Room for one more state with `n` edges.
+    pub fn reserve(&mut self, n: usize) {
+        self.offsets.reserve(1);
+        self.targets.reserve(n);
+        self.actions.reserve(n);
+    }
+
+    fn range(&self, s: StateId) -> std::ops::Range<usize> {
+        let s = s as usize;
+        if s + 1 < self.offsets.len() {
+            self.offsets[s] as usize..self.offsets[s + 1] as usize
+        } else {
+            0..0
+        }
+    }
+}
+
+/// Predecessor lists (CSR), built on first use.
+pub(crate) struct Reverse {
+    offsets: Vec<u64>,
+    sources: Vec<StateId>,
+}
+
+/// A lasso: a path from a start state to a cycle, and the cycle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lasso<A> {
+    /// Steps `(from, action)` from the start state to the cycle entry
+    /// (empty if the start state is on the cycle).
+    pub stem: Vec<(StateId, A)>,
+    /// Steps `(from, action)` around the cycle, from the entry back to it
+    /// (`cycle[0].0` is the entry; a self-loop is a one-step cycle).
+    pub cycle: Vec<(StateId, A)>,
+}
+
+impl<A: Copy, F> Exploration<A, F> {
+    /// Whether transitions were kept ([`Options::keep_edges`](super::Options::keep_edges)).
+    pub fn has_edges(&self) -> bool {
+        self.edges.is_some()
+    }
+
+    fn edges(&self) -> &Edges<A> {
+        self.edges
+            .as_ref()
+            .expect("graph analyses need an exploration run with Options::keep_edges")
+    }
+
+    /// Number of kept transitions (duplicates and self-loops included).
+    /// Panics if edges were not kept.
+    pub fn num_edges(&self) -> usize {
+        self.edges().targets.len()
+    }
+
+    /// The transitions `(action, to)` out of `id`, in action order; empty
+    /// for a state that was not expanded. Panics if edges were not kept.
+    pub fn successors(&self, id: StateId) -> impl ExactSizeIterator<Item = (A, StateId)> + '_ {
+        let e = self.edges();
+        let r = e.range(id);
+        e.actions[r.clone()]
+            .iter()
+            .copied()
+            .zip(e.targets[r].iter().copied())
+    }
+
+    fn reverse(&self) -> &Reverse {
+        self.reverse.get_or_init(|| {
+            let e = self.edges();
+            let n = self.num_states();
+            let mut offsets = vec![0u64; n + 1];
+            for &t in &e.targets {
+                offsets[t as usize + 1] += 1;
+            }
+            for i in 0..n {
+                offsets[i + 1] += offsets[i];
+            }
+            let mut fill = offsets.clone();
+            let mut sources = vec![0 as StateId; e.targets.len()];
+            for s in 0..self.num_expanded() as StateId {
+                for i in e.range(s) {
+                    let t = e.targets[i] as usize;
+                    sources[fill[t] as usize] = s;
+                    fill[t] += 1;
+                }
+            }
+            Reverse { offsets, sources }
+        })
+    }
+
+    /// The sources of the transitions into `id`, in increasing order (with
+    /// repeats for parallel edges). Built once on first use. Panics if edges
+    /// were not kept.
+    pub fn predecessors(&self, id: StateId) -> &[StateId] {
+        let r = self.reverse();
+        let i = id as usize;
+        &r.sources[r.offsets[i] as usize..r.offsets[i + 1] as usize]
+    }
+
+    /// Backward reachability over the kept edges: bit `s` is set iff some
+    /// state `t` with `target(t)` is reachable from `s` (in zero or more
+    /// steps). Panics if edges were not kept.
+    pub fn can_reach(&self, target: impl Fn(StateId) -> bool) -> BitSet {
+        let n = self.num_states();
+        let mut seen = BitSet::new(n);
+        let mut queue: Vec<StateId> = (0..n as StateId).filter(|&s| target(s)).collect();
+        for &s in &queue {
+            seen.insert(s);
+        }
+        let mut i = 0;
+        while i < queue.len() {
+            let t = queue[i];
+            i += 1;
+            for &s in self.predecessors(t) {
+                if seen.insert(s) {
+                    queue.push(s);
+                }
+            }
+        }
+        seen
+    }
+
+    /// States from which a final state is reachable. States that were not
+    /// expanded (after a limit or fault) count as able to finish, since
+    /// their futures are unknown, so the complement never holds false
+    /// deadlocks. Panics if edges were not kept.
+    pub fn can_finish(&self) -> BitSet {
+        let expanded = self.num_expanded();
+        self.can_reach(|s| s as usize >= expanded || self.is_final(s))
+    }
+
+    /// The smallest id (so the one with the shortest path from the initial
+    /// state) among the states that cannot reach any final state — a
+    /// deadlock or a non-terminating region. `None` if all can finish.
+    /// Panics if edges were not kept.
+    pub fn first_state_that_cannot_finish(&self) -> Option<StateId> {
+        self.can_finish().iter_zeros().next()
+    }
+
+    /// A lasso from `start` staying inside `within`: a shortest stem to a
+    /// state on a cycle and a shortest cycle through that state, all states
+    /// satisfying `within`. `None` if `start` is outside `within` or no
+    /// cycle inside it is reachable. Deterministic. Panics if edges were not
+    /// kept.
+    pub fn cycle_from(&self, start: StateId, within: impl Fn(StateId) -> bool) -> Option<Lasso<A>> {
+        if !within(start) {
+            return None;
+        }
+        let on_cycle = self.find_cycle_nodes(start, &within)?;
+        let (stem, entry) = if on_cycle.contains(&start) {
+            (Vec::new(), start)
+        } else {
+            self.shortest_path(start, &within, |t| on_cycle.contains(&t))?
+        };
+        let (cycle, _) = self.shortest_path(entry, &within, |t| t == entry)?;
+        Some(Lasso { stem, cycle })
+    }
+
+    /// Depth-first search from `start` inside `within` for a cycle; returns
+    /// the states on the first cycle found.
+    fn find_cycle_nodes(
+        &self,
+        start: StateId,
+        within: &impl Fn(StateId) -> bool,
+    ) -> Option<FxSet<StateId>> {
+        const DONE: usize = usize::MAX;
+        // State -> position on the DFS stack, or DONE.
+        let mut mark: FxMap<StateId, usize> = FxMap::default();
+        let mut stack: Vec<(StateId, std::ops::Range<usize>)> = Vec::new();
+        let e = self.edges();
+        mark.insert(start, 0);
+        stack.push((start, e.range(start)));
+        while let Some((s, range)) = stack.last_mut() {
+            let s = *s;
+            match range.next() {
+                Some(i) => {
+                    let t = e.targets[i];
+                    if !within(t) {
+                        continue;
+                    }
+                    match mark.get(&t) {
+                        Some(&DONE) => {}
+                        Some(&pos) => {
+                            return Some(stack[pos..].iter().map(|&(n, _)| n).collect());
+                        }
+                        None => {
+                            mark.insert(t, stack.len());
+                            stack.push((t, e.range(t)));
+                        }
+                    }
+                }
+                None => {
+                    mark.insert(s, DONE);
+                    stack.pop();
+                }
+            }
+        }
+        None
+    }
+
+    /// Shortest path (BFS over edges, in id and action order) from `from`
+    /// inside `within` whose last step enters a state satisfying `goal`; at
+    /// least one step. Returns the path and the state it ends in.
+    fn shortest_path(
+        &self,
+        from: StateId,
+        within: &impl Fn(StateId) -> bool,
+        goal: impl Fn(StateId) -> bool,
+    ) -> Option<(Vec<(StateId, A)>, StateId)> {
+        let mut parent: FxMap<StateId, (StateId, A)> = FxMap::default();
+        let mut queue = VecDeque::from([from]);
+        let mut seen: FxSet<StateId> = FxSet::default();
+        seen.insert(from);
+        while let Some(u) = queue.pop_front() {
+            for (a, t) in self.successors(u) {
+                if !within(t) {
+                    continue;
+                }
+                if goal(t) {
+                    let mut path = vec![(u, a)];
+                    let mut cur = u;
+                    while cur != from {
+                        let step = parent[&cur];
+                        path.push(step);
+                        cur = step.0;
+                    }
+                    path.reverse();
+                    return Some((path, t));
+                }
+                if seen.insert(t) {
+                    parent.insert(t, (u, a));
+                    queue.push_back(t);
+                }
+            }
+        }
+        None
+    }
+}

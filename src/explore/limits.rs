@@ -1,0 +1,106 @@
+//! Exploration options and resource limits.
+
+use std::fmt;
+
+/// How to run an exploration.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Options {
+    /// Stop once this many states are stored (a further new state trips it).
+    pub max_states: Option<u64>,
+    /// Stop after this many seconds of wall-clock time.
+    pub max_seconds: Option<f64>,
+    /// Stop before the explorer's own allocations (visited set, per-state
+    /// metadata, edges) would exceed this many bytes.
+    pub max_memory_bytes: Option<u64>,
+    /// Keep every transition (from, action, to) for graph analyses
+    /// (successors, backward reachability, cycles).
+    pub keep_edges: bool,
+    /// Show a progress bar on stderr (only if stderr is a terminal and the
+    /// run lasts more than a second).
+    pub progress: bool,
+}
+
+/// Which limit stopped an exploration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LimitKind {
+    /// [`Options::max_states`], or the `u32` id space ran out.
+    States,
+    /// [`Options::max_seconds`].
+    Time,
+    /// [`Options::max_memory_bytes`].
+    Memory,
+}
+
+impl fmt::Display for LimitKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            LimitKind::States => "state limit",
+            LimitKind::Time => "time limit",
+            LimitKind::Memory => "memory limit",
+        })
+    }
+}
+
+/// Size in bytes of `v` after `v.reserve(additional)`, and the size of the
+/// old buffer if that reserve reallocates (0 otherwise). Mirrors the
+/// amortized growth of `Vec` (double, or exactly what is needed if more).
+pub(crate) fn vec_after_reserve<T>(v: &Vec<T>, additional: usize) -> (usize, usize) {
+    let size = std::mem::size_of::<T>();
+    let (len, cap) = (v.len(), v.capacity());
+    if size == 0 || cap - len >= additional {
+        return (cap * size, 0);
+    }
+    let min_cap = if size == 1 {
+        8
+    } else if size <= 1024 {
+        4
+    } else {
+        1
+    };
+    let new_cap = (cap * 2).max(len + additional).max(min_cap);
+    (new_cap * size, cap * size)
+}
+
+/// Bytes allocated by a `Vec`.
+pub(crate) fn vec_bytes<T>(v: &Vec<T>) -> usize {
+    v.capacity() * std::mem::size_of::<T>()
+}
+
+/// Accumulates a memory projection over several buffers.
+#[derive(Default)]
+pub(crate) struct Projection {
+    /// Total size after all reserves.
+    pub steady: usize,
+    /// Largest old buffer alive during one reallocation.
+    pub transient: usize,
+}
+
+impl Projection {
+    pub fn add(&mut self, (after, old): (usize, usize)) {
+        self.steady += after;
+        self.transient = self.transient.max(old);
+    }
+    pub fn vec<T>(&mut self, v: &Vec<T>, additional: usize) {
+        self.add(vec_after_reserve(v, additional));
+    }
+    /// Peak bytes while growing.
+    pub fn peak(&self) -> usize {
+        self.steady + self.transient
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vec_projection_matches_std() {
+        let mut v: Vec<u64> = Vec::new();
+        for add in [1usize, 1, 2, 5, 3, 100, 7, 1000] {
+            let (after, _) = vec_after_reserve(&v, add);
+            v.reserve(add);
+            assert_eq!(after, vec_bytes(&v));
+            v.extend(std::iter::repeat_n(0, add));
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! Exploration statistics.
+
+/// Figures of one exploration.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stats {
+    /// Distinct states stored.
+    pub states: u64,
+    /// States whose successors were all generated.
+    pub expanded: u64,
+    /// Steps taken (successful `step` calls, duplicates and self-loops included).
+    pub transitions: u64,
+    /// Final states among the stored ones.
+    pub final_states: u64,
+    /// Deepest BFS level reached (the initial state is level 0).
+    pub max_depth: u32,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// `states / seconds`.
+    pub states_per_second: f64,
+    /// Peak bytes by the explorer's own accounting (state store, per-state
+    /// metadata, edges; reallocation overlap included).
+    pub peak_bytes: u64,
+    /// Peak resident set size of the process (`VmHWM`), when available.
+    pub peak_rss_bytes: Option<u64>,
+}
+
+/// Peak resident set size of this process, read from `/proc/self/status`
+/// (`VmHWM`); `None` where that is unavailable.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    parse_vm_hwm(&status)
+}
+
+fn parse_vm_hwm(status: &str) -> Option<u64> {
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let mut parts = line["VmHWM:".len()..].split_whitespace();
+    let value: u64 = parts.next()?.parse().ok()?;
+    let unit = match parts.next() {
+        Some("kB") | Some("KB") => 1024,
+        Some("mB") | Some("MB") => 1024 * 1024,
+        None | Some("B") => 1,
+        Some(_) => return None,
+    };
+    Some(value * unit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_vm_hwm() {
+        let s = "Name:\tx\nVmPeak:\t  100 kB\nVmHWM:\t    2048 kB\nVmRSS:\t 1 kB\n";
+        assert_eq!(parse_vm_hwm(s), Some(2048 * 1024));
+        assert_eq!(parse_vm_hwm("Name: x\n"), None);
+        if cfg!(target_os = "linux") {
+            assert!(peak_rss_bytes().unwrap() > 0);
+        }
+    }
+}

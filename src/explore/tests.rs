@@ -1,0 +1,530 @@
+//! Explorer tests on toy systems.
+
+use std::time::{Duration, Instant};
+
+use super::*;
+
+/// `n` counters, each stepping from 0 to `k`; action `i` increments counter
+/// `i`. Final when all are at `k`. Optional faults for tests.
+struct Counters {
+    n: usize,
+    k: u32,
+    /// `check_state` fails on this state.
+    bad_state: Option<Vec<u32>>,
+    /// `step` fails when taking this action from this state.
+    bad_step: Option<(Vec<u32>, usize)>,
+}
+
+impl Counters {
+    fn new(n: usize, k: u32) -> Self {
+        Self {
+            n,
+            k,
+            bad_state: None,
+            bad_step: None,
+        }
+    }
+}
+
+impl TransitionSystem for Counters {
+    type Action = usize;
+    type Fault = &'static str;
+
+    fn state_words(&self) -> usize {
+        self.n
+    }
+    fn initial_state(&self, out: &mut [u32]) {
+        out.fill(0);
+    }
+    fn actions(&self, state: &[u32], out: &mut Vec<usize>) {
+        out.extend((0..self.n).filter(|&i| state[i] < self.k));
+    }
+    fn step(&self, state: &[u32], a: usize, out: &mut [u32]) -> Result<(), &'static str> {
+        if let Some((s, b)) = &self.bad_step {
+            if s == state && *b == a {
+                return Err("bad step");
+            }
+        }
+        out.copy_from_slice(state);
+        out[a] += 1;
+        Ok(())
+    }
+    fn check_state(&self, state: &[u32]) -> Result<(), &'static str> {
+        match &self.bad_state {
+            Some(s) if s == state => Err("bad state"),
+            _ => Ok(()),
+        }
+    }
+    fn is_final(&self, state: &[u32]) -> bool {
+        state.iter().all(|&c| c == self.k)
+    }
+}
+
+fn with_edges() -> Options {
+    Options {
+        keep_edges: true,
+        ..Options::default()
+    }
+}
+
+fn actions_of(path: &[(StateId, usize)]) -> Vec<usize> {
+    path.iter().map(|&(_, a)| a).collect()
+}
+
+#[test]
+fn counters_exact_counts() {
+    for (n, k) in [(1usize, 0u32), (1, 5), (3, 3), (4, 4), (2, 9)] {
+        let sys = Counters::new(n, k);
+        let ex = explore(&sys, &with_edges());
+        let states = (k as u64 + 1).pow(n as u32);
+        let transitions = n as u64 * k as u64 * (k as u64 + 1).pow(n as u32 - 1);
+        assert_eq!(ex.outcome(), &Outcome::Complete);
+        assert!(ex.is_complete());
+        assert_eq!(ex.num_states() as u64, states);
+        let st = ex.stats();
+        assert_eq!(st.states, states);
+        assert_eq!(st.expanded, states);
+        assert_eq!(st.transitions, transitions);
+        assert_eq!(st.final_states, 1);
+        assert_eq!(st.max_depth, n as u32 * k);
+        assert!(st.peak_bytes > 0);
+        assert_eq!(ex.num_edges() as u64, transitions);
+        assert_eq!(ex.state(0), vec![0; n].as_slice());
+        let last = ex.find(&vec![k; n]).unwrap();
+        assert!(ex.is_final(last));
+        assert_eq!(ex.path_to(last).len(), n * k as usize);
+        assert_eq!(ex.depth(last), n * k as usize);
+        assert_eq!(ex.first_state_that_cannot_finish(), None);
+        assert_eq!(ex.can_finish().count_ones() as u64, states);
+        assert_eq!(ex.fault_path(), None);
+    }
+}
+
+#[test]
+fn bfs_ids_are_by_level_and_paths_are_shortest() {
+    let sys = Counters::new(3, 2);
+    let ex = explore(&sys, &with_edges());
+    let mut prev_depth = 0;
+    for id in 0..ex.num_states() as StateId {
+        let s = ex.state(id);
+        let d = s.iter().sum::<u32>() as usize;
+        assert!(d >= prev_depth, "ids must be in BFS level order");
+        prev_depth = d;
+        let path = ex.path_to(id);
+        assert_eq!(path.len(), d);
+        // Replaying the path reaches the state.
+        let mut cur = vec![0u32; 3];
+        for &(from, a) in &path {
+            assert_eq!(ex.state(from), cur.as_slice());
+            cur[a] += 1;
+        }
+        assert_eq!(cur.as_slice(), s);
+    }
+}
+
+#[test]
+fn successors_and_predecessors() {
+    let sys = Counters::new(2, 2);
+    let ex = explore(&sys, &with_edges());
+    let id = |s: [u32; 2]| ex.find(&s).unwrap();
+    let succ: Vec<_> = ex.successors(id([1, 1])).collect();
+    assert_eq!(succ, vec![(0, id([2, 1])), (1, id([1, 2]))]);
+    assert_eq!(ex.successors(id([2, 2])).len(), 0);
+    let mut preds = ex.predecessors(id([1, 1])).to_vec();
+    preds.sort();
+    let mut want = vec![id([0, 1]), id([1, 0])];
+    want.sort();
+    assert_eq!(preds, want);
+    assert!(ex.predecessors(0).is_empty());
+    let reach = ex.can_reach(|s| s == id([1, 1]));
+    assert_eq!(reach.count_ones(), 4);
+    assert!(reach.get(0) && !reach.get(id([2, 0])));
+}
+
+#[test]
+fn check_state_fault_has_shortest_trace() {
+    let mut sys = Counters::new(2, 5);
+    sys.bad_state = Some(vec![2, 1]);
+    let ex = explore(&sys, &Options::default());
+    let Outcome::Fault {
+        state,
+        action,
+        fault,
+    } = ex.outcome().clone()
+    else {
+        panic!("expected a fault, got {:?}", ex.outcome());
+    };
+    assert_eq!(fault, "bad state");
+    assert_eq!(action, None);
+    assert_eq!(ex.state(state), &[2, 1]);
+    // (2,1) is first reached from (2,0), which BFS expands before (1,1).
+    let path = ex.fault_path().unwrap();
+    assert_eq!(actions_of(&path), vec![0, 0, 1]);
+    assert_eq!(path, ex.path_to(state));
+    assert_eq!(ex.state(path[2].0), &[2, 0]);
+    assert!(ex.stats().max_depth <= 3);
+}
+
+#[test]
+fn step_fault_reports_source_and_action() {
+    let mut sys = Counters::new(2, 5);
+    sys.bad_step = Some((vec![1, 2], 0));
+    let ex = explore(&sys, &with_edges());
+    match ex.outcome() {
+        Outcome::Fault {
+            state,
+            action: Some(0),
+            fault: "bad step",
+        } => {
+            assert_eq!(ex.state(*state), &[1, 2]);
+            let path = ex.fault_path().unwrap();
+            assert_eq!(path.len(), 4);
+            assert_eq!(*path.last().unwrap(), (*state, 0));
+            assert_eq!(actions_of(&path[..3]), actions_of(&ex.path_to(*state)));
+            // The interrupted expansion left no edges behind.
+            assert!(!ex.is_expanded(*state));
+            assert_eq!(ex.successors(*state).len(), 0);
+        }
+        other => panic!("unexpected outcome {other:?}"),
+    }
+}
+
+#[test]
+fn initial_state_fault() {
+    let mut sys = Counters::new(2, 5);
+    sys.bad_state = Some(vec![0, 0]);
+    let ex = explore(&sys, &Options::default());
+    assert!(matches!(
+        ex.outcome(),
+        Outcome::Fault {
+            state: 0,
+            action: None,
+            ..
+        }
+    ));
+    assert_eq!(ex.fault_path(), Some(vec![]));
+    assert_eq!(ex.num_states(), 1);
+}
+
+/// A line 0..=5 (final at 5, which loops on itself), with a trap from 2
+/// into the sink 100 and an exit from 3 into the spin loop 200 <-> 201.
+struct DeadEnds;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Act {
+    Inc,
+    Trap,
+    Spin,
+    Stay,
+}
+
+impl TransitionSystem for DeadEnds {
+    type Action = Act;
+    type Fault = ();
+    fn state_words(&self) -> usize {
+        1
+    }
+    fn initial_state(&self, out: &mut [u32]) {
+        out[0] = 0;
+    }
+    fn actions(&self, s: &[u32], out: &mut Vec<Act>) {
+        match s[0] {
+            0..=4 => out.push(Act::Inc),
+            5 => out.push(Act::Stay),
+            200 | 201 => out.push(Act::Spin),
+            _ => {}
+        }
+        match s[0] {
+            2 => out.push(Act::Trap),
+            3 => out.push(Act::Spin),
+            _ => {}
+        }
+    }
+    fn step(&self, s: &[u32], a: Act, out: &mut [u32]) -> Result<(), ()> {
+        out[0] = match (s[0], a) {
+            (v, Act::Inc) => v + 1,
+            (_, Act::Trap) => 100,
+            (3, Act::Spin) => 200,
+            (200, Act::Spin) => 201,
+            (201, Act::Spin) => 200,
+            (v, Act::Stay) => v,
+            _ => unreachable!(),
+        };
+        Ok(())
+    }
+    fn is_final(&self, s: &[u32]) -> bool {
+        s[0] == 5
+    }
+}
+
+#[test]
+fn dead_end_and_spin_loop() {
+    let ex = explore(&DeadEnds, &with_edges());
+    assert!(ex.is_complete());
+    let id = |v: u32| ex.find(&[v]).unwrap();
+    // Discovery order: 0 1 2 3 100 4 200 5 201.
+    let order: Vec<u32> = (0..ex.num_states() as StateId)
+        .map(|i| ex.state(i)[0])
+        .collect();
+    assert_eq!(order, vec![0, 1, 2, 3, 100, 4, 200, 5, 201]);
+    let can = ex.can_finish();
+    let stuck: Vec<u32> = can.iter_zeros().map(|i| ex.state(i)[0]).collect();
+    assert_eq!(stuck, vec![100, 200, 201]);
+    let first = ex.first_state_that_cannot_finish().unwrap();
+    assert_eq!(ex.state(first), &[100]);
+    assert_eq!(
+        ex.path_to(first),
+        vec![(id(0), Act::Inc), (id(1), Act::Inc), (id(2), Act::Trap)]
+    );
+
+    // The spin loop, seen from inside the stuck set.
+    let within = |s: StateId| !can.get(s);
+    let lasso = ex.cycle_from(id(200), within).unwrap();
+    assert!(lasso.stem.is_empty());
+    assert_eq!(
+        lasso.cycle,
+        vec![(id(200), Act::Spin), (id(201), Act::Spin)]
+    );
+    // The sink has no cycle; a start outside the set gives none.
+    assert_eq!(ex.cycle_from(id(100), within), None);
+    assert_eq!(ex.cycle_from(id(3), within), None);
+
+    // From the initial state over all states: DFS meets the self-loop at 5
+    // first; the stem to it is shortest.
+    let lasso = ex.cycle_from(0, |_| true).unwrap();
+    assert_eq!(lasso.cycle, vec![(id(5), Act::Stay)]);
+    assert_eq!(lasso.stem.len(), 5);
+    // Excluding the final state, the spin loop is found, with a shortest stem.
+    let lasso = ex.cycle_from(0, |s| !ex.is_final(s)).unwrap();
+    assert_eq!(
+        lasso.stem,
+        vec![
+            (id(0), Act::Inc),
+            (id(1), Act::Inc),
+            (id(2), Act::Inc),
+            (id(3), Act::Spin)
+        ]
+    );
+    assert_eq!(
+        lasso.cycle,
+        vec![(id(200), Act::Spin), (id(201), Act::Spin)]
+    );
+}
+
+#[test]
+fn state_limit_stops_at_bound() {
+    let sys = Counters::new(4, 4); // 625 states
+    for max in [0u64, 1, 2, 10, 624] {
+        let ex = explore(
+            &sys,
+            &Options {
+                max_states: Some(max),
+                keep_edges: true,
+                ..Options::default()
+            },
+        );
+        assert_eq!(
+            ex.outcome(),
+            &Outcome::Limit(LimitKind::States),
+            "max {max}"
+        );
+        assert_eq!(ex.num_states() as u64, max);
+        // Unexpanded states count as possibly finishing: no false deadlock.
+        if max > 0 {
+            assert_eq!(ex.first_state_that_cannot_finish(), None);
+            assert!(ex.num_expanded() < ex.num_states());
+        }
+    }
+    let ex = explore(
+        &sys,
+        &Options {
+            max_states: Some(625),
+            ..Options::default()
+        },
+    );
+    assert!(ex.is_complete());
+}
+
+#[test]
+fn state_limit_is_prompt_on_a_huge_space() {
+    let sys = Counters::new(12, 1_000_000);
+    let t = Instant::now();
+    let ex = explore(
+        &sys,
+        &Options {
+            max_states: Some(1000),
+            ..Options::default()
+        },
+    );
+    assert_eq!(ex.outcome(), &Outcome::Limit(LimitKind::States));
+    assert_eq!(ex.num_states(), 1000);
+    assert!(t.elapsed() < Duration::from_secs(2));
+}
+
+/// An unbounded counter.
+struct Forever;
+impl TransitionSystem for Forever {
+    type Action = ();
+    type Fault = ();
+    fn state_words(&self) -> usize {
+        2
+    }
+    fn initial_state(&self, out: &mut [u32]) {
+        out.fill(0);
+    }
+    fn actions(&self, _: &[u32], out: &mut Vec<()>) {
+        out.push(());
+    }
+    fn step(&self, s: &[u32], _: (), out: &mut [u32]) -> Result<(), ()> {
+        let v = (u64::from(s[0]) | u64::from(s[1]) << 32) + 1;
+        out[0] = v as u32;
+        out[1] = (v >> 32) as u32;
+        Ok(())
+    }
+    fn is_final(&self, _: &[u32]) -> bool {
+        false
+    }
+}
+
+#[test]
+fn time_limit_stops_promptly() {
+    let t = Instant::now();
+    let ex = explore(
+        &Forever,
+        &Options {
+            max_seconds: Some(0.2),
+            progress: true,
+            ..Options::default()
+        },
+    );
+    assert_eq!(ex.outcome(), &Outcome::Limit(LimitKind::Time));
+    assert!(t.elapsed() < Duration::from_secs(2));
+    assert!(ex.num_states() > 1);
+    assert!(ex.stats().seconds >= 0.2);
+    let ex = explore(
+        &Forever,
+        &Options {
+            max_seconds: Some(0.0),
+            ..Options::default()
+        },
+    );
+    assert_eq!(ex.outcome(), &Outcome::Limit(LimitKind::Time));
+    assert_eq!(ex.num_states(), 1);
+}
+
+#[test]
+fn memory_limit_respects_own_accounting() {
+    for limit in [100u64, 10_000, 1 << 20] {
+        for keep_edges in [false, true] {
+            let ex = explore(
+                &Forever,
+                &Options {
+                    max_memory_bytes: Some(limit),
+                    keep_edges,
+                    ..Options::default()
+                },
+            );
+            assert_eq!(ex.outcome(), &Outcome::Limit(LimitKind::Memory));
+            let st = ex.stats();
+            assert!(st.peak_bytes <= limit, "{} > {limit}", st.peak_bytes);
+            if limit >= 10_000 {
+                assert!(ex.num_states() > 100);
+                // The limit is used, not wasted: over a quarter of it.
+                assert!(st.peak_bytes > limit / 4);
+            }
+        }
+    }
+}
+
+/// States scrambled through a multiplicative hash, with many merges.
+struct Scramble;
+impl TransitionSystem for Scramble {
+    type Action = u8;
+    type Fault = ();
+    fn state_words(&self) -> usize {
+        3
+    }
+    fn initial_state(&self, out: &mut [u32]) {
+        out.copy_from_slice(&[1, 2, 3]);
+    }
+    fn actions(&self, s: &[u32], out: &mut Vec<u8>) {
+        out.extend((0..3u8).filter(|&a| (s[0] >> a) & 1 == 0 || a == 0));
+    }
+    fn step(&self, s: &[u32], a: u8, out: &mut [u32]) -> Result<(), ()> {
+        let x = s[(a as usize) % 3]
+            .wrapping_mul(0x9E37_79B9)
+            .rotate_left(u32::from(a) + 5);
+        out[0] = (s[1] ^ x) % 37;
+        out[1] = (s[2].wrapping_add(x)) % 31;
+        out[2] = (s[0] ^ u32::from(a)) % 29;
+        Ok(())
+    }
+    fn is_final(&self, s: &[u32]) -> bool {
+        s[0] == 0
+    }
+}
+
+#[test]
+fn determinism() {
+    let opts = with_edges();
+    let a = explore(&Scramble, &opts);
+    let b = explore(&Scramble, &opts);
+    assert!(a.num_states() > 1000, "{}", a.num_states());
+    assert_eq!(a.num_states(), b.num_states());
+    assert_eq!(a.outcome(), b.outcome());
+    assert_eq!(a.stats().transitions, b.stats().transitions);
+    assert_eq!(a.stats().max_depth, b.stats().max_depth);
+    for id in 0..a.num_states() as StateId {
+        assert_eq!(a.state(id), b.state(id));
+        assert_eq!(a.parent(id), b.parent(id));
+        assert_eq!(a.is_final(id), b.is_final(id));
+        assert!(a.successors(id).eq(b.successors(id)));
+    }
+    assert_eq!(a.can_finish(), b.can_finish());
+    assert_eq!(
+        a.first_state_that_cannot_finish(),
+        b.first_state_that_cannot_finish()
+    );
+    let last = a.num_states() as StateId - 1;
+    assert_eq!(a.path_to(last), b.path_to(last));
+    assert_eq!(a.cycle_from(0, |_| true), b.cycle_from(0, |_| true));
+    // A run stopped by a state limit is a prefix of the full run.
+    let c = explore(
+        &Scramble,
+        &Options {
+            max_states: Some(500),
+            ..Options::default()
+        },
+    );
+    for id in 0..500 {
+        assert_eq!(a.state(id), c.state(id));
+        assert_eq!(a.parent(id), c.parent(id));
+    }
+}
+
+#[test]
+fn cycle_is_a_real_cycle_in_scramble() {
+    let ex = explore(&Scramble, &with_edges());
+    let lasso = ex
+        .cycle_from(0, |_| true)
+        .expect("finite graph has a cycle");
+    // Stem is connected and ends where the cycle starts; the cycle closes.
+    let mut cur = 0;
+    for &(from, a) in lasso.stem.iter().chain(&lasso.cycle) {
+        assert_eq!(from, cur);
+        cur = ex
+            .successors(from)
+            .find(|&(b, _)| b == a)
+            .map(|(_, t)| t)
+            .unwrap();
+    }
+    assert_eq!(cur, lasso.cycle[0].0);
+}
+
+#[test]
+#[should_panic(expected = "keep_edges")]
+fn graph_needs_edges() {
+    let ex = explore(&Counters::new(1, 1), &Options::default());
+    assert!(!ex.has_edges());
+    ex.first_state_that_cannot_finish();
+}
