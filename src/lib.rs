@@ -6,6 +6,9 @@
 //! search) → `check` (properties) → `trace` (counterexamples and reports).
 
 pub mod explore;
+pub mod api;
+pub mod check;
 pub mod ir;
 pub mod model;
 pub mod spec;
+pub mod trace;

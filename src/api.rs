@@ -1,0 +1,324 @@
+//! The library API: load a spec (built-in or from a file), check it under a
+//! configuration, and get a [`Report`]. The CLI is a thin layer over this.
+
+use crate::check::{check, Finding};
+use crate::explore::{LimitKind, Options};
+use crate::ir::{lower, Launch, Program};
+use crate::model::{Model, ModelOptions};
+use crate::spec::ast::{Item, SpecFile};
+use crate::spec::diag::{Diagnostic, Source};
+use crate::trace::{build_trace, Report, RunConfig, Stats, Verdict, ViolationReport};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+
+include!(concat!(env!("OUT_DIR"), "/builtin_specs.rs"));
+
+/// The families a built-in spec can belong to, in the order `list` shows them.
+pub const FAMILIES: &[&str] = &["barrier", "mutex", "semaphore"];
+
+/// A spec text and where it came from.
+#[derive(Clone, Debug)]
+pub struct SpecSource {
+    /// The spec's name: its file stem.
+    pub name: String,
+    /// `builtin:NAME` or the path it was read from.
+    pub origin: String,
+    pub text: String,
+}
+
+impl SpecSource {
+    pub fn builtin(name: &str) -> Option<SpecSource> {
+        BUILTIN_SPECS.iter().find(|(n, _)| *n == name).map(|(n, text)| SpecSource {
+            name: n.to_string(),
+            origin: format!("builtin:{n}"),
+            text: text.to_string(),
+        })
+    }
+
+    pub fn from_file(path: &Path) -> Result<SpecSource, Error> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::Usage(format!("cannot read {}: {e}", path.display())))?;
+        let name = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("spec")
+            .to_string();
+        Ok(SpecSource {
+            name,
+            origin: path.display().to_string(),
+            text,
+        })
+    }
+
+    pub fn source(&self) -> Source {
+        Source::new(self.origin.clone(), self.text.clone())
+    }
+}
+
+/// Every built-in spec, sorted by name.
+pub fn builtins() -> impl Iterator<Item = SpecSource> {
+    BUILTIN_SPECS.iter().filter_map(|(n, _)| SpecSource::builtin(n))
+}
+
+/// A problem that stops a run before any verdict: exit code 2.
+#[derive(Debug)]
+pub enum Error {
+    /// An error located in a spec.
+    Spec(Box<Diagnostic>, Box<Source>),
+    /// A bad option or launch.
+    Usage(String),
+}
+
+impl Error {
+    pub fn render(&self, color: bool) -> String {
+        match self {
+            Error::Spec(d, source) => d.render(source, color),
+            Error::Usage(m) => format!("error: {m}\n"),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render(false))
+    }
+}
+
+/// How to check a spec.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckConfig {
+    pub launch: Launch,
+    /// `--param name=value` overrides, in the order given.
+    pub params: Vec<(String, i64)>,
+    pub memory_model: String,
+    pub simt: String,
+    pub fuse_local_steps: bool,
+    pub max_states: Option<u64>,
+    pub max_seconds: Option<f64>,
+    pub max_memory_mb: Option<u64>,
+    pub progress: bool,
+}
+
+impl Default for CheckConfig {
+    fn default() -> CheckConfig {
+        CheckConfig {
+            launch: Launch::default(),
+            params: Vec::new(),
+            memory_model: "sc".into(),
+            simt: "its".into(),
+            fuse_local_steps: true,
+            max_states: Some(DEFAULT_MAX_STATES),
+            max_seconds: None,
+            max_memory_mb: Some(DEFAULT_MAX_MEMORY_MB),
+            progress: false,
+        }
+    }
+}
+
+/// Default bounds: large enough for every built-in configuration, small
+/// enough that a state explosion ends cleanly instead of exhausting memory.
+pub const DEFAULT_MAX_STATES: u64 = 50_000_000;
+pub const DEFAULT_MAX_MEMORY_MB: u64 = 8 * 1024;
+
+/// The largest launch the checker accepts (explicit-state checking of more
+/// threads than this is hopeless anyway, and the state packs thread ids).
+pub const MAX_THREADS: u32 = 1024;
+
+impl CheckConfig {
+    fn validate(&self) -> Result<(), Error> {
+        let l = self.launch;
+        let positive = [
+            ("--blocks", l.blocks),
+            ("--threads-per-block", l.threads_per_block),
+            ("--warp-size", l.warp_size),
+        ];
+        for (flag, v) in positive {
+            if v == 0 {
+                return Err(Error::Usage(format!("{flag} must be at least 1 (got 0)")));
+            }
+        }
+        if l.warp_size > 64 {
+            return Err(Error::Usage(format!("--warp-size {} is larger than any GPU's (at most 64)", l.warp_size)));
+        }
+        if u64::from(l.blocks) * u64::from(l.threads_per_block) > u64::from(MAX_THREADS) {
+            return Err(Error::Usage(format!(
+                "a launch of {} blocks × {} threads has more than {MAX_THREADS} threads; explicit-state checking needs a small launch",
+                l.blocks, l.threads_per_block
+            )));
+        }
+        match self.memory_model.as_str() {
+            "sc" => {}
+            "ptx" => return Err(Error::Usage("--memory-model ptx is not implemented yet; use --memory-model sc".into())),
+            other => return Err(Error::Usage(format!("unknown memory model `{other}` (known: sc)"))),
+        }
+        match self.simt.as_str() {
+            "its" => {}
+            "lockstep" => return Err(Error::Usage("--simt lockstep is not implemented yet; threads currently interleave independently (--simt its)".into())),
+            other => return Err(Error::Usage(format!("unknown SIMT mode `{other}` (known: its)"))),
+        }
+        Ok(())
+    }
+}
+
+/// A spec parsed and lowered for one configuration.
+pub struct Prepared {
+    pub spec: SpecSource,
+    pub file: SpecFile,
+    pub program: Program,
+    pub config: CheckConfig,
+}
+
+/// Parses a spec (errors located in it).
+pub fn parse(spec: &SpecSource) -> Result<SpecFile, Error> {
+    let source = spec.source();
+    crate::spec::parse(&source).map_err(|d| Error::Spec(Box::new(d), Box::new(source)))
+}
+
+/// Parses and lowers a spec for `config`, refusing what cannot be checked yet.
+pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Error> {
+    config.validate()?;
+    let file = parse(spec)?;
+    check_param_names(&file, &config.params, &spec.name)?;
+    let source = spec.source();
+    let program = lower(&file, &source, config.launch, &config.params)
+        .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
+    if let Some((what, span)) = program.unsupported.first() {
+        let d = Diagnostic::new(*span, format!("`{what}` has no semantics in this version of the checker"))
+            .label("not supported yet")
+            .hint("warp-level operations and lock bits come with the SIMT model (--simt lockstep/its); remove them to check the rest");
+        return Err(Error::Spec(Box::new(d), Box::new(source)));
+    }
+    Ok(Prepared {
+        spec: spec.clone(),
+        file,
+        program,
+        config: config.clone(),
+    })
+}
+
+fn check_param_names(file: &SpecFile, overrides: &[(String, i64)], spec: &str) -> Result<(), Error> {
+    let declared: Vec<&str> = file
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Param(p) => Some(p.name.name.as_str()),
+            _ => None,
+        })
+        .collect();
+    for (name, _) in overrides {
+        if !declared.contains(&name.as_str()) {
+            let known = if declared.is_empty() {
+                "it has none".to_string()
+            } else {
+                format!("it has: {}", declared.join(", "))
+            };
+            return Err(Error::Usage(format!("spec `{spec}` has no parameter `{name}` ({known})")));
+        }
+    }
+    Ok(())
+}
+
+/// The semantics of a prepared spec under its configuration.
+pub fn model_of(prepared: &Prepared) -> Model<'_> {
+    Model::new(
+        &prepared.program,
+        ModelOptions {
+            fuse_local_steps: prepared.config.fuse_local_steps,
+        },
+    )
+}
+
+/// Checks a prepared spec and builds its report.
+pub fn run(prepared: &Prepared) -> Report {
+    let program = &prepared.program;
+    let config = &prepared.config;
+    let model = model_of(prepared);
+    let options = Options {
+        max_states: config.max_states,
+        max_seconds: config.max_seconds,
+        max_memory_bytes: config.max_memory_mb.map(|mb| mb * 1024 * 1024),
+        keep_edges: true,
+        progress: config.progress,
+    };
+    let result = check(&model, &options);
+    let violations: Vec<ViolationReport> = result.findings.iter().map(|f| violation_report(&model, f)).collect();
+    let verdict = if !violations.is_empty() {
+        Verdict::Violated
+    } else if result.limit.is_some() {
+        Verdict::Inconclusive
+    } else {
+        Verdict::Verified
+    };
+    let s = &result.stats;
+    Report {
+        spec: prepared.spec.name.clone(),
+        source: prepared.spec.origin.clone(),
+        config: run_config(program, config),
+        verdict,
+        limit: result.limit.filter(|_| verdict == Verdict::Inconclusive).map(limit_name),
+        stats: Stats {
+            states: s.states,
+            transitions: s.transitions,
+            max_depth: u64::from(s.max_depth),
+            seconds: Some(s.seconds),
+            states_per_second: Some(s.states_per_second),
+            peak_store_bytes: Some(s.peak_bytes),
+            peak_rss_bytes: s.peak_rss_bytes,
+        },
+        violations,
+    }
+}
+
+/// Loads, prepares and checks in one call.
+pub fn check_spec(spec: &SpecSource, config: &CheckConfig) -> Result<Report, Error> {
+    Ok(run(&prepare(spec, config)?))
+}
+
+pub fn limit_name(kind: LimitKind) -> String {
+    match kind {
+        LimitKind::States => "max_states",
+        LimitKind::Time => "max_seconds",
+        LimitKind::Memory => "max_memory",
+    }
+    .to_string()
+}
+
+fn run_config(program: &Program, config: &CheckConfig) -> RunConfig {
+    RunConfig {
+        launch: config.launch,
+        memory_model: config.memory_model.clone(),
+        simt: config.simt.clone(),
+        params: program.params.iter().cloned().collect::<BTreeMap<_, _>>(),
+        fuse_local_steps: config.fuse_local_steps,
+        max_states: config.max_states,
+        max_seconds: config.max_seconds,
+        max_memory_mb: config.max_memory_mb,
+    }
+}
+
+fn violation_report(model: &Model, f: &Finding) -> ViolationReport {
+    let (trace, _) = build_trace(model, &f.schedule, &f.cycle);
+    ViolationReport {
+        kind: f.kind.name().to_string(),
+        property: f.property.to_string(),
+        message: f.message.clone(),
+        waiting: f.waiting.clone(),
+        trace,
+    }
+}
+
+/// The config a saved report ran with, as a [`CheckConfig`] (for replay).
+pub fn config_of(report: &RunConfig) -> CheckConfig {
+    CheckConfig {
+        launch: report.launch,
+        params: report.params.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+        memory_model: report.memory_model.clone(),
+        simt: report.simt.clone(),
+        fuse_local_steps: report.fuse_local_steps,
+        max_states: report.max_states,
+        max_seconds: report.max_seconds,
+        max_memory_mb: report.max_memory_mb,
+        progress: false,
+    }
+}

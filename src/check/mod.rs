@@ -1,0 +1,86 @@
+//! Properties checked on the explored state space.
+//!
+//! Safety properties (assertions, capacity / mutual exclusion, barrier
+//! phases, invariants, runtime errors) are raised by the model while the
+//! explorer runs and stop it at the first, shortest violation. Deadlock is
+//! a property of the whole graph: a reachable state from which no
+//! execution reaches the end of the harness, whether the threads are
+//! blocked (no step enabled) or spin forever (steps enabled, none leading
+//! out). It is decided by backward reachability from the final states.
+
+mod deadlock;
+
+pub use deadlock::describe_threads;
+
+use crate::explore::{explore, LimitKind, Options, Outcome, Stats};
+use crate::model::{Model, Violation, ViolationKind};
+
+/// What a check run found.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    pub kind: ViolationKind,
+    pub property: &'static str,
+    pub message: String,
+    /// What each unfinished thread is doing in the violating state.
+    pub waiting: Vec<String>,
+    /// Threads moved from the initial state to the violation.
+    pub schedule: Vec<u32>,
+    /// For a deadlock with spinning threads: a schedule they can repeat forever.
+    pub cycle: Vec<u32>,
+}
+
+#[derive(Clone, Debug)]
+pub struct CheckResult {
+    pub findings: Vec<Finding>,
+    /// Set when a limit stopped the exploration before an answer was known.
+    pub limit: Option<LimitKind>,
+    pub stats: Stats,
+}
+
+/// Explores `model` and checks every property it defines.
+pub fn check(model: &Model, options: &Options) -> CheckResult {
+    let options = Options {
+        keep_edges: true,
+        ..options.clone()
+    };
+    let exploration = explore(model, &options);
+    let stats = exploration.stats().clone();
+    match exploration.outcome() {
+        Outcome::Fault { fault, .. } => {
+            let schedule = exploration
+                .fault_path()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(_, a)| a)
+                .collect();
+            CheckResult {
+                findings: vec![safety_finding(fault, schedule)],
+                limit: None,
+                stats,
+            }
+        }
+        Outcome::Limit(kind) => CheckResult {
+            // A deadlock found before the limit is still a real deadlock:
+            // unexpanded states count as able to finish.
+            findings: deadlock::find(model, &exploration).into_iter().collect(),
+            limit: Some(*kind),
+            stats,
+        },
+        Outcome::Complete => CheckResult {
+            findings: deadlock::find(model, &exploration).into_iter().collect(),
+            limit: None,
+            stats,
+        },
+    }
+}
+
+fn safety_finding(v: &Violation, schedule: Vec<u32>) -> Finding {
+    Finding {
+        kind: v.kind,
+        property: v.property,
+        message: v.message.clone(),
+        waiting: Vec::new(),
+        schedule,
+        cycle: Vec::new(),
+    }
+}

@@ -1,0 +1,209 @@
+//! The command-line front end: turns arguments into library calls, prints
+//! reports and chooses the exit code.
+
+pub mod args;
+mod family;
+
+use args::{CheckArgs, Cli, ColorChoice, Command, Format, OutputArgs};
+use gsync_check::api::{self, CheckConfig, Error, SpecSource};
+use gsync_check::ir::Launch;
+use gsync_check::trace::render::render_report;
+use gsync_check::trace::replay::{replay, ReplayOutcome, SavedCounterexample};
+use gsync_check::trace::Report;
+use std::io::IsTerminal;
+use std::path::Path;
+
+/// Exit code of a usage or spec error.
+pub const EXIT_USAGE: i32 = 2;
+
+/// Runs the CLI; returns the process exit code.
+pub fn main_with(cli: Cli) -> i32 {
+    let result = match cli.command {
+        Some(Command::Check { file, check, output }) => {
+            set_color(output.color);
+            SpecSource::from_file(&file).and_then(|spec| check_one(&spec, &check, &output))
+        }
+        Some(Command::List) => {
+            set_color(ColorChoice::Auto);
+            family::list().map(|()| 0)
+        }
+        Some(Command::Replay { file, output }) => {
+            set_color(output.color);
+            replay_file(&file, &output)
+        }
+        None => {
+            set_color(cli.output.color);
+            let name = cli.name.unwrap_or_default();
+            by_name(&name, &cli.check, &cli.output)
+        }
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprint!("{}", e.render(std::io::stderr().is_terminal() && colored_enabled()));
+            EXIT_USAGE
+        }
+    }
+}
+
+fn colored_enabled() -> bool {
+    colored::control::SHOULD_COLORIZE.should_colorize()
+}
+
+fn set_color(choice: ColorChoice) {
+    match choice {
+        ColorChoice::Always => colored::control::set_override(true),
+        ColorChoice::Never => colored::control::set_override(false),
+        ColorChoice::Auto => {
+            let on = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            colored::control::set_override(on);
+        }
+    }
+}
+
+/// A built-in spec, a family, or a path to a spec file.
+fn by_name(name: &str, check: &CheckArgs, output: &OutputArgs) -> Result<i32, Error> {
+    if let Some(spec) = SpecSource::builtin(name) {
+        return check_one(&spec, check, output);
+    }
+    if api::FAMILIES.contains(&name) {
+        return family::run_family(name, check, output);
+    }
+    let path = Path::new(name);
+    if path.is_file() {
+        return check_one(&SpecSource::from_file(path)?, check, output);
+    }
+    let names: Vec<String> = api::builtins().map(|s| s.name).collect();
+    let candidates = names.iter().map(String::as_str).chain(api::FAMILIES.iter().copied());
+    let hint = match gsync_check::ir::suggest(name, candidates) {
+        Some(s) => format!("; did you mean `{s}`?"),
+        None => String::new(),
+    };
+    Err(Error::Usage(format!(
+        "no built-in spec or family named `{name}`{hint}\n  `gsync-check list` shows the built-in specs; `gsync-check check FILE` checks a file"
+    )))
+}
+
+/// The check configuration the arguments ask for; `declared` filters the
+/// parameter overrides to those a spec has (for family runs).
+pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig {
+    let defaults = Launch::default();
+    let mut params = args.params.clone();
+    if let Some(i) = args.iters {
+        params.push(("iters".into(), i));
+    }
+    if let Some(s) = args.size {
+        params.push(("size".into(), s));
+    }
+    if let Some(declared) = declared {
+        params.retain(|(n, _)| declared.contains(n));
+    }
+    let base = CheckConfig::default();
+    CheckConfig {
+        launch: Launch {
+            blocks: args.blocks.unwrap_or(defaults.blocks),
+            threads_per_block: args.threads_per_block.unwrap_or(defaults.threads_per_block),
+            warp_size: args.warp_size.unwrap_or(defaults.warp_size),
+        },
+        params,
+        memory_model: args.memory_model.clone(),
+        simt: args.simt.clone(),
+        fuse_local_steps: !args.no_fuse_local,
+        max_states: args.max_states.or(base.max_states),
+        max_seconds: args.max_seconds,
+        max_memory_mb: args.max_memory.or(base.max_memory_mb),
+        progress: std::io::stderr().is_terminal(),
+    }
+}
+
+fn check_one(spec: &SpecSource, check: &CheckArgs, output: &OutputArgs) -> Result<i32, Error> {
+    let config = config_from(check, None);
+    let mut report = api::check_spec(spec, &config)?;
+    write_counterexamples(&report, output)?;
+    if !output.stats {
+        strip_timings(&mut report);
+    }
+    match output.format {
+        Format::Json => println!("{}", to_json(&report)),
+        Format::Text => print!("{}", render_report(&report, output.stats)),
+    }
+    Ok(report.verdict.exit_code())
+}
+
+/// Timings differ from run to run; JSON leaves them out unless `--stats`.
+pub fn strip_timings(report: &mut Report) {
+    let s = &mut report.stats;
+    s.seconds = None;
+    s.states_per_second = None;
+    s.peak_store_bytes = None;
+    s.peak_rss_bytes = None;
+}
+
+pub fn to_json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string_pretty(value).expect("reports serialize")
+}
+
+/// `--out DIR`: one JSON file per counterexample, named after the spec.
+pub fn write_counterexamples(report: &Report, output: &OutputArgs) -> Result<(), Error> {
+    let Some(dir) = &output.out else {
+        return Ok(());
+    };
+    std::fs::create_dir_all(dir).map_err(|e| Error::Usage(format!("cannot create {}: {e}", dir.display())))?;
+    for (i, v) in report.violations.iter().enumerate() {
+        let saved = SavedCounterexample {
+            spec: report.spec.clone(),
+            source: report.source.clone(),
+            config: report.config.clone(),
+            violation: v.clone(),
+        };
+        let name = if i == 0 {
+            format!("{}.json", report.spec)
+        } else {
+            format!("{}.{i}.json", report.spec)
+        };
+        let path = dir.join(name);
+        std::fs::write(&path, to_json(&saved) + "\n")
+            .map_err(|e| Error::Usage(format!("cannot write {}: {e}", path.display())))?;
+    }
+    Ok(())
+}
+
+fn replay_file(path: &Path, output: &OutputArgs) -> Result<i32, Error> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::Usage(format!("cannot read {}: {e}", path.display())))?;
+    let saved: SavedCounterexample = serde_json::from_str(&text).map_err(|e| {
+        Error::Usage(format!(
+            "{}:{}:{}: not a gsync-check counterexample: {e}",
+            path.display(),
+            e.line(),
+            e.column()
+        ))
+    })?;
+    let spec = match saved.source.strip_prefix("builtin:") {
+        Some(name) => SpecSource::builtin(name)
+            .ok_or_else(|| Error::Usage(format!("the counterexample names built-in spec `{name}`, which does not exist")))?,
+        None => SpecSource::from_file(Path::new(&saved.source))?,
+    };
+    let prepared = api::prepare(&spec, &api::config_of(&saved.config))?;
+    let model = api::model_of(&prepared);
+    let outcome = replay(&model, &saved);
+    let (code, json) = match &outcome {
+        ReplayOutcome::Reproduced { kind, message } => {
+            println_unless_json(output, &format!("reproduced: {kind}: {message}"));
+            (1, serde_json::json!({"replay": "reproduced", "kind": kind, "message": message}))
+        }
+        ReplayOutcome::Diverged { step, reason } => {
+            println_unless_json(output, &format!("diverged at step {step}: {reason}"));
+            (EXIT_USAGE, serde_json::json!({"replay": "diverged", "step": step, "reason": reason}))
+        }
+    };
+    if output.format == Format::Json {
+        println!("{}", to_json(&json));
+    }
+    Ok(code)
+}
+
+fn println_unless_json(output: &OutputArgs, line: &str) {
+    if output.format == Format::Text {
+        println!("{line}");
+    }
+}

@@ -1,0 +1,225 @@
+//! Text rendering of reports: the summary, who waits on what, and the
+//! counterexample as a table with one column per thread.
+
+use super::counterexample::Step;
+use super::{Report, Verdict};
+use colored::Colorize;
+use std::fmt::Write;
+
+/// Width of one thread column in a trace table.
+const COLUMN: usize = 38;
+/// Above this many columns a trace is printed as one line per step instead.
+const MAX_COLUMNS: usize = 4;
+
+/// The human summary of one report. Colour follows `colored`'s global switch.
+pub fn render_report(report: &Report, show_stats: bool) -> String {
+    let mut out = String::new();
+    let c = &report.config;
+    let params: Vec<String> = c.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let _ = writeln!(
+        out,
+        "{} {}",
+        report.spec.bold(),
+        format!(
+            "({} block{} × {} thread{}, warp {}, memory {}{}{})",
+            c.launch.blocks,
+            plural(c.launch.blocks),
+            c.launch.threads_per_block,
+            plural(c.launch.threads_per_block),
+            c.launch.warp_size,
+            c.memory_model,
+            if params.is_empty() { "" } else { ", " },
+            params.join(", ")
+        )
+        .dimmed()
+    );
+    let stats = &report.stats;
+    let seconds = stats.seconds.map(|s| format!(", {s:.2} s")).unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "verdict: {}  ({} states, {} transitions, depth {}{seconds})",
+        verdict_colored(report.verdict),
+        stats.states,
+        stats.transitions,
+        stats.max_depth
+    );
+    if let Some(limit) = &report.limit {
+        let _ = writeln!(
+            out,
+            "  stopped by {limit} before the answer was known; raise it (--max-states, --max-seconds, --max-memory) or shrink the launch"
+        );
+    }
+    if show_stats {
+        let _ = writeln!(out, "{}", render_stats(report));
+    }
+    for v in &report.violations {
+        let _ = writeln!(out, "\n{} {}", v.kind.red().bold(), format!("[{}]", v.property).dimmed());
+        let _ = writeln!(out, "  {}", v.message);
+        for w in &v.waiting {
+            let _ = writeln!(out, "    - {w}");
+        }
+        let threads = thread_columns(&v.trace.steps, &v.trace.cycle);
+        let _ = writeln!(out, "\ncounterexample: {} steps", v.trace.schedule.len());
+        out.push_str(&render_steps(&v.trace.steps, &threads, report.config.launch.threads_per_block));
+        if !v.trace.cycle.is_empty() {
+            let _ = writeln!(out, "{}", "then forever, repeating:".yellow());
+            out.push_str(&render_steps(&v.trace.cycle, &threads, report.config.launch.threads_per_block));
+        }
+    }
+    out
+}
+
+/// States/s and memory, for `--stats`.
+pub fn render_stats(report: &Report) -> String {
+    let s = &report.stats;
+    let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+    let mut line = format!(
+        "stats: {} states, {} transitions, {:.0} states/s",
+        s.states,
+        s.transitions,
+        s.states_per_second.unwrap_or(0.0)
+    );
+    if let Some(b) = s.peak_store_bytes {
+        let per_state = if s.states > 0 { b as f64 / s.states as f64 } else { 0.0 };
+        let _ = write!(line, ", store {:.1} MiB ({per_state:.0} B/state)", mib(b));
+    }
+    if let Some(b) = s.peak_rss_bytes {
+        let _ = write!(line, ", peak RSS {:.1} MiB", mib(b));
+    }
+    line
+}
+
+fn plural(n: u32) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+pub fn verdict_colored(v: Verdict) -> colored::ColoredString {
+    match v {
+        Verdict::Verified => "VERIFIED".green().bold(),
+        Verdict::Violated => "VIOLATED".red().bold(),
+        Verdict::Inconclusive => "INCONCLUSIVE".yellow().bold(),
+    }
+}
+
+/// The threads that appear in a trace, in order.
+fn thread_columns(steps: &[Step], cycle: &[Step]) -> Vec<u32> {
+    let mut threads: Vec<u32> = steps.iter().chain(cycle).map(|s| s.thread).collect();
+    threads.sort_unstable();
+    threads.dedup();
+    threads
+}
+
+fn thread_label(t: u32, tpb: u32) -> String {
+    if tpb == 1 {
+        format!("block {t}")
+    } else {
+        format!("b{} t{}", t / tpb, t % tpb)
+    }
+}
+
+/// What a step did, in one short line: `lock: 0 → 1` style.
+fn effects(step: &Step) -> String {
+    let mut parts = Vec::new();
+    for r in &step.reads {
+        match step.writes.iter().find(|w| w.location == r.location) {
+            Some(w) => parts.push(format!("{}: {} → {}", r.location, r.value, w.value)),
+            None => parts.push(format!("{} = {}", r.location, r.value)),
+        }
+    }
+    for w in &step.writes {
+        if !step.reads.iter().any(|r| r.location == w.location) {
+            parts.push(format!("{} := {}", w.location, w.value));
+        }
+    }
+    parts.join(", ")
+}
+
+fn render_steps(steps: &[Step], threads: &[u32], tpb: u32) -> String {
+    let mut out = String::new();
+    if threads.len() > MAX_COLUMNS {
+        for s in steps {
+            let _ = writeln!(
+                out,
+                "{:>4}  {:<10} line {:<4} {}  {}",
+                s.step,
+                thread_label(s.thread, tpb),
+                s.span.line,
+                s.instruction,
+                effects(s).cyan()
+            );
+            if let Some(n) = &s.note {
+                let _ = writeln!(out, "{:>22}{}", "", n.yellow());
+            }
+        }
+        return out;
+    }
+    let header: Vec<String> = threads.iter().map(|t| pad(&thread_label(*t, tpb), COLUMN)).collect();
+    let _ = writeln!(out, "{:>5} │ {}", "step", header.join(" │ ").bold());
+    for s in steps {
+        let col = threads.iter().position(|t| *t == s.thread).unwrap_or(0);
+        let mut lines = vec![format!("{:>3}: {}", s.span.line, s.instruction)];
+        let fx = effects(s);
+        if !fx.is_empty() {
+            lines.push(format!("     {fx}"));
+        }
+        if let Some(n) = &s.note {
+            lines.push(format!("     {n}"));
+        }
+        for (i, line) in lines.iter().flat_map(|l| wrap(l, COLUMN)).enumerate() {
+            let step_no = if i == 0 { format!("{:>5}", s.step) } else { " ".repeat(5) };
+            let mut cells: Vec<String> = vec![" ".repeat(COLUMN); threads.len()];
+            cells[col] = pad(&line, COLUMN);
+            let row = cells.join(" │ ");
+            let row = if i == 0 { row } else { row.dimmed().to_string() };
+            let _ = writeln!(out, "{step_no} │ {}", row.trim_end());
+        }
+    }
+    out
+}
+
+fn pad(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    if n >= width {
+        s.to_string()
+    } else {
+        format!("{s}{}", " ".repeat(width - n))
+    }
+}
+
+/// Splits a line into pieces of at most `width` characters (never drops text).
+fn wrap(s: &str, width: usize) -> Vec<String> {
+    let chars: Vec<char> = s.chars().collect();
+    if chars.len() <= width {
+        return vec![s.to_string()];
+    }
+    chars
+        .chunks(width - 5)
+        .enumerate()
+        .map(|(i, c)| {
+            let piece: String = c.iter().collect();
+            if i == 0 {
+                piece
+            } else {
+                format!("     {piece}")
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_keeps_every_character() {
+        let s = "x".repeat(100);
+        let pieces = wrap(&s, 38);
+        let joined: String = pieces.iter().map(|p| p.trim_start()).collect();
+        assert_eq!(joined, s);
+        assert!(pieces.iter().all(|p| p.chars().count() <= 38));
+    }
+}
