@@ -2,3 +2,12 @@
 
 pub mod ast;
 pub mod diag;
+pub mod header;
+pub mod lexer;
+pub mod parser;
+
+/// Parses a whole `.gsync` spec (header and items). Never panics; the first
+/// problem found is returned as a located [`diag::Diagnostic`].
+pub fn parse(source: &diag::Source) -> diag::SpecResult<ast::SpecFile> {
+    parser::parse_file(&source.text)
+}
