@@ -11,7 +11,11 @@ fn main() {
         for entry in dir.flatten() {
             let path = entry.path();
             if path.extension().and_then(|e| e.to_str()) == Some("gsync") {
-                let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string();
+                let stem = path
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .unwrap_or_default()
+                    .to_string();
                 let abs = fs::canonicalize(&path).expect("spec path");
                 println!("cargo:rerun-if-changed={}", path.display());
                 entries.push((stem, abs.display().to_string()));

@@ -29,11 +29,14 @@ pub struct SpecSource {
 
 impl SpecSource {
     pub fn builtin(name: &str) -> Option<SpecSource> {
-        BUILTIN_SPECS.iter().find(|(n, _)| *n == name).map(|(n, text)| SpecSource {
-            name: n.to_string(),
-            origin: format!("builtin:{n}"),
-            text: text.to_string(),
-        })
+        BUILTIN_SPECS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(n, text)| SpecSource {
+                name: n.to_string(),
+                origin: format!("builtin:{n}"),
+                text: text.to_string(),
+            })
     }
 
     pub fn from_file(path: &Path) -> Result<SpecSource, Error> {
@@ -58,7 +61,9 @@ impl SpecSource {
 
 /// Every built-in spec, sorted by name.
 pub fn builtins() -> impl Iterator<Item = SpecSource> {
-    BUILTIN_SPECS.iter().filter_map(|(n, _)| SpecSource::builtin(n))
+    BUILTIN_SPECS
+        .iter()
+        .filter_map(|(n, _)| SpecSource::builtin(n))
 }
 
 /// A problem that stops a run before any verdict: exit code 2.
@@ -139,7 +144,10 @@ impl CheckConfig {
             }
         }
         if l.warp_size > 64 {
-            return Err(Error::Usage(format!("--warp-size {} is larger than any GPU's (at most 64)", l.warp_size)));
+            return Err(Error::Usage(format!(
+                "--warp-size {} is larger than any GPU's (at most 64)",
+                l.warp_size
+            )));
         }
         if u64::from(l.blocks) * u64::from(l.threads_per_block) > u64::from(MAX_THREADS) {
             return Err(Error::Usage(format!(
@@ -149,8 +157,16 @@ impl CheckConfig {
         }
         match self.memory_model.as_str() {
             "sc" => {}
-            "ptx" => return Err(Error::Usage("--memory-model ptx is not implemented yet; use --memory-model sc".into())),
-            other => return Err(Error::Usage(format!("unknown memory model `{other}` (known: sc)"))),
+            "ptx" => {
+                return Err(Error::Usage(
+                    "--memory-model ptx is not implemented yet; use --memory-model sc".into(),
+                ))
+            }
+            other => {
+                return Err(Error::Usage(format!(
+                    "unknown memory model `{other}` (known: sc)"
+                )))
+            }
         }
         match self.simt.as_str() {
             "its" => {}
@@ -197,7 +213,11 @@ pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Erro
     })
 }
 
-fn check_param_names(file: &SpecFile, overrides: &[(String, i64)], spec: &str) -> Result<(), Error> {
+fn check_param_names(
+    file: &SpecFile,
+    overrides: &[(String, i64)],
+    spec: &str,
+) -> Result<(), Error> {
     let declared: Vec<&str> = file
         .items
         .iter()
@@ -213,7 +233,9 @@ fn check_param_names(file: &SpecFile, overrides: &[(String, i64)], spec: &str) -
             } else {
                 format!("it has: {}", declared.join(", "))
             };
-            return Err(Error::Usage(format!("spec `{spec}` has no parameter `{name}` ({known})")));
+            return Err(Error::Usage(format!(
+                "spec `{spec}` has no parameter `{name}` ({known})"
+            )));
         }
     }
     Ok(())
@@ -242,7 +264,11 @@ pub fn run(prepared: &Prepared) -> Report {
         progress: config.progress,
     };
     let result = check(&model, &options);
-    let violations: Vec<ViolationReport> = result.findings.iter().map(|f| violation_report(&model, f)).collect();
+    let violations: Vec<ViolationReport> = result
+        .findings
+        .iter()
+        .map(|f| violation_report(&model, f))
+        .collect();
     let verdict = if !violations.is_empty() {
         Verdict::Violated
     } else if result.limit.is_some() {
@@ -256,7 +282,10 @@ pub fn run(prepared: &Prepared) -> Report {
         source: prepared.spec.origin.clone(),
         config: run_config(program, config),
         verdict,
-        limit: result.limit.filter(|_| verdict == Verdict::Inconclusive).map(limit_name),
+        limit: result
+            .limit
+            .filter(|_| verdict == Verdict::Inconclusive)
+            .map(limit_name),
         stats: Stats {
             states: s.states,
             transitions: s.transitions,

@@ -5,9 +5,9 @@
 //! (semantics as a transition system) → `explore` (generic state-space
 //! search) → `check` (properties) → `trace` (counterexamples and reports).
 
-pub mod explore;
 pub mod api;
 pub mod check;
+pub mod explore;
 pub mod ir;
 pub mod model;
 pub mod spec;

@@ -43,7 +43,9 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Check a spec file of your own.
-    #[command(after_help = "Example:\n  gsync-check check my_lock.gsync --blocks 3 --param iters=2")]
+    #[command(
+        after_help = "Example:\n  gsync-check check my_lock.gsync --blocks 3 --param iters=2"
+    )]
     Check {
         /// The `.gsync` file.
         file: PathBuf,

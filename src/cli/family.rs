@@ -35,8 +35,16 @@ pub fn list() -> Result<(), Error> {
         println!("{}", family.unwrap_or("other").bold());
         for (s, f) in members {
             let h = &f.header;
-            println!("  {:<32} {}", s.name, h.description.as_deref().unwrap_or(""));
-            println!("  {:<32} {}", "", h.source.as_deref().unwrap_or("").dimmed());
+            println!(
+                "  {:<32} {}",
+                s.name,
+                h.description.as_deref().unwrap_or("")
+            );
+            println!(
+                "  {:<32} {}",
+                "",
+                h.source.as_deref().unwrap_or("").dimmed()
+            );
         }
     }
     Ok(())
@@ -65,8 +73,13 @@ pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Resul
         .chain(check.size.map(|_| "size".to_string()))
         .collect();
     for name in &requested {
-        if !members.iter().any(|(_, f)| declared_params(f).contains(name)) {
-            return Err(Error::Usage(format!("no {family} variant has a parameter `{name}`")));
+        if !members
+            .iter()
+            .any(|(_, f)| declared_params(f).contains(name))
+        {
+            return Err(Error::Usage(format!(
+                "no {family} variant has a parameter `{name}`"
+            )));
         }
     }
     let mut reports: Vec<Report> = Vec::new();
@@ -83,7 +96,9 @@ pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Resul
         }
         reports.push(report);
     }
-    let worst = reports.iter().fold(Verdict::Verified, |w, r| w.worst(r.verdict));
+    let worst = reports
+        .iter()
+        .fold(Verdict::Verified, |w, r| w.worst(r.verdict));
     match output.format {
         Format::Json => println!("{}", to_json(&reports)),
         Format::Text => {
@@ -97,11 +112,18 @@ pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Resul
                 })
                 .collect();
             if !skipped.is_empty() {
-                println!("note: parameter overrides not applied to {}", skipped.join(", "));
+                println!(
+                    "note: parameter overrides not applied to {}",
+                    skipped.join(", ")
+                );
             }
             if output.stats {
                 for r in &reports {
-                    println!("{:<32} {}", r.spec, gsync_check::trace::render::render_stats(r));
+                    println!(
+                        "{:<32} {}",
+                        r.spec,
+                        gsync_check::trace::render::render_stats(r)
+                    );
                 }
             }
             println!("details: gsync-check NAME [options] (one variant, with its counterexample)");
@@ -118,7 +140,11 @@ fn print_row(r: &Report, first: bool, family: &str, launch: &gsync_check::ir::La
             launch.blocks,
             if launch.blocks == 1 { "" } else { "s" },
             launch.threads_per_block,
-            if launch.threads_per_block == 1 { "" } else { "s" },
+            if launch.threads_per_block == 1 {
+                ""
+            } else {
+                "s"
+            },
             r.config.memory_model
         );
         println!(

@@ -19,7 +19,11 @@ pub const EXIT_USAGE: i32 = 2;
 /// Runs the CLI; returns the process exit code.
 pub fn main_with(cli: Cli) -> i32 {
     let result = match cli.command {
-        Some(Command::Check { file, check, output }) => {
+        Some(Command::Check {
+            file,
+            check,
+            output,
+        }) => {
             set_color(output.color);
             SpecSource::from_file(&file).and_then(|spec| check_one(&spec, &check, &output))
         }
@@ -40,7 +44,10 @@ pub fn main_with(cli: Cli) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprint!("{}", e.render(std::io::stderr().is_terminal() && colored_enabled()));
+            eprint!(
+                "{}",
+                e.render(std::io::stderr().is_terminal() && colored_enabled())
+            );
             EXIT_USAGE
         }
     }
@@ -74,7 +81,10 @@ fn by_name(name: &str, check: &CheckArgs, output: &OutputArgs) -> Result<i32, Er
         return check_one(&SpecSource::from_file(path)?, check, output);
     }
     let names: Vec<String> = api::builtins().map(|s| s.name).collect();
-    let candidates = names.iter().map(String::as_str).chain(api::FAMILIES.iter().copied());
+    let candidates = names
+        .iter()
+        .map(String::as_str)
+        .chain(api::FAMILIES.iter().copied());
     let hint = match gsync_check::ir::suggest(name, candidates) {
         Some(s) => format!("; did you mean `{s}`?"),
         None => String::new(),
@@ -148,7 +158,8 @@ pub fn write_counterexamples(report: &Report, output: &OutputArgs) -> Result<(),
     let Some(dir) = &output.out else {
         return Ok(());
     };
-    std::fs::create_dir_all(dir).map_err(|e| Error::Usage(format!("cannot create {}: {e}", dir.display())))?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::Usage(format!("cannot create {}: {e}", dir.display())))?;
     for (i, v) in report.violations.iter().enumerate() {
         let saved = SavedCounterexample {
             spec: report.spec.clone(),
@@ -169,7 +180,8 @@ pub fn write_counterexamples(report: &Report, output: &OutputArgs) -> Result<(),
 }
 
 fn replay_file(path: &Path, output: &OutputArgs) -> Result<i32, Error> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Usage(format!("cannot read {}: {e}", path.display())))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Usage(format!("cannot read {}: {e}", path.display())))?;
     let saved: SavedCounterexample = serde_json::from_str(&text).map_err(|e| {
         Error::Usage(format!(
             "{}:{}:{}: not a gsync-check counterexample: {e}",
@@ -179,8 +191,11 @@ fn replay_file(path: &Path, output: &OutputArgs) -> Result<i32, Error> {
         ))
     })?;
     let spec = match saved.source.strip_prefix("builtin:") {
-        Some(name) => SpecSource::builtin(name)
-            .ok_or_else(|| Error::Usage(format!("the counterexample names built-in spec `{name}`, which does not exist")))?,
+        Some(name) => SpecSource::builtin(name).ok_or_else(|| {
+            Error::Usage(format!(
+                "the counterexample names built-in spec `{name}`, which does not exist"
+            ))
+        })?,
         None => SpecSource::from_file(Path::new(&saved.source))?,
     };
     let prepared = api::prepare(&spec, &api::config_of(&saved.config))?;
@@ -189,11 +204,17 @@ fn replay_file(path: &Path, output: &OutputArgs) -> Result<i32, Error> {
     let (code, json) = match &outcome {
         ReplayOutcome::Reproduced { kind, message } => {
             println_unless_json(output, &format!("reproduced: {kind}: {message}"));
-            (1, serde_json::json!({"replay": "reproduced", "kind": kind, "message": message}))
+            (
+                1,
+                serde_json::json!({"replay": "reproduced", "kind": kind, "message": message}),
+            )
         }
         ReplayOutcome::Diverged { step, reason } => {
             println_unless_json(output, &format!("diverged at step {step}: {reason}"));
-            (EXIT_USAGE, serde_json::json!({"replay": "diverged", "step": step, "reason": reason}))
+            (
+                EXIT_USAGE,
+                serde_json::json!({"replay": "diverged", "step": step, "reason": reason}),
+            )
         }
     };
     if output.format == Format::Json {

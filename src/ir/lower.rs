@@ -54,7 +54,7 @@ fn find_harness(file: &SpecFile) -> SpecResult<&ast::Harness> {
         _ => None,
     });
     let first = harnesses.next().ok_or_else(|| {
-        let end = file.items.last().map_or(Span::default(), |i| item_span(i));
+        let end = file.items.last().map_or(Span::default(), item_span);
         Diagnostic::new(end, "the spec has no harness")
             .label("expected a harness after this")
             .hint("add `harness master { ... }` saying what each block runs")

@@ -39,6 +39,11 @@ impl Model<'_> {
         Ok(())
     }
 
+    /// Executes the single instruction at `pc` of thread `t`, unrecorded.
+    pub(super) fn exec_one(&self, s: &mut [u32], t: usize, pc: Pc) -> Result<(), Violation> {
+        self.exec(s, t, pc, &mut None)
+    }
+
     fn set_pc(&self, s: &mut [u32], t: usize, pc: Pc) {
         s[self.layout.thread(t, PC)] = pc;
     }
@@ -325,7 +330,7 @@ impl Model<'_> {
     /// Whether thread `t` runs the harness body.
     pub fn takes_part(&self, t: usize) -> bool {
         self.prog.participants == crate::spec::ast::Participants::All
-            || t % self.layout.threads_per_block == 0
+            || t.is_multiple_of(self.layout.threads_per_block)
     }
 
     /// `block 1` when one thread per block takes part, else `block 1 thread 3`.

@@ -144,6 +144,25 @@ impl<'p> Model<'p> {
         self.run_thread(out, t as usize, Some(events))
     }
 
+    /// Runs the thread-local instructions at the start of `t`'s program, so
+    /// every step begins at a visible instruction. Stops before one that
+    /// would fail: the failure is then reported by the step that runs it.
+    fn settle(&self, s: &mut [u32], t: usize) {
+        let mut scratch = s.to_vec();
+        for _ in 0..MAX_FUSED {
+            let pc = self.pc(s, t);
+            if pc == FINISHED || !self.invisible[pc as usize] {
+                break;
+            }
+            scratch.copy_from_slice(s);
+            if self.exec_one(&mut scratch, t, pc).is_err() {
+                break;
+            }
+            s.copy_from_slice(&scratch);
+        }
+        self.clear_dead_locals(s, t);
+    }
+
     /// Zeroes the locals of `t` that are dead at its pc, so states that differ
     /// only in values nobody will read again are the same state.
     fn clear_dead_locals(&self, s: &mut [u32], t: usize) {
@@ -171,6 +190,11 @@ impl TransitionSystem for Model<'_> {
 
     fn initial_state(&self, out: &mut [u32]) {
         self.layout.initial(self.prog, out);
+        if self.options.fuse_local_steps {
+            for t in 0..self.layout.threads {
+                self.settle(out, t);
+            }
+        }
     }
 
     fn actions(&self, s: &[u32], out: &mut Vec<u32>) {

@@ -101,7 +101,7 @@ impl Layout {
         }
         for t in 0..self.threads {
             let takes_part =
-                prog.participants == Participants::All || t % self.threads_per_block == 0;
+                prog.participants == Participants::All || t.is_multiple_of(self.threads_per_block);
             out[self.thread(t, PC)] = if takes_part { 0 } else { FINISHED };
             if !takes_part {
                 continue;

@@ -59,7 +59,10 @@ pub struct Trace {
 /// Instructions worth showing: memory, synchronization and checks, not the
 /// thread-local bookkeeping between them.
 pub fn is_shown(op: &Op) -> bool {
-    !matches!(op, Op::Assign { .. } | Op::Jump { .. } | Op::Branch { .. } | Op::Progress)
+    !matches!(
+        op,
+        Op::Assign { .. } | Op::Jump { .. } | Op::Branch { .. } | Op::Progress
+    )
 }
 
 /// Replays `schedule` (then `cycle`) from the initial state and records the
@@ -81,7 +84,9 @@ pub fn build_trace(model: &Model, schedule: &[u32], cycle: &[u32]) -> (Trace, Op
             step_no += 1;
             let mut events = Vec::new();
             let result = model.step_recorded(&state, t, &mut next, &mut events);
-            let steps = events.iter().filter_map(|e| step_of(model.prog, e, step_no));
+            let steps = events
+                .iter()
+                .filter_map(|e| step_of(model.prog, e, step_no));
             if part == 0 {
                 trace.steps.extend(steps);
             } else {

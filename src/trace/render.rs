@@ -34,7 +34,10 @@ pub fn render_report(report: &Report, show_stats: bool) -> String {
         .dimmed()
     );
     let stats = &report.stats;
-    let seconds = stats.seconds.map(|s| format!(", {s:.2} s")).unwrap_or_default();
+    let seconds = stats
+        .seconds
+        .map(|s| format!(", {s:.2} s"))
+        .unwrap_or_default();
     let _ = writeln!(
         out,
         "verdict: {}  ({} states, {} transitions, depth {}{seconds})",
@@ -53,17 +56,34 @@ pub fn render_report(report: &Report, show_stats: bool) -> String {
         let _ = writeln!(out, "{}", render_stats(report));
     }
     for v in &report.violations {
-        let _ = writeln!(out, "\n{} {}", v.kind.red().bold(), format!("[{}]", v.property).dimmed());
+        let _ = writeln!(
+            out,
+            "\n{} {}",
+            v.kind.red().bold(),
+            format!("[{}]", v.property).dimmed()
+        );
         let _ = writeln!(out, "  {}", v.message);
         for w in &v.waiting {
             let _ = writeln!(out, "    - {w}");
         }
         let threads = thread_columns(&v.trace.steps, &v.trace.cycle);
         let _ = writeln!(out, "\ncounterexample: {} steps", v.trace.schedule.len());
-        out.push_str(&render_steps(&v.trace.steps, &threads, report.config.launch.threads_per_block));
+        if v.trace.steps.is_empty() {
+            let _ = writeln!(out, "  (already in the initial state)");
+        } else {
+            out.push_str(&render_steps(
+                &v.trace.steps,
+                &threads,
+                report.config.launch.threads_per_block,
+            ));
+        }
         if !v.trace.cycle.is_empty() {
             let _ = writeln!(out, "{}", "then forever, repeating:".yellow());
-            out.push_str(&render_steps(&v.trace.cycle, &threads, report.config.launch.threads_per_block));
+            out.push_str(&render_steps(
+                &v.trace.cycle,
+                &threads,
+                report.config.launch.threads_per_block,
+            ));
         }
     }
     out
@@ -80,7 +100,11 @@ pub fn render_stats(report: &Report) -> String {
         s.states_per_second.unwrap_or(0.0)
     );
     if let Some(b) = s.peak_store_bytes {
-        let per_state = if s.states > 0 { b as f64 / s.states as f64 } else { 0.0 };
+        let per_state = if s.states > 0 {
+            b as f64 / s.states as f64
+        } else {
+            0.0
+        };
         let _ = write!(line, ", store {:.1} MiB ({per_state:.0} B/state)", mib(b));
     }
     if let Some(b) = s.peak_rss_bytes {
@@ -157,24 +181,54 @@ fn render_steps(steps: &[Step], threads: &[u32], tpb: u32) -> String {
         }
         return out;
     }
-    let header: Vec<String> = threads.iter().map(|t| pad(&thread_label(*t, tpb), COLUMN)).collect();
-    let _ = writeln!(out, "{:>5} │ {}", "step", header.join(" │ ").bold());
+    let header: Vec<String> = threads
+        .iter()
+        .map(|t| pad(&thread_label(*t, tpb), COLUMN))
+        .collect();
+    let _ = writeln!(
+        out,
+        "{:>5} │ {}",
+        "step",
+        header.join(" │ ").trim_end().bold()
+    );
     for s in steps {
         let col = threads.iter().position(|t| *t == s.thread).unwrap_or(0);
-        let mut lines = vec![format!("{:>3}: {}", s.span.line, s.instruction)];
+        // (indent, text): the instruction, then what it read and wrote.
+        let mut texts = vec![(format!("{:>3}: ", s.span.line), s.instruction.clone())];
         let fx = effects(s);
         if !fx.is_empty() {
-            lines.push(format!("     {fx}"));
+            texts.push((" ".repeat(5), fx));
         }
         if let Some(n) = &s.note {
-            lines.push(format!("     {n}"));
+            texts.push((" ".repeat(5), n.clone()));
         }
-        for (i, line) in lines.iter().flat_map(|l| wrap(l, COLUMN)).enumerate() {
-            let step_no = if i == 0 { format!("{:>5}", s.step) } else { " ".repeat(5) };
+        let lines = texts.iter().flat_map(|(indent, text)| {
+            wrap(text, COLUMN - indent.len())
+                .into_iter()
+                .enumerate()
+                .map(move |(k, piece)| {
+                    let lead = if k == 0 {
+                        indent.clone()
+                    } else {
+                        " ".repeat(indent.len())
+                    };
+                    format!("{lead}{piece}")
+                })
+        });
+        for (i, line) in lines.enumerate() {
+            let step_no = if i == 0 {
+                format!("{:>5}", s.step)
+            } else {
+                " ".repeat(5)
+            };
             let mut cells: Vec<String> = vec![" ".repeat(COLUMN); threads.len()];
             cells[col] = pad(&line, COLUMN);
             let row = cells.join(" │ ");
-            let row = if i == 0 { row } else { row.dimmed().to_string() };
+            let row = if i == 0 {
+                row
+            } else {
+                row.dimmed().to_string()
+            };
             let _ = writeln!(out, "{step_no} │ {}", row.trim_end());
         }
     }
@@ -190,24 +244,29 @@ fn pad(s: &str, width: usize) -> String {
     }
 }
 
-/// Splits a line into pieces of at most `width` characters (never drops text).
+/// Splits text into lines of at most `width` characters, at spaces where it
+/// can; never drops text.
 fn wrap(s: &str, width: usize) -> Vec<String> {
-    let chars: Vec<char> = s.chars().collect();
-    if chars.len() <= width {
-        return vec![s.to_string()];
+    let mut pieces = Vec::new();
+    let mut current = String::new();
+    for word in s.split_whitespace() {
+        if !current.is_empty() && current.chars().count() + 1 + word.chars().count() > width {
+            pieces.push(std::mem::take(&mut current));
+        }
+        if !current.is_empty() {
+            current.push(' ');
+        }
+        current.push_str(word);
+        // A single word longer than a line is cut where it must be.
+        while current.chars().count() > width {
+            pieces.push(current.chars().take(width).collect());
+            current = current.chars().skip(width).collect();
+        }
     }
-    chars
-        .chunks(width - 5)
-        .enumerate()
-        .map(|(i, c)| {
-            let piece: String = c.iter().collect();
-            if i == 0 {
-                piece
-            } else {
-                format!("     {piece}")
-            }
-        })
-        .collect()
+    if !current.is_empty() || pieces.is_empty() {
+        pieces.push(current);
+    }
+    pieces
 }
 
 #[cfg(test)]
@@ -218,8 +277,12 @@ mod tests {
     fn wrap_keeps_every_character() {
         let s = "x".repeat(100);
         let pieces = wrap(&s, 38);
-        let joined: String = pieces.iter().map(|p| p.trim_start()).collect();
-        assert_eq!(joined, s);
+        assert_eq!(pieces.concat(), s);
+        let words = "block 1 entered the critical section while block 0 is inside";
+        let pieces = wrap(words, 20);
+        assert!(pieces.iter().all(|p| p.chars().count() <= 20));
+        let rejoined: Vec<&str> = pieces.iter().flat_map(|p| p.split_whitespace()).collect();
+        assert_eq!(rejoined.join(" "), words);
         assert!(pieces.iter().all(|p| p.chars().count() <= 38));
     }
 }

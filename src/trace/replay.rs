@@ -36,7 +36,13 @@ pub fn replay(model: &Model, saved: &SavedCounterexample) -> ReplayOutcome {
     model.initial_state(&mut state);
     let mut next = vec![0u32; words];
     let mut actions = Vec::new();
-    let all: Vec<u32> = v.trace.schedule.iter().chain(&v.trace.cycle_schedule).copied().collect();
+    let all: Vec<u32> = v
+        .trace
+        .schedule
+        .iter()
+        .chain(&v.trace.cycle_schedule)
+        .copied()
+        .collect();
     let mut cycle_start = None;
     for (i, &t) in all.iter().enumerate() {
         let step_no = i as u32 + 1;
@@ -48,7 +54,10 @@ pub fn replay(model: &Model, saved: &SavedCounterexample) -> ReplayOutcome {
         if !actions.contains(&t) {
             return ReplayOutcome::Diverged {
                 step: step_no,
-                reason: format!("{} cannot move in this state", model.thread_name(t as usize)),
+                reason: format!(
+                    "{} cannot move in this state",
+                    model.thread_name(t as usize)
+                ),
             };
         }
         match model.step(&state, t, &mut next) {
@@ -63,7 +72,11 @@ pub fn replay(model: &Model, saved: &SavedCounterexample) -> ReplayOutcome {
                 }
                 return ReplayOutcome::Diverged {
                     step: step_no,
-                    reason: format!("a {} violation happens earlier: {}", fault.kind.name(), fault.message),
+                    reason: format!(
+                        "a {} violation happens earlier: {}",
+                        fault.kind.name(),
+                        fault.message
+                    ),
                 };
             }
         }
@@ -79,7 +92,10 @@ pub fn replay(model: &Model, saved: &SavedCounterexample) -> ReplayOutcome {
     if v.kind != "deadlock" {
         return ReplayOutcome::Diverged {
             step: all.len() as u32,
-            reason: format!("the schedule ends without the recorded {} violation", v.kind),
+            reason: format!(
+                "the schedule ends without the recorded {} violation",
+                v.kind
+            ),
         };
     }
     if can_still_finish(model, &state) {
@@ -116,7 +132,11 @@ fn check_steps(model: &Model, saved: &SavedCounterexample) -> Option<ReplayOutco
         let step = recorded.get(now.len()).or(now.last()).map_or(0, |s| s.step);
         return Some(ReplayOutcome::Diverged {
             step,
-            reason: format!("recorded {} instructions, replay executed {}", recorded.len(), now.len()),
+            reason: format!(
+                "recorded {} instructions, replay executed {}",
+                recorded.len(),
+                now.len()
+            ),
         });
     }
     None
@@ -155,7 +175,10 @@ impl TransitionSystem for FromState<'_, '_> {
 
 /// Whether some execution from `state` finishes the harness.
 fn can_still_finish(model: &Model, state: &[u32]) -> bool {
-    let sys = FromState { model, start: state };
+    let sys = FromState {
+        model,
+        start: state,
+    };
     let exploration = explore(
         &sys,
         &Options {
