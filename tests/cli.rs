@@ -1,0 +1,284 @@
+//! The command line: exit codes, located errors, limits, determinism and
+//! the family table, run through the real binary.
+
+mod common;
+
+use common::*;
+use std::path::PathBuf;
+
+const GOOD: &str = r#"//! name: good
+//! family: mutex
+//! expect: verified
+param iters = 1;
+global u32 lock = 0;
+fn acquire() { while (atomicCAS(lock, 0, 1) != 0) { backoff(); } }
+fn release() { atomicExch(lock, 0); }
+harness master {
+    check mutual_exclusion;
+    for (u32 i = 0; i < iters; i++) { acquire(); critical { } release(); }
+}
+"#;
+
+fn write_spec(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gsync-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.gsync"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Replaces the first occurrence of `from` in the good spec.
+fn broken(from: &str, to: &str) -> String {
+    assert!(GOOD.contains(from), "{from} not in the good spec");
+    GOOD.replacen(from, to, 1)
+}
+
+#[test]
+fn the_good_spec_is_verified() {
+    let path = write_spec("good", GOOD);
+    let out = run(&["check", path.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("VERIFIED"));
+}
+
+#[test]
+fn malformed_specs_get_located_errors_and_exit_2() {
+    // (what is wrong, replacement, expected message fragment, expected line:col)
+    let cases: &[(&str, &str, &str, &str)] = &[
+        (
+            "release(); }\n}",
+            "release(); }\n",
+            "is never closed",
+            "8:16",
+        ),
+        (
+            "atomicExch(lock, 0); }",
+            "atomicExch(lock, 0) }",
+            "expected `;`",
+            "7:36",
+        ),
+        (
+            "while (atomicCAS(lock",
+            "while (atomicCAS(lokc",
+            "unknown name `lokc`",
+            "6:33",
+        ),
+        (
+            "atomicExch(lock, 0)",
+            "atomicExch.warp(lock, 0)",
+            "unknown qualifier",
+            "7:27",
+        ),
+        ("global u32 lock", "global u64 lock", "32 bits", "5:8"),
+        (
+            "atomicCAS(lock, 0, 1)",
+            "atomicCAS(lock, 0)",
+            "takes 3 arguments",
+            "6:23",
+        ),
+        (
+            "acquire(); critical",
+            "acquire(1); critical",
+            "takes 0 argument",
+            "10:39",
+        ),
+        (
+            "atomicExch(lock, 0)",
+            "atomicExch(i, 0)",
+            "unknown name `i`",
+            "7:27",
+        ),
+        ("harness master", "harness everyone", "master", "8:9"),
+        (
+            "check mutual_exclusion",
+            "check fairness",
+            "fairness",
+            "9:11",
+        ),
+        (
+            "{ backoff(); }",
+            "{ backof(); }",
+            "unknown procedure `backof`",
+            "6:53",
+        ),
+        (
+            "for (u32 i = 0;",
+            "for (u32 i = 0 ",
+            "expected `;`",
+            "10:21",
+        ),
+        (
+            "global u32 lock = 0;",
+            "global u32 lock = 0;\nglobal u32 lock = 1;",
+            "already defined at line 5",
+            "6:12",
+        ),
+        (
+            "release() { atomicExch",
+            "release() { break; atomicExch",
+            "outside of a loop",
+            "7:16",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (i, (from, to, message, location)) in cases.iter().enumerate() {
+        let path = write_spec(&format!("bad{i}"), &broken(from, to));
+        let out = run(&["check", path.to_str().unwrap()]);
+        let err = stderr(&out);
+        let located = format!("bad{i}.gsync:{location}");
+        let ok = code(&out) == 2
+            && err.contains(message)
+            && err.contains(&located)
+            && err.contains('^')
+            && !err.contains("panicked");
+        if !ok {
+            failures.push(format!(
+                "case {i} ({to:?}): want exit 2, `{message}` at {located}; got exit {}:\n{err}",
+                code(&out)
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn impossible_launches_and_bad_options_exit_2() {
+    for (args, fragment) in [
+        (
+            vec!["spin_lock", "--blocks", "0"],
+            "--blocks must be at least 1",
+        ),
+        (
+            vec!["spin_lock", "--threads-per-block", "0"],
+            "--threads-per-block must be at least 1",
+        ),
+        (
+            vec!["spin_lock", "--blocks", "100000"],
+            "more than 1024 threads",
+        ),
+        (
+            vec!["spin_lock", "--param", "nope=1"],
+            "has no parameter `nope`",
+        ),
+        (
+            vec!["spin_lock", "--memory-model", "tso"],
+            "unknown memory model",
+        ),
+        (vec!["no_such_spec"], "no built-in spec or family"),
+        (vec!["spin_lock", "--frobnicate"], "--frobnicate"),
+    ] {
+        let out = run(&args);
+        assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(fragment),
+            "{args:?}: `{fragment}` not in {}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn a_tiny_state_limit_is_inconclusive_with_exit_3() {
+    let out = run(&[
+        "ticket_mutex",
+        "--blocks",
+        "3",
+        "--max-states",
+        "5",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["verdict"], "inconclusive");
+    assert_eq!(json["limit"], "max_states");
+    assert!(json["stats"]["states"].as_u64().unwrap() <= 5);
+}
+
+#[test]
+fn json_reports_are_byte_identical_across_runs() {
+    for args in [
+        vec!["semaphore", "--blocks", "3", "--format", "json"],
+        vec!["sense_barrier_no_flip", "--format", "json"],
+    ] {
+        let a = run(&args);
+        let b = run(&args);
+        assert!(!a.stdout.is_empty());
+        assert_eq!(a.stdout, b.stdout, "{args:?} differs between runs");
+    }
+}
+
+#[test]
+fn family_json_is_an_array_of_reports_and_exit_is_the_worst() {
+    let out = run(&["barrier", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let reports = json.as_array().expect("an array");
+    assert!(reports.len() >= 5, "every barrier variant");
+    let any_violated = reports.iter().any(|r| r["verdict"] == "violated");
+    assert!(any_violated, "the buggy barriers are in the family");
+    assert_eq!(code(&out), 1);
+    for r in reports {
+        for key in ["spec", "config", "verdict", "stats", "violations"] {
+            assert!(r.get(key).is_some(), "report lacks `{key}`");
+        }
+    }
+}
+
+#[test]
+fn family_table_lists_every_variant() {
+    let out = run(&["mutex"]);
+    let text = stdout(&out);
+    for name in ["spin_lock", "ticket_mutex", "ring_buffer_mutex"] {
+        assert!(text.contains(name), "{name} missing from:\n{text}");
+    }
+    assert!(text.contains("verdict") && text.contains("states"));
+}
+
+#[test]
+fn list_shows_sources() {
+    let out = run(&["list"]);
+    assert_eq!(code(&out), 0);
+    let text = stdout(&out);
+    assert!(
+        text.contains("spin_lock") && text.contains("seed 003"),
+        "{text}"
+    );
+}
+
+#[test]
+fn help_has_examples() {
+    let out = run(&["--help"]);
+    assert_eq!(code(&out), 0);
+    assert!(stdout(&out).contains("Examples:"));
+}
+
+#[test]
+fn builtins_work_from_any_directory() {
+    let out = run_in(&std::env::temp_dir(), &["spin_lock"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+}
+
+#[test]
+fn replay_reports_divergence_with_exit_2() {
+    let golden = repo().join("counterexamples/sense_barrier_no_flip.json");
+    let mut saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(golden).unwrap()).unwrap();
+    // Drop the last step: the violation no longer happens at the end.
+    let schedule = saved["violation"]["trace"]["schedule"]
+        .as_array_mut()
+        .unwrap();
+    schedule.pop();
+    let path = std::env::temp_dir().join(format!("gsync-diverge-{}.json", std::process::id()));
+    std::fs::write(&path, serde_json::to_string(&saved).unwrap()).unwrap();
+    let out = run(&["replay", path.to_str().unwrap()]);
+    assert_eq!(code(&out), 2, "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("diverged"), "{}", stdout(&out));
+}
+
+#[test]
+fn replay_rejects_a_file_that_is_not_a_counterexample() {
+    let path = write_spec("not_json", "{ \"hello\": 1 }");
+    let out = run(&["replay", path.to_str().unwrap()]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("not a gsync-check counterexample"));
+}

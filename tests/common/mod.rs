@@ -1,0 +1,52 @@
+//! Helpers shared by the integration tests: run the real binary.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `gsync-check ARGS` from the repository root.
+pub fn run(args: &[&str]) -> Output {
+    run_in(&repo(), args)
+}
+
+pub fn run_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gsync-check"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run gsync-check")
+}
+
+pub fn code(out: &Output) -> i32 {
+    out.status.code().expect("exited normally, not by a signal")
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Every spec file under `specs/`, sorted.
+pub fn spec_files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(repo().join("specs"))
+        .expect("specs/ exists")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "gsync"))
+        .collect();
+    files.sort();
+    files
+}
+
+pub fn stem(path: &Path) -> String {
+    path.file_stem().unwrap().to_string_lossy().into_owned()
+}
