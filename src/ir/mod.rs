@@ -267,18 +267,17 @@ pub enum Op {
 }
 
 impl Op {
-    /// Touches nothing another thread can observe: the model may run it in the
-    /// same step as the instruction before it.
+    /// Reads and writes only the thread's own locals: the model may run it in
+    /// the same step as the instruction before it. Entering or leaving a
+    /// critical section or phase is *not* thread-local: the checks read every
+    /// thread's position, and fusing `enter; exit` into one step would hide
+    /// the moment a thread is inside.
     pub fn is_thread_local(&self) -> bool {
         matches!(
             self,
             Op::Assign { .. }
                 | Op::Backoff
                 | Op::Assert { .. }
-                | Op::CriticalEnter { .. }
-                | Op::CriticalExit
-                | Op::PhaseEnter
-                | Op::PhaseExit
                 | Op::Progress
                 | Op::Branch { .. }
                 | Op::Jump { .. }
@@ -367,7 +366,7 @@ pub fn wrap(ty: Type, value: i64) -> i64 {
 }
 
 #[cfg(test)]
-mod tests {
+mod wrap_tests {
     use super::*;
 
     #[test]
@@ -379,3 +378,6 @@ mod tests {
         assert_eq!(wrap(Type::Bool, 5), 1);
     }
 }
+
+#[cfg(test)]
+mod tests;

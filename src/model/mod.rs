@@ -218,3 +218,6 @@ impl TransitionSystem for Model<'_> {
         (0..self.layout.threads).all(|t| self.is_finished(s, t))
     }
 }
+
+#[cfg(test)]
+mod tests;

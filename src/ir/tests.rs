@@ -1,0 +1,178 @@
+//! Lowering, post-dominators and liveness on small programs.
+
+use super::cfg::{immediate_post_dominators, Liveness};
+use super::*;
+use crate::spec::parse;
+
+fn lower_text(text: &str, launch: Launch) -> Program {
+    let source = Source::new("t.gsync", text);
+    let file = parse(&source).unwrap_or_else(|d| panic!("parse: {}", d.message));
+    lower(&file, &source, launch, &[]).unwrap_or_else(|d| panic!("lower: {}", d.message))
+}
+
+fn lower_err(text: &str) -> String {
+    let source = Source::new("t.gsync", text);
+    let file = parse(&source).unwrap_or_else(|d| panic!("parse: {}", d.message));
+    match lower(&file, &source, Launch::default(), &[]) {
+        Ok(_) => panic!("expected an error"),
+        Err(d) => d.message,
+    }
+}
+
+fn pc_of(prog: &Program, pred: impl Fn(&Op) -> bool) -> Pc {
+    prog.code
+        .iter()
+        .position(|i| pred(&i.op))
+        .expect("instruction present") as Pc
+}
+
+#[test]
+fn memory_reads_become_loads_before_the_expression() {
+    let p = lower_text(
+        "global u32 a = 0; global u32 b = 0;\nharness master { u32 x = a + b; assert(x == 0); }",
+        Launch::default(),
+    );
+    let loads = p
+        .code
+        .iter()
+        .filter(|i| matches!(i.op, Op::Load { .. }))
+        .count();
+    assert_eq!(loads, 2);
+    assert!(matches!(p.code[0].op, Op::Load { .. }) && matches!(p.code[1].op, Op::Load { .. }));
+    assert!(matches!(p.code[2].op, Op::Assign { .. }));
+}
+
+#[test]
+fn compound_assignment_to_memory_is_two_steps() {
+    let p = lower_text(
+        "global i32 c = 0;\nharness master { c += 1; }",
+        Launch::default(),
+    );
+    assert!(matches!(p.code[0].op, Op::Load { .. }));
+    assert!(matches!(p.code[1].op, Op::Store { .. }));
+}
+
+#[test]
+fn short_circuit_guards_the_right_operand() {
+    // `a[i]` must not be read when `i < 2` is false.
+    let p = lower_text(
+        "global u32 a[2] = 0;\nharness master { u32 i = 5; bool ok = i < 2 && a[i] == 0; assert(!ok); }",
+        Launch::default(),
+    );
+    let branch = pc_of(&p, |op| matches!(op, Op::Branch { .. }));
+    let load = pc_of(&p, |op| matches!(op, Op::Load { .. }));
+    assert!(branch < load, "the branch comes before the load");
+}
+
+#[test]
+fn procedures_are_inlined_with_their_return_values() {
+    let p = lower_text(
+        "global u32 l = 0;\nfn try() -> bool { return atomicCAS(l, 0, 1) == 0; }\nharness master { while (!try()) { } }",
+        Launch::default(),
+    );
+    assert_eq!(
+        p.code
+            .iter()
+            .filter(|i| matches!(i.op, Op::Atomic { .. }))
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn scopes_and_orders_come_from_suffixes() {
+    let p = lower_text(
+        "global u32 l = 0;\nharness master { atomicCAS_block(l, 0, 1); atomicExch.release.gpu(l, 0); u32 v = load.acquire.gpu(l); }",
+        Launch::default(),
+    );
+    let atomics: Vec<(Order, Scope)> = p
+        .code
+        .iter()
+        .filter_map(|i| match &i.op {
+            Op::Atomic { order, scope, .. } | Op::Load { order, scope, .. } => {
+                Some((*order, *scope))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        atomics,
+        vec![
+            (Order::Relaxed, Scope::Cta),
+            (Order::Release, Scope::Gpu),
+            (Order::Acquire, Scope::Gpu)
+        ]
+    );
+}
+
+#[test]
+fn array_sizes_and_shared_initial_values_use_launch_constants() {
+    let launch = Launch {
+        blocks: 3,
+        ..Launch::default()
+    };
+    let p = lower_text(
+        "global u32 flags[nblocks] = 7;\nshared u32 mine = blockIdx * 10;\nharness master { }",
+        launch,
+    );
+    assert_eq!(p.vars[0].len, 3);
+    assert_eq!(p.vars[0].init, vec![7, 7, 7]);
+    assert_eq!(p.vars[1].init, vec![0, 10, 20]);
+}
+
+#[test]
+fn semantic_errors_are_reported() {
+    assert!(lower_err("fn f() { f(); }\nharness master { f(); }").contains("recursive"));
+    assert!(lower_err("harness master { critical { critical { } } }").contains("cannot nest"));
+    assert!(
+        lower_err("global u32 a[2] = 0;\nharness master { u32 x = a; }").contains("is an array")
+    );
+    assert!(
+        lower_err("harness master { u32 x = 0; atomicAdd(x, 1); }").contains("global or shared")
+    );
+    assert!(
+        lower_err("fn f() -> u32 { }\nharness master { u32 x = f(); }").contains("must return")
+    );
+    assert!(
+        lower_err("param p = 1;\nharness master { p = 2; }").contains("cannot assign to parameter")
+    );
+    assert!(lower_err("global u32 a[3] = {1, 2};\nharness master { }").contains("2 initial values"));
+    assert!(lower_err("global u32 x = 0;").contains("no harness"));
+}
+
+#[test]
+fn branches_reconverge_at_their_post_dominator() {
+    let p = lower_text(
+        "global u32 a = 0;\nharness all { if (threadIdx == 0) { a = 1; } else { a = 2; } __syncthreads(); }",
+        Launch::default(),
+    );
+    let ipdom = immediate_post_dominators(&p.code);
+    let branch = pc_of(&p, |op| matches!(op, Op::Branch { .. }));
+    let sync = pc_of(&p, |op| matches!(op, Op::SyncThreads));
+    assert_eq!(ipdom[branch as usize], Some(sync));
+}
+
+#[test]
+fn a_loop_without_exit_has_no_post_dominator() {
+    // `for (;;)` has no condition, so nothing leaves the loop.
+    let p = lower_text("harness master { for (;;) { } }", Launch::default());
+    let ipdom = immediate_post_dominators(&p.code);
+    let jump = pc_of(&p, |op| matches!(op, Op::Jump { .. }));
+    assert_eq!(ipdom[jump as usize], None);
+}
+
+#[test]
+fn temporaries_die_after_their_use() {
+    let p = lower_text(
+        "global u32 l = 0;\nharness master { while (atomicExch(l, 1) != 0) { } atomicExch(l, 0); }",
+        Launch::default(),
+    );
+    let live = Liveness::compute(&p.code, p.locals.len());
+    let atomic = pc_of(&p, |op| matches!(op, Op::Atomic { .. }));
+    let Op::Atomic { dst: Some(t), .. } = p.code[atomic as usize].op else {
+        panic!("the loop's atomic keeps its result")
+    };
+    assert!(live.is_live(atomic + 1, t), "read by the branch");
+    let last = pc_of(&p, |op| matches!(op, Op::Exit));
+    assert!(!live.is_live(last, t), "dead after the loop");
+}

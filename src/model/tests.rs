@@ -1,0 +1,125 @@
+//! The sequentially consistent semantics on small programs, explored.
+
+use super::*;
+use crate::explore::{explore, Options, Outcome};
+use crate::ir::{lower, Launch};
+use crate::spec::diag::Source;
+
+fn program(text: &str, launch: Launch) -> Program {
+    let source = Source::new("t.gsync", text);
+    let file = crate::spec::parse(&source).unwrap_or_else(|d| panic!("parse: {}", d.message));
+    lower(&file, &source, launch, &[]).unwrap_or_else(|d| panic!("lower: {}", d.message))
+}
+
+/// The first fault found, if any, and the number of states.
+fn run(text: &str, launch: Launch, fuse: bool) -> (Option<Violation>, usize) {
+    let prog = program(text, launch);
+    let model = Model::new(
+        &prog,
+        ModelOptions {
+            fuse_local_steps: fuse,
+        },
+    );
+    let e = explore(&model, &Options::default());
+    let fault = match e.outcome() {
+        Outcome::Fault { fault, .. } => Some(fault.clone()),
+        _ => None,
+    };
+    (fault, e.num_states())
+}
+
+const TWO_THREADS: Launch = Launch {
+    blocks: 1,
+    threads_per_block: 2,
+    warp_size: 32,
+};
+
+#[test]
+fn syncthreads_orders_the_threads_of_a_block() {
+    let with = "global u32 x[2] = 0;\nharness all { x[threadIdx] = 1; __syncthreads(); assert(x[1 - threadIdx] == 1); }";
+    assert_eq!(run(with, TWO_THREADS, true).0, None);
+    let without = with.replace("__syncthreads();", "");
+    let fault = run(&without, TWO_THREADS, true)
+        .0
+        .expect("the assertion can fail");
+    assert_eq!(fault.kind, ViolationKind::Assertion);
+}
+
+#[test]
+fn a_finished_thread_does_not_hold_up_the_barrier() {
+    let text = "harness all { if (threadIdx == 0) { return; } __syncthreads(); }";
+    let prog = program(text, TWO_THREADS);
+    let model = Model::new(&prog, ModelOptions::default());
+    let e = explore(&model, &Options::default());
+    assert!(
+        e.final_states().count_ones() > 0,
+        "thread 1 passes once thread 0 exits"
+    );
+}
+
+#[test]
+fn stores_wrap_at_the_declared_width() {
+    // The CCG barrier's counter relies on i32 overflow.
+    let text = "global i32 c = 2147483647;\nharness master { atomicAdd(c, 1); assert(c < 0); }";
+    let one = Launch {
+        blocks: 1,
+        ..Launch::default()
+    };
+    assert_eq!(run(text, one, true).0, None);
+    let text = "global u8 c = 255;\nharness master { c = c + 1; assert(c == 0); }";
+    assert_eq!(run(text, one, true).0, None);
+}
+
+#[test]
+fn mutual_exclusion_is_checked_on_entry() {
+    let text = "harness master { check mutual_exclusion; critical { } }";
+    let fault = run(text, Launch::default(), true)
+        .0
+        .expect("two blocks enter");
+    assert_eq!(fault.kind, ViolationKind::MutualExclusion);
+}
+
+#[test]
+fn capacity_sums_weights() {
+    let base =
+        "param size = 3;\nharness master { check capacity(size); critical(blockIdx + 1) { } }";
+    // Weights 1 + 2 = 3 fit a capacity of 3 ...
+    assert_eq!(run(base, Launch::default(), true).0, None);
+    // ... but not 2.
+    let tight = base.replace("size = 3", "size = 2");
+    assert!(run(&tight, Launch::default(), true).0.is_some());
+}
+
+#[test]
+fn out_of_bounds_index_is_a_runtime_error() {
+    let text = "global u32 a[2] = 0;\nharness master { a[blockIdx + 1] = 1; }";
+    let fault = run(text, Launch::default(), true)
+        .0
+        .expect("block 1 writes a[2]");
+    assert_eq!(fault.property, "runtime");
+    assert!(fault.message.contains("out of bounds"), "{}", fault.message);
+}
+
+#[test]
+fn fusing_local_steps_keeps_verdicts_and_shrinks_the_space() {
+    let text = "param iters = 2;\nglobal u32 lock = 0;\nharness master { check mutual_exclusion;\n\
+                for (u32 i = 0; i < iters; i++) { while (atomicExch(lock, 1) != 0) { } critical { } atomicExch(lock, 0); } }";
+    let (f1, fused) = run(text, Launch::default(), true);
+    let (f2, plain) = run(text, Launch::default(), false);
+    assert_eq!((f1, f2), (None, None));
+    assert!(fused < plain, "fused {fused} vs unfused {plain}");
+    let broken = text.replace("while (atomicExch(lock, 1) != 0) { }", "");
+    assert!(run(&broken, Launch::default(), true).0.is_some());
+    assert!(run(&broken, Launch::default(), false).0.is_some());
+}
+
+#[test]
+fn non_master_threads_finish_at_once() {
+    let text = "global u32 n = 0;\nharness master { atomicAdd(n, 1); }\n";
+    let prog = program(text, TWO_THREADS);
+    let model = Model::new(&prog, ModelOptions::default());
+    let mut s = vec![0; model.state_words()];
+    model.initial_state(&mut s);
+    assert!(!model.is_finished(&s, 0));
+    assert!(model.is_finished(&s, 1));
+}
