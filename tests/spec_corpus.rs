@@ -139,6 +139,9 @@ fn committed_counterexamples_are_regenerated_identically() {
 
 #[test]
 fn committed_counterexamples_replay_and_have_a_spec() {
+    if std::env::var_os("GSYNC_BLESS").is_some() {
+        return; // the files are being rewritten by the test beside this one
+    }
     let names: Vec<String> = golden_cases().into_iter().map(|(n, _)| n).collect();
     for entry in std::fs::read_dir(repo().join("counterexamples"))
         .unwrap()

@@ -236,10 +236,13 @@ impl Model<'_> {
                 self.set_pc(s, u, pc + 1);
             }
         }
-        Some(format!(
-            "all {waiting} live threads of block {} passed __syncthreads()",
-            self.layout.block_of(t)
-        ))
+        // A lone live thread passes without waiting: nothing worth a note.
+        (waiting > 1).then(|| {
+            format!(
+                "the {waiting} live threads of block {} pass __syncthreads() together",
+                self.layout.block_of(t)
+            )
+        })
     }
 
     fn enter_critical(
