@@ -615,22 +615,17 @@ impl<'a> Lowerer<'a> {
         let rhs = self.expr(value)?;
         match target {
             Target::Local(dst) => {
-                let value = match op {
-                    AssignOp::Set => rhs,
-                    AssignOp::Add => {
-                        Expr::Binary(ast::BinOp::Add, Box::new(Expr::Local(dst)), Box::new(rhs))
-                    }
-                    AssignOp::Sub => {
-                        Expr::Binary(ast::BinOp::Sub, Box::new(Expr::Local(dst)), Box::new(rhs))
-                    }
+                let value = match compound_op(op) {
+                    None => rhs,
+                    Some(bop) => Expr::Binary(bop, Box::new(Expr::Local(dst)), Box::new(rhs)),
                 };
                 self.emit(Op::Assign { dst, value }, span);
             }
             Target::Mem(loc) => {
                 let (order, scope) = self.plain_access(loc.var);
-                let value = match op {
-                    AssignOp::Set => rhs,
-                    AssignOp::Add | AssignOp::Sub => {
+                let value = match compound_op(op) {
+                    None => rhs,
+                    Some(bop) => {
                         // A plain read-modify-write: two steps, not atomic.
                         let old = self.temp(self.vars[loc.var as usize].ty);
                         self.emit(
@@ -642,11 +637,6 @@ impl<'a> Lowerer<'a> {
                             },
                             span,
                         );
-                        let bop = if op == AssignOp::Add {
-                            ast::BinOp::Add
-                        } else {
-                            ast::BinOp::Sub
-                        };
                         Expr::Binary(bop, Box::new(Expr::Local(old)), Box::new(rhs))
                     }
                 };
@@ -1292,6 +1282,15 @@ fn ends_in_return(b: &ast::Block) -> bool {
         Some(StmtKind::While { cond, .. }) => matches!(cond.kind, ExprKind::Bool(true)),
         Some(StmtKind::For { cond: None, .. }) => true,
         _ => false,
+    }
+}
+
+/// The operator of a compound assignment (`+=` → `+`); `None` for `=`.
+fn compound_op(op: AssignOp) -> Option<ast::BinOp> {
+    match op {
+        AssignOp::Set => None,
+        AssignOp::Add => Some(ast::BinOp::Add),
+        AssignOp::Sub => Some(ast::BinOp::Sub),
     }
 }
 
