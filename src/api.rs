@@ -4,7 +4,7 @@
 use crate::check::{check, Finding};
 use crate::explore::{LimitKind, Options};
 use crate::ir::{lower, Launch, Program};
-use crate::model::{Model, ModelOptions};
+use crate::model::{Model, ModelOptions, Scheduler};
 use crate::spec::ast::{Item, SpecFile};
 use crate::spec::diag::{Diagnostic, Source};
 use crate::trace::{build_trace, Report, RunConfig, Stats, Verdict, ViolationReport};
@@ -99,6 +99,10 @@ pub struct CheckConfig {
     pub memory_model: String,
     pub simt: String,
     pub fuse_local_steps: bool,
+    /// Fairness assumed for liveness (livelock, starvation).
+    pub scheduler: Scheduler,
+    /// At most this many blocks resident at once.
+    pub resident: Option<u32>,
     pub max_states: Option<u64>,
     pub max_seconds: Option<f64>,
     pub max_memory_mb: Option<u64>,
@@ -113,6 +117,8 @@ impl Default for CheckConfig {
             memory_model: "sc".into(),
             simt: "its".into(),
             fuse_local_steps: true,
+            scheduler: Scheduler::Unfair,
+            resident: None,
             max_states: Some(DEFAULT_MAX_STATES),
             max_seconds: None,
             max_memory_mb: Some(DEFAULT_MAX_MEMORY_MB),
@@ -155,6 +161,9 @@ impl CheckConfig {
                 l.blocks, l.threads_per_block
             )));
         }
+        if self.resident == Some(0) {
+            return Err(Error::Usage("--resident must be at least 1 (got 0)".into()));
+        }
         match self.memory_model.as_str() {
             "sc" => {}
             "ptx" => {
@@ -196,6 +205,7 @@ pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Erro
     config.validate()?;
     let file = parse(spec)?;
     check_param_names(&file, &config.params, &spec.name)?;
+    let config = &with_liveness_defaults(&file, config)?;
     let source = spec.source();
     let program = lower(&file, &source, config.launch, &config.params)
         .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
@@ -211,6 +221,37 @@ pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Erro
         program,
         config: config.clone(),
     })
+}
+
+/// Under a fair scheduler, the parameters a spec names in its
+/// `//! liveness: NAME=V ...` header line (e.g. `iters=0`: run forever)
+/// apply unless the command line sets them: liveness is about executions
+/// that never end.
+fn with_liveness_defaults(file: &SpecFile, config: &CheckConfig) -> Result<CheckConfig, Error> {
+    let mut config = config.clone();
+    if config.scheduler == Scheduler::Unfair {
+        return Ok(config);
+    }
+    for (key, value) in &file.header.extra {
+        if key != "liveness" {
+            continue;
+        }
+        for word in value.split_whitespace() {
+            let parsed = word
+                .split_once('=')
+                .and_then(|(k, v)| Some((k, v.parse::<i64>().ok()?)));
+            let Some((name, v)) = parsed else {
+                return Err(Error::Usage(format!(
+                    "the spec's `liveness:` header line has `{word}`; expected NAME=INTEGER"
+                )));
+            };
+            if !config.params.iter().any(|(n, _)| n == name) {
+                config.params.push((name.to_string(), v));
+            }
+        }
+    }
+    check_param_names(file, &config.params, "this")?;
+    Ok(config)
 }
 
 fn check_param_names(
@@ -247,6 +288,7 @@ pub fn model_of(prepared: &Prepared) -> Model<'_> {
         &prepared.program,
         ModelOptions {
             fuse_local_steps: prepared.config.fuse_local_steps,
+            resident: prepared.config.resident,
         },
     )
 }
@@ -263,7 +305,10 @@ pub fn run(prepared: &Prepared) -> Report {
         keep_edges: true,
         progress: config.progress,
     };
-    let result = check(&model, &options);
+    let started = std::time::Instant::now();
+    let result = check(&model, &options, config.scheduler);
+    // The whole check: exploration plus the graph analyses after it.
+    let seconds = started.elapsed().as_secs_f64();
     let violations: Vec<ViolationReport> = result
         .findings
         .iter()
@@ -290,8 +335,8 @@ pub fn run(prepared: &Prepared) -> Report {
             states: s.states,
             transitions: s.transitions,
             max_depth: u64::from(s.max_depth),
-            seconds: Some(s.seconds),
-            states_per_second: Some(s.states_per_second),
+            seconds: Some(seconds),
+            states_per_second: Some(s.states as f64 / seconds.max(1e-9)),
             peak_store_bytes: Some(s.peak_bytes),
             peak_rss_bytes: s.peak_rss_bytes,
         },
@@ -320,6 +365,8 @@ fn run_config(program: &Program, config: &CheckConfig) -> RunConfig {
         simt: config.simt.clone(),
         params: program.params.iter().cloned().collect::<BTreeMap<_, _>>(),
         fuse_local_steps: config.fuse_local_steps,
+        scheduler: config.scheduler,
+        resident: config.resident,
         max_states: config.max_states,
         max_seconds: config.max_seconds,
         max_memory_mb: config.max_memory_mb,
@@ -345,6 +392,8 @@ pub fn config_of(report: &RunConfig) -> CheckConfig {
         memory_model: report.memory_model.clone(),
         simt: report.simt.clone(),
         fuse_local_steps: report.fuse_local_steps,
+        scheduler: report.scheduler,
+        resident: report.resident,
         max_states: report.max_states,
         max_seconds: report.max_seconds,
         max_memory_mb: report.max_memory_mb,

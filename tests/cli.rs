@@ -282,3 +282,125 @@ fn replay_rejects_a_file_that_is_not_a_counterexample() {
     assert_eq!(code(&out), 2);
     assert!(stderr(&out).contains("not a gsync-check counterexample"));
 }
+
+/// The verdicts of a family run as (spec, verdict, first violation kind).
+fn family_verdicts(args: &[&str]) -> Vec<(String, String, String)> {
+    let out = run(args);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("{args:?}: no JSON; stderr: {}", stderr(&out)));
+    json.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["spec"].as_str().unwrap().to_string(),
+                r["verdict"].as_str().unwrap().to_string(),
+                r["violations"][0]["kind"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn liveness_family_tables_under_weak_fairness() {
+    let mutex = family_verdicts(&[
+        "mutex",
+        "--blocks",
+        "4",
+        "--scheduler",
+        "weak",
+        "--format",
+        "json",
+    ]);
+    let kind = |rows: &[(String, String, String)], name: &str| {
+        rows.iter()
+            .find(|r| r.0 == name)
+            .map(|r| (r.1.clone(), r.2.clone()))
+            .unwrap_or_else(|| panic!("{name} missing"))
+    };
+    assert_eq!(
+        kind(&mutex, "spin_lock"),
+        ("violated".into(), "starvation".into())
+    );
+    assert_eq!(kind(&mutex, "ticket_mutex"), ("verified".into(), "".into()));
+    let sem = family_verdicts(&[
+        "semaphore",
+        "--blocks",
+        "4",
+        "--scheduler",
+        "weak",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        kind(&sem, "heterosync_semaphore"),
+        ("violated".into(), "livelock".into())
+    );
+    assert_eq!(
+        kind(&sem, "priority_semaphore"),
+        ("violated".into(), "starvation".into())
+    );
+}
+
+#[test]
+fn too_few_resident_blocks_is_an_occupancy_deadlock_for_every_global_barrier() {
+    let rows = family_verdicts(&[
+        "barrier",
+        "--blocks",
+        "4",
+        "--resident",
+        "2",
+        "--format",
+        "json",
+    ]);
+    for (spec, verdict, kind) in &rows {
+        // The one barrier with a safety bug reports that first.
+        if spec == "sense_reversing_barrier" {
+            continue;
+        }
+        assert_eq!(
+            (verdict.as_str(), kind.as_str()),
+            ("violated", "occupancy_deadlock"),
+            "{spec}"
+        );
+    }
+    let out = run(&["atomic_counter_barrier", "--blocks", "3", "--resident", "2"]);
+    assert!(
+        stdout(&out).contains("block 2, which can never become resident"),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(&["atomic_counter_barrier", "--blocks", "2", "--resident", "2"]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+}
+
+#[test]
+fn liveness_defaults_apply_only_under_a_fair_scheduler() {
+    let fair = run(&["spin_lock", "--scheduler", "weak", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&fair.stdout).unwrap();
+    assert_eq!(
+        json["config"]["params"]["iters"], 0,
+        "the spec's `liveness: iters=0`"
+    );
+    let explicit = run(&[
+        "spin_lock",
+        "--scheduler",
+        "weak",
+        "--iters",
+        "1",
+        "--format",
+        "json",
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&explicit.stdout).unwrap();
+    assert_eq!(
+        json["config"]["params"]["iters"], 1,
+        "the command line wins"
+    );
+    assert_eq!(
+        json["verdict"], "verified",
+        "one round each cannot starve anyone"
+    );
+}

@@ -1,5 +1,6 @@
 //! Deadlock: a reachable state from which the harness can never finish.
 
+use super::graph::LabeledGraph;
 use super::Finding;
 use crate::explore::{Exploration, StateId};
 use crate::ir::Op;
@@ -7,19 +8,56 @@ use crate::model::{Model, Violation, ViolationKind};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
 
-/// Finds the shortest-reachable state that cannot finish, if any, and
-/// explains it. The trace goes on from there to where the threads end up:
-/// the nearest state in which nobody can move (all blocked), or else a
-/// cycle they can repeat forever (spinning).
-pub fn find(model: &Model, exploration: &Exploration<u32, Violation>) -> Option<Finding> {
-    let can_finish = exploration.can_finish();
-    let stuck: StateId = exploration.first_state_that_cannot_finish()?;
+/// Finds the shortest-reachable deadlocked state, if any, and explains it.
+///
+/// A harness that can finish is deadlocked in a reachable state from which
+/// it never finishes. A harness that runs forever (`iters = 0`) never
+/// finishes, so there a deadlock is a reachable state from which some
+/// unfinished thread can never again pass a progress point; that needs the
+/// edge labels (`graph`).
+pub fn find(
+    model: &Model,
+    exploration: &Exploration<u32, Violation>,
+    graph: Option<&LabeledGraph>,
+) -> Option<Finding> {
+    if exploration.final_states().count_ones() > 0 || graph.is_none() {
+        let can_finish = exploration.can_finish();
+        let stuck = exploration.first_state_that_cannot_finish()?;
+        return Some(explain(
+            model,
+            exploration,
+            stuck,
+            &|id| !can_finish.get(id),
+            None,
+        ));
+    }
+    let graph = graph.expect("checked above");
+    let can_progress = graph.can_progress(exploration, model.layout.threads);
+    let stuck_thread = |id: StateId| {
+        let s = exploration.state(id);
+        (0..model.layout.threads).find(|t| !model.is_finished(s, *t) && !can_progress[*t].get(id))
+    };
+    let stuck = (0..exploration.num_states() as StateId).find(|id| stuck_thread(*id).is_some())?;
+    let t = stuck_thread(stuck).expect("found above");
+    let trapped = |id: StateId| !can_progress[t].get(id);
+    Some(explain(model, exploration, stuck, &trapped, Some(t)))
+}
+
+/// The finding for a deadlock first reached at `stuck`: the trace goes on
+/// to where the threads end up, the nearest state in which nobody can move
+/// (all blocked), or else a cycle they repeat forever (spinning).
+fn explain(
+    model: &Model,
+    exploration: &Exploration<u32, Violation>,
+    stuck: StateId,
+    trapped: &dyn Fn(StateId) -> bool,
+    thread: Option<usize>,
+) -> Finding {
     let mut schedule: Vec<u32> = exploration
         .path_to(stuck)
         .into_iter()
         .map(|(_, a)| a)
         .collect();
-    let trapped = |id: StateId| !can_finish.get(id);
     let (end, cycle) = match nearest_sink(exploration, stuck, &trapped) {
         Some((sink, path)) => {
             schedule.extend(path);
@@ -34,21 +72,44 @@ pub fn find(model: &Model, exploration: &Exploration<u32, Violation>) -> Option<
             None => (stuck, Vec::new()),
         },
     };
-    let waiting = describe_threads(model, exploration.state(end));
-    let message = if cycle.is_empty() {
-        "no execution can finish the harness: every unfinished thread is blocked".to_string()
-    } else {
-        "no execution can finish the harness: the threads that can still move spin forever"
-            .to_string()
+    let state = exploration.state(end);
+    let waiting = describe_threads(model, state);
+    let unstarted: Vec<String> = (0..model.layout.threads)
+        .filter(|t| !model.is_finished(state, *t) && !model.has_started(state, *t))
+        .map(|t| model.thread_name(t))
+        .collect();
+    let who = match thread {
+        Some(t) => format!("{} can never progress again", model.thread_name(t)),
+        None => "no execution can finish the harness".to_string(),
     };
-    Some(Finding {
+    if !unstarted.is_empty() {
+        let resident = model.options().resident.unwrap_or(0);
+        return Finding {
+            kind: ViolationKind::OccupancyDeadlock,
+            property: "occupancy",
+            message: format!(
+                "{who}: the resident blocks wait for {}, which can never become resident (at most {resident} block{} resident at once)",
+                unstarted.join(", "),
+                if resident == 1 { "" } else { "s" }
+            ),
+            waiting,
+            schedule,
+            cycle,
+        };
+    }
+    let how = if cycle.is_empty() {
+        "every unfinished thread is blocked"
+    } else {
+        "the threads that can still move spin forever"
+    };
+    Finding {
         kind: ViolationKind::Deadlock,
         property: "deadlock",
-        message,
+        message: format!("{who}: {how}"),
         waiting,
         schedule,
         cycle,
-    })
+    }
 }
 
 /// Breadth-first from `start` inside `within`: the nearest state with no
@@ -84,6 +145,14 @@ fn nearest_sink(
 
 /// One line per unfinished thread: where it is and what it waits for.
 pub fn describe_threads(model: &Model, state: &[u32]) -> Vec<String> {
+    thread_positions(model, state)
+        .into_iter()
+        .map(|(t, what)| format!("{} {what}", model.thread_name(t)))
+        .collect()
+}
+
+/// Each unfinished thread with what it is doing (`spins at line 20: ...`).
+pub fn thread_positions(model: &Model, state: &[u32]) -> Vec<(usize, String)> {
     let prog = model.prog;
     let mut lines = Vec::new();
     for t in 0..model.layout.threads {
@@ -101,8 +170,9 @@ pub fn describe_threads(model: &Model, state: &[u32]) -> Vec<String> {
             .unwrap_or("")
             .trim()
             .to_string();
-        let who = model.thread_name(t);
-        let what = if model.is_waiting_at_barrier(state, t) {
+        let what = if !model.has_started(state, t) {
+            "has not started: no block slot is free".to_string()
+        } else if model.is_waiting_at_barrier(state, t) {
             let missing: Vec<String> = model
                 .layout
                 .block_threads(t)
@@ -127,7 +197,7 @@ pub fn describe_threads(model: &Model, state: &[u32]) -> Vec<String> {
                 _ => format!("is at line {line}: `{text}`"),
             }
         };
-        lines.push(format!("{who} {what}"));
+        lines.push((t, what));
     }
     lines
 }

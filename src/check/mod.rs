@@ -9,11 +9,14 @@
 //! out). It is decided by backward reachability from the final states.
 
 mod deadlock;
+mod graph;
+mod liveness;
 
-pub use deadlock::describe_threads;
+pub use deadlock::{describe_threads, thread_positions};
 
 use crate::explore::{explore, LimitKind, Options, Outcome, Stats};
-use crate::model::{Model, Violation, ViolationKind};
+use crate::model::{Model, Scheduler, Violation, ViolationKind};
+use graph::LabeledGraph;
 
 /// What a check run found.
 #[derive(Clone, Debug)]
@@ -37,15 +40,16 @@ pub struct CheckResult {
     pub stats: Stats,
 }
 
-/// Explores `model` and checks every property it defines.
-pub fn check(model: &Model, options: &Options) -> CheckResult {
+/// Explores `model` and checks every property it defines; with a fair
+/// `scheduler`, also livelock and starvation.
+pub fn check(model: &Model, options: &Options, scheduler: Scheduler) -> CheckResult {
     let options = Options {
         keep_edges: true,
         ..options.clone()
     };
     let exploration = explore(model, &options);
     let stats = exploration.stats().clone();
-    match exploration.outcome() {
+    let limit = match exploration.outcome() {
         Outcome::Fault { fault, .. } => {
             let schedule = exploration
                 .fault_path()
@@ -53,24 +57,34 @@ pub fn check(model: &Model, options: &Options) -> CheckResult {
                 .into_iter()
                 .map(|(_, a)| a)
                 .collect();
-            CheckResult {
+            return CheckResult {
                 findings: vec![safety_finding(fault, schedule)],
                 limit: None,
                 stats,
-            }
+            };
         }
-        Outcome::Limit(kind) => CheckResult {
-            // A deadlock found before the limit is still a real deadlock:
-            // unexpanded states count as able to finish.
-            findings: deadlock::find(model, &exploration).into_iter().collect(),
-            limit: Some(*kind),
-            stats,
-        },
-        Outcome::Complete => CheckResult {
-            findings: deadlock::find(model, &exploration).into_iter().collect(),
-            limit: None,
-            stats,
-        },
+        Outcome::Limit(kind) => Some(*kind),
+        Outcome::Complete => None,
+    };
+    // Edge labels are needed for liveness, and for deadlock of a harness
+    // that never finishes.
+    let never_finishes = exploration.final_states().count_ones() == 0;
+    let graph = (scheduler != Scheduler::Unfair || never_finishes)
+        .then(|| LabeledGraph::build(model, &exploration));
+    // A deadlock found before a limit is still a real deadlock: unexpanded
+    // states count as able to finish. Fair cycles need the whole graph.
+    let mut findings: Vec<Finding> = deadlock::find(model, &exploration, graph.as_ref())
+        .into_iter()
+        .collect();
+    if findings.is_empty() && limit.is_none() && scheduler != Scheduler::Unfair {
+        if let Some(graph) = &graph {
+            findings.extend(liveness::find(model, &exploration, graph, scheduler));
+        }
+    }
+    CheckResult {
+        findings,
+        limit,
+        stats,
     }
 }
 

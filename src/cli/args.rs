@@ -1,6 +1,7 @@
 //! Command-line arguments.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use gsync_check::model::Scheduler;
 use std::path::PathBuf;
 
 const EXAMPLES: &str = "\
@@ -9,6 +10,8 @@ Examples:
   gsync-check spin_lock --blocks 3          check one built-in spec
   gsync-check sense_barrier_no_flip --format json > report.json
   gsync-check check my_lock.gsync --param iters=2 --out cex/
+  gsync-check mutex --blocks 3 --iters 0 --scheduler weak   liveness: starvation, livelock
+  gsync-check barrier --blocks 4 --resident 2               occupancy deadlock
   gsync-check replay cex/my_lock.json       re-run a saved counterexample
   gsync-check list                          built-in specs and their sources
 
@@ -50,7 +53,7 @@ pub enum Command {
         /// The `.gsync` file.
         file: PathBuf,
         #[command(flatten)]
-        check: CheckArgs,
+        check: Box<CheckArgs>,
         #[command(flatten)]
         output: OutputArgs,
     },
@@ -101,6 +104,22 @@ pub struct CheckArgs {
     /// SIMT execution: its (independent thread scheduling)
     #[arg(long, value_name = "MODE", default_value = "its")]
     pub simt: String,
+
+    /// Fairness for liveness checks: unfair (deadlocks only), weak, strong, obe, hsa
+    #[arg(long, value_name = "MODEL", default_value = "unfair")]
+    pub scheduler: Scheduler,
+
+    /// At most R blocks resident at once; the others start as resident blocks finish
+    #[arg(long, value_name = "R", conflicts_with_all = ["sms", "blocks_per_sm"])]
+    pub resident: Option<u32>,
+
+    /// Number of SMs (with --blocks-per-sm: resident = SMS × B)
+    #[arg(long, value_name = "S", requires = "blocks_per_sm")]
+    pub sms: Option<u32>,
+
+    /// Blocks each SM holds at once (with --sms)
+    #[arg(long, value_name = "B", requires = "sms")]
+    pub blocks_per_sm: Option<u32>,
 
     /// Stop with verdict inconclusive (exit 3) after this many states [default: 50000000]
     #[arg(long, value_name = "N")]

@@ -135,7 +135,7 @@ pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Resul
 fn print_row(r: &Report, first: bool, family: &str, launch: &gsync_check::ir::Launch) {
     if first {
         println!(
-            "{} family, {} block{} × {} thread{}, memory model {}\n",
+            "{} family, {} block{} × {} thread{}, memory model {}, scheduler {}{}\n",
             family.bold(),
             launch.blocks,
             if launch.blocks == 1 { "" } else { "s" },
@@ -145,7 +145,12 @@ fn print_row(r: &Report, first: bool, family: &str, launch: &gsync_check::ir::La
             } else {
                 "s"
             },
-            r.config.memory_model
+            r.config.memory_model,
+            r.config.scheduler,
+            r.config
+                .resident
+                .map(|n| format!(", {n} resident"))
+                .unwrap_or_default()
         );
         println!(
             "{:<32} {:<13} {:<20} {:>10} {:>8}",

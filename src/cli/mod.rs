@@ -119,6 +119,11 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
         memory_model: args.memory_model.clone(),
         simt: args.simt.clone(),
         fuse_local_steps: !args.no_fuse_local,
+        scheduler: args.scheduler,
+        resident: args.resident.or(match (args.sms, args.blocks_per_sm) {
+            (Some(s), Some(b)) => Some(s.saturating_mul(b)),
+            _ => None,
+        }),
         max_states: args.max_states.or(base.max_states),
         max_seconds: args.max_seconds,
         max_memory_mb: args.max_memory.or(base.max_memory_mb),

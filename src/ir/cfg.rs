@@ -82,17 +82,35 @@ impl Liveness {
             }
         }
         let succs: Vec<Vec<Pc>> = (0..n).map(|pc| successors(code, pc as Pc)).collect();
+        // Strong liveness: `x = e` reads the locals of `e` only if `x` is
+        // live afterwards, so a counter that only feeds its own increment
+        // (`i++` of a loop that runs forever) is dead, not counting forever.
+        let assigned: Vec<Option<LocalId>> = code
+            .iter()
+            .map(|i| match i.op {
+                Op::Assign { dst, .. } => Some(dst),
+                _ => None,
+            })
+            .collect();
         let mut live_in = vec![0u64; n * words];
+        let mut out = vec![0u64; words];
         let mut changed = true;
         while changed {
             changed = false;
             for pc in (0..n).rev() {
-                for w in 0..words {
-                    let mut out = 0u64;
-                    for s in &succs[pc] {
-                        out |= live_in[*s as usize * words + w];
+                out.fill(0);
+                for s in &succs[pc] {
+                    for (w, o) in out.iter_mut().enumerate() {
+                        *o |= live_in[*s as usize * words + w];
                     }
-                    let new_in = uses[pc * words + w] | (out & !defs[pc * words + w]);
+                }
+                let faint = assigned[pc].is_some_and(|d| out[d as usize / 64] >> (d % 64) & 1 == 0);
+                for (w, o) in out.iter().enumerate() {
+                    let new_in = if faint {
+                        *o
+                    } else {
+                        uses[pc * words + w] | (o & !defs[pc * words + w])
+                    };
                     if new_in != live_in[pc * words + w] {
                         live_in[pc * words + w] = new_in;
                         changed = true;

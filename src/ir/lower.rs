@@ -784,7 +784,7 @@ impl<'a> Lowerer<'a> {
                     .label("indexed here"))
                 }
             },
-            ExprKind::Unary(op, a) => Expr::Unary(*op, Box::new(self.expr(a)?)),
+            ExprKind::Unary(op, a) => fold(Expr::Unary(*op, Box::new(self.expr(a)?))),
             ExprKind::Binary(op @ (ast::BinOp::And | ast::BinOp::Or), a, b)
                 if self.has_effects(b) =>
             {
@@ -793,7 +793,7 @@ impl<'a> Lowerer<'a> {
             ExprKind::Binary(op, a, b) => {
                 let a = self.expr(a)?;
                 let b = self.expr(b)?;
-                Expr::Binary(*op, Box::new(a), Box::new(b))
+                fold(Expr::Binary(*op, Box::new(a), Box::new(b)))
             }
             ExprKind::Ternary(c, a, b) if self.has_effects(a) || self.has_effects(b) => {
                 self.ternary_effects(c, a, b)?
@@ -802,7 +802,7 @@ impl<'a> Lowerer<'a> {
                 let c = self.expr(c)?;
                 let a = self.expr(a)?;
                 let b = self.expr(b)?;
-                Expr::Ternary(Box::new(c), Box::new(a), Box::new(b))
+                fold(Expr::Ternary(Box::new(c), Box::new(a), Box::new(b)))
             }
             ExprKind::Call {
                 name,
@@ -1282,6 +1282,40 @@ fn ends_in_return(b: &ast::Block) -> bool {
         Some(StmtKind::While { cond, .. }) => matches!(cond.kind, ExprKind::Bool(true)),
         Some(StmtKind::For { cond: None, .. }) => true,
         _ => false,
+    }
+}
+
+/// Folds an operator applied to constants (parameters are constants), so
+/// e.g. `iters == 0 || i < iters` with `iters = 0` no longer reads `i`, and
+/// `i` becomes dead instead of counting forever. `||`/`&&` fold when the
+/// left side decides.
+fn fold(e: Expr) -> Expr {
+    use ast::BinOp::{And, Or};
+    match e {
+        Expr::Unary(op, a) => match *a {
+            Expr::Const(x) => Expr::Const(eval_unary(op, x)),
+            a => Expr::Unary(op, Box::new(a)),
+        },
+        Expr::Binary(op, a, b) => match (op, &*a, &*b) {
+            (Or, Expr::Const(x), _) if *x != 0 => Expr::Const(1),
+            (And, Expr::Const(0), _) => Expr::Const(0),
+            (_, Expr::Const(x), Expr::Const(y)) => match eval_binary(op, *x, *y) {
+                Some(v) => Expr::Const(v),
+                None => Expr::Binary(op, a, b), // division by zero: reported when run
+            },
+            _ => Expr::Binary(op, a, b),
+        },
+        Expr::Ternary(c, a, b) => match *c {
+            Expr::Const(x) => {
+                if x != 0 {
+                    *a
+                } else {
+                    *b
+                }
+            }
+            c => Expr::Ternary(Box::new(c), a, b),
+        },
+        other => other,
     }
 }
 

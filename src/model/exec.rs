@@ -7,7 +7,17 @@ use super::state::{CRITICAL, FINISHED, FLAGS, PC, PHASES, WAITING_BARRIER};
 use super::{Event, Model, Violation, ViolationKind};
 use crate::ir::{from_raw, to_raw, AtomicOp, Loc, Op, Pc};
 
-type Recorder<'a> = Option<&'a mut Vec<Event>>;
+/// What a step reports besides its successor state.
+#[derive(Default)]
+pub struct StepCtx<'a> {
+    /// When set, every executed instruction is recorded (counterexamples).
+    pub events: Option<&'a mut Vec<Event>>,
+    /// Set when the moving thread passed a progress point: `progress;`,
+    /// entering a critical section, leaving a phase (passing the barrier
+    /// under test), or finishing the harness. `__syncthreads()` is not one:
+    /// the seeds' spin loops pass it on every failed attempt.
+    pub progressed: bool,
+}
 
 impl Model<'_> {
     /// Runs thread `t` for one step in place.
@@ -15,12 +25,12 @@ impl Model<'_> {
         &self,
         s: &mut [u32],
         t: usize,
-        mut rec: Recorder,
+        ctx: &mut StepCtx,
     ) -> Result<(), Violation> {
         let mut executed = 0;
         loop {
             let pc = self.pc(s, t);
-            self.exec(s, t, pc, &mut rec).map_err(|mut v| {
+            self.exec(s, t, pc, ctx).map_err(|mut v| {
                 v.pc.get_or_insert(pc);
                 v
             })?;
@@ -41,7 +51,7 @@ impl Model<'_> {
 
     /// Executes the single instruction at `pc` of thread `t`, unrecorded.
     pub(super) fn exec_one(&self, s: &mut [u32], t: usize, pc: Pc) -> Result<(), Violation> {
-        self.exec(s, t, pc, &mut None)
+        self.exec(s, t, pc, &mut StepCtx::default())
     }
 
     fn set_pc(&self, s: &mut [u32], t: usize, pc: Pc) {
@@ -71,9 +81,9 @@ impl Model<'_> {
             .location_name(loc.var, index, self.layout.block_of(t) as u32)
     }
 
-    fn exec(&self, s: &mut [u32], t: usize, pc: Pc, rec: &mut Recorder) -> Result<(), Violation> {
+    fn exec(&self, s: &mut [u32], t: usize, pc: Pc, ctx: &mut StepCtx) -> Result<(), Violation> {
         let instr = &self.prog.code[pc as usize];
-        let mut event = rec.as_ref().map(|_| Event {
+        let mut event = ctx.events.as_ref().map(|_| Event {
             thread: t as u32,
             pc,
             ..Event::default()
@@ -81,8 +91,12 @@ impl Model<'_> {
         let mut next = pc + 1;
         match &instr.op {
             Op::Assign { dst, value } => {
-                let v = self.eval(value, s, t)?;
-                self.write_local(s, t, *dst, v);
+                // An assignment nobody reads again is skipped: its operands
+                // may already be cleared as dead (see `Liveness`).
+                if self.is_live(pc + 1, *dst) {
+                    let v = self.eval(value, s, t)?;
+                    self.write_local(s, t, *dst, v);
+                }
             }
             Op::Load { dst, loc, .. } => {
                 let (w, index) = self.address(s, t, loc)?;
@@ -131,17 +145,18 @@ impl Model<'_> {
                     }
                 }
             }
-            Op::Fence { .. } | Op::Backoff | Op::Progress => {}
+            Op::Fence { .. } | Op::Backoff => {}
+            Op::Progress => ctx.progressed = true,
             Op::SyncThreads => {
                 s[self.layout.thread(t, FLAGS)] |= WAITING_BARRIER;
                 // The thread stays at the barrier until the block is released.
                 if let Some(released) = self.release_barrier(s, t) {
                     if let Some(e) = &mut event {
-                        e.note = Some(released);
+                        e.note = released;
                     }
                 }
                 if let Some(e) = event {
-                    rec.as_mut().expect("event implies recorder").push(e);
+                    ctx.events.as_mut().expect("event implies recorder").push(e);
                 }
                 return Ok(());
             }
@@ -156,6 +171,7 @@ impl Model<'_> {
                 }
             }
             Op::CriticalEnter { weight } => {
+                ctx.progressed = true;
                 if let Some(cap) = self.prog.checks.capacity {
                     let w = self.eval(weight, s, t)?.max(0);
                     self.enter_critical(s, t, w, cap)?;
@@ -172,6 +188,7 @@ impl Model<'_> {
                 }
             }
             Op::PhaseExit => {
+                ctx.progressed = true;
                 if self.prog.checks.barrier {
                     self.leave_phase(s, t)?;
                 }
@@ -189,11 +206,12 @@ impl Model<'_> {
             }
             Op::Jump { target } => next = *target,
             Op::Exit => {
+                ctx.progressed = true;
                 next = FINISHED;
                 self.set_pc(s, t, FINISHED);
                 if let Some(released) = self.release_barrier(s, t) {
                     if let Some(e) = &mut event {
-                        e.note = Some(released);
+                        e.note = released;
                     }
                 }
             }
@@ -207,14 +225,15 @@ impl Model<'_> {
         }
         self.set_pc(s, t, next);
         if let Some(e) = event {
-            rec.as_mut().expect("event implies recorder").push(e);
+            ctx.events.as_mut().expect("event implies recorder").push(e);
         }
         Ok(())
     }
 
     /// If every unfinished thread of `t`'s block waits at `__syncthreads()`,
-    /// releases them all. Returns a note for the trace when it did.
-    fn release_barrier(&self, s: &mut [u32], t: usize) -> Option<String> {
+    /// releases them all. Returns `Some` when it did, with a note for the
+    /// trace when more than one thread was waiting.
+    fn release_barrier(&self, s: &mut [u32], t: usize) -> Option<Option<String>> {
         let block = self.layout.block_threads(t);
         let mut waiting = 0;
         for u in block.clone() {
@@ -237,12 +256,12 @@ impl Model<'_> {
             }
         }
         // A lone live thread passes without waiting: nothing worth a note.
-        (waiting > 1).then(|| {
+        Some((waiting > 1).then(|| {
             format!(
                 "the {waiting} live threads of block {} pass __syncthreads() together",
                 self.layout.block_of(t)
             )
-        })
+        }))
     }
 
     fn enter_critical(

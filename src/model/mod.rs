@@ -8,11 +8,14 @@
 
 mod eval;
 mod exec;
+pub mod sched;
 pub mod state;
 
 use crate::explore::TransitionSystem;
 use crate::ir::cfg::Liveness;
 use crate::ir::{Op, Pc, Program};
+use exec::StepCtx;
+pub use sched::Scheduler;
 use serde::{Deserialize, Serialize};
 use state::{Layout, FINISHED, FLAGS, PC, WAITING_BARRIER};
 
@@ -79,12 +82,16 @@ pub struct ModelOptions {
     /// Run thread-local instructions in the same step as the visible
     /// instruction before them (they commute with every other thread).
     pub fuse_local_steps: bool,
+    /// At most this many blocks are resident on the GPU at once; the others
+    /// start, in block order, as resident blocks finish. `None`: all resident.
+    pub resident: Option<u32>,
 }
 
 impl Default for ModelOptions {
     fn default() -> ModelOptions {
         ModelOptions {
             fuse_local_steps: true,
+            resident: None,
         }
     }
 }
@@ -120,6 +127,10 @@ impl<'p> Model<'p> {
         }
     }
 
+    pub fn options(&self) -> &ModelOptions {
+        &self.options
+    }
+
     pub fn pc(&self, s: &[u32], t: usize) -> u32 {
         s[self.layout.thread(t, PC)]
     }
@@ -141,7 +152,11 @@ impl<'p> Model<'p> {
         events: &mut Vec<Event>,
     ) -> Result<(), Violation> {
         out.copy_from_slice(s);
-        self.run_thread(out, t as usize, Some(events))
+        let mut ctx = StepCtx {
+            events: Some(events),
+            progressed: false,
+        };
+        self.run_thread(out, t as usize, &mut ctx)
     }
 
     /// Runs the thread-local instructions at the start of `t`'s program, so
@@ -161,6 +176,25 @@ impl<'p> Model<'p> {
             s.copy_from_slice(&scratch);
         }
         self.clear_dead_locals(s, t);
+    }
+
+    /// Takes one step of thread `t`; also says whether it passed a progress
+    /// point (for the liveness checks).
+    pub fn step_progress(
+        &self,
+        s: &[u32],
+        t: u32,
+        out: &mut [u32],
+    ) -> (Result<(), Violation>, bool) {
+        out.copy_from_slice(s);
+        let mut ctx = StepCtx::default();
+        let result = self.run_thread(out, t as usize, &mut ctx);
+        (result, ctx.progressed)
+    }
+
+    /// Whether `local` may still be read at `pc`.
+    fn is_live(&self, pc: Pc, local: u32) -> bool {
+        (pc as usize) < self.prog.code.len() && self.liveness.is_live(pc, local)
     }
 
     /// Zeroes the locals of `t` that are dead at its pc, so states that differ
@@ -198,7 +232,8 @@ impl TransitionSystem for Model<'_> {
     }
 
     fn actions(&self, s: &[u32], out: &mut Vec<u32>) {
-        for t in 0..self.layout.threads {
+        let started = self.started_blocks(s) * self.layout.threads_per_block;
+        for t in 0..started {
             if !self.is_finished(s, t) && !self.is_waiting_at_barrier(s, t) {
                 out.push(t as u32);
             }
@@ -207,7 +242,7 @@ impl TransitionSystem for Model<'_> {
 
     fn step(&self, s: &[u32], t: u32, out: &mut [u32]) -> Result<(), Violation> {
         out.copy_from_slice(s);
-        self.run_thread(out, t as usize, None)
+        self.run_thread(out, t as usize, &mut StepCtx::default())
     }
 
     fn check_state(&self, s: &[u32]) -> Result<(), Violation> {

@@ -18,6 +18,7 @@ fn run(text: &str, launch: Launch, fuse: bool) -> (Option<Violation>, usize) {
         &prog,
         ModelOptions {
             fuse_local_steps: fuse,
+            ..ModelOptions::default()
         },
     );
     let e = explore(&model, &Options::default());
@@ -122,4 +123,64 @@ fn non_master_threads_finish_at_once() {
     model.initial_state(&mut s);
     assert!(!model.is_finished(&s, 0));
     assert!(model.is_finished(&s, 1));
+}
+
+#[test]
+fn occupancy_starts_blocks_in_order_as_others_finish() {
+    let text = "harness master { }";
+    let launch = Launch {
+        blocks: 3,
+        ..Launch::default()
+    };
+    let prog = program(text, launch);
+    let model = Model::new(
+        &prog,
+        ModelOptions {
+            resident: Some(1),
+            ..ModelOptions::default()
+        },
+    );
+    let mut s = vec![0; model.state_words()];
+    model.initial_state(&mut s);
+    let mut actions = Vec::new();
+    model.actions(&s, &mut actions);
+    assert_eq!(actions, vec![0], "only block 0 is resident");
+    let mut next = s.clone();
+    model.step(&s, 0, &mut next).unwrap();
+    actions.clear();
+    model.actions(&next, &mut actions);
+    assert_eq!(actions, vec![1], "block 1 starts when block 0 finishes");
+}
+
+#[test]
+fn progress_points_are_reported_by_steps() {
+    let text = "global u32 x = 0;\nharness master { x = 1; progress; x = 2; }";
+    let one = Launch {
+        blocks: 1,
+        ..Launch::default()
+    };
+    let prog = program(text, one);
+    let model = Model::new(&prog, ModelOptions::default());
+    let mut s = vec![0; model.state_words()];
+    model.initial_state(&mut s);
+    let mut next = s.clone();
+    // `x = 1` then the fused `progress;`.
+    let (r, progressed) = model.step_progress(&s, 0, &mut next);
+    assert!(r.is_ok() && progressed);
+    let s = next.clone();
+    let (_, progressed) = model.step_progress(&s, 0, &mut next);
+    assert!(!progressed, "x = 2 alone is no progress");
+}
+
+#[test]
+fn a_counter_feeding_only_itself_is_dead() {
+    // `i` only feeds `i++`: strong liveness clears it, so a loop that runs
+    // forever has finitely many states.
+    let text = "global u32 x = 0;\nharness master { for (u32 i = 0; true; i++) { x = 1 - x; } }";
+    let one = Launch {
+        blocks: 1,
+        ..Launch::default()
+    };
+    let (_, states) = run(text, one, true);
+    assert!(states < 10, "{states} states");
 }

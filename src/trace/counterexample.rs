@@ -126,7 +126,9 @@ fn step_of_any(prog: &Program, e: &Event, step_no: u32) -> Step {
     let text = prog.source.snippet(instr.span);
     let instruction = match instr.op {
         Op::Exit => "(finishes the harness)".to_string(),
+        Op::CriticalEnter { .. } => "(enters the critical section)".to_string(),
         Op::CriticalExit => "(leaves the critical section)".to_string(),
+        Op::PhaseEnter => "(enters the phase)".to_string(),
         Op::PhaseExit => "(leaves the phase)".to_string(),
         _ => first_line(text),
     };

@@ -44,6 +44,8 @@ pub fn replay(model: &Model, saved: &SavedCounterexample) -> ReplayOutcome {
         .copied()
         .collect();
     let mut cycle_start = None;
+    // Progress per thread during the cycle, for livelock and starvation.
+    let mut cycle_progress = vec![0usize; model.layout.threads];
     for (i, &t) in all.iter().enumerate() {
         let step_no = i as u32 + 1;
         if i == v.trace.schedule.len() {
@@ -60,7 +62,11 @@ pub fn replay(model: &Model, saved: &SavedCounterexample) -> ReplayOutcome {
                 ),
             };
         }
-        match model.step(&state, t, &mut next) {
+        let (result, progressed) = model.step_progress(&state, t, &mut next);
+        if cycle_start.is_some() && progressed {
+            cycle_progress[t as usize] += 1;
+        }
+        match result {
             Ok(()) => std::mem::swap(&mut state, &mut next),
             Err(fault) => {
                 let last = i + 1 == all.len();
@@ -89,14 +95,40 @@ pub fn replay(model: &Model, saved: &SavedCounterexample) -> ReplayOutcome {
             };
         }
     }
-    if v.kind != "deadlock" {
-        return ReplayOutcome::Diverged {
-            step: all.len() as u32,
-            reason: format!(
-                "the schedule ends without the recorded {} violation",
-                v.kind
-            ),
-        };
+    let ends = |reason: String| ReplayOutcome::Diverged {
+        step: all.len() as u32,
+        reason,
+    };
+    let reproduced = || {
+        check_steps(model, saved).unwrap_or(ReplayOutcome::Reproduced {
+            kind: v.kind.clone(),
+            message: v.message.clone(),
+        })
+    };
+    match v.kind.as_str() {
+        "deadlock" | "occupancy_deadlock" => {}
+        "livelock" => {
+            if v.trace.cycle_schedule.is_empty() || cycle_progress.iter().any(|p| *p > 0) {
+                return ends("the recorded cycle is not a cycle without progress".into());
+            }
+            return reproduced();
+        }
+        "starvation" => {
+            let starved = (0..model.layout.threads)
+                .any(|t| !model.is_finished(&state, t) && cycle_progress[t] == 0);
+            if v.trace.cycle_schedule.is_empty()
+                || !starved
+                || cycle_progress.iter().all(|p| *p == 0)
+            {
+                return ends("in the recorded cycle nobody starves while others progress".into());
+            }
+            return reproduced();
+        }
+        other => {
+            return ends(format!(
+                "the schedule ends without the recorded {other} violation"
+            ))
+        }
     }
     if can_still_finish(model, &state) {
         return ReplayOutcome::Diverged {

@@ -2,6 +2,7 @@
 
 use super::Trace;
 use crate::ir::Launch;
+use crate::model::Scheduler;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -57,6 +58,10 @@ pub struct RunConfig {
     /// Parameter values in force (defaults and overrides).
     pub params: BTreeMap<String, i64>,
     pub fuse_local_steps: bool,
+    /// Fairness assumed for liveness checks.
+    pub scheduler: Scheduler,
+    /// Blocks resident at once (`None`: all).
+    pub resident: Option<u32>,
     pub max_states: Option<u64>,
     pub max_seconds: Option<f64>,
     pub max_memory_mb: Option<u64>,

@@ -1,0 +1,73 @@
+//! The explored state graph with its labels, as a petgraph graph: which
+//! thread moved on each edge and whether it passed a progress point. Built
+//! only when an analysis needs labels (liveness, and deadlock of harnesses
+//! that never finish).
+
+use crate::explore::{BitSet, Exploration, StateId};
+use crate::model::{Model, Violation};
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::EdgeRef;
+
+/// What an edge did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Label {
+    pub thread: u32,
+    pub progress: bool,
+}
+
+pub struct LabeledGraph {
+    pub graph: DiGraph<(), Label, u32>,
+}
+
+impl LabeledGraph {
+    /// Labels every explored edge by re-taking its step (the explorer keeps
+    /// only the thread; the progress bit costs one more step per edge here
+    /// instead of a word per edge during the search).
+    pub fn build(model: &Model, exploration: &Exploration<u32, Violation>) -> LabeledGraph {
+        let n = exploration.num_states();
+        let mut graph = DiGraph::with_capacity(n, exploration.num_edges());
+        for _ in 0..n {
+            graph.add_node(());
+        }
+        let mut scratch = vec![0u32; model.layout.words()];
+        for id in 0..n as StateId {
+            if !exploration.is_expanded(id) {
+                continue;
+            }
+            let state = exploration.state(id);
+            for (t, to) in exploration.successors(id) {
+                let (_, progress) = model.step_progress(state, t, &mut scratch);
+                graph.add_edge(
+                    NodeIndex::new(id as usize),
+                    NodeIndex::new(to as usize),
+                    Label {
+                        thread: t,
+                        progress,
+                    },
+                );
+            }
+        }
+        LabeledGraph { graph }
+    }
+
+    /// For each thread, the states from which it can still pass a progress
+    /// point: backward reachability from the sources of its progress edges.
+    /// States a limit left unexpanded count as able to (nothing is known).
+    pub fn can_progress(
+        &self,
+        exploration: &Exploration<u32, Violation>,
+        threads: usize,
+    ) -> Vec<BitSet> {
+        let n = exploration.num_states();
+        let mut sources: Vec<BitSet> = (0..threads).map(|_| BitSet::new(n)).collect();
+        for e in self.graph.edge_references() {
+            if e.weight().progress {
+                sources[e.weight().thread as usize].insert(e.source().index() as StateId);
+            }
+        }
+        sources
+            .iter()
+            .map(|src| exploration.can_reach(|id| src.get(id) || !exploration.is_expanded(id)))
+            .collect()
+    }
+}

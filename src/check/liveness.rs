@@ -1,0 +1,487 @@
+//! Livelock and starvation: fair cycles of the explored state graph.
+//!
+//! A *livelock* is a reachable cycle, fair under the scheduler, on which no
+//! thread passes a progress point; *starvation* is a fair cycle on which
+//! some threads pass progress points and an unfinished thread never does.
+//! Both are searched for among the strongly connected components (petgraph's
+//! Tarjan) of the graph restricted to the allowed edges: for a livelock, the
+//! non-progress edges; for the starvation of thread `t`, every edge but
+//! `t`'s progress edges.
+//!
+//! **How fairness of a component is decided (exactly, on the explored
+//! graph).** A strongly connected component `C` has a cycle through every
+//! one of its states and edges, so:
+//!
+//! - weak fairness (also `obe`, and `hsa` for the threads it treats fairly):
+//!   `C` holds a fair cycle iff every fairly scheduled thread either is
+//!   disabled in some state of `C` or moves on some edge inside `C` — the
+//!   cycle through everything visits that state or takes that edge. Any
+//!   cycle of a component failing the test keeps the thread enabled and
+//!   still, so no sub-cycle can be fair either.
+//! - strong fairness: a thread that is enabled somewhere in `C` but never
+//!   moves inside `C` forces a fair cycle to avoid every state where it is
+//!   enabled; those states are removed and the rest split into components
+//!   again (Emerson–Lei style pruning) until a component passes or nothing
+//!   is left.
+//!
+//! Within a component the set of finished threads is constant (finishing
+//! is permanent and a cycle returns to its start), so `hsa`'s "lowest
+//! unfinished block" is one block per component.
+
+use super::graph::{Label, LabeledGraph};
+use super::Finding;
+use crate::explore::{BitSet, Exploration, StateId, TransitionSystem};
+use crate::model::{Model, Scheduler, Violation, ViolationKind};
+use petgraph::algo::TarjanScc;
+use petgraph::graph::{EdgeReference, NodeIndex};
+use petgraph::visit::{EdgeFiltered, EdgeRef};
+use std::collections::VecDeque;
+
+/// Which edges a search may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EdgeSet {
+    /// Edges on which nobody passes a progress point (livelock).
+    NoProgress,
+    /// Every edge but the progress edges of this thread (its starvation).
+    AllButProgressOf(u32),
+}
+
+impl EdgeSet {
+    fn allows(self, l: Label) -> bool {
+        match self {
+            EdgeSet::NoProgress => !l.progress,
+            EdgeSet::AllButProgressOf(t) => !(l.progress && l.thread == t),
+        }
+    }
+}
+
+/// The first livelock, else the first starvation, under `scheduler`.
+pub fn find(
+    model: &Model,
+    exploration: &Exploration<u32, Violation>,
+    graph: &LabeledGraph,
+    scheduler: Scheduler,
+) -> Option<Finding> {
+    let search = Search {
+        enabled: EnabledSets::compute(model, exploration),
+        model,
+        exploration,
+        graph,
+        scheduler,
+    };
+    if let Some(comp) = search.fair_component(EdgeSet::NoProgress, None) {
+        return Some(search.report(comp));
+    }
+    (0..model.layout.threads).find_map(|t| {
+        let comp = search.fair_component(EdgeSet::AllButProgressOf(t as u32), Some(t))?;
+        Some(search.report(comp))
+    })
+}
+
+struct Search<'a, 'p> {
+    model: &'a Model<'p>,
+    enabled: EnabledSets,
+    exploration: &'a Exploration<u32, Violation>,
+    graph: &'a LabeledGraph,
+    scheduler: Scheduler,
+}
+
+/// A fair cycle found: its states and the edge filter it lives in.
+struct Component {
+    /// Sorted state ids.
+    states: Vec<StateId>,
+    edges: EdgeSet,
+    starving: Option<usize>,
+}
+
+impl Search<'_, '_> {
+    fn is_enabled(&self, id: StateId, t: usize) -> bool {
+        self.enabled.get(id, t)
+    }
+
+    /// A component with a fair cycle using only `filter` edges; for
+    /// starvation of `starving`, one where it is unfinished and someone else
+    /// progresses.
+    fn fair_component(&self, edges: EdgeSet, starving: Option<usize>) -> Option<Component> {
+        let all: Vec<StateId> = (0..self.exploration.num_states() as StateId).collect();
+        let mut work = vec![all];
+        let mut found: Vec<Vec<StateId>> = Vec::new();
+        while let Some(nodes) = work.pop() {
+            for comp in self.components(&nodes, edges) {
+                match self.judge(&comp, edges, starving) {
+                    Judgement::Fair => found.push(comp),
+                    Judgement::Unfair => {}
+                    Judgement::Prune(rest) => work.push(rest),
+                }
+            }
+        }
+        // Deterministic choice: the component reached first in BFS order.
+        let best = found.into_iter().min_by_key(|c| c[0])?;
+        Some(Component {
+            states: best,
+            edges,
+            starving,
+        })
+    }
+
+    /// Non-trivial strongly connected components of the subgraph induced by
+    /// `nodes` and the allowed edges.
+    fn components(&self, nodes: &[StateId], edges: EdgeSet) -> Vec<Vec<StateId>> {
+        let n = self.exploration.num_states();
+        let everything = nodes.len() == n;
+        let mut inside = BitSet::new(if everything { 0 } else { n });
+        for id in nodes.iter().filter(|_| !everything) {
+            inside.insert(*id);
+        }
+        let member = |id: StateId| everything || inside.get(id);
+        let allowed = |e: EdgeReference<Label>| {
+            edges.allows(*e.weight())
+                && member(e.source().index() as StateId)
+                && member(e.target().index() as StateId)
+        };
+        let sub = EdgeFiltered::from_fn(&self.graph.graph, allowed);
+        let mut found = Vec::new();
+        // The callback form allocates nothing for the (many) trivial components.
+        TarjanScc::new().run(&sub, |c: &[NodeIndex]| {
+            let nontrivial = c.len() > 1
+                || self
+                    .graph
+                    .graph
+                    .edges_connecting(c[0], c[0])
+                    .any(|e| edges.allows(*e.weight()) && member(c[0].index() as StateId));
+            if nontrivial && c.iter().all(|n| member(n.index() as StateId)) {
+                let mut ids: Vec<StateId> = c.iter().map(|n| n.index() as StateId).collect();
+                ids.sort_unstable();
+                found.push(ids);
+            }
+        });
+        found
+    }
+
+    fn judge(&self, comp: &[StateId], edges: EdgeSet, starving: Option<usize>) -> Judgement {
+        let first = self.exploration.state(comp[0]);
+        if let Some(t) = starving {
+            if self.model.is_finished(first, t) {
+                return Judgement::Unfair; // a finished thread does not starve
+            }
+        }
+        let member = |id: StateId| comp.binary_search(&id).is_ok();
+        let threads = self.model.layout.threads;
+        let mut moves = vec![false; threads];
+        let mut disabled_somewhere = vec![false; threads];
+        let mut enabled_somewhere = vec![false; threads];
+        let mut others_progress = false;
+        for id in comp {
+            for t in 0..threads {
+                if self.is_enabled(*id, t) {
+                    enabled_somewhere[t] = true;
+                } else {
+                    disabled_somewhere[t] = true;
+                }
+            }
+            for e in self.graph.graph.edges(NodeIndex::new(*id as usize)) {
+                let l = *e.weight();
+                if edges.allows(l) && member(e.target().index() as StateId) {
+                    moves[l.thread as usize] = true;
+                    others_progress |= l.progress;
+                }
+            }
+        }
+        if starving.is_some() && !others_progress {
+            return Judgement::Unfair; // no one progresses: a livelock, found before
+        }
+        let fair_threads = self.model.fairly_scheduled(first, self.scheduler);
+        for t in fair_threads {
+            let ok = match self.scheduler {
+                Scheduler::Unfair => true,
+                Scheduler::Strong => moves[t] || !enabled_somewhere[t],
+                Scheduler::Weak | Scheduler::Obe | Scheduler::Hsa => {
+                    moves[t] || disabled_somewhere[t]
+                }
+            };
+            if ok {
+                continue;
+            }
+            if self.scheduler != Scheduler::Strong {
+                return Judgement::Unfair;
+            }
+            // Strong fairness: a fair cycle must avoid every state where `t`
+            // is enabled; what remains may still hold one.
+            let rest: Vec<StateId> = comp
+                .iter()
+                .copied()
+                .filter(|id| !self.is_enabled(*id, t))
+                .collect();
+            return if rest.is_empty() {
+                Judgement::Unfair
+            } else {
+                Judgement::Prune(rest)
+            };
+        }
+        Judgement::Fair
+    }
+
+    /// The lasso: a shortest path to the component, then a cycle inside it
+    /// that satisfies the fairness conditions (it takes a witness edge or
+    /// visits a witness state for every fairly scheduled thread).
+    fn lasso(&self, comp: &Component) -> (Vec<u32>, Vec<u32>) {
+        let entry = comp.states[0];
+        let stem: Vec<u32> = self
+            .exploration
+            .path_to(entry)
+            .into_iter()
+            .map(|(_, a)| a)
+            .collect();
+        let n = self.exploration.num_states();
+        let mut member = BitSet::new(n);
+        for id in &comp.states {
+            member.insert(*id);
+        }
+        let edge_ok = |l: Label, to: StateId| comp.edges.allows(l) && member.get(to);
+        // Witnesses in a fixed order: threads by index.
+        let mut targets: Vec<Witness> = Vec::new();
+        let first = self.exploration.state(entry);
+        for t in self.model.fairly_scheduled(first, self.scheduler) {
+            let edge = comp.states.iter().find_map(|id| {
+                self.graph
+                    .graph
+                    .edges(NodeIndex::new(*id as usize))
+                    .filter(|e| {
+                        e.weight().thread == t as u32
+                            && edge_ok(*e.weight(), e.target().index() as StateId)
+                    })
+                    .map(|e| (*id, e.target().index() as StateId, t as u32))
+                    .min()
+            });
+            match edge {
+                Some((from, to, a)) => targets.push(Witness::Edge(from, to, a)),
+                None => {
+                    if let Some(id) = comp.states.iter().find(|id| !self.is_enabled(**id, t)) {
+                        targets.push(Witness::State(*id));
+                    }
+                }
+            }
+        }
+        if comp.starving.is_some() {
+            // Show the others progressing at least once per round.
+            let progress = comp.states.iter().find_map(|id| {
+                self.graph
+                    .graph
+                    .edges(NodeIndex::new(*id as usize))
+                    .filter(|e| {
+                        e.weight().progress && edge_ok(*e.weight(), e.target().index() as StateId)
+                    })
+                    .map(|e| (*id, e.target().index() as StateId, e.weight().thread))
+                    .min()
+            });
+            if let Some((from, to, a)) = progress {
+                targets.push(Witness::Edge(from, to, a));
+            }
+        }
+        let mut cycle = Vec::new();
+        let mut at = entry;
+        for w in targets {
+            match w {
+                Witness::State(s) => {
+                    cycle.extend(self.path_within(at, s, &edge_ok));
+                    at = s;
+                }
+                Witness::Edge(from, to, a) => {
+                    cycle.extend(self.path_within(at, from, &edge_ok));
+                    cycle.push(a);
+                    at = to;
+                }
+            }
+        }
+        cycle.extend(self.path_within(at, entry, &edge_ok));
+        if cycle.is_empty() {
+            // Every witness was the entry state itself: take any edge round.
+            if let Some(e) = self
+                .graph
+                .graph
+                .edges(NodeIndex::new(entry as usize))
+                .find(|e| edge_ok(*e.weight(), e.target().index() as StateId))
+            {
+                cycle.push(e.weight().thread);
+                cycle.extend(self.path_within(e.target().index() as StateId, entry, &edge_ok));
+            }
+        }
+        (stem, cycle)
+    }
+
+    /// Shortest path of actions from `from` to `to` over allowed edges.
+    fn path_within(
+        &self,
+        from: StateId,
+        to: StateId,
+        edge_ok: &dyn Fn(Label, StateId) -> bool,
+    ) -> Vec<u32> {
+        if from == to {
+            return Vec::new();
+        }
+        let n = self.exploration.num_states();
+        let mut parent: Vec<Option<(StateId, u32)>> = vec![None; n];
+        let mut seen = BitSet::new(n);
+        seen.insert(from);
+        let mut queue = VecDeque::from([from]);
+        while let Some(id) = queue.pop_front() {
+            let mut edges: Vec<(u32, StateId)> = self
+                .graph
+                .graph
+                .edges(NodeIndex::new(id as usize))
+                .filter(|e| edge_ok(*e.weight(), e.target().index() as StateId))
+                .map(|e| (e.weight().thread, e.target().index() as StateId))
+                .collect();
+            edges.sort_unstable();
+            for (a, next) in edges {
+                if seen.insert(next) {
+                    parent[next as usize] = Some((id, a));
+                    if next == to {
+                        let mut path = Vec::new();
+                        let mut at = to;
+                        while let Some((p, a)) = parent[at as usize] {
+                            path.push(a);
+                            if p == from {
+                                break;
+                            }
+                            at = p;
+                        }
+                        path.reverse();
+                        return path;
+                    }
+                    queue.push_back(next);
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// Who keeps winning and who keeps losing: per thread, its steps and
+    /// progress points in one round of the cycle, and where it is at its start.
+    /// Returns the lines and the progress count of each thread.
+    fn round_summary(&self, entry: StateId, cycle: &[u32]) -> (Vec<String>, Vec<usize>) {
+        let model = self.model;
+        let threads = model.layout.threads;
+        let mut steps = vec![0usize; threads];
+        let mut progress = vec![0usize; threads];
+        let mut state = self.exploration.state(entry).to_vec();
+        let mut next = state.clone();
+        for &t in cycle {
+            let (_, progressed) = model.step_progress(&state, t, &mut next);
+            steps[t as usize] += 1;
+            progress[t as usize] += progressed as usize;
+            std::mem::swap(&mut state, &mut next);
+        }
+        let start = self.exploration.state(entry);
+        let mut lines = Vec::new();
+        for (t, what) in super::thread_positions(model, start) {
+            let verdict = match (steps[t], progress[t]) {
+                (0, _) => "never moves".to_string(),
+                (n, 0) => format!("moves {n} time{} per round and never progresses", plural(n)),
+                (n, p) => format!(
+                    "moves {n} time{} per round and progresses {p} time{}",
+                    plural(n),
+                    plural(p)
+                ),
+            };
+            lines.push(format!(
+                "{} {verdict} (at the start of the round it {what})",
+                model.thread_name(t)
+            ));
+        }
+        (lines, progress)
+    }
+
+    fn report(&self, comp: Component) -> Finding {
+        let (schedule, cycle) = self.lasso(&comp);
+        let model = self.model;
+        let fairness = match self.scheduler {
+            Scheduler::Hsa => {
+                "under the HSA scheduler (only the lowest unfinished block is scheduled fairly)"
+                    .to_string()
+            }
+            s => format!("under {s} fairness"),
+        };
+        let (waiting, progress) = self.round_summary(comp.states[0], &cycle);
+        match comp.starving {
+            None => Finding {
+                kind: ViolationKind::Livelock,
+                property: "livelock",
+                message: format!(
+                    "{fairness}, the threads can run forever without anyone passing a progress point (entering a critical section, passing a barrier, `progress;` or finishing)"
+                ),
+                waiting,
+                schedule,
+                cycle,
+            },
+            Some(t) => {
+                let mut winners: Vec<String> = (0..model.layout.threads)
+                    .filter(|u| progress.get(*u).is_some_and(|p| *p > 0))
+                    .map(|u| model.thread_name(u))
+                    .collect();
+                winners.sort();
+                Finding {
+                    kind: ViolationKind::Starvation,
+                    property: "starvation",
+                    message: format!(
+                        "{fairness}, {} never progresses while {} keep{} progressing",
+                        model.thread_name(t),
+                        winners.join(", "),
+                        if winners.len() == 1 { "s" } else { "" }
+                    ),
+                    waiting,
+                    schedule,
+                    cycle,
+                }
+            }
+        }
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// Which threads are enabled in each state, computed once: the fairness
+/// test asks for every state of every component.
+struct EnabledSets {
+    words: usize,
+    bits: Vec<u64>,
+}
+
+impl EnabledSets {
+    fn compute(model: &Model, exploration: &Exploration<u32, Violation>) -> EnabledSets {
+        let words = model.layout.threads.div_ceil(64);
+        let n = exploration.num_states();
+        let mut bits = vec![0u64; n * words];
+        let mut actions = Vec::new();
+        for id in 0..n {
+            actions.clear();
+            model.actions(exploration.state(id as StateId), &mut actions);
+            for &t in &actions {
+                bits[id * words + t as usize / 64] |= 1 << (t % 64);
+            }
+        }
+        EnabledSets { words, bits }
+    }
+
+    fn get(&self, id: StateId, t: usize) -> bool {
+        self.bits[id as usize * self.words + t / 64] >> (t % 64) & 1 == 1
+    }
+}
+
+enum Judgement {
+    Fair,
+    Unfair,
+    /// Strong fairness: look again among these states.
+    Prune(Vec<StateId>),
+}
+
+enum Witness {
+    State(StateId),
+    Edge(StateId, StateId, u32),
+}

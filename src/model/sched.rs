@@ -1,0 +1,119 @@
+//! Launch occupancy and the scheduler (fairness) models.
+//!
+//! **Occupancy.** A GPU runs only as many blocks at once as its SMs have
+//! slots for (`--resident R`, or `--sms S --blocks-per-sm B`). The other
+//! blocks start in block order as resident blocks finish. Which blocks have
+//! started is derived from the state (the first `R + finished` blocks), so
+//! occupancy costs no state words. A block that waits for a block that can
+//! never start is in an *occupancy deadlock*: the global barrier needs every
+//! block resident (seeds 002 and 003).
+//!
+//! **Fairness.** Which infinite executions count when deciding liveness:
+//!
+//! - `unfair`: none is excluded; only deadlocks are reported.
+//! - `weak`: weak fairness (justice) per thread: a thread that is enabled
+//!   continuously from some point on eventually steps. The usual assumption
+//!   for GPU threads of resident blocks (Sorensen et al., "GPU schedulers:
+//!   how fair is fair enough?", CONCUR 2018).
+//! - `strong`: strong fairness (compassion) per thread: a thread enabled
+//!   infinitely often steps infinitely often.
+//! - `obe`: occupancy-bound execution (CONCUR 2018): weak fairness among the
+//!   resident blocks only. In this model a block that has not started has no
+//!   enabled step, so `obe` coincides with `weak` under `--resident`; it is
+//!   kept as its own name so reports say which assumption was made.
+//! - `hsa`: the HSA progress model (CONCUR 2018; Sorensen, Evrard,
+//!   Donaldson, OOPSLA 2021 progress models): only the threads of the
+//!   lowest-numbered unfinished block are guaranteed to be scheduled
+//!   fairly (weakly); the others may starve.
+//!
+//! How a cycle of the state graph is judged fair is in `check::liveness`.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scheduler {
+    #[default]
+    Unfair,
+    Weak,
+    Strong,
+    Obe,
+    Hsa,
+}
+
+impl Scheduler {
+    pub const ALL: [Scheduler; 5] = [
+        Scheduler::Unfair,
+        Scheduler::Weak,
+        Scheduler::Strong,
+        Scheduler::Obe,
+        Scheduler::Hsa,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheduler::Unfair => "unfair",
+            Scheduler::Weak => "weak",
+            Scheduler::Strong => "strong",
+            Scheduler::Obe => "obe",
+            Scheduler::Hsa => "hsa",
+        }
+    }
+}
+
+impl fmt::Display for Scheduler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Scheduler {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Scheduler, String> {
+        Scheduler::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| {
+                format!("unknown scheduler `{s}` (known: unfair, weak, strong, obe, hsa)")
+            })
+    }
+}
+
+impl super::Model<'_> {
+    /// How many blocks (a prefix in block order) have started: all of them,
+    /// or with `resident` slots, one more for every block that finished.
+    pub fn started_blocks(&self, s: &[u32]) -> usize {
+        let tpb = self.layout.threads_per_block;
+        let blocks = self.layout.threads / tpb;
+        let Some(resident) = self.options.resident else {
+            return blocks;
+        };
+        let finished = (0..blocks)
+            .filter(|b| (b * tpb..(b + 1) * tpb).all(|t| self.is_finished(s, t)))
+            .count();
+        (resident as usize + finished).min(blocks)
+    }
+
+    /// Whether thread `t`'s block has become resident.
+    pub fn has_started(&self, s: &[u32], t: usize) -> bool {
+        self.layout.block_of(t) < self.started_blocks(s)
+    }
+
+    /// The threads a scheduler treats fairly in state `s`: every thread, or
+    /// under `hsa` those of the lowest-numbered unfinished block.
+    pub fn fairly_scheduled(&self, s: &[u32], scheduler: Scheduler) -> std::ops::Range<usize> {
+        match scheduler {
+            Scheduler::Hsa => {
+                let lowest = (0..self.layout.threads).find(|t| !self.is_finished(s, *t));
+                match lowest {
+                    Some(t) => self.layout.block_threads(t),
+                    None => 0..0,
+                }
+            }
+            _ => 0..self.layout.threads,
+        }
+    }
+}
