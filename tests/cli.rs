@@ -361,6 +361,11 @@ fn too_few_resident_blocks_is_an_occupancy_deadlock_for_every_global_barrier() {
         if spec == "sense_reversing_barrier" {
             continue;
         }
+        // Two kernel launches are the safe alternative: no in-kernel barrier.
+        if spec == "two_kernel_barrier" {
+            assert_eq!(verdict, "verified");
+            continue;
+        }
         assert_eq!(
             (verdict.as_str(), kind.as_str()),
             ("violated", "occupancy_deadlock"),

@@ -173,16 +173,24 @@ pub fn thread_positions(model: &Model, state: &[u32]) -> Vec<(usize, String)> {
         let what = if !model.has_started(state, t) {
             "has not started: no block slot is free".to_string()
         } else if model.is_waiting_at_barrier(state, t) {
-            let missing: Vec<String> = model
-                .layout
-                .block_threads(t)
+            let group = if matches!(instr.op, Op::KernelBoundary) {
+                0..model.layout.threads
+            } else {
+                model.layout.block_threads(t)
+            };
+            let missing: Vec<String> = group
                 .filter(|u| {
                     !model.is_finished(state, *u) && !model.is_waiting_at_barrier(state, *u)
                 })
                 .map(|u| model.thread_name(u))
                 .collect();
+            let barrier = if matches!(instr.op, Op::KernelBoundary) {
+                "the kernel boundary"
+            } else {
+                "`__syncthreads()`"
+            };
             format!(
-                "waits at `__syncthreads()` (line {line}) for {}",
+                "waits at {barrier} (line {line}) for {}",
                 if missing.is_empty() {
                     "the rest of its block".to_string()
                 } else {

@@ -190,6 +190,7 @@ fn op_reads_writes(op: &Op, used: &mut Vec<LocalId>) -> Option<LocalId> {
         }
         Op::Fence { .. }
         | Op::SyncThreads
+        | Op::KernelBoundary
         | Op::Backoff
         | Op::CriticalExit
         | Op::PhaseEnter

@@ -1059,6 +1059,10 @@ impl<'a> Lowerer<'a> {
                 self.emit(Op::SyncThreads, span);
                 None
             }
+            CallKind::KernelBoundary => {
+                self.emit(Op::KernelBoundary, span);
+                None
+            }
             CallKind::SyncWarp => {
                 let mask = match args.first() {
                     Some(m) => self.expr(m)?,

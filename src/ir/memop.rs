@@ -26,6 +26,7 @@ pub enum CallKind {
         scope: Scope,
     },
     SyncThreads,
+    KernelBoundary,
     SyncWarp,
     Vote(VoteKind),
     ActiveMask,
@@ -44,6 +45,7 @@ impl CallKind {
             CallKind::SyncWarp => 1,
             CallKind::Fence { .. }
             | CallKind::SyncThreads
+            | CallKind::KernelBoundary
             | CallKind::ActiveMask
             | CallKind::Backoff => 0,
         }
@@ -60,6 +62,7 @@ impl CallKind {
             CallKind::Store { .. } => "usage: store(location, value)",
             CallKind::Fence { .. } => "usage: __threadfence()",
             CallKind::SyncThreads => "usage: __syncthreads()",
+            CallKind::KernelBoundary => "usage: __kernel_boundary()",
             CallKind::SyncWarp => "usage: __syncwarp(mask)",
             CallKind::Vote(_) => "usage: __any_sync(mask, predicate)",
             CallKind::ActiveMask => "usage: __activemask()",
@@ -151,6 +154,7 @@ pub fn classify_call(name: &Ident, qualifiers: &[Ident]) -> SpecResult<CallKind>
             scope: Scope::Sys,
         }),
         "__syncthreads" => plain(CallKind::SyncThreads),
+        "__kernel_boundary" => plain(CallKind::KernelBoundary),
         "__syncwarp" => plain(CallKind::SyncWarp),
         "__any_sync" => plain(CallKind::Vote(VoteKind::Any)),
         "__all_sync" => plain(CallKind::Vote(VoteKind::All)),
@@ -174,6 +178,7 @@ fn unknown(name: &Ident) -> Diagnostic {
             "__threadfence",
             "__threadfence_block",
             "__syncthreads",
+            "__kernel_boundary",
             "__syncwarp",
             "__any_sync",
             "__all_sync",

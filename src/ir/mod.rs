@@ -219,6 +219,9 @@ pub enum Op {
         scope: Scope,
     },
     SyncThreads,
+    /// `__kernel_boundary()`: the end of one kernel and the start of the
+    /// next, a grid-wide barrier whose waiting blocks give up their slots.
+    KernelBoundary,
     SyncWarp {
         mask: Expr,
     },

@@ -147,10 +147,10 @@ impl Model<'_> {
             }
             Op::Fence { .. } | Op::Backoff => {}
             Op::Progress => ctx.progressed = true,
-            Op::SyncThreads => {
+            Op::SyncThreads | Op::KernelBoundary => {
                 s[self.layout.thread(t, FLAGS)] |= WAITING_BARRIER;
-                // The thread stays at the barrier until the block is released.
-                if let Some(released) = self.release_barrier(s, t) {
+                // The thread stays at the barrier until its group is released.
+                if let Some(released) = self.release_barriers(s, t) {
                     if let Some(e) = &mut event {
                         e.note = released;
                     }
@@ -209,7 +209,7 @@ impl Model<'_> {
                 ctx.progressed = true;
                 next = FINISHED;
                 self.set_pc(s, t, FINISHED);
-                if let Some(released) = self.release_barrier(s, t) {
+                if let Some(released) = self.release_barriers(s, t) {
                     if let Some(e) = &mut event {
                         e.note = released;
                     }
@@ -230,17 +230,43 @@ impl Model<'_> {
         Ok(())
     }
 
-    /// If every unfinished thread of `t`'s block waits at `__syncthreads()`,
-    /// releases them all. Returns `Some` when it did, with a note for the
-    /// trace when more than one thread was waiting.
-    fn release_barrier(&self, s: &mut [u32], t: usize) -> Option<Option<String>> {
+    /// Releases the barriers that `t`'s arrival (or exit) completes: its
+    /// block's `__syncthreads()` when every unfinished thread of the block
+    /// waits there, the kernel boundary when every unfinished thread of the
+    /// grid waits at one. Returns `Some` when it released anyone, with a
+    /// note for the trace when more than one thread was waiting.
+    fn release_barriers(&self, s: &mut [u32], t: usize) -> Option<Option<String>> {
         let block = self.layout.block_threads(t);
+        if let Some(n) = self.release_group(s, block, |op| matches!(op, Op::SyncThreads)) {
+            return Some((n > 1).then(|| {
+                format!(
+                    "the {n} live threads of block {} pass __syncthreads() together",
+                    self.layout.block_of(t)
+                )
+            }));
+        }
+        let grid = 0..self.layout.threads;
+        let n = self.release_group(s, grid, |op| matches!(op, Op::KernelBoundary))?;
+        Some(
+            (n > 1).then(|| format!("the kernel ends: all {n} live threads start the next kernel")),
+        )
+    }
+
+    /// If every unfinished thread of `group` waits at an instruction that
+    /// `is_barrier` accepts, moves them all past it; returns how many.
+    fn release_group(
+        &self,
+        s: &mut [u32],
+        group: std::ops::Range<usize>,
+        is_barrier: impl Fn(&Op) -> bool,
+    ) -> Option<usize> {
         let mut waiting = 0;
-        for u in block.clone() {
+        for u in group.clone() {
             if self.is_finished(s, u) {
                 continue;
             }
-            if !self.is_waiting_at_barrier(s, u) {
+            let at = &self.prog.code[self.pc(s, u) as usize].op;
+            if !self.is_waiting_at_barrier(s, u) || !is_barrier(at) {
                 return None;
             }
             waiting += 1;
@@ -248,20 +274,14 @@ impl Model<'_> {
         if waiting == 0 {
             return None;
         }
-        for u in block {
+        for u in group {
             if !self.is_finished(s, u) {
                 s[self.layout.thread(u, FLAGS)] &= !WAITING_BARRIER;
                 let pc = self.pc(s, u);
                 self.set_pc(s, u, pc + 1);
             }
         }
-        // A lone live thread passes without waiting: nothing worth a note.
-        Some((waiting > 1).then(|| {
-            format!(
-                "the {waiting} live threads of block {} pass __syncthreads() together",
-                self.layout.block_of(t)
-            )
-        }))
+        Some(waiting)
     }
 
     fn enter_critical(

@@ -6,7 +6,9 @@
 //! started is derived from the state (the first `R + finished` blocks), so
 //! occupancy costs no state words. A block that waits for a block that can
 //! never start is in an *occupancy deadlock*: the global barrier needs every
-//! block resident (seeds 002 and 003).
+//! block resident (seeds 002 and 003). A block waiting at
+//! `__kernel_boundary()` has ended its kernel and frees its slot, so a
+//! kernel boundary, unlike a software grid barrier, works at any occupancy.
 //!
 //! **Fairness.** Which infinite executions count when deciding liveness:
 //!
@@ -91,8 +93,18 @@ impl super::Model<'_> {
         let Some(resident) = self.options.resident else {
             return blocks;
         };
+        // A block waiting at the kernel boundary has ended its kernel and
+        // given up its slot, like a finished one.
+        let done = |t: usize| {
+            self.is_finished(s, t)
+                || (self.is_waiting_at_barrier(s, t)
+                    && matches!(
+                        self.prog.code[self.pc(s, t) as usize].op,
+                        crate::ir::Op::KernelBoundary
+                    ))
+        };
         let finished = (0..blocks)
-            .filter(|b| (b * tpb..(b + 1) * tpb).all(|t| self.is_finished(s, t)))
+            .filter(|b| (b * tpb..(b + 1) * tpb).all(done))
             .count();
         (resident as usize + finished).min(blocks)
     }
