@@ -306,15 +306,18 @@ fn family_verdicts(args: &[&str]) -> Vec<(String, String, String)> {
 
 #[test]
 fn liveness_family_tables_under_weak_fairness() {
-    let mutex = family_verdicts(&[
-        "mutex",
-        "--blocks",
-        "4",
-        "--scheduler",
-        "weak",
-        "--format",
-        "json",
-    ]);
+    let weak = |family: &str| {
+        family_verdicts(&[
+            family,
+            "--blocks",
+            "4",
+            "--scheduler",
+            "weak",
+            "--format",
+            "json",
+        ])
+    };
+    let mutex = weak("mutex");
     let kind = |rows: &[(String, String, String)], name: &str| {
         rows.iter()
             .find(|r| r.0 == name)
@@ -326,15 +329,7 @@ fn liveness_family_tables_under_weak_fairness() {
         ("violated".into(), "starvation".into())
     );
     assert_eq!(kind(&mutex, "ticket_mutex"), ("verified".into(), "".into()));
-    let sem = family_verdicts(&[
-        "semaphore",
-        "--blocks",
-        "4",
-        "--scheduler",
-        "weak",
-        "--format",
-        "json",
-    ]);
+    let sem = weak("semaphore");
     assert_eq!(
         kind(&sem, "heterosync_semaphore"),
         ("violated".into(), "livelock".into())
