@@ -6,6 +6,14 @@ mod cli;
 use clap::Parser;
 
 fn main() {
+    // Rust ignores SIGPIPE, so printing into a closed pipe (`| head`) would
+    // be an error on every print; a command-line tool should just stop.
+    #[cfg(unix)]
+    // SAFETY: setting a signal disposition to its default before any
+    // thread is started has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let args = cli::args::Cli::parse();
     std::process::exit(cli::main_with(args));
 }

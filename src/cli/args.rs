@@ -59,6 +59,17 @@ pub enum Command {
     },
     /// List the built-in specs with their source and description.
     List,
+    /// Check every spec under the paths against the `//! expect` lines of its header (for CI).
+    #[command(
+        after_help = "Exit codes: 0 every expectation met, 1 some not met, 2 a spec or option error.\n\nExamples:\n  gsync-check verify specs/\n  gsync-check verify specs/ --format sarif > gsync.sarif\n  gsync-check verify specs/ --format junit > gsync-junit.xml"
+    )]
+    Verify {
+        /// Spec files or directories (searched recursively for .gsync files).
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
     /// Re-execute a saved counterexample (JSON from --out) against its spec.
     #[command(
         after_help = "Exit codes: 1 the violation is reproduced, 2 the run diverges from the recording.\n\nExample:\n  gsync-check replay counterexamples/sense_barrier_no_flip.json"
@@ -162,6 +173,10 @@ pub enum Format {
     #[default]
     Text,
     Json,
+    /// SARIF 2.1.0, for code-scanning annotations
+    Sarif,
+    /// JUnit XML (with `verify`)
+    Junit,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -170,6 +185,19 @@ pub enum ColorChoice {
     Auto,
     Always,
     Never,
+}
+
+impl Cli {
+    /// Parses options given as words (an `expect` line), returning the
+    /// subcommand, or clap's message on error.
+    pub fn try_parse_from_args(
+        argv: impl Iterator<Item = String>,
+    ) -> Result<Option<Command>, String> {
+        use clap::Parser;
+        Cli::try_parse_from(argv)
+            .map(|cli| cli.command)
+            .map_err(|e| e.to_string().lines().next().unwrap_or("").to_string())
+    }
 }
 
 fn parse_param(s: &str) -> Result<(String, i64), String> {

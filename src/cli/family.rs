@@ -61,6 +61,9 @@ fn declared_params(file: &SpecFile) -> Vec<String> {
 }
 
 pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Result<i32, Error> {
+    if output.format == Format::Junit {
+        return Err(super::junit_needs_verify());
+    }
     let members: Vec<(SpecSource, SpecFile)> = builtin_headers()?
         .into_iter()
         .filter(|(_, f)| f.header.family.as_deref() == Some(family))
@@ -91,7 +94,7 @@ pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Resul
         if output.format == Format::Text {
             print_row(&report, reports.is_empty(), family, &config.launch);
         }
-        if !output.stats && output.format == Format::Json {
+        if !output.stats && output.format != Format::Text {
             strip_timings(&mut report);
         }
         reports.push(report);
@@ -101,6 +104,11 @@ pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Resul
         .fold(Verdict::Verified, |w, r| w.worst(r.verdict));
     match output.format {
         Format::Json => println!("{}", to_json(&reports)),
+        Format::Sarif => println!(
+            "{}",
+            to_json(&gsync_check::trace::sarif::from_reports(&reports))
+        ),
+        Format::Junit => unreachable!("refused above"),
         Format::Text => {
             let skipped: Vec<String> = requested
                 .iter()

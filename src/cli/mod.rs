@@ -3,13 +3,14 @@
 
 pub mod args;
 mod family;
+mod verify;
 
 use args::{CheckArgs, Cli, ColorChoice, Command, Format, OutputArgs};
 use gsync_check::api::{self, CheckConfig, Error, SpecSource};
 use gsync_check::ir::Launch;
 use gsync_check::trace::render::render_report;
 use gsync_check::trace::replay::{replay, ReplayOutcome, SavedCounterexample};
-use gsync_check::trace::Report;
+use gsync_check::trace::{sarif, Report};
 use std::io::IsTerminal;
 use std::path::Path;
 
@@ -26,6 +27,10 @@ pub fn main_with(cli: Cli) -> i32 {
         }) => {
             set_color(output.color);
             SpecSource::from_file(&file).and_then(|spec| check_one(&spec, &check, &output))
+        }
+        Some(Command::Verify { paths, output }) => {
+            set_color(output.color);
+            verify::verify(&paths, &output)
         }
         Some(Command::List) => {
             set_color(ColorChoice::Auto);
@@ -132,6 +137,9 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
 }
 
 fn check_one(spec: &SpecSource, check: &CheckArgs, output: &OutputArgs) -> Result<i32, Error> {
+    if output.format == Format::Junit {
+        return Err(junit_needs_verify());
+    }
     let config = config_from(check, None);
     let mut report = api::check_spec(spec, &config)?;
     write_counterexamples(&report, output)?;
@@ -141,8 +149,21 @@ fn check_one(spec: &SpecSource, check: &CheckArgs, output: &OutputArgs) -> Resul
     match output.format {
         Format::Json => println!("{}", to_json(&report)),
         Format::Text => print!("{}", render_report(&report, output.stats)),
+        Format::Sarif => println!(
+            "{}",
+            to_json(&sarif::from_reports(std::slice::from_ref(&report)))
+        ),
+        Format::Junit => unreachable!("refused above"),
     }
     Ok(report.verdict.exit_code())
+}
+
+/// JUnit reports test cases, which only `verify` has (expectations).
+pub fn junit_needs_verify() -> Error {
+    Error::Usage(
+        "--format junit reports expectations as test cases: use it with `gsync-check verify PATH`"
+            .into(),
+    )
 }
 
 /// Timings differ from run to run; JSON leaves them out unless `--stats`.
@@ -185,6 +206,11 @@ pub fn write_counterexamples(report: &Report, output: &OutputArgs) -> Result<(),
 }
 
 fn replay_file(path: &Path, output: &OutputArgs) -> Result<i32, Error> {
+    if matches!(output.format, Format::Sarif | Format::Junit) {
+        return Err(Error::Usage(
+            "replay prints text or JSON (--format text|json)".into(),
+        ));
+    }
     let text = std::fs::read_to_string(path)
         .map_err(|e| Error::Usage(format!("cannot read {}: {e}", path.display())))?;
     let saved: SavedCounterexample = serde_json::from_str(&text).map_err(|e| {

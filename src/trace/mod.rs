@@ -3,9 +3,12 @@
 //! replay of a saved counterexample.
 
 pub mod counterexample;
+pub mod junit;
 pub mod render;
 pub mod replay;
 pub mod report;
+pub mod sarif;
+pub mod verify;
 
 pub use counterexample::{build_trace, Step, Trace};
 pub use report::{Report, RunConfig, Stats, Verdict, ViolationReport};

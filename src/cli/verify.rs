@@ -1,0 +1,136 @@
+//! `gsync-check verify PATH...`: check every spec's `//! expect` lines, for
+//! CI before merge.
+
+use super::args::{Cli, Command, Format, OutputArgs};
+use super::{config_from, to_json};
+use colored::Colorize;
+use gsync_check::api::{self, Error, SpecSource};
+use gsync_check::spec::ast::Expectation;
+use gsync_check::trace::verify::CaseResult;
+use gsync_check::trace::{junit, sarif};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Every `.gsync` file under `paths`, sorted; a missing path is an error.
+fn spec_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_file() {
+            files.push(p.clone());
+        } else if p.is_dir() {
+            collect(p, &mut files)?;
+        } else {
+            return Err(Error::Usage(format!(
+                "{}: no such file or directory",
+                p.display()
+            )));
+        }
+    }
+    files.sort();
+    files.dedup();
+    if files.is_empty() {
+        let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        return Err(Error::Usage(format!(
+            "no .gsync files under {}",
+            shown.join(", ")
+        )));
+    }
+    Ok(files)
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Error> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| Error::Usage(format!("{}: {e}", dir.display())))?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "gsync") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Runs one expectation of a spec.
+fn run_case(spec: &SpecSource, e: &Expectation) -> CaseResult {
+    let started = Instant::now();
+    let mut case = CaseResult {
+        spec: spec.name.clone(),
+        source: spec.origin.clone(),
+        line: e.line,
+        args: e.args.clone(),
+        expected_verdict: e.verdict.clone(),
+        expected_kind: e.kind.clone(),
+        passed: false,
+        report: None,
+        error: None,
+        seconds: 0.0,
+    };
+    // The options are parsed exactly as the command line would parse them.
+    let argv = ["gsync-check", "check", spec.origin.as_str()]
+        .into_iter()
+        .map(String::from)
+        .chain(e.args.iter().cloned());
+    let check = match Cli::try_parse_from_args(argv) {
+        Ok(Some(Command::Check { check, .. })) => check,
+        Ok(_) => unreachable!("parsed as `check`"),
+        Err(message) => {
+            case.error = Some(format!("line {}: bad options: {message}", e.line));
+            return case;
+        }
+    };
+    let config = config_from(&check, None);
+    match api::check_spec(spec, &config) {
+        Ok(report) => {
+            let kind = report.violations.first().map(|v| v.kind.as_str());
+            case.passed = report.verdict.name() == e.verdict
+                && (e.kind.is_none() || e.kind.as_deref() == kind);
+            case.report = Some(report);
+        }
+        Err(err) => case.error = Some(err.render(false).trim_end().to_string()),
+    }
+    case.seconds = started.elapsed().as_secs_f64();
+    case
+}
+
+pub fn verify(paths: &[PathBuf], output: &OutputArgs) -> Result<i32, Error> {
+    let mut cases = Vec::new();
+    for path in spec_files(paths)? {
+        let spec = SpecSource::from_file(&path)?;
+        let file = api::parse(&spec)?;
+        if file.header.expects.is_empty() {
+            return Err(Error::Usage(format!(
+                "{}: the header states no expectation; add `//! expect: verified` (or the verdict you expect)",
+                path.display()
+            )));
+        }
+        for e in &file.header.expects {
+            let case = run_case(&spec, e);
+            if output.format == Format::Text {
+                let mark = if case.passed {
+                    "PASS".green().bold()
+                } else {
+                    "FAIL".red().bold()
+                };
+                println!("{mark} {}", case.summary());
+            }
+            cases.push(case);
+        }
+    }
+    let failed = cases.iter().filter(|c| !c.passed).count();
+    let errors = cases.iter().filter(|c| c.error.is_some()).count();
+    match output.format {
+        Format::Text => println!("verify: {} passed, {} failed", cases.len() - failed, failed),
+        Format::Json => println!("{}", to_json(&cases)),
+        Format::Sarif => println!("{}", to_json(&sarif::from_cases(&cases))),
+        Format::Junit => print!("{}", junit::render(&cases)),
+    }
+    Ok(if errors > 0 {
+        super::EXIT_USAGE
+    } else if failed > 0 {
+        1
+    } else {
+        0
+    })
+}

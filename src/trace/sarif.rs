@@ -1,0 +1,128 @@
+//! SARIF 2.1.0 output, so code-scanning tools annotate the spec line of
+//! the violating step in a pull request.
+
+use super::verify::CaseResult;
+use super::Report;
+use serde_json::{json, Value};
+
+const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+/// The repository path of a spec (`builtin:NAME` is `specs/NAME.gsync`).
+fn artifact_uri(source: &str) -> String {
+    match source.strip_prefix("builtin:") {
+        Some(name) => format!("specs/{name}.gsync"),
+        None => source.trim_start_matches("./").to_string(),
+    }
+}
+
+/// `2 blocks × 1 thread`.
+pub fn launch_text(l: &crate::ir::Launch) -> String {
+    let s = |n: u32| if n == 1 { "" } else { "s" };
+    format!(
+        "{} block{} × {} thread{}",
+        l.blocks,
+        s(l.blocks),
+        l.threads_per_block,
+        s(l.threads_per_block)
+    )
+}
+
+/// One SARIF result per violation; `level` is `error` unless the violation
+/// was expected (a known-buggy spec), then `note`.
+fn results(report: &Report, expected: bool) -> Vec<Value> {
+    report
+        .violations
+        .iter()
+        .map(|v| {
+            let step = v.trace.steps.last().or(v.trace.cycle.last());
+            let (line, column) = step.map_or((1, 1), |s| (s.span.line.max(1), s.span.column.max(1)));
+            let config: Vec<String> = report.config.params.iter().map(|(k, val)| format!("{k}={val}")).collect();
+            json!({
+                "ruleId": v.kind,
+                "level": if expected { "note" } else { "error" },
+                "message": {
+                    "text": format!(
+                        "{}: {} ({}, {} scheduler; {})",
+                        v.kind,
+                        v.message,
+                        launch_text(&report.config.launch),
+                        report.config.scheduler,
+                        config.join(", ")
+                    )
+                },
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": { "uri": artifact_uri(&report.source) },
+                        "region": { "startLine": line, "startColumn": column }
+                    }
+                }],
+                "properties": { "spec": report.spec, "property": v.property, "steps": v.trace.schedule.len() }
+            })
+        })
+        .collect()
+}
+
+fn log(results: Vec<Value>) -> Value {
+    let kinds = [
+        "deadlock",
+        "simd_deadlock",
+        "alias_deadlock",
+        "occupancy_deadlock",
+        "barrier_divergence",
+        "livelock",
+        "starvation",
+        "heterogeneous_race",
+        "data_race",
+        "assertion",
+        "mutual_exclusion",
+    ];
+    let rules: Vec<Value> = kinds
+        .iter()
+        .map(|k| json!({ "id": k, "shortDescription": { "text": k.replace('_', " ") } }))
+        .collect();
+    json!({
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {
+                "driver": {
+                    "name": "gsync-check",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "rules": rules
+                }
+            },
+            "results": results
+        }]
+    })
+}
+
+/// A SARIF log of check reports (every violation is an error).
+pub fn from_reports(reports: &[Report]) -> Value {
+    log(reports.iter().flat_map(|r| results(r, false)).collect())
+}
+
+/// A SARIF log of a `verify` run: violations a spec expects are notes,
+/// unexpected ones errors; an expectation of a violation that did not
+/// happen is an error at the spec's `expect` line.
+pub fn from_cases(cases: &[CaseResult]) -> Value {
+    let mut all = Vec::new();
+    for case in cases {
+        if let Some(report) = &case.report {
+            all.extend(results(report, case.passed));
+        }
+        if !case.passed && case.report.as_ref().is_none_or(|r| r.violations.is_empty()) {
+            all.push(json!({
+                "ruleId": case.expected_kind.clone().unwrap_or_else(|| "assertion".into()),
+                "level": "error",
+                "message": { "text": format!("expectation not met: {}", case.summary()) },
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": { "uri": artifact_uri(&case.source) },
+                        "region": { "startLine": case.line.max(1) }
+                    }
+                }]
+            }));
+        }
+    }
+    log(all)
+}
