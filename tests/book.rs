@@ -1,0 +1,181 @@
+//! The book cannot drift from the tool: every `console` block in
+//! `book/src` whose lines start with `$ gsync-check` is run, and its output
+//! must be what the book shows (numbers with a decimal point, i.e. timings,
+//! are compared as placeholders; a line `...` in the book skips the rest of
+//! that output). `GSYNC_BLESS=1` rewrites the outputs shown in the book
+//! from the tool, for a deliberate change; review the diff.
+
+mod common;
+
+use common::*;
+
+/// One command and the output the book shows for it.
+struct Example {
+    file: String,
+    /// 1-based line of the `$ gsync-check` line.
+    line: usize,
+    args: Vec<String>,
+    expected: Vec<String>,
+    /// The book shows only the beginning (`...`).
+    prefix_only: bool,
+}
+
+/// The book's chapters and the README.
+fn documents() -> Vec<std::path::PathBuf> {
+    let dir = repo().join("book/src");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.push(repo().join("README.md"));
+    files.sort();
+    files
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect()
+}
+
+fn examples() -> Vec<Example> {
+    let mut out = Vec::new();
+    for path in documents() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut in_console = false;
+        let mut current: Option<Example> = None;
+        for (i, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("```") {
+                if in_console {
+                    out.extend(current.take());
+                }
+                in_console = line.trim() == "```console";
+                continue;
+            }
+            if !in_console {
+                continue;
+            }
+            if let Some(cmd) = line.strip_prefix("$ gsync-check") {
+                out.extend(current.take());
+                current = Some(Example {
+                    file: path.to_string_lossy().into_owned(),
+                    line: i + 1,
+                    args: cmd.split_whitespace().map(String::from).collect(),
+                    expected: Vec::new(),
+                    prefix_only: false,
+                });
+            } else if let Some(ex) = current.as_mut() {
+                if line.trim() == "..." {
+                    ex.prefix_only = true;
+                } else if !ex.prefix_only {
+                    ex.expected.push(line.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Timings vary from run to run; everything else must match exactly.
+fn normalize(line: &str) -> String {
+    line.split(' ')
+        .map(|w| {
+            let core = w.trim_end_matches([',', ')', 's']);
+            let is_float =
+                core.contains('.') && core.chars().all(|c| c.is_ascii_digit() || c == '.');
+            if is_float && core.len() > 1 {
+                w.replace(core, "#.##")
+            } else {
+                w.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+        .trim_end()
+        .to_string()
+}
+
+/// Rewrites the output under each command with what the tool prints now.
+fn bless(examples: &[Example], outputs: &[Vec<String>]) {
+    let mut by_file: std::collections::BTreeMap<&str, Vec<(usize, usize)>> = Default::default();
+    for (i, ex) in examples.iter().enumerate() {
+        by_file
+            .entry(ex.file.as_str())
+            .or_default()
+            .push((ex.line, i));
+    }
+    for (file, items) in by_file {
+        let text = std::fs::read_to_string(file).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let mut result: Vec<String> = Vec::new();
+        let mut at = 0;
+        for (line, i) in items {
+            let ex = &examples[i];
+            // Copy up to and including the command line, then skip the old
+            // output (and a `...` marker) and write the new one.
+            while at < line {
+                result.push(lines[at].to_string());
+                at += 1;
+            }
+            while at < lines.len()
+                && !lines[at].starts_with("$ ")
+                && !lines[at].trim_start().starts_with("```")
+            {
+                at += 1;
+            }
+            // A `...` block right under its command gets a screenful.
+            let shown = match (ex.prefix_only, ex.expected.len()) {
+                (true, 0 | 1) => 24,
+                (true, n) => n,
+                (false, _) => outputs[i].len(),
+            };
+            result.extend(outputs[i].iter().take(shown).cloned());
+            if ex.prefix_only {
+                result.push("...".to_string());
+            }
+        }
+        result.extend(lines[at..].iter().map(|l| l.to_string()));
+        std::fs::write(file, result.join("\n") + "\n").unwrap();
+    }
+}
+
+#[test]
+fn every_command_in_the_book_prints_what_the_book_shows() {
+    let examples = examples();
+    if std::env::var_os("GSYNC_BLESS").is_some() {
+        let outputs: Vec<Vec<String>> = examples
+            .iter()
+            .map(|ex| {
+                let args: Vec<&str> = ex.args.iter().map(String::as_str).collect();
+                stdout(&run(&args))
+                    .lines()
+                    .map(|l| l.trim_end().to_string())
+                    .collect()
+            })
+            .collect();
+        bless(&examples, &outputs);
+        return;
+    }
+    assert!(examples.len() >= 5, "the book shows real commands");
+    let mut failures = Vec::new();
+    for ex in &examples {
+        let args: Vec<&str> = ex.args.iter().map(String::as_str).collect();
+        let out = run(&args);
+        let actual: Vec<String> = stdout(&out).lines().map(normalize).collect();
+        let expected: Vec<String> = ex.expected.iter().map(|l| normalize(l)).collect();
+        let matches = if ex.prefix_only {
+            actual.len() >= expected.len() && actual[..expected.len()] == expected[..]
+        } else {
+            actual == expected
+        };
+        if !matches {
+            failures.push(format!(
+                "{}:{}: `gsync-check {}`\n--- book\n{}\n--- tool\n{}",
+                ex.file,
+                ex.line,
+                ex.args.join(" "),
+                expected.join("\n"),
+                actual.join("\n")
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
