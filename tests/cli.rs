@@ -404,3 +404,34 @@ fn liveness_defaults_apply_only_under_a_fair_scheduler() {
         "one round each cannot starve anyone"
     );
 }
+
+#[test]
+fn a_tiny_memory_limit_is_inconclusive_with_exit_3() {
+    for args in [
+        vec![
+            "ticket_mutex",
+            "--blocks",
+            "4",
+            "--max-memory",
+            "1",
+            "--format",
+            "json",
+        ],
+        vec![
+            "ticket_mutex",
+            "--blocks",
+            "4",
+            "--scheduler",
+            "weak",
+            "--max-memory",
+            "1",
+            "--format",
+            "json",
+        ],
+    ] {
+        let out = run(&args);
+        assert_eq!(code(&out), 3, "{args:?}: {}", stderr(&out));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(json["limit"], "max_memory", "{args:?}");
+    }
+}

@@ -20,6 +20,14 @@ pub struct LabeledGraph {
 }
 
 impl LabeledGraph {
+    /// What `build` will allocate for this many states and edges (petgraph
+    /// nodes and edges with their links, plus the liveness bit sets).
+    pub fn estimated_bytes(states: usize, edges: usize) -> usize {
+        let node = std::mem::size_of::<petgraph::graph::Node<(), u32>>();
+        let edge = std::mem::size_of::<petgraph::graph::Edge<Label, u32>>();
+        states * (node + 16) + edges * edge
+    }
+
     /// Labels every explored edge by re-taking its step (the explorer keeps
     /// only the thread; the progress bit costs one more step per edge here
     /// instead of a word per edge during the search).

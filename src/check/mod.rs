@@ -69,8 +69,32 @@ pub fn check(model: &Model, options: &Options, scheduler: Scheduler) -> CheckRes
     // Edge labels are needed for liveness, and for deadlock of a harness
     // that never finishes.
     let never_finishes = exploration.final_states().count_ones() == 0;
-    let graph = (scheduler != Scheduler::Unfair || never_finishes)
-        .then(|| LabeledGraph::build(model, &exploration));
+    let wants_graph = scheduler != Scheduler::Unfair || never_finishes;
+    // The labelled graph comes on top of the explorer's own memory: stop
+    // cleanly instead of exceeding the limit while building it.
+    if wants_graph && limit.is_none() {
+        let needed =
+            LabeledGraph::estimated_bytes(exploration.num_states(), exploration.num_edges());
+        let used = stats.peak_bytes as usize;
+        if options
+            .max_memory_bytes
+            .is_some_and(|max| (used + needed) as u64 > max)
+        {
+            // Without labels only a harness that can finish can be judged.
+            let findings = match never_finishes {
+                true => Vec::new(),
+                false => deadlock::find(model, &exploration, None)
+                    .into_iter()
+                    .collect(),
+            };
+            return CheckResult {
+                findings,
+                limit: Some(LimitKind::Memory),
+                stats,
+            };
+        }
+    }
+    let graph = wants_graph.then(|| LabeledGraph::build(model, &exploration));
     // A deadlock found before a limit is still a real deadlock: unexpanded
     // states count as able to finish. Fair cycles need the whole graph.
     let mut findings: Vec<Finding> = deadlock::find(model, &exploration, graph.as_ref())
