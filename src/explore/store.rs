@@ -38,13 +38,35 @@ pub enum Slot {
     Full,
 }
 
+/// A table entry: the state's id and 32 bits of its hash. Keeping the hash
+/// makes growing the table cheap (no state is rehashed from the arena) and
+/// rules out most unequal states before their words are compared.
+#[derive(Clone, Copy)]
+struct Entry {
+    id: StateId,
+    hash: u32,
+}
+
+/// The table's 64-bit hash of an entry, derived from its stored 32 bits so
+/// that insertion and rehashing agree.
+#[inline]
+fn spread(hash: u32) -> u64 {
+    u64::from(hash).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+#[inline]
+fn hash32(state: &[u32]) -> u32 {
+    let h = hash_state(state);
+    (h ^ (h >> 32)) as u32
+}
+
 /// A set of fixed-length `u32` states stored contiguously; ids are assigned
 /// in insertion order.
 pub struct StateStore {
     words: usize,
     len: usize,
     arena: Vec<u32>,
-    table: HashTable<u32>,
+    table: HashTable<Entry>,
 }
 
 impl StateStore {
@@ -85,11 +107,12 @@ impl StateStore {
     pub fn find(&self, state: &[u32]) -> Option<StateId> {
         debug_assert_eq!(state.len(), self.words);
         let (arena, w) = (&self.arena, self.words);
+        let h = hash32(state);
         self.table
-            .find(hash_state(state), |&id| {
-                &arena[id as usize * w..(id as usize + 1) * w] == state
+            .find(spread(h), |e| {
+                e.hash == h && &arena[e.id as usize * w..(e.id as usize + 1) * w] == state
             })
-            .copied()
+            .map(|e| e.id)
     }
 
     /// Inserts `state` unless present; returns its id and whether it is new.
@@ -108,21 +131,21 @@ impl StateStore {
     pub fn insert_bounded(&mut self, state: &[u32], max_len: usize) -> Slot {
         debug_assert_eq!(state.len(), self.words);
         let w = self.words;
-        let hash = hash_state(state);
+        let h = hash32(state);
         let arena = &self.arena;
         let entry = self.table.entry(
-            hash,
-            |&id| &arena[id as usize * w..(id as usize + 1) * w] == state,
-            |&id| hash_state(&arena[id as usize * w..(id as usize + 1) * w]),
+            spread(h),
+            |e| e.hash == h && &arena[e.id as usize * w..(e.id as usize + 1) * w] == state,
+            |e| spread(e.hash),
         );
         match entry {
-            hashbrown::hash_table::Entry::Occupied(e) => Slot::Old(*e.get()),
+            hashbrown::hash_table::Entry::Occupied(e) => Slot::Old(e.get().id),
             hashbrown::hash_table::Entry::Vacant(e) => {
                 if self.len >= max_len.min(MAX_STATES) {
                     return Slot::Full;
                 }
                 let id = self.len as StateId;
-                e.insert(id);
+                e.insert(Entry { id, hash: h });
                 self.arena.extend_from_slice(state);
                 self.len += 1;
                 Slot::New(id)
@@ -134,10 +157,7 @@ impl StateStore {
     /// `additional` insertions do not reallocate.
     pub fn reserve(&mut self, additional: usize) {
         self.arena.reserve(additional * self.words);
-        let (arena, w) = (&self.arena, self.words);
-        self.table.reserve(additional, |&id| {
-            hash_state(&arena[id as usize * w..(id as usize + 1) * w])
-        });
+        self.table.reserve(additional, |e| spread(e.hash));
     }
 
     /// Bytes currently allocated by the arena and the hash table.
@@ -163,8 +183,8 @@ impl StateStore {
     }
 }
 
-/// Approximate allocation of a `HashTable<u32>` able to hold `cap` items
-/// (hashbrown: power-of-two buckets at 7/8 load, 4-byte slots, one control
+/// Approximate allocation of the table able to hold `cap` entries
+/// (hashbrown: power-of-two buckets at 7/8 load, 8-byte slots, one control
 /// byte per bucket plus a 16-byte group tail).
 fn table_bytes_for_capacity(cap: usize) -> usize {
     if cap == 0 {
@@ -175,7 +195,7 @@ fn table_bytes_for_capacity(cap: usize) -> usize {
     } else {
         (cap.saturating_mul(8) / 7).next_power_of_two()
     };
-    buckets * 5 + 16
+    buckets * (std::mem::size_of::<Entry>() + 1) + 16
 }
 
 #[cfg(test)]
