@@ -205,7 +205,7 @@ pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Erro
     config.validate()?;
     let file = parse(spec)?;
     check_param_names(&file, &config.params, &spec.name)?;
-    let config = &with_liveness_defaults(&file, config)?;
+    let config = &with_liveness_defaults(&file, config, &spec.name)?;
     let source = spec.source();
     let program = lower(&file, &source, config.launch, &config.params)
         .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
@@ -227,7 +227,7 @@ pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Erro
 /// `//! liveness: NAME=V ...` header line (e.g. `iters=0`: run forever)
 /// apply unless the command line sets them: liveness is about executions
 /// that never end.
-fn with_liveness_defaults(file: &SpecFile, config: &CheckConfig) -> Result<CheckConfig, Error> {
+fn with_liveness_defaults(file: &SpecFile, config: &CheckConfig, spec: &str) -> Result<CheckConfig, Error> {
     let mut config = config.clone();
     if config.scheduler == Scheduler::Unfair {
         return Ok(config);
@@ -250,7 +250,7 @@ fn with_liveness_defaults(file: &SpecFile, config: &CheckConfig) -> Result<Check
             }
         }
     }
-    check_param_names(file, &config.params, "this")?;
+    check_param_names(file, &config.params, spec)?;
     Ok(config)
 }
 
