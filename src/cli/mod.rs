@@ -3,6 +3,7 @@
 
 pub mod args;
 mod family;
+mod litmus;
 
 use args::{CheckArgs, Cli, ColorChoice, Command, Format, OutputArgs};
 use gsync_check::api::{self, CheckConfig, Error, SpecSource};
@@ -35,6 +36,7 @@ pub fn main_with(cli: Cli) -> i32 {
             set_color(output.color);
             replay_file(&file, &output)
         }
+        Some(Command::Litmus(args)) => litmus::run(&args),
         None => {
             set_color(cli.output.color);
             let name = cli.name.unwrap_or_default();
