@@ -186,24 +186,29 @@ pub fn parse(text: &str) -> Result<Litmus, Diagnostic> {
         .label("architecture")
         .hint("only herd tests for PTX are understood"));
     }
-    // Comments in double quotes, then the initial state in braces.
-    let mut pos = first_end;
-    loop {
-        let rest = &text[pos..];
-        let skip = rest.len() - rest.trim_start().len();
-        pos += skip;
-        if text[pos..].starts_with('"') {
-            match text[pos + 1..].find('"') {
-                Some(close) => pos += close + 2,
-                None => return Err(err(pos, pos + 1, "unterminated comment string")),
-            }
-        } else {
+    // Comments in double quotes (which may themselves contain quotes), then
+    // the initial state: the first line that starts with `{`.
+    let mut pos = None;
+    let mut line_start = first_end;
+    while line_start < text.len() {
+        let line_end = text[line_start..]
+            .find('\n')
+            .map_or(text.len(), |i| line_start + i);
+        let (ts, _) = trim_range(text, line_start, line_end);
+        if text[ts..line_end].starts_with('{') {
+            pos = Some(ts);
             break;
         }
+        line_start = line_end + 1;
     }
-    if !text[pos..].starts_with('{') {
-        return Err(err(pos, pos + 1, "expected `{` opening the initial state").label("here"));
-    }
+    let Some(pos) = pos else {
+        return Err(err(
+            first_end,
+            text.len(),
+            "expected a line starting with `{` (the initial state)",
+        )
+        .label("after the comments"));
+    };
     let open = pos;
     let close = match text[open..].find('}') {
         Some(c) => open + c,
