@@ -465,11 +465,22 @@ pub fn render_dir(report: &DirReport) -> String {
         }
         out.push('\n');
     }
-    for f in &report.without_expectation {
-        out.push_str(&format!(
-            "note: {f} has no line in {}; not run\n",
-            report.expect
-        ));
+    match report.without_expectation.as_slice() {
+        [] => {}
+        few if few.len() <= 5 => {
+            for f in few {
+                out.push_str(&format!(
+                    "note: {f} has no line in {}; not run\n",
+                    report.expect
+                ));
+            }
+        }
+        many => out.push_str(&format!(
+            "note: {} litmus files under the directory have no line in {} (first: {}); not run\n",
+            many.len(),
+            report.expect,
+            many[0]
+        )),
     }
     out.push_str(&format!(
         "memory model {}: {} over-approximate, {} unsupported\n",
