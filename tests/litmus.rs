@@ -201,3 +201,16 @@ fn corpus_under_sc_is_never_weaker_than_ptx() {
     assert!(live.liveness && live.summary.tests > 0);
     assert_eq!(live.summary.unsupported, live.summary.tests);
 }
+
+#[test]
+fn ctas_become_blocks_padded_with_exiting_threads() {
+    let text = "PTX pad\n{ x=0; P2:r0=7; }\n P0@cta 5,gpu 0 | P1@cta 5,gpu 0 | P2@cta 1,gpu 0 ;\n st.weak x, 1 | st.weak x, 2 | ld.weak r1, x ;\nforall (P2:r0 == 7 /\\ (x == 1 \\/ x == 2))\n";
+    let source = Source::new("pad.litmus", text);
+    let test = parse::parse(text).unwrap();
+    let tr = litmus::translate::translate(&test, &source).unwrap();
+    let launch = tr.program.launch;
+    assert_eq!((launch.blocks, launch.threads_per_block), (2, 2));
+    let c = litmus::check_source(&source, &LitmusConfig::default()).unwrap();
+    assert!(c.holds, "{:?}", c.outcomes);
+    assert_eq!(c.outcomes.len(), 2, "{:?}", c.outcomes);
+}
