@@ -228,7 +228,9 @@ fn check_barriers(test: &Litmus) -> Result<(), Unsupported> {
             }
             for (j, other) in instrs.iter().enumerate() {
                 let target = match (other.opcode[0].as_str(), other.operands.last()) {
-                    ("goto" | "beq" | "bne", Some(Operand::Name(l))) => labels.get(l).copied(),
+                    ("goto" | "bra" | "beq" | "bne", Some(Operand::Name(l))) => {
+                        labels.get(l).copied()
+                    }
                     _ => None,
                 };
                 if let Some(k) = target {
