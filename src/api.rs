@@ -227,7 +227,11 @@ pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Erro
 /// `//! liveness: NAME=V ...` header line (e.g. `iters=0`: run forever)
 /// apply unless the command line sets them: liveness is about executions
 /// that never end.
-fn with_liveness_defaults(file: &SpecFile, config: &CheckConfig, spec: &str) -> Result<CheckConfig, Error> {
+fn with_liveness_defaults(
+    file: &SpecFile,
+    config: &CheckConfig,
+    spec: &str,
+) -> Result<CheckConfig, Error> {
     let mut config = config.clone();
     if config.scheduler == Scheduler::Unfair {
         return Ok(config);

@@ -9,6 +9,7 @@ pub mod api;
 pub mod check;
 pub mod explore;
 pub mod ir;
+pub mod litmus;
 pub mod model;
 pub mod spec;
 pub mod trace;

@@ -80,6 +80,11 @@ pub enum Command {
         #[command(flatten)]
         output: OutputArgs,
     },
+    /// Run herd PTX litmus tests: one file, or a directory against expected results.
+    #[command(
+        after_help = "Examples:\n  gsync-check litmus ../shared/litmus/PTX/Manual/MP-gpu.litmus\n  gsync-check litmus ../shared/litmus/PTX --expect ../shared/litmus/PTX/expected-safety.csv\n\nExit codes: 0 done (no unsound test), 1 some test is unsound, 2 usage or parse error, 3 the test cannot be expressed."
+    )]
+    Litmus(super::litmus::LitmusArgs),
 }
 
 #[derive(Args, Debug, Clone, Default)]

@@ -3,6 +3,7 @@
 
 pub mod args;
 mod family;
+mod litmus;
 mod verify;
 
 use args::{CheckArgs, Cli, ColorChoice, Command, Format, OutputArgs};
@@ -40,6 +41,7 @@ pub fn main_with(cli: Cli) -> i32 {
             set_color(output.color);
             replay_file(&file, &output)
         }
+        Some(Command::Litmus(args)) => litmus::run(&args),
         None => {
             set_color(cli.output.color);
             let name = cli.name.unwrap_or_default();

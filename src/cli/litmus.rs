@@ -1,0 +1,117 @@
+//! `gsync-check litmus`: herd PTX litmus tests, one file or a directory
+//! against an expectation file.
+
+use super::args::Format;
+use super::{to_json, EXIT_USAGE};
+use clap::Args;
+use gsync_check::api::Error;
+use gsync_check::litmus::{self, Failure, LitmusConfig};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+#[derive(Args, Debug, Clone)]
+pub struct LitmusArgs {
+    /// A `.litmus` file, or a directory of them (with --expect).
+    pub path: PathBuf,
+
+    /// Expected results, `path,0|1` per line, paths relative to the directory
+    #[arg(long, value_name = "FILE.csv")]
+    pub expect: Option<PathBuf>,
+
+    /// Memory model: sc (sequential consistency)
+    #[arg(long, value_name = "MODEL", default_value = "sc")]
+    pub memory_model: String,
+
+    /// Per test: give up (unsupported) after this many states
+    #[arg(long, value_name = "N", default_value_t = 2_000_000)]
+    pub max_states: u64,
+
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+pub fn run(args: &LitmusArgs) -> Result<i32, Error> {
+    if matches!(args.format, Format::Sarif | Format::Junit) {
+        return Err(Error::Usage(
+            "litmus reports are text or JSON (--format text|json)".into(),
+        ));
+    }
+    if args.memory_model != "sc" {
+        return Err(Error::Usage(format!(
+            "memory model `{}` does not exist yet; use --memory-model sc",
+            args.memory_model
+        )));
+    }
+    let config = LitmusConfig {
+        memory_model: args.memory_model.clone(),
+        max_states: args.max_states,
+        ..LitmusConfig::default()
+    };
+    if args.path.is_dir() {
+        let Some(expect) = &args.expect else {
+            return Err(Error::Usage(format!(
+                "{} is a directory: give the expected results with --expect FILE.csv",
+                args.path.display()
+            )));
+        };
+        let report = litmus::run_dir(&args.path, expect, &config).map_err(Error::Usage)?;
+        match args.format {
+            Format::Json => println!("{}", to_json(&report)),
+            Format::Text => print!("{}", litmus::render_dir(&report)),
+            Format::Sarif | Format::Junit => unreachable!("refused above"),
+        }
+        return Ok(i32::from(report.summary.unsound > 0));
+    }
+    // One file; an expectation file may name it (by its path's suffix).
+    let expected = match &args.expect {
+        None => None,
+        Some(csv) => {
+            let rows = litmus::read_expectations(csv).map_err(Error::Usage)?;
+            let shown = args.path.to_string_lossy().replace('\\', "/");
+            rows.into_iter()
+                .find(|(p, _)| shown.ends_with(p.as_str()))
+                .map(|(_, e)| e)
+        }
+    };
+    match litmus::check_file(&args.path, &config) {
+        Ok(c) => {
+            let agreement = expected.map(|e| litmus::agreement(c.quantifier, c.holds, e));
+            match args.format {
+                Format::Json => println!(
+                    "{}",
+                    to_json(&serde_json::json!({
+                        "test": c.name,
+                        "quantifier": c.quantifier.keyword(),
+                        "model": c.holds,
+                        "expected": expected,
+                        "agreement": agreement,
+                        "outcomes": c.outcomes,
+                        "states": c.states,
+                    }))
+                ),
+                Format::Text => print!("{}", litmus::render_checked(&c, expected)),
+                Format::Sarif | Format::Junit => unreachable!("refused above"),
+            }
+            Ok(i32::from(agreement == Some(litmus::Agreement::Unsound)))
+        }
+        Err(f) => {
+            let color = std::io::stderr().is_terminal();
+            match args.format {
+                Format::Json => println!(
+                    "{}",
+                    to_json(&serde_json::json!({
+                        "agreement": "unsupported",
+                        "reason": f.reason(),
+                    }))
+                ),
+                Format::Text => eprint!("{}", f.render(color)),
+                Format::Sarif | Format::Junit => unreachable!("refused above"),
+            }
+            Ok(match f {
+                Failure::Unsupported(..) => 3,
+                _ => EXIT_USAGE,
+            })
+        }
+    }
+}

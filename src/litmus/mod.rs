@@ -1,0 +1,514 @@
+//! The litmus front end: herd PTX litmus tests ([`parse`]) translated into
+//! the IR ([`translate`]), explored under a memory model, their final
+//! condition evaluated over every reachable final state, and compared with
+//! expected results (`expected-safety.csv`).
+
+pub mod parse;
+pub mod translate;
+
+use crate::explore::{explore, Options, Outcome};
+use crate::ir::from_raw;
+use crate::model::{Model, ModelOptions};
+use crate::spec::ast::Type;
+use crate::spec::diag::{Diagnostic, Source};
+use parse::{Cond, Litmus, Quantifier, Term};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use translate::{translate, Unsupported};
+
+/// How to run litmus tests.
+#[derive(Clone, Debug)]
+pub struct LitmusConfig {
+    /// Only `sc` exists so far.
+    pub memory_model: String,
+    pub max_states: u64,
+    pub max_seconds: Option<f64>,
+}
+
+impl Default for LitmusConfig {
+    fn default() -> LitmusConfig {
+        LitmusConfig {
+            memory_model: "sc".into(),
+            max_states: 2_000_000,
+            max_seconds: Some(60.0),
+        }
+    }
+}
+
+/// The outcome of one test under the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checked {
+    pub name: String,
+    pub quantifier: Quantifier,
+    /// Whether the final condition holds (as herd means it: an `exists`
+    /// state is reachable, a `~exists` one is not, `forall` holds in every
+    /// final state).
+    pub holds: bool,
+    /// Distinct final outcomes over the condition's terms, rendered.
+    pub outcomes: Vec<String>,
+    pub states: usize,
+}
+
+/// Why a test was not answered.
+#[derive(Clone, Debug)]
+pub enum Failure {
+    /// The file does not parse.
+    Parse(Box<Diagnostic>, Box<Source>),
+    /// The translation (or the exploration) cannot express it.
+    Unsupported(Unsupported, Box<Source>),
+    Io(String),
+}
+
+impl Failure {
+    /// One line for tables.
+    pub fn reason(&self) -> String {
+        match self {
+            Failure::Parse(d, s) => format!("parse error at {}: {}", d.location(s), d.message),
+            Failure::Unsupported(u, s) => {
+                let (line, _) = s.line_col(u.span.start);
+                format!("{} (line {line}: `{}`)", u.reason, s.snippet(u.span).trim())
+            }
+            Failure::Io(m) => m.clone(),
+        }
+    }
+
+    /// The full located message.
+    pub fn render(&self, color: bool) -> String {
+        match self {
+            Failure::Parse(d, s) => d.render(s, color),
+            Failure::Unsupported(u, s) => {
+                Diagnostic::new(u.span, format!("unsupported: {}", u.reason))
+                    .label("cannot be expressed in the IR yet")
+                    .render(s, color)
+            }
+            Failure::Io(m) => format!("error: {m}\n"),
+        }
+    }
+}
+
+/// Parses a litmus file's text.
+pub fn parse_source(source: &Source) -> Result<Litmus, Failure> {
+    parse::parse(&source.text).map_err(|d| Failure::Parse(Box::new(d), Box::new(source.clone())))
+}
+
+fn eval(c: &Cond, values: &BTreeMap<Term, i64>) -> bool {
+    let term = |t: &Term| match t {
+        Term::Int(v) => *v,
+        _ => values[t],
+    };
+    match c {
+        Cond::True => true,
+        Cond::False => false,
+        Cond::Not(c) => !eval(c, values),
+        Cond::And(a, b) => eval(a, values) && eval(b, values),
+        Cond::Or(a, b) => eval(a, values) || eval(b, values),
+        Cond::Cmp { eq, lhs, rhs } => (term(lhs) == term(rhs)) == *eq,
+    }
+}
+
+fn render_term(t: &Term) -> String {
+    match t {
+        Term::Int(v) => v.to_string(),
+        Term::Reg(th, r) => format!("P{th}:{r}"),
+        Term::Mem(m) => m.clone(),
+    }
+}
+
+/// Checks one litmus source under `config`.
+pub fn check_source(source: &Source, config: &LitmusConfig) -> Result<Checked, Failure> {
+    let test = parse_source(source)?;
+    let boxed = || Box::new(source.clone());
+    if config.memory_model != "sc" {
+        return Err(Failure::Io(format!(
+            "memory model `{}` does not exist yet (only `sc`)",
+            config.memory_model
+        )));
+    }
+    let tr = translate(&test, source).map_err(|u| Failure::Unsupported(u, boxed()))?;
+    let model = Model::new(&tr.program, ModelOptions::default());
+    let options = Options {
+        max_states: Some(config.max_states),
+        max_seconds: config.max_seconds,
+        max_memory_bytes: Some(2 * 1024 * 1024 * 1024),
+        keep_edges: false,
+        progress: false,
+    };
+    let ex = explore(&model, &options);
+    let whole = crate::spec::ast::Span::new(0, source.text.len().min(1));
+    match ex.outcome() {
+        Outcome::Complete => {}
+        Outcome::Limit(kind) => {
+            return Err(Failure::Unsupported(
+                Unsupported {
+                    reason: format!(
+                        "exploration stopped at the {kind} ({} states)",
+                        ex.num_states()
+                    ),
+                    span: whole,
+                },
+                boxed(),
+            ))
+        }
+        Outcome::Fault { fault, .. } => {
+            return Err(Failure::Unsupported(
+                Unsupported {
+                    reason: format!(
+                        "the model reported `{}`: {}",
+                        fault.kind.name(),
+                        fault.message
+                    ),
+                    span: whole,
+                },
+                boxed(),
+            ))
+        }
+    }
+    let mut outcomes = BTreeSet::new();
+    let (mut any, mut all) = (false, true);
+    for id in ex.final_states().iter_ones() {
+        let s = ex.state(id);
+        let values: BTreeMap<Term, i64> = tr
+            .terms
+            .iter()
+            .map(|(t, v)| {
+                let w = model.layout.mem(&tr.program, *v, 0, 0);
+                (t.clone(), from_raw(Type::I32, s[w]))
+            })
+            .collect();
+        let ok = eval(&test.condition, &values);
+        any |= ok;
+        all &= ok;
+        let shown: Vec<String> = values
+            .iter()
+            .map(|(t, v)| format!("{}={v}", render_term(t)))
+            .collect();
+        outcomes.insert(shown.join("; "));
+    }
+    let holds = match test.quantifier {
+        Quantifier::Exists => any,
+        Quantifier::NotExists => !any,
+        Quantifier::Forall => all,
+    };
+    Ok(Checked {
+        name: test.name,
+        quantifier: test.quantifier,
+        holds,
+        outcomes: outcomes.into_iter().collect(),
+        states: ex.num_states(),
+    })
+}
+
+/// Checks one file.
+pub fn check_file(path: &Path, config: &LitmusConfig) -> Result<Checked, Failure> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))?;
+    check_source(&Source::new(path.display().to_string(), text), config)
+}
+
+/// How the model's answer relates to the expected one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Agreement {
+    Same,
+    /// The model forbids an outcome that PTX allows.
+    Unsound,
+    /// The model allows an outcome that PTX forbids.
+    OverApproximate,
+    Unsupported,
+}
+
+impl Agreement {
+    pub fn name(self) -> &'static str {
+        match self {
+            Agreement::Same => "same",
+            Agreement::Unsound => "unsound",
+            Agreement::OverApproximate => "over-approximate",
+            Agreement::Unsupported => "unsupported",
+        }
+    }
+}
+
+/// Compares the model's answer with PTX's for a test with quantifier `q`.
+pub fn agreement(q: Quantifier, model: bool, expected: bool) -> Agreement {
+    if model == expected {
+        return Agreement::Same;
+    }
+    // `exists` holding means an outcome is reachable; for `~exists` and
+    // `forall`, holding means some outcome is unreachable.
+    let model_allows_more = match q {
+        Quantifier::Exists => model,
+        Quantifier::NotExists | Quantifier::Forall => !model,
+    };
+    if model_allows_more {
+        Agreement::OverApproximate
+    } else {
+        Agreement::Unsound
+    }
+}
+
+/// One line of a directory run.
+#[derive(Clone, Debug, Serialize)]
+pub struct TestRow {
+    pub path: String,
+    pub name: Option<String>,
+    pub quantifier: Option<&'static str>,
+    /// The model's answer: does the final condition hold?
+    pub model: Option<bool>,
+    pub expected: Option<bool>,
+    pub agreement: Agreement,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub states: Option<usize>,
+}
+
+/// The figures of a directory run.
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Summary {
+    pub tests: usize,
+    pub supported: usize,
+    pub agree: usize,
+    pub unsound: usize,
+    pub over_approximate: usize,
+    pub unsupported: usize,
+}
+
+impl Summary {
+    /// `litmus: T tests, S supported, A agree, U unsound`
+    pub fn line(&self) -> String {
+        format!(
+            "litmus: {} tests, {} supported, {} agree, {} unsound",
+            self.tests, self.supported, self.agree, self.unsound
+        )
+    }
+}
+
+/// The result of running a directory against an expectation file.
+#[derive(Clone, Debug, Serialize)]
+pub struct DirReport {
+    pub memory_model: String,
+    pub expect: String,
+    /// The expectation file is about liveness, which is not checked yet.
+    pub liveness: bool,
+    pub rows: Vec<TestRow>,
+    /// Litmus files under the directory that the expectation file does not name.
+    pub without_expectation: Vec<String>,
+    pub summary: Summary,
+}
+
+/// Reads `path,0|1` lines.
+pub fn read_expectations(path: &Path) -> Result<Vec<(String, bool)>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut out = vec![];
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let parsed = line.rsplit_once(',').and_then(|(p, v)| match v.trim() {
+            "1" => Some((p.trim().to_string(), true)),
+            "0" => Some((p.trim().to_string(), false)),
+            _ => None,
+        });
+        match parsed {
+            Some(e) => out.push(e),
+            None => {
+                return Err(format!(
+                    "{}:{}: expected `path,0` or `path,1`, found `{line}`",
+                    path.display(),
+                    n + 1
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn litmus_files(dir: &Path, base: &Path, out: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            litmus_files(&p, base, out);
+        } else if p.extension().is_some_and(|e| e == "litmus") {
+            if let Ok(rel) = p.strip_prefix(base) {
+                out.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+}
+
+/// Runs every test the expectation file names (paths relative to `dir`).
+/// A liveness file (its name contains `liveness`) is reported test by test as
+/// unsupported for now.
+pub fn run_dir(dir: &Path, expect: &Path, config: &LitmusConfig) -> Result<DirReport, String> {
+    let expectations = read_expectations(expect)?;
+    let liveness = expect
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().contains("liveness"));
+    let mut rows = vec![];
+    let mut summary = Summary::default();
+    for (rel, expected) in &expectations {
+        summary.tests += 1;
+        let path = dir.join(rel);
+        let result = if liveness {
+            // Still parse, so a broken file is reported as such.
+            match std::fs::read_to_string(&path) {
+                Err(e) => Err(Failure::Io(format!("cannot read {}: {e}", path.display()))),
+                Ok(text) => {
+                    let source = Source::new(path.display().to_string(), text);
+                    parse_source(&source).and_then(|_| {
+                        Err(Failure::Unsupported(
+                            Unsupported {
+                                reason: "liveness checks do not exist yet (liveness issue)".into(),
+                                span: Default::default(),
+                            },
+                            Box::new(source),
+                        ))
+                    })
+                }
+            }
+        } else {
+            check_file(&path, config)
+        };
+        let row = match result {
+            Ok(c) => {
+                let agreement = agreement(c.quantifier, c.holds, *expected);
+                summary.supported += 1;
+                match agreement {
+                    Agreement::Same => summary.agree += 1,
+                    Agreement::Unsound => summary.unsound += 1,
+                    Agreement::OverApproximate => summary.over_approximate += 1,
+                    Agreement::Unsupported => {}
+                }
+                TestRow {
+                    path: rel.clone(),
+                    name: Some(c.name),
+                    quantifier: Some(c.quantifier.keyword()),
+                    model: Some(c.holds),
+                    expected: Some(*expected),
+                    agreement,
+                    reason: None,
+                    states: Some(c.states),
+                }
+            }
+            Err(f) => {
+                summary.unsupported += 1;
+                TestRow {
+                    path: rel.clone(),
+                    name: None,
+                    quantifier: None,
+                    model: None,
+                    expected: Some(*expected),
+                    agreement: Agreement::Unsupported,
+                    reason: Some(f.reason()),
+                    states: None,
+                }
+            }
+        };
+        rows.push(row);
+    }
+    let mut files = vec![];
+    litmus_files(dir, dir, &mut files);
+    let named: BTreeSet<&str> = expectations.iter().map(|(p, _)| p.as_str()).collect();
+    let without_expectation = files
+        .into_iter()
+        .filter(|f| !named.contains(f.as_str()))
+        .collect();
+    Ok(DirReport {
+        memory_model: config.memory_model.clone(),
+        expect: expect.display().to_string(),
+        liveness,
+        rows,
+        without_expectation,
+        summary,
+    })
+}
+
+fn yes_no(b: Option<bool>) -> &'static str {
+    match b {
+        Some(true) => "holds",
+        Some(false) => "fails",
+        None => "-",
+    }
+}
+
+/// The text table of a directory run; the summary line is the last line.
+pub fn render_dir(report: &DirReport) -> String {
+    let width = report
+        .rows
+        .iter()
+        .map(|r| r.path.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let mut out = format!(
+        "{:width$}  {:8}  {:6}  {:8}  agreement\n",
+        "test", "model", "expect", "cond",
+    );
+    for r in &report.rows {
+        out.push_str(&format!(
+            "{:width$}  {:8}  {:6}  {:8}  {}",
+            r.path,
+            yes_no(r.model),
+            yes_no(r.expected),
+            r.quantifier.unwrap_or("-"),
+            r.agreement.name()
+        ));
+        if let Some(reason) = &r.reason {
+            out.push_str(&format!(": {reason}"));
+        }
+        out.push('\n');
+    }
+    match report.without_expectation.as_slice() {
+        [] => {}
+        few if few.len() <= 5 => {
+            for f in few {
+                out.push_str(&format!(
+                    "note: {f} has no line in {}; not run\n",
+                    report.expect
+                ));
+            }
+        }
+        many => out.push_str(&format!(
+            "note: {} litmus files under the directory have no line in {} (first: {}); not run\n",
+            many.len(),
+            report.expect,
+            many[0]
+        )),
+    }
+    out.push_str(&format!(
+        "memory model {}: {} over-approximate, {} unsupported\n",
+        report.memory_model, report.summary.over_approximate, report.summary.unsupported
+    ));
+    out.push_str(&report.summary.line());
+    out.push('\n');
+    out
+}
+
+/// The text report of a single test.
+pub fn render_checked(c: &Checked, expected: Option<bool>) -> String {
+    let mut out = format!("test {}: {} states\n", c.name, c.states);
+    out.push_str(&format!("final outcomes ({}):\n", c.outcomes.len()));
+    for o in &c.outcomes {
+        out.push_str(&format!("  {o}\n"));
+    }
+    out.push_str(&format!(
+        "condition ({}): {}\n",
+        c.quantifier.keyword(),
+        yes_no(Some(c.holds))
+    ));
+    if let Some(e) = expected {
+        out.push_str(&format!(
+            "expected: {}; {}\n",
+            yes_no(Some(e)),
+            agreement(c.quantifier, c.holds, e).name()
+        ));
+    }
+    out
+}

@@ -1,0 +1,721 @@
+//! Translation of a litmus test into the project's IR.
+//!
+//! The IR has one program for every thread, so the program starts with a
+//! dispatch on `(blockIdx, threadIdx)` that jumps to each litmus thread's
+//! code. CTAs become blocks (in increasing order of their ids), the threads
+//! of a CTA become threads of its block in column order; blocks are padded
+//! to the largest CTA with threads that exit at once. Registers are locals
+//! (initialised per thread), locations are `global` `i32` variables.
+//!
+//! A finished thread's locals are cleared by the model (they are dead), so
+//! before exiting each thread copies the registers the final condition reads
+//! into global variables named `P1:r1` (weak stores to locations no other
+//! thread touches). The final condition is then evaluated over memory.
+
+use super::parse::{Instr, Litmus, Operand, Stmt, Term};
+use crate::ir::{
+    AtomicOp, Builtin, Checks, Expr, Instr as IrInstr, Launch, Loc, LocalInit, LocalVar, MemVar,
+    Op, Order, Pc, Program, Scope, VarId,
+};
+use crate::spec::ast::{BinOp, Header, Participants, Span, Storage, Type};
+use crate::spec::diag::Source;
+use std::collections::BTreeMap;
+
+/// Why a test cannot be expressed, with the text responsible.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unsupported {
+    pub reason: String,
+    pub span: Span,
+}
+
+fn unsupported<T>(span: Span, reason: impl Into<String>) -> Result<T, Unsupported> {
+    Err(Unsupported {
+        reason: reason.into(),
+        span,
+    })
+}
+
+/// A translated test: the program and where the final condition's terms live.
+pub struct Translated {
+    pub program: Program,
+    /// The variable holding each term of the final condition.
+    pub terms: BTreeMap<Term, VarId>,
+}
+
+/// Where each litmus thread runs.
+struct Placement {
+    /// (block, thread within block) per litmus thread.
+    slots: Vec<(u32, u32)>,
+    launch: Launch,
+}
+
+fn place(test: &Litmus) -> Result<Placement, Unsupported> {
+    if let Some(t) = test.threads.iter().find(|t| t.gpu != test.threads[0].gpu) {
+        return unsupported(
+            t.span,
+            "threads on different GPUs: the IR models one device (no scope between .gpu and .sys)",
+        );
+    }
+    let ctas: Vec<u32> = {
+        let mut c: Vec<u32> = test.threads.iter().map(|t| t.cta).collect();
+        c.sort_unstable();
+        c.dedup();
+        c
+    };
+    let mut per_block = vec![0u32; ctas.len()];
+    let mut slots = vec![];
+    for t in &test.threads {
+        let b = ctas.binary_search(&t.cta).expect("cta listed") as u32;
+        slots.push((b, per_block[b as usize]));
+        per_block[b as usize] += 1;
+    }
+    Ok(Placement {
+        slots,
+        launch: Launch {
+            blocks: ctas.len().max(1) as u32,
+            threads_per_block: per_block.iter().copied().max().unwrap_or(1).max(1),
+            warp_size: 32,
+        },
+    })
+}
+
+fn order_scope(
+    instr: &Instr,
+    quals: &[String],
+) -> Result<(Order, Scope, Vec<String>), Unsupported> {
+    let mut order = None;
+    let mut scope = None;
+    let mut rest = vec![];
+    for q in quals {
+        let o = match q.as_str() {
+            "weak" => Some(Order::Weak),
+            "volatile" => Some(Order::Volatile),
+            "relaxed" => Some(Order::Relaxed),
+            "acquire" => Some(Order::Acquire),
+            "release" => Some(Order::Release),
+            "acq_rel" => Some(Order::AcqRel),
+            "sc" => Some(Order::Sc),
+            _ => None,
+        };
+        let s = match q.as_str() {
+            "cta" => Some(Scope::Cta),
+            "gpu" => Some(Scope::Gpu),
+            "sys" => Some(Scope::Sys),
+            _ => None,
+        };
+        match (o, s) {
+            (Some(o), _) => order = Some(o),
+            (_, Some(s)) => scope = Some(s),
+            // Type suffixes carry nothing the IR needs (every location is 32-bit).
+            _ if matches!(
+                q.as_str(),
+                "u32" | "s32" | "b32" | "global" | "u64" | "s64" | "b64"
+            ) =>
+            {
+                if q.ends_with("64") {
+                    return unsupported(
+                        instr.span,
+                        format!("64-bit access `.{q}`: locations are 32-bit in the IR"),
+                    );
+                }
+            }
+            _ => rest.push(q.clone()),
+        }
+    }
+    let order = order.unwrap_or(Order::Weak);
+    // `volatile` is relaxed at system scope; weak accesses have no scope
+    // (Cta is recorded); other orders default to .sys as in PTX.
+    let scope = match order {
+        Order::Volatile => Scope::Sys,
+        Order::Weak => scope.unwrap_or(Scope::Cta),
+        _ => scope.unwrap_or(Scope::Sys),
+    };
+    Ok((order, scope, rest))
+}
+
+fn atomic_op(name: &str) -> Option<AtomicOp> {
+    Some(match name {
+        "add" => AtomicOp::Add,
+        "sub" => AtomicOp::Sub,
+        "exch" => AtomicOp::Exch,
+        "cas" => AtomicOp::Cas,
+        "inc" => AtomicOp::Inc,
+        "dec" => AtomicOp::Dec,
+        "and" => AtomicOp::And,
+        "or" => AtomicOp::Or,
+        "xor" => AtomicOp::Xor,
+        "max" => AtomicOp::Max,
+        "min" => AtomicOp::Min,
+        _ => return None,
+    })
+}
+
+fn is_barrier(opcode: &[String]) -> bool {
+    matches!(opcode.first().map(String::as_str), Some("bar" | "barrier"))
+}
+
+/// Checks that every `bar.sync` can be the IR's block-wide `__syncthreads()`:
+/// a constant barrier id, no thread count other than the whole CTA, not
+/// inside a loop or skipped by a branch, and every thread of the CTA passes
+/// the same sequence of barrier ids (so no barrier synchronises a subset of
+/// the block).
+fn check_barriers(test: &Litmus) -> Result<(), Unsupported> {
+    let mut by_cta: BTreeMap<u32, Vec<(usize, Vec<i64>)>> = BTreeMap::new();
+    let cta_size = |cta: u32| test.threads.iter().filter(|t| t.cta == cta).count() as i64;
+    for t in &test.threads {
+        let instrs: Vec<&Instr> = t
+            .code
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Instr(i) => Some(i),
+                Stmt::Label(..) => None,
+            })
+            .collect();
+        let mut labels = BTreeMap::new();
+        let mut n = 0;
+        for s in &t.code {
+            match s {
+                Stmt::Label(l, _) => {
+                    labels.insert(l.clone(), n);
+                }
+                Stmt::Instr(_) => n += 1,
+            }
+        }
+        let mut ids = vec![];
+        for (i, instr) in instrs.iter().enumerate() {
+            if !is_barrier(&instr.opcode) {
+                continue;
+            }
+            let kind = instr.opcode.get(1).map(String::as_str);
+            let kind = if kind == Some("cta") {
+                instr.opcode.get(2).map(String::as_str)
+            } else {
+                kind
+            };
+            if kind != Some("sync") {
+                return unsupported(
+                    instr.span,
+                    format!(
+                        "`{}`: only bar.sync has an IR counterpart (__syncthreads)",
+                        instr.opcode.join(".")
+                    ),
+                );
+            }
+            let id =
+                match instr.operands.first() {
+                    Some(Operand::Imm(v)) => *v,
+                    Some(_) => return unsupported(
+                        instr.span,
+                        "barrier id in a register: the IR has only the block-wide __syncthreads",
+                    ),
+                    None => 0,
+                };
+            match &instr.operands[1.min(instr.operands.len())..] {
+                [] => {}
+                [Operand::Imm(c)] if *c == cta_size(t.cta) => {}
+                [Operand::Imm(c)] => {
+                    return unsupported(
+                        instr.span,
+                        format!("named barrier for {c} of the CTA's {} threads: the IR has only the block-wide __syncthreads", cta_size(t.cta)),
+                    )
+                }
+                _ => {
+                    return unsupported(
+                        instr.span,
+                        "barrier with a register thread count or extra operands (quorum form)",
+                    )
+                }
+            }
+            for (j, other) in instrs.iter().enumerate() {
+                let target = match (other.opcode[0].as_str(), other.operands.last()) {
+                    ("goto" | "bra" | "beq" | "bne", Some(Operand::Name(l))) => {
+                        labels.get(l).copied()
+                    }
+                    _ => None,
+                };
+                if let Some(k) = target {
+                    let crosses = if k <= j {
+                        k <= i && i < j
+                    } else {
+                        j < i && i < k
+                    };
+                    if crosses {
+                        return unsupported(instr.span, "barrier inside a loop or behind a branch: its instances cannot be matched statically");
+                    }
+                }
+            }
+            ids.push(id);
+        }
+        by_cta.entry(t.cta).or_default().push((t.id, ids));
+    }
+    for members in by_cta.values() {
+        let any = members.iter().any(|(_, ids)| !ids.is_empty());
+        if !any {
+            continue;
+        }
+        let first = &members[0].1;
+        if let Some((t, _)) = members.iter().find(|(_, ids)| ids != first) {
+            return unsupported(
+                test.threads[*t].span,
+                "the threads of this CTA pass different barrier sequences: a named barrier for part of a block has no IR counterpart",
+            );
+        }
+    }
+    Ok(())
+}
+
+struct Builder<'a> {
+    test: &'a Litmus,
+    vars: Vec<MemVar>,
+    var_ids: BTreeMap<String, VarId>,
+    locals: Vec<LocalVar>,
+    local_ids: BTreeMap<String, u32>,
+    code: Vec<IrInstr>,
+}
+
+impl Builder<'_> {
+    fn var(&mut self, name: &str, span: Span) -> VarId {
+        if let Some(v) = self.var_ids.get(name) {
+            return *v;
+        }
+        let init = self
+            .test
+            .mem_init
+            .iter()
+            .find(|(n, ..)| n == name)
+            .map_or(0, |(_, v, _)| *v);
+        let id = self.vars.len() as VarId;
+        self.vars.push(MemVar {
+            name: name.to_string(),
+            storage: Storage::Global,
+            ty: Type::I32,
+            volatile: false,
+            len: 1,
+            is_array: false,
+            init: vec![init as i32 as u32],
+            span,
+        });
+        self.var_ids.insert(name.to_string(), id);
+        id
+    }
+
+    fn local(&mut self, name: &str) -> u32 {
+        if let Some(l) = self.local_ids.get(name) {
+            return *l;
+        }
+        let id = self.locals.len() as u32;
+        self.locals.push(LocalVar {
+            name: name.to_string(),
+            ty: Type::I32,
+            init: LocalInit::Zero,
+        });
+        self.local_ids.insert(name.to_string(), id);
+        id
+    }
+
+    fn value(&mut self, op: &Operand, instr: &Instr) -> Result<Expr, Unsupported> {
+        match op {
+            Operand::Imm(v) => Ok(Expr::Const(*v)),
+            Operand::Reg(r) => Ok(Expr::Local(self.local(r))),
+            Operand::Name(n) => unsupported(
+                instr.span,
+                format!("`{n}` used as a value: addresses in registers are not supported"),
+            ),
+        }
+    }
+
+    fn reg(&mut self, op: Option<&Operand>, instr: &Instr) -> Result<u32, Unsupported> {
+        match op {
+            Some(Operand::Reg(r)) => Ok(self.local(r)),
+            _ => unsupported(instr.span, "expected a register operand"),
+        }
+    }
+
+    fn loc(&mut self, op: Option<&Operand>, instr: &Instr) -> Result<Loc, Unsupported> {
+        match op {
+            Some(Operand::Name(n)) => Ok(Loc {
+                var: self.var(n, instr.span),
+                index: None,
+            }),
+            _ => unsupported(instr.span, "expected a memory location operand"),
+        }
+    }
+
+    fn emit(&mut self, op: Op, span: Span) {
+        self.code.push(IrInstr { op, span });
+    }
+
+    /// Translates one instruction; branches get their target patched later.
+    fn instr(
+        &mut self,
+        instr: &Instr,
+        fixups: &mut Vec<(usize, String, Span)>,
+    ) -> Result<(), Unsupported> {
+        let ops = &instr.operands;
+        let head = instr.opcode[0].as_str();
+        let quals = &instr.opcode[1..];
+        let arity = |n: usize| -> Result<(), Unsupported> {
+            if ops.len() == n {
+                Ok(())
+            } else {
+                unsupported(
+                    instr.span,
+                    format!(
+                        "`{}` expects {n} operands, found {}",
+                        instr.opcode.join("."),
+                        ops.len()
+                    ),
+                )
+            }
+        };
+        match head {
+            "ld" => {
+                arity(2)?;
+                let dst = self.reg(ops.first(), instr)?;
+                if quals.is_empty() && !matches!(ops[1], Operand::Name(_)) {
+                    // herd's `ld r0, 1`: a register move.
+                    let value = self.value(&ops[1], instr)?;
+                    self.emit(Op::Assign { dst, value }, instr.span);
+                    return Ok(());
+                }
+                let (order, scope, rest) = order_scope(instr, quals)?;
+                if !rest.is_empty() || matches!(order, Order::Release | Order::AcqRel | Order::Sc) {
+                    return unsupported(instr.span, format!("load `{}`", instr.opcode.join(".")));
+                }
+                let loc = self.loc(ops.get(1), instr)?;
+                self.emit(
+                    Op::Load {
+                        dst,
+                        loc,
+                        order,
+                        scope,
+                    },
+                    instr.span,
+                );
+            }
+            "st" => {
+                arity(2)?;
+                let (order, scope, rest) = order_scope(instr, quals)?;
+                if !rest.is_empty() || matches!(order, Order::Acquire | Order::AcqRel | Order::Sc) {
+                    return unsupported(instr.span, format!("store `{}`", instr.opcode.join(".")));
+                }
+                let loc = self.loc(ops.first(), instr)?;
+                let value = self.value(&ops[1], instr)?;
+                self.emit(
+                    Op::Store {
+                        loc,
+                        value,
+                        order,
+                        scope,
+                    },
+                    instr.span,
+                );
+            }
+            "atom" | "red" => {
+                let (order, scope, rest) = order_scope(instr, quals)?;
+                let op = match rest.as_slice() {
+                    [name] => atomic_op(name),
+                    _ => None,
+                };
+                let Some(op) = op else {
+                    return unsupported(instr.span, format!("atomic `{}`", instr.opcode.join(".")));
+                };
+                if order == Order::Weak && quals.iter().any(|q| q == "weak")
+                    || order == Order::Volatile
+                {
+                    return unsupported(instr.span, "atomics cannot be weak or volatile");
+                }
+                // An atomic without an order is relaxed.
+                let order = if order == Order::Weak {
+                    Order::Relaxed
+                } else {
+                    order
+                };
+                let scope = if quals
+                    .iter()
+                    .any(|q| matches!(q.as_str(), "cta" | "gpu" | "sys"))
+                {
+                    scope
+                } else {
+                    Scope::Sys
+                };
+                let (dst, rest_ops) = if head == "atom" {
+                    arity(2 + op.operands())?;
+                    (Some(self.reg(ops.first(), instr)?), &ops[1..])
+                } else {
+                    arity(1 + op.operands())?;
+                    (None, &ops[..])
+                };
+                let loc = self.loc(rest_ops.first(), instr)?;
+                let mut operands = vec![];
+                for o in &rest_ops[1..] {
+                    operands.push(self.value(o, instr)?);
+                }
+                self.emit(
+                    Op::Atomic {
+                        dst,
+                        op,
+                        loc,
+                        operands,
+                        order,
+                        scope,
+                    },
+                    instr.span,
+                );
+            }
+            "fence" | "membar" => {
+                arity(0)?;
+                let (order, scope) = if head == "membar" {
+                    let scope = match quals {
+                        [q] if q == "cta" => Scope::Cta,
+                        [q] if q == "gl" => Scope::Gpu,
+                        [q] if q == "sys" => Scope::Sys,
+                        _ => {
+                            return unsupported(
+                                instr.span,
+                                format!("fence `{}`", instr.opcode.join(".")),
+                            )
+                        }
+                    };
+                    (Order::Sc, scope)
+                } else {
+                    let (order, scope, rest) = order_scope(instr, quals)?;
+                    if !rest.is_empty() || !matches!(order, Order::Sc | Order::AcqRel) {
+                        return unsupported(
+                            instr.span,
+                            format!("fence `{}`", instr.opcode.join(".")),
+                        );
+                    }
+                    // `fence.sc` without an order qualifier is not valid PTX; a
+                    // bare `fence` (order Weak here) was rejected just above.
+                    let scope = if quals
+                        .iter()
+                        .any(|q| matches!(q.as_str(), "cta" | "gpu" | "sys"))
+                    {
+                        scope
+                    } else {
+                        Scope::Sys
+                    };
+                    (order, scope)
+                };
+                self.emit(Op::Fence { order, scope }, instr.span);
+            }
+            "bar" | "barrier" => {
+                // `check_barriers` accepted it: a block-wide barrier.
+                self.emit(Op::SyncThreads, instr.span);
+            }
+            "goto" | "bra" => {
+                arity(1)?;
+                let Operand::Name(label) = &ops[0] else {
+                    return unsupported(instr.span, "expected a label");
+                };
+                fixups.push((self.code.len(), label.clone(), instr.span));
+                self.emit(Op::Jump { target: 0 }, instr.span);
+            }
+            "beq" | "bne" => {
+                arity(3)?;
+                let a = self.value(&ops[0], instr)?;
+                let b = self.value(&ops[1], instr)?;
+                let Operand::Name(label) = &ops[2] else {
+                    return unsupported(instr.span, "expected a label as the last operand");
+                };
+                let cmp = if head == "beq" { BinOp::Eq } else { BinOp::Ne };
+                fixups.push((self.code.len(), label.clone(), instr.span));
+                let next = self.code.len() as Pc + 1;
+                self.emit(
+                    Op::Branch {
+                        cond: Expr::Binary(cmp, Box::new(a), Box::new(b)),
+                        then_pc: 0,
+                        else_pc: next,
+                    },
+                    instr.span,
+                );
+            }
+            "mov" => {
+                arity(2)?;
+                let dst = self.reg(ops.first(), instr)?;
+                let value = self.value(&ops[1], instr)?;
+                self.emit(Op::Assign { dst, value }, instr.span);
+            }
+            "add" | "sub" | "mul" | "and" | "or" | "xor" => {
+                arity(3)?;
+                let dst = self.reg(ops.first(), instr)?;
+                let a = self.value(&ops[1], instr)?;
+                let b = self.value(&ops[2], instr)?;
+                let op = match head {
+                    "add" => BinOp::Add,
+                    "sub" => BinOp::Sub,
+                    "mul" => BinOp::Mul,
+                    "and" => BinOp::BitAnd,
+                    "or" => BinOp::BitOr,
+                    _ => BinOp::BitXor,
+                };
+                let value = Expr::Binary(op, Box::new(a), Box::new(b));
+                self.emit(Op::Assign { dst, value }, instr.span);
+            }
+            _ => {
+                return unsupported(
+                    instr.span,
+                    format!("instruction `{}`", instr.opcode.join(".")),
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+fn is_thread(block: u32, thread: u32) -> Expr {
+    let eq = |b: Builtin, v: u32| {
+        Expr::Binary(
+            BinOp::Eq,
+            Box::new(Expr::Builtin(b)),
+            Box::new(Expr::Const(i64::from(v))),
+        )
+    };
+    Expr::Binary(
+        BinOp::And,
+        Box::new(eq(Builtin::BlockIdx, block)),
+        Box::new(eq(Builtin::ThreadIdx, thread)),
+    )
+}
+
+/// Translates a parsed test into a program for the IR.
+pub fn translate(test: &Litmus, source: &Source) -> Result<Translated, Unsupported> {
+    let placement = place(test)?;
+    check_barriers(test)?;
+    let mut b = Builder {
+        test,
+        vars: vec![],
+        var_ids: BTreeMap::new(),
+        locals: vec![],
+        local_ids: BTreeMap::new(),
+        code: vec![],
+    };
+    // Locations in order of declaration, then of use.
+    for (name, _, span) in &test.mem_init {
+        b.var(name, *span);
+    }
+    let mut terms = vec![];
+    test.condition.terms(&mut terms);
+    let mut term_vars = BTreeMap::new();
+    for t in &terms {
+        match t {
+            Term::Mem(m) => {
+                let v = b.var(m, test.condition_span);
+                term_vars.insert(t.clone(), v);
+            }
+            Term::Reg(th, r) => {
+                let v = b.var(&format!("P{th}:{r}"), test.condition_span);
+                term_vars.insert(t.clone(), v);
+            }
+            Term::Int(_) => {}
+        }
+    }
+    // Dispatch: one test per litmus thread, padding threads exit.
+    let n = test.threads.len();
+    for (i, t) in test.threads.iter().enumerate() {
+        let (blk, th) = placement.slots[i];
+        let pc = b.code.len() as Pc;
+        b.emit(
+            Op::Branch {
+                cond: is_thread(blk, th),
+                then_pc: 0,
+                else_pc: pc + 1,
+            },
+            t.span,
+        );
+    }
+    b.emit(
+        Op::Exit,
+        test.threads.first().map_or(Span::default(), |t| t.span),
+    );
+    for (i, t) in test.threads.iter().enumerate() {
+        let start = b.code.len() as Pc;
+        if let Op::Branch { then_pc, .. } = &mut b.code[i].op {
+            *then_pc = start;
+        }
+        let mut labels: BTreeMap<String, Pc> = BTreeMap::new();
+        let mut fixups = vec![];
+        for s in &t.code {
+            match s {
+                Stmt::Label(l, span) => {
+                    if labels.insert(l.clone(), b.code.len() as Pc).is_some() {
+                        return unsupported(
+                            *span,
+                            format!("label `{l}` defined twice in P{}", t.id),
+                        );
+                    }
+                }
+                Stmt::Instr(instr) => b.instr(instr, &mut fixups)?,
+            }
+        }
+        for (at, label, span) in fixups {
+            let Some(&target) = labels.get(&label) else {
+                return unsupported(span, format!("no label `{label}` in P{}", t.id));
+            };
+            match &mut b.code[at].op {
+                Op::Jump { target: tg } => *tg = target,
+                Op::Branch { then_pc, .. } => *then_pc = target,
+                _ => unreachable!("fixups are jumps and branches"),
+            }
+        }
+        // Copy the registers the condition reads into memory, then exit.
+        for term in &terms {
+            if let Term::Reg(th, r) = term {
+                if *th == t.id {
+                    let value = Expr::Local(b.local(r));
+                    let var = term_vars[term];
+                    b.emit(
+                        Op::Store {
+                            loc: Loc { var, index: None },
+                            value,
+                            order: Order::Weak,
+                            scope: Scope::Cta,
+                        },
+                        test.condition_span,
+                    );
+                }
+            }
+        }
+        b.emit(Op::Exit, t.span);
+    }
+    // Registers named in the initial state but never used still need a slot.
+    for (_, r, _, _) in &test.reg_init {
+        b.local(r);
+    }
+    let threads = placement.launch.threads() as usize;
+    for local in b.locals.iter_mut() {
+        let name = &local.name;
+        let mut values = vec![0u32; threads];
+        let mut any = false;
+        for (th, r, v, _) in &test.reg_init {
+            if r == name && *th < n {
+                let (blk, tt) = placement.slots[*th];
+                values[(blk * placement.launch.threads_per_block + tt) as usize] = *v as i32 as u32;
+                any |= *v != 0;
+            }
+        }
+        if any {
+            local.init = LocalInit::PerThread(values);
+        }
+    }
+    let program = Program {
+        source: source.clone(),
+        header: Header {
+            name: Some(test.name.clone()),
+            ..Header::default()
+        },
+        launch: placement.launch,
+        params: vec![],
+        vars: b.vars,
+        locals: b.locals,
+        code: b.code,
+        participants: Participants::All,
+        checks: Checks::default(),
+        unsupported: vec![],
+    };
+    Ok(Translated {
+        program,
+        terms: term_vars,
+    })
+}

@@ -1,0 +1,216 @@
+//! The litmus front end: hand-written tests with known SC outcomes, located
+//! parse errors, the directory runner's summary line, and the PTX corpus in
+//! `../shared/litmus/PTX` (parsed without panics, run under SC).
+
+mod common;
+
+use common::*;
+use gsync_check::litmus::{self, parse, Agreement, LitmusConfig};
+use gsync_check::spec::diag::Source;
+use std::path::PathBuf;
+
+fn hand(name: &str) -> PathBuf {
+    repo().join("tests/litmus").join(name)
+}
+
+fn corpus() -> PathBuf {
+    repo().join("../shared/litmus/PTX")
+}
+
+fn check(name: &str) -> litmus::Checked {
+    litmus::check_file(&hand(name), &LitmusConfig::default())
+        .unwrap_or_else(|f| panic!("{name}: {}", f.reason()))
+}
+
+#[test]
+fn weak_outcomes_of_mp_sb_lb_are_unreachable_under_sc() {
+    for name in ["MP.litmus", "SB.litmus", "LB.litmus"] {
+        let c = check(name);
+        assert!(!c.holds, "{name}: SC reaches the weak outcome");
+        // Exactly the three interleaving outcomes.
+        assert_eq!(c.outcomes.len(), 3, "{name}: {:?}", c.outcomes);
+    }
+}
+
+#[test]
+fn corr_holds_and_spin_loops_barriers_atomics_work() {
+    assert!(check("CoRR.litmus").holds);
+    let spin = check("Spin.litmus");
+    assert!(spin.holds);
+    // P2 only finishes when it reads the flag P0 set to its counter value 1.
+    assert_eq!(spin.outcomes, vec!["P0:r0=1; P1:r0=0; P2:r1=1; c=2"]);
+}
+
+#[test]
+fn agreement_follows_the_quantifier() {
+    use parse::Quantifier::*;
+    assert_eq!(litmus::agreement(Exists, false, true), Agreement::Unsound);
+    assert_eq!(
+        litmus::agreement(Exists, true, false),
+        Agreement::OverApproximate
+    );
+    assert_eq!(
+        litmus::agreement(NotExists, true, false),
+        Agreement::Unsound
+    );
+    assert_eq!(
+        litmus::agreement(NotExists, false, true),
+        Agreement::OverApproximate
+    );
+    assert_eq!(litmus::agreement(Forall, true, false), Agreement::Unsound);
+    assert_eq!(litmus::agreement(Forall, true, true), Agreement::Same);
+}
+
+#[test]
+fn parse_errors_are_located() {
+    let text = "PTX bad\n{ x=0; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1+ ;\nexists (x == 1)\n";
+    let d = parse::parse(text).unwrap_err();
+    let source = Source::new("bad.litmus", text);
+    assert_eq!(d.location(&source), "bad.litmus:4:13");
+    let text = "PTX bad\n{ x=0; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1 /\\ )\n";
+    let d = parse::parse(text).unwrap_err();
+    assert!(
+        d.location(&Source::new("b", text)).starts_with("b:5:"),
+        "{d:?}"
+    );
+    assert!(parse::parse("X86 t\n{}\n").is_err());
+}
+
+#[test]
+fn single_file_cli() {
+    let out = run(&["litmus", "tests/litmus/MP.litmus"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("condition (exists): fails"),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(&["litmus", "tests/litmus/Named.litmus"]);
+    assert_eq!(code(&out), 3);
+    assert!(
+        stderr(&out).contains("Named.litmus:6:2"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn directory_run_prints_the_summary_last() {
+    let out = run(&[
+        "litmus",
+        "tests/litmus",
+        "--expect",
+        "tests/litmus/expected.csv",
+    ]);
+    let text = stdout(&out);
+    assert_eq!(code(&out), 1, "unsound tests exit 1\n{text}");
+    assert_eq!(
+        text.lines().last(),
+        Some("litmus: 6 tests, 5 supported, 2 agree, 3 unsound")
+    );
+    assert!(text.contains("Named.litmus") && text.contains("unsupported: named barrier"));
+    let out = run(&[
+        "litmus",
+        "tests/litmus",
+        "--expect",
+        "tests/litmus/expected.csv",
+        "--format",
+        "json",
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let s = &json["summary"];
+    assert_eq!(
+        (&s["tests"], &s["supported"], &s["agree"], &s["unsound"]),
+        (&6.into(), &5.into(), &2.into(), &3.into())
+    );
+}
+
+fn corpus_files() -> Vec<PathBuf> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "litmus") {
+                out.push(p);
+            }
+        }
+    }
+    let mut out = vec![];
+    walk(&corpus(), &mut out);
+    out.sort();
+    out
+}
+
+#[test]
+fn every_corpus_file_parses() {
+    if !corpus().is_dir() {
+        eprintln!("no corpus at {}; skipped", corpus().display());
+        return;
+    }
+    let files = corpus_files();
+    assert!(files.len() >= 130, "{} files", files.len());
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        if let Err(d) = parse::parse(&text) {
+            panic!(
+                "{}",
+                d.render(&Source::new(f.display().to_string(), text), false)
+            );
+        }
+    }
+}
+
+#[test]
+fn corpus_under_sc_is_never_weaker_than_ptx() {
+    if !corpus().is_dir() {
+        eprintln!("no corpus at {}; skipped", corpus().display());
+        return;
+    }
+    let dir = corpus();
+    let csv = dir.join("expected-safety.csv");
+    let out = run(&[
+        "litmus",
+        dir.to_str().unwrap(),
+        "--expect",
+        csv.to_str().unwrap(),
+    ]);
+    let text = stdout(&out);
+    let last = text.lines().last().unwrap_or_default().to_string();
+    let words: Vec<&str> = last.split(' ').collect();
+    assert_eq!(
+        (words[0], words[2], words[4], words[6], words[8]),
+        ("litmus:", "tests,", "supported,", "agree,", "unsound"),
+        "{last}"
+    );
+    // Every interleaving is a PTX execution: SC may forbid, never add.
+    assert!(!text.contains("over-approximate\n"), "{text}");
+    let report = litmus::run_dir(&dir, &csv, &LitmusConfig::default()).unwrap();
+    let s = &report.summary;
+    assert_eq!(s.over_approximate, 0);
+    assert_eq!(s.tests, s.supported + s.unsupported);
+    assert!(s.supported * 10 >= s.tests * 7, "{s:?}");
+    assert_eq!(last, s.line());
+    // Liveness expectations: reported, not silently skipped.
+    let live = litmus::run_dir(
+        &dir,
+        &dir.join("expected-liveness.csv"),
+        &LitmusConfig::default(),
+    )
+    .unwrap();
+    assert!(live.liveness && live.summary.tests > 0);
+    assert_eq!(live.summary.unsupported, live.summary.tests);
+}
+
+#[test]
+fn ctas_become_blocks_padded_with_exiting_threads() {
+    let text = "PTX pad\n{ x=0; P2:r0=7; }\n P0@cta 5,gpu 0 | P1@cta 5,gpu 0 | P2@cta 1,gpu 0 ;\n st.weak x, 1 | st.weak x, 2 | ld.weak r1, x ;\nforall (P2:r0 == 7 /\\ (x == 1 \\/ x == 2))\n";
+    let source = Source::new("pad.litmus", text);
+    let test = parse::parse(text).unwrap();
+    let tr = litmus::translate::translate(&test, &source).unwrap();
+    let launch = tr.program.launch;
+    assert_eq!((launch.blocks, launch.threads_per_block), (2, 2));
+    let c = litmus::check_source(&source, &LitmusConfig::default()).unwrap();
+    assert!(c.holds, "{:?}", c.outcomes);
+    assert_eq!(c.outcomes.len(), 2, "{:?}", c.outcomes);
+}
