@@ -115,17 +115,27 @@ fn render_term(t: &Term) -> String {
     }
 }
 
-/// Checks one litmus source under `config`.
-pub fn check_source(source: &Source, config: &LitmusConfig) -> Result<Checked, Failure> {
+/// Parses and translates a test, refusing memory models that do not exist.
+fn prepare(
+    source: &Source,
+    config: &LitmusConfig,
+) -> Result<(Litmus, translate::Translated), Failure> {
     let test = parse_source(source)?;
-    let boxed = || Box::new(source.clone());
     if config.memory_model != "sc" {
         return Err(Failure::Io(format!(
             "memory model `{}` does not exist yet (only `sc`)",
             config.memory_model
         )));
     }
-    let tr = translate(&test, source).map_err(|u| Failure::Unsupported(u, boxed()))?;
+    let tr =
+        translate(&test, source).map_err(|u| Failure::Unsupported(u, Box::new(source.clone())))?;
+    Ok((test, tr))
+}
+
+/// Checks one litmus source under `config`.
+pub fn check_source(source: &Source, config: &LitmusConfig) -> Result<Checked, Failure> {
+    let (test, tr) = prepare(source, config)?;
+    let boxed = || Box::new(source.clone());
     let model = Model::new(&tr.program, ModelOptions::default());
     let options = Options {
         max_states: Some(config.max_states),
@@ -208,15 +218,8 @@ pub fn check_termination_source(
     source: &Source,
     config: &LitmusConfig,
 ) -> Result<Checked, Failure> {
-    let test = parse_source(source)?;
+    let (test, tr) = prepare(source, config)?;
     let boxed = || Box::new(source.clone());
-    if config.memory_model != "sc" {
-        return Err(Failure::Io(format!(
-            "memory model `{}` does not exist yet (only `sc`)",
-            config.memory_model
-        )));
-    }
-    let tr = translate(&test, source).map_err(|u| Failure::Unsupported(u, boxed()))?;
     let model = Model::new(&tr.program, ModelOptions::default());
     let options = Options {
         max_states: Some(config.max_states),
