@@ -223,6 +223,17 @@ pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Erro
     })
 }
 
+/// The parameters a spec declares, in order.
+pub fn declared_params(file: &SpecFile) -> Vec<String> {
+    file.items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Param(p) => Some(p.name.name.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Under a fair scheduler, the parameters a spec names in its
 /// `//! liveness: NAME=V ...` header line (e.g. `iters=0`: run forever)
 /// apply unless the command line sets them: liveness is about executions
