@@ -149,6 +149,10 @@ pub struct CheckArgs {
     #[arg(long, value_name = "MIB")]
     pub max_memory: Option<u64>,
 
+    /// Explorer worker threads; verdicts, state counts and traces do not depend on it [default: 1]
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+
     /// Interleave every instruction, including thread-local ones (slower; for cross-checking)
     #[arg(long)]
     pub no_fuse_local: bool,
