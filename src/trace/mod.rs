@@ -8,6 +8,7 @@ pub mod render;
 pub mod replay;
 pub mod report;
 pub mod sarif;
+pub mod svg;
 pub mod verify;
 
 pub use counterexample::{build_trace, Step, Trace};
