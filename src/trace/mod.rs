@@ -10,6 +10,7 @@ pub mod report;
 pub mod sarif;
 pub mod svg;
 pub mod verify;
+pub mod xml;
 
 pub use counterexample::{build_trace, Step, Trace};
 pub use report::{Report, RunConfig, Stats, Verdict, ViolationReport};

@@ -7,6 +7,7 @@
 
 use super::counterexample::Step;
 use super::render::{effects, thread_columns, thread_label, wrap, COLUMN};
+use super::xml::escape;
 use super::{RunConfig, ViolationReport};
 use std::fmt::Write;
 
@@ -241,32 +242,4 @@ fn text(out: &mut String, x: usize, y: usize, s: &str, weight: &str, fill: &str,
         r#"<text x="{x}" y="{y}" fill="{fill}" font-size="{size}"{weight} xml:space="preserve">{}</text>"#,
         escape(s)
     );
-}
-
-/// XML text escaping.
-fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escape_handles_markup() {
-        assert_eq!(
-            escape(r#"a<b && "c">"#),
-            "a&lt;b &amp;&amp; &quot;c&quot;&gt;"
-        );
-    }
 }
