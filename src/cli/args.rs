@@ -168,6 +168,10 @@ pub struct OutputArgs {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 
+    /// Draw the first counterexample as an SVG sequence diagram into FILE (one spec only)
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+
     /// Print states/s and memory (and include timings in JSON)
     #[arg(long)]
     pub stats: bool,
