@@ -107,6 +107,8 @@ pub struct CheckConfig {
     pub max_seconds: Option<f64>,
     pub max_memory_mb: Option<u64>,
     pub progress: bool,
+    /// Worker threads of the explorer (the verdict and trace do not depend on it).
+    pub threads: usize,
 }
 
 impl Default for CheckConfig {
@@ -123,6 +125,7 @@ impl Default for CheckConfig {
             max_seconds: None,
             max_memory_mb: Some(DEFAULT_MAX_MEMORY_MB),
             progress: false,
+            threads: 1,
         }
     }
 }
@@ -319,6 +322,7 @@ pub fn run(prepared: &Prepared) -> Report {
         max_memory_bytes: config.max_memory_mb.map(|mb| mb * 1024 * 1024),
         keep_edges: true,
         progress: config.progress,
+        threads: config.threads,
     };
     let started = std::time::Instant::now();
     let result = check(&model, &options, config.scheduler);
@@ -413,5 +417,6 @@ pub fn config_of(report: &RunConfig) -> CheckConfig {
         max_seconds: report.max_seconds,
         max_memory_mb: report.max_memory_mb,
         progress: false,
+        threads: 1,
     }
 }

@@ -154,6 +154,10 @@ pub struct CheckArgs {
     #[arg(long, value_name = "MIB")]
     pub max_memory: Option<u64>,
 
+    /// Explorer worker threads; verdicts, state counts and traces do not depend on it [default: 1]
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+
     /// Interleave every instruction, including thread-local ones (slower; for cross-checking)
     #[arg(long)]
     pub no_fuse_local: bool,
@@ -168,6 +172,10 @@ pub struct OutputArgs {
     /// Write each counterexample as JSON into this directory
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+
+    /// Draw the first counterexample as an SVG sequence diagram into FILE (one spec only)
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
 
     /// Print states/s and memory (and include timings in JSON)
     #[arg(long)]

@@ -55,6 +55,7 @@ pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Resul
     if output.format == Format::Junit {
         return Err(super::junit_needs_verify());
     }
+    super::svg_needs_one_spec(output)?;
     let members: Vec<(SpecSource, SpecFile)> = builtin_headers()?
         .into_iter()
         .filter(|(_, f)| f.header.family.as_deref() == Some(family))
