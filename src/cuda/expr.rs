@@ -84,7 +84,7 @@ pub fn literal(v: i64) -> Code {
         Code::new(v.to_string(), Class::Nat)
     } else if (0..=i64::from(u32::MAX)).contains(&v) {
         Code::new(format!("{v}u"), Class::Nat)
-    } else if v >= i64::from(i32::MIN) {
+    } else if (i64::from(i32::MIN)..0).contains(&v) {
         Code::new(format!("({v})"), Class::Signed)
     } else {
         Code::new(format!("({v}LL)"), Class::Wide)
