@@ -44,6 +44,8 @@ pub fn main_with(cli: Cli) -> i32 {
         }
         Some(Command::Litmus(args)) => litmus::run(&args),
         Some(Command::Emit(args)) => gpu::emit(&args),
+        Some(Command::Run(args)) => gpu::run(&args),
+        Some(Command::Bench(args)) => gpu::bench(&args),
         None => {
             set_color(cli.output.color);
             let name = cli.name.unwrap_or_default();
