@@ -11,6 +11,7 @@
 mod deadlock;
 mod graph;
 mod liveness;
+mod simt;
 
 pub use deadlock::{describe_threads, thread_positions};
 
@@ -57,8 +58,12 @@ pub fn check(model: &Model, options: &Options, scheduler: Scheduler) -> CheckRes
                 .into_iter()
                 .map(|(_, a)| a)
                 .collect();
+            let mut finding = safety_finding(fault, schedule);
+            if finding.kind == ViolationKind::BarrierDivergence {
+                simt::explain_divergence(model, &mut finding);
+            }
             return CheckResult {
-                findings: vec![safety_finding(fault, schedule)],
+                findings: vec![finding],
                 limit: None,
                 stats,
             };

@@ -132,11 +132,19 @@ fn prepare(
     Ok((test, tr))
 }
 
+/// PTX semantics: an exited thread no longer counts at `bar.sync`.
+fn ptx_options() -> ModelOptions {
+    ModelOptions {
+        barrier_divergence: false,
+        ..ModelOptions::default()
+    }
+}
+
 /// Checks one litmus source under `config`.
 pub fn check_source(source: &Source, config: &LitmusConfig) -> Result<Checked, Failure> {
     let (test, tr) = prepare(source, config)?;
     let boxed = || Box::new(source.clone());
-    let model = Model::new(&tr.program, ModelOptions::default());
+    let model = Model::new(&tr.program, ptx_options());
     let options = Options {
         max_states: Some(config.max_states),
         max_seconds: config.max_seconds,
@@ -220,7 +228,7 @@ pub fn check_termination_source(
 ) -> Result<Checked, Failure> {
     let (test, tr) = prepare(source, config)?;
     let boxed = || Box::new(source.clone());
-    let model = Model::new(&tr.program, ModelOptions::default());
+    let model = Model::new(&tr.program, ptx_options());
     let options = Options {
         max_states: Some(config.max_states),
         max_seconds: config.max_seconds,
