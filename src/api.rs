@@ -4,7 +4,7 @@
 use crate::check::{check, Finding};
 use crate::explore::{LimitKind, Options};
 use crate::ir::{lower, Launch, Program};
-use crate::model::{Model, ModelOptions, Scheduler};
+use crate::model::{MemoryModel, Model, ModelOptions, Scheduler};
 use crate::spec::ast::{Item, SpecFile};
 use crate::spec::diag::{Diagnostic, Source};
 use crate::trace::{build_trace, Report, RunConfig, Stats, Verdict, ViolationReport};
@@ -164,18 +164,11 @@ impl CheckConfig {
         if self.resident == Some(0) {
             return Err(Error::Usage("--resident must be at least 1 (got 0)".into()));
         }
-        match self.memory_model.as_str() {
-            "sc" => {}
-            "ptx" => {
-                return Err(Error::Usage(
-                    "--memory-model ptx is not implemented yet; use --memory-model sc".into(),
-                ))
-            }
-            other => {
-                return Err(Error::Usage(format!(
-                    "unknown memory model `{other}` (known: sc)"
-                )))
-            }
+        if MemoryModel::parse(&self.memory_model).is_none() {
+            return Err(Error::Usage(format!(
+                "unknown memory model `{}` (known: sc, ptx)",
+                self.memory_model
+            )));
         }
         match self.simt.as_str() {
             "its" => {}
@@ -293,6 +286,9 @@ pub fn model_of(prepared: &Prepared) -> Model<'_> {
         ModelOptions {
             fuse_local_steps: prepared.config.fuse_local_steps,
             resident: prepared.config.resident,
+            memory_model: MemoryModel::parse(&prepared.config.memory_model)
+                .unwrap_or(MemoryModel::Sc),
+            races: true,
         },
     )
 }

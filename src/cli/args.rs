@@ -113,7 +113,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "N")]
     pub size: Option<i64>,
 
-    /// Memory model: sc (sequential consistency)
+    /// Memory model: sc (sequential consistency) or ptx (scoped PTX model)
     #[arg(long, value_name = "MODEL", default_value = "sc")]
     pub memory_model: String,
 
