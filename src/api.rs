@@ -107,6 +107,8 @@ pub struct CheckConfig {
     pub max_seconds: Option<f64>,
     pub max_memory_mb: Option<u64>,
     pub progress: bool,
+    /// Worker threads of the explorer (the verdict and trace do not depend on it).
+    pub threads: usize,
 }
 
 impl Default for CheckConfig {
@@ -123,6 +125,7 @@ impl Default for CheckConfig {
             max_seconds: None,
             max_memory_mb: Some(DEFAULT_MAX_MEMORY_MB),
             progress: false,
+            threads: 1,
         }
     }
 }
@@ -216,6 +219,17 @@ pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Erro
     })
 }
 
+/// The parameters a spec declares, in order.
+pub fn declared_params(file: &SpecFile) -> Vec<String> {
+    file.items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Param(p) => Some(p.name.name.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Under a fair scheduler, the parameters a spec names in its
 /// `//! liveness: NAME=V ...` header line (e.g. `iters=0`: run forever)
 /// apply unless the command line sets them: liveness is about executions
@@ -304,6 +318,7 @@ pub fn run(prepared: &Prepared) -> Report {
         max_memory_bytes: config.max_memory_mb.map(|mb| mb * 1024 * 1024),
         keep_edges: true,
         progress: config.progress,
+        threads: config.threads,
     };
     let started = std::time::Instant::now();
     let result = check(&model, &options, config.scheduler);
@@ -398,5 +413,6 @@ pub fn config_of(report: &RunConfig) -> CheckConfig {
         max_seconds: report.max_seconds,
         max_memory_mb: report.max_memory_mb,
         progress: false,
+        threads: 1,
     }
 }

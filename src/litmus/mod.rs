@@ -152,7 +152,7 @@ pub fn check_source(source: &Source, config: &LitmusConfig) -> Result<Checked, F
         max_seconds: config.max_seconds,
         max_memory_bytes: Some(2 * 1024 * 1024 * 1024),
         keep_edges: false,
-        progress: false,
+        ..Options::default()
     };
     let ex = explore(&model, &options);
     let whole = crate::spec::ast::Span::new(0, source.text.len().min(1));
@@ -236,7 +236,7 @@ pub fn check_termination_source(
         max_seconds: config.max_seconds,
         max_memory_bytes: Some(2 * 1024 * 1024 * 1024),
         keep_edges: true,
-        progress: false,
+        ..Options::default()
     };
     let result = crate::check::check(&model, &options, crate::model::Scheduler::Weak);
     if let Some(kind) = result.limit {
