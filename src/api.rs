@@ -5,7 +5,7 @@ use crate::check::{check, Finding};
 use crate::explore::{LimitKind, Options};
 use crate::ir::{lower, Launch, Program};
 use crate::model::lockbits::{self, DEFAULT_LOCK_BITS};
-use crate::model::{BranchOrder, Model, ModelOptions, Scheduler, SimtMode};
+use crate::model::{BranchOrder, MemoryModel, Model, ModelOptions, Scheduler, SimtMode};
 use crate::spec::ast::{Item, SpecFile};
 use crate::spec::diag::{Diagnostic, Source};
 use crate::trace::{build_trace, Report, RunConfig, Stats, Verdict, ViolationReport};
@@ -113,6 +113,8 @@ pub struct CheckConfig {
     pub max_seconds: Option<f64>,
     pub max_memory_mb: Option<u64>,
     pub progress: bool,
+    /// Worker threads of the explorer (the verdict and trace do not depend on it).
+    pub threads: usize,
 }
 
 impl Default for CheckConfig {
@@ -131,6 +133,7 @@ impl Default for CheckConfig {
             max_seconds: None,
             max_memory_mb: Some(DEFAULT_MAX_MEMORY_MB),
             progress: false,
+            threads: 1,
         }
     }
 }
@@ -172,18 +175,11 @@ impl CheckConfig {
         if self.resident == Some(0) {
             return Err(Error::Usage("--resident must be at least 1 (got 0)".into()));
         }
-        match self.memory_model.as_str() {
-            "sc" => {}
-            "ptx" => {
-                return Err(Error::Usage(
-                    "--memory-model ptx is not implemented yet; use --memory-model sc".into(),
-                ))
-            }
-            other => {
-                return Err(Error::Usage(format!(
-                    "unknown memory model `{other}` (known: sc)"
-                )))
-            }
+        if MemoryModel::parse(&self.memory_model).is_none() {
+            return Err(Error::Usage(format!(
+                "unknown memory model `{}` (known: sc, ptx)",
+                self.memory_model
+            )));
         }
         if let Some(mode) = &self.simt {
             mode.parse::<SimtMode>().map_err(Error::Usage)?;
@@ -271,6 +267,18 @@ pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Erro
             .hint("warp-level operations and lock bits come with the SIMT model (--simt lockstep/its); remove them to check the rest");
         return Err(Error::Spec(Box::new(d), Box::new(source)));
     }
+    if config.memory_model == "ptx" {
+        if config.simt_mode() == SimtMode::Lockstep {
+            return Err(Error::Usage(
+                "--simt lockstep is modelled under --memory-model sc only".into(),
+            ));
+        }
+        if lockbits::uses_lock_bits(&program) {
+            return Err(Error::Usage(
+                "the lock unit (ldslk/stsul) is modelled under --memory-model sc only".into(),
+            ));
+        }
+    }
     if let Some((var, span)) = lockbits::misplaced_lock_bit(&program) {
         let d = Diagnostic::new(span, lockbits::misplaced_message(&var))
             .label("not in shared memory")
@@ -283,6 +291,17 @@ pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Erro
         program,
         config: config.clone(),
     })
+}
+
+/// The parameters a spec declares, in order.
+pub fn declared_params(file: &SpecFile) -> Vec<String> {
+    file.items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Param(p) => Some(p.name.name.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Under a fair scheduler, the parameters a spec names in its
@@ -359,6 +378,9 @@ pub fn model_of(prepared: &Prepared) -> Model<'_> {
             branch_order: prepared.config.branch_order_value(),
             lock_bits: prepared.config.lock_bits.unwrap_or(DEFAULT_LOCK_BITS),
             barrier_divergence: true,
+            memory_model: MemoryModel::parse(&prepared.config.memory_model)
+                .unwrap_or(MemoryModel::Sc),
+            races: true,
         },
     )
 }
@@ -374,6 +396,7 @@ pub fn run(prepared: &Prepared) -> Report {
         max_memory_bytes: config.max_memory_mb.map(|mb| mb * 1024 * 1024),
         keep_edges: true,
         progress: config.progress,
+        threads: config.threads,
     };
     let started = std::time::Instant::now();
     let result = check(&model, &options, config.scheduler);
@@ -474,5 +497,6 @@ pub fn config_of(report: &RunConfig) -> CheckConfig {
         max_seconds: report.max_seconds,
         max_memory_mb: report.max_memory_mb,
         progress: false,
+        threads: 1,
     }
 }

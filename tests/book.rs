@@ -179,3 +179,52 @@ fn every_command_in_the_book_prints_what_the_book_shows() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// The complete specs the book and the README show (fenced `gsync` blocks
+/// that start with a `//! name:` header), with where they are.
+fn complete_specs() -> Vec<(String, usize, String)> {
+    let mut out = Vec::new();
+    for path in documents() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut block: Option<(usize, String)> = None;
+        for (i, line) in text.lines().enumerate() {
+            if line.trim() == "```gsync" {
+                block = Some((i + 2, String::new()));
+            } else if line.trim_start().starts_with("```") {
+                if let Some((at, body)) = block.take() {
+                    if body.starts_with("//! name:") {
+                        out.push((path.display().to_string(), at, body));
+                    }
+                }
+            } else if let Some((_, body)) = block.as_mut() {
+                body.push_str(line);
+                body.push('\n');
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_complete_spec_in_the_book_meets_its_expectations() {
+    let specs = complete_specs();
+    assert!(
+        !specs.is_empty(),
+        "the language chapter shows a complete spec"
+    );
+    let dir = std::env::temp_dir().join(format!("gsync-book-specs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (k, (file, line, body)) in specs.iter().enumerate() {
+        let path = dir.join(format!("example{k}.gsync"));
+        std::fs::write(&path, body).unwrap();
+        let out = run(&["verify", path.to_str().unwrap()]);
+        assert_eq!(
+            code(&out),
+            0,
+            "{file}:{line}: the spec shown does not meet its `expect` lines\n{}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

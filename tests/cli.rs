@@ -205,6 +205,12 @@ fn json_reports_are_byte_identical_across_runs() {
         let b = run(&args);
         assert!(!a.stdout.is_empty());
         assert_eq!(a.stdout, b.stdout, "{args:?} differs between runs");
+        // Nor does the number of explorer threads change a byte.
+        let threaded = run(&[args.as_slice(), &["--threads", "3"]].concat());
+        assert_eq!(
+            a.stdout, threaded.stdout,
+            "{args:?} differs with --threads 3"
+        );
     }
 }
 

@@ -94,7 +94,7 @@ pub fn explain_divergence(model: &Model, finding: &mut Finding) {
         return;
     };
     let (events, state) = replay_events(model, before);
-    let actor = actor as usize;
+    let actor = crate::model::thread_of(actor);
     let others: Vec<usize> = model
         .layout
         .block_threads(actor)

@@ -3,6 +3,7 @@
 
 pub mod args;
 mod family;
+mod gpu;
 mod litmus;
 mod verify;
 
@@ -11,7 +12,7 @@ use gsync_check::api::{self, CheckConfig, Error, SpecSource};
 use gsync_check::ir::Launch;
 use gsync_check::trace::render::render_report;
 use gsync_check::trace::replay::{replay, ReplayOutcome, SavedCounterexample};
-use gsync_check::trace::{sarif, Report};
+use gsync_check::trace::{sarif, svg, Report};
 use std::io::IsTerminal;
 use std::path::Path;
 
@@ -42,6 +43,7 @@ pub fn main_with(cli: Cli) -> i32 {
             replay_file(&file, &output)
         }
         Some(Command::Litmus(args)) => litmus::run(&args),
+        Some(Command::Emit(args)) => gpu::emit(&args),
         None => {
             set_color(cli.output.color);
             let name = cli.name.unwrap_or_default();
@@ -137,6 +139,7 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
         max_seconds: args.max_seconds,
         max_memory_mb: args.max_memory.or(base.max_memory_mb),
         progress: std::io::stderr().is_terminal(),
+        threads: args.threads.unwrap_or(base.threads).max(1),
     }
 }
 
@@ -147,6 +150,7 @@ fn check_one(spec: &SpecSource, check: &CheckArgs, output: &OutputArgs) -> Resul
     let config = config_from(check, None);
     let mut report = api::check_spec(spec, &config)?;
     write_counterexamples(&report, output)?;
+    write_svg(&report, output)?;
     if !output.stats {
         strip_timings(&mut report);
     }
@@ -209,6 +213,41 @@ pub fn write_counterexamples(report: &Report, output: &OutputArgs) -> Result<(),
     Ok(())
 }
 
+/// `--svg FILE`: the first counterexample as a sequence diagram. A
+/// verified run has none to draw; that is said, not silently skipped.
+fn write_svg(report: &Report, output: &OutputArgs) -> Result<(), Error> {
+    let Some(path) = &output.svg else {
+        return Ok(());
+    };
+    let Some(violation) = report.violations.first() else {
+        eprintln!(
+            "note: {} has no counterexample to draw; {} not written",
+            report.spec,
+            path.display()
+        );
+        return Ok(());
+    };
+    save_svg(
+        path,
+        &svg::render_svg(&report.spec, &report.config, violation),
+    )
+}
+
+fn save_svg(path: &Path, svg: &str) -> Result<(), Error> {
+    std::fs::write(path, svg)
+        .map_err(|e| Error::Usage(format!("cannot write {}: {e}", path.display())))
+}
+
+/// `--svg` draws one counterexample: refused where several specs run.
+pub fn svg_needs_one_spec(output: &OutputArgs) -> Result<(), Error> {
+    match &output.svg {
+        Some(_) => Err(Error::Usage(
+            "--svg draws the counterexample of one spec: name a single spec, not a family or a directory".into(),
+        )),
+        None => Ok(()),
+    }
+}
+
 fn replay_file(path: &Path, output: &OutputArgs) -> Result<i32, Error> {
     if matches!(output.format, Format::Sarif | Format::Junit) {
         return Err(Error::Usage(
@@ -233,6 +272,12 @@ fn replay_file(path: &Path, output: &OutputArgs) -> Result<i32, Error> {
         })?,
         None => SpecSource::from_file(Path::new(&saved.source))?,
     };
+    if let Some(path) = &output.svg {
+        save_svg(
+            path,
+            &svg::render_svg(&saved.spec, &saved.config, &saved.violation),
+        )?;
+    }
     let prepared = api::prepare(&spec, &api::config_of(&saved.config))?;
     let model = api::model_of(&prepared);
     let outcome = replay(&model, &saved);

@@ -95,6 +95,7 @@ fn run_case(spec: &SpecSource, e: &Expectation) -> CaseResult {
 }
 
 pub fn verify(paths: &[PathBuf], output: &OutputArgs) -> Result<i32, Error> {
+    super::svg_needs_one_spec(output)?;
     let mut cases = Vec::new();
     for path in spec_files(paths)? {
         let spec = SpecSource::from_file(&path)?;

@@ -4,6 +4,7 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use super::bitset::BitSet;
+use super::expand::{Expander, Succ};
 use super::graph::{Edges, Reverse};
 use super::limits::{vec_bytes, LimitKind, Options, Projection};
 use super::progress::Progress;
@@ -258,8 +259,6 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         let sys = self.sys;
         let words = self.store.words();
         let mut cur = vec![0u32; words];
-        let mut next = vec![0u32; words];
-        let mut actions: Vec<S::Action> = Vec::new();
 
         // The initial state.
         sys.initial_state(&mut cur);
@@ -283,69 +282,104 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         let mut depth: u32 = 0;
         let mut level_end: usize = 1;
         let mut head: usize = 0;
+        let mut expander = Expander::new(self.opts.threads.max(1));
         while head < self.store.len() {
-            if head == level_end {
-                depth += 1;
-                level_end = self.store.len();
-            }
-            if head.is_multiple_of(CHECK_EVERY) {
-                if let Some(limit) = self.opts.max_seconds {
-                    if self.start.elapsed().as_secs_f64() >= limit {
-                        return Outcome::Limit(LimitKind::Time);
+            let count = expander.batch().min(self.store.len() - head);
+            let chunks = expander.expand(sys, &self.store, head as StateId, count);
+            for chunk in chunks {
+                let mut from = 0;
+                for (i, &end) in chunk.ends.iter().enumerate() {
+                    if head == level_end {
+                        depth += 1;
+                        level_end = self.store.len();
                     }
-                }
-                if self.progress.active() {
-                    let bytes = self.bytes();
-                    self.progress
-                        .update(self.start, self.store.len(), depth, bytes);
-                }
-            }
-
-            let head_id = head as StateId;
-            cur.copy_from_slice(self.store.get(head_id));
-            actions.clear();
-            sys.actions(&cur, &mut actions);
-            if !self.reserve(actions.len()) {
-                return Outcome::Limit(LimitKind::Memory);
-            }
-            for &a in &actions {
-                if let Err(fault) = sys.step(&cur, a, &mut next) {
-                    return Outcome::Fault {
-                        state: head_id,
-                        action: Some(a),
-                        fault,
-                    };
-                }
-                self.transitions += 1;
-                let (to, is_new) = match self.store.insert_bounded(&next, self.max_states) {
-                    Slot::Old(id) => (id, false),
-                    Slot::New(id) => (id, true),
-                    Slot::Full => return Outcome::Limit(LimitKind::States),
-                };
-                if let Some(e) = &mut self.edges {
-                    e.push(a, to);
-                }
-                if is_new {
-                    self.parents.push(head_id);
-                    self.via.push(a);
-                    self.finals.push(sys.is_final(&next));
-                    self.max_depth = depth + 1;
-                    if let Err(fault) = sys.check_state(&next) {
-                        return Outcome::Fault {
-                            state: to,
-                            action: None,
-                            fault,
-                        };
+                    if head.is_multiple_of(CHECK_EVERY) {
+                        if let Some(limit) = self.check_clock(depth) {
+                            return Outcome::Limit(limit);
+                        }
                     }
+                    let head_id = head as StateId;
+                    if !self.reserve(chunk.enabled[i]) {
+                        return Outcome::Limit(LimitKind::Memory);
+                    }
+                    for k in from..end {
+                        let succ = chunk.succs[k];
+                        if let Some(fault) =
+                            self.merge(sys, chunk.state(k, words), succ, head_id, depth)
+                        {
+                            return fault;
+                        }
+                    }
+                    from = end;
+                    if let Some((at, a, fault)) = &chunk.fault {
+                        if *at == i {
+                            return Outcome::Fault {
+                                state: head_id,
+                                action: Some(*a),
+                                fault: fault.clone(),
+                            };
+                        }
+                    }
+                    if let Some(e) = &mut self.edges {
+                        e.close_state();
+                    }
+                    head += 1;
+                    self.expanded = head;
                 }
             }
-            if let Some(e) = &mut self.edges {
-                e.close_state();
-            }
-            head += 1;
-            self.expanded = head;
         }
         Outcome::Complete
+    }
+
+    /// The time limit and the progress bar, checked every few states.
+    fn check_clock(&mut self, depth: u32) -> Option<LimitKind> {
+        if let Some(limit) = self.opts.max_seconds {
+            if self.start.elapsed().as_secs_f64() >= limit {
+                return Some(LimitKind::Time);
+            }
+        }
+        if self.progress.active() {
+            let bytes = self.bytes();
+            self.progress
+                .update(self.start, self.store.len(), depth, bytes);
+        }
+        None
+    }
+
+    /// Adds the step `head --action--> state` to the graph, storing `state`
+    /// if new; returns the outcome that ends the search, if any.
+    #[inline]
+    fn merge(
+        &mut self,
+        sys: &S,
+        state: &[u32],
+        succ: Succ<S::Action>,
+        head: StateId,
+        depth: u32,
+    ) -> Option<Outcome<S::Action, S::Fault>> {
+        self.transitions += 1;
+        let (to, is_new) = match self.store.insert_hashed(state, succ.hash, self.max_states) {
+            Slot::Old(id) => (id, false),
+            Slot::New(id) => (id, true),
+            Slot::Full => return Some(Outcome::Limit(LimitKind::States)),
+        };
+        if let Some(e) = &mut self.edges {
+            e.push(succ.action, to);
+        }
+        if is_new {
+            self.parents.push(head);
+            self.via.push(succ.action);
+            self.finals.push(sys.is_final(state));
+            self.max_depth = depth + 1;
+            if let Err(fault) = sys.check_state(state) {
+                return Some(Outcome::Fault {
+                    state: to,
+                    action: None,
+                    fault,
+                });
+            }
+        }
+        None
     }
 
     fn finish(mut self, outcome: Outcome<S::Action, S::Fault>) -> Exploration<S::Action, S::Fault> {

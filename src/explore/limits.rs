@@ -18,6 +18,9 @@ pub struct Options {
     /// Show a progress bar on stderr (only if stderr is a terminal and the
     /// run lasts more than a second).
     pub progress: bool,
+    /// Worker threads generating successors (0 or 1: the calling thread).
+    /// The result does not depend on it.
+    pub threads: usize,
 }
 
 /// Which limit stopped an exploration.

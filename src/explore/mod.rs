@@ -48,6 +48,7 @@ pub trait TransitionSystem: Sync {
 
 mod bfs;
 mod bitset;
+mod expand;
 mod graph;
 mod limits;
 mod progress;

@@ -55,9 +55,13 @@ fn spread(hash: u32) -> u64 {
 }
 
 #[inline]
-fn hash32(state: &[u32]) -> u32 {
-    let h = hash_state(state);
+fn fold32(h: u64) -> u32 {
     (h ^ (h >> 32)) as u32
+}
+
+#[inline]
+fn hash32(state: &[u32]) -> u32 {
+    fold32(hash_state(state))
 }
 
 /// A set of fixed-length `u32` states stored contiguously; ids are assigned
@@ -129,9 +133,17 @@ impl StateStore {
     /// the store holds fewer than `max_len` states (and [`MAX_STATES`]).
     #[inline]
     pub fn insert_bounded(&mut self, state: &[u32], max_len: usize) -> Slot {
+        self.insert_hashed(state, hash_state(state), max_len)
+    }
+
+    /// Like [`insert_bounded`](Self::insert_bounded), with `hash ==
+    /// hash_state(state)` already computed (by a worker thread).
+    #[inline]
+    pub fn insert_hashed(&mut self, state: &[u32], hash: u64, max_len: usize) -> Slot {
         debug_assert_eq!(state.len(), self.words);
+        debug_assert_eq!(hash, hash_state(state));
         let w = self.words;
-        let h = hash32(state);
+        let h = fold32(hash);
         let arena = &self.arena;
         let entry = self.table.entry(
             spread(h),

@@ -464,12 +464,63 @@ impl TransitionSystem for Scramble {
     }
 }
 
+/// Asserts that two explorations are the same graph with the same ids.
+fn assert_same<A: Copy + PartialEq + std::fmt::Debug, F: PartialEq + std::fmt::Debug>(
+    a: &Exploration<A, F>,
+    b: &Exploration<A, F>,
+) {
+    assert_eq!(a.num_states(), b.num_states());
+    assert_eq!(a.outcome(), b.outcome());
+    assert_eq!(a.stats().transitions, b.stats().transitions);
+    assert_eq!(a.stats().max_depth, b.stats().max_depth);
+    for id in 0..a.num_states() as StateId {
+        assert_eq!(a.state(id), b.state(id));
+        assert_eq!(a.parent(id), b.parent(id));
+        assert_eq!(a.is_final(id), b.is_final(id));
+        assert!(a.successors(id).eq(b.successors(id)));
+    }
+}
+
+#[test]
+fn threads_do_not_change_the_result() {
+    let with = |threads: usize| Options {
+        threads,
+        ..with_edges()
+    };
+    let one = explore(&Scramble, &with(1));
+    assert!(one.num_states() > 1000);
+    for threads in [2, 3, 8] {
+        assert_same(&one, &explore(&Scramble, &with(threads)));
+    }
+    // Faults: the same first fault and shortest trace.
+    let mut sys = Counters::new(3, 3);
+    sys.bad_state = Some(vec![2, 1, 3]);
+    sys.bad_step = Some((vec![1, 1, 2], 2));
+    let one = explore(&sys, &with(1));
+    assert!(matches!(one.outcome(), Outcome::Fault { .. }));
+    for threads in [2, 4] {
+        let many = explore(&sys, &with(threads));
+        assert_same(&one, &many);
+        assert_eq!(one.fault_path(), many.fault_path());
+    }
+    // Limits stop at the same place.
+    let limited = |threads| Options {
+        max_states: Some(700),
+        ..with(threads)
+    };
+    assert_same(
+        &explore(&Scramble, &limited(1)),
+        &explore(&Scramble, &limited(2)),
+    );
+}
+
 #[test]
 fn determinism() {
     let opts = with_edges();
     let a = explore(&Scramble, &opts);
     let b = explore(&Scramble, &opts);
     assert!(a.num_states() > 1000, "{}", a.num_states());
+    assert_same(&a, &b);
     assert_eq!(a.num_states(), b.num_states());
     assert_eq!(a.outcome(), b.outcome());
     assert_eq!(a.stats().transitions, b.stats().transitions);

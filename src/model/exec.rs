@@ -16,6 +16,8 @@ pub struct StepCtx<'a> {
     /// under test), or finishing the harness. `__syncthreads()` is not one:
     /// the seeds' spin loops pass it on every failed attempt.
     pub progressed: bool,
+    /// Under `ptx`: which alternative the step's memory instruction takes.
+    pub choice: u32,
 }
 
 impl Model<'_> {
@@ -49,6 +51,7 @@ impl Model<'_> {
                 v
             })?;
             executed += 1;
+            ctx.choice = 0;
             let next = self.pc(s, t);
             let stop = !self.options.fuse_local_steps
                 || next == FINISHED
@@ -60,6 +63,9 @@ impl Model<'_> {
             }
         }
         self.clear_dead_locals(s, t);
+        if let Some(w) = &self.weak {
+            w.normalize(self, s);
+        }
         Ok(())
     }
 
@@ -95,7 +101,7 @@ impl Model<'_> {
         ))
     }
 
-    fn location_name(&self, t: usize, loc: &Loc, index: u32) -> String {
+    pub(super) fn location_name(&self, t: usize, loc: &Loc, index: u32) -> String {
         self.prog
             .location_name(loc.var, index, self.layout.block_of(t) as u32)
     }
@@ -113,6 +119,15 @@ impl Model<'_> {
             pc,
             ..Event::default()
         });
+        if let Some(w) = &self.weak {
+            if let Some(next) = w.exec(self, s, t, pc, ctx.choice, event.as_mut())? {
+                self.set_pc(s, t, next);
+                if let Some(e) = event {
+                    ctx.events.as_mut().expect("event implies recorder").push(e);
+                }
+                return Ok(());
+            }
+        }
         let mut next = pc + 1;
         match &instr.op {
             Op::Assign { dst, value } => {
@@ -305,6 +320,9 @@ impl Model<'_> {
         if waiting == 0 {
             return None;
         }
+        if let Some(w) = &self.weak {
+            w.synchronize(self, s, group.clone());
+        }
         for u in group {
             if !self.is_finished(s, u) {
                 s[self.layout.thread(u, FLAGS)] &= !WAITING_BARRIER;
@@ -418,7 +436,7 @@ impl Model<'_> {
 }
 
 /// The value an atomic leaves in memory (`None`: unchanged), following CUDA.
-fn atomic_result(op: AtomicOp, bits: u32, old: i64, args: [i64; 2]) -> Option<i64> {
+pub(super) fn atomic_result(op: AtomicOp, bits: u32, old: i64, args: [i64; 2]) -> Option<i64> {
     let mask = if bits >= 64 {
         u64::MAX
     } else {

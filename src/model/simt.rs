@@ -425,6 +425,16 @@ impl Model<'_> {
             }
         }
         self.finish_collective(s, &lanes)?;
+        if let Some(weak) = &self.weak {
+            // The named lanes synchronize memory as a barrier does.
+            let group = lanes[0]..lanes[lanes.len() - 1] + 1;
+            if group.len() != lanes.len() {
+                return Err(runtime_error(
+                    "under --memory-model ptx a warp collective must name contiguous lanes",
+                ));
+            }
+            weak.synchronize(self, s, group);
+        }
         for &u in &lanes {
             s[self.layout.thread(u, FLAGS)] &= !WAITING_WARP;
             let at = self.pc(s, u);

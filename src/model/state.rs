@@ -38,6 +38,9 @@ pub struct Layout {
     pub threads_per_block: usize,
     /// Words after the threads, reserved by other concerns.
     pub tail_words: usize,
+    /// Words after the threads owned by the memory model (`ptx`: histories
+    /// and views, see `memory.rs`); 0 under sequential consistency.
+    pub model_words: usize,
 }
 
 impl Layout {
@@ -60,14 +63,21 @@ impl Layout {
             threads: prog.launch.threads() as usize,
             threads_per_block: prog.launch.threads_per_block as usize,
             tail_words: 0,
+            model_words: 0,
         }
     }
 
     pub fn words(&self) -> usize {
-        self.mem_words + self.threads * self.thread_words + self.tail_words
+        self.mem_words + self.threads * self.thread_words + self.model_words + self.tail_words
     }
 
-    /// Reserves `n` words after the threads (initially zero); returns the first.
+    /// First word after the threads (the memory model's section).
+    pub fn model_base(&self) -> usize {
+        self.mem_words + self.threads * self.thread_words
+    }
+
+    /// Reserves `n` words at the end (initially zero); returns the first.
+    /// Call after the memory model has sized its section.
     pub fn reserve(&mut self, n: usize) -> usize {
         let base = self.words();
         self.tail_words += n;

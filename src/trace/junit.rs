@@ -1,23 +1,8 @@
 //! JUnit XML for CI systems: one test case per spec × configuration.
 
 use super::verify::CaseResult;
+use super::xml::escape;
 use std::fmt::Write;
-
-fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c if (c as u32) < 0x20 && !matches!(c, '\n' | '\t' | '\r') => {}
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 pub fn render(cases: &[CaseResult]) -> String {
     let failures = cases

@@ -8,7 +8,9 @@ pub mod render;
 pub mod replay;
 pub mod report;
 pub mod sarif;
+pub mod svg;
 pub mod verify;
+pub mod xml;
 
 pub use counterexample::{build_trace, Step, Trace};
 pub use report::{Report, RunConfig, Stats, Verdict, ViolationReport};

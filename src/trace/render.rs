@@ -8,7 +8,7 @@ use colored::Colorize;
 use std::fmt::Write;
 
 /// Width of one thread column in a trace table.
-const COLUMN: usize = 38;
+pub(super) const COLUMN: usize = 38;
 /// Above this many columns a trace is printed as one line per step instead.
 const MAX_COLUMNS: usize = 4;
 
@@ -144,14 +144,14 @@ pub fn verdict_colored(v: Verdict) -> colored::ColoredString {
 }
 
 /// The threads that appear in a trace, in order.
-fn thread_columns(steps: &[Step], cycle: &[Step]) -> Vec<u32> {
+pub(super) fn thread_columns(steps: &[Step], cycle: &[Step]) -> Vec<u32> {
     let mut threads: Vec<u32> = steps.iter().chain(cycle).map(|s| s.thread).collect();
     threads.sort_unstable();
     threads.dedup();
     threads
 }
 
-fn thread_label(t: u32, tpb: u32) -> String {
+pub(super) fn thread_label(t: u32, tpb: u32) -> String {
     if tpb == 1 {
         format!("block {t}")
     } else {
@@ -160,7 +160,7 @@ fn thread_label(t: u32, tpb: u32) -> String {
 }
 
 /// What a step did, in one short line: `lock: 0 → 1` style.
-fn effects(step: &Step) -> String {
+pub(super) fn effects(step: &Step) -> String {
     let mut parts = Vec::new();
     for r in &step.reads {
         match step.writes.iter().find(|w| w.location == r.location) {
@@ -269,7 +269,7 @@ fn pad(s: &str, width: usize) -> String {
 
 /// Splits text into lines of at most `width` characters, at spaces where it
 /// can; never drops text.
-fn wrap(s: &str, width: usize) -> Vec<String> {
+pub(super) fn wrap(s: &str, width: usize) -> Vec<String> {
     let mut pieces = Vec::new();
     let mut current = String::new();
     for word in s.split_whitespace() {

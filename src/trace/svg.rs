@@ -1,0 +1,245 @@
+//! A counterexample drawn as an SVG sequence diagram: one lifeline per
+//! thread, time flowing down, each executed instruction a box on its
+//! thread's lifeline with what it read and wrote, and the repeating part of
+//! a lasso on a shaded band. Plain text out, no renderer needed, and
+//! deterministic: the book's figures are regenerated and compared by the
+//! tests like the golden counterexamples.
+
+use super::counterexample::Step;
+use super::render::{effects, thread_columns, thread_label, wrap, COLUMN};
+use super::xml::escape;
+use super::{RunConfig, ViolationReport};
+use std::fmt::Write;
+
+/// Pixels: one text line, a lifeline's width, the step-number gutter.
+const LINE: usize = 16;
+const LANE: usize = 300;
+const GUTTER: usize = 48;
+const PAD: usize = 6;
+const MARGIN: usize = 16;
+/// Characters per line in a box (monospace 12 px is about 7.2 px a glyph).
+const BOX_CHARS: usize = COLUMN;
+
+const INK: &str = "#222";
+const FAINT: &str = "#888";
+const BOX_FILL: &str = "#f4f7fb";
+const BOX_STROKE: &str = "#6b8bb5";
+const WRITE_INK: &str = "#0b6e6e";
+const NOTE_INK: &str = "#8a5a00";
+const BAD: &str = "#c0262d";
+const CYCLE_FILL: &str = "#fff6d6";
+
+/// Draws one violation of spec `spec`, checked under `config`, as a
+/// sequence diagram.
+pub fn render_svg(spec: &str, config: &RunConfig, violation: &ViolationReport) -> String {
+    let tpb = config.launch.threads_per_block;
+    let trace = &violation.trace;
+    let threads = thread_columns(&trace.steps, &trace.cycle);
+    let lanes = threads.len().max(1);
+    let width = 2 * MARGIN + GUTTER + lanes * LANE;
+    let text_chars = (width - 2 * MARGIN) / 7;
+
+    let mut body = String::new();
+    let mut y = MARGIN;
+
+    // Title: the spec and the violation, then the message and who waits.
+    let title = if violation.property == violation.kind {
+        format!("{spec}: {}", violation.kind)
+    } else {
+        format!("{spec}: {} [{}]", violation.kind, violation.property)
+    };
+    y += LINE;
+    text(&mut body, MARGIN, y, &title, "bold", BAD, 14);
+    for line in wrap(&violation.message, text_chars) {
+        y += LINE;
+        text(&mut body, MARGIN, y, &line, "", INK, 12);
+    }
+    for w in &violation.waiting {
+        for (k, line) in wrap(w, text_chars - 2).into_iter().enumerate() {
+            y += LINE;
+            let lead = if k == 0 { "• " } else { "  " };
+            text(
+                &mut body,
+                MARGIN,
+                y,
+                &format!("{lead}{line}"),
+                "",
+                FAINT,
+                12,
+            );
+        }
+    }
+
+    // Lane headers.
+    y += LINE + PAD;
+    let lanes_top = y;
+    for (i, t) in threads.iter().enumerate() {
+        let cx = lane_x(i) + LANE / 2;
+        let _ = writeln!(
+            body,
+            r#"<text x="{cx}" y="{}" text-anchor="middle" font-weight="bold" fill="{INK}">{}</text>"#,
+            y + LINE - 4,
+            escape(&thread_label(*t, tpb))
+        );
+    }
+    y += LINE + PAD;
+
+    // Rows, drawn after the lifelines so boxes cover them.
+    let mut rows = String::new();
+    let failing = trace.steps.last().filter(|s| {
+        s.note
+            .as_deref()
+            .is_some_and(|n| n.starts_with("violation:"))
+    });
+    y = draw_steps(&mut rows, &trace.steps, &threads, y, failing);
+    if !trace.cycle.is_empty() {
+        let band_top = y + PAD;
+        let mut cycle_rows = String::new();
+        let label_y = band_top + LINE;
+        let end = draw_steps(&mut cycle_rows, &trace.cycle, &threads, label_y + PAD, None);
+        let _ = writeln!(
+            rows,
+            r#"<rect x="{MARGIN}" y="{band_top}" width="{}" height="{}" fill="{CYCLE_FILL}" stroke="{NOTE_INK}" stroke-dasharray="4 3"/>"#,
+            width - 2 * MARGIN,
+            end + PAD - band_top
+        );
+        text(
+            &mut rows,
+            MARGIN + PAD,
+            label_y,
+            "then forever, repeating:",
+            "bold",
+            NOTE_INK,
+            12,
+        );
+        rows.push_str(&cycle_rows);
+        y = end + PAD;
+    }
+    if trace.steps.is_empty() && trace.cycle.is_empty() {
+        y += LINE;
+        text(
+            &mut rows,
+            MARGIN,
+            y,
+            "(already violated in the initial state)",
+            "",
+            FAINT,
+            12,
+        );
+    }
+    let bottom = y + PAD;
+    for i in 0..threads.len() {
+        let cx = lane_x(i) + LANE / 2;
+        let _ = writeln!(
+            body,
+            r#"<line x1="{cx}" y1="{lanes_top}" x2="{cx}" y2="{bottom}" stroke="{FAINT}" stroke-dasharray="3 3"/>"#
+        );
+    }
+    body.push_str(&rows);
+
+    let height = bottom + MARGIN;
+    format!(
+        concat!(
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" "#,
+            r#"font-family="DejaVu Sans Mono, Menlo, Consolas, monospace" font-size="12">"#,
+            "\n<title>{title}</title>\n",
+            r#"<rect width="{w}" height="{h}" fill="white"/>"#,
+            "\n{body}</svg>\n"
+        ),
+        w = width,
+        h = height,
+        title = escape(&title),
+        body = body
+    )
+}
+
+/// Left edge of lane `i`.
+fn lane_x(i: usize) -> usize {
+    MARGIN + GUTTER + i * LANE
+}
+
+/// Draws one box per step from `y` down; returns the y below the last.
+/// The step that raised the violation gets a red outline.
+fn draw_steps(
+    out: &mut String,
+    steps: &[Step],
+    threads: &[u32],
+    mut y: usize,
+    failing: Option<&Step>,
+) -> usize {
+    let mut last_step = None;
+    for s in steps {
+        let lane = threads.iter().position(|t| *t == s.thread).unwrap_or(0);
+        let lines = box_lines(s);
+        let h = lines.len() * LINE + PAD;
+        let x = lane_x(lane) + 8;
+        let bad = failing.is_some_and(|f| std::ptr::eq(f, s));
+        let stroke = if bad { BAD } else { BOX_STROKE };
+        let _ = writeln!(
+            out,
+            r#"<rect x="{x}" y="{y}" width="{}" height="{h}" rx="4" fill="{BOX_FILL}" stroke="{stroke}"/>"#,
+            LANE - 16
+        );
+        if last_step != Some(s.step) {
+            let _ = writeln!(
+                out,
+                r#"<text x="{}" y="{}" text-anchor="end" fill="{FAINT}">{}</text>"#,
+                MARGIN + GUTTER - 10,
+                y + LINE,
+                s.step
+            );
+            last_step = Some(s.step);
+        }
+        for (k, (line, kind)) in lines.iter().enumerate() {
+            let (weight, colour) = match kind {
+                LineKind::Instruction => ("", INK),
+                LineKind::Effect => ("", WRITE_INK),
+                LineKind::Note if bad => ("bold", BAD),
+                LineKind::Note => ("", NOTE_INK),
+            };
+            text(out, x + PAD, y + (k + 1) * LINE, line, weight, colour, 12);
+        }
+        y += h + PAD;
+    }
+    y
+}
+
+#[derive(Clone, Copy)]
+enum LineKind {
+    Instruction,
+    Effect,
+    Note,
+}
+
+/// The text lines of a step's box: `line: instruction`, then its reads and
+/// writes, then its note, each wrapped to the box.
+fn box_lines(s: &Step) -> Vec<(String, LineKind)> {
+    let mut parts = vec![(
+        format!("{}: {}", s.span.line, s.instruction),
+        LineKind::Instruction,
+    )];
+    let fx = effects(s);
+    if !fx.is_empty() {
+        parts.push((fx, LineKind::Effect));
+    }
+    if let Some(n) = &s.note {
+        parts.push((n.clone(), LineKind::Note));
+    }
+    parts
+        .into_iter()
+        .flat_map(|(t, kind)| wrap(&t, BOX_CHARS).into_iter().map(move |l| (l, kind)))
+        .collect()
+}
+
+fn text(out: &mut String, x: usize, y: usize, s: &str, weight: &str, fill: &str, size: usize) {
+    let weight = if weight.is_empty() {
+        String::new()
+    } else {
+        format!(r#" font-weight="{weight}""#)
+    };
+    let _ = writeln!(
+        out,
+        r#"<text x="{x}" y="{y}" fill="{fill}" font-size="{size}"{weight} xml:space="preserve">{}</text>"#,
+        escape(s)
+    );
+}
