@@ -10,6 +10,7 @@ mod eval;
 mod exec;
 pub mod sched;
 pub mod state;
+pub mod symmetry;
 
 use crate::explore::TransitionSystem;
 use crate::ir::cfg::Liveness;
@@ -104,6 +105,8 @@ pub struct Model<'p> {
     options: ModelOptions,
     /// `invisible[pc]`: the instruction can be fused into the step before it.
     invisible: Vec<bool>,
+    /// Interchangeable blocks, when symmetry reduction is on.
+    symmetry: Option<symmetry::Symmetry>,
 }
 
 /// Longest run of fused thread-local instructions: a purely local infinite
@@ -124,7 +127,25 @@ impl<'p> Model<'p> {
             liveness: Liveness::compute(&prog.code, prog.locals.len()),
             options,
             invisible,
+            symmetry: None,
         }
+    }
+
+    /// Turns symmetry reduction on: the explorer then stores one
+    /// representative per class of states equal up to renaming
+    /// interchangeable blocks. Returns why not when the program or the
+    /// options break the symmetry (nothing changes then).
+    pub fn enable_symmetry(&mut self) -> Result<&symmetry::Symmetry, String> {
+        if self.options.resident.is_some() {
+            return Err("blocks start in order under --resident".into());
+        }
+        let sym = symmetry::Symmetry::infer(self.prog, &self.layout)?;
+        Ok(self.symmetry.insert(sym))
+    }
+
+    /// The symmetry in use, if any.
+    pub fn symmetry(&self) -> Option<&symmetry::Symmetry> {
+        self.symmetry.as_ref()
     }
 
     pub fn options(&self) -> &ModelOptions {
@@ -251,6 +272,12 @@ impl TransitionSystem for Model<'_> {
 
     fn is_final(&self, s: &[u32]) -> bool {
         (0..self.layout.threads).all(|t| self.is_finished(s, t))
+    }
+
+    fn canonicalize(&self, s: &mut [u32]) {
+        if let Some(sym) = &self.symmetry {
+            sym.canonicalize(s);
+        }
     }
 }
 
