@@ -4,7 +4,7 @@
 use crate::check::{check, Finding};
 use crate::explore::{LimitKind, Options};
 use crate::ir::{lower, Launch, Program};
-use crate::model::{Model, ModelOptions, Scheduler};
+use crate::model::{MemoryModel, Model, ModelOptions, Scheduler};
 use crate::spec::ast::{Item, SpecFile};
 use crate::spec::diag::{Diagnostic, Source};
 use crate::trace::{build_trace, Report, RunConfig, Stats, Verdict, ViolationReport};
@@ -170,18 +170,11 @@ impl CheckConfig {
         if self.resident == Some(0) {
             return Err(Error::Usage("--resident must be at least 1 (got 0)".into()));
         }
-        match self.memory_model.as_str() {
-            "sc" => {}
-            "ptx" => {
-                return Err(Error::Usage(
-                    "--memory-model ptx is not implemented yet; use --memory-model sc".into(),
-                ))
-            }
-            other => {
-                return Err(Error::Usage(format!(
-                    "unknown memory model `{other}` (known: sc)"
-                )))
-            }
+        if MemoryModel::parse(&self.memory_model).is_none() {
+            return Err(Error::Usage(format!(
+                "unknown memory model `{}` (known: sc, ptx)",
+                self.memory_model
+            )));
         }
         match self.simt.as_str() {
             "its" => {}
@@ -227,6 +220,17 @@ pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Erro
         program,
         config: config.clone(),
     })
+}
+
+/// The parameters a spec declares, in order.
+pub fn declared_params(file: &SpecFile) -> Vec<String> {
+    file.items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Param(p) => Some(p.name.name.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Under a fair scheduler, the parameters a spec names in its
@@ -299,6 +303,9 @@ pub fn model_of(prepared: &Prepared) -> Model<'_> {
         ModelOptions {
             fuse_local_steps: prepared.config.fuse_local_steps,
             resident: prepared.config.resident,
+            memory_model: MemoryModel::parse(&prepared.config.memory_model)
+                .unwrap_or(MemoryModel::Sc),
+            races: true,
         },
     )
 }

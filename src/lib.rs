@@ -7,6 +7,7 @@
 
 pub mod api;
 pub mod check;
+pub mod cuda;
 pub mod explore;
 pub mod ir;
 pub mod litmus;

@@ -85,6 +85,11 @@ pub enum Command {
         after_help = "Examples:\n  gsync-check litmus ../shared/litmus/PTX/Manual/MP-gpu.litmus\n  gsync-check litmus ../shared/litmus/PTX --expect ../shared/litmus/PTX/expected-safety.csv\n\nExit codes: 0 done (no unsound test), 1 some test is unsound, 2 usage or parse error, 3 the test cannot be expressed."
     )]
     Litmus(super::litmus::LitmusArgs),
+    /// Write the CUDA C++ of a spec (the program that was model-checked) for a GPU launch.
+    #[command(
+        after_help = "Example:\n  gsync-check emit sense_reversing_barrier_fixed --blocks-per-sm 8 -o srb.cu"
+    )]
+    Emit(super::gpu::EmitArgs),
 }
 
 #[derive(Args, Debug, Clone, Default)]
@@ -113,7 +118,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "N")]
     pub size: Option<i64>,
 
-    /// Memory model: sc (sequential consistency)
+    /// Memory model: sc (sequential consistency) or ptx (scoped PTX model)
     #[arg(long, value_name = "MODEL", default_value = "sc")]
     pub memory_model: String,
 
@@ -217,7 +222,7 @@ impl Cli {
     }
 }
 
-fn parse_param(s: &str) -> Result<(String, i64), String> {
+pub fn parse_param(s: &str) -> Result<(String, i64), String> {
     let (name, value) = s
         .split_once('=')
         .ok_or_else(|| format!("expected NAME=VALUE, found `{s}`"))?;

@@ -4,8 +4,9 @@
 use super::args::{CheckArgs, Format, OutputArgs};
 use super::{config_from, strip_timings, to_json, write_counterexamples};
 use colored::Colorize;
+use gsync_check::api::declared_params;
 use gsync_check::api::{self, Error, SpecSource};
-use gsync_check::spec::ast::{Item, SpecFile};
+use gsync_check::spec::ast::SpecFile;
 use gsync_check::trace::render::verdict_colored;
 use gsync_check::trace::{Report, Verdict};
 
@@ -48,16 +49,6 @@ pub fn list() -> Result<(), Error> {
         }
     }
     Ok(())
-}
-
-fn declared_params(file: &SpecFile) -> Vec<String> {
-    file.items
-        .iter()
-        .filter_map(|i| match i {
-            Item::Param(p) => Some(p.name.name.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Result<i32, Error> {

@@ -3,6 +3,7 @@
 
 pub mod args;
 mod family;
+mod gpu;
 mod litmus;
 mod verify;
 
@@ -42,6 +43,7 @@ pub fn main_with(cli: Cli) -> i32 {
             replay_file(&file, &output)
         }
         Some(Command::Litmus(args)) => litmus::run(&args),
+        Some(Command::Emit(args)) => gpu::emit(&args),
         None => {
             set_color(cli.output.color);
             let name = cli.name.unwrap_or_default();

@@ -17,6 +17,8 @@ pub struct StepCtx<'a> {
     /// under test), or finishing the harness. `__syncthreads()` is not one:
     /// the seeds' spin loops pass it on every failed attempt.
     pub progressed: bool,
+    /// Under `ptx`: which alternative the step's memory instruction takes.
+    pub choice: u32,
 }
 
 impl Model<'_> {
@@ -35,6 +37,7 @@ impl Model<'_> {
                 v
             })?;
             executed += 1;
+            ctx.choice = 0;
             let next = self.pc(s, t);
             let stop = !self.options.fuse_local_steps
                 || next == FINISHED
@@ -46,6 +49,9 @@ impl Model<'_> {
             }
         }
         self.clear_dead_locals(s, t);
+        if let Some(w) = &self.weak {
+            w.normalize(self, s);
+        }
         Ok(())
     }
 
@@ -54,17 +60,22 @@ impl Model<'_> {
         self.exec(s, t, pc, &mut StepCtx::default())
     }
 
-    fn set_pc(&self, s: &mut [u32], t: usize, pc: Pc) {
+    pub(super) fn set_pc(&self, s: &mut [u32], t: usize, pc: Pc) {
         s[self.layout.thread(t, PC)] = pc;
     }
 
-    fn write_local(&self, s: &mut [u32], t: usize, l: u32, value: i64) {
+    pub(super) fn write_local(&self, s: &mut [u32], t: usize, l: u32, value: i64) {
         let ty = self.prog.locals[l as usize].ty;
         s[self.layout.local(t, l)] = to_raw(ty, value);
     }
 
     /// Resolves a location to its word in the state.
-    fn address(&self, s: &[u32], t: usize, loc: &Loc) -> Result<(usize, u32), Violation> {
+    pub(super) fn address(
+        &self,
+        s: &[u32],
+        t: usize,
+        loc: &Loc,
+    ) -> Result<(usize, u32), Violation> {
         let index = match &loc.index {
             Some(i) => self.index(loc.var, self.eval(i, s, t)?)?,
             None => 0,
@@ -76,7 +87,7 @@ impl Model<'_> {
         ))
     }
 
-    fn location_name(&self, t: usize, loc: &Loc, index: u32) -> String {
+    pub(super) fn location_name(&self, t: usize, loc: &Loc, index: u32) -> String {
         self.prog
             .location_name(loc.var, index, self.layout.block_of(t) as u32)
     }
@@ -88,6 +99,15 @@ impl Model<'_> {
             pc,
             ..Event::default()
         });
+        if let Some(w) = &self.weak {
+            if let Some(next) = w.exec(self, s, t, pc, ctx.choice, event.as_mut())? {
+                self.set_pc(s, t, next);
+                if let Some(e) = event {
+                    ctx.events.as_mut().expect("event implies recorder").push(e);
+                }
+                return Ok(());
+            }
+        }
         let mut next = pc + 1;
         match &instr.op {
             Op::Assign { dst, value } => {
@@ -274,6 +294,9 @@ impl Model<'_> {
         if waiting == 0 {
             return None;
         }
+        if let Some(w) = &self.weak {
+            w.synchronize(self, s, group.clone());
+        }
         for u in group {
             if !self.is_finished(s, u) {
                 s[self.layout.thread(u, FLAGS)] &= !WAITING_BARRIER;
@@ -387,7 +410,7 @@ impl Model<'_> {
 }
 
 /// The value an atomic leaves in memory (`None`: unchanged), following CUDA.
-fn atomic_result(op: AtomicOp, bits: u32, old: i64, args: [i64; 2]) -> Option<i64> {
+pub(super) fn atomic_result(op: AtomicOp, bits: u32, old: i64, args: [i64; 2]) -> Option<i64> {
     let mask = if bits >= 64 {
         u64::MAX
     } else {

@@ -2,12 +2,12 @@
 //!
 //! One module per concern: `state` (the packed global state), `eval`
 //! (expressions), `exec` (one thread step: instructions, memory, barriers,
-//! critical sections and phases). Only sequential consistency exists so
-//! far; the memory-model and SIMT options name what is implemented and the
-//! checker refuses what is not.
+//! critical sections and phases), `memory` (the scoped `ptx` memory model,
+//! hooked into `exec` for memory instructions and fences).
 
 mod eval;
 mod exec;
+pub mod memory;
 pub mod sched;
 pub mod state;
 pub mod symmetry;
@@ -86,6 +86,46 @@ pub struct ModelOptions {
     /// At most this many blocks are resident on the GPU at once; the others
     /// start, in block order, as resident blocks finish. `None`: all resident.
     pub resident: Option<u32>,
+    /// Which memory model gives loads their values.
+    #[serde(default)]
+    pub memory_model: MemoryModel,
+    /// Under `ptx`, report heterogeneous and data races (litmus tests race
+    /// on purpose and turn this off).
+    #[serde(default = "yes")]
+    pub races: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `--memory-model`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryModel {
+    /// Sequential consistency: every access acts on one memory at once.
+    #[default]
+    Sc,
+    /// The scoped PTX model of `memory.rs`.
+    Ptx,
+}
+
+impl MemoryModel {
+    pub fn parse(name: &str) -> Option<MemoryModel> {
+        match name {
+            "sc" => Some(MemoryModel::Sc),
+            "ptx" => Some(MemoryModel::Ptx),
+            _ => None,
+        }
+    }
+}
+
+/// An action of the transition system: a thread and, under `ptx`, which of
+/// its memory instruction's alternatives (the write a load reads, where a
+/// store lands in coherence order) it takes. Under `sc` the action is the
+/// thread index.
+pub fn thread_of(action: u32) -> usize {
+    (action & 0xFFFF) as usize
 }
 
 impl Default for ModelOptions {
@@ -93,6 +133,8 @@ impl Default for ModelOptions {
         ModelOptions {
             fuse_local_steps: true,
             resident: None,
+            memory_model: MemoryModel::Sc,
+            races: true,
         }
     }
 }
@@ -105,6 +147,8 @@ pub struct Model<'p> {
     options: ModelOptions,
     /// `invisible[pc]`: the instruction can be fused into the step before it.
     invisible: Vec<bool>,
+    /// The `ptx` memory model, when selected.
+    weak: Option<memory::Weak>,
     /// Interchangeable blocks, when symmetry reduction is on.
     symmetry: Option<symmetry::Symmetry>,
 }
@@ -115,18 +159,22 @@ const MAX_FUSED: usize = 256;
 
 impl<'p> Model<'p> {
     pub fn new(prog: &'p Program, options: ModelOptions) -> Model<'p> {
+        let ptx = options.memory_model == MemoryModel::Ptx;
         let invisible = prog
             .code
             .iter()
             // Under sequential consistency a fence orders nothing extra.
-            .map(|i| i.op.is_thread_local() || matches!(i.op, Op::Fence { .. }))
+            .map(|i| i.op.is_thread_local() || (!ptx && matches!(i.op, Op::Fence { .. })))
             .collect();
+        let mut layout = Layout::new(prog);
+        let weak = ptx.then(|| memory::Weak::new(prog, &mut layout, options.races));
         Model {
             prog,
-            layout: Layout::new(prog),
+            layout,
             liveness: Liveness::compute(&prog.code, prog.locals.len()),
             options,
             invisible,
+            weak,
             symmetry: None,
         }
     }
@@ -138,6 +186,9 @@ impl<'p> Model<'p> {
     pub fn enable_symmetry(&mut self) -> Result<&symmetry::Symmetry, String> {
         if self.options.resident.is_some() {
             return Err("blocks start in order under --resident".into());
+        }
+        if self.weak.is_some() {
+            return Err("the ptx memory model's state is not described to it yet".into());
         }
         let sym = symmetry::Symmetry::infer(self.prog, &self.layout)?;
         Ok(self.symmetry.insert(sym))
@@ -176,8 +227,9 @@ impl<'p> Model<'p> {
         let mut ctx = StepCtx {
             events: Some(events),
             progressed: false,
+            choice: t >> 16,
         };
-        self.run_thread(out, t as usize, &mut ctx)
+        self.run_thread(out, thread_of(t), &mut ctx)
     }
 
     /// Runs the thread-local instructions at the start of `t`'s program, so
@@ -208,8 +260,11 @@ impl<'p> Model<'p> {
         out: &mut [u32],
     ) -> (Result<(), Violation>, bool) {
         out.copy_from_slice(s);
-        let mut ctx = StepCtx::default();
-        let result = self.run_thread(out, t as usize, &mut ctx);
+        let mut ctx = StepCtx {
+            choice: t >> 16,
+            ..StepCtx::default()
+        };
+        let result = self.run_thread(out, thread_of(t), &mut ctx);
         (result, ctx.progressed)
     }
 
@@ -245,6 +300,9 @@ impl TransitionSystem for Model<'_> {
 
     fn initial_state(&self, out: &mut [u32]) {
         self.layout.initial(self.prog, out);
+        if let Some(w) = &self.weak {
+            w.initial(out);
+        }
         if self.options.fuse_local_steps {
             for t in 0..self.layout.threads {
                 self.settle(out, t);
@@ -256,14 +314,21 @@ impl TransitionSystem for Model<'_> {
         let started = self.started_blocks(s) * self.layout.threads_per_block;
         for t in 0..started {
             if !self.is_finished(s, t) && !self.is_waiting_at_barrier(s, t) {
-                out.push(t as u32);
+                match &self.weak {
+                    Some(w) => w.alternatives(self, s, t, out),
+                    None => out.push(t as u32),
+                }
             }
         }
     }
 
     fn step(&self, s: &[u32], t: u32, out: &mut [u32]) -> Result<(), Violation> {
         out.copy_from_slice(s);
-        self.run_thread(out, t as usize, &mut StepCtx::default())
+        let mut ctx = StepCtx {
+            choice: t >> 16,
+            ..StepCtx::default()
+        };
+        self.run_thread(out, thread_of(t), &mut ctx)
     }
 
     fn check_state(&self, s: &[u32]) -> Result<(), Violation> {

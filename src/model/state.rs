@@ -30,6 +30,9 @@ pub struct Layout {
     pub thread_words: usize,
     pub threads: usize,
     pub threads_per_block: usize,
+    /// Words after the threads owned by the memory model (`ptx`: histories
+    /// and views, see `memory.rs`); 0 under sequential consistency.
+    pub model_words: usize,
 }
 
 impl Layout {
@@ -51,10 +54,16 @@ impl Layout {
             thread_words: HEADER + prog.locals.len(),
             threads: prog.launch.threads() as usize,
             threads_per_block: prog.launch.threads_per_block as usize,
+            model_words: 0,
         }
     }
 
     pub fn words(&self) -> usize {
+        self.mem_words + self.threads * self.thread_words + self.model_words
+    }
+
+    /// First word after the threads (the memory model's section).
+    pub fn model_base(&self) -> usize {
         self.mem_words + self.threads * self.thread_words
     }
 

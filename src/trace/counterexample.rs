@@ -96,7 +96,7 @@ pub fn build_trace(model: &Model, schedule: &[u32], cycle: &[u32]) -> (Trace, Op
                 if let Some(pc) = v.pc {
                     // The failing instruction raised before it was recorded.
                     let e = Event {
-                        thread: t,
+                        thread: crate::model::thread_of(t) as u32,
                         pc,
                         ..Event::default()
                     };

@@ -423,9 +423,11 @@ impl Walk {
     /// Takes action `a` of the representative; returns the real thread that
     /// moved and whether the step succeeded.
     fn step(&mut self, sym: &Symmetry, a: u32, step: &StepFn) -> (u32, bool) {
-        let tpb = sym.threads_per_block as u32;
-        let block = self.sigma.iter().position(|b| *b == a / tpb).unwrap_or(0) as u32;
-        let t = block * tpb + a % tpb;
+        let tpb = sym.threads_per_block;
+        let thread = super::thread_of(a);
+        let block = self.sigma.iter().position(|b| *b as usize == thread / tpb);
+        // The action's other bits (a memory-model choice) are kept.
+        let t = a - thread as u32 + (block.unwrap_or(0) * tpb + thread % tpb) as u32;
         if !step(&self.real, t, &mut self.next) {
             return (t, false);
         }

@@ -1,0 +1,278 @@
+//! Expressions to CUDA C++.
+//!
+//! The model evaluates every expression in 64-bit integers and wraps only
+//! when a value is stored; C++ would wrap `unsigned` arithmetic at 32 bits
+//! and compare signed against unsigned as unsigned. So each emitted
+//! expression carries a class saying what C++ type it has, and an operator
+//! widens its operands to `i64` exactly where 32-bit C++ arithmetic could
+//! give a different answer. Comparisons of two small non-negative values
+//! (the common case in spin loops) stay as written.
+
+use crate::ir::{Builtin, Expr};
+use crate::spec::ast::{self, BinOp, ExprKind, Type, UnOp};
+
+/// What C++ type an emitted expression has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// Non-negative and below 2^32 (`unsigned`, `bool`, a small literal).
+    Nat,
+    /// A 32-bit `int` that may be negative.
+    Signed,
+    /// `long long` (`i64` in the generated code).
+    Wide,
+}
+
+/// An emitted expression: its text (parenthesized unless atomic) and class.
+#[derive(Clone, Debug)]
+pub struct Code {
+    pub text: String,
+    pub class: Class,
+}
+
+impl Code {
+    fn new(text: String, class: Class) -> Code {
+        Code { text, class }
+    }
+
+    /// The text as an `i64` operand.
+    pub fn wide(&self) -> String {
+        match self.class {
+            Class::Wide => self.text.clone(),
+            _ => format!("(i64){}", self.text),
+        }
+    }
+
+    /// The text without one pair of outer parentheses (for `if (...)`).
+    pub fn bare(&self) -> &str {
+        strip_parens(&self.text)
+    }
+}
+
+fn strip_parens(s: &str) -> &str {
+    if !(s.starts_with('(') && s.ends_with(')')) {
+        return s;
+    }
+    // Only when the first '(' closes at the very end.
+    let mut depth = 0;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 && i != s.len() - 1 {
+                    return s;
+                }
+            }
+            _ => {}
+        }
+    }
+    &s[1..s.len() - 1]
+}
+
+/// The class of a value of `ty` as C++ holds it.
+pub fn class_of(ty: Type) -> Class {
+    if ty.signed() {
+        Class::Signed
+    } else {
+        Class::Nat
+    }
+}
+
+/// A literal.
+pub fn literal(v: i64) -> Code {
+    if (0..=i64::from(i32::MAX)).contains(&v) {
+        Code::new(v.to_string(), Class::Nat)
+    } else if (0..=i64::from(u32::MAX)).contains(&v) {
+        Code::new(format!("{v}u"), Class::Nat)
+    } else if (i64::from(i32::MIN)..0).contains(&v) {
+        Code::new(format!("({v})"), Class::Signed)
+    } else {
+        Code::new(format!("({v}LL)"), Class::Wide)
+    }
+}
+
+/// The CUDA spelling of a launch builtin.
+pub fn builtin(b: Builtin) -> &'static str {
+    match b {
+        Builtin::BlockIdx => "BLOCK_IDX",
+        Builtin::ThreadIdx => "threadIdx.x",
+        Builtin::LaneId => "(threadIdx.x % 32)",
+        Builtin::WarpId => "(threadIdx.x / 32)",
+    }
+}
+
+fn unary(op: UnOp, a: Code) -> Code {
+    match op {
+        UnOp::Not => Code::new(format!("!{}", a.text), Class::Nat),
+        UnOp::Neg => Code::new(format!("(-{})", a.wide()), Class::Wide),
+        UnOp::BitNot => Code::new(format!("(~{})", a.wide()), Class::Wide),
+    }
+}
+
+fn binary(op: BinOp, a: Code, b: Code) -> Code {
+    let sym = op.symbol();
+    let plain = |class| Code::new(format!("({} {sym} {})", a.text, b.text), class);
+    // One `i64` operand makes C++ do the whole operation in 64 bits.
+    let widened = |class| {
+        let left = if a.class == Class::Wide || b.class == Class::Wide {
+            a.text.clone()
+        } else {
+            a.wide()
+        };
+        Code::new(format!("({left} {sym} {})", b.text), class)
+    };
+    let both_nat = a.class == Class::Nat && b.class == Class::Nat;
+    match op {
+        BinOp::Or | BinOp::And => plain(Class::Nat),
+        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+            if a.class == b.class {
+                plain(Class::Nat)
+            } else {
+                widened(Class::Nat)
+            }
+        }
+        // Cannot leave [0, 2^32) when both operands are in it.
+        BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Div | BinOp::Rem | BinOp::Shr
+            if both_nat =>
+        {
+            plain(Class::Nat)
+        }
+        _ => widened(Class::Wide),
+    }
+}
+
+fn ternary(c: Code, a: Code, b: Code) -> Code {
+    if a.class == b.class {
+        Code::new(format!("({} ? {} : {})", c.text, a.text, b.text), a.class)
+    } else {
+        Code::new(
+            format!("({} ? {} : {})", c.text, a.wide(), b.wide()),
+            Class::Wide,
+        )
+    }
+}
+
+/// Emits an IR expression; `local` names a thread-local slot and gives its type.
+pub fn emit(e: &Expr, local: &dyn Fn(u32) -> (String, Type)) -> Code {
+    match e {
+        Expr::Const(v) => literal(*v),
+        Expr::Local(l) => {
+            let (name, ty) = local(*l);
+            Code::new(name, class_of(ty))
+        }
+        Expr::Builtin(b) => Code::new(builtin(*b).to_string(), Class::Nat),
+        Expr::Unary(op, a) => unary(*op, emit(a, local)),
+        Expr::Binary(op, a, b) => binary(*op, emit(a, local), emit(b, local)),
+        Expr::Ternary(c, a, b) => ternary(emit(c, local), emit(a, local), emit(b, local)),
+        // Invariants over memory are checked by the host, never emitted.
+        Expr::Global(..) => Code::new("0 /* memory read in an invariant */".into(), Class::Nat),
+    }
+}
+
+/// Emits a constant expression of the spec (an initial value): parameters
+/// and launch constants by name (the generated file defines them), the
+/// thread's coordinates as builtins.
+pub fn emit_const(e: &ast::Expr) -> Code {
+    match &e.kind {
+        ExprKind::Int(v) => literal(*v),
+        ExprKind::Bool(b) => literal(*b as i64),
+        ExprKind::Name(id) => match id.name.as_str() {
+            "blockIdx" => Code::new(builtin(Builtin::BlockIdx).into(), Class::Nat),
+            "threadIdx" => Code::new(builtin(Builtin::ThreadIdx).into(), Class::Nat),
+            "laneId" => Code::new(builtin(Builtin::LaneId).into(), Class::Nat),
+            "warpId" => Code::new(builtin(Builtin::WarpId).into(), Class::Nat),
+            "INT_MAX" => literal(i64::from(i32::MAX)),
+            "UINT_MAX" => literal(i64::from(u32::MAX)),
+            // Parameters and launch constants are `constexpr i64` in the file.
+            name => Code::new(name.to_string(), Class::Wide),
+        },
+        ExprKind::Unary(op, a) => unary(*op, emit_const(a)),
+        ExprKind::Binary(op, a, b) => binary(*op, emit_const(a), emit_const(b)),
+        ExprKind::Ternary(c, a, b) => ternary(emit_const(c), emit_const(a), emit_const(b)),
+        ExprKind::Index(id, _) | ExprKind::Call { name: id, .. } => {
+            Code::new(format!("0 /* {} */", id.name), Class::Nat)
+        }
+    }
+}
+
+/// `value` converted to a variable of `ty`, wrapping as a store does.
+pub fn wrap_to(ty: Type, value: &Code) -> String {
+    match (ty, value.class) {
+        (Type::Bool, _) if value.text == "0" => "false".to_string(),
+        (Type::Bool, _) if value.text == "1" => "true".to_string(),
+        (Type::Bool, _) => format!("({} != 0)", value.bare()),
+        (Type::U32, Class::Nat) | (Type::I32, Class::Signed) => value.bare().to_string(),
+        _ => format!("({}){}", cuda_type(ty), value.text),
+    }
+}
+
+/// The C++ type of a thread-local of `ty`.
+pub fn cuda_type(ty: Type) -> &'static str {
+    match ty {
+        Type::Bool => "bool",
+        Type::U8 => "unsigned char",
+        Type::U16 => "unsigned short",
+        Type::U32 => "unsigned int",
+        Type::I8 => "signed char",
+        Type::I16 => "short",
+        Type::I32 => "int",
+    }
+}
+
+/// The 32-bit word type a memory variable of `ty` is kept in.
+pub fn word_type(ty: Type) -> &'static str {
+    if ty.signed() {
+        "int"
+    } else {
+        "unsigned int"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn local(l: u32) -> (String, Type) {
+        match l {
+            0 => ("a".into(), Type::U32),
+            _ => ("b".into(), Type::I32),
+        }
+    }
+
+    #[test]
+    fn unsigned_comparisons_stay_plain_and_mixed_ones_widen() {
+        let e = Expr::Binary(
+            BinOp::Ne,
+            Box::new(Expr::Local(0)),
+            Box::new(Expr::Const(3)),
+        );
+        assert_eq!(emit(&e, &local).bare(), "a != 3");
+        let e = Expr::Binary(
+            BinOp::Lt,
+            Box::new(Expr::Local(0)),
+            Box::new(Expr::Local(1)),
+        );
+        assert_eq!(emit(&e, &local).bare(), "(i64)a < b");
+    }
+
+    #[test]
+    fn subtraction_is_done_in_64_bits() {
+        let e = Expr::Binary(
+            BinOp::Sub,
+            Box::new(Expr::Const(1)),
+            Box::new(Expr::Local(0)),
+        );
+        let c = emit(&e, &local);
+        assert_eq!(c.text, "((i64)1 - a)");
+        assert_eq!(c.class, Class::Wide);
+        assert_eq!(wrap_to(Type::U8, &c), "(unsigned char)((i64)1 - a)");
+    }
+
+    #[test]
+    fn literals_get_suffixes_outside_int() {
+        assert_eq!(literal(7).text, "7");
+        assert_eq!(literal(0xFFFF_FFFF).text, "4294967295u");
+        assert_eq!(literal(-1).class, Class::Signed);
+        assert_eq!(literal(1 << 40).class, Class::Wide);
+    }
+}

@@ -1,0 +1,81 @@
+// ---------------------------------------------------------------------------
+// Runtime support: abort polling, backoff, the harness's invariant checks.
+// ---------------------------------------------------------------------------
+typedef long long i64;
+
+// What the host reads back after the launch.
+struct GsStats {
+    unsigned int cs_count;        // NON-atomic count of critical sections (mutual exclusion: lost updates = overlap)
+    unsigned int cs_entries;      // atomic count of critical-section entries
+    int occupancy;                // summed weights inside critical sections now
+    int max_occupancy;            // the most ever seen (atomicMax): must stay <= the capacity
+    unsigned int phase_errors;    // a participant left a phase before another one had entered it
+    unsigned int assert_failures; // failed assert()s of the spec
+    unsigned int first_assert;    // 1 + index of the first failed assert
+};
+__device__ GsStats gs_stats;
+__device__ unsigned int gs_cs_data[GS_CS_LEN > 0 ? GS_CS_LEN : 1]; // the critical section's loads and stores
+__device__ unsigned int gs_arrived[GS_PARTICIPANTS];                // phases each participant has entered
+
+// Every spin loop polls the host-mapped abort flag, every 1024 iterations
+// (a read over the bus is slow); the host raises it after --timeout.
+__device__ __forceinline__ bool gs_poll(volatile unsigned int* abort_flag, unsigned int& spins) {
+    return (++spins & 1023u) == 0 && *abort_flag != 0;
+}
+
+// backoff(): exponential __nanosleep, reset when the thread makes progress.
+// Jump back to the head of a loop, returning (as aborted) once the host asks.
+#define SPIN_BACK(label) do { if (gs_poll(abort_flag, gs_spins)) return false; goto label; } while (0)
+
+__device__ __forceinline__ void gs_backoff(unsigned int& ns) {
+    __nanosleep(ns);
+    ns = ns < GS_BACKOFF_MAX_NS ? 2 * ns : GS_BACKOFF_MAX_NS;
+}
+
+template <typename T> __device__ __forceinline__ T gs_ld_volatile(T* p) { return *(volatile T*)p; }
+template <typename T, typename V> __device__ __forceinline__ void gs_st_volatile(T* p, V v) { *(volatile T*)p = (T)v; }
+
+// An atomic read-modify-write of a variable narrower than 32 bits, kept in a
+// 32-bit word: a CAS loop whose new value wraps to the variable's type T, as
+// the model's does (a plain 32-bit atomicAdd would not wrap a u8 at 256).
+template <typename T, typename F>
+__device__ unsigned int gs_atomic_narrow(unsigned int* p, bool block_scope, F f) {
+    unsigned int old = gs_ld_volatile(p);
+    for (;;) {
+        unsigned int next = (unsigned int)(T)f((i64)(T)old);
+        unsigned int seen = block_scope ? atomicCAS_block(p, old, next) : atomicCAS(p, old, next);
+        if (seen == old) return old;
+        old = seen;
+    }
+}
+
+__device__ void gs_critical_enter(int weight) {
+    int inside = atomicAdd(&gs_stats.occupancy, weight) + weight;
+    atomicMax(&gs_stats.max_occupancy, inside);
+    atomicAdd(&gs_stats.cs_entries, 1u);
+    if (GS_CAPACITY == 1) gs_stats.cs_count = gs_stats.cs_count + 1; // plain load and store, on purpose
+    for (int j = 0; j < GS_CS_LEN; j++) gs_cs_data[j] = gs_cs_data[j] + 1;
+}
+
+__device__ void gs_critical_exit(int weight) {
+    atomicSub(&gs_stats.occupancy, weight);
+}
+
+__device__ void gs_phase_enter(unsigned int me, unsigned int& phase) {
+    phase++;
+    gs_st_volatile(&gs_arrived[me], phase);
+}
+
+// After phase k every participant has entered phase k: look at one other
+// participant, a different one each phase.
+__device__ void gs_phase_exit(unsigned int me, unsigned int phase) {
+    if (GS_PARTICIPANTS > 1) {
+        unsigned int other = (me + 1 + (phase - 1) % (GS_PARTICIPANTS - 1)) % GS_PARTICIPANTS;
+        if (gs_ld_volatile(&gs_arrived[other]) < phase) atomicAdd(&gs_stats.phase_errors, 1u);
+    }
+}
+
+__device__ void gs_assert_failed(unsigned int id) {
+    atomicAdd(&gs_stats.assert_failures, 1u);
+    atomicCAS(&gs_stats.first_assert, 0u, id + 1);
+}
