@@ -115,6 +115,8 @@ pub struct CheckConfig {
     pub progress: bool,
     /// Worker threads of the explorer (the verdict and trace do not depend on it).
     pub threads: usize,
+    /// Symmetry reduction over interchangeable blocks, where it is sound.
+    pub symmetry: bool,
 }
 
 impl Default for CheckConfig {
@@ -134,6 +136,7 @@ impl Default for CheckConfig {
             max_memory_mb: Some(DEFAULT_MAX_MEMORY_MB),
             progress: false,
             threads: 1,
+            symmetry: true,
         }
     }
 }
@@ -385,11 +388,28 @@ pub fn model_of(prepared: &Prepared) -> Model<'_> {
     )
 }
 
+/// The model with the reductions the configuration allows, and a note
+/// saying which were used or why not.
+fn reduced_model_of(prepared: &Prepared) -> (Model<'_>, String) {
+    let mut model = model_of(prepared);
+    let note = if !prepared.config.symmetry {
+        "symmetry off (--no-symmetry)".to_string()
+    } else if prepared.config.scheduler != Scheduler::Unfair {
+        "symmetry off (fairness is checked per thread on the full graph)".to_string()
+    } else {
+        match model.enable_symmetry() {
+            Ok(sym) => format!("symmetry: {}", sym.describe()),
+            Err(why) => format!("symmetry off ({why})"),
+        }
+    };
+    (model, note)
+}
+
 /// Checks a prepared spec and builds its report.
 pub fn run(prepared: &Prepared) -> Report {
     let program = &prepared.program;
     let config = &prepared.config;
-    let model = model_of(prepared);
+    let (model, mut reductions) = reduced_model_of(prepared);
     let options = Options {
         max_states: config.max_states,
         max_seconds: config.max_seconds,
@@ -400,6 +420,9 @@ pub fn run(prepared: &Prepared) -> Report {
     };
     let started = std::time::Instant::now();
     let result = check(&model, &options, config.scheduler);
+    if model.symmetry().is_some() && !result.symmetric {
+        reductions = "symmetry off (the harness never finishes: per-thread progress is checked on the full graph)".into();
+    }
     // The whole check: exploration plus the graph analyses after it.
     let seconds = started.elapsed().as_secs_f64();
     let violations: Vec<ViolationReport> = result
@@ -432,6 +455,7 @@ pub fn run(prepared: &Prepared) -> Report {
             states_per_second: Some(s.states as f64 / seconds.max(1e-9)),
             peak_store_bytes: Some(s.peak_bytes),
             peak_rss_bytes: s.peak_rss_bytes,
+            reductions: Some(reductions),
         },
         violations,
     }
@@ -498,5 +522,6 @@ pub fn config_of(report: &RunConfig) -> CheckConfig {
         max_memory_mb: report.max_memory_mb,
         progress: false,
         threads: 1,
+        symmetry: true,
     }
 }

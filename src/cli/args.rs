@@ -166,6 +166,10 @@ pub struct CheckArgs {
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
 
+    /// Store every state, not one per class of states equal up to renaming interchangeable blocks
+    #[arg(long)]
+    pub no_symmetry: bool,
+
     /// Interleave every instruction, including thread-local ones (slower; for cross-checking)
     #[arg(long)]
     pub no_fuse_local: bool,

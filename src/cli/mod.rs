@@ -140,6 +140,7 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
         max_memory_mb: args.max_memory.or(base.max_memory_mb),
         progress: std::io::stderr().is_terminal(),
         threads: args.threads.unwrap_or(base.threads).max(1),
+        symmetry: !args.no_symmetry,
     }
 }
 
@@ -181,6 +182,7 @@ pub fn strip_timings(report: &mut Report) {
     s.states_per_second = None;
     s.peak_store_bytes = None;
     s.peak_rss_bytes = None;
+    s.reductions = None;
 }
 
 pub fn to_json<T: serde::Serialize>(value: &T) -> String {

@@ -81,8 +81,9 @@ impl LockBits {
         }
     }
 
-    pub fn count(&self) -> u32 {
-        self.count
+    /// Whether some lock bit has state (the program uses the lock unit).
+    pub fn has_state(&self) -> bool {
+        self.words_per_block > 0
     }
 }
 

@@ -12,6 +12,7 @@ pub mod memory;
 pub mod sched;
 pub mod simt;
 pub mod state;
+pub mod symmetry;
 
 use crate::explore::TransitionSystem;
 use crate::ir::cfg::Liveness;
@@ -171,6 +172,8 @@ pub struct Model<'p> {
     lock_bits: LockBits,
     /// The `ptx` memory model, when selected.
     weak: Option<memory::Weak>,
+    /// Interchangeable blocks, when symmetry reduction is on.
+    symmetry: Option<symmetry::Symmetry>,
 }
 
 /// Longest run of fused thread-local instructions: a purely local infinite
@@ -199,7 +202,31 @@ impl<'p> Model<'p> {
             warps,
             lock_bits,
             weak,
+            symmetry: None,
         }
+    }
+
+    /// Turns symmetry reduction on: the explorer then stores one
+    /// representative per class of states equal up to renaming
+    /// interchangeable blocks. Returns why not when the program or the
+    /// options break the symmetry (nothing changes then).
+    pub fn enable_symmetry(&mut self) -> Result<&symmetry::Symmetry, String> {
+        if self.options.resident.is_some() {
+            return Err("blocks start in order under --resident".into());
+        }
+        if self.weak.is_some() {
+            return Err("the ptx memory model's state is not described to it yet".into());
+        }
+        if self.warps.is_lockstep() || self.lock_bits.has_state() {
+            return Err("lockstep warp stacks and lock bits are not described to it yet".into());
+        }
+        let sym = symmetry::Symmetry::infer(self.prog, &self.layout)?;
+        Ok(self.symmetry.insert(sym))
+    }
+
+    /// The symmetry in use, if any.
+    pub fn symmetry(&self) -> Option<&symmetry::Symmetry> {
+        self.symmetry.as_ref()
     }
 
     pub fn options(&self) -> &ModelOptions {
@@ -352,6 +379,12 @@ impl TransitionSystem for Model<'_> {
 
     fn is_final(&self, s: &[u32]) -> bool {
         (0..self.layout.threads).all(|t| self.is_finished(s, t))
+    }
+
+    fn canonicalize(&self, s: &mut [u32]) {
+        if let Some(sym) = &self.symmetry {
+            sym.canonicalize(s);
+        }
     }
 }
 

@@ -124,6 +124,9 @@ pub fn render_stats(report: &Report) -> String {
     if let Some(b) = s.peak_rss_bytes {
         let _ = write!(line, ", peak RSS {:.1} MiB", mib(b));
     }
+    if let Some(r) = &s.reductions {
+        let _ = write!(line, "; {r}");
+    }
     line
 }
 
