@@ -64,10 +64,7 @@ fn place(test: &Litmus) -> Result<Placement, Unsupported> {
     for t in &test.threads {
         let b = ctas.binary_search(&t.cta).expect("cta listed") as u32;
         if per_block[b as usize] > 0 && devices[b as usize] != t.gpu {
-            return unsupported(
-                t.span,
-                "one CTA id on two GPUs: a block runs on one GPU",
-            );
+            return unsupported(t.span, "one CTA id on two GPUs: a block runs on one GPU");
         }
         devices[b as usize] = t.gpu;
         slots.push((b, per_block[b as usize]));
