@@ -127,6 +127,8 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
         params,
         memory_model: args.memory_model.clone(),
         simt: args.simt.clone(),
+        branch_order: args.branch_order.clone(),
+        lock_bits: args.lock_bits,
         fuse_local_steps: !args.no_fuse_local,
         scheduler: args.scheduler,
         resident: args.resident.or(match (args.sms, args.blocks_per_sm) {
@@ -138,6 +140,7 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
         max_memory_mb: args.max_memory.or(base.max_memory_mb),
         progress: std::io::stderr().is_terminal(),
         threads: args.threads.unwrap_or(base.threads).max(1),
+        symmetry: !args.no_symmetry,
     }
 }
 
@@ -179,6 +182,7 @@ pub fn strip_timings(report: &mut Report) {
     s.states_per_second = None;
     s.peak_store_bytes = None;
     s.peak_rss_bytes = None;
+    s.reductions = None;
 }
 
 pub fn to_json<T: serde::Serialize>(value: &T) -> String {
