@@ -11,6 +11,7 @@
 mod deadlock;
 mod graph;
 mod liveness;
+mod simt;
 mod symmetric;
 
 pub use deadlock::{describe_threads, thread_positions};
@@ -70,8 +71,12 @@ fn check_explored(model: &Model, options: &Options, scheduler: Scheduler) -> Che
                 .into_iter()
                 .map(|(_, a)| a)
                 .collect();
+            let mut finding = safety_finding(fault, schedule);
+            if finding.kind == ViolationKind::BarrierDivergence {
+                simt::explain_divergence(model, &mut finding);
+            }
             return CheckResult {
-                findings: vec![safety_finding(fault, schedule)],
+                findings: vec![finding],
                 limit: None,
                 stats,
                 symmetric: model.symmetry().is_some(),

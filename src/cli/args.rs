@@ -128,9 +128,17 @@ pub struct CheckArgs {
     #[arg(long, value_name = "MODEL", default_value = "sc")]
     pub memory_model: String,
 
-    /// SIMT execution: its (independent thread scheduling)
-    #[arg(long, value_name = "MODE", default_value = "its")]
-    pub simt: String,
+    /// SIMT execution: its (Volta+ independent thread scheduling; the default unless the spec's header says `simt: lockstep`) or lockstep (pre-Volta: one instruction per warp, reconvergence at the immediate post-dominator). Example: --simt lockstep --threads-per-block 2
+    #[arg(long, value_name = "MODE")]
+    pub simt: Option<String>,
+
+    /// Under --simt lockstep, which side of a divergent branch runs first: then-first (default: the lanes whose condition holds, i.e. those staying in a loop) or else-first. Example: --simt lockstep --branch-order else-first
+    #[arg(long, value_name = "ORDER")]
+    pub branch_order: Option<String>,
+
+    /// Number of lock bits of the shared-memory lock unit (ldslk/stsul); word address A uses bit A mod N [default: 1024, Fermi]. Example: --lock-bits 2048
+    #[arg(long, value_name = "N")]
+    pub lock_bits: Option<u32>,
 
     /// Fairness for liveness checks: unfair (deadlocks only), weak, strong, obe, hsa
     #[arg(long, value_name = "MODEL", default_value = "unfair")]

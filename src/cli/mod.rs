@@ -129,6 +129,8 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
         params,
         memory_model: args.memory_model.clone(),
         simt: args.simt.clone(),
+        branch_order: args.branch_order.clone(),
+        lock_bits: args.lock_bits,
         fuse_local_steps: !args.no_fuse_local,
         scheduler: args.scheduler,
         resident: args.resident.or(match (args.sms, args.blocks_per_sm) {

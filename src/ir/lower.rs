@@ -45,6 +45,7 @@ pub fn lower<'a>(
         participants: harness.participants,
         checks,
         unsupported: l.unsupported,
+        devices: vec![],
     })
 }
 
@@ -1068,7 +1069,6 @@ impl<'a> Lowerer<'a> {
                     Some(m) => self.expr(m)?,
                     None => Expr::Const(0xFFFF_FFFF),
                 };
-                self.unsupported.push(("__syncwarp".into(), span));
                 self.emit(Op::SyncWarp { mask }, span);
                 None
             }
@@ -1080,7 +1080,6 @@ impl<'a> Lowerer<'a> {
                 } else {
                     Type::Bool
                 });
-                self.unsupported.push((name.name.clone(), span));
                 self.emit(
                     Op::Vote {
                         dst,
@@ -1094,7 +1093,6 @@ impl<'a> Lowerer<'a> {
             }
             CallKind::ActiveMask => {
                 let dst = self.temp(Type::U32);
-                self.unsupported.push((name.name.clone(), span));
                 self.emit(Op::ActiveMask { dst }, span);
                 Some(Expr::Local(dst))
             }
@@ -1115,14 +1113,12 @@ impl<'a> Lowerer<'a> {
                     .label("receives the loaded value"));
                 }
                 let pred = self.temp(Type::Bool);
-                self.unsupported.push(("ldslk".into(), span));
                 self.emit(Op::LockBitTry { pred, value, loc }, span);
                 Some(Expr::Local(pred))
             }
             CallKind::LockBitRelease => {
                 let loc = self.mem_arg(&args[0], name)?;
                 let value = self.expr(&args[1])?;
-                self.unsupported.push(("stsul".into(), span));
                 self.emit(Op::LockBitRelease { loc, value }, span);
                 None
             }

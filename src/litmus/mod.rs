@@ -133,11 +133,14 @@ fn prepare(
 }
 
 /// The semantics a test runs under. Litmus tests race on purpose (their
-/// question is which values loads read), so races are not reported.
+/// question is which values loads read), so races are not reported; an
+/// exited thread no longer counts at `bar.sync` (PTX), so leaving before a
+/// barrier is not barrier divergence.
 fn model_options(config: &LitmusConfig) -> ModelOptions {
     ModelOptions {
         memory_model: MemoryModel::parse(&config.memory_model).unwrap_or_default(),
         races: false,
+        barrier_divergence: false,
         ..ModelOptions::default()
     }
 }

@@ -2,7 +2,6 @@
 //! instruction at its pc, then (when fusing) the thread-local instructions
 //! after it.
 
-use super::eval::runtime_error;
 use super::state::{CRITICAL, FINISHED, FLAGS, PC, PHASES, WAITING_BARRIER};
 use super::{Event, Model, Violation, ViolationKind};
 use crate::ir::{from_raw, to_raw, AtomicOp, Loc, Op, Pc};
@@ -29,6 +28,21 @@ impl Model<'_> {
         t: usize,
         ctx: &mut StepCtx,
     ) -> Result<(), Violation> {
+        if self.warps.is_lockstep() {
+            return self.run_warp(s, t, ctx);
+        }
+        let first_event = ctx.events.as_ref().map_or(0, |e| e.len());
+        let result = self.run_thread_its(s, t, ctx);
+        if let (Some(events), Some(lane)) = (ctx.events.as_mut(), self.own_lane_mask(t)) {
+            for e in &mut events[first_event..] {
+                e.active.get_or_insert(lane);
+            }
+        }
+        result
+    }
+
+    /// One step of thread `t` on its own (independent thread scheduling).
+    fn run_thread_its(&self, s: &mut [u32], t: usize, ctx: &mut StepCtx) -> Result<(), Violation> {
         let mut executed = 0;
         loop {
             let pc = self.pc(s, t);
@@ -41,7 +55,7 @@ impl Model<'_> {
             let next = self.pc(s, t);
             let stop = !self.options.fuse_local_steps
                 || next == FINISHED
-                || self.is_waiting_at_barrier(s, t)
+                || self.is_blocked(s, t)
                 || !self.invisible[next as usize]
                 || executed >= super::MAX_FUSED;
             if stop {
@@ -92,7 +106,13 @@ impl Model<'_> {
             .location_name(loc.var, index, self.layout.block_of(t) as u32)
     }
 
-    fn exec(&self, s: &mut [u32], t: usize, pc: Pc, ctx: &mut StepCtx) -> Result<(), Violation> {
+    pub(super) fn exec(
+        &self,
+        s: &mut [u32],
+        t: usize,
+        pc: Pc,
+        ctx: &mut StepCtx,
+    ) -> Result<(), Violation> {
         let instr = &self.prog.code[pc as usize];
         let mut event = ctx.events.as_ref().map(|_| Event {
             thread: t as u32,
@@ -168,6 +188,9 @@ impl Model<'_> {
             Op::Fence { .. } | Op::Backoff => {}
             Op::Progress => ctx.progressed = true,
             Op::SyncThreads | Op::KernelBoundary => {
+                if matches!(instr.op, Op::SyncThreads) {
+                    self.check_barrier_arrival(s, t)?;
+                }
                 s[self.layout.thread(t, FLAGS)] |= WAITING_BARRIER;
                 // The thread stays at the barrier until its group is released.
                 if let Some(released) = self.release_barriers(s, t) {
@@ -226,6 +249,7 @@ impl Model<'_> {
             }
             Op::Jump { target } => next = *target,
             Op::Exit => {
+                self.check_exit(s, t)?;
                 ctx.progressed = true;
                 next = FINISHED;
                 self.set_pc(s, t, FINISHED);
@@ -235,13 +259,15 @@ impl Model<'_> {
                     }
                 }
             }
-            Op::SyncWarp { .. }
-            | Op::Vote { .. }
-            | Op::ActiveMask { .. }
-            | Op::LockBitTry { .. }
-            | Op::LockBitRelease { .. } => return Err(runtime_error(
-                "this instruction has no semantics yet; the checker should have refused the spec",
-            )),
+            Op::SyncWarp { .. } | Op::Vote { .. } | Op::ActiveMask { .. } => {
+                return self.its_collective(s, t, pc, event, ctx);
+            }
+            Op::LockBitTry { pred, value, loc } => {
+                self.lock_bit_try(s, t, (*pred, *value, loc), event.as_mut())?
+            }
+            Op::LockBitRelease { loc, value } => {
+                self.lock_bit_release(s, t, loc, value, event.as_mut())?
+            }
         }
         self.set_pc(s, t, next);
         if let Some(e) = event {

@@ -7,8 +7,10 @@
 
 mod eval;
 mod exec;
+pub mod lockbits;
 pub mod memory;
 pub mod sched;
+pub mod simt;
 pub mod state;
 pub mod symmetry;
 
@@ -16,8 +18,11 @@ use crate::explore::TransitionSystem;
 use crate::ir::cfg::Liveness;
 use crate::ir::{Op, Pc, Program};
 use exec::StepCtx;
+use lockbits::LockBits;
 pub use sched::Scheduler;
 use serde::{Deserialize, Serialize};
+use simt::Warps;
+pub use simt::{BranchOrder, SimtMode};
 use state::{Layout, FINISHED, FLAGS, PC, WAITING_BARRIER};
 
 /// The kinds of violation of DESIGN.md's report format.
@@ -75,6 +80,9 @@ pub struct Event {
     pub writes: Vec<(String, i64)>,
     /// Something the reader should know (`released block 0 from __syncthreads()`).
     pub note: Option<String>,
+    /// The lanes of the thread's warp that executed the instruction
+    /// (`None` when the warp has one thread).
+    pub active: Option<u64>,
 }
 
 /// Options of the semantics.
@@ -86,6 +94,15 @@ pub struct ModelOptions {
     /// At most this many blocks are resident on the GPU at once; the others
     /// start, in block order, as resident blocks finish. `None`: all resident.
     pub resident: Option<u32>,
+    pub simt: SimtMode,
+    /// Under lockstep: which side of a divergent branch runs first.
+    pub branch_order: BranchOrder,
+    /// Number of lock bits of the shared-memory lock unit.
+    pub lock_bits: u32,
+    /// CUDA's rule: a `__syncthreads()` that a live thread of the block
+    /// leaves without reaching is `barrier_divergence`. Off, exited threads
+    /// just stop counting, as PTX `bar.sync` does (the litmus front end).
+    pub barrier_divergence: bool,
     /// Which memory model gives loads their values.
     #[serde(default)]
     pub memory_model: MemoryModel,
@@ -133,6 +150,10 @@ impl Default for ModelOptions {
         ModelOptions {
             fuse_local_steps: true,
             resident: None,
+            simt: SimtMode::Its,
+            branch_order: BranchOrder::ThenFirst,
+            lock_bits: lockbits::DEFAULT_LOCK_BITS,
+            barrier_divergence: true,
             memory_model: MemoryModel::Sc,
             races: true,
         }
@@ -147,6 +168,8 @@ pub struct Model<'p> {
     options: ModelOptions,
     /// `invisible[pc]`: the instruction can be fused into the step before it.
     invisible: Vec<bool>,
+    pub warps: Warps,
+    lock_bits: LockBits,
     /// The `ptx` memory model, when selected.
     weak: Option<memory::Weak>,
     /// Interchangeable blocks, when symmetry reduction is on.
@@ -168,12 +191,16 @@ impl<'p> Model<'p> {
             .collect();
         let mut layout = Layout::new(prog);
         let weak = ptx.then(|| memory::Weak::new(prog, &mut layout, options.races));
+        let warps = Warps::new(prog, &mut layout, &options);
+        let lock_bits = LockBits::new(prog, &mut layout, options.lock_bits);
         Model {
             prog,
             layout,
             liveness: Liveness::compute(&prog.code, prog.locals.len()),
             options,
             invisible,
+            warps,
+            lock_bits,
             weak,
             symmetry: None,
         }
@@ -189,6 +216,9 @@ impl<'p> Model<'p> {
         }
         if self.weak.is_some() {
             return Err("the ptx memory model's state is not described to it yet".into());
+        }
+        if self.warps.is_lockstep() || self.lock_bits.has_state() {
+            return Err("lockstep warp stacks and lock bits are not described to it yet".into());
         }
         let sym = symmetry::Symmetry::infer(self.prog, &self.layout)?;
         Ok(self.symmetry.insert(sym))
@@ -303,6 +333,15 @@ impl TransitionSystem for Model<'_> {
         if let Some(w) = &self.weak {
             w.initial(out);
         }
+        if self.warps.is_lockstep() {
+            self.init_warps(out);
+            if self.options.fuse_local_steps {
+                for w in 0..self.warps.count(self.layout.threads) {
+                    self.settle_warp(out, w);
+                }
+            }
+            return;
+        }
         if self.options.fuse_local_steps {
             for t in 0..self.layout.threads {
                 self.settle(out, t);
@@ -311,9 +350,12 @@ impl TransitionSystem for Model<'_> {
     }
 
     fn actions(&self, s: &[u32], out: &mut Vec<u32>) {
+        if self.warps.is_lockstep() {
+            return self.warp_actions(s, out);
+        }
         let started = self.started_blocks(s) * self.layout.threads_per_block;
         for t in 0..started {
-            if !self.is_finished(s, t) && !self.is_waiting_at_barrier(s, t) {
+            if !self.is_finished(s, t) && !self.is_blocked(s, t) {
                 match &self.weak {
                     Some(w) => w.alternatives(self, s, t, out),
                     None => out.push(t as u32),

@@ -106,7 +106,10 @@ pub fn replay(model: &Model, saved: &SavedCounterexample) -> ReplayOutcome {
         })
     };
     match v.kind.as_str() {
-        "deadlock" | "occupancy_deadlock" => {}
+        // The refined deadlock classes (and a divergent barrier found as a
+        // deadlock under lockstep) end where the harness cannot finish.
+        "deadlock" | "occupancy_deadlock" | "simd_deadlock" | "alias_deadlock"
+        | "barrier_divergence" => {}
         "livelock" => {
             if v.trace.cycle_schedule.is_empty() || cycle_progress.iter().any(|p| *p > 0) {
                 return ends("the recorded cycle is not a cycle without progress".into());

@@ -55,6 +55,12 @@ pub struct RunConfig {
     pub launch: Launch,
     pub memory_model: String,
     pub simt: String,
+    /// Under `--simt lockstep`: which side of a divergent branch ran first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch_order: Option<String>,
+    /// For specs that use the lock unit: its number of lock bits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock_bits: Option<u32>,
     /// Parameter values in force (defaults and overrides).
     pub params: BTreeMap<String, i64>,
     pub fuse_local_steps: bool,
