@@ -255,7 +255,7 @@ fn corpus_under_ptx_is_sound_and_agrees() {
     // The hard gate: the model never forbids what PTX allows.
     assert_eq!(s.unsound, 0, "{s:?}");
     assert!(s.agree * 10 >= s.supported * 9, "{s:?}");
-    assert!(s.supported * 10 >= s.tests * 7, "{s:?}");
+    assert!(s.supported * 10 >= s.tests * 8, "{s:?}");
     let live = litmus::run_dir(&dir, &dir.join("expected-liveness.csv"), &ptx()).unwrap();
     assert_eq!(live.summary.unsound, 0, "{:?}", live.summary);
 }

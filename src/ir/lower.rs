@@ -45,6 +45,7 @@ pub fn lower<'a>(
         participants: harness.participants,
         checks,
         unsupported: l.unsupported,
+        devices: vec![],
     })
 }
 

@@ -60,6 +60,8 @@ pub struct Weak {
     sec: Sections,
     /// Per variable: some atomic accesses it.
     rmw_vars: Vec<bool>,
+    /// The GPU of each block (empty: one GPU).
+    devices: Vec<u32>,
     tpb: usize,
     races: bool,
 }
@@ -149,6 +151,7 @@ impl Weak {
         Weak {
             sec,
             rmw_vars,
+            devices: prog.devices.clone(),
             tpb: layout.threads_per_block,
             races,
         }
@@ -176,9 +179,17 @@ impl Weak {
         a / self.tpb == b / self.tpb
     }
 
-    /// Whether `b` is inside scope `scope` of `a` (one device: .gpu = .sys).
+    /// Whether `b` is inside scope `scope` of `a`.
     fn in_scope(&self, a: usize, b: usize, scope: Scope) -> bool {
-        scope != Scope::Cta || self.same_block(a, b)
+        match scope {
+            Scope::Cta => self.same_block(a, b),
+            Scope::Gpu => self.device(a) == self.device(b),
+            Scope::Sys => true,
+        }
+    }
+
+    fn device(&self, t: usize) -> u32 {
+        self.devices.get(t / self.tpb).copied().unwrap_or(0)
     }
 
     /// Whether an access of `t` (strength, scope) and the write `meta` are
@@ -771,7 +782,10 @@ impl Weak {
         if order == Order::Sc {
             let block = Some(t / self.tpb);
             let mut scs = vec![sec.sc_view(block)];
-            if scope != Scope::Cta {
+            // One order for the device's sc fences; with several GPUs only
+            // .sys ones share it (.gpu ones then order only within the block:
+            // weaker than PTX, never stronger).
+            if scope == Scope::Sys || (scope == Scope::Gpu && self.devices.is_empty()) {
                 scs.push(sec.sc_view(None));
             }
             for &v in &scs {

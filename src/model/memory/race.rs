@@ -32,7 +32,7 @@ impl Weak {
             if w == t || self.morally_strong(meta, t, strong, scope) {
                 continue;
             }
-            return Err(self.race(m, s, t, pc, w, meta, strong));
+            return Err(self.race(m, s, t, pc, (x, p), meta, strong));
         }
         Ok(())
     }
@@ -44,11 +44,12 @@ impl Weak {
         s: &[u32],
         t: usize,
         pc: Pc,
-        w: usize,
+        (x, p): (usize, usize),
         meta: u32,
         strong: bool,
     ) -> Violation {
         let prog = m.prog;
+        let w = writer(meta).expect("races are with written values");
         let wpc = write_pc(meta);
         let at = |pc: Pc| {
             let span = prog.code[pc as usize].span;
@@ -77,9 +78,14 @@ impl Weak {
                 "use device-scope operations (atomicCAS instead of atomicCAS_block, .gpu instead of .cta, __threadfence() instead of __threadfence_block())".to_string(),
             )
         } else {
-            let narrow = self.only_block_scope(s, t, w);
-            let why = if narrow {
-                "they are ordered only through block-scope synchronization, which does not reach another block".to_string()
+            let far = self.sec.thread_view(t, FAR);
+            let why = if get(s, far, x) >= p {
+                format!("{} observed a device-scope release that covers the write, but never acquired it: a __threadfence() (or an .acquire access) is missing after that observation", m.thread_name(t))
+            } else if self.block_scope_release(s, w) {
+                format!(
+                    "{}'s last fence is block-scope: it does not order the write for another block",
+                    m.thread_name(w)
+                )
             } else {
                 "no device-scope synchronization orders them (a plain access is not atomic and not ordered by itself)".to_string()
             };
@@ -104,13 +110,10 @@ impl Weak {
         }
     }
 
-    /// Whether the reader only has block-scope ordering pending from the
-    /// writer's block (a `.cta` release or fence it cannot use).
-    fn only_block_scope(&self, s: &[u32], t: usize, w: usize) -> bool {
+    /// Whether the writer's last fence was block-scope.
+    fn block_scope_release(&self, s: &[u32], w: usize) -> bool {
         let flags = s[self.sec.flags(w)];
-        let writer_cta = flags & HAS_REL != 0 && flags_rel_scope(flags) == Scope::Cta;
-        let near = self.sec.thread_view(t, NEAR);
-        writer_cta || s[near..near + self.sec.vw].iter().any(|&v| v != 0)
+        flags & HAS_REL != 0 && flags_rel_scope(flags) == Scope::Cta
     }
 
     fn location(&self, m: &Model, pc: Pc) -> String {
