@@ -4,7 +4,8 @@
 use crate::check::{check, Finding};
 use crate::explore::{LimitKind, Options};
 use crate::ir::{lower, Launch, Program};
-use crate::model::{Model, ModelOptions, Scheduler};
+use crate::model::lockbits::{self, DEFAULT_LOCK_BITS};
+use crate::model::{BranchOrder, MemoryModel, Model, ModelOptions, Scheduler, SimtMode};
 use crate::spec::ast::{Item, SpecFile};
 use crate::spec::diag::{Diagnostic, Source};
 use crate::trace::{build_trace, Report, RunConfig, Stats, Verdict, ViolationReport};
@@ -97,7 +98,12 @@ pub struct CheckConfig {
     /// `--param name=value` overrides, in the order given.
     pub params: Vec<(String, i64)>,
     pub memory_model: String,
-    pub simt: String,
+    /// `its` or `lockstep`; `None`: the spec's `//! simt:` header line, else `its`.
+    pub simt: Option<String>,
+    /// Under lockstep: `then-first` (default) or `else-first`.
+    pub branch_order: Option<String>,
+    /// Lock bits of the shared-memory lock unit (default 1024).
+    pub lock_bits: Option<u32>,
     pub fuse_local_steps: bool,
     /// Fairness assumed for liveness (livelock, starvation).
     pub scheduler: Scheduler,
@@ -109,6 +115,8 @@ pub struct CheckConfig {
     pub progress: bool,
     /// Worker threads of the explorer (the verdict and trace do not depend on it).
     pub threads: usize,
+    /// Symmetry reduction over interchangeable blocks, where it is sound.
+    pub symmetry: bool,
 }
 
 impl Default for CheckConfig {
@@ -117,7 +125,9 @@ impl Default for CheckConfig {
             launch: Launch::default(),
             params: Vec::new(),
             memory_model: "sc".into(),
-            simt: "its".into(),
+            simt: None,
+            branch_order: None,
+            lock_bits: None,
             fuse_local_steps: true,
             scheduler: Scheduler::Unfair,
             resident: None,
@@ -126,6 +136,7 @@ impl Default for CheckConfig {
             max_memory_mb: Some(DEFAULT_MAX_MEMORY_MB),
             progress: false,
             threads: 1,
+            symmetry: true,
         }
     }
 }
@@ -167,25 +178,64 @@ impl CheckConfig {
         if self.resident == Some(0) {
             return Err(Error::Usage("--resident must be at least 1 (got 0)".into()));
         }
-        match self.memory_model.as_str() {
-            "sc" => {}
-            "ptx" => {
-                return Err(Error::Usage(
-                    "--memory-model ptx is not implemented yet; use --memory-model sc".into(),
-                ))
-            }
-            other => {
-                return Err(Error::Usage(format!(
-                    "unknown memory model `{other}` (known: sc)"
-                )))
-            }
+        if MemoryModel::parse(&self.memory_model).is_none() {
+            return Err(Error::Usage(format!(
+                "unknown memory model `{}` (known: sc, ptx)",
+                self.memory_model
+            )));
         }
-        match self.simt.as_str() {
-            "its" => {}
-            "lockstep" => return Err(Error::Usage("--simt lockstep is not implemented yet; threads currently interleave independently (--simt its)".into())),
-            other => return Err(Error::Usage(format!("unknown SIMT mode `{other}` (known: its)"))),
+        if let Some(mode) = &self.simt {
+            mode.parse::<SimtMode>().map_err(Error::Usage)?;
+        }
+        if let Some(order) = &self.branch_order {
+            order.parse::<BranchOrder>().map_err(Error::Usage)?;
+        }
+        if self.lock_bits == Some(0) {
+            return Err(Error::Usage(
+                "--lock-bits must be at least 1 (got 0)".into(),
+            ));
         }
         Ok(())
+    }
+
+    /// The SIMT mode in force: the option, else the spec header's `simt:`
+    /// line, else `its`. Lockstep masks lanes in 32-bit words.
+    fn resolve_simt(&mut self, file: &SpecFile, spec: &str) -> Result<(), Error> {
+        let from_header = file.header.extra.iter().find(|(k, _)| k == "simt");
+        let mode: SimtMode = match (&self.simt, from_header) {
+            (Some(m), _) => m.parse().map_err(Error::Usage)?,
+            (None, Some((_, v))) => v
+                .parse()
+                .map_err(|e| Error::Usage(format!("spec `{spec}`'s `simt:` header line: {e}")))?,
+            (None, None) => SimtMode::Its,
+        };
+        if mode == SimtMode::Lockstep && self.launch.warp_size > 32 {
+            return Err(Error::Usage(format!(
+                "--simt lockstep supports warps of at most 32 threads (got --warp-size {})",
+                self.launch.warp_size
+            )));
+        }
+        if mode != SimtMode::Lockstep && self.branch_order.is_some() {
+            return Err(Error::Usage(
+                "--branch-order only applies to --simt lockstep (under its every interleaving is explored)".into(),
+            ));
+        }
+        self.simt = Some(mode.name().to_string());
+        Ok(())
+    }
+
+    pub fn simt_mode(&self) -> SimtMode {
+        self.simt
+            .as_deref()
+            .and_then(|m| m.parse().ok())
+            .unwrap_or_default()
+    }
+
+    pub fn branch_order_value(&self) -> BranchOrder {
+        self.branch_order
+            .as_deref()
+            .and_then(|m| m.parse().ok())
+            .unwrap_or_default()
     }
 }
 
@@ -208,7 +258,9 @@ pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Erro
     config.validate()?;
     let file = parse(spec)?;
     check_param_names(&file, &config.params, &spec.name)?;
-    let config = &with_liveness_defaults(&file, config, &spec.name)?;
+    let mut config = with_liveness_defaults(&file, config, &spec.name)?;
+    config.resolve_simt(&file, &spec.name)?;
+    let config = &config;
     let source = spec.source();
     let program = lower(&file, &source, config.launch, &config.params)
         .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
@@ -216,6 +268,24 @@ pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Erro
         let d = Diagnostic::new(*span, format!("`{what}` has no semantics in this version of the checker"))
             .label("not supported yet")
             .hint("warp-level operations and lock bits come with the SIMT model (--simt lockstep/its); remove them to check the rest");
+        return Err(Error::Spec(Box::new(d), Box::new(source)));
+    }
+    if config.memory_model == "ptx" {
+        if config.simt_mode() == SimtMode::Lockstep {
+            return Err(Error::Usage(
+                "--simt lockstep is modelled under --memory-model sc only".into(),
+            ));
+        }
+        if lockbits::uses_lock_bits(&program) {
+            return Err(Error::Usage(
+                "the lock unit (ldslk/stsul) is modelled under --memory-model sc only".into(),
+            ));
+        }
+    }
+    if let Some((var, span)) = lockbits::misplaced_lock_bit(&program) {
+        let d = Diagnostic::new(span, lockbits::misplaced_message(&var))
+            .label("not in shared memory")
+            .hint("declare the variable `shared`");
         return Err(Error::Spec(Box::new(d), Box::new(source)));
     }
     Ok(Prepared {
@@ -307,15 +377,39 @@ pub fn model_of(prepared: &Prepared) -> Model<'_> {
         ModelOptions {
             fuse_local_steps: prepared.config.fuse_local_steps,
             resident: prepared.config.resident,
+            simt: prepared.config.simt_mode(),
+            branch_order: prepared.config.branch_order_value(),
+            lock_bits: prepared.config.lock_bits.unwrap_or(DEFAULT_LOCK_BITS),
+            barrier_divergence: true,
+            memory_model: MemoryModel::parse(&prepared.config.memory_model)
+                .unwrap_or(MemoryModel::Sc),
+            races: true,
         },
     )
+}
+
+/// The model with the reductions the configuration allows, and a note
+/// saying which were used or why not.
+fn reduced_model_of(prepared: &Prepared) -> (Model<'_>, String) {
+    let mut model = model_of(prepared);
+    let note = if !prepared.config.symmetry {
+        "symmetry off (--no-symmetry)".to_string()
+    } else if prepared.config.scheduler != Scheduler::Unfair {
+        "symmetry off (fairness is checked per thread on the full graph)".to_string()
+    } else {
+        match model.enable_symmetry() {
+            Ok(sym) => format!("symmetry: {}", sym.describe()),
+            Err(why) => format!("symmetry off ({why})"),
+        }
+    };
+    (model, note)
 }
 
 /// Checks a prepared spec and builds its report.
 pub fn run(prepared: &Prepared) -> Report {
     let program = &prepared.program;
     let config = &prepared.config;
-    let model = model_of(prepared);
+    let (model, mut reductions) = reduced_model_of(prepared);
     let options = Options {
         max_states: config.max_states,
         max_seconds: config.max_seconds,
@@ -326,6 +420,9 @@ pub fn run(prepared: &Prepared) -> Report {
     };
     let started = std::time::Instant::now();
     let result = check(&model, &options, config.scheduler);
+    if model.symmetry().is_some() && !result.symmetric {
+        reductions = "symmetry off (the harness never finishes: per-thread progress is checked on the full graph)".into();
+    }
     // The whole check: exploration plus the graph analyses after it.
     let seconds = started.elapsed().as_secs_f64();
     let violations: Vec<ViolationReport> = result
@@ -358,6 +455,8 @@ pub fn run(prepared: &Prepared) -> Report {
             states_per_second: Some(s.states as f64 / seconds.max(1e-9)),
             peak_store_bytes: Some(s.peak_bytes),
             peak_rss_bytes: s.peak_rss_bytes,
+            explore_seconds: Some(s.seconds),
+            reductions: Some(reductions),
         },
         violations,
     }
@@ -381,7 +480,11 @@ fn run_config(program: &Program, config: &CheckConfig) -> RunConfig {
     RunConfig {
         launch: config.launch,
         memory_model: config.memory_model.clone(),
-        simt: config.simt.clone(),
+        simt: config.simt_mode().name().to_string(),
+        branch_order: (config.simt_mode() == SimtMode::Lockstep)
+            .then(|| config.branch_order_value().name().to_string()),
+        lock_bits: lockbits::uses_lock_bits(program)
+            .then(|| config.lock_bits.unwrap_or(DEFAULT_LOCK_BITS)),
         params: program.params.iter().cloned().collect::<BTreeMap<_, _>>(),
         fuse_local_steps: config.fuse_local_steps,
         scheduler: config.scheduler,
@@ -409,7 +512,9 @@ pub fn config_of(report: &RunConfig) -> CheckConfig {
         launch: report.launch,
         params: report.params.iter().map(|(k, v)| (k.clone(), *v)).collect(),
         memory_model: report.memory_model.clone(),
-        simt: report.simt.clone(),
+        simt: Some(report.simt.clone()),
+        branch_order: report.branch_order.clone(),
+        lock_bits: report.lock_bits,
         fuse_local_steps: report.fuse_local_steps,
         scheduler: report.scheduler,
         resident: report.resident,
@@ -418,5 +523,6 @@ pub fn config_of(report: &RunConfig) -> CheckConfig {
         max_memory_mb: report.max_memory_mb,
         progress: false,
         threads: 1,
+        symmetry: true,
     }
 }

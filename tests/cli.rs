@@ -418,6 +418,7 @@ fn a_tiny_memory_limit_is_inconclusive_with_exit_3() {
             "ticket_mutex",
             "--blocks",
             "4",
+            "--no-symmetry",
             "--max-memory",
             "1",
             "--format",

@@ -219,3 +219,43 @@ fn ctas_become_blocks_padded_with_exiting_threads() {
     assert!(c.holds, "{:?}", c.outcomes);
     assert_eq!(c.outcomes.len(), 2, "{:?}", c.outcomes);
 }
+
+fn ptx() -> LitmusConfig {
+    LitmusConfig {
+        memory_model: "ptx".into(),
+        ..LitmusConfig::default()
+    }
+}
+
+#[test]
+fn ptx_reaches_the_weak_outcomes_of_mp_sb_lb() {
+    for name in ["MP.litmus", "SB.litmus", "LB.litmus"] {
+        let c = litmus::check_file(&hand(name), &ptx())
+            .unwrap_or_else(|f| panic!("{name}: {}", f.reason()));
+        assert!(
+            c.holds,
+            "{name}: ptx misses the weak outcome: {:?}",
+            c.outcomes
+        );
+    }
+    // Coherence of one location holds in every model.
+    let c = litmus::check_file(&hand("CoRR.litmus"), &ptx()).unwrap();
+    assert!(c.holds, "{:?}", c.outcomes);
+}
+
+#[test]
+fn corpus_under_ptx_is_sound_and_agrees() {
+    if !corpus().is_dir() {
+        eprintln!("no corpus at {}; skipped", corpus().display());
+        return;
+    }
+    let dir = corpus();
+    let report = litmus::run_dir(&dir, &dir.join("expected-safety.csv"), &ptx()).unwrap();
+    let s = &report.summary;
+    // The hard gate: the model never forbids what PTX allows.
+    assert_eq!(s.unsound, 0, "{s:?}");
+    assert!(s.agree * 10 >= s.supported * 9, "{s:?}");
+    assert!(s.supported * 10 >= s.tests * 8, "{s:?}");
+    let live = litmus::run_dir(&dir, &dir.join("expected-liveness.csv"), &ptx()).unwrap();
+    assert_eq!(live.summary.unsound, 0, "{:?}", live.summary);
+}

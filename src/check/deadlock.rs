@@ -102,14 +102,16 @@ fn explain(
     } else {
         "the threads that can still move spin forever"
     };
-    Finding {
+    let mut finding = Finding {
         kind: ViolationKind::Deadlock,
         property: "deadlock",
         message: format!("{who}: {how}"),
         waiting,
         schedule,
         cycle,
-    }
+    };
+    super::simt::refine(model, &mut finding, state);
+    finding
 }
 
 /// Breadth-first from `start` inside `within`: the nearest state with no
@@ -172,6 +174,8 @@ pub fn thread_positions(model: &Model, state: &[u32]) -> Vec<(usize, String)> {
             .to_string();
         let what = if !model.has_started(state, t) {
             "has not started: no block slot is free".to_string()
+        } else if model.is_masked_off(state, t) {
+            format!("is masked off at line {line}: `{text}` (its warp runs other lanes until they reconverge)")
         } else if model.is_waiting_at_barrier(state, t) {
             let group = if matches!(instr.op, Op::KernelBoundary) {
                 0..model.layout.threads
@@ -199,7 +203,7 @@ pub fn thread_positions(model: &Model, state: &[u32]) -> Vec<(usize, String)> {
             )
         } else {
             match &instr.op {
-                Op::Load { .. } | Op::Atomic { .. } => {
+                Op::Load { .. } | Op::Atomic { .. } | Op::LockBitTry { .. } => {
                     format!("spins at line {line}: `{text}`")
                 }
                 _ => format!("is at line {line}: `{text}`"),

@@ -11,7 +11,10 @@ use petgraph::visit::EdgeRef;
 /// What an edge did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Label {
+    /// The thread that moved.
     pub thread: u32,
+    /// The action taken (the thread and, under `ptx`, its memory choice).
+    pub action: u32,
     pub progress: bool,
 }
 
@@ -49,7 +52,8 @@ impl LabeledGraph {
                     NodeIndex::new(id as usize),
                     NodeIndex::new(to as usize),
                     Label {
-                        thread: t,
+                        thread: crate::model::thread_of(t) as u32,
+                        action: t,
                         progress,
                     },
                 );

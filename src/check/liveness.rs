@@ -250,7 +250,7 @@ impl Search<'_, '_> {
                         e.weight().thread == t as u32
                             && edge_ok(*e.weight(), e.target().index() as StateId)
                     })
-                    .map(|e| (*id, e.target().index() as StateId, t as u32))
+                    .map(|e| (*id, e.target().index() as StateId, e.weight().action))
                     .min()
             });
             match edge {
@@ -271,7 +271,7 @@ impl Search<'_, '_> {
                     .filter(|e| {
                         e.weight().progress && edge_ok(*e.weight(), e.target().index() as StateId)
                     })
-                    .map(|e| (*id, e.target().index() as StateId, e.weight().thread))
+                    .map(|e| (*id, e.target().index() as StateId, e.weight().action))
                     .min()
             });
             if let Some((from, to, a)) = progress {
@@ -302,7 +302,7 @@ impl Search<'_, '_> {
                 .edges(NodeIndex::new(entry as usize))
                 .find(|e| edge_ok(*e.weight(), e.target().index() as StateId))
             {
-                cycle.push(e.weight().thread);
+                cycle.push(e.weight().action);
                 cycle.extend(self.path_within(e.target().index() as StateId, entry, &edge_ok));
             }
         }
@@ -330,7 +330,7 @@ impl Search<'_, '_> {
                 .graph
                 .edges(NodeIndex::new(id as usize))
                 .filter(|e| edge_ok(*e.weight(), e.target().index() as StateId))
-                .map(|e| (e.weight().thread, e.target().index() as StateId))
+                .map(|e| (e.weight().action, e.target().index() as StateId))
                 .collect();
             edges.sort_unstable();
             for (a, next) in edges {
@@ -368,8 +368,8 @@ impl Search<'_, '_> {
         let mut next = state.clone();
         for &t in cycle {
             let (_, progressed) = model.step_progress(&state, t, &mut next);
-            steps[t as usize] += 1;
-            progress[t as usize] += progressed as usize;
+            steps[crate::model::thread_of(t)] += 1;
+            progress[crate::model::thread_of(t)] += progressed as usize;
             std::mem::swap(&mut state, &mut next);
         }
         let start = self.exploration.state(entry);
@@ -462,8 +462,9 @@ impl EnabledSets {
         for id in 0..n {
             actions.clear();
             model.actions(exploration.state(id as StateId), &mut actions);
-            for &t in &actions {
-                bits[id * words + t as usize / 64] |= 1 << (t % 64);
+            for &a in &actions {
+                let t = crate::model::thread_of(a);
+                bits[id * words + t / 64] |= 1 << (t % 64);
             }
         }
         EnabledSets { words, bits }

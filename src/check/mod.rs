@@ -11,6 +11,8 @@
 mod deadlock;
 mod graph;
 mod liveness;
+mod simt;
+mod symmetric;
 
 pub use deadlock::{describe_threads, thread_positions};
 
@@ -38,11 +40,23 @@ pub struct CheckResult {
     /// Set when a limit stopped the exploration before an answer was known.
     pub limit: Option<LimitKind>,
     pub stats: Stats,
+    /// The search stored one state per class of block-symmetric states.
+    pub symmetric: bool,
 }
 
 /// Explores `model` and checks every property it defines; with a fair
 /// `scheduler`, also livelock and starvation.
 pub fn check(model: &Model, options: &Options, scheduler: Scheduler) -> CheckResult {
+    let mut result = check_explored(model, options, scheduler);
+    if let (Some(sym), true) = (model.symmetry(), result.symmetric) {
+        for f in &mut result.findings {
+            symmetric::concretize(model, sym, f);
+        }
+    }
+    result
+}
+
+fn check_explored(model: &Model, options: &Options, scheduler: Scheduler) -> CheckResult {
     let options = Options {
         keep_edges: true,
         ..options.clone()
@@ -57,10 +71,15 @@ pub fn check(model: &Model, options: &Options, scheduler: Scheduler) -> CheckRes
                 .into_iter()
                 .map(|(_, a)| a)
                 .collect();
+            let mut finding = safety_finding(fault, schedule);
+            if finding.kind == ViolationKind::BarrierDivergence {
+                simt::explain_divergence(model, &mut finding);
+            }
             return CheckResult {
-                findings: vec![safety_finding(fault, schedule)],
+                findings: vec![finding],
                 limit: None,
                 stats,
+                symmetric: model.symmetry().is_some(),
             };
         }
         Outcome::Limit(kind) => Some(*kind),
@@ -70,6 +89,12 @@ pub fn check(model: &Model, options: &Options, scheduler: Scheduler) -> CheckRes
     // that never finishes.
     let never_finishes = exploration.final_states().count_ones() == 0;
     let wants_graph = scheduler != Scheduler::Unfair || never_finishes;
+    if wants_graph && model.symmetry().is_some() {
+        // Edge labels of representatives name permuted threads, which the
+        // per-thread analyses cannot use: search the full graph instead.
+        let full = Model::new(model.prog, *model.options());
+        return check_explored(&full, &options, scheduler);
+    }
     // The labelled graph comes on top of the explorer's own memory: stop
     // cleanly instead of exceeding the limit while building it.
     if wants_graph && limit.is_none() {
@@ -91,6 +116,7 @@ pub fn check(model: &Model, options: &Options, scheduler: Scheduler) -> CheckRes
                 findings,
                 limit: Some(LimitKind::Memory),
                 stats,
+                symmetric: model.symmetry().is_some(),
             };
         }
     }
@@ -109,6 +135,7 @@ pub fn check(model: &Model, options: &Options, scheduler: Scheduler) -> CheckRes
         findings,
         limit,
         stats,
+        symmetric: model.symmetry().is_some(),
     }
 }
 

@@ -97,6 +97,12 @@ pub enum Command {
     Run(super::gpu::RunArgs),
     /// Measure every barrier, mutex and semaphore on the GPU from 1 to the most blocks per SM: CSV, JSON, SVG plots.
     Bench(super::gpu::BenchArgs),
+    /// Benchmark the checker: states, states/s and memory per family at growing --blocks, with and without reductions (and against SPIN with --spin).
+    #[command(
+        name = "bench-checker",
+        after_help = "Examples:\n  gsync-check bench-checker --families semaphore --max-blocks 6\n  gsync-check bench-checker --families mutex --max-blocks 3 --spin"
+    )]
+    BenchChecker(super::bench::BenchArgs),
 }
 
 #[derive(Args, Debug, Clone, Default)]
@@ -125,13 +131,21 @@ pub struct CheckArgs {
     #[arg(long, value_name = "N")]
     pub size: Option<i64>,
 
-    /// Memory model: sc (sequential consistency)
+    /// Memory model: sc (sequential consistency) or ptx (scoped PTX model)
     #[arg(long, value_name = "MODEL", default_value = "sc")]
     pub memory_model: String,
 
-    /// SIMT execution: its (independent thread scheduling)
-    #[arg(long, value_name = "MODE", default_value = "its")]
-    pub simt: String,
+    /// SIMT execution: its (Volta+ independent thread scheduling; the default unless the spec's header says `simt: lockstep`) or lockstep (pre-Volta: one instruction per warp, reconvergence at the immediate post-dominator). Example: --simt lockstep --threads-per-block 2
+    #[arg(long, value_name = "MODE")]
+    pub simt: Option<String>,
+
+    /// Under --simt lockstep, which side of a divergent branch runs first: then-first (default: the lanes whose condition holds, i.e. those staying in a loop) or else-first. Example: --simt lockstep --branch-order else-first
+    #[arg(long, value_name = "ORDER")]
+    pub branch_order: Option<String>,
+
+    /// Number of lock bits of the shared-memory lock unit (ldslk/stsul); word address A uses bit A mod N [default: 1024, Fermi]. Example: --lock-bits 2048
+    #[arg(long, value_name = "N")]
+    pub lock_bits: Option<u32>,
 
     /// Fairness for liveness checks: unfair (deadlocks only), weak, strong, obe, hsa
     #[arg(long, value_name = "MODEL", default_value = "unfair")]
@@ -164,6 +178,10 @@ pub struct CheckArgs {
     /// Explorer worker threads; verdicts, state counts and traces do not depend on it [default: 1]
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+
+    /// Store every state, not one per class of states equal up to renaming interchangeable blocks
+    #[arg(long)]
+    pub no_symmetry: bool,
 
     /// Interleave every instruction, including thread-local ones (slower; for cross-checking)
     #[arg(long)]

@@ -18,7 +18,7 @@ pub struct LitmusArgs {
     #[arg(long, value_name = "FILE.csv")]
     pub expect: Option<PathBuf>,
 
-    /// Memory model: sc (sequential consistency)
+    /// Memory model: sc (sequential consistency) or ptx (scoped PTX model)
     #[arg(long, value_name = "MODEL", default_value = "sc")]
     pub memory_model: String,
 
@@ -37,9 +37,9 @@ pub fn run(args: &LitmusArgs) -> Result<i32, Error> {
             "litmus reports are text or JSON (--format text|json)".into(),
         ));
     }
-    if args.memory_model != "sc" {
+    if gsync_check::model::MemoryModel::parse(&args.memory_model).is_none() {
         return Err(Error::Usage(format!(
-            "memory model `{}` does not exist yet; use --memory-model sc",
+            "unknown memory model `{}` (known: sc, ptx)",
             args.memory_model
         )));
     }

@@ -2,6 +2,7 @@
 //! reports and chooses the exit code.
 
 pub mod args;
+mod bench;
 mod family;
 mod gpu;
 mod litmus;
@@ -46,6 +47,7 @@ pub fn main_with(cli: Cli) -> i32 {
         Some(Command::Emit(args)) => gpu::emit(&args),
         Some(Command::Run(args)) => gpu::run(&args),
         Some(Command::Bench(args)) => gpu::bench(&args),
+        Some(Command::BenchChecker(args)) => bench::run(&args),
         None => {
             set_color(cli.output.color);
             let name = cli.name.unwrap_or_default();
@@ -129,6 +131,8 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
         params,
         memory_model: args.memory_model.clone(),
         simt: args.simt.clone(),
+        branch_order: args.branch_order.clone(),
+        lock_bits: args.lock_bits,
         fuse_local_steps: !args.no_fuse_local,
         scheduler: args.scheduler,
         resident: args.resident.or(match (args.sms, args.blocks_per_sm) {
@@ -140,6 +144,7 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
         max_memory_mb: args.max_memory.or(base.max_memory_mb),
         progress: std::io::stderr().is_terminal(),
         threads: args.threads.unwrap_or(base.threads).max(1),
+        symmetry: !args.no_symmetry,
     }
 }
 
@@ -181,6 +186,8 @@ pub fn strip_timings(report: &mut Report) {
     s.states_per_second = None;
     s.peak_store_bytes = None;
     s.peak_rss_bytes = None;
+    s.reductions = None;
+    s.explore_seconds = None;
 }
 
 pub fn to_json<T: serde::Serialize>(value: &T) -> String {

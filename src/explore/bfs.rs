@@ -262,6 +262,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
 
         // The initial state.
         sys.initial_state(&mut cur);
+        sys.canonicalize(&mut cur);
         if self.max_states == 0 {
             return Outcome::Limit(LimitKind::States);
         }

@@ -78,6 +78,7 @@ impl<A: Copy, F> Chunk<A, F> {
                     self.fault = Some((i, a, fault));
                     return;
                 }
+                sys.canonicalize(&mut next);
                 self.states.extend_from_slice(&next);
                 self.succs.push(Succ {
                     action: a,

@@ -44,6 +44,12 @@ pub trait TransitionSystem: Sync {
 
     /// A final (accepting) state: the run finished normally.
     fn is_final(&self, state: &[u32]) -> bool;
+
+    /// Replaces a state by the representative of its symmetry class: a
+    /// state from which the same things happen up to a renaming the
+    /// properties do not see. The explorer stores representatives only.
+    /// Default: every state is its own representative.
+    fn canonicalize(&self, _state: &mut [u32]) {}
 }
 
 mod bfs;

@@ -45,6 +45,7 @@ pub fn lower<'a>(
         participants: harness.participants,
         checks,
         unsupported: l.unsupported,
+        devices: vec![],
     })
 }
 
@@ -988,7 +989,9 @@ impl<'a> Lowerer<'a> {
         }
         let kind = classify_call(name, qualifiers)?;
         let arity = kind.arity();
-        if args.len() != arity {
+        // `__syncwarp()` defaults its mask to the full warp, as in CUDA.
+        let defaulted = matches!(kind, CallKind::SyncWarp) && args.is_empty();
+        if args.len() != arity && !defaulted {
             return Err(Diagnostic::new(
                 e.span,
                 format!(
@@ -1068,7 +1071,6 @@ impl<'a> Lowerer<'a> {
                     Some(m) => self.expr(m)?,
                     None => Expr::Const(0xFFFF_FFFF),
                 };
-                self.unsupported.push(("__syncwarp".into(), span));
                 self.emit(Op::SyncWarp { mask }, span);
                 None
             }
@@ -1080,7 +1082,6 @@ impl<'a> Lowerer<'a> {
                 } else {
                     Type::Bool
                 });
-                self.unsupported.push((name.name.clone(), span));
                 self.emit(
                     Op::Vote {
                         dst,
@@ -1094,7 +1095,6 @@ impl<'a> Lowerer<'a> {
             }
             CallKind::ActiveMask => {
                 let dst = self.temp(Type::U32);
-                self.unsupported.push((name.name.clone(), span));
                 self.emit(Op::ActiveMask { dst }, span);
                 Some(Expr::Local(dst))
             }
@@ -1115,14 +1115,12 @@ impl<'a> Lowerer<'a> {
                     .label("receives the loaded value"));
                 }
                 let pred = self.temp(Type::Bool);
-                self.unsupported.push(("ldslk".into(), span));
                 self.emit(Op::LockBitTry { pred, value, loc }, span);
                 Some(Expr::Local(pred))
             }
             CallKind::LockBitRelease => {
                 let loc = self.mem_arg(&args[0], name)?;
                 let value = self.expr(&args[1])?;
-                self.unsupported.push(("stsul".into(), span));
                 self.emit(Op::LockBitRelease { loc, value }, span);
                 None
             }

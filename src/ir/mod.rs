@@ -322,6 +322,9 @@ pub struct Program {
     pub checks: Checks,
     /// Constructs parsed whose semantics this version does not implement yet.
     pub unsupported: Vec<(String, Span)>,
+    /// The GPU of each block, when blocks run on different GPUs (litmus
+    /// tests); empty: one GPU. Only `.sys` scope spans GPUs.
+    pub devices: Vec<u32>,
 }
 
 impl Program {

@@ -8,7 +8,7 @@ pub mod translate;
 
 use crate::explore::{explore, Options, Outcome};
 use crate::ir::from_raw;
-use crate::model::{Model, ModelOptions};
+use crate::model::{MemoryModel, Model, ModelOptions};
 use crate::spec::ast::Type;
 use crate::spec::diag::{Diagnostic, Source};
 use parse::{Cond, Litmus, Quantifier, Term};
@@ -121,9 +121,9 @@ fn prepare(
     config: &LitmusConfig,
 ) -> Result<(Litmus, translate::Translated), Failure> {
     let test = parse_source(source)?;
-    if config.memory_model != "sc" {
+    if MemoryModel::parse(&config.memory_model).is_none() {
         return Err(Failure::Io(format!(
-            "memory model `{}` does not exist yet (only `sc`)",
+            "unknown memory model `{}` (known: sc, ptx)",
             config.memory_model
         )));
     }
@@ -132,11 +132,24 @@ fn prepare(
     Ok((test, tr))
 }
 
+/// The semantics a test runs under. Litmus tests race on purpose (their
+/// question is which values loads read), so races are not reported; an
+/// exited thread no longer counts at `bar.sync` (PTX), so leaving before a
+/// barrier is not barrier divergence.
+fn model_options(config: &LitmusConfig) -> ModelOptions {
+    ModelOptions {
+        memory_model: MemoryModel::parse(&config.memory_model).unwrap_or_default(),
+        races: false,
+        barrier_divergence: false,
+        ..ModelOptions::default()
+    }
+}
+
 /// Checks one litmus source under `config`.
 pub fn check_source(source: &Source, config: &LitmusConfig) -> Result<Checked, Failure> {
     let (test, tr) = prepare(source, config)?;
     let boxed = || Box::new(source.clone());
-    let model = Model::new(&tr.program, ModelOptions::default());
+    let model = Model::new(&tr.program, model_options(config));
     let options = Options {
         max_states: Some(config.max_states),
         max_seconds: config.max_seconds,
@@ -220,7 +233,7 @@ pub fn check_termination_source(
 ) -> Result<Checked, Failure> {
     let (test, tr) = prepare(source, config)?;
     let boxed = || Box::new(source.clone());
-    let model = Model::new(&tr.program, ModelOptions::default());
+    let model = Model::new(&tr.program, model_options(config));
     let options = Options {
         max_states: Some(config.max_states),
         max_seconds: config.max_seconds,

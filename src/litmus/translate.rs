@@ -47,15 +47,11 @@ struct Placement {
     /// (block, thread within block) per litmus thread.
     slots: Vec<(u32, u32)>,
     launch: Launch,
+    /// The GPU of each block (empty when all share one).
+    devices: Vec<u32>,
 }
 
 fn place(test: &Litmus) -> Result<Placement, Unsupported> {
-    if let Some(t) = test.threads.iter().find(|t| t.gpu != test.threads[0].gpu) {
-        return unsupported(
-            t.span,
-            "threads on different GPUs: the IR models one device (no scope between .gpu and .sys)",
-        );
-    }
     let ctas: Vec<u32> = {
         let mut c: Vec<u32> = test.threads.iter().map(|t| t.cta).collect();
         c.sort_unstable();
@@ -64,13 +60,22 @@ fn place(test: &Litmus) -> Result<Placement, Unsupported> {
     };
     let mut per_block = vec![0u32; ctas.len()];
     let mut slots = vec![];
+    let mut devices = vec![0u32; ctas.len()];
     for t in &test.threads {
         let b = ctas.binary_search(&t.cta).expect("cta listed") as u32;
+        if per_block[b as usize] > 0 && devices[b as usize] != t.gpu {
+            return unsupported(t.span, "one CTA id on two GPUs: a block runs on one GPU");
+        }
+        devices[b as usize] = t.gpu;
         slots.push((b, per_block[b as usize]));
         per_block[b as usize] += 1;
     }
+    if devices.iter().all(|d| *d == devices[0]) {
+        devices.clear();
+    }
     Ok(Placement {
         slots,
+        devices,
         launch: Launch {
             blocks: ctas.len().max(1) as u32,
             threads_per_block: per_block.iter().copied().max().unwrap_or(1).max(1),
@@ -713,6 +718,7 @@ pub fn translate(test: &Litmus, source: &Source) -> Result<Translated, Unsupport
         participants: Participants::All,
         checks: Checks::default(),
         unsupported: vec![],
+        devices: placement.devices,
     };
     Ok(Translated {
         program,

@@ -2,7 +2,6 @@
 //! instruction at its pc, then (when fusing) the thread-local instructions
 //! after it.
 
-use super::eval::runtime_error;
 use super::state::{CRITICAL, FINISHED, FLAGS, PC, PHASES, WAITING_BARRIER};
 use super::{Event, Model, Violation, ViolationKind};
 use crate::ir::{from_raw, to_raw, AtomicOp, Loc, Op, Pc};
@@ -17,6 +16,8 @@ pub struct StepCtx<'a> {
     /// under test), or finishing the harness. `__syncthreads()` is not one:
     /// the seeds' spin loops pass it on every failed attempt.
     pub progressed: bool,
+    /// Under `ptx`: which alternative the step's memory instruction takes.
+    pub choice: u32,
 }
 
 impl Model<'_> {
@@ -27,6 +28,21 @@ impl Model<'_> {
         t: usize,
         ctx: &mut StepCtx,
     ) -> Result<(), Violation> {
+        if self.warps.is_lockstep() {
+            return self.run_warp(s, t, ctx);
+        }
+        let first_event = ctx.events.as_ref().map_or(0, |e| e.len());
+        let result = self.run_thread_its(s, t, ctx);
+        if let (Some(events), Some(lane)) = (ctx.events.as_mut(), self.own_lane_mask(t)) {
+            for e in &mut events[first_event..] {
+                e.active.get_or_insert(lane);
+            }
+        }
+        result
+    }
+
+    /// One step of thread `t` on its own (independent thread scheduling).
+    fn run_thread_its(&self, s: &mut [u32], t: usize, ctx: &mut StepCtx) -> Result<(), Violation> {
         let mut executed = 0;
         loop {
             let pc = self.pc(s, t);
@@ -35,10 +51,11 @@ impl Model<'_> {
                 v
             })?;
             executed += 1;
+            ctx.choice = 0;
             let next = self.pc(s, t);
             let stop = !self.options.fuse_local_steps
                 || next == FINISHED
-                || self.is_waiting_at_barrier(s, t)
+                || self.is_blocked(s, t)
                 || !self.invisible[next as usize]
                 || executed >= super::MAX_FUSED;
             if stop {
@@ -46,6 +63,9 @@ impl Model<'_> {
             }
         }
         self.clear_dead_locals(s, t);
+        if let Some(w) = &self.weak {
+            w.normalize(self, s);
+        }
         Ok(())
     }
 
@@ -54,17 +74,22 @@ impl Model<'_> {
         self.exec(s, t, pc, &mut StepCtx::default())
     }
 
-    fn set_pc(&self, s: &mut [u32], t: usize, pc: Pc) {
+    pub(super) fn set_pc(&self, s: &mut [u32], t: usize, pc: Pc) {
         s[self.layout.thread(t, PC)] = pc;
     }
 
-    fn write_local(&self, s: &mut [u32], t: usize, l: u32, value: i64) {
+    pub(super) fn write_local(&self, s: &mut [u32], t: usize, l: u32, value: i64) {
         let ty = self.prog.locals[l as usize].ty;
         s[self.layout.local(t, l)] = to_raw(ty, value);
     }
 
     /// Resolves a location to its word in the state.
-    fn address(&self, s: &[u32], t: usize, loc: &Loc) -> Result<(usize, u32), Violation> {
+    pub(super) fn address(
+        &self,
+        s: &[u32],
+        t: usize,
+        loc: &Loc,
+    ) -> Result<(usize, u32), Violation> {
         let index = match &loc.index {
             Some(i) => self.index(loc.var, self.eval(i, s, t)?)?,
             None => 0,
@@ -76,18 +101,33 @@ impl Model<'_> {
         ))
     }
 
-    fn location_name(&self, t: usize, loc: &Loc, index: u32) -> String {
+    pub(super) fn location_name(&self, t: usize, loc: &Loc, index: u32) -> String {
         self.prog
             .location_name(loc.var, index, self.layout.block_of(t) as u32)
     }
 
-    fn exec(&self, s: &mut [u32], t: usize, pc: Pc, ctx: &mut StepCtx) -> Result<(), Violation> {
+    pub(super) fn exec(
+        &self,
+        s: &mut [u32],
+        t: usize,
+        pc: Pc,
+        ctx: &mut StepCtx,
+    ) -> Result<(), Violation> {
         let instr = &self.prog.code[pc as usize];
         let mut event = ctx.events.as_ref().map(|_| Event {
             thread: t as u32,
             pc,
             ..Event::default()
         });
+        if let Some(w) = &self.weak {
+            if let Some(next) = w.exec(self, s, t, pc, ctx.choice, event.as_mut())? {
+                self.set_pc(s, t, next);
+                if let Some(e) = event {
+                    ctx.events.as_mut().expect("event implies recorder").push(e);
+                }
+                return Ok(());
+            }
+        }
         let mut next = pc + 1;
         match &instr.op {
             Op::Assign { dst, value } => {
@@ -148,6 +188,9 @@ impl Model<'_> {
             Op::Fence { .. } | Op::Backoff => {}
             Op::Progress => ctx.progressed = true,
             Op::SyncThreads | Op::KernelBoundary => {
+                if matches!(instr.op, Op::SyncThreads) {
+                    self.check_barrier_arrival(s, t)?;
+                }
                 s[self.layout.thread(t, FLAGS)] |= WAITING_BARRIER;
                 // The thread stays at the barrier until its group is released.
                 if let Some(released) = self.release_barriers(s, t) {
@@ -206,6 +249,7 @@ impl Model<'_> {
             }
             Op::Jump { target } => next = *target,
             Op::Exit => {
+                self.check_exit(s, t)?;
                 ctx.progressed = true;
                 next = FINISHED;
                 self.set_pc(s, t, FINISHED);
@@ -215,13 +259,15 @@ impl Model<'_> {
                     }
                 }
             }
-            Op::SyncWarp { .. }
-            | Op::Vote { .. }
-            | Op::ActiveMask { .. }
-            | Op::LockBitTry { .. }
-            | Op::LockBitRelease { .. } => return Err(runtime_error(
-                "this instruction has no semantics yet; the checker should have refused the spec",
-            )),
+            Op::SyncWarp { .. } | Op::Vote { .. } | Op::ActiveMask { .. } => {
+                return self.its_collective(s, t, pc, event, ctx);
+            }
+            Op::LockBitTry { pred, value, loc } => {
+                self.lock_bit_try(s, t, (*pred, *value, loc), event.as_mut())?
+            }
+            Op::LockBitRelease { loc, value } => {
+                self.lock_bit_release(s, t, loc, value, event.as_mut())?
+            }
         }
         self.set_pc(s, t, next);
         if let Some(e) = event {
@@ -273,6 +319,9 @@ impl Model<'_> {
         }
         if waiting == 0 {
             return None;
+        }
+        if let Some(w) = &self.weak {
+            w.synchronize(self, s, group.clone());
         }
         for u in group {
             if !self.is_finished(s, u) {
@@ -387,7 +436,7 @@ impl Model<'_> {
 }
 
 /// The value an atomic leaves in memory (`None`: unchanged), following CUDA.
-fn atomic_result(op: AtomicOp, bits: u32, old: i64, args: [i64; 2]) -> Option<i64> {
+pub(super) fn atomic_result(op: AtomicOp, bits: u32, old: i64, args: [i64; 2]) -> Option<i64> {
     let mask = if bits >= 64 {
         u64::MAX
     } else {

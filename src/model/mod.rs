@@ -2,21 +2,27 @@
 //!
 //! One module per concern: `state` (the packed global state), `eval`
 //! (expressions), `exec` (one thread step: instructions, memory, barriers,
-//! critical sections and phases). Only sequential consistency exists so
-//! far; the memory-model and SIMT options name what is implemented and the
-//! checker refuses what is not.
+//! critical sections and phases), `memory` (the scoped `ptx` memory model,
+//! hooked into `exec` for memory instructions and fences).
 
 mod eval;
 mod exec;
+pub mod lockbits;
+pub mod memory;
 pub mod sched;
+pub mod simt;
 pub mod state;
+pub mod symmetry;
 
 use crate::explore::TransitionSystem;
 use crate::ir::cfg::Liveness;
 use crate::ir::{Op, Pc, Program};
 use exec::StepCtx;
+use lockbits::LockBits;
 pub use sched::Scheduler;
 use serde::{Deserialize, Serialize};
+use simt::Warps;
+pub use simt::{BranchOrder, SimtMode};
 use state::{Layout, FINISHED, FLAGS, PC, WAITING_BARRIER};
 
 /// The kinds of violation of DESIGN.md's report format.
@@ -74,6 +80,9 @@ pub struct Event {
     pub writes: Vec<(String, i64)>,
     /// Something the reader should know (`released block 0 from __syncthreads()`).
     pub note: Option<String>,
+    /// The lanes of the thread's warp that executed the instruction
+    /// (`None` when the warp has one thread).
+    pub active: Option<u64>,
 }
 
 /// Options of the semantics.
@@ -85,6 +94,55 @@ pub struct ModelOptions {
     /// At most this many blocks are resident on the GPU at once; the others
     /// start, in block order, as resident blocks finish. `None`: all resident.
     pub resident: Option<u32>,
+    pub simt: SimtMode,
+    /// Under lockstep: which side of a divergent branch runs first.
+    pub branch_order: BranchOrder,
+    /// Number of lock bits of the shared-memory lock unit.
+    pub lock_bits: u32,
+    /// CUDA's rule: a `__syncthreads()` that a live thread of the block
+    /// leaves without reaching is `barrier_divergence`. Off, exited threads
+    /// just stop counting, as PTX `bar.sync` does (the litmus front end).
+    pub barrier_divergence: bool,
+    /// Which memory model gives loads their values.
+    #[serde(default)]
+    pub memory_model: MemoryModel,
+    /// Under `ptx`, report heterogeneous and data races (litmus tests race
+    /// on purpose and turn this off).
+    #[serde(default = "yes")]
+    pub races: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `--memory-model`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryModel {
+    /// Sequential consistency: every access acts on one memory at once.
+    #[default]
+    Sc,
+    /// The scoped PTX model of `memory.rs`.
+    Ptx,
+}
+
+impl MemoryModel {
+    pub fn parse(name: &str) -> Option<MemoryModel> {
+        match name {
+            "sc" => Some(MemoryModel::Sc),
+            "ptx" => Some(MemoryModel::Ptx),
+            _ => None,
+        }
+    }
+}
+
+/// An action of the transition system: a thread and, under `ptx`, which of
+/// its memory instruction's alternatives (the write a load reads, where a
+/// store lands in coherence order) it takes. Under `sc` the action is the
+/// thread index.
+pub fn thread_of(action: u32) -> usize {
+    (action & 0xFFFF) as usize
 }
 
 impl Default for ModelOptions {
@@ -92,6 +150,12 @@ impl Default for ModelOptions {
         ModelOptions {
             fuse_local_steps: true,
             resident: None,
+            simt: SimtMode::Its,
+            branch_order: BranchOrder::ThenFirst,
+            lock_bits: lockbits::DEFAULT_LOCK_BITS,
+            barrier_divergence: true,
+            memory_model: MemoryModel::Sc,
+            races: true,
         }
     }
 }
@@ -104,6 +168,12 @@ pub struct Model<'p> {
     options: ModelOptions,
     /// `invisible[pc]`: the instruction can be fused into the step before it.
     invisible: Vec<bool>,
+    pub warps: Warps,
+    lock_bits: LockBits,
+    /// The `ptx` memory model, when selected.
+    weak: Option<memory::Weak>,
+    /// Interchangeable blocks, when symmetry reduction is on.
+    symmetry: Option<symmetry::Symmetry>,
 }
 
 /// Longest run of fused thread-local instructions: a purely local infinite
@@ -112,19 +182,51 @@ const MAX_FUSED: usize = 256;
 
 impl<'p> Model<'p> {
     pub fn new(prog: &'p Program, options: ModelOptions) -> Model<'p> {
+        let ptx = options.memory_model == MemoryModel::Ptx;
         let invisible = prog
             .code
             .iter()
             // Under sequential consistency a fence orders nothing extra.
-            .map(|i| i.op.is_thread_local() || matches!(i.op, Op::Fence { .. }))
+            .map(|i| i.op.is_thread_local() || (!ptx && matches!(i.op, Op::Fence { .. })))
             .collect();
+        let mut layout = Layout::new(prog);
+        let weak = ptx.then(|| memory::Weak::new(prog, &mut layout, options.races));
+        let warps = Warps::new(prog, &mut layout, &options);
+        let lock_bits = LockBits::new(prog, &mut layout, options.lock_bits);
         Model {
             prog,
-            layout: Layout::new(prog),
+            layout,
             liveness: Liveness::compute(&prog.code, prog.locals.len()),
             options,
             invisible,
+            warps,
+            lock_bits,
+            weak,
+            symmetry: None,
         }
+    }
+
+    /// Turns symmetry reduction on: the explorer then stores one
+    /// representative per class of states equal up to renaming
+    /// interchangeable blocks. Returns why not when the program or the
+    /// options break the symmetry (nothing changes then).
+    pub fn enable_symmetry(&mut self) -> Result<&symmetry::Symmetry, String> {
+        if self.options.resident.is_some() {
+            return Err("blocks start in order under --resident".into());
+        }
+        if self.weak.is_some() {
+            return Err("the ptx memory model's state is not described to it yet".into());
+        }
+        if self.warps.is_lockstep() || self.lock_bits.has_state() {
+            return Err("lockstep warp stacks and lock bits are not described to it yet".into());
+        }
+        let sym = symmetry::Symmetry::infer(self.prog, &self.layout)?;
+        Ok(self.symmetry.insert(sym))
+    }
+
+    /// The symmetry in use, if any.
+    pub fn symmetry(&self) -> Option<&symmetry::Symmetry> {
+        self.symmetry.as_ref()
     }
 
     pub fn options(&self) -> &ModelOptions {
@@ -155,8 +257,9 @@ impl<'p> Model<'p> {
         let mut ctx = StepCtx {
             events: Some(events),
             progressed: false,
+            choice: t >> 16,
         };
-        self.run_thread(out, t as usize, &mut ctx)
+        self.run_thread(out, thread_of(t), &mut ctx)
     }
 
     /// Runs the thread-local instructions at the start of `t`'s program, so
@@ -187,8 +290,11 @@ impl<'p> Model<'p> {
         out: &mut [u32],
     ) -> (Result<(), Violation>, bool) {
         out.copy_from_slice(s);
-        let mut ctx = StepCtx::default();
-        let result = self.run_thread(out, t as usize, &mut ctx);
+        let mut ctx = StepCtx {
+            choice: t >> 16,
+            ..StepCtx::default()
+        };
+        let result = self.run_thread(out, thread_of(t), &mut ctx);
         (result, ctx.progressed)
     }
 
@@ -224,6 +330,18 @@ impl TransitionSystem for Model<'_> {
 
     fn initial_state(&self, out: &mut [u32]) {
         self.layout.initial(self.prog, out);
+        if let Some(w) = &self.weak {
+            w.initial(out);
+        }
+        if self.warps.is_lockstep() {
+            self.init_warps(out);
+            if self.options.fuse_local_steps {
+                for w in 0..self.warps.count(self.layout.threads) {
+                    self.settle_warp(out, w);
+                }
+            }
+            return;
+        }
         if self.options.fuse_local_steps {
             for t in 0..self.layout.threads {
                 self.settle(out, t);
@@ -232,17 +350,27 @@ impl TransitionSystem for Model<'_> {
     }
 
     fn actions(&self, s: &[u32], out: &mut Vec<u32>) {
+        if self.warps.is_lockstep() {
+            return self.warp_actions(s, out);
+        }
         let started = self.started_blocks(s) * self.layout.threads_per_block;
         for t in 0..started {
-            if !self.is_finished(s, t) && !self.is_waiting_at_barrier(s, t) {
-                out.push(t as u32);
+            if !self.is_finished(s, t) && !self.is_blocked(s, t) {
+                match &self.weak {
+                    Some(w) => w.alternatives(self, s, t, out),
+                    None => out.push(t as u32),
+                }
             }
         }
     }
 
     fn step(&self, s: &[u32], t: u32, out: &mut [u32]) -> Result<(), Violation> {
         out.copy_from_slice(s);
-        self.run_thread(out, t as usize, &mut StepCtx::default())
+        let mut ctx = StepCtx {
+            choice: t >> 16,
+            ..StepCtx::default()
+        };
+        self.run_thread(out, thread_of(t), &mut ctx)
     }
 
     fn check_state(&self, s: &[u32]) -> Result<(), Violation> {
@@ -251,6 +379,12 @@ impl TransitionSystem for Model<'_> {
 
     fn is_final(&self, s: &[u32]) -> bool {
         (0..self.layout.threads).all(|t| self.is_finished(s, t))
+    }
+
+    fn canonicalize(&self, s: &mut [u32]) {
+        if let Some(sym) = &self.symmetry {
+            sym.canonicalize(s);
+        }
     }
 }
 

@@ -5,6 +5,9 @@
 //! thread = [ pc | flags | critical weight + 1 | phases entered | locals... ]
 //! ```
 //!
+//! followed by the words other concerns reserve (`Layout::reserve`): the
+//! warps' reconvergence stacks (`simt`) and the lock bits (`lockbits`).
+//!
 //! Raw values are stored wrapped to their declared width, so two states are
 //! equal exactly when every variable holds the same value.
 
@@ -15,6 +18,9 @@ use crate::spec::ast::{Participants, Storage};
 pub const FINISHED: u32 = u32::MAX;
 /// Thread flag: arrived at `__syncthreads()`, waiting for the block.
 pub const WAITING_BARRIER: u32 = 1;
+/// Thread flag: arrived at a warp-collective instruction (`__syncwarp`, a
+/// vote) under independent thread scheduling, waiting for the named lanes.
+pub const WAITING_WARP: u32 = 2;
 
 pub const PC: usize = 0;
 pub const FLAGS: usize = 1;
@@ -30,6 +36,11 @@ pub struct Layout {
     pub thread_words: usize,
     pub threads: usize,
     pub threads_per_block: usize,
+    /// Words after the threads, reserved by other concerns.
+    pub tail_words: usize,
+    /// Words after the threads owned by the memory model (`ptx`: histories
+    /// and views, see `memory.rs`); 0 under sequential consistency.
+    pub model_words: usize,
 }
 
 impl Layout {
@@ -51,11 +62,26 @@ impl Layout {
             thread_words: HEADER + prog.locals.len(),
             threads: prog.launch.threads() as usize,
             threads_per_block: prog.launch.threads_per_block as usize,
+            tail_words: 0,
+            model_words: 0,
         }
     }
 
     pub fn words(&self) -> usize {
+        self.mem_words + self.threads * self.thread_words + self.model_words + self.tail_words
+    }
+
+    /// First word after the threads (the memory model's section).
+    pub fn model_base(&self) -> usize {
         self.mem_words + self.threads * self.thread_words
+    }
+
+    /// Reserves `n` words at the end (initially zero); returns the first.
+    /// Call after the memory model has sized its section.
+    pub fn reserve(&mut self, n: usize) -> usize {
+        let base = self.words();
+        self.tail_words += n;
+        base
     }
 
     /// Index of word `field` of thread `t`.

@@ -40,6 +40,10 @@ pub struct Step {
     pub writes: Vec<Access>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The warp's active mask: bit `l` set when lane `l` executed this
+    /// instruction in this step (absent for a warp of one thread).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active_mask: Option<u64>,
 }
 
 /// A counterexample. For a safety violation `cycle` is empty; for a deadlock
@@ -96,7 +100,7 @@ pub fn build_trace(model: &Model, schedule: &[u32], cycle: &[u32]) -> (Trace, Op
                 if let Some(pc) = v.pc {
                     // The failing instruction raised before it was recorded.
                     let e = Event {
-                        thread: t,
+                        thread: crate::model::thread_of(t) as u32,
                         pc,
                         ..Event::default()
                     };
@@ -157,6 +161,7 @@ fn step_of_any(prog: &Program, e: &Event, step_no: u32) -> Step {
         reads: access(&e.reads),
         writes: access(&e.writes),
         note: e.note.clone(),
+        active_mask: e.active,
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::counterexample::Step;
 use super::{Report, Verdict};
+use crate::model::simt::lane_list;
 use colored::Colorize;
 use std::fmt::Write;
 
@@ -68,6 +69,19 @@ pub fn render_report(report: &Report, show_stats: bool) -> String {
         }
         let threads = thread_columns(&v.trace.steps, &v.trace.cycle);
         let _ = writeln!(out, "\ncounterexample: {} steps", v.trace.schedule.len());
+        if v.trace
+            .steps
+            .iter()
+            .chain(&v.trace.cycle)
+            .any(|s| s.active_mask.is_some())
+        {
+            let _ = writeln!(
+                out,
+                "{}",
+                "  [lanes ...]: the active mask, the lanes of the warp that executed the instruction"
+                    .dimmed()
+            );
+        }
         if v.trace.steps.is_empty() {
             let _ = writeln!(out, "  (already in the initial state)");
         } else {
@@ -109,6 +123,9 @@ pub fn render_stats(report: &Report) -> String {
     }
     if let Some(b) = s.peak_rss_bytes {
         let _ = write!(line, ", peak RSS {:.1} MiB", mib(b));
+    }
+    if let Some(r) = &s.reductions {
+        let _ = write!(line, "; {r}");
     }
     line
 }
@@ -172,7 +189,7 @@ fn render_steps(steps: &[Step], threads: &[u32], tpb: u32) -> String {
                 s.step,
                 thread_label(s.thread, tpb),
                 s.span.line,
-                s.instruction,
+                shown_instruction(s),
                 effects(s).cyan()
             );
             if let Some(n) = &s.note {
@@ -194,7 +211,7 @@ fn render_steps(steps: &[Step], threads: &[u32], tpb: u32) -> String {
     for s in steps {
         let col = threads.iter().position(|t| *t == s.thread).unwrap_or(0);
         // (indent, text): the instruction, then what it read and wrote.
-        let mut texts = vec![(format!("{:>3}: ", s.span.line), s.instruction.clone())];
+        let mut texts = vec![(format!("{:>3}: ", s.span.line), shown_instruction(s))];
         let fx = effects(s);
         if !fx.is_empty() {
             texts.push((" ".repeat(5), fx));
@@ -233,6 +250,15 @@ fn render_steps(steps: &[Step], threads: &[u32], tpb: u32) -> String {
         }
     }
     out
+}
+
+/// The instruction, led by the warp's active mask when the warp has
+/// several lanes (`[lanes 0,2] atomicCAS(...)`).
+fn shown_instruction(s: &Step) -> String {
+    match s.active_mask {
+        Some(mask) => format!("[lanes {}] {}", lane_list(mask), s.instruction),
+        None => s.instruction.clone(),
+    }
 }
 
 fn pad(s: &str, width: usize) -> String {

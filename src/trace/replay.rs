@@ -58,13 +58,13 @@ pub fn replay(model: &Model, saved: &SavedCounterexample) -> ReplayOutcome {
                 step: step_no,
                 reason: format!(
                     "{} cannot move in this state",
-                    model.thread_name(t as usize)
+                    model.thread_name(crate::model::thread_of(t))
                 ),
             };
         }
         let (result, progressed) = model.step_progress(&state, t, &mut next);
         if cycle_start.is_some() && progressed {
-            cycle_progress[t as usize] += 1;
+            cycle_progress[crate::model::thread_of(t)] += 1;
         }
         match result {
             Ok(()) => std::mem::swap(&mut state, &mut next),
@@ -106,7 +106,10 @@ pub fn replay(model: &Model, saved: &SavedCounterexample) -> ReplayOutcome {
         })
     };
     match v.kind.as_str() {
-        "deadlock" | "occupancy_deadlock" => {}
+        // The refined deadlock classes (and a divergent barrier found as a
+        // deadlock under lockstep) end where the harness cannot finish.
+        "deadlock" | "occupancy_deadlock" | "simd_deadlock" | "alias_deadlock"
+        | "barrier_divergence" => {}
         "livelock" => {
             if v.trace.cycle_schedule.is_empty() || cycle_progress.iter().any(|p| *p > 0) {
                 return ends("the recorded cycle is not a cycle without progress".into());

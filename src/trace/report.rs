@@ -55,6 +55,12 @@ pub struct RunConfig {
     pub launch: Launch,
     pub memory_model: String,
     pub simt: String,
+    /// Under `--simt lockstep`: which side of a divergent branch ran first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch_order: Option<String>,
+    /// For specs that use the lock unit: its number of lock bits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock_bits: Option<u32>,
     /// Parameter values in force (defaults and overrides).
     pub params: BTreeMap<String, i64>,
     pub fuse_local_steps: bool,
@@ -85,6 +91,12 @@ pub struct Stats {
     /// Peak resident memory of the process (Linux only).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub peak_rss_bytes: Option<u64>,
+    /// Seconds of the state-space search alone (without the graph analyses).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub explore_seconds: Option<f64>,
+    /// Which reductions the search used, or why one was off (with `--stats`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub reductions: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,0 +1,228 @@
+//! The Fermi shared-memory lock unit (seed 004, section 3).
+//!
+//! Each block's shared memory has `count` lock bits (Fermi: 1024). The lock
+//! bit of a shared word is a hash of its word address: `address mod count`
+//! (Fermi takes bits 2–11 of the byte address, so word addresses 1024 apart
+//! share a bit: the stride aliasing of seed 004, 4.4.2). `--lock-bits N`
+//! changes `count`. Word addresses number the block's `shared` variables in
+//! declaration order, one word per element.
+//!
+//! `ldslk(x, v)` loads `x` into `v` and tries to take the bit of `x`: it
+//! yields true when the bit was free (and takes it). `stsul(x, e)` stores
+//! `e` into `x` and frees the bit. The unit does not know who holds a bit,
+//! so a thread can block on a bit it holds itself through an aliased
+//! address. Traces show a bit as the paper does: 1 free, 0 taken.
+//!
+//! Only the bits that some lock-bit instruction can reach get state: one
+//! bit per (block, reachable lock bit), stored as "taken" so the initial
+//! all-zero state has every bit free.
+
+use super::state::Layout;
+use super::{Event, Model, Violation};
+use crate::ir::{from_raw, to_raw, Expr, Loc, LocalId, Op, Pc, Program};
+use crate::spec::ast::{Span, Storage};
+
+/// Fermi's number of lock bits per SM.
+pub const DEFAULT_LOCK_BITS: u32 = 1024;
+
+pub struct LockBits {
+    count: u32,
+    /// Word address of each variable in its block's shared memory (`None`: global).
+    word_base: Vec<Option<u32>>,
+    /// The lock bits that lock-bit instructions can reach, sorted; a bit's
+    /// position here is its slot in the state.
+    bits: Vec<u32>,
+    base: usize,
+    words_per_block: usize,
+}
+
+/// A lock bit as seen by one thread: which bit, through which word.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LockBitRef {
+    pub bit: u32,
+    pub word_address: u32,
+    /// The location's name (`A[3]@b0`).
+    pub location: String,
+    word: usize,
+    mask: u32,
+}
+
+impl LockBits {
+    pub fn new(prog: &Program, layout: &mut Layout, count: u32) -> LockBits {
+        let mut next = 0;
+        let word_base: Vec<Option<u32>> = prog
+            .vars
+            .iter()
+            .map(|v| {
+                (v.storage == Storage::Shared).then(|| {
+                    let base = next;
+                    next += v.len;
+                    base
+                })
+            })
+            .collect();
+        let mut bits: Vec<u32> = lock_bit_vars(prog)
+            .filter_map(|(var, _)| {
+                let base = word_base[var as usize]?;
+                Some((base..base + prog.vars[var as usize].len).map(|a| a % count.max(1)))
+            })
+            .flatten()
+            .collect();
+        bits.sort_unstable();
+        bits.dedup();
+        let words_per_block = bits.len().div_ceil(32);
+        let base = layout.reserve(words_per_block * prog.launch.blocks as usize);
+        LockBits {
+            count: count.max(1),
+            word_base,
+            bits,
+            base,
+            words_per_block,
+        }
+    }
+
+    /// Whether some lock bit has state (the program uses the lock unit).
+    pub fn has_state(&self) -> bool {
+        self.words_per_block > 0
+    }
+}
+
+/// Every lock-bit instruction's variable and source span.
+fn lock_bit_vars(prog: &Program) -> impl Iterator<Item = (u32, Span)> + '_ {
+    prog.code.iter().filter_map(|i| match &i.op {
+        Op::LockBitTry { loc, .. } | Op::LockBitRelease { loc, .. } => Some((loc.var, i.span)),
+        _ => None,
+    })
+}
+
+/// Whether the program uses the lock unit at all.
+pub fn uses_lock_bits(prog: &Program) -> bool {
+    lock_bit_vars(prog).next().is_some()
+}
+
+/// The first lock-bit instruction on a variable that is not `shared` (the
+/// lock unit belongs to shared memory), with the variable's name.
+pub fn misplaced_lock_bit(prog: &Program) -> Option<(String, Span)> {
+    lock_bit_vars(prog)
+        .find(|(var, _)| prog.vars[*var as usize].storage != Storage::Shared)
+        .map(|(var, span)| (prog.vars[var as usize].name.clone(), span))
+}
+
+impl Model<'_> {
+    /// The lock bit of location `loc` for thread `t`.
+    pub(super) fn lock_bit_of(
+        &self,
+        s: &[u32],
+        t: usize,
+        loc: &Loc,
+    ) -> Result<LockBitRef, Violation> {
+        let lb = &self.lock_bits;
+        let (_, index) = self.address(s, t, loc)?;
+        let word_address =
+            lb.word_base[loc.var as usize].expect("checked: lock bits are shared") + index;
+        let bit = word_address % lb.count;
+        let slot = lb
+            .bits
+            .binary_search(&bit)
+            .expect("every reachable bit has a slot");
+        let block = self.layout.block_of(t);
+        Ok(LockBitRef {
+            bit,
+            word_address,
+            location: self.prog.location_name(loc.var, index, block as u32),
+            word: lb.base + block * lb.words_per_block + slot / 32,
+            mask: 1 << (slot % 32),
+        })
+    }
+
+    /// Number of lock bits (the modulus of the address hash).
+    pub fn lock_bit_count(&self) -> u32 {
+        self.lock_bits.count
+    }
+
+    /// Whether a lock bit is free.
+    pub fn lock_bit_is_free(&self, s: &[u32], r: &LockBitRef) -> bool {
+        s[r.word] & r.mask == 0
+    }
+
+    fn lock_bit_name(&self, t: usize, r: &LockBitRef) -> String {
+        format!("lock bit {}@b{}", r.bit, self.layout.block_of(t))
+    }
+
+    /// `pred = ldslk(loc, value)`.
+    pub(super) fn lock_bit_try(
+        &self,
+        s: &mut [u32],
+        t: usize,
+        (pred, value, loc): (LocalId, Option<LocalId>, &Loc),
+        event: Option<&mut Event>,
+    ) -> Result<(), Violation> {
+        let r = self.lock_bit_of(s, t, loc)?;
+        let (w, _) = self.address(s, t, loc)?;
+        let ty = self.prog.vars[loc.var as usize].ty;
+        let v = from_raw(ty, s[w]);
+        let free = self.lock_bit_is_free(s, &r);
+        s[r.word] |= r.mask;
+        self.write_local(s, t, pred, free as i64);
+        if let Some(d) = value {
+            self.write_local(s, t, d, v);
+        }
+        if let Some(e) = event {
+            let name = self.lock_bit_name(t, &r);
+            e.reads.push((r.location.clone(), v));
+            e.reads.push((name.clone(), free as i64));
+            if free {
+                e.writes.push((name, 0));
+            }
+        }
+        Ok(())
+    }
+
+    /// `stsul(loc, value)`.
+    pub(super) fn lock_bit_release(
+        &self,
+        s: &mut [u32],
+        t: usize,
+        loc: &Loc,
+        value: &Expr,
+        event: Option<&mut Event>,
+    ) -> Result<(), Violation> {
+        let v = self.eval(value, s, t)?;
+        let r = self.lock_bit_of(s, t, loc)?;
+        let (w, _) = self.address(s, t, loc)?;
+        let ty = self.prog.vars[loc.var as usize].ty;
+        s[w] = to_raw(ty, v);
+        let was_free = self.lock_bit_is_free(s, &r);
+        s[r.word] &= !r.mask;
+        if let Some(e) = event {
+            let name = self.lock_bit_name(t, &r);
+            e.writes.push((r.location.clone(), from_raw(ty, s[w])));
+            e.reads.push((name.clone(), was_free as i64));
+            e.writes.push((name, 1));
+        }
+        Ok(())
+    }
+
+    /// When thread `t` is at an `ldslk` whose bit is taken: the bit it waits for.
+    pub fn lock_bit_wait(&self, s: &[u32], t: usize) -> Option<(Pc, LockBitRef)> {
+        if self.is_finished(s, t) {
+            return None;
+        }
+        let pc = self.pc(s, t);
+        let Op::LockBitTry { loc, .. } = &self.prog.code[pc as usize].op else {
+            return None;
+        };
+        let r = self.lock_bit_of(s, t, loc).ok()?;
+        (!self.lock_bit_is_free(s, &r)).then_some((pc, r))
+    }
+
+    /// The name a trace gives the lock bit `r` of thread `t`'s block.
+    pub fn lock_bit_location(&self, t: usize, r: &LockBitRef) -> String {
+        self.lock_bit_name(t, r)
+    }
+}
+
+/// The error for a lock-bit instruction outside shared memory.
+pub fn misplaced_message(var: &str) -> String {
+    format!("`{var}` is not `shared`: the lock unit (ldslk/stsul) exists only for shared memory")
+}

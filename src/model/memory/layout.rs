@@ -1,0 +1,260 @@
+//! Where the `ptx` model keeps its state in the flat `u32` array, and the
+//! operations on views and histories that every instruction shares.
+//!
+//! ```text
+//! [ location 0: len | message 0 | ... | message H-1 ] [ location 1 ] ...
+//! message  = [ value | meta | base | release view ]
+//! [ thread 0: cur | near | far | rel | flags ] [ thread 1 ] ...
+//! [ sc view of the device | sc view of block 0 | block 1 | ... ]
+//! ```
+//!
+//! A view holds one byte per location: a position in that location's
+//! history (4 locations per word). Positions are relative to the oldest
+//! message kept, so equal configurations are equal states.
+
+use crate::ir::Scope;
+
+/// The thread's view: the oldest write of each location it may still read.
+pub const CUR: usize = 0;
+/// Release views of morally strong writes it read from its own block, not
+/// yet acquired (a later `fence.cta` or wider acquires them).
+pub const NEAR: usize = 1;
+/// The same for writes from other blocks (acquired by `fence.gpu`).
+pub const FAR: usize = 2;
+/// Its view at its last fence: later relaxed stores release it.
+pub const REL: usize = 3;
+const VIEWS: usize = 4;
+
+/// Thread flags: the thread has a release view (REL) ...
+pub const HAS_REL: u32 = 1;
+/// ... of this scope (bits 1-2) ...
+const REL_SCOPE_SHIFT: u32 = 1;
+/// ... and (bits 4-31, pc + 1) the instruction it already performed early,
+/// to skip when it gets there.
+const SKIP_SHIFT: u32 = 4;
+/// The bits of the flags a fence keeps.
+pub const SKIP_BITS: u32 = !0 << SKIP_SHIFT;
+
+pub fn skip_of(flags: u32) -> Option<u32> {
+    let v = flags >> SKIP_SHIFT;
+    (v != 0).then(|| v - 1)
+}
+
+pub fn with_skip(flags: u32, pc: u32) -> u32 {
+    (flags & !SKIP_BITS) | (pc + 1) << SKIP_SHIFT
+}
+
+/// Words of a message: its value, meta, base and release view. The base is
+/// the position of the newest write of the location the writer knew when it
+/// wrote (the writes between the base and the message race with it).
+pub const MSG_META: usize = 1;
+pub const MSG_BASE: usize = 2;
+pub const MSG_VIEW: usize = 3;
+
+/// Message meta: writer thread + 1 in bits 0-10 (0: the initial value).
+const WRITER_BITS: u32 = 0x7FF;
+pub const STRONG: u32 = 1 << 11;
+const SCOPE_SHIFT: u32 = 12;
+/// The message carries a release view (in bits 15-16 its scope).
+pub const MSG_REL: u32 = 1 << 14;
+const MSG_REL_SHIFT: u32 = 15;
+/// Written by a read-modify-write that read the message before it.
+pub const RMW: u32 = 1 << 17;
+const PC_SHIFT: u32 = 18;
+
+pub fn scope_code(scope: Scope) -> u32 {
+    match scope {
+        Scope::Cta => 0,
+        Scope::Gpu => 1,
+        Scope::Sys => 2,
+    }
+}
+
+pub fn scope_of_code(code: u32) -> Scope {
+    match code & 3 {
+        0 => Scope::Cta,
+        1 => Scope::Gpu,
+        _ => Scope::Sys,
+    }
+}
+
+/// The meta word of a write by thread `t` at `pc`.
+pub fn meta(t: usize, pc: u32, strong: bool, scope: Scope) -> u32 {
+    (t as u32 + 1)
+        | if strong { STRONG } else { 0 }
+        | scope_code(scope) << SCOPE_SHIFT
+        | pc << PC_SHIFT
+}
+
+/// The initial value: written before everything, at system scope.
+pub fn initial_meta() -> u32 {
+    STRONG | scope_code(Scope::Sys) << SCOPE_SHIFT
+}
+
+pub fn with_release(meta: u32, scope: Scope) -> u32 {
+    meta | MSG_REL | scope_code(scope) << MSG_REL_SHIFT
+}
+
+/// The writer of a message (`None`: the initial value).
+pub fn writer(meta: u32) -> Option<usize> {
+    let w = meta & WRITER_BITS;
+    (w != 0).then(|| w as usize - 1)
+}
+
+pub fn write_scope(meta: u32) -> Scope {
+    scope_of_code(meta >> SCOPE_SHIFT)
+}
+
+pub fn release_scope(meta: u32) -> Scope {
+    scope_of_code(meta >> MSG_REL_SHIFT)
+}
+
+pub fn write_pc(meta: u32) -> u32 {
+    meta >> PC_SHIFT
+}
+
+pub fn rel_flags(scope: Scope) -> u32 {
+    HAS_REL | scope_code(scope) << REL_SCOPE_SHIFT
+}
+
+pub fn flags_rel_scope(flags: u32) -> Scope {
+    scope_of_code(flags >> REL_SCOPE_SHIFT)
+}
+
+/// The word offsets of the model's section.
+#[derive(Clone, Debug)]
+pub struct Sections {
+    pub locs: usize,
+    /// Messages kept per location.
+    pub hist: usize,
+    /// Words per view.
+    pub vw: usize,
+    pub msg_words: usize,
+    pub loc_base: usize,
+    pub loc_words: usize,
+    pub thread_base: usize,
+    pub thread_words: usize,
+    pub threads: usize,
+    pub sc_base: usize,
+    pub blocks: usize,
+}
+
+impl Sections {
+    pub fn new(base: usize, locs: usize, hist: usize, threads: usize, blocks: usize) -> Sections {
+        let vw = locs.div_ceil(4).max(1);
+        let msg_words = MSG_VIEW + vw;
+        let loc_words = 1 + hist * msg_words;
+        let thread_base = base + locs * loc_words;
+        let thread_words = VIEWS * vw + 1;
+        let sc_base = thread_base + threads * thread_words;
+        Sections {
+            locs,
+            hist,
+            vw,
+            msg_words,
+            loc_base: base,
+            loc_words,
+            thread_base,
+            thread_words,
+            threads,
+            sc_base,
+            blocks,
+        }
+    }
+
+    /// Words of the whole section.
+    pub fn words(&self) -> usize {
+        self.sc_base + (1 + self.blocks) * self.vw - self.loc_base
+    }
+
+    pub fn len_word(&self, x: usize) -> usize {
+        self.loc_base + x * self.loc_words
+    }
+
+    /// First word of message `p` of location `x`: value, meta, view.
+    pub fn msg(&self, x: usize, p: usize) -> usize {
+        self.len_word(x) + 1 + p * self.msg_words
+    }
+
+    pub fn thread_view(&self, t: usize, which: usize) -> usize {
+        self.thread_base + t * self.thread_words + which * self.vw
+    }
+
+    pub fn flags(&self, t: usize) -> usize {
+        self.thread_base + t * self.thread_words + VIEWS * self.vw
+    }
+
+    /// The SC-fence view of the device (`None`) or of a block.
+    pub fn sc_view(&self, block: Option<usize>) -> usize {
+        self.sc_base + block.map_or(0, |b| 1 + b) * self.vw
+    }
+
+    /// Every view in the state (threads, fences, messages), by first word.
+    pub fn all_views(&self) -> impl Iterator<Item = usize> + '_ {
+        let threads =
+            (0..self.threads).flat_map(move |t| (0..VIEWS).map(move |k| self.thread_view(t, k)));
+        let scs = (0..=self.blocks).map(move |b| self.sc_base + b * self.vw);
+        let msgs = (0..self.locs)
+            .flat_map(move |x| (0..self.hist).map(move |p| self.msg(x, p) + MSG_VIEW));
+        threads.chain(scs).chain(msgs)
+    }
+
+    pub fn thread_views(&self, t: usize) -> std::ops::Range<usize> {
+        self.thread_view(t, 0)..self.flags(t) + 1
+    }
+}
+
+pub fn get(s: &[u32], view: usize, x: usize) -> usize {
+    ((s[view + x / 4] >> ((x % 4) * 8)) & 0xFF) as usize
+}
+
+pub fn set(s: &mut [u32], view: usize, x: usize, v: usize) {
+    let shift = (x % 4) * 8;
+    let w = &mut s[view + x / 4];
+    *w = (*w & !(0xFF << shift)) | ((v as u32) << shift);
+}
+
+/// `dst ⊔= src`, bytewise.
+pub fn join(s: &mut [u32], dst: usize, src: usize, words: usize) {
+    for i in 0..words {
+        let (a, b) = (s[dst + i], s[src + i]);
+        let mut out = 0;
+        for shift in [0, 8, 16, 24] {
+            out |= ((a >> shift) & 0xFF).max((b >> shift) & 0xFF) << shift;
+        }
+        s[dst + i] = out;
+    }
+}
+
+pub fn copy(s: &mut [u32], dst: usize, src: usize, words: usize) {
+    s.copy_within(src..src + words, dst);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn views_pack_four_positions_per_word_and_join_bytewise() {
+        let mut s = vec![0u32; 4];
+        set(&mut s, 0, 1, 3);
+        set(&mut s, 0, 4, 7);
+        set(&mut s, 2, 1, 2);
+        set(&mut s, 2, 2, 5);
+        join(&mut s, 0, 2, 2);
+        assert_eq!(
+            (0..5).map(|x| get(&s, 0, x)).collect::<Vec<_>>(),
+            [0, 3, 5, 0, 7]
+        );
+    }
+
+    #[test]
+    fn meta_round_trips() {
+        let m = with_release(meta(5, 300, true, Scope::Cta), Scope::Gpu);
+        assert_eq!(writer(m), Some(5));
+        assert_eq!(write_scope(m), Scope::Cta);
+        assert_eq!(release_scope(m), Scope::Gpu);
+        assert_eq!(write_pc(m), 300);
+        assert!(m & STRONG != 0 && m & RMW == 0);
+    }
+}

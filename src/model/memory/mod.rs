@@ -1,0 +1,899 @@
+//! The scoped PTX memory model (`--memory-model ptx`): an operational model
+//! the explicit-state explorer enumerates, sound with respect to the PTX
+//! axiomatic model on the litmus corpus (book/src/ptx-model.md).
+//!
+//! Every location keeps a bounded *history* of writes in coherence order
+//! (the L2's order of a line); the last one is the value in the SC memory
+//! words. Each thread has a *view*: for each location the oldest write it
+//! may still read. What the hardware picture calls a stale L1 line is a read
+//! of a write older than the latest; a store sitting in the store buffer
+//! while later stores drain is a store placed in coherence order before
+//! writes other threads already made, or read late by others. Views move
+//! only through:
+//!
+//! - program order on one location (a thread never reads older than its own
+//!   last write: per-location coherence);
+//! - morally strong reads (both strong, each in the other's scope), which
+//!   also keep strong reads coherent (CoRR);
+//! - release/acquire at a scope: a release write carries the writer's view,
+//!   an acquire read in its scope joins it; fences release/acquire for the
+//!   relaxed accesses around them, `fence.cta` only what comes from the
+//!   block, `fence.gpu` also what comes from other blocks;
+//! - `fence.sc`: a view per scope that every sc fence joins and publishes
+//!   (their total order);
+//! - `__syncthreads()`: the block's views are joined (`bar.cta.sync`).
+//!
+//! Weak (plain) reads never move views: racing weak accesses get no
+//! coherence, as in PTX. Read-modify-writes read a write and land right
+//! after it; two morally strong RMWs never read the same write (atomicity),
+//! block-scope RMWs of different blocks may. A store whose instruction
+//! follows a load or RMW with no dependency on it may be performed first
+//! (load→store reordering, load buffering).
+//!
+//! Bounds: [`HISTORY`] writes per location. Writes nobody can read any more
+//! are dropped after each step; when a history is full and a thread writes,
+//! the oldest write is retired first (every view moves past it, as if the
+//! lagging thread's L1 line were invalidated): the only place the model is
+//! stronger than PTX, and only for threads more than `HISTORY - 1` writes
+//! behind.
+
+mod layout;
+mod race;
+
+use super::eval::runtime_error;
+use super::exec::atomic_result;
+use super::{Event, Model, Violation};
+use crate::ir::{from_raw, to_raw, Expr, Loc, Op, Order, Pc, Program, Scope};
+use layout::*;
+
+/// Writes kept per location.
+pub const HISTORY: usize = 4;
+
+/// Choice bit: perform the store or atomic after the load first.
+const EARLY_CHOICE: u32 = 0x8000;
+/// Choice bit: a load reads the racing write at this absolute position,
+/// older than its view.
+const BELOW: u32 = 0x4000;
+
+/// The `ptx` model of one program.
+pub struct Weak {
+    sec: Sections,
+    /// Per variable: some atomic accesses it.
+    rmw_vars: Vec<bool>,
+    /// The GPU of each block (empty: one GPU).
+    devices: Vec<u32>,
+    tpb: usize,
+    races: bool,
+}
+
+/// A write about to be placed in a history.
+struct NewWrite {
+    x: usize,
+    raw: u32,
+    meta: u32,
+    release: Option<Scope>,
+}
+
+fn is_acquire(o: Order) -> bool {
+    matches!(o, Order::Acquire | Order::AcqRel | Order::Sc)
+}
+
+fn is_release(o: Order) -> bool {
+    matches!(o, Order::Release | Order::AcqRel | Order::Sc)
+}
+
+/// `volatile` is relaxed at system scope.
+fn effective_scope(o: Order, scope: Scope) -> Scope {
+    if o == Order::Volatile {
+        Scope::Sys
+    } else {
+        scope
+    }
+}
+
+/// Destination, location, order and the expressions read by a memory access.
+fn access_parts(op: &Op) -> Option<(Option<u32>, &Loc, Order, Vec<&Expr>)> {
+    fn with_index<'a>(loc: &'a Loc, mut v: Vec<&'a Expr>) -> Vec<&'a Expr> {
+        v.extend(loc.index.as_ref());
+        v
+    }
+    match op {
+        Op::Load {
+            dst, loc, order, ..
+        } => Some((Some(*dst), loc, *order, with_index(loc, vec![]))),
+        Op::Store {
+            loc, value, order, ..
+        } => Some((None, loc, *order, with_index(loc, vec![value]))),
+        Op::Atomic {
+            dst,
+            loc,
+            operands,
+            order,
+            ..
+        } => Some((
+            *dst,
+            loc,
+            *order,
+            with_index(loc, operands.iter().collect()),
+        )),
+        _ => None,
+    }
+}
+
+fn uses_local(e: &Expr, l: u32) -> bool {
+    match e {
+        Expr::Local(x) => *x == l,
+        Expr::Const(_) | Expr::Builtin(_) => false,
+        Expr::Unary(_, a) => uses_local(a, l),
+        Expr::Binary(_, a, b) => uses_local(a, l) || uses_local(b, l),
+        Expr::Ternary(a, b, c) => uses_local(a, l) || uses_local(b, l) || uses_local(c, l),
+        Expr::Global(_, i) => i.as_deref().is_some_and(|i| uses_local(i, l)),
+    }
+}
+
+impl Weak {
+    /// Sizes the model for `prog` and reserves its words in `layout`.
+    pub fn new(prog: &Program, layout: &mut super::state::Layout, races: bool) -> Weak {
+        let sec = Sections::new(
+            layout.model_base(),
+            layout.mem_words,
+            HISTORY,
+            layout.threads,
+            prog.launch.blocks as usize,
+        );
+        layout.model_words = sec.words();
+        let mut rmw_vars = vec![false; prog.vars.len()];
+        for i in &prog.code {
+            if let Op::Atomic { loc, .. } = &i.op {
+                rmw_vars[loc.var as usize] = true;
+            }
+        }
+        Weak {
+            sec,
+            rmw_vars,
+            devices: prog.devices.clone(),
+            tpb: layout.threads_per_block,
+            races,
+        }
+    }
+
+    /// Every location starts with its initial value, readable by all.
+    pub fn initial(&self, s: &mut [u32]) {
+        for x in 0..self.sec.locs {
+            s[self.sec.len_word(x)] = 1;
+            let m = self.sec.msg(x, 0);
+            s[m] = s[x];
+            s[m + 1] = initial_meta();
+        }
+    }
+
+    fn len(&self, s: &[u32], x: usize) -> usize {
+        s[self.sec.len_word(x)] as usize
+    }
+
+    fn cur(&self, s: &[u32], t: usize, x: usize) -> usize {
+        get(s, self.sec.thread_view(t, CUR), x)
+    }
+
+    fn same_block(&self, a: usize, b: usize) -> bool {
+        a / self.tpb == b / self.tpb
+    }
+
+    /// Whether `b` is inside scope `scope` of `a`.
+    fn in_scope(&self, a: usize, b: usize, scope: Scope) -> bool {
+        match scope {
+            Scope::Cta => self.same_block(a, b),
+            Scope::Gpu => self.device(a) == self.device(b),
+            Scope::Sys => true,
+        }
+    }
+
+    fn device(&self, t: usize) -> u32 {
+        self.devices.get(t / self.tpb).copied().unwrap_or(0)
+    }
+
+    /// Whether an access of `t` (strength, scope) and the write `meta` are
+    /// morally strong: both strong, each in the other's scope. The initial
+    /// value is ordered before everything.
+    fn morally_strong(&self, meta: u32, t: usize, strong: bool, scope: Scope) -> bool {
+        let Some(w) = writer(meta) else { return true };
+        strong
+            && meta & STRONG != 0
+            && self.in_scope(t, w, scope)
+            && self.in_scope(w, t, write_scope(meta))
+    }
+
+    /// Whether a write `meta` may land at position `q` of `x`: not between a
+    /// morally strong read-modify-write and the write it read.
+    fn may_insert(&self, s: &[u32], x: usize, q: usize, meta: u32) -> bool {
+        if q >= self.len(s, x) {
+            return true;
+        }
+        let next = s[self.sec.msg(x, q) + 1];
+        if next & RMW == 0 {
+            return true;
+        }
+        let Some(w) = writer(meta) else { return true };
+        let strong = meta & STRONG != 0;
+        !self.morally_strong(next, w, strong, write_scope(meta))
+    }
+
+    /// The alternatives of thread `t`'s next step, as actions.
+    pub fn alternatives(&self, m: &Model, s: &[u32], t: usize, out: &mut Vec<u32>) {
+        let pc = m.pc(s, t);
+        let before = out.len();
+        self.choices(m, s, t, pc, &mut |c| out.push(t as u32 | c << 16));
+        if out.len() == before {
+            // Not a memory instruction, or one that fails: one way to go.
+            out.push(t as u32);
+        }
+        if let Some((early, _)) = self.early_op(m, s, t, pc) {
+            self.choices(m, s, t, early, &mut |c| {
+                out.push(t as u32 | (EARLY_CHOICE | c) << 16)
+            });
+        }
+    }
+
+    /// The choices of the memory instruction at `pc` for thread `t`: which
+    /// write a load or atomic reads, where a store lands.
+    fn choices(&self, m: &Model, s: &[u32], t: usize, pc: Pc, push: &mut impl FnMut(u32)) {
+        let op = &m.prog.code[pc as usize].op;
+        let loc = match op {
+            Op::Load { loc, .. } | Op::Store { loc, .. } | Op::Atomic { loc, .. } => loc,
+            _ => return,
+        };
+        let Ok((x, _)) = m.address(s, t, loc) else {
+            return;
+        };
+        let roomy = match op {
+            Op::Load { .. } => None,
+            _ => self.roomy(s, x),
+        };
+        let s = roomy.as_deref().unwrap_or(s);
+        let cur = self.cur(s, t, x);
+        let len = self.len(s, x);
+        match op {
+            Op::Load { .. } => {
+                (cur..len).for_each(|p| push((p - cur) as u32));
+                self.racing_below(s, x, cur)
+                    .into_iter()
+                    .for_each(|p| push(BELOW | p as u32));
+            }
+            Op::Store { order, scope, .. } => {
+                let meta = meta(
+                    t,
+                    pc,
+                    *order != Order::Weak,
+                    effective_scope(*order, *scope),
+                );
+                for q in cur + 1..=len {
+                    if self.may_insert(s, x, q, meta) {
+                        push((q - cur - 1) as u32);
+                    }
+                }
+            }
+            Op::Atomic {
+                op,
+                operands,
+                scope,
+                ..
+            } => {
+                let mut args = [0i64; 2];
+                for (a, e) in args.iter_mut().zip(operands) {
+                    match m.eval(e, s, t) {
+                        Ok(v) => *a = v,
+                        Err(_) => return,
+                    }
+                }
+                let ty = m.prog.vars[loc.var as usize].ty;
+                let meta = meta(t, pc, true, *scope) | RMW;
+                for p in cur..len {
+                    let old = from_raw(ty, s[self.sec.msg(x, p)]);
+                    let writes = atomic_result(*op, ty.bits(), old, args).is_some();
+                    if !writes || self.may_insert(s, x, p + 1, meta) {
+                        push((p - cur) as u32);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The state after making room in a full history (`None`: not full).
+    fn roomy(&self, s: &[u32], x: usize) -> Option<Vec<u32>> {
+        (self.len(s, x) == self.sec.hist).then(|| {
+            let mut c = s.to_vec();
+            self.drop_oldest(&mut c, x, 1);
+            c
+        })
+    }
+
+    /// Writes older than the thread's view that race with the write it
+    /// knows (written without knowing it, and not morally strong with it):
+    /// PTX gives racing writes no coherence order, so either may be read.
+    fn racing_below(&self, s: &[u32], x: usize, cur: usize) -> Vec<usize> {
+        let known = self.sec.msg(x, cur);
+        let (kmeta, base) = (s[known + MSG_META], s[known + MSG_BASE] as usize);
+        let Some(k) = writer(kmeta) else {
+            return vec![];
+        };
+        let strong = kmeta & STRONG != 0;
+        (base + 1..cur)
+            .filter(|&p| {
+                let meta = s[self.sec.msg(x, p) + MSG_META];
+                !self.morally_strong(meta, k, strong, write_scope(kmeta))
+            })
+            .collect()
+    }
+
+    /// The store or atomic right after a load or atomic may be performed
+    /// first when it does not depend on it and nothing orders them
+    /// (load→store reordering: load buffering), also across a block-scope
+    /// fence, which orders them only for the block (`MICRO24-Fig4b`; for
+    /// observers in the block this over-approximates). Returns its pc and
+    /// location.
+    fn early_op(&self, m: &Model, s: &[u32], t: usize, pc: Pc) -> Option<(Pc, usize)> {
+        if skip_of(s[self.sec.flags(t)]).is_some() {
+            return None;
+        }
+        let code = &m.prog.code;
+        let first = &code[pc as usize].op;
+        let (dst, loc, order, reads) = access_parts(first)?;
+        if matches!(first, Op::Store { .. }) {
+            return None;
+        }
+        let mut early = pc + 1;
+        if let Op::Fence {
+            scope: Scope::Cta, ..
+        } = code.get(early as usize)?.op
+        {
+            early += 1;
+        }
+        let second = &code.get(early as usize)?.op;
+        let (dst2, loc2, order2, reads2) = access_parts(second)?;
+        if matches!(second, Op::Load { .. }) || is_release(order2) {
+            return None;
+        }
+        // Past an acquire only a weak store to a location some atomic
+        // reads: PTX lets that atomic read it without ordering the store
+        // after what the acquire saw (`LB+RMW-a`); other readers would see
+        // a coherence violation (`LB+RMW-b`).
+        if is_acquire(order) && (order2 != Order::Weak || !self.rmw_vars[loc2.var as usize]) {
+            return None;
+        }
+        // No dependency either way through registers.
+        if dst.is_some_and(|d| reads2.iter().any(|e| uses_local(e, d)))
+            || dst2.is_some_and(|d| reads.iter().any(|e| uses_local(e, d)) || Some(d) == dst)
+        {
+            return None;
+        }
+        let x = m.address(s, t, loc).ok()?.0;
+        let y = m.address(s, t, loc2).ok()?.0;
+        (x != y).then_some((early, y))
+    }
+
+    /// Executes a memory instruction or fence; `None` for the others (the
+    /// sequentially consistent code runs them). Returns the next pc.
+    pub fn exec(
+        &self,
+        m: &Model,
+        s: &mut [u32],
+        t: usize,
+        pc: Pc,
+        choice: u32,
+        mut event: Option<&mut Event>,
+    ) -> Result<Option<Pc>, Violation> {
+        let op = &m.prog.code[pc as usize].op;
+        if choice & EARLY_CHOICE != 0 {
+            let Some((early, _)) = self.early_op(m, s, t, pc) else {
+                return Err(runtime_error("no store or atomic to perform early"));
+            };
+            if let Some(e) = event.as_deref_mut() {
+                e.pc = early;
+            }
+            let choice = choice & !EARLY_CHOICE;
+            match &m.prog.code[early as usize].op {
+                Op::Store {
+                    loc,
+                    value,
+                    order,
+                    scope,
+                } => self.store(
+                    m,
+                    s,
+                    t,
+                    early,
+                    (loc, value),
+                    (*order, *scope),
+                    choice,
+                    event.as_deref_mut(),
+                )?,
+                _ => self.rmw(m, s, t, early, choice, event.as_deref_mut())?,
+            }
+            let f = self.sec.flags(t);
+            s[f] = with_skip(s[f], early);
+            if let Some(e) = event {
+                e.note = Some(format!(
+                    "{}; performed before the {} above it, which it does not depend on (load→store reordering)",
+                    e.note.take().unwrap_or_default(),
+                    if matches!(op, Op::Load { .. }) { "load" } else { "atomic" }
+                ));
+            }
+            return Ok(Some(pc));
+        }
+        match op {
+            Op::Load {
+                dst,
+                loc,
+                order,
+                scope,
+            } => {
+                self.load(m, s, t, pc, (*dst, loc), (*order, *scope), choice, event)?;
+                Ok(Some(self.next_pc(s, t, pc)))
+            }
+            Op::Store {
+                loc,
+                value,
+                order,
+                scope,
+            } => {
+                self.store(m, s, t, pc, (loc, value), (*order, *scope), choice, event)?;
+                Ok(Some(self.next_pc(s, t, pc)))
+            }
+            Op::Atomic { .. } => {
+                self.rmw(m, s, t, pc, choice, event)?;
+                Ok(Some(self.next_pc(s, t, pc)))
+            }
+            Op::Fence { order, scope } => {
+                self.fence(s, t, *order, *scope);
+                Ok(Some(self.next_pc(s, t, pc)))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The instruction after `pc`, skipping one already performed early.
+    fn next_pc(&self, s: &mut [u32], t: usize, pc: Pc) -> Pc {
+        let f = self.sec.flags(t);
+        if skip_of(s[f]) == Some(pc + 1) {
+            s[f] &= !SKIP_BITS;
+            pc + 2
+        } else {
+            pc + 1
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn load(
+        &self,
+        m: &Model,
+        s: &mut [u32],
+        t: usize,
+        pc: Pc,
+        (dst, loc): (u32, &Loc),
+        (order, scope): (Order, Scope),
+        choice: u32,
+        event: Option<&mut Event>,
+    ) -> Result<(), Violation> {
+        let (x, index) = m.address(s, t, loc)?;
+        let scope = effective_scope(order, scope);
+        let strong = order != Order::Weak;
+        let cur = self.cur(s, t, x);
+        let p = if choice & BELOW != 0 {
+            (choice & !BELOW) as usize
+        } else {
+            cur + choice as usize
+        };
+        let valid = if choice & BELOW != 0 {
+            self.racing_below(s, x, cur).contains(&p)
+        } else {
+            p < self.len(s, x)
+        };
+        if !valid {
+            return Err(runtime_error("the load has no such write to read"));
+        }
+        if self.races {
+            self.check_race(m, s, t, pc, x, (strong, scope))?;
+        }
+        let raw = s[self.sec.msg(x, p)];
+        let note = self.read_source(m, s, t, x, p);
+        self.observe(s, t, x, p, (strong, scope), is_acquire(order));
+        let v = from_raw(m.prog.vars[loc.var as usize].ty, raw);
+        m.write_local(s, t, dst, v);
+        if let Some(e) = event {
+            e.reads.push((m.location_name(t, loc, index), v));
+            e.note = Some(note);
+        }
+        Ok(())
+    }
+
+    /// Where a read of write `p` of `x` comes from, for traces.
+    fn read_source(&self, m: &Model, s: &[u32], t: usize, x: usize, p: usize) -> String {
+        let newer = self.len(s, x) - 1 - p;
+        let meta = s[self.sec.msg(x, p) + 1];
+        let whose = match writer(meta) {
+            None => "the initial value".to_string(),
+            Some(w) if w == t => "its own store".to_string(),
+            Some(w) => format!("{}'s store", m.thread_name(w)),
+        };
+        if newer == 0 {
+            format!("read {whose} from L2 (the latest write)")
+        } else {
+            format!(
+                "read {whose} from a stale copy (stale L1 line): {newer} newer write{} not visible to it yet",
+                if newer == 1 { " is" } else { "s are" }
+            )
+        }
+    }
+
+    /// A read by `t` of write `p` of `x`: coherence and acquire.
+    fn observe(
+        &self,
+        s: &mut [u32],
+        t: usize,
+        x: usize,
+        p: usize,
+        (strong, scope): (bool, Scope),
+        acquire: bool,
+    ) {
+        let msg = self.sec.msg(x, p);
+        let meta = s[msg + 1];
+        if !self.morally_strong(meta, t, strong, scope) {
+            return;
+        }
+        let cur = self.sec.thread_view(t, CUR);
+        set(s, cur, x, p.max(get(s, cur, x)));
+        let Some(w) = writer(meta) else { return };
+        if meta & MSG_REL == 0 || !self.in_scope(w, t, release_scope(meta)) {
+            return;
+        }
+        let into = if acquire {
+            CUR
+        } else if self.same_block(w, t) {
+            NEAR
+        } else {
+            FAR
+        };
+        join(
+            s,
+            self.sec.thread_view(t, into),
+            msg + MSG_VIEW,
+            self.sec.vw,
+        );
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn store(
+        &self,
+        m: &Model,
+        s: &mut [u32],
+        t: usize,
+        pc: Pc,
+        (loc, value): (&Loc, &Expr),
+        (order, scope): (Order, Scope),
+        choice: u32,
+        event: Option<&mut Event>,
+    ) -> Result<(), Violation> {
+        let v = m.eval(value, s, t)?;
+        let (x, index) = m.address(s, t, loc)?;
+        let scope = effective_scope(order, scope);
+        let strong = order != Order::Weak;
+        self.make_room(s, x);
+        if self.races {
+            self.check_race(m, s, t, pc, x, (strong, scope))?;
+        }
+        let q = self.cur(s, t, x) + 1 + choice as usize;
+        if q > self.len(s, x) {
+            return Err(runtime_error("the store has no such place to land"));
+        }
+        let ty = m.prog.vars[loc.var as usize].ty;
+        let w = NewWrite {
+            x,
+            raw: to_raw(ty, v),
+            meta: meta(t, pc, strong, scope),
+            release: is_release(order).then_some(scope),
+        };
+        let note = self.write(s, t, q, w);
+        if let Some(e) = event {
+            e.writes
+                .push((m.location_name(t, loc, index), from_raw(ty, to_raw(ty, v))));
+            e.note = note;
+        }
+        Ok(())
+    }
+
+    fn rmw(
+        &self,
+        m: &Model,
+        s: &mut [u32],
+        t: usize,
+        pc: Pc,
+        choice: u32,
+        event: Option<&mut Event>,
+    ) -> Result<(), Violation> {
+        let Op::Atomic {
+            dst,
+            op,
+            loc,
+            operands,
+            order,
+            scope,
+        } = &m.prog.code[pc as usize].op
+        else {
+            unreachable!("rmw runs atomics")
+        };
+        let mut args = [0i64; 2];
+        for (a, e) in args.iter_mut().zip(operands) {
+            *a = m.eval(e, s, t)?;
+        }
+        let (x, index) = m.address(s, t, loc)?;
+        self.make_room(s, x);
+        if self.races {
+            self.check_race(m, s, t, pc, x, (true, *scope))?;
+        }
+        let p = self.cur(s, t, x) + choice as usize;
+        if p >= self.len(s, x) {
+            return Err(runtime_error("the atomic has no such write to read"));
+        }
+        let ty = m.prog.vars[loc.var as usize].ty;
+        let old = from_raw(ty, s[self.sec.msg(x, p)]);
+        let source = self.read_source(m, s, t, x, p);
+        self.observe(s, t, x, p, (true, *scope), is_acquire(*order));
+        let new = atomic_result(*op, ty.bits(), old, args);
+        let mut note = source;
+        if let Some(n) = new {
+            let w = NewWrite {
+                x,
+                raw: to_raw(ty, n),
+                meta: meta(t, pc, true, *scope) | RMW,
+                release: is_release(*order).then_some(*scope),
+            };
+            if !self.may_insert(s, x, p + 1, w.meta) {
+                return Err(runtime_error("the atomic would break another's atomicity"));
+            }
+            if let Some(extra) = self.write(s, t, p + 1, w) {
+                note = format!("{note}; {extra}");
+            }
+        }
+        if let Some(d) = dst {
+            m.write_local(s, t, *d, old);
+        }
+        if let Some(e) = event {
+            let name = m.location_name(t, loc, index);
+            e.reads.push((name.clone(), old));
+            if let Some(n) = new {
+                e.writes.push((name, from_raw(ty, to_raw(ty, n))));
+            }
+            e.note = Some(note);
+        }
+        Ok(())
+    }
+
+    /// Places a write of `t` at position `q`; returns a note when it lands
+    /// before writes already made (coherence order is not real time).
+    fn write(&self, s: &mut [u32], t: usize, q: usize, w: NewWrite) -> Option<String> {
+        let x = w.x;
+        let len = self.len(s, x);
+        let sec = &self.sec;
+        let base = self.cur(s, t, x);
+        for view in sec.all_views() {
+            let v = get(s, view, x);
+            if v >= q {
+                set(s, view, x, v + 1);
+            }
+        }
+        for p in 0..len {
+            let b = sec.msg(x, p) + MSG_BASE;
+            if s[b] as usize >= q {
+                s[b] += 1;
+            }
+        }
+        // Messages q.. move up one slot.
+        for p in (q..len).rev() {
+            let (from, to) = (sec.msg(x, p), sec.msg(x, p + 1));
+            s.copy_within(from..from + sec.msg_words, to);
+        }
+        s[sec.len_word(x)] = len as u32 + 1;
+        let cur = sec.thread_view(t, CUR);
+        set(s, cur, x, q);
+        let msg = sec.msg(x, q);
+        s[msg] = w.raw;
+        s[msg + MSG_BASE] = base as u32;
+        let (meta, views) = self.release_of(s, t, &w, q, base);
+        s[msg + MSG_META] = meta;
+        let view = msg + MSG_VIEW;
+        s[view..view + sec.vw].fill(0);
+        if meta & MSG_REL != 0 {
+            for v in views {
+                join(s, view, v, sec.vw);
+            }
+            set(s, view, x, q);
+        }
+        let last = sec.msg(x, len);
+        s[x] = s[last];
+        let later = len - q;
+        (later > 0).then(|| {
+            format!(
+                "lands before {later} write{} already made to it (coherence order is not real time)",
+                if later == 1 { "" } else { "s" }
+            )
+        })
+    }
+
+    /// The release a new write carries, and the views it releases: its own
+    /// (a release write), the view at the thread's last fence (a relaxed
+    /// write after a fence), and the release of the write it continues (a
+    /// release sequence: an atomic's read write, or the thread's own
+    /// earlier write of the location for a strong store).
+    fn release_of(
+        &self,
+        s: &[u32],
+        t: usize,
+        w: &NewWrite,
+        q: usize,
+        base: usize,
+    ) -> (u32, Vec<usize>) {
+        let sec = &self.sec;
+        let strong = w.meta & STRONG != 0;
+        let continued = if w.meta & RMW != 0 {
+            Some(q - 1)
+        } else {
+            Some(base)
+        };
+        let continued = continued.map(|p| sec.msg(w.x, p)).filter(|&m| {
+            let meta = s[m + MSG_META];
+            strong && meta & MSG_REL != 0 && (w.meta & RMW != 0 || writer(meta) == Some(t))
+        });
+        let mut views = vec![];
+        let mut scope: Option<Scope> = None;
+        let mut narrow = |s2: Scope| {
+            scope = Some(match scope {
+                Some(old) if scope_code(old) < scope_code(s2) => old,
+                _ => s2,
+            })
+        };
+        if let Some(sc) = w.release {
+            views.push(sec.thread_view(t, CUR));
+            narrow(sc);
+        } else {
+            let flags = s[sec.flags(t)];
+            if flags & HAS_REL != 0 {
+                views.push(sec.thread_view(t, REL));
+                narrow(flags_rel_scope(flags));
+            }
+            if let Some(m) = continued {
+                views.push(m + MSG_VIEW);
+                narrow(release_scope(s[m + MSG_META]));
+            }
+        }
+        match scope {
+            Some(sc) => (with_release(w.meta, sc), views),
+            None => (w.meta, views),
+        }
+    }
+
+    /// A fence: acquire what reads before it saw, order with the other sc
+    /// fences of its scope, release for the stores after it.
+    fn fence(&self, s: &mut [u32], t: usize, order: Order, scope: Scope) {
+        let sec = &self.sec;
+        let vw = sec.vw;
+        let cur = sec.thread_view(t, CUR);
+        self.acquire_pending(s, t, scope != Scope::Cta);
+        if order == Order::Sc {
+            let block = Some(t / self.tpb);
+            let mut scs = vec![sec.sc_view(block)];
+            // One order for the device's sc fences; with several GPUs only
+            // .sys ones share it (.gpu ones then order only within the block:
+            // weaker than PTX, never stronger).
+            if scope == Scope::Sys || (scope == Scope::Gpu && self.devices.is_empty()) {
+                scs.push(sec.sc_view(None));
+            }
+            for &v in &scs {
+                join(s, cur, v, vw);
+            }
+            for &v in &scs {
+                copy(s, v, cur, vw);
+            }
+        }
+        copy(s, sec.thread_view(t, REL), cur, vw);
+        s[sec.flags(t)] = (s[sec.flags(t)] & SKIP_BITS) | rel_flags(scope);
+    }
+
+    /// Joins the pending release views of the block (and of other blocks
+    /// for device scope) into the thread's view.
+    fn acquire_pending(&self, s: &mut [u32], t: usize, device: bool) {
+        let sec = &self.sec;
+        let cur = sec.thread_view(t, CUR);
+        let mut pending = vec![NEAR];
+        if device {
+            pending.push(FAR);
+        }
+        for k in pending {
+            let v = sec.thread_view(t, k);
+            join(s, cur, v, sec.vw);
+            s[v..v + sec.vw].fill(0);
+        }
+    }
+
+    /// `__syncthreads()` (or a kernel boundary) releases `group`: everyone
+    /// acquires what it read, then all views are joined.
+    pub fn synchronize(&self, m: &Model, s: &mut [u32], group: std::ops::Range<usize>) {
+        let device = group.len() > self.tpb;
+        let live: Vec<usize> = group.filter(|&u| !m.is_finished(s, u)).collect();
+        let Some(&first) = live.first() else { return };
+        for &u in &live {
+            self.acquire_pending(s, u, device);
+        }
+        let vw = self.sec.vw;
+        let acc = self.sec.thread_view(first, CUR);
+        for &u in &live[1..] {
+            join(s, acc, self.sec.thread_view(u, CUR), vw);
+        }
+        for &u in &live[1..] {
+            copy(s, self.sec.thread_view(u, CUR), acc, vw);
+        }
+    }
+
+    /// After each step: finished threads forget their views; writes nobody
+    /// can read any more are dropped.
+    pub fn normalize(&self, m: &Model, s: &mut [u32]) {
+        let mut live = vec![];
+        for t in 0..self.sec.threads {
+            if m.is_finished(s, t) {
+                s[self.sec.thread_views(t)].fill(0);
+            } else {
+                live.push(t);
+            }
+        }
+        for x in 0..self.sec.locs {
+            let len = self.len(s, x);
+            let k = live
+                .iter()
+                .map(|&t| self.oldest_readable(s, t, x))
+                .min()
+                .unwrap_or(len - 1);
+            if k > 0 {
+                self.drop_oldest(s, x, k);
+            }
+        }
+    }
+
+    /// The oldest write of `x` that `t` may still read, or (for racing
+    /// writes older than its view) the base they are counted from.
+    fn oldest_readable(&self, s: &[u32], t: usize, x: usize) -> usize {
+        let cur = self.cur(s, t, x);
+        let known = self.sec.msg(x, cur);
+        match writer(s[known + MSG_META]) {
+            Some(_) => cur.min(s[known + MSG_BASE] as usize),
+            None => cur,
+        }
+    }
+
+    /// Retires the `k` oldest writes of `x`; views move past them.
+    fn drop_oldest(&self, s: &mut [u32], x: usize, k: usize) {
+        let sec = &self.sec;
+        let len = self.len(s, x);
+        for view in sec.all_views() {
+            let v = get(s, view, x);
+            set(s, view, x, v.saturating_sub(k));
+        }
+        for p in 0..len {
+            let b = sec.msg(x, p) + MSG_BASE;
+            s[b] = s[b].saturating_sub(k as u32);
+        }
+        let (from, to) = (sec.msg(x, k), sec.msg(x, 0));
+        s.copy_within(from..sec.msg(x, len), to);
+        s[sec.msg(x, len - k)..sec.msg(x, len)].fill(0);
+        s[sec.len_word(x)] = (len - k) as u32;
+    }
+
+    /// A write needs a free slot: a full history retires its oldest write.
+    fn make_room(&self, s: &mut [u32], x: usize) {
+        if self.len(s, x) == self.sec.hist {
+            self.drop_oldest(s, x, 1);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

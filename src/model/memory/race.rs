@@ -1,0 +1,152 @@
+//! Races under the `ptx` model (HRF): a conflicting access to a location
+//! whose write is not ordered before the access by synchronization of a
+//! wide enough scope, and is not morally strong with it. Between blocks it
+//! is a `heterogeneous_race`, within a block a `data_race`.
+//!
+//! A write is ordered before an access when the accessing thread's view
+//! already covers it (release/acquire, fences, barriers move views), so a
+//! race is a write of another thread beyond the view. Detected when the
+//! later access is a read or a write that can see the write (W→R, W→W);
+//! a read followed by an unordered write (R→W) is not reported.
+
+use super::layout::*;
+use super::Weak;
+use crate::ir::{Op, Order, Pc, Scope};
+use crate::model::{Model, Violation, ViolationKind};
+
+impl Weak {
+    /// Fails when an access of `t` at `pc` to `x` races with a write.
+    pub(super) fn check_race(
+        &self,
+        m: &Model,
+        s: &[u32],
+        t: usize,
+        pc: Pc,
+        x: usize,
+        (strong, scope): (bool, Scope),
+    ) -> Result<(), Violation> {
+        let cur = get(s, self.sec.thread_view(t, CUR), x);
+        for p in cur + 1..self.len(s, x) {
+            let meta = s[self.sec.msg(x, p) + 1];
+            let Some(w) = writer(meta) else { continue };
+            if w == t || self.morally_strong(meta, t, strong, scope) {
+                continue;
+            }
+            return Err(self.race(m, s, t, pc, (x, p), meta, strong));
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn race(
+        &self,
+        m: &Model,
+        s: &[u32],
+        t: usize,
+        pc: Pc,
+        (x, p): (usize, usize),
+        meta: u32,
+        strong: bool,
+    ) -> Violation {
+        let prog = m.prog;
+        let w = writer(meta).expect("races are with written values");
+        let wpc = write_pc(meta);
+        let at = |pc: Pc| {
+            let span = prog.code[pc as usize].span;
+            let (line, col) = prog.source.line_col(span.start);
+            let text = prog.source.snippet(span);
+            format!(
+                "`{}` (line {line}:{col})",
+                text.lines().next().unwrap_or("").trim()
+            )
+        };
+        let same_block = self.same_block(t, w);
+        let both_strong = strong && meta & STRONG != 0;
+        let name = self.location(m, pc);
+        let ours = describe(&prog.code[pc as usize].op);
+        let theirs = describe(&prog.code[wpc as usize].op);
+        let (kind, why, fix) = if same_block {
+            (
+                ViolationKind::DataRace,
+                "no __syncthreads(), fence or release/acquire orders them".to_string(),
+                "put __syncthreads() between them, or publish through a flag with a release store (or __threadfence_block() before it) and an acquire load (or __threadfence_block() after it)".to_string(),
+            )
+        } else if both_strong {
+            (
+                ViolationKind::HeterogeneousRace,
+                "they are block-scope operations of different blocks, atomic and ordered only within their own block".to_string(),
+                "use device-scope operations (atomicCAS instead of atomicCAS_block, .gpu instead of .cta, __threadfence() instead of __threadfence_block())".to_string(),
+            )
+        } else {
+            let far = self.sec.thread_view(t, FAR);
+            let why = if get(s, far, x) >= p {
+                format!("{} observed a device-scope release that covers the write, but never acquired it: a __threadfence() (or an .acquire access) is missing after that observation", m.thread_name(t))
+            } else if self.block_scope_release(s, w) {
+                format!(
+                    "{}'s last fence is block-scope: it does not order the write for another block",
+                    m.thread_name(w)
+                )
+            } else {
+                "no device-scope synchronization orders them (a plain access is not atomic and not ordered by itself)".to_string()
+            };
+            (
+                ViolationKind::HeterogeneousRace,
+                why,
+                "order them through device scope: the writer does __threadfence() (or a .gpu release) before the store or atomic that publishes, the reader does __threadfence() (or a .gpu acquire) after the load or atomic that observes it; or make both accesses atomic at device scope".to_string(),
+            )
+        };
+        Violation {
+            kind,
+            property: "race",
+            message: format!(
+                "{} on `{name}`: {}'s {ours} {} and {}'s {theirs} {} conflict: {why}. Fix: {fix}",
+                kind.name().replace('_', " "),
+                m.thread_name(t),
+                at(pc),
+                m.thread_name(w),
+                at(wpc),
+            ),
+            pc: Some(pc),
+        }
+    }
+
+    /// Whether the writer's last fence was block-scope.
+    fn block_scope_release(&self, s: &[u32], w: usize) -> bool {
+        let flags = s[self.sec.flags(w)];
+        flags & HAS_REL != 0 && flags_rel_scope(flags) == Scope::Cta
+    }
+
+    fn location(&self, m: &Model, pc: Pc) -> String {
+        match &m.prog.code[pc as usize].op {
+            Op::Load { loc, .. } | Op::Store { loc, .. } | Op::Atomic { loc, .. } => {
+                m.prog.vars[loc.var as usize].name.clone()
+            }
+            _ => "?".into(),
+        }
+    }
+}
+
+/// `plain store`, `volatile load`, `block-scope atomicCAS`, ...
+fn describe(op: &Op) -> String {
+    let (order, scope, what) = match op {
+        Op::Load { order, scope, .. } => (*order, *scope, "load".to_string()),
+        Op::Store { order, scope, .. } => (*order, *scope, "store".to_string()),
+        Op::Atomic {
+            op, order, scope, ..
+        } => (*order, *scope, op.cuda_name().to_string()),
+        _ => (Order::Weak, Scope::Gpu, "access".to_string()),
+    };
+    let order = match order {
+        Order::Weak if !matches!(op, Op::Atomic { .. }) => "plain ",
+        Order::Volatile => "volatile ",
+        Order::Relaxed | Order::Weak => "",
+        Order::Acquire => "acquire ",
+        Order::Release => "release ",
+        Order::AcqRel | Order::Sc => "acq_rel ",
+    };
+    let scope = match scope {
+        Scope::Cta if !order.starts_with("plain") => "block-scope ",
+        _ => "",
+    };
+    format!("{scope}{order}{what}")
+}

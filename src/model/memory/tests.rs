@@ -1,0 +1,118 @@
+//! The `ptx` model on small programs: weak outcomes it must reach, the
+//! orderings it must keep, and the races it reports.
+
+use crate::explore::{explore, Options, Outcome};
+use crate::ir::{lower, Launch};
+use crate::model::{MemoryModel, Model, ModelOptions, Violation, ViolationKind};
+use crate::spec::diag::Source;
+
+const TWO_BLOCKS: Launch = Launch {
+    blocks: 2,
+    threads_per_block: 1,
+    warp_size: 32,
+};
+
+const ONE_BLOCK: Launch = Launch {
+    blocks: 1,
+    threads_per_block: 2,
+    warp_size: 32,
+};
+
+/// The first fault under `model` (`races`: report races), if any.
+fn fault(text: &str, launch: Launch, model: MemoryModel, races: bool) -> Option<Violation> {
+    let source = Source::new("t.gsync", text);
+    let file = crate::spec::parse(&source).unwrap_or_else(|d| panic!("parse: {}", d.message));
+    let prog =
+        lower(&file, &source, launch, &[]).unwrap_or_else(|d| panic!("lower: {}", d.message));
+    let options = ModelOptions {
+        memory_model: model,
+        races,
+        ..ModelOptions::default()
+    };
+    let m = Model::new(&prog, options);
+    let e = explore(&m, &Options::default());
+    match e.outcome() {
+        Outcome::Fault { fault, .. } => Some(fault.clone()),
+        Outcome::Complete => None,
+        Outcome::Limit(k) => panic!("limit {k:?}"),
+    }
+}
+
+/// Message passing: block 0 writes data then the flag, block 1 waits for
+/// the flag and checks the data. `FENCE` is replaced by the fences used.
+const MP: &str = "global u32 data = 0;\nglobal volatile u32 flag = 0;\nharness all {\n if (blockIdx == 0) { data = 1; WFENCE flag = 1; }\n else { while (flag == 0) { } RFENCE assert(data == 1, \"stale data\"); }\n}";
+
+fn mp(wfence: &str, rfence: &str) -> String {
+    MP.replace("WFENCE", wfence).replace("RFENCE", rfence)
+}
+
+#[test]
+fn message_passing_needs_device_fences_on_both_sides() {
+    let bare = mp("", "");
+    assert_eq!(fault(&bare, TWO_BLOCKS, MemoryModel::Sc, true), None);
+    let stale = fault(&bare, TWO_BLOCKS, MemoryModel::Ptx, false).expect("stale data");
+    assert_eq!(
+        (stale.kind, stale.property),
+        (ViolationKind::Assertion, "assert")
+    );
+    let race = fault(&bare, TWO_BLOCKS, MemoryModel::Ptx, true).expect("a race");
+    assert_eq!(race.kind, ViolationKind::HeterogeneousRace);
+    assert!(race.message.contains("`data`"), "{}", race.message);
+    let fenced = mp("__threadfence();", "__threadfence();");
+    assert_eq!(fault(&fenced, TWO_BLOCKS, MemoryModel::Ptx, true), None);
+    // Only the writer's fence, or block-scope fences, are not enough.
+    let half = mp("__threadfence();", "");
+    assert!(fault(&half, TWO_BLOCKS, MemoryModel::Ptx, false).is_some());
+    let narrow = mp("__threadfence_block();", "__threadfence_block();");
+    let race = fault(&narrow, TWO_BLOCKS, MemoryModel::Ptx, true).expect("too narrow");
+    assert_eq!(race.kind, ViolationKind::HeterogeneousRace);
+    assert!(race.message.contains("block-scope"), "{}", race.message);
+}
+
+#[test]
+fn block_scope_fences_suffice_within_a_block() {
+    let text = mp("__threadfence_block();", "__threadfence_block();")
+        .replace("blockIdx == 0", "threadIdx == 0");
+    assert_eq!(fault(&text, ONE_BLOCK, MemoryModel::Ptx, true), None);
+    let bare = mp("", "").replace("blockIdx == 0", "threadIdx == 0");
+    let race = fault(&bare, ONE_BLOCK, MemoryModel::Ptx, true).expect("a data race");
+    assert_eq!(race.kind, ViolationKind::DataRace);
+}
+
+#[test]
+fn block_scope_atomics_lose_updates_across_blocks() {
+    let text = |add: &str| {
+        format!("global u32 n = 0;\nharness all {{ {add}(n, 1); __kernel_boundary(); assert(n == 2, \"lost update\"); }}")
+    };
+    assert_eq!(
+        fault(&text("atomicAdd"), TWO_BLOCKS, MemoryModel::Ptx, true),
+        None
+    );
+    let lost = fault(
+        &text("atomicAdd_block"),
+        TWO_BLOCKS,
+        MemoryModel::Ptx,
+        false,
+    )
+    .expect("lost");
+    assert_eq!(lost.message, "lost update");
+    let race = fault(&text("atomicAdd_block"), TWO_BLOCKS, MemoryModel::Ptx, true).expect("race");
+    assert_eq!(race.kind, ViolationKind::HeterogeneousRace);
+    // Within one block they are atomic.
+    let one = text("atomicAdd_block");
+    assert_eq!(fault(&one, ONE_BLOCK, MemoryModel::Ptx, true), None);
+}
+
+#[test]
+fn coherence_per_location_holds_for_strong_accesses() {
+    // CoWR: a thread reads its own latest write (no racing writer).
+    let own = "global u32 x = 0;\nharness all { if (threadIdx == 0) { x = 1; x = 5; assert(x == 5, \"own write lost\"); } }";
+    assert_eq!(fault(own, ONE_BLOCK, MemoryModel::Ptx, true), None);
+    // CoRR: volatile reads never go back in coherence order.
+    let corr = "global volatile u32 x = 0;\nharness all { if (blockIdx == 0) { x = 1; x = 2; } else { u32 a = x; u32 b = x; assert(!(a == 2 && b == 1), \"CoRR\"); } }";
+    assert_eq!(fault(corr, TWO_BLOCKS, MemoryModel::Ptx, true), None);
+    // Plain (weak) racing reads get no such guarantee.
+    let weak = corr.replace("volatile ", "");
+    let f = fault(&weak, TWO_BLOCKS, MemoryModel::Ptx, false).expect("incoherent weak reads");
+    assert_eq!(f.message, "CoRR");
+}

@@ -1,0 +1,126 @@
+//! Reductions never change a verdict: every built-in spec is checked with
+//! and without symmetry reduction (and with several explorer threads), the
+//! verdicts and violation kinds must agree, the reduced search must not
+//! store more states, and every counterexample found on the reduced graph
+//! must replay on the real semantics.
+
+use gsync_check::api::{self, CheckConfig};
+use gsync_check::ir::Launch;
+use gsync_check::trace::replay::{replay, ReplayOutcome, SavedCounterexample};
+use gsync_check::trace::Report;
+
+fn config(blocks: u32, symmetry: bool, threads: usize) -> CheckConfig {
+    CheckConfig {
+        launch: Launch {
+            blocks,
+            ..Launch::default()
+        },
+        symmetry,
+        threads,
+        ..CheckConfig::default()
+    }
+}
+
+fn kinds(r: &Report) -> Vec<String> {
+    r.violations.iter().map(|v| v.kind.clone()).collect()
+}
+
+fn assert_replays(spec: &api::SpecSource, report: &Report) {
+    for v in &report.violations {
+        let saved = SavedCounterexample {
+            spec: report.spec.clone(),
+            source: report.source.clone(),
+            config: report.config.clone(),
+            violation: v.clone(),
+        };
+        let prepared = api::prepare(spec, &api::config_of(&report.config)).unwrap();
+        let model = api::model_of(&prepared);
+        match replay(&model, &saved) {
+            ReplayOutcome::Reproduced { kind, .. } => assert_eq!(kind, v.kind),
+            other => panic!(
+                "{}: reduced counterexample does not replay: {other:?}",
+                spec.name
+            ),
+        }
+    }
+}
+
+#[test]
+fn symmetry_keeps_every_verdict_and_its_counterexamples_replay() {
+    let mut reduced_somewhere = false;
+    for blocks in [3, 4] {
+        for spec in api::builtins() {
+            let full = api::check_spec(&spec, &config(blocks, false, 1)).unwrap();
+            let reduced = api::check_spec(&spec, &config(blocks, true, 2)).unwrap();
+            let what = format!("{} --blocks {blocks}", spec.name);
+            assert_eq!(full.verdict, reduced.verdict, "{what}");
+            assert_eq!(kinds(&full), kinds(&reduced), "{what}");
+            assert!(reduced.stats.states <= full.stats.states, "{what}");
+            reduced_somewhere |= reduced.stats.states < full.stats.states;
+            assert_replays(&spec, &reduced);
+            // The trace has the same length: both searches are breadth first.
+            for (a, b) in full.violations.iter().zip(&reduced.violations) {
+                assert_eq!(a.trace.schedule.len(), b.trace.schedule.len(), "{what}");
+            }
+        }
+    }
+    assert!(reduced_somewhere);
+}
+
+#[test]
+fn symmetry_cuts_the_mutex_and_semaphore_families() {
+    for name in [
+        "spin_lock",
+        "ticket_mutex",
+        "sleeping_semaphore",
+        "heterosync_semaphore",
+    ] {
+        let spec = api::SpecSource::builtin(name).unwrap();
+        let full = api::check_spec(&spec, &config(5, false, 1)).unwrap();
+        let reduced = api::check_spec(&spec, &config(5, true, 1)).unwrap();
+        assert_eq!(full.verdict, reduced.verdict, "{name}");
+        // Four or five interchangeable blocks: at least 4! / 2 fewer states.
+        assert!(
+            reduced.stats.states * 12 <= full.stats.states,
+            "{name}: {} vs {}",
+            reduced.stats.states,
+            full.stats.states
+        );
+    }
+}
+
+mod common;
+
+#[test]
+fn bench_checker_measures_both_modes_side_by_side() {
+    let out = common::run(&[
+        "bench-checker",
+        "--families",
+        "mutex",
+        "--max-blocks",
+        "3",
+        "--max-seconds",
+        "20",
+    ]);
+    assert_eq!(common::code(&out), 0, "{}", common::stderr(&out));
+    let text = common::stdout(&out);
+    for blocks in ["2", "3"] {
+        for mode in ["symmetry", "none"] {
+            let row = text
+                .lines()
+                .find(|l| {
+                    let w: Vec<&str> = l.split_whitespace().collect();
+                    w.len() > 3 && w[0] == "mutex" && w[1] == blocks && w[2] == mode
+                })
+                .unwrap_or_else(|| panic!("no {mode} row for {blocks} blocks:\n{text}"));
+            let states: u64 = row.split_whitespace().nth(3).unwrap().parse().unwrap();
+            assert!(states > 0, "{row}");
+        }
+    }
+    assert!(
+        text.contains("3 blocks:") && text.contains("verdicts identical"),
+        "{text}"
+    );
+    let bad = common::run(&["bench-checker", "--families", "locks"]);
+    assert_eq!(common::code(&bad), 2);
+}
