@@ -458,6 +458,7 @@ pub fn run(prepared: &Prepared) -> Report {
             states_per_second: Some(s.states as f64 / seconds.max(1e-9)),
             peak_store_bytes: Some(s.peak_bytes),
             peak_rss_bytes: s.peak_rss_bytes,
+            explore_seconds: Some(s.seconds),
             reductions: Some(reductions),
         },
         violations,

@@ -6,6 +6,7 @@
 //! search) → `check` (properties) → `trace` (counterexamples and reports).
 
 pub mod api;
+pub mod bench;
 pub mod check;
 pub mod cuda;
 pub mod explore;

@@ -88,3 +88,39 @@ fn symmetry_cuts_the_mutex_and_semaphore_families() {
         );
     }
 }
+
+mod common;
+
+#[test]
+fn bench_checker_measures_both_modes_side_by_side() {
+    let out = common::run(&[
+        "bench-checker",
+        "--families",
+        "mutex",
+        "--max-blocks",
+        "3",
+        "--max-seconds",
+        "20",
+    ]);
+    assert_eq!(common::code(&out), 0, "{}", common::stderr(&out));
+    let text = common::stdout(&out);
+    for blocks in ["2", "3"] {
+        for mode in ["symmetry", "none"] {
+            let row = text
+                .lines()
+                .find(|l| {
+                    let w: Vec<&str> = l.split_whitespace().collect();
+                    w.len() > 3 && w[0] == "mutex" && w[1] == blocks && w[2] == mode
+                })
+                .unwrap_or_else(|| panic!("no {mode} row for {blocks} blocks:\n{text}"));
+            let states: u64 = row.split_whitespace().nth(3).unwrap().parse().unwrap();
+            assert!(states > 0, "{row}");
+        }
+    }
+    assert!(
+        text.contains("3 blocks:") && text.contains("verdicts identical"),
+        "{text}"
+    );
+    let bad = common::run(&["bench-checker", "--families", "locks"]);
+    assert_eq!(common::code(&bad), 2);
+}

@@ -90,6 +90,12 @@ pub enum Command {
         after_help = "Example:\n  gsync-check emit sense_reversing_barrier_fixed --blocks-per-sm 8 -o srb.cu"
     )]
     Emit(super::gpu::EmitArgs),
+    /// Benchmark the checker: states, states/s and memory per family at growing --blocks, with and without reductions (and against SPIN with --spin).
+    #[command(
+        name = "bench-checker",
+        after_help = "Examples:\n  gsync-check bench-checker --families semaphore --max-blocks 6\n  gsync-check bench-checker --families mutex --max-blocks 3 --spin"
+    )]
+    BenchChecker(super::bench::BenchArgs),
 }
 
 #[derive(Args, Debug, Clone, Default)]

@@ -2,6 +2,7 @@
 //! reports and chooses the exit code.
 
 pub mod args;
+mod bench;
 mod family;
 mod gpu;
 mod litmus;
@@ -44,6 +45,7 @@ pub fn main_with(cli: Cli) -> i32 {
         }
         Some(Command::Litmus(args)) => litmus::run(&args),
         Some(Command::Emit(args)) => gpu::emit(&args),
+        Some(Command::BenchChecker(args)) => bench::run(&args),
         None => {
             set_color(cli.output.color);
             let name = cli.name.unwrap_or_default();
@@ -184,6 +186,7 @@ pub fn strip_timings(report: &mut Report) {
     s.peak_store_bytes = None;
     s.peak_rss_bytes = None;
     s.reductions = None;
+    s.explore_seconds = None;
 }
 
 pub fn to_json<T: serde::Serialize>(value: &T) -> String {

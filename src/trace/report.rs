@@ -102,6 +102,9 @@ pub struct Stats {
     /// Peak resident memory of the process (Linux only).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub peak_rss_bytes: Option<u64>,
+    /// Seconds of the state-space search alone (without the graph analyses).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub explore_seconds: Option<f64>,
     /// Which reductions the search used, or why one was off (with `--stats`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub reductions: Option<String>,
