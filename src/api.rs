@@ -98,6 +98,8 @@ pub struct CheckConfig {
     /// `--param name=value` overrides, in the order given.
     pub params: Vec<(String, i64)>,
     pub memory_model: String,
+    /// Under `ptx`: report heterogeneous and data races.
+    pub races: bool,
     /// `its` or `lockstep`; `None`: the spec's `//! simt:` header line, else `its`.
     pub simt: Option<String>,
     /// Under lockstep: `then-first` (default) or `else-first`.
@@ -127,6 +129,7 @@ impl Default for CheckConfig {
             launch: Launch::default(),
             params: Vec::new(),
             memory_model: "sc".into(),
+            races: true,
             simt: None,
             branch_order: None,
             lock_bits: None,
@@ -386,7 +389,7 @@ pub fn model_of(prepared: &Prepared) -> Model<'_> {
             barrier_divergence: true,
             memory_model: MemoryModel::parse(&prepared.config.memory_model)
                 .unwrap_or(MemoryModel::Sc),
-            races: true,
+            races: prepared.config.races,
         },
     )
 }
@@ -492,6 +495,7 @@ fn run_config(program: &Program, config: &CheckConfig) -> RunConfig {
     RunConfig {
         launch: config.launch,
         memory_model: config.memory_model.clone(),
+        races: config.races,
         simt: config.simt_mode().name().to_string(),
         branch_order: (config.simt_mode() == SimtMode::Lockstep)
             .then(|| config.branch_order_value().name().to_string()),
@@ -524,6 +528,7 @@ pub fn config_of(report: &RunConfig) -> CheckConfig {
         launch: report.launch,
         params: report.params.iter().map(|(k, v)| (k.clone(), *v)).collect(),
         memory_model: report.memory_model.clone(),
+        races: report.races,
         simt: Some(report.simt.clone()),
         branch_order: report.branch_order.clone(),
         lock_bits: report.lock_bits,

@@ -128,6 +128,10 @@ pub struct CheckArgs {
     #[arg(long, value_name = "MODEL", default_value = "sc")]
     pub memory_model: String,
 
+    /// Under --memory-model ptx, do not report heterogeneous or data races: see what the racing loads read instead (stale values, lost updates)
+    #[arg(long)]
+    pub no_races: bool,
+
     /// SIMT execution: its (Volta+ independent thread scheduling; the default unless the spec's header says `simt: lockstep`) or lockstep (pre-Volta: one instruction per warp, reconvergence at the immediate post-dominator). Example: --simt lockstep --threads-per-block 2
     #[arg(long, value_name = "MODE")]
     pub simt: Option<String>,

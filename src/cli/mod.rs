@@ -128,6 +128,7 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
         },
         params,
         memory_model: args.memory_model.clone(),
+        races: !args.no_races,
         simt: args.simt.clone(),
         branch_order: args.branch_order.clone(),
         lock_bits: args.lock_bits,

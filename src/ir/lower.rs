@@ -989,7 +989,9 @@ impl<'a> Lowerer<'a> {
         }
         let kind = classify_call(name, qualifiers)?;
         let arity = kind.arity();
-        if args.len() != arity {
+        // `__syncwarp()` defaults its mask to the full warp, as in CUDA.
+        let defaulted = matches!(kind, CallKind::SyncWarp) && args.is_empty();
+        if args.len() != arity && !defaulted {
             return Err(Diagnostic::new(
                 e.span,
                 format!(

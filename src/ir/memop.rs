@@ -63,7 +63,7 @@ impl CallKind {
             CallKind::Fence { .. } => "usage: __threadfence()",
             CallKind::SyncThreads => "usage: __syncthreads()",
             CallKind::KernelBoundary => "usage: __kernel_boundary()",
-            CallKind::SyncWarp => "usage: __syncwarp(mask)",
+            CallKind::SyncWarp => "usage: __syncwarp() or __syncwarp(mask)",
             CallKind::Vote(_) => "usage: __any_sync(mask, predicate)",
             CallKind::ActiveMask => "usage: __activemask()",
             CallKind::LockBitTry => "usage: ldslk(location, local_receiving_the_value)",

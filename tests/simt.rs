@@ -1,0 +1,378 @@
+//! SIMT warps and the lock unit through the real binary: the options and
+//! their errors, what the reports say about SIMD deadlocks, alias
+//! deadlocks and divergent barriers, the active mask in traces, and warp
+//! collectives on small specs written here.
+
+mod common;
+
+use common::*;
+use std::path::PathBuf;
+
+/// Writes `text` to a fresh spec file and returns its path.
+fn spec_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gsync-simt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.gsync"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn check(path: &std::path::Path, args: &[&str]) -> std::process::Output {
+    let mut all = vec!["check", path.to_str().unwrap()];
+    all.extend(args);
+    run(&all)
+}
+
+fn json_of(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("no JSON: {}{}", stdout(out), stderr(out)))
+}
+
+#[test]
+fn bad_simt_options_exit_2_with_a_clear_message() {
+    for (args, fragment) in [
+        (
+            vec!["shared_spin_lock", "--simt", "simd"],
+            "unknown SIMT mode `simd`",
+        ),
+        (
+            vec![
+                "shared_spin_lock",
+                "--simt",
+                "lockstep",
+                "--branch-order",
+                "left",
+            ],
+            "unknown branch order `left`",
+        ),
+        (
+            vec![
+                "shared_spin_lock",
+                "--branch-order",
+                "else-first",
+                "--simt",
+                "its",
+            ],
+            "--branch-order only applies to --simt lockstep",
+        ),
+        (
+            vec!["lockbit_alias_self", "--lock-bits", "0"],
+            "--lock-bits must be at least 1",
+        ),
+        (
+            vec![
+                "shared_spin_lock",
+                "--simt",
+                "lockstep",
+                "--warp-size",
+                "64",
+            ],
+            "at most 32 threads",
+        ),
+        (
+            vec![
+                "shared_spin_lock",
+                "--simt",
+                "lockstep",
+                "--memory-model",
+                "ptx",
+            ],
+            "--simt lockstep is modelled under --memory-model sc only",
+        ),
+    ] {
+        let out = run(&args);
+        assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(fragment),
+            "{args:?}: `{fragment}` not in {}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn a_lock_bit_outside_shared_memory_is_a_located_spec_error() {
+    let path = spec_file(
+        "global_lock_bit",
+        "global u32 x = 0;\nharness master {\n    u32 v = 0;\n    ldslk(x, v);\n}\n",
+    );
+    let out = check(&path, &[]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("global_lock_bit.gsync:4:5"), "{err}");
+    assert!(err.contains("only for shared memory"), "{err}");
+}
+
+#[test]
+fn a_bad_simt_header_line_is_a_usage_error() {
+    let path = spec_file("bad_header", "//! simt: volta\nharness master { }\n");
+    let out = check(&path, &[]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("`simt:` header line"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn simd_deadlock_report_names_warp_lanes_reconvergence_and_resource() {
+    let out = run(&[
+        "shared_spin_lock",
+        "--blocks",
+        "1",
+        "--threads-per-block",
+        "2",
+        "--simt",
+        "lockstep",
+    ]);
+    assert_eq!(code(&out), 1);
+    let text = stdout(&out);
+    assert!(text.contains("simd_deadlock"), "{text}");
+    for fragment in [
+        "warp 0 of block 0",
+        "lane 1 spins at line",
+        "waiting on mutex@b0",
+        "lane 0 of the same warp is masked off",
+        "reconvergence point line",
+        // The active mask of each step: both lanes ran the first CAS, only
+        // the loser repeats it.
+        "[lanes 0,1] atomicCAS(mutex, 0,",
+        "[lanes 1] atomicCAS(mutex, 0, 1)",
+    ] {
+        assert!(text.contains(fragment), "`{fragment}` not in\n{text}");
+    }
+}
+
+#[test]
+fn the_branch_order_is_recorded_in_the_report() {
+    let out = run(&[
+        "tinylock_producer_consumer",
+        "--blocks",
+        "1",
+        "--threads-per-block",
+        "2",
+        "--branch-order",
+        "else-first",
+        "--format",
+        "json",
+    ]);
+    let json = json_of(&out);
+    assert_eq!(
+        json["config"]["simt"], "lockstep",
+        "the spec header names lockstep"
+    );
+    assert_eq!(json["config"]["branch_order"], "else-first");
+    assert_eq!(json["violations"][0]["kind"], "simd_deadlock");
+    let then_first = run(&[
+        "tinylock_producer_consumer",
+        "--blocks",
+        "1",
+        "--threads-per-block",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(json_of(&then_first)["verdict"], "verified");
+}
+
+#[test]
+fn alias_deadlock_report_names_both_addresses_and_the_bit() {
+    let out = run(&[
+        "lockbit_alias_barrier",
+        "--blocks",
+        "1",
+        "--threads-per-block",
+        "2",
+        "--warp-size",
+        "1",
+    ]);
+    assert_eq!(code(&out), 1);
+    let text = stdout(&out);
+    for fragment in [
+        "alias_deadlock",
+        "lock bit 0@b0",
+        "A[1024]@b0 (word address 1024)",
+        "aliased address A[0]@b0",
+        "waits at `__syncthreads()`",
+        "with 1024 lock bits",
+    ] {
+        assert!(text.contains(fragment), "`{fragment}` not in\n{text}");
+    }
+    let more_bits = run(&[
+        "lockbit_alias_barrier",
+        "--blocks",
+        "1",
+        "--threads-per-block",
+        "2",
+        "--warp-size",
+        "1",
+        "--lock-bits",
+        "2048",
+        "--format",
+        "json",
+    ]);
+    let json = json_of(&more_bits);
+    assert_eq!(json["verdict"], "verified");
+    assert_eq!(json["config"]["lock_bits"], 2048);
+}
+
+#[test]
+fn barrier_divergence_report_names_the_branch_that_split_the_block() {
+    for simt in ["its", "lockstep"] {
+        let out = run(&[
+            "syncthreads_divergent",
+            "--blocks",
+            "1",
+            "--threads-per-block",
+            "2",
+            "--simt",
+            simt,
+        ]);
+        assert_eq!(code(&out), 1, "{simt}");
+        let text = stdout(&out);
+        assert!(text.contains("barrier_divergence"), "{simt}: {text}");
+        let split = text
+            .split("split at the branch at line ")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{simt}: no branch named in {text}"));
+        assert!(split.contains("`tid < half`"), "{simt}: {text}");
+    }
+}
+
+#[test]
+fn one_thread_blocks_show_no_mask_and_its_is_the_default() {
+    // The default SIMT mode is its: naming it changes nothing, and with one
+    // thread per block traces carry no active mask.
+    let plain = run(&[
+        "tree_barrier_single",
+        "--param",
+        "iters=1",
+        "--format",
+        "json",
+    ]);
+    let its = run(&[
+        "tree_barrier_single",
+        "--param",
+        "iters=1",
+        "--simt",
+        "its",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(plain.stdout, its.stdout);
+    assert!(!stdout(&plain).contains("active_mask"));
+    assert!(stdout(&plain).contains("\"simt\": \"its\""));
+}
+
+const VOTES: &str = "shared u32 seen[threads_per_block] = 0;
+harness all {
+    u32 ballot = __ballot_sync(0xFFFFFFFF, laneId != 1);
+    bool any = __any_sync(0xFFFFFFFF, laneId == 1);
+    bool every = __all_sync(0xFFFFFFFF, laneId < warp_size);
+    assert(ballot == 5, \"ballot of lanes 0 and 2 of a 3-lane warp\");
+    assert(any, \"lane 1 votes yes\");
+    assert(every, \"every lane votes yes\");
+    seen[threadIdx] = 1;
+    __syncwarp();
+    assert(seen[0] + seen[1] + seen[2] == 3, \"__syncwarp waits for every lane\");
+}
+";
+
+#[test]
+fn votes_and_syncwarp_agree_under_both_modes() {
+    let path = spec_file("votes", VOTES);
+    for simt in ["its", "lockstep"] {
+        let out = check(
+            &path,
+            &[
+                "--blocks",
+                "1",
+                "--threads-per-block",
+                "3",
+                "--simt",
+                simt,
+                "--format",
+                "json",
+            ],
+        );
+        let json = json_of(&out);
+        assert_eq!(json["verdict"], "verified", "{simt}: {json}");
+    }
+    // Without the __syncwarp the last assertion can fail under its.
+    let racy = spec_file("votes_racy", &VOTES.replace("__syncwarp();", ""));
+    let out = check(
+        &racy,
+        &[
+            "--blocks",
+            "1",
+            "--threads-per-block",
+            "3",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(json_of(&out)["violations"][0]["kind"], "assertion");
+}
+
+#[test]
+fn syncwarp_misuse_is_barrier_divergence() {
+    // Lane 1 leaves while lane 0 waits for it at __syncwarp().
+    let leaves = spec_file(
+        "syncwarp_leaves",
+        "harness all {\n    if (laneId == 0) {\n        __syncwarp();\n    }\n}\n",
+    );
+    // A mask that does not name the caller's own lane.
+    let not_own = spec_file("syncwarp_not_own", "harness all {\n    __syncwarp(2);\n}\n");
+    for path in [&leaves, &not_own] {
+        for simt in ["its", "lockstep"] {
+            let out = check(
+                path,
+                &[
+                    "--blocks",
+                    "1",
+                    "--threads-per-block",
+                    "2",
+                    "--simt",
+                    simt,
+                    "--format",
+                    "json",
+                ],
+            );
+            let json = json_of(&out);
+            assert_eq!(
+                json["violations"][0]["kind"],
+                "barrier_divergence",
+                "{} {simt}: {json}",
+                path.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn two_warps_of_four_check_in_seconds() {
+    let started = std::time::Instant::now();
+    let out = run(&[
+        "check",
+        "specs/validation_tinylock.gsync",
+        "--blocks",
+        "1",
+        "--threads-per-block",
+        "8",
+        "--warp-size",
+        "4",
+        "--simt",
+        "its",
+        "--format",
+        "json",
+    ]);
+    let json = json_of(&out);
+    assert_eq!(json["verdict"], "verified");
+    assert!(json["stats"]["states"].as_u64().unwrap() > 1000, "{json}");
+    assert!(
+        started.elapsed().as_secs() < 30,
+        "took {:?}",
+        started.elapsed()
+    );
+}
