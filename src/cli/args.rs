@@ -191,8 +191,8 @@ pub struct CheckArgs {
     #[arg(long)]
     pub hash_compaction: bool,
 
-    /// Interleave every instruction, including thread-local ones (slower; for cross-checking)
-    #[arg(long)]
+    /// Interleave every instruction, including thread-local ones: no partial-order reduction of local steps (slower; for cross-checking)
+    #[arg(long, visible_alias = "no-por")]
     pub no_fuse_local: bool,
 }
 
