@@ -98,6 +98,8 @@ pub struct CheckConfig {
     /// `--param name=value` overrides, in the order given.
     pub params: Vec<(String, i64)>,
     pub memory_model: String,
+    /// Under `ptx`: report heterogeneous and data races.
+    pub races: bool,
     /// `its` or `lockstep`; `None`: the spec's `//! simt:` header line, else `its`.
     pub simt: Option<String>,
     /// Under lockstep: `then-first` (default) or `else-first`.
@@ -117,6 +119,8 @@ pub struct CheckConfig {
     pub threads: usize,
     /// Symmetry reduction over interchangeable blocks, where it is sound.
     pub symmetry: bool,
+    /// Store 64-bit fingerprints instead of states (see `explore::Options`).
+    pub hash_compaction: bool,
 }
 
 impl Default for CheckConfig {
@@ -125,6 +129,7 @@ impl Default for CheckConfig {
             launch: Launch::default(),
             params: Vec::new(),
             memory_model: "sc".into(),
+            races: true,
             simt: None,
             branch_order: None,
             lock_bits: None,
@@ -137,6 +142,7 @@ impl Default for CheckConfig {
             progress: false,
             threads: 1,
             symmetry: true,
+            hash_compaction: false,
         }
     }
 }
@@ -383,7 +389,7 @@ pub fn model_of(prepared: &Prepared) -> Model<'_> {
             barrier_divergence: true,
             memory_model: MemoryModel::parse(&prepared.config.memory_model)
                 .unwrap_or(MemoryModel::Sc),
-            races: true,
+            races: prepared.config.races,
         },
     )
 }
@@ -417,11 +423,20 @@ pub fn run(prepared: &Prepared) -> Report {
         keep_edges: true,
         progress: config.progress,
         threads: config.threads,
+        hash_compaction: config.hash_compaction,
     };
     let started = std::time::Instant::now();
     let result = check(&model, &options, config.scheduler);
     if model.symmetry().is_some() && !result.symmetric {
         reductions = "symmetry off (the harness never finishes: per-thread progress is checked on the full graph)".into();
+    }
+    if result.compacted {
+        reductions.push_str(&format!(
+            "; hash compaction: 64-bit fingerprints, P(two states merged) <= {:.1e}",
+            crate::explore::collision_probability(result.stats.states)
+        ));
+    } else if config.hash_compaction {
+        reductions.push_str("; hash compaction off (the per-thread analyses read every state)");
     }
     // The whole check: exploration plus the graph analyses after it.
     let seconds = started.elapsed().as_secs_f64();
@@ -480,6 +495,7 @@ fn run_config(program: &Program, config: &CheckConfig) -> RunConfig {
     RunConfig {
         launch: config.launch,
         memory_model: config.memory_model.clone(),
+        races: config.races,
         simt: config.simt_mode().name().to_string(),
         branch_order: (config.simt_mode() == SimtMode::Lockstep)
             .then(|| config.branch_order_value().name().to_string()),
@@ -512,6 +528,7 @@ pub fn config_of(report: &RunConfig) -> CheckConfig {
         launch: report.launch,
         params: report.params.iter().map(|(k, v)| (k.clone(), *v)).collect(),
         memory_model: report.memory_model.clone(),
+        races: report.races,
         simt: Some(report.simt.clone()),
         branch_order: report.branch_order.clone(),
         lock_bits: report.lock_bits,
@@ -524,5 +541,6 @@ pub fn config_of(report: &RunConfig) -> CheckConfig {
         progress: false,
         threads: 1,
         symmetry: true,
+        hash_compaction: false,
     }
 }

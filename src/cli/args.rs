@@ -128,6 +128,10 @@ pub struct CheckArgs {
     #[arg(long, value_name = "MODEL", default_value = "sc")]
     pub memory_model: String,
 
+    /// Under --memory-model ptx, do not report heterogeneous or data races: see what the racing loads read instead (stale values, lost updates)
+    #[arg(long)]
+    pub no_races: bool,
+
     /// SIMT execution: its (Volta+ independent thread scheduling; the default unless the spec's header says `simt: lockstep`) or lockstep (pre-Volta: one instruction per warp, reconvergence at the immediate post-dominator). Example: --simt lockstep --threads-per-block 2
     #[arg(long, value_name = "MODE")]
     pub simt: Option<String>,
@@ -175,6 +179,10 @@ pub struct CheckArgs {
     /// Store every state, not one per class of states equal up to renaming interchangeable blocks
     #[arg(long)]
     pub no_symmetry: bool,
+
+    /// Keep a 64-bit fingerprint per state instead of the state (less memory; --stats states the collision probability)
+    #[arg(long)]
+    pub hash_compaction: bool,
 
     /// Interleave every instruction, including thread-local ones (slower; for cross-checking)
     #[arg(long)]

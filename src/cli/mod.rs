@@ -128,6 +128,7 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
         },
         params,
         memory_model: args.memory_model.clone(),
+        races: !args.no_races,
         simt: args.simt.clone(),
         branch_order: args.branch_order.clone(),
         lock_bits: args.lock_bits,
@@ -143,6 +144,7 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
         progress: std::io::stderr().is_terminal(),
         threads: args.threads.unwrap_or(base.threads).max(1),
         symmetry: !args.no_symmetry,
+        hash_compaction: args.hash_compaction,
     }
 }
 

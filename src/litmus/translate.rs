@@ -52,24 +52,21 @@ struct Placement {
 }
 
 fn place(test: &Litmus) -> Result<Placement, Unsupported> {
-    let ctas: Vec<u32> = {
-        let mut c: Vec<u32> = test.threads.iter().map(|t| t.cta).collect();
+    // CTA ids are per GPU: a block is a (gpu, cta) pair.
+    let ctas: Vec<(u32, u32)> = {
+        let mut c: Vec<(u32, u32)> = test.threads.iter().map(|t| (t.gpu, t.cta)).collect();
         c.sort_unstable();
         c.dedup();
         c
     };
     let mut per_block = vec![0u32; ctas.len()];
     let mut slots = vec![];
-    let mut devices = vec![0u32; ctas.len()];
     for t in &test.threads {
-        let b = ctas.binary_search(&t.cta).expect("cta listed") as u32;
-        if per_block[b as usize] > 0 && devices[b as usize] != t.gpu {
-            return unsupported(t.span, "one CTA id on two GPUs: a block runs on one GPU");
-        }
-        devices[b as usize] = t.gpu;
+        let b = ctas.binary_search(&(t.gpu, t.cta)).expect("cta listed") as u32;
         slots.push((b, per_block[b as usize]));
         per_block[b as usize] += 1;
     }
+    let mut devices: Vec<u32> = ctas.iter().map(|(g, _)| *g).collect();
     if devices.iter().all(|d| *d == devices[0]) {
         devices.clear();
     }

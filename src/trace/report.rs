@@ -48,12 +48,23 @@ impl Verdict {
     }
 }
 
+pub(crate) fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
 /// Every option that decides the result: enough to rerun or replay.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunConfig {
     #[serde(flatten)]
     pub launch: Launch,
     pub memory_model: String,
+    /// Under `ptx`: whether races are reported (`--no-races`: false).
+    #[serde(default = "crate::trace::report::yes", skip_serializing_if = "is_true")]
+    pub races: bool,
     pub simt: String,
     /// Under `--simt lockstep`: which side of a divergent branch ran first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
