@@ -119,6 +119,8 @@ pub struct CheckConfig {
     pub threads: usize,
     /// Symmetry reduction over interchangeable blocks, where it is sound.
     pub symmetry: bool,
+    /// Store 64-bit fingerprints instead of states (see `explore::Options`).
+    pub hash_compaction: bool,
 }
 
 impl Default for CheckConfig {
@@ -140,6 +142,7 @@ impl Default for CheckConfig {
             progress: false,
             threads: 1,
             symmetry: true,
+            hash_compaction: false,
         }
     }
 }
@@ -420,11 +423,20 @@ pub fn run(prepared: &Prepared) -> Report {
         keep_edges: true,
         progress: config.progress,
         threads: config.threads,
+        hash_compaction: config.hash_compaction,
     };
     let started = std::time::Instant::now();
     let result = check(&model, &options, config.scheduler);
     if model.symmetry().is_some() && !result.symmetric {
         reductions = "symmetry off (the harness never finishes: per-thread progress is checked on the full graph)".into();
+    }
+    if result.compacted {
+        reductions.push_str(&format!(
+            "; hash compaction: 64-bit fingerprints, P(two states merged) <= {:.1e}",
+            crate::explore::collision_probability(result.stats.states)
+        ));
+    } else if config.hash_compaction {
+        reductions.push_str("; hash compaction off (the per-thread analyses read every state)");
     }
     // The whole check: exploration plus the graph analyses after it.
     let seconds = started.elapsed().as_secs_f64();
@@ -529,5 +541,6 @@ pub fn config_of(report: &RunConfig) -> CheckConfig {
         progress: false,
         threads: 1,
         symmetry: true,
+        hash_compaction: false,
     }
 }

@@ -68,6 +68,21 @@ fn symmetry_keeps_every_verdict_and_its_counterexamples_replay() {
 }
 
 #[test]
+fn hash_compaction_keeps_every_verdict_and_counterexample() {
+    for spec in api::builtins() {
+        let exact = api::check_spec(&spec, &config(3, false, 1)).unwrap();
+        let compact = CheckConfig {
+            hash_compaction: true,
+            ..config(3, false, 1)
+        };
+        let compact = api::check_spec(&spec, &compact).unwrap();
+        assert_eq!(exact.verdict, compact.verdict, "{}", spec.name);
+        assert_eq!(exact.stats.states, compact.stats.states, "{}", spec.name);
+        assert_eq!(exact.violations, compact.violations, "{}", spec.name);
+    }
+}
+
+#[test]
 fn symmetry_cuts_the_mutex_and_semaphore_families() {
     for name in [
         "spin_lock",

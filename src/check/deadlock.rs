@@ -72,7 +72,8 @@ fn explain(
             None => (stuck, Vec::new()),
         },
     };
-    let state = exploration.state(end);
+    let state = exploration.state_of(model, end);
+    let state = &state[..];
     let waiting = describe_threads(model, state);
     let unstarted: Vec<String> = (0..model.layout.threads)
         .filter(|t| !model.is_finished(state, *t) && !model.has_started(state, *t))

@@ -42,6 +42,8 @@ pub struct CheckResult {
     pub stats: Stats,
     /// The search stored one state per class of block-symmetric states.
     pub symmetric: bool,
+    /// The search kept fingerprints only (hash compaction).
+    pub compacted: bool,
 }
 
 /// Explores `model` and checks every property it defines; with a fair
@@ -80,6 +82,7 @@ fn check_explored(model: &Model, options: &Options, scheduler: Scheduler) -> Che
                 limit: None,
                 stats,
                 symmetric: model.symmetry().is_some(),
+                compacted: options.hash_compaction,
             };
         }
         Outcome::Limit(kind) => Some(*kind),
@@ -94,6 +97,14 @@ fn check_explored(model: &Model, options: &Options, scheduler: Scheduler) -> Che
         // per-thread analyses cannot use: search the full graph instead.
         let full = Model::new(model.prog, *model.options());
         return check_explored(&full, &options, scheduler);
+    }
+    if wants_graph && options.hash_compaction {
+        // The per-thread analyses read every state: keep them all.
+        let full = Options {
+            hash_compaction: false,
+            ..options
+        };
+        return check_explored(model, &full, scheduler);
     }
     // The labelled graph comes on top of the explorer's own memory: stop
     // cleanly instead of exceeding the limit while building it.
@@ -117,6 +128,7 @@ fn check_explored(model: &Model, options: &Options, scheduler: Scheduler) -> Che
                 limit: Some(LimitKind::Memory),
                 stats,
                 symmetric: model.symmetry().is_some(),
+                compacted: options.hash_compaction,
             };
         }
     }
@@ -136,6 +148,7 @@ fn check_explored(model: &Model, options: &Options, scheduler: Scheduler) -> Che
         limit,
         stats,
         symmetric: model.symmetry().is_some(),
+        compacted: options.hash_compaction,
     }
 }
 

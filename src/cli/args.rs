@@ -180,6 +180,10 @@ pub struct CheckArgs {
     #[arg(long)]
     pub no_symmetry: bool,
 
+    /// Keep a 64-bit fingerprint per state instead of the state (less memory; --stats states the collision probability)
+    #[arg(long)]
+    pub hash_compaction: bool,
+
     /// Interleave every instruction, including thread-local ones (slower; for cross-checking)
     #[arg(long)]
     pub no_fuse_local: bool,

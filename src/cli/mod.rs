@@ -144,6 +144,7 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
         progress: std::io::stderr().is_terminal(),
         threads: args.threads.unwrap_or(base.threads).max(1),
         symmetry: !args.no_symmetry,
+        hash_compaction: args.hash_compaction,
     }
 }
 

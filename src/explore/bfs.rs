@@ -78,6 +78,28 @@ impl<A: Copy, F> Exploration<A, F> {
         self.store.get(id)
     }
 
+    /// The words of state `id`, recomputed along its path from the initial
+    /// state when hash compaction dropped them.
+    pub fn state_of<S>(&self, sys: &S, id: StateId) -> std::borrow::Cow<'_, [u32]>
+    where
+        S: TransitionSystem<Action = A, Fault = F>,
+    {
+        if self.store.has_words(id) {
+            return std::borrow::Cow::Borrowed(self.store.get(id));
+        }
+        let mut state = vec![0u32; self.store.words()];
+        let mut next = state.clone();
+        sys.initial_state(&mut state);
+        sys.canonicalize(&mut state);
+        for (_, a) in self.path_to(id) {
+            if sys.step(&state, a, &mut next).is_ok() {
+                sys.canonicalize(&mut next);
+                std::mem::swap(&mut state, &mut next);
+            }
+        }
+        std::borrow::Cow::Owned(state)
+    }
+
     /// The id of a stored state.
     pub fn find(&self, state: &[u32]) -> Option<StateId> {
         self.store.find(state)
@@ -206,7 +228,10 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             opts,
             max_states,
             start: Instant::now(),
-            store: StateStore::new(sys.state_words()),
+            store: match opts.hash_compaction {
+                true => StateStore::compact(sys.state_words()),
+                false => StateStore::new(sys.state_words()),
+            },
             parents: Vec::new(),
             via: Vec::new(),
             finals: BitSet::default(),
@@ -285,6 +310,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         let mut head: usize = 0;
         let mut expander = Expander::new(self.opts.threads.max(1));
         while head < self.store.len() {
+            self.store.forget_before(head as StateId);
             let count = expander.batch().min(self.store.len() - head);
             let chunks = expander.expand(sys, &self.store, head as StateId, count);
             for chunk in chunks {

@@ -69,4 +69,4 @@ pub use bitset::BitSet;
 pub use graph::Lasso;
 pub use limits::{LimitKind, Options};
 pub use stats::{peak_rss_bytes, Stats};
-pub use store::{hash_state, Slot, StateId, StateStore, MAX_STATES};
+pub use store::{collision_probability, hash_state, Slot, StateId, StateStore, MAX_STATES};

@@ -1,10 +1,7 @@
 //! The visited set: a flat arena of fixed-stride states plus a hash table of
 //! state ids keyed by the state words.
 
-use std::hash::Hasher;
-
 use hashbrown::HashTable;
-use rustc_hash::FxHasher;
 
 /// Index of a state in discovery order (the initial state is 0).
 pub type StateId = u32;
@@ -13,18 +10,41 @@ pub type StateId = u32;
 /// all-ones id is kept free as a "no state" marker).
 pub const MAX_STATES: usize = u32::MAX as usize;
 
-/// Hashes the words of a state with FxHash, two words at a time.
+/// Hashes the words of a state to 64 bits, two words at a time, each
+/// mixed by a multiply and xor-shift and the result finalized with
+/// MurmurHash3's `fmix64`, so that every input bit reaches every output bit:
+/// the hash doubles as the fingerprint of hash compaction.
 #[inline]
 pub fn hash_state(state: &[u32]) -> u64 {
-    let mut h = FxHasher::default();
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h = (state.len() as u64).wrapping_mul(K);
     let mut pairs = state.chunks_exact(2);
     for p in &mut pairs {
-        h.write_u64(u64::from(p[0]) | (u64::from(p[1]) << 32));
+        let x = u64::from(p[0]) | (u64::from(p[1]) << 32);
+        h = (h ^ x).wrapping_mul(K);
+        h ^= h >> 29;
     }
     if let [last] = pairs.remainder() {
-        h.write_u32(*last);
+        h = (h ^ u64::from(*last)).wrapping_mul(K);
     }
-    h.finish()
+    fmix64(h)
+}
+
+#[inline]
+fn fmix64(mut h: u64) -> u64 {
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    h ^ (h >> 33)
+}
+
+/// Probability bound that hash compaction merged two distinct states among
+/// `n` stored ones: at most `n (n - 1) / 2` pairs, each colliding with
+/// probability 2^-64 for uniformly distributed fingerprints.
+pub fn collision_probability(n: u64) -> f64 {
+    let n = n as f64;
+    (n * (n - 1.0) / 2.0 / 2f64.powi(64)).min(1.0)
 }
 
 /// Result of [`StateStore::insert_bounded`].
@@ -45,6 +65,9 @@ pub enum Slot {
 struct Entry {
     id: StateId,
     hash: u32,
+    /// The other 32 bits of the 64-bit hash: with hash compaction the two
+    /// halves are the state's fingerprint, compared instead of its words.
+    high: u32,
 }
 
 /// The table's 64-bit hash of an entry, derived from its stored 32 bits so
@@ -59,17 +82,20 @@ fn fold32(h: u64) -> u32 {
     (h ^ (h >> 32)) as u32
 }
 
-#[inline]
-fn hash32(state: &[u32]) -> u32 {
-    fold32(hash_state(state))
-}
-
 /// A set of fixed-length `u32` states stored contiguously; ids are assigned
 /// in insertion order.
+///
+/// With hash compaction the set keeps only a 64-bit fingerprint per state
+/// and the words of the states from [`base`](Self::base) on (the explorer's
+/// queue, see [`forget_before`](Self::forget_before)); two states with the
+/// same fingerprint count as one ([`collision_probability`]).
 pub struct StateStore {
     words: usize,
     len: usize,
+    /// Words of states `base..len`.
     arena: Vec<u32>,
+    base: usize,
+    compact: bool,
     table: HashTable<Entry>,
 }
 
@@ -80,7 +106,38 @@ impl StateStore {
             words,
             len: 0,
             arena: Vec::new(),
+            base: 0,
+            compact: false,
             table: HashTable::new(),
+        }
+    }
+
+    /// An empty store with hash compaction.
+    pub fn compact(words: usize) -> Self {
+        Self {
+            compact: true,
+            ..Self::new(words)
+        }
+    }
+
+    /// Whether states are known by fingerprint only.
+    pub fn is_compact(&self) -> bool {
+        self.compact
+    }
+
+    /// The first state whose words are still held (0 without compaction).
+    pub fn base(&self) -> StateId {
+        self.base as StateId
+    }
+
+    /// With hash compaction, lets the store drop the words of states before
+    /// `id` (already expanded); without it, does nothing.
+    pub fn forget_before(&mut self, id: StateId) {
+        let drop = (id as usize).saturating_sub(self.base);
+        // Move the queue down only when that frees at least half of it.
+        if self.compact && drop > 0 && drop * 2 >= self.len - self.base {
+            self.arena.drain(..drop * self.words);
+            self.base += drop;
         }
     }
 
@@ -99,24 +156,43 @@ impl StateStore {
         self.len == 0
     }
 
-    /// The words of state `id`. Panics if `id` is out of range.
+    /// The words of state `id`. Panics if `id` is out of range or, with
+    /// hash compaction, was forgotten.
     #[inline]
     pub fn get(&self, id: StateId) -> &[u32] {
         let i = id as usize;
         assert!(i < self.len, "state id {id} out of range");
+        assert!(i >= self.base, "state {id} was dropped by hash compaction");
+        let i = i - self.base;
         &self.arena[i * self.words..(i + 1) * self.words]
+    }
+
+    /// Whether the words of `id` are held.
+    pub fn has_words(&self, id: StateId) -> bool {
+        (self.base..self.len).contains(&(id as usize))
     }
 
     /// The id of `state`, if stored.
     pub fn find(&self, state: &[u32]) -> Option<StateId> {
         debug_assert_eq!(state.len(), self.words);
-        let (arena, w) = (&self.arena, self.words);
-        let h = hash32(state);
+        let hash = hash_state(state);
+        let h = fold32(hash);
         self.table
-            .find(spread(h), |e| {
-                e.hash == h && &arena[e.id as usize * w..(e.id as usize + 1) * w] == state
-            })
+            .find(spread(h), |e| self.same(e, h, hash, state))
             .map(|e| e.id)
+    }
+
+    /// Whether `e` is the entry of `state` (of hash `hash`, folded `h`).
+    #[inline]
+    fn same(&self, e: &Entry, h: u32, hash: u64, state: &[u32]) -> bool {
+        if e.hash != h {
+            return false;
+        }
+        if self.compact {
+            return e.high == (hash >> 32) as u32;
+        }
+        let (i, w) = (e.id as usize, self.words);
+        &self.arena[i * w..(i + 1) * w] == state
     }
 
     /// Inserts `state` unless present; returns its id and whether it is new.
@@ -142,12 +218,18 @@ impl StateStore {
     pub fn insert_hashed(&mut self, state: &[u32], hash: u64, max_len: usize) -> Slot {
         debug_assert_eq!(state.len(), self.words);
         debug_assert_eq!(hash, hash_state(state));
-        let w = self.words;
         let h = fold32(hash);
-        let arena = &self.arena;
+        let (arena, w, compact) = (&self.arena, self.words, self.compact);
+        let high = (hash >> 32) as u32;
         let entry = self.table.entry(
             spread(h),
-            |e| e.hash == h && &arena[e.id as usize * w..(e.id as usize + 1) * w] == state,
+            |e| {
+                e.hash == h
+                    && match compact {
+                        true => e.high == high,
+                        false => &arena[e.id as usize * w..(e.id as usize + 1) * w] == state,
+                    }
+            },
             |e| spread(e.hash),
         );
         match entry {
@@ -157,7 +239,7 @@ impl StateStore {
                     return Slot::Full;
                 }
                 let id = self.len as StateId;
-                e.insert(Entry { id, hash: h });
+                e.insert(Entry { id, hash: h, high });
                 self.arena.extend_from_slice(state);
                 self.len += 1;
                 Slot::New(id)
@@ -240,6 +322,38 @@ mod tests {
         assert_eq!(s.insert_bounded(&[5, 5 ^ 7], 10), Slot::Old(5));
         assert_eq!(s.insert_bounded(&[u32::MAX, 0], 10_000), Slot::Full);
         assert_eq!(s.insert_bounded(&[u32::MAX, 0], 10_001), Slot::New(10_000));
+    }
+
+    #[test]
+    fn compact_store_keeps_fingerprints_and_a_queue() {
+        let mut s = StateStore::compact(2);
+        for i in 0..1000u32 {
+            assert_eq!(s.insert(&[i, 7]), (i, true));
+        }
+        assert_eq!(s.insert(&[5, 7]), (5, false));
+        s.forget_before(600);
+        assert_eq!(s.base(), 600);
+        assert!(!s.has_words(599) && s.has_words(600));
+        assert_eq!(s.get(999), &[999, 7]);
+        // Forgotten states are still known (by fingerprint).
+        assert_eq!(s.find(&[3, 7]), Some(3));
+        assert_eq!(s.insert(&[3, 7]), (3, false));
+        assert_eq!(s.insert(&[1000, 7]), (1000, true));
+        // A small step back is not worth moving the queue.
+        s.forget_before(601);
+        assert_eq!(s.base(), 600);
+        assert!(collision_probability(1 << 20) < 1e-7);
+    }
+
+    #[test]
+    #[should_panic(expected = "dropped by hash compaction")]
+    fn forgotten_words_are_not_returned() {
+        let mut s = StateStore::compact(1);
+        for i in 0..10u32 {
+            s.insert(&[i]);
+        }
+        s.forget_before(8);
+        s.get(2);
     }
 
     #[test]

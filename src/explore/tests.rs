@@ -515,6 +515,28 @@ fn threads_do_not_change_the_result() {
 }
 
 #[test]
+fn hash_compaction_finds_the_same_graph_and_recomputes_states() {
+    let full = explore(&Scramble, &with_edges());
+    let compact = explore(
+        &Scramble,
+        &Options {
+            hash_compaction: true,
+            threads: 2,
+            ..with_edges()
+        },
+    );
+    assert_eq!(full.num_states(), compact.num_states());
+    assert_eq!(full.outcome(), compact.outcome());
+    assert!(compact.store().base() > 0, "expanded states were dropped");
+    assert!(compact.stats().peak_bytes < full.stats().peak_bytes);
+    for id in 0..full.num_states() as StateId {
+        assert_eq!(full.parent(id), compact.parent(id));
+        assert!(full.successors(id).eq(compact.successors(id)));
+        assert_eq!(full.state(id), &compact.state_of(&Scramble, id)[..]);
+    }
+}
+
+#[test]
 fn determinism() {
     let opts = with_edges();
     let a = explore(&Scramble, &opts);

@@ -26,7 +26,6 @@ use crate::ir::cfg::Liveness;
 use crate::ir::{from_raw, to_raw, LocalId, Program};
 use crate::spec::ast::{Storage, Type};
 use std::cell::RefCell;
-use std::cmp::Ordering;
 
 /// Per-thread header words before the locals (pc, flags, critical weight,
 /// phases): plain data. A semantics that adds header words must extend this
@@ -35,6 +34,17 @@ const THREAD_HEADER: usize = 4;
 
 /// Takes one real step (state, thread, successor); `false` if it faults.
 pub type StepFn<'a> = dyn Fn(&[u32], u32, &mut [u32]) -> bool + 'a;
+
+/// Buffers reused by every canonicalization on a thread.
+#[derive(Default)]
+struct Scratch {
+    copy: Vec<u32>,
+    /// `perm[old block]`: its block in the representative.
+    perm: Vec<u32>,
+    /// Sort keys, one run per block.
+    keys: Vec<u32>,
+    order: Vec<u32>,
+}
 
 /// Words of one block: `len` words at `base + block * stride`.
 #[derive(Clone, Copy, Debug)]
@@ -69,13 +79,15 @@ pub struct Symmetry {
     local_ids: Vec<(LocalId, IdWord)>,
     /// For each word of a block ([`Symmetry::block_words`] order): may hold an id.
     id_mask: Vec<bool>,
+    /// Some word may hold a block id.
+    has_ids: bool,
     liveness: Liveness,
     code_len: u32,
 }
 
 thread_local! {
     /// Scratch state and permutation for [`Symmetry::canonicalize`].
-    static SCRATCH: RefCell<(Vec<u32>, Vec<u32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
 impl Symmetry {
@@ -138,10 +150,12 @@ impl Symmetry {
             shared_ids,
             local_ids,
             id_mask: Vec::new(),
+            has_ids: false,
             liveness,
             code_len: prog.code.len() as u32,
         };
         sym.id_mask = sym.id_mask();
+        sym.has_ids = !sym.global_ids.is_empty() || sym.id_mask.contains(&true);
         sym.classes = sym.classes_of(prog, layout, &kinds.fixed);
         if sym.classes.is_empty() {
             return Err("no two blocks are interchangeable".into());
@@ -220,35 +234,70 @@ impl Symmetry {
 
     /// Replaces `s` by the representative of its class.
     pub fn canonicalize(&self, s: &mut [u32]) {
-        SCRATCH.with(|scratch| {
-            let (copy, perm) = &mut *scratch.borrow_mut();
-            self.canonicalize_with(s, copy, perm);
-        });
+        SCRATCH.with(|scratch| self.canonicalize_with(s, &mut scratch.borrow_mut()));
     }
 
-    /// Like [`canonicalize`](Self::canonicalize); `perm[b]` is where block
-    /// `b` of the old state went.
-    fn canonicalize_with(&self, s: &mut [u32], copy: &mut Vec<u32>, perm: &mut Vec<u32>) {
+    /// Like [`canonicalize`](Self::canonicalize); afterwards `scratch.perm[b]`
+    /// is where block `b` of the old state went.
+    ///
+    /// Blocks of a class are ordered by a sort key per block: its words with
+    /// ids masked (a block's own id says nothing), then where global memory
+    /// first names it, then all its words. The first two parts do not change
+    /// when blocks are renamed, which makes most representatives unique per
+    /// class.
+    fn canonicalize_with(&self, s: &mut [u32], scratch: &mut Scratch) {
+        let Scratch {
+            copy,
+            perm,
+            keys,
+            order,
+        } = scratch;
         perm.clear();
         perm.extend(0..self.blocks as u32);
+        let len = self.id_mask.len();
+        // Without ids anywhere the key is just the block's words.
+        let (prefix, stride) = match self.has_ids {
+            true => (len + 1, 2 * len + 1),
+            false => (0, len),
+        };
+        keys.clear();
+        keys.resize(self.blocks * stride, 0);
+        for b in 0..self.blocks {
+            let key = &mut keys[b * stride..(b + 1) * stride];
+            let mut i = prefix;
+            for seg in &self.segments {
+                let from = seg.base + b * seg.stride;
+                key[i..i + seg.len].copy_from_slice(&s[from..from + seg.len]);
+                i += seg.len;
+            }
+            if self.has_ids {
+                for (k, masked) in self.id_mask.iter().enumerate() {
+                    key[k] = if *masked { 0 } else { key[prefix + k] };
+                }
+                key[len] = u32::MAX;
+            }
+        }
+        for (i, (w, id)) in self.global_ids.iter().enumerate() {
+            let b = from_raw(id.ty, s[*w]) - id.offset;
+            if (0..self.blocks as i64).contains(&b) {
+                let first = &mut keys[b as usize * stride + len];
+                *first = (*first).min(i as u32);
+            }
+        }
+        let key = |b: u32| &keys[b as usize * stride..(b as usize + 1) * stride];
         let mut moved = false;
-        let mut order: Vec<u32> = Vec::with_capacity(self.blocks);
-        let mut first_ref = Vec::with_capacity(self.blocks);
-        self.first_refs(s, &mut first_ref);
         for class in &self.classes {
             order.clear();
             order.extend_from_slice(class);
             // Insertion sort: classes are small.
             for i in 1..order.len() {
                 let mut j = i;
-                while j > 0
-                    && self.compare(s, &first_ref, order[j - 1], order[j]) == Ordering::Greater
-                {
+                while j > 0 && key(order[j - 1]) > key(order[j]) {
                     order.swap(j - 1, j);
                     j -= 1;
                 }
             }
-            for (slot, old) in class.iter().zip(&order) {
+            for (slot, old) in class.iter().zip(order.iter()) {
                 perm[*old as usize] = *slot;
                 moved |= slot != old;
             }
@@ -268,36 +317,6 @@ impl Symmetry {
             }
         }
         self.rename(s, perm);
-    }
-
-    /// Orders two blocks of a class: by their words with ids masked (a
-    /// block's own id says nothing), then by where global memory first names
-    /// them (`first_ref`), then by all their words. The first two keys do not
-    /// change when blocks are renamed, which makes most representatives
-    /// unique per class.
-    fn compare(&self, s: &[u32], first_ref: &[u32], a: u32, b: u32) -> Ordering {
-        let words = |x: u32| self.block_words(x as usize).map(|w| s[w]);
-        let masked = |x: u32| {
-            words(x)
-                .zip(&self.id_mask)
-                .map(|(w, m)| if *m { 0 } else { w })
-        };
-        masked(a)
-            .cmp(masked(b))
-            .then(first_ref[a as usize].cmp(&first_ref[b as usize]))
-            .then_with(|| words(a).cmp(words(b)))
-    }
-
-    /// For each block, the index of the first global id word naming it.
-    fn first_refs(&self, s: &[u32], out: &mut Vec<u32>) {
-        out.clear();
-        out.resize(self.blocks, u32::MAX);
-        for (i, (w, id)) in self.global_ids.iter().enumerate() {
-            let b = from_raw(id.ty, s[*w]) - id.offset;
-            if (0..self.blocks as i64).contains(&b) && out[b as usize] == u32::MAX {
-                out[b as usize] = i as u32;
-            }
-        }
     }
 
     /// Renames the block ids held in `s` by `perm`.
@@ -399,8 +418,7 @@ struct Walk {
     real: Vec<u32>,
     rep: Vec<u32>,
     next: Vec<u32>,
-    copy: Vec<u32>,
-    rho: Vec<u32>,
+    scratch: Scratch,
     /// `sigma[real block]`: that block's place in the representative.
     sigma: Vec<u32>,
 }
@@ -411,12 +429,11 @@ impl Walk {
             real: initial.to_vec(),
             rep: initial.to_vec(),
             next: initial.to_vec(),
-            copy: Vec::new(),
-            rho: Vec::new(),
+            scratch: Scratch::default(),
             sigma: Vec::new(),
         };
-        sym.canonicalize_with(&mut w.rep, &mut w.copy, &mut w.rho);
-        w.sigma = w.rho.clone();
+        sym.canonicalize_with(&mut w.rep, &mut w.scratch);
+        w.sigma = w.scratch.perm.clone();
         w
     }
 
@@ -436,9 +453,9 @@ impl Walk {
             return (t, false);
         }
         self.rep.copy_from_slice(&self.next);
-        sym.canonicalize_with(&mut self.rep, &mut self.copy, &mut self.rho);
+        sym.canonicalize_with(&mut self.rep, &mut self.scratch);
         for b in self.sigma.iter_mut() {
-            *b = self.rho[*b as usize];
+            *b = self.scratch.perm[*b as usize];
         }
         (t, true)
     }
