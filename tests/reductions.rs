@@ -83,6 +83,26 @@ fn hash_compaction_keeps_every_verdict_and_counterexample() {
 }
 
 #[test]
+fn partial_order_reduction_of_local_steps_keeps_every_verdict() {
+    // `--no-por`: every thread-local instruction is a step of its own.
+    for spec in api::builtins() {
+        let reduced = api::check_spec(&spec, &config(2, true, 1)).unwrap();
+        let interleaved = CheckConfig {
+            fuse_local_steps: false,
+            ..config(2, false, 1)
+        };
+        let interleaved = api::check_spec(&spec, &interleaved).unwrap();
+        assert_eq!(reduced.verdict, interleaved.verdict, "{}", spec.name);
+        assert_eq!(kinds(&reduced), kinds(&interleaved), "{}", spec.name);
+        assert!(
+            reduced.stats.states <= interleaved.stats.states,
+            "{}",
+            spec.name
+        );
+    }
+}
+
+#[test]
 fn symmetry_cuts_the_mutex_and_semaphore_families() {
     for name in [
         "spin_lock",
