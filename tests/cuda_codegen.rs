@@ -123,9 +123,9 @@ fn lowering_follows_the_spec_operations() {
     // Shared memory and block-scope atomics.
     let shared = src("shared_spin_lock");
     assert!(shared.contains("__shared__ "), "{shared}");
-    // harness all keeps __syncthreads(); harness master waits per phase.
+    // harness all keeps __syncthreads(); under harness master the others wait.
     assert!(src("ccg_grid_barrier").contains("    __syncthreads();"));
-    assert!(src("heterosync_tree_barrier").contains("__syncthreads_or(0);"));
+    assert!(src("heterosync_tree_barrier").contains("if (threadIdx.x == 0) { // harness master"));
 }
 
 #[test]
@@ -198,4 +198,23 @@ fn generated_cuda_compiles_to_ptx_with_nvrtc() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn without_a_gpu_run_and_bench_say_so_and_exit_2() {
+    if gsync_check::cuda::device::Gpu::open().is_ok() {
+        eprintln!("skipped: this machine has a GPU");
+        return;
+    }
+    for args in [&["run", "spin_lock"][..], &["bench"][..]] {
+        let out = run(args);
+        assert_eq!(code(&out), 2, "{args:?}");
+        assert!(
+            stderr(&out).contains("need an NVIDIA GPU"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    // A bad spec name is a usage error before any GPU is looked for.
+    assert_eq!(code(&run(&["run", "no_such_spec"])), 2);
 }

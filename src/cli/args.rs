@@ -90,6 +90,13 @@ pub enum Command {
         after_help = "Example:\n  gsync-check emit sense_reversing_barrier_fixed --blocks-per-sm 8 -o srb.cu"
     )]
     Emit(super::gpu::EmitArgs),
+    /// Model-check a spec, then run its CUDA on the GPU: ns per operation and on-device invariant checks.
+    #[command(
+        after_help = "Exit codes: 0 completed with every device check passed, 1 hung, refused (violated spec) or a check failed, 2 usage error or no GPU.\n\nExamples:\n  gsync-check run sense_reversing_barrier_fixed --blocks-per-sm 8 --iters 1000\n  gsync-check run heterosync_tree_barrier --blocks-per-sm 32 --force --timeout 3   occupancy deadlock: hung"
+    )]
+    Run(super::gpu::RunArgs),
+    /// Measure every barrier, mutex and semaphore on the GPU from 1 to the most blocks per SM: CSV, JSON, SVG plots.
+    Bench(super::gpu::BenchArgs),
     /// Benchmark the checker: states, states/s and memory per family at growing --blocks, with and without reductions (and against SPIN with --spin).
     #[command(
         name = "bench-checker",

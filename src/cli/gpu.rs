@@ -116,7 +116,14 @@ pub fn emit(args: &EmitArgs) -> Result<i32, Error> {
     let sms = args.launch.sms.unwrap_or(132);
     let (launch, params) = launch_of(&args.launch, sms, &declared, None);
     let gpu = cuda::lower_for_gpu(&spec, launch, &params)?;
-    let report = api::check_spec(&spec, &cuda::precheck_config(false))?;
+    let report = api::check_spec(
+        &spec,
+        &cuda::precheck_config(
+            false,
+            gpu.program.participants == gsync_check::spec::ast::Participants::All,
+            &args.launch.params,
+        ),
+    )?;
     let options = EmitOptions {
         cs_len: args.launch.cs_len,
         backoff_max_ns: args.launch.backoff_max_ns,
@@ -139,4 +146,214 @@ pub fn emit(args: &EmitArgs) -> Result<i32, Error> {
         None => print!("{}", emitted.source),
     }
     Ok(0)
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub launch: GpuLaunchArgs,
+
+    /// Seconds before a launch counts as hung and its spin loops are told to stop
+    #[arg(long, value_name = "S", default_value_t = 10.0)]
+    pub timeout: f64,
+
+    /// Timed launches (after one warm-up launch)
+    #[arg(long, value_name = "R", default_value_t = 3)]
+    pub repeats: u32,
+
+    /// Run even if the model check finds a violation (to watch a predicted hang)
+    #[arg(long)]
+    pub force: bool,
+
+    /// Output format: text or json
+    #[arg(long, value_enum, default_value_t = super::args::Format::Text)]
+    pub format: super::args::Format,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// Directory for bench.csv, bench.json and one SVG plot per family
+    #[arg(long, value_name = "DIR", default_value = "bench-results")]
+    pub out: PathBuf,
+
+    /// Contention levels (blocks per SM), comma-separated [default: 1,2,4,8,16 up to occupancy]
+    #[arg(long, value_name = "B,B,...", value_delimiter = ',')]
+    pub blocks_per_sm: Vec<u32>,
+
+    /// Threads per block
+    #[arg(long, value_name = "T", default_value_t = 128)]
+    pub threads_per_block: u32,
+
+    /// Barrier episodes per launch
+    #[arg(long, value_name = "K", default_value_t = 1000)]
+    pub barrier_iters: i64,
+
+    /// Lock/semaphore operations per block per launch
+    #[arg(long, value_name = "K", default_value_t = 10)]
+    pub lock_iters: i64,
+
+    /// Seconds before a launch counts as hung
+    #[arg(long, value_name = "S", default_value_t = 5.0)]
+    pub timeout: f64,
+
+    /// Timed launches per point (after one warm-up)
+    #[arg(long, value_name = "R", default_value_t = 3)]
+    pub repeats: u32,
+
+    /// Only the variants whose spec or label contains this text
+    #[arg(long, value_name = "TEXT")]
+    pub only: Option<String>,
+
+    /// Only these families (barrier, mutex, semaphore), comma-separated
+    #[arg(long, value_name = "F,F,...", value_delimiter = ',')]
+    pub family: Vec<String>,
+}
+
+fn open_gpu() -> Result<cuda::device::Gpu, Error> {
+    cuda::device::Gpu::open().map_err(|e| Error::Usage(e.to_string()))
+}
+
+fn timeout(s: f64) -> Result<std::time::Duration, Error> {
+    std::time::Duration::try_from_secs_f64(s)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "--timeout must be a positive number of seconds (got {s})"
+            ))
+        })
+}
+
+pub fn run(args: &RunArgs) -> Result<i32, Error> {
+    let spec = load_spec(&args.launch.name)?;
+    let timeout = timeout(args.timeout)?;
+    let gpu = open_gpu()?;
+    let l = &args.launch;
+    let report = cuda::runner::run(
+        &gpu,
+        &cuda::runner::RunRequest {
+            spec,
+            blocks_per_sm: l.blocks_per_sm,
+            blocks: l.blocks,
+            threads_per_block: l.threads_per_block,
+            iters: l.iters.unwrap_or(100),
+            params: l.params.clone(),
+            cs_len: l.cs_len,
+            backoff_max_ns: l.backoff_max_ns,
+            timeout,
+            repeats: args.repeats,
+            force: args.force,
+        },
+    )?;
+    match args.format {
+        super::args::Format::Json => println!("{}", super::to_json(&report)),
+        _ => print!("{}", cuda::runner::render(&report)),
+    }
+    Ok(report.exit_code())
+}
+
+pub fn bench(args: &BenchArgs) -> Result<i32, Error> {
+    let timeout = timeout(args.timeout)?;
+    let gpu = open_gpu()?;
+    let mut suite = cuda::bench::suite(args.barrier_iters, args.lock_iters);
+    if let Some(only) = &args.only {
+        suite.retain(|v| v.spec.contains(only.as_str()) || v.label.contains(only.as_str()));
+    }
+    if !args.family.is_empty() {
+        suite.retain(|v| args.family.iter().any(|f| f == v.family));
+    }
+    let max = 2048 / args.threads_per_block.max(1);
+    let contention: Vec<u32> = if args.blocks_per_sm.is_empty() {
+        [1, 2, 4, 8, 16].into_iter().filter(|&b| b <= max).collect()
+    } else {
+        args.blocks_per_sm.clone()
+    };
+    eprintln!(
+        "bench on {} ({} SMs, driver {}): {} variants x blocks/SM {:?}",
+        gpu.name,
+        gpu.sms,
+        gpu.driver,
+        suite.len(),
+        contention
+    );
+    let options = cuda::bench::BenchOptions {
+        contention,
+        threads_per_block: args.threads_per_block,
+        timeout,
+        repeats: args.repeats,
+    };
+    let rows = cuda::bench::run_suite(&gpu, &suite, &options, |r| {
+        eprintln!(
+            "  {:<9} {:<40} {:>2} blk/SM  {:<9} {:>12}  {}",
+            r.family,
+            r.variant,
+            r.blocks_per_sm,
+            r.outcome,
+            r.ns_per_op
+                .map(|n| format!("{n:.1} ns"))
+                .unwrap_or_default(),
+            if r.checks_passed {
+                "checks ok".to_string()
+            } else {
+                format!("FAILED {}", r.failed_checks)
+            }
+        )
+    })?;
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| Error::Usage(format!("cannot create {}: {e}", args.out.display())))?;
+    let write = |name: &str, text: &str| {
+        std::fs::write(args.out.join(name), text)
+            .map_err(|e| Error::Usage(format!("cannot write {name}: {e}")))
+    };
+    let json = serde_json::json!({
+        "gpu": cuda::runner::GpuInfo::of(&gpu),
+        "date_utc": utc_now(),
+        "threads_per_block": args.threads_per_block,
+        "rows": rows,
+    });
+    write("bench.json", &super::to_json(&json))?;
+    write("bench.csv", &cuda::bench::csv(&rows))?;
+    for (family, title) in [
+        ("barrier", "Barriers: ns per grid-wide barrier"),
+        ("mutex", "Mutexes: ns per critical section"),
+        ("semaphore", "Semaphores: ns per critical section"),
+    ] {
+        let title = format!(
+            "{title} ({}, {} threads/block)",
+            gpu.name, args.threads_per_block
+        );
+        cuda::bench::plot(
+            &rows,
+            family,
+            &title,
+            &args.out.join(format!("{family}.svg")),
+        )
+        .map_err(|e| Error::Usage(format!("plot {family}: {e}")))?;
+    }
+    eprintln!(
+        "wrote {}/bench.csv, bench.json and the plots",
+        args.out.display()
+    );
+    Ok(0)
+}
+
+/// The current UTC time, RFC 3339, from the system clock.
+fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let days = secs / 86_400;
+    let (h, m, s) = (secs % 86_400 / 3600, secs % 3600 / 60, secs % 60);
+    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let mo = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(mo <= 2);
+    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{m:02}:{s:02}Z")
 }

@@ -45,6 +45,8 @@ pub fn main_with(cli: Cli) -> i32 {
         }
         Some(Command::Litmus(args)) => litmus::run(&args),
         Some(Command::Emit(args)) => gpu::emit(&args),
+        Some(Command::Run(args)) => gpu::run(&args),
+        Some(Command::Bench(args)) => gpu::bench(&args),
         Some(Command::BenchChecker(args)) => bench::run(&args),
         None => {
             set_color(cli.output.color);

@@ -384,7 +384,12 @@ fn memory(out: &mut String, program: &Program, names: &Names) -> Result<(), Diag
                 } else {
                     format!(" = {}", raw_literal(v.ty, v.init[0]))
                 };
-                let _ = writeln!(out, "__device__ {ty} {name}{dims}{init};  {note}");
+                // Each variable on its own 128-byte line: a spin loop's reads of one
+                // variable must not slow down atomics on its neighbour.
+                let _ = writeln!(
+                    out,
+                    "__device__ __align__(128) {ty} {name}{dims}{init};  {note}"
+                );
             }
         }
     }
@@ -462,12 +467,15 @@ impl Emitter<'_> {
         self.line(
             "unsigned int gs_spins = 0;                     // loop iterations, for abort polling",
         );
+        self.line(
+            "unsigned long long gs_next_poll = 0;           // when to read the abort flag next",
+        );
         self.line("unsigned int gs_backoff_ns = GS_BACKOFF_MIN_NS; // backoff(): next sleep");
         self.line("unsigned int gs_phase = 0;                     // phases entered");
         self.line(
             "int gs_weight = 0;                             // weight of the critical section",
         );
-        self.line("(void)gs_me; (void)gs_phase; (void)gs_weight; (void)gs_backoff_ns;");
+        self.line("(void)gs_me; (void)gs_phase; (void)gs_weight; (void)gs_backoff_ns; (void)gs_next_poll;");
         self.declare_locals(file);
         let code = &self.program.code;
         for (pc, instr) in code.iter().enumerate() {
@@ -544,11 +552,16 @@ impl Emitter<'_> {
         }
     }
 
-    fn fence(scope: Scope) -> &'static str {
-        match scope {
-            Scope::Cta => "__threadfence_block();",
-            Scope::Gpu => "__threadfence();",
-            Scope::Sys => "__threadfence_system();",
+    /// A fence: `__threadfence*()` is PTX `fence.sc`; an acq_rel fence is
+    /// the lighter `fence.acq_rel` (also what release/acquire accesses use).
+    fn fence(order: Order, scope: Scope) -> &'static str {
+        match (order, scope) {
+            (Order::Sc, Scope::Cta) => "__threadfence_block();",
+            (Order::Sc, Scope::Gpu) => "__threadfence();",
+            (Order::Sc, Scope::Sys) => "__threadfence_system();",
+            (_, Scope::Cta) => "gs_fence_acq_rel_cta();",
+            (_, Scope::Gpu) => "gs_fence_acq_rel_gpu();",
+            (_, Scope::Sys) => "gs_fence_acq_rel_sys();",
         }
     }
 
@@ -556,7 +569,14 @@ impl Emitter<'_> {
     /// fence before a release and after an acquire (at least as strong as
     /// the PTX `.release`/`.acquire` forms, and plain CUDA).
     fn fenced(&mut self, order: Order, scope: Scope, access: impl FnOnce(&mut Self)) {
-        let f = Self::fence(scope);
+        let f = Self::fence(
+            if order == Order::Sc {
+                Order::Sc
+            } else {
+                Order::AcqRel
+            },
+            scope,
+        );
         let (before, after) = match order {
             Order::Release => (true, false),
             Order::Acquire => (false, true),
@@ -598,12 +618,24 @@ impl Emitter<'_> {
             } => {
                 let var = &self.program.vars[loc.var as usize];
                 let place = self.loc(loc);
-                let raw = match order {
-                    Order::Weak => place,
-                    _ => format!("gs_ld_volatile(&{place})"),
-                };
                 let class = expr::class_of(var.ty);
-                self.fenced(*order, *scope, |e| e.assign_result(Some(*dst), raw, class));
+                let scoped = match order {
+                    Order::Relaxed => Some("relaxed"),
+                    Order::Acquire => Some("acquire"),
+                    _ => None,
+                };
+                if let Some(sem) = scoped {
+                    // ld.relaxed / ld.acquire at the spec's scope: no fences.
+                    let cast = if var.ty.signed() { "(int)" } else { "" };
+                    let raw = format!("{cast}gs_ld_{sem}_{}(&{place})", scope_name(*scope));
+                    self.assign_result(Some(*dst), raw, class);
+                } else {
+                    let raw = match order {
+                        Order::Weak => place,
+                        _ => format!("gs_ld_volatile(&{place})"),
+                    };
+                    self.fenced(*order, *scope, |e| e.assign_result(Some(*dst), raw, class));
+                }
             }
             Op::Store {
                 loc,
@@ -632,11 +664,10 @@ impl Emitter<'_> {
                 let class = expr::class_of(self.program.vars[loc.var as usize].ty);
                 self.fenced(*order, *scope, |e| e.assign_result(*dst, call, class));
             }
-            Op::Fence { scope, .. } => self.line(Self::fence(*scope)),
+            Op::Fence { order, scope } => self.line(Self::fence(*order, *scope)),
             Op::SyncThreads => match self.program.participants {
                 Participants::Master => self.line(
-                    "// __syncthreads(): only the master thread runs the spec (as in the model); \
-                     the block's other threads wait at the end of each phase",
+                    "// __syncthreads(): a no-op, as in the model: only the master thread runs the spec",
                 ),
                 Participants::All => self.line("__syncthreads();"),
             },
@@ -695,9 +726,6 @@ impl Emitter<'_> {
             Op::PhaseEnter => self.line("gs_phase_enter(gs_me, gs_phase);"),
             Op::PhaseExit => {
                 self.line("gs_phase_exit(gs_me, gs_phase); gs_backoff_ns = GS_BACKOFF_MIN_NS;");
-                if self.program.participants == Participants::Master {
-                    self.line("__syncthreads_or(0); // the block's other threads wait here");
-                }
             }
             Op::Progress => self.line("gs_backoff_ns = GS_BACKOFF_MIN_NS; // progress"),
             Op::Branch {
@@ -790,6 +818,14 @@ impl Emitter<'_> {
     }
 }
 
+fn scope_name(scope: Scope) -> &'static str {
+    match scope {
+        Scope::Cta => "cta",
+        Scope::Gpu => "gpu",
+        Scope::Sys => "sys",
+    }
+}
+
 fn paren(c: &Code) -> String {
     if c.text.starts_with('(') || !c.text.contains(' ') {
         c.text.clone()
@@ -799,7 +835,6 @@ fn paren(c: &Code) -> String {
 }
 
 fn kernel(out: &mut String, program: &Program, names: &Names) {
-    let has_phases = program.code.iter().any(|i| matches!(i.op, Op::PhaseExit));
     let _ = writeln!(
         out,
         "// ---------------------------------------------------------------------------\n\
@@ -830,21 +865,17 @@ fn kernel(out: &mut String, program: &Program, names: &Names) {
     }
     match program.participants {
         Participants::Master => {
+            // Thread 0 runs the spec; the block's other threads wait for it
+            // at one __syncthreads() that every thread reaches at the same
+            // instruction (a barrier inside the master's spin loops would be
+            // in divergent code, and hangs).
             out.push_str(
-                "    if (threadIdx.x == 0) {\n\
+                "    if (threadIdx.x == 0) { // harness master: only thread 0 runs the spec\n\
                  \x20       bool done = gsync_thread(abort_flag, blockIdx.x);\n\
-                 \x20       finished[blockIdx.x] = done ? 1u : 2u;\n",
+                 \x20       finished[blockIdx.x] = done ? 1u : 2u;\n\
+                 \x20   }\n\
+                 \x20   __syncthreads(); // the block's other threads wait here\n",
             );
-            if has_phases {
-                out.push_str(
-                    "        __syncthreads_or(1); // release the block's other threads\n\
-                     \x20   } else {\n\
-                     \x20       while (!__syncthreads_or(0)) { } // one barrier per phase of the master\n\
-                     \x20   }\n",
-                );
-            } else {
-                out.push_str("    }\n");
-            }
         }
         Participants::All => {
             out.push_str(

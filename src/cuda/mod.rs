@@ -6,9 +6,13 @@
 //! Everything that touches CUDA loads its libraries at run time (cudarc's
 //! dynamic loading), so the crate builds and tests on machines without it.
 
+pub mod baseline;
+pub mod bench;
+pub mod device;
 pub mod emit;
 pub mod expr;
 pub mod nvrtc;
+pub mod runner;
 
 use crate::api::{self, CheckConfig, Error, SpecSource};
 use crate::ir::{lower, Launch, Program};
@@ -72,12 +76,22 @@ pub fn generate(gpu: &GpuProgram, options: &EmitOptions) -> Result<Emitted, Erro
 /// The small configuration a spec is model-checked at before its CUDA is
 /// trusted: the default launch (2 blocks, 1 thread each), or 3 blocks with
 /// 2 resident when the GPU launch has more blocks than resident slots (the
-/// model then predicts an occupancy deadlock for in-kernel barriers).
-pub fn precheck_config(oversubscribed: bool) -> CheckConfig {
+/// model then predicts an occupancy deadlock for in-kernel barriers). A
+/// spec whose harness runs every thread is checked with 2 threads per
+/// block, so intra-block bugs count. `params` are the user's overrides.
+pub fn precheck_config(
+    oversubscribed: bool,
+    all_threads: bool,
+    params: &[(String, i64)],
+) -> CheckConfig {
     let mut config = CheckConfig {
         max_seconds: Some(120.0),
+        params: params.to_vec(),
         ..CheckConfig::default()
     };
+    if all_threads {
+        config.launch.threads_per_block = 2;
+    }
     if oversubscribed {
         config.launch.blocks = 3;
         config.resident = Some(2);

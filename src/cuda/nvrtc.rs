@@ -3,9 +3,9 @@
 
 use cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions};
 
-/// The virtual architecture the generated code is compiled for: Volta, the
-/// first with independent thread scheduling and `__nanosleep`.
-pub const DEFAULT_ARCH: &str = "compute_70";
+/// The oldest virtual architecture NVRTC 13 compiles for (Turing); the
+/// generated code needs Volta or later (`__nanosleep`, independent threads).
+pub const DEFAULT_ARCH: &str = "compute_75";
 
 /// Whether `libnvrtc` can be loaded (it is found through the loader's
 /// search path, e.g. `LD_LIBRARY_PATH`).
@@ -15,7 +15,17 @@ pub fn available() -> bool {
 }
 
 /// Compiles CUDA C++ to PTX for `arch` (e.g. `compute_90`).
-pub fn compile(source: &str, name: &str, arch: &'static str) -> Result<String, String> {
+pub fn compile(source: &str, name: &str, arch: &str) -> Result<String, String> {
+    compile_with(source, name, arch, &[])
+}
+
+/// Compiles with extra NVRTC options (include paths for toolkit headers).
+pub fn compile_with(
+    source: &str,
+    name: &str,
+    arch: &str,
+    extra: &[String],
+) -> Result<String, String> {
     if !available() {
         return Err(
             "NVRTC (libnvrtc.so) was not found: install the CUDA toolkit or \
@@ -24,9 +34,11 @@ pub fn compile(source: &str, name: &str, arch: &'static str) -> Result<String, S
         );
     }
     let opts = CompileOptions {
-        arch: Some(arch),
         name: Some(name.to_string()),
-        options: vec!["-std=c++17".into()],
+        options: [format!("--gpu-architecture={arch}"), "-std=c++17".into()]
+            .into_iter()
+            .chain(extra.iter().cloned())
+            .collect(),
         ..Default::default()
     };
     compile_ptx_with_opts(source, opts)

@@ -145,18 +145,23 @@ fn model_options(config: &LitmusConfig) -> ModelOptions {
     }
 }
 
+/// The explorer's bounds for one test (`keep_edges` for the liveness check).
+fn explore_options(config: &LitmusConfig, keep_edges: bool) -> Options {
+    Options {
+        max_states: Some(config.max_states),
+        max_seconds: config.max_seconds,
+        max_memory_bytes: Some(2 * 1024 * 1024 * 1024),
+        keep_edges,
+        ..Options::default()
+    }
+}
+
 /// Checks one litmus source under `config`.
 pub fn check_source(source: &Source, config: &LitmusConfig) -> Result<Checked, Failure> {
     let (test, tr) = prepare(source, config)?;
     let boxed = || Box::new(source.clone());
     let model = Model::new(&tr.program, model_options(config));
-    let options = Options {
-        max_states: Some(config.max_states),
-        max_seconds: config.max_seconds,
-        max_memory_bytes: Some(2 * 1024 * 1024 * 1024),
-        keep_edges: false,
-        ..Options::default()
-    };
+    let options = explore_options(config, false);
     let ex = explore(&model, &options);
     let whole = crate::spec::ast::Span::new(0, source.text.len().min(1));
     match ex.outcome() {
@@ -234,13 +239,7 @@ pub fn check_termination_source(
     let (test, tr) = prepare(source, config)?;
     let boxed = || Box::new(source.clone());
     let model = Model::new(&tr.program, model_options(config));
-    let options = Options {
-        max_states: Some(config.max_states),
-        max_seconds: config.max_seconds,
-        max_memory_bytes: Some(2 * 1024 * 1024 * 1024),
-        keep_edges: true,
-        ..Options::default()
-    };
+    let options = explore_options(config, true);
     let result = crate::check::check(&model, &options, crate::model::Scheduler::Weak);
     if let Some(kind) = result.limit {
         return Err(Failure::Unsupported(
