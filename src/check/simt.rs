@@ -116,7 +116,7 @@ pub fn refine(model: &Model, finding: &mut Finding, end: &[u32]) {
         .collect();
     let (events, _) = replay_events(model, &actions);
     let cycle_from = replay_events(model, &finding.schedule).0.len();
-    if let Some(message) = alias(model, &events, end) {
+    if let Some(message) = alias(model, (&events, cycle_from), end) {
         finding.kind = ViolationKind::AliasDeadlock;
         finding.property = "alias_deadlock";
         finding.message = message;
@@ -250,40 +250,83 @@ fn lanes_word(mask: u64) -> String {
     }
 }
 
-/// A thread spinning on a lock bit held through an aliased address.
-fn alias(model: &Model, events: &[Event], end: &[u32]) -> Option<String> {
-    (0..model.layout.threads).find_map(|t| {
-        let (pc, r) = model.lock_bit_wait(end, t)?;
-        let bit_name = model.lock_bit_location(t, &r);
-        let taken = events
-            .iter()
-            .rev()
-            .find(|e| e.writes.iter().any(|(l, v)| *l == bit_name && *v == 0))?;
-        let (via, _) = taken.reads.first()?;
-        if *via == r.location {
-            return None;
+/// An `ldslk` that finds its bit taken: who, where, through which word.
+struct FailedTry {
+    thread: usize,
+    pc: Pc,
+    location: String,
+    bit: String,
+    word_address: Option<u32>,
+}
+
+/// The failed `ldslk`s the deadlocked threads repeat: those they stand at in
+/// `end`, then those of the cycle (without fusing, a spinner may end the
+/// cycle elsewhere in its loop).
+fn failed_tries(model: &Model, cycle: &[Event], end: &[u32]) -> Vec<FailedTry> {
+    let mut tries: Vec<FailedTry> = (0..model.layout.threads)
+        .filter_map(|t| {
+            let (pc, r) = model.lock_bit_wait(end, t)?;
+            Some(FailedTry {
+                thread: t,
+                pc,
+                bit: model.lock_bit_location(t, &r),
+                location: r.location,
+                word_address: Some(r.word_address),
+            })
+        })
+        .collect();
+    for e in cycle {
+        let is_try = matches!(model.prog.code[e.pc as usize].op, Op::LockBitTry { .. });
+        if let (true, [(location, _), (bit, 0)]) = (is_try && e.writes.is_empty(), &e.reads[..]) {
+            tries.push(FailedTry {
+                thread: e.thread as usize,
+                pc: e.pc,
+                location: location.clone(),
+                bit: bit.clone(),
+                word_address: None,
+            });
         }
-        let holder = taken.thread as usize;
-        let doing = if holder == t {
-            "itself".to_string()
-        } else {
-            let what = thread_positions(model, end)
-                .into_iter()
-                .find(|(u, _)| *u == holder)
-                .map(|(_, w)| format!(", which {w}"))
-                .unwrap_or_else(|| ", which has finished".to_string());
-            format!("{}{what}", model.thread_name(holder))
-        };
-        Some(format!(
-            "alias deadlock: {} waits at {} for {} through {} (word address {}), but that bit is held through the aliased address {} by {doing}; with {} lock bits, addresses that are equal modulo {} share a bit",
-            model.thread_name(t),
-            model.line_text(pc),
-            bit_name,
-            r.location,
-            r.word_address,
-            via,
-            model.lock_bit_count(),
-            model.lock_bit_count()
-        ))
-    })
+    }
+    tries
+}
+
+/// A thread spinning on a lock bit held through an aliased address.
+fn alias(model: &Model, (events, cycle_from): (&[Event], usize), end: &[u32]) -> Option<String> {
+    failed_tries(model, &events[cycle_from..], end)
+        .into_iter()
+        .find_map(|w| {
+            let taken = events
+                .iter()
+                .rev()
+                .find(|e| e.writes.iter().any(|(l, v)| *l == w.bit && *v == 0))?;
+            let (via, _) = taken.reads.first()?;
+            if *via == w.location {
+                return None;
+            }
+            let holder = taken.thread as usize;
+            let doing = if holder == w.thread {
+                "itself".to_string()
+            } else {
+                let what = thread_positions(model, end)
+                    .into_iter()
+                    .find(|(u, _)| *u == holder)
+                    .map(|(_, what)| format!(", which {what}"))
+                    .unwrap_or_else(|| ", which has finished".to_string());
+                format!("{}{what}", model.thread_name(holder))
+            };
+            let word = w
+                .word_address
+                .map(|a| format!(" (word address {a})"))
+                .unwrap_or_default();
+            Some(format!(
+                "alias deadlock: {} waits at {} for {} through {}{word}, but that bit is held through the aliased address {} by {doing}; with {} lock bits, addresses that are equal modulo {} share a bit",
+                model.thread_name(w.thread),
+                model.line_text(w.pc),
+                w.bit,
+                w.location,
+                via,
+                model.lock_bit_count(),
+                model.lock_bit_count()
+            ))
+        })
 }

@@ -22,13 +22,14 @@ pub fn render_report(report: &Report, show_stats: bool) -> String {
         "{} {}",
         report.spec.bold(),
         format!(
-            "({} block{} × {} thread{}, warp {}, memory {}{}{})",
+            "({} block{} × {} thread{}, warp {}, memory {}{}{}{})",
             c.launch.blocks,
             plural(c.launch.blocks),
             c.launch.threads_per_block,
             plural(c.launch.threads_per_block),
             c.launch.warp_size,
             c.memory_model,
+            simt_settings(c),
             if params.is_empty() { "" } else { ", " },
             params.join(", ")
         )
@@ -99,6 +100,19 @@ pub fn render_report(report: &Report, show_stats: bool) -> String {
                 report.config.launch.threads_per_block,
             ));
         }
+    }
+    out
+}
+
+/// `, simt lockstep (then-first), 1024 lock bits` for the settings that
+/// differ from plain independent scheduling (the default says nothing).
+fn simt_settings(c: &super::RunConfig) -> String {
+    let mut out = String::new();
+    if let Some(order) = &c.branch_order {
+        let _ = write!(out, ", simt {} ({order})", c.simt);
+    }
+    if let Some(bits) = c.lock_bits {
+        let _ = write!(out, ", {bits} lock bits");
     }
     out
 }
