@@ -618,12 +618,24 @@ impl Emitter<'_> {
             } => {
                 let var = &self.program.vars[loc.var as usize];
                 let place = self.loc(loc);
-                let raw = match order {
-                    Order::Weak => place,
-                    _ => format!("gs_ld_volatile(&{place})"),
-                };
                 let class = expr::class_of(var.ty);
-                self.fenced(*order, *scope, |e| e.assign_result(Some(*dst), raw, class));
+                let scoped = match order {
+                    Order::Relaxed => Some("relaxed"),
+                    Order::Acquire => Some("acquire"),
+                    _ => None,
+                };
+                if let Some(sem) = scoped {
+                    // ld.relaxed / ld.acquire at the spec's scope: no fences.
+                    let cast = if var.ty.signed() { "(int)" } else { "" };
+                    let raw = format!("{cast}gs_ld_{sem}_{}(&{place})", scope_name(*scope));
+                    self.assign_result(Some(*dst), raw, class);
+                } else {
+                    let raw = match order {
+                        Order::Weak => place,
+                        _ => format!("gs_ld_volatile(&{place})"),
+                    };
+                    self.fenced(*order, *scope, |e| e.assign_result(Some(*dst), raw, class));
+                }
             }
             Op::Store {
                 loc,
@@ -803,6 +815,14 @@ impl Emitter<'_> {
             })
             .collect();
         format!("{}{suffix}({ptr}, {})", op.cuda_name(), vals.join(", "))
+    }
+}
+
+fn scope_name(scope: Scope) -> &'static str {
+    match scope {
+        Scope::Cta => "cta",
+        Scope::Gpu => "gpu",
+        Scope::Sys => "sys",
     }
 }
 

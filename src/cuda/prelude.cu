@@ -56,6 +56,16 @@ __device__ __forceinline__ void gs_fence_acq_rel_cta() { asm volatile("fence.acq
 __device__ __forceinline__ void gs_fence_acq_rel_gpu() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 __device__ __forceinline__ void gs_fence_acq_rel_sys() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
 
+// Scoped loads of a 32-bit word in their PTX forms (ld.relaxed / ld.acquire).
+#define GS_LD(sem, scope)                                                                     \
+    __device__ __forceinline__ unsigned int gs_ld_##sem##_##scope(const void* p) {            \
+        unsigned int v;                                                                       \
+        asm volatile("ld." #sem "." #scope ".b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");  \
+        return v;                                                                             \
+    }
+GS_LD(relaxed, cta) GS_LD(relaxed, gpu) GS_LD(relaxed, sys)
+GS_LD(acquire, cta) GS_LD(acquire, gpu) GS_LD(acquire, sys)
+
 template <typename T> __device__ __forceinline__ T gs_ld_volatile(T* p) { return *(volatile T*)p; }
 template <typename T, typename V> __device__ __forceinline__ void gs_st_volatile(T* p, V v) { *(volatile T*)p = (T)v; }
 
