@@ -385,7 +385,11 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         depth: u32,
     ) -> Option<Outcome<S::Action, S::Fault>> {
         self.transitions += 1;
-        let (to, is_new) = match self.store.insert_hashed(state, succ.hash, self.max_states) {
+        let slot = match succ.known {
+            Some(id) => Slot::Old(id),
+            None => self.store.insert_hashed(state, succ.hash, self.max_states),
+        };
+        let (to, is_new) = match slot {
             Slot::Old(id) => (id, false),
             Slot::New(id) => (id, true),
             Slot::Full => return Some(Outcome::Limit(LimitKind::States)),

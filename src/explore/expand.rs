@@ -15,6 +15,9 @@ const CHUNK: usize = 128;
 pub(crate) struct Succ<A> {
     pub action: A,
     pub hash: u64,
+    /// The state's id if it was already stored before this batch (looked
+    /// up by the worker, so that the merge skips the table for it).
+    pub known: Option<StateId>,
 }
 
 /// The successors of a run of consecutive states.
@@ -57,6 +60,7 @@ impl<A: Copy, F> Chunk<A, F> {
         store: &StateStore,
         first: StateId,
         count: usize,
+        look_up: bool,
     ) {
         let words = store.words();
         self.first = first;
@@ -80,9 +84,11 @@ impl<A: Copy, F> Chunk<A, F> {
                 }
                 sys.canonicalize(&mut next);
                 self.states.extend_from_slice(&next);
+                let hash = hash_state(&next);
                 self.succs.push(Succ {
                     action: a,
-                    hash: hash_state(&next),
+                    hash,
+                    known: look_up.then(|| store.find_hashed(&next, hash)).flatten(),
                 });
             }
             self.ends.push(self.succs.len());
@@ -139,14 +145,14 @@ impl<A: Copy + Send, F: Send> Expander<A, F> {
             self.chunks.push(Chunk::new());
         }
         let chunks = &mut self.chunks[..n];
+        // With several workers, they also look successors up in the store
+        // (read-only here), taking most of the table work off the
+        // sequential merge; alone, that would only be done twice.
+        let look_up = self.pool.is_some();
         let job = |(k, c): (usize, &mut Chunk<A, F>)| {
             let start = k * CHUNK;
-            c.fill(
-                sys,
-                store,
-                first + start as StateId,
-                CHUNK.min(count - start),
-            );
+            let n = CHUNK.min(count - start);
+            c.fill(sys, store, first + start as StateId, n, look_up);
         };
         match &self.pool {
             Some(pool) => {

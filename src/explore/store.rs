@@ -174,8 +174,13 @@ impl StateStore {
 
     /// The id of `state`, if stored.
     pub fn find(&self, state: &[u32]) -> Option<StateId> {
+        self.find_hashed(state, hash_state(state))
+    }
+
+    /// Like [`find`](Self::find), with `hash == hash_state(state)`.
+    #[inline]
+    pub fn find_hashed(&self, state: &[u32], hash: u64) -> Option<StateId> {
         debug_assert_eq!(state.len(), self.words);
-        let hash = hash_state(state);
         let h = fold32(hash);
         self.table
             .find(spread(h), |e| self.same(e, h, hash, state))
