@@ -271,9 +271,12 @@ pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Erro
     let program = lower(&file, &source, config.launch, &config.params)
         .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
     if let Some((what, span)) = program.unsupported.first() {
-        let d = Diagnostic::new(*span, format!("`{what}` has no semantics in this version of the checker"))
-            .label("not supported yet")
-            .hint("warp-level operations and lock bits come with the SIMT model (--simt lockstep/its); remove them to check the rest");
+        let d = Diagnostic::new(
+            *span,
+            format!("`{what}` has no semantics in this version of the checker"),
+        )
+        .label("not supported yet")
+        .hint("the construct is parsed but not modelled yet; remove it to check the rest");
         return Err(Error::Spec(Box::new(d), Box::new(source)));
     }
     if config.memory_model == "ptx" {

@@ -175,6 +175,8 @@ pub fn thread_positions(model: &Model, state: &[u32]) -> Vec<(usize, String)> {
             .to_string();
         let what = if !model.has_started(state, t) {
             "has not started: no block slot is free".to_string()
+        } else if model.is_waiting_in_warp(state, t) {
+            format!("waits at line {line}: `{text}` for the other lanes its mask names")
         } else if model.is_masked_off(state, t) {
             format!("is masked off at line {line}: `{text}` (its warp runs other lanes until they reconverge)")
         } else if model.is_waiting_at_barrier(state, t) {

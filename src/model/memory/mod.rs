@@ -516,13 +516,13 @@ impl Weak {
             Some(w) if w == t => "its own store".to_string(),
             Some(w) => format!("{}'s store", m.thread_name(w)),
         };
+        let plural = if newer == 1 { " is" } else { "s are" };
         if newer == 0 {
             format!("read {whose} from L2 (the latest write)")
+        } else if writer(meta) == Some(t) {
+            format!("read {whose} from its store buffer (forwarded): {newer} newer write{plural} not visible to it yet")
         } else {
-            format!(
-                "read {whose} from a stale copy (stale L1 line): {newer} newer write{} not visible to it yet",
-                if newer == 1 { " is" } else { "s are" }
-            )
+            format!("read {whose} from a stale copy (stale L1 line): {newer} newer write{plural} not visible to it yet")
         }
     }
 
