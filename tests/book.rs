@@ -228,3 +228,53 @@ fn every_complete_spec_in_the_book_meets_its_expectations() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The CUDA excerpts the book shows (fenced `cuda` blocks whose first line
+/// is `// gsync-check emit NAME`): the spec and the lines that follow.
+fn cuda_excerpts() -> Vec<(String, usize, String, Vec<String>)> {
+    let mut out = Vec::new();
+    for path in documents() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut block: Option<(usize, Vec<String>)> = None;
+        for (i, line) in text.lines().enumerate() {
+            if line.trim() == "```cuda" {
+                block = Some((i + 2, Vec::new()));
+            } else if line.trim_start().starts_with("```") {
+                if let Some((at, mut lines)) = block.take() {
+                    let first = lines.first().cloned().unwrap_or_default();
+                    if let Some(spec) = first.strip_prefix("// gsync-check emit ") {
+                        lines.remove(0);
+                        out.push((path.display().to_string(), at, spec.to_string(), lines));
+                    }
+                }
+            } else if let Some((_, lines)) = block.as_mut() {
+                lines.push(line.to_string());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_cuda_excerpt_in_the_book_is_what_emit_writes() {
+    let excerpts = cuda_excerpts();
+    assert!(!excerpts.is_empty(), "the GPU chapter shows generated CUDA");
+    for (file, line, spec, lines) in excerpts {
+        let path =
+            std::env::temp_dir().join(format!("gsync-book-{spec}-{}.cu", std::process::id()));
+        let out = run(&["emit", &spec, "-o", path.to_str().unwrap()]);
+        assert_eq!(
+            code(&out),
+            0,
+            "{file}:{line}: emit {spec}: {}",
+            stderr(&out)
+        );
+        let emitted = std::fs::read_to_string(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        let excerpt = lines.join("\n") + "\n";
+        assert!(
+            emitted.contains(&excerpt),
+            "{file}:{line}: this excerpt is not in what `gsync-check emit {spec}` writes now:\n{excerpt}"
+        );
+    }
+}
