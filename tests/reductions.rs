@@ -50,6 +50,11 @@ fn symmetry_keeps_every_verdict_and_its_counterexamples_replay() {
     let mut reduced_somewhere = false;
     for blocks in [3, 4] {
         for spec in api::builtins() {
+            // Four blocks only where the search stays small (CI time).
+            let family = api::parse(&spec).unwrap().header.family;
+            if blocks == 4 && family.as_deref() == Some("barrier") {
+                continue;
+            }
             let full = api::check_spec(&spec, &config(blocks, false, 1)).unwrap();
             let reduced = api::check_spec(&spec, &config(blocks, true, 2)).unwrap();
             let what = format!("{} --blocks {blocks}", spec.name);

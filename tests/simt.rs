@@ -376,3 +376,44 @@ fn two_warps_of_four_check_in_seconds() {
         started.elapsed()
     );
 }
+
+#[test]
+fn lockstep_loops_with_divergent_trip_counts_reconverge() {
+    // Each lane loops a different number of times through nested divergent
+    // branches: the reconvergence stack must neither grow per iteration
+    // (a runtime error) nor lose lanes (the final count would be wrong).
+    let path = spec_file(
+        "loops",
+        "shared u32 c[threads_per_block] = 0;
+harness all {
+    for (u32 i = 0; i < threadIdx * 7; i++) {
+        if (i % 2 == 0) { c[threadIdx] += 1; } else { if (i % 3 == 0) { c[threadIdx] += 2; } }
+    }
+    assert(c[threadIdx] == (threadIdx * 7 + 1) / 2 + 2 * ((threadIdx * 7 + 2) / 6), \"every iteration counted\");
+}
+",
+    );
+    for order in ["then-first", "else-first"] {
+        let out = check(
+            &path,
+            &[
+                "--blocks",
+                "1",
+                "--threads-per-block",
+                "4",
+                "--simt",
+                "lockstep",
+                "--branch-order",
+                order,
+                "--format",
+                "json",
+            ],
+        );
+        assert_eq!(
+            json_of(&out)["verdict"],
+            "verified",
+            "{order}: {}",
+            stdout(&out)
+        );
+    }
+}
