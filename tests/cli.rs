@@ -167,13 +167,7 @@ fn impossible_launches_and_bad_options_exit_2() {
         (vec!["no_such_spec"], "no built-in spec or family"),
         (vec!["spin_lock", "--frobnicate"], "--frobnicate"),
     ] {
-        let out = run(&args);
-        assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
-        assert!(
-            stderr(&out).contains(fragment),
-            "{args:?}: `{fragment}` not in {}",
-            stderr(&out)
-        );
+        assert_usage_error(&args, fragment);
     }
 }
 

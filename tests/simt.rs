@@ -80,13 +80,7 @@ fn bad_simt_options_exit_2_with_a_clear_message() {
             "--simt lockstep is modelled under --memory-model sc only",
         ),
     ] {
-        let out = run(&args);
-        assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
-        assert!(
-            stderr(&out).contains(fragment),
-            "{args:?}: `{fragment}` not in {}",
-            stderr(&out)
-        );
+        assert_usage_error(&args, fragment);
     }
 }
 

@@ -50,3 +50,15 @@ pub fn spec_files() -> Vec<PathBuf> {
 pub fn stem(path: &Path) -> String {
     path.file_stem().unwrap().to_string_lossy().into_owned()
 }
+
+/// Asserts that `gsync-check ARGS` is refused as a usage error (exit 2)
+/// whose message names `fragment`.
+pub fn assert_usage_error(args: &[&str], fragment: &str) {
+    let out = run(args);
+    assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
+    assert!(
+        stderr(&out).contains(fragment),
+        "{args:?}: `{fragment}` not in {}",
+        stderr(&out)
+    );
+}
