@@ -184,6 +184,9 @@ impl CheckConfig {
         if self.resident == Some(0) {
             return Err(Error::Usage("--resident must be at least 1 (got 0)".into()));
         }
+        if self.threads == 0 {
+            return Err(Error::Usage("--threads must be at least 1 (got 0)".into()));
+        }
         if MemoryModel::parse(&self.memory_model).is_none() {
             return Err(Error::Usage(format!(
                 "unknown memory model `{}` (known: sc, ptx)",

@@ -166,6 +166,10 @@ fn impossible_launches_and_bad_options_exit_2() {
         ),
         (vec!["no_such_spec"], "no built-in spec or family"),
         (vec!["spin_lock", "--frobnicate"], "--frobnicate"),
+        (
+            vec!["spin_lock", "--threads", "0"],
+            "--threads must be at least 1",
+        ),
     ] {
         assert_usage_error(&args, fragment);
     }

@@ -58,10 +58,13 @@ pub fn run(args: &BenchArgs) -> Result<i32, Error> {
             "--min-blocks must be at least 1 and at most --max-blocks".into(),
         ));
     }
+    if args.threads == 0 {
+        return Err(Error::Usage("--threads must be at least 1 (got 0)".into()));
+    }
     let mut opts = BenchOptions {
         blocks: (args.min_blocks..=args.max_blocks).collect(),
         max_seconds: args.max_seconds,
-        threads: args.threads.max(1),
+        threads: args.threads,
         compare: !args.no_compare,
         ..BenchOptions::default()
     };

@@ -144,7 +144,7 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
         max_seconds: args.max_seconds,
         max_memory_mb: args.max_memory.or(base.max_memory_mb),
         progress: std::io::stderr().is_terminal(),
-        threads: args.threads.unwrap_or(base.threads).max(1),
+        threads: args.threads.unwrap_or(base.threads),
         symmetry: !args.no_symmetry,
         hash_compaction: args.hash_compaction,
     }
