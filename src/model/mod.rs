@@ -9,6 +9,7 @@ mod eval;
 mod exec;
 pub mod lockbits;
 pub mod memory;
+mod por;
 pub mod sched;
 pub mod simt;
 pub mod state;
@@ -174,6 +175,8 @@ pub struct Model<'p> {
     weak: Option<memory::Weak>,
     /// Interchangeable blocks, when symmetry reduction is on.
     symmetry: Option<symmetry::Symmetry>,
+    /// Ample sets of independent steps, when that reduction is on.
+    por: Option<por::Independence>,
 }
 
 /// Longest run of fused thread-local instructions: a purely local infinite
@@ -203,6 +206,7 @@ impl<'p> Model<'p> {
             lock_bits,
             weak,
             symmetry: None,
+            por: None,
         }
     }
 
@@ -211,6 +215,15 @@ impl<'p> Model<'p> {
     /// interchangeable blocks. Returns why not when the program or the
     /// options break the symmetry (nothing changes then).
     pub fn enable_symmetry(&mut self) -> Result<&symmetry::Symmetry, String> {
+        self.reducible()?;
+        let sym = symmetry::Symmetry::infer(self.prog, &self.layout)?;
+        Ok(self.symmetry.insert(sym))
+    }
+
+    /// Why the reductions (symmetry, ample sets) cannot be used: they are
+    /// described for sequential consistency, independent thread scheduling
+    /// and every block resident from the start.
+    fn reducible(&self) -> Result<(), String> {
         if self.options.resident.is_some() {
             return Err("blocks start in order under --resident".into());
         }
@@ -220,8 +233,21 @@ impl<'p> Model<'p> {
         if self.warps.is_lockstep() || self.lock_bits.has_state() {
             return Err("lockstep warp stacks and lock bits are not described to it yet".into());
         }
-        let sym = symmetry::Symmetry::infer(self.prog, &self.layout)?;
-        Ok(self.symmetry.insert(sym))
+        Ok(())
+    }
+
+    /// Turns partial-order reduction of independent steps on (ample sets,
+    /// `por`); returns why not when the semantics has steps it does not
+    /// describe (nothing changes then).
+    pub fn enable_por(&mut self) -> Result<(), String> {
+        self.reducible()?;
+        self.por = Some(por::Independence::new(self)?);
+        Ok(())
+    }
+
+    /// Whether ample sets are in use.
+    pub fn has_por(&self) -> bool {
+        self.por.is_some()
     }
 
     /// The symmetry in use, if any.
@@ -385,6 +411,14 @@ impl TransitionSystem for Model<'_> {
         if let Some(sym) = &self.symmetry {
             sym.canonicalize(s);
         }
+    }
+
+    fn ample_actions(&self, s: &[u32], out: &mut Vec<u32>) -> bool {
+        let start = out.len();
+        self.actions(s, out);
+        self.por
+            .as_ref()
+            .is_some_and(|p| p.reduce(self, s, out, start))
     }
 }
 
