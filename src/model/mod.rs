@@ -110,6 +110,10 @@ pub struct ModelOptions {
     /// on purpose and turn this off).
     #[serde(default = "yes")]
     pub races: bool,
+    /// Under `ptx`, store states in canonical form (unreadable writes
+    /// dropped, views clamped: `memory/canon.rs`). Off only to cross-check.
+    #[serde(default = "yes")]
+    pub canonical_memory: bool,
 }
 
 fn yes() -> bool {
@@ -156,6 +160,7 @@ impl Default for ModelOptions {
             barrier_divergence: true,
             memory_model: MemoryModel::Sc,
             races: true,
+            canonical_memory: true,
         }
     }
 }
@@ -190,7 +195,8 @@ impl<'p> Model<'p> {
             .map(|i| i.op.is_thread_local() || (!ptx && matches!(i.op, Op::Fence { .. })))
             .collect();
         let mut layout = Layout::new(prog);
-        let weak = ptx.then(|| memory::Weak::new(prog, &mut layout, options.races));
+        let weak = ptx
+            .then(|| memory::Weak::new(prog, &mut layout, options.races, options.canonical_memory));
         let warps = Warps::new(prog, &mut layout, &options);
         let lock_bits = LockBits::new(prog, &mut layout, options.lock_bits);
         Model {
