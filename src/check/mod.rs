@@ -11,6 +11,7 @@
 mod deadlock;
 mod graph;
 mod liveness;
+mod memory_fairness;
 mod simt;
 mod symmetric;
 

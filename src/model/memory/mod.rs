@@ -37,8 +37,11 @@
 //! stronger than PTX, and only for threads more than `HISTORY - 1` writes
 //! behind.
 
+mod fairness;
 mod layout;
 mod race;
+
+pub use fairness::{MemoryEffect, Recency};
 
 use super::eval::runtime_error;
 use super::exec::atomic_result;
