@@ -82,12 +82,25 @@ impl Filter {
     }
 }
 
-/// The first livelock, else the first starvation, under `scheduler`.
+/// The first livelock, else the first starvation, under `scheduler` (and,
+/// under `ptx`, memory fairness).
 pub fn find(
     model: &Model,
     exploration: &Exploration<u32, Violation>,
     graph: &LabeledGraph,
     scheduler: Scheduler,
+) -> Option<Finding> {
+    find_with(model, exploration, graph, scheduler, true)
+}
+
+/// [`find`], with memory fairness on or off (off: what the check found
+/// before it had memory fairness, for the tests that show the difference).
+pub fn find_with(
+    model: &Model,
+    exploration: &Exploration<u32, Violation>,
+    graph: &LabeledGraph,
+    scheduler: Scheduler,
+    memory_fairness: bool,
 ) -> Option<Finding> {
     let search = Search {
         enabled: EnabledSets::compute(model, exploration),
@@ -95,6 +108,7 @@ pub fn find(
         exploration,
         graph,
         scheduler,
+        memory_fairness,
     };
     if let Some(comp) = search.fair_component(EdgeSet::NoProgress, None) {
         return Some(search.report(comp));
@@ -111,6 +125,7 @@ struct Search<'a, 'p> {
     exploration: &'a Exploration<u32, Violation>,
     graph: &'a LabeledGraph,
     scheduler: Scheduler,
+    memory_fairness: bool,
 }
 
 /// A fair cycle found: its states and the edge filter it lives in.
@@ -224,11 +239,12 @@ impl Search<'_, '_> {
         if starving.is_some() && !others_progress {
             return Judgement::Unfair; // no one progresses: a livelock, found before
         }
-        let threads = self.thread_fairness(comp, first, &moves, &enabled_somewhere, &disabled_somewhere);
+        let threads =
+            self.thread_fairness(comp, first, &moves, &enabled_somewhere, &disabled_somewhere);
         if matches!(threads, Judgement::Unfair) {
             return threads;
         }
-        match memory.unmet() {
+        match memory.unmet().filter(|_| self.memory_fairness) {
             Some(r) => Judgement::Exclude(r),
             None => threads,
         }
@@ -332,7 +348,7 @@ impl Search<'_, '_> {
                 }
             }
         }
-        for r in memory.asked() {
+        for r in memory.asked().filter(|_| self.memory_fairness) {
             targets.extend(first_edge(&|l| r.grants(l)));
         }
         let mut cycle = Vec::new();

@@ -163,3 +163,6 @@ fn safety_finding(v: &Violation, schedule: Vec<u32>) -> Finding {
         cycle: Vec::new(),
     }
 }
+
+#[cfg(test)]
+mod tests;
