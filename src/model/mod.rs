@@ -304,6 +304,12 @@ impl<'p> Model<'p> {
         (result, ctx.progressed)
     }
 
+    /// Under `ptx`, whether action `a` in `s` reads or writes the newest
+    /// write of its location (memory fairness of the liveness checks).
+    pub fn memory_effect(&self, s: &[u32], a: u32) -> Option<memory::MemoryEffect> {
+        self.weak.as_ref()?.effect(self, s, a)
+    }
+
     /// Whether `local` may still be read at `pc`.
     fn is_live(&self, pc: Pc, local: u32) -> bool {
         (pc as usize) < self.prog.code.len() && self.liveness.is_live(pc, local)

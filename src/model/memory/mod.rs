@@ -38,8 +38,11 @@
 //! behind.
 
 mod canon;
+mod fairness;
 mod layout;
 mod race;
+
+pub use fairness::{MemoryEffect, Recency};
 
 use super::eval::runtime_error;
 use super::exec::atomic_result;
