@@ -124,6 +124,10 @@ pub struct CheckConfig {
     pub ample_sets: bool,
     /// Store 64-bit fingerprints instead of states (see `explore::Options`).
     pub hash_compaction: bool,
+    /// Under `ptx`, put states in canonical form (`model::memory`); off
+    /// only to cross-check the reduction (the choices saved in a
+    /// counterexample depend on it, so replays assume it on).
+    pub canonical_memory: bool,
 }
 
 impl Default for CheckConfig {
@@ -147,6 +151,7 @@ impl Default for CheckConfig {
             symmetry: true,
             ample_sets: true,
             hash_compaction: false,
+            canonical_memory: true,
         }
     }
 }
@@ -400,6 +405,7 @@ pub fn model_of(prepared: &Prepared) -> Model<'_> {
             memory_model: MemoryModel::parse(&prepared.config.memory_model)
                 .unwrap_or(MemoryModel::Sc),
             races: prepared.config.races,
+            canonical_memory: prepared.config.canonical_memory,
         },
     )
 }
@@ -566,5 +572,6 @@ pub fn config_of(report: &RunConfig) -> CheckConfig {
         symmetry: true,
         ample_sets: true,
         hash_compaction: false,
+        canonical_memory: true,
     }
 }

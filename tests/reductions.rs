@@ -260,3 +260,64 @@ fn ample_sets_switch_themselves_off_with_a_reason() {
         assert!(text.contains(why), "{args:?}: {text}");
     }
 }
+
+/// The `ptx` model's canonical form (unreadable writes dropped, bases and
+/// views clamped) keeps every verdict, its traces' lengths and replays,
+/// and stores fewer states.
+#[test]
+fn ptx_canonical_form_keeps_every_verdict_and_counterexample() {
+    let ptx = |canonical_memory: bool| CheckConfig {
+        memory_model: "ptx".into(),
+        canonical_memory,
+        ..config(2, false, 1)
+    };
+    let mut reduced_somewhere = false;
+    for spec in api::builtins() {
+        // Specs refused under ptx (lock unit, lockstep warps) are skipped.
+        let Ok(full) = api::check_spec(&spec, &ptx(false)) else {
+            continue;
+        };
+        let reduced = api::check_spec(&spec, &ptx(true)).unwrap();
+        let what = format!("{} --memory-model ptx", spec.name);
+        assert_eq!(full.verdict, reduced.verdict, "{what}");
+        assert_eq!(kinds(&full), kinds(&reduced), "{what}");
+        assert!(reduced.stats.states <= full.stats.states, "{what}");
+        reduced_somewhere |= reduced.stats.states < full.stats.states;
+        assert_replays(&spec, &reduced);
+        for (a, b) in full.violations.iter().zip(&reduced.violations) {
+            assert_eq!(a.trace.schedule.len(), b.trace.schedule.len(), "{what}");
+        }
+    }
+    assert!(reduced_somewhere);
+}
+
+#[test]
+fn ptx_canonical_form_is_on_by_default() {
+    let spec = api::SpecSource::builtin("spin_lock").unwrap();
+    let run = |canonical_memory: bool| {
+        let config = CheckConfig {
+            memory_model: "ptx".into(),
+            canonical_memory,
+            ..config(3, false, 1)
+        };
+        api::check_spec(&spec, &config).unwrap().stats.states
+    };
+    let default = api::check_spec(
+        &spec,
+        &CheckConfig {
+            memory_model: "ptx".into(),
+            ..config(3, false, 1)
+        },
+    )
+    .unwrap()
+    .stats
+    .states;
+    assert_eq!(default, run(true));
+    // spin_lock's lock is only swapped: one write of it is ever readable.
+    assert!(
+        run(true) * 3 < run(false),
+        "{} vs {}",
+        run(true),
+        run(false)
+    );
+}

@@ -11,6 +11,7 @@
 mod deadlock;
 mod graph;
 mod liveness;
+mod memory_fairness;
 mod shortest;
 mod simt;
 mod symmetric;
@@ -178,3 +179,6 @@ fn safety_finding(v: &Violation, schedule: Vec<u32>) -> Finding {
         cycle: Vec::new(),
     }
 }
+
+#[cfg(test)]
+mod tests;

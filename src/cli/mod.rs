@@ -148,6 +148,7 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
         threads: args.threads.unwrap_or(base.threads),
         symmetry: !args.no_symmetry,
         hash_compaction: args.hash_compaction,
+        ..base
     }
 }
 

@@ -111,6 +111,10 @@ pub struct ModelOptions {
     /// on purpose and turn this off).
     #[serde(default = "yes")]
     pub races: bool,
+    /// Under `ptx`, store states in canonical form (unreadable writes
+    /// dropped, views clamped: `memory/canon.rs`). Off only to cross-check.
+    #[serde(default = "yes")]
+    pub canonical_memory: bool,
 }
 
 fn yes() -> bool {
@@ -157,6 +161,7 @@ impl Default for ModelOptions {
             barrier_divergence: true,
             memory_model: MemoryModel::Sc,
             races: true,
+            canonical_memory: true,
         }
     }
 }
@@ -193,7 +198,8 @@ impl<'p> Model<'p> {
             .map(|i| i.op.is_thread_local() || (!ptx && matches!(i.op, Op::Fence { .. })))
             .collect();
         let mut layout = Layout::new(prog);
-        let weak = ptx.then(|| memory::Weak::new(prog, &mut layout, options.races));
+        let weak = ptx
+            .then(|| memory::Weak::new(prog, &mut layout, options.races, options.canonical_memory));
         let warps = Warps::new(prog, &mut layout, &options);
         let lock_bits = LockBits::new(prog, &mut layout, options.lock_bits);
         Model {
@@ -322,6 +328,12 @@ impl<'p> Model<'p> {
         };
         let result = self.run_thread(out, thread_of(t), &mut ctx);
         (result, ctx.progressed)
+    }
+
+    /// Under `ptx`, whether action `a` in `s` reads or writes the newest
+    /// write of its location (memory fairness of the liveness checks).
+    pub fn memory_effect(&self, s: &[u32], a: u32) -> Option<memory::MemoryEffect> {
+        self.weak.as_ref()?.effect(self, s, a)
     }
 
     /// Whether `local` may still be read at `pc`.
