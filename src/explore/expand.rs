@@ -70,25 +70,29 @@ impl<A: Copy, F> Chunk<A, F> {
         self.enabled.clear();
         self.fault = None;
         let mut actions = Vec::new();
-        let mut next = vec![0u32; words];
         for i in 0..count {
             let cur = store.get(first + i as StateId);
             actions.clear();
             sys.actions(cur, &mut actions);
             self.enabled.push(actions.len());
             for &a in &actions {
-                if let Err(fault) = sys.step(cur, a, &mut next) {
+                // The step writes straight into the chunk (no copy after).
+                let at = self.states.len();
+                self.states.resize(at + words, 0);
+                let next = &mut self.states[at..];
+                if let Err(fault) = sys.step(cur, a, next) {
+                    self.states.truncate(at);
                     self.ends.push(self.succs.len());
                     self.fault = Some((i, a, fault));
                     return;
                 }
-                sys.canonicalize(&mut next);
-                self.states.extend_from_slice(&next);
-                let hash = hash_state(&next);
+                sys.canonicalize(next);
+                let next = &self.states[at..];
+                let hash = hash_state(next);
                 self.succs.push(Succ {
                     action: a,
                     hash,
-                    known: look_up.then(|| store.find_hashed(&next, hash)).flatten(),
+                    known: look_up.then(|| store.find_hashed(next, hash)).flatten(),
                 });
             }
             self.ends.push(self.succs.len());
