@@ -119,7 +119,7 @@ pub struct CheckConfig {
     pub threads: usize,
     /// Symmetry reduction over interchangeable blocks, where it is sound.
     pub symmetry: bool,
-    /// Store 64-bit fingerprints instead of states (see `explore::Options`).
+    /// Store 63-bit fingerprints instead of states (see `explore::Options`).
     pub hash_compaction: bool,
 }
 
@@ -438,7 +438,8 @@ pub fn run(prepared: &Prepared) -> Report {
     }
     if result.compacted {
         reductions.push_str(&format!(
-            "; hash compaction: 64-bit fingerprints, P(two states merged) <= {:.1e}",
+            "; hash compaction: {}-bit fingerprints, P(two states merged) <= {:.1e}",
+            crate::explore::FINGERPRINT_BITS,
             crate::explore::collision_probability(result.stats.states)
         ));
     } else if config.hash_compaction {

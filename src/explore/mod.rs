@@ -20,7 +20,7 @@ pub trait TransitionSystem: Sync {
     /// What labels a step, e.g. the index of the thread that moves.
     type Action: Copy + Eq + std::fmt::Debug + Send + Sync;
     /// A safety violation detected in a state or while taking a step.
-    type Fault: Clone + std::fmt::Debug + Send;
+    type Fault: Clone + std::fmt::Debug + Send + Sync;
 
     /// Number of words in every state.
     fn state_words(&self) -> usize;
@@ -52,6 +52,7 @@ pub trait TransitionSystem: Sync {
     fn canonicalize(&self, _state: &mut [u32]) {}
 }
 
+mod batch;
 mod bfs;
 mod bitset;
 mod expand;
@@ -60,6 +61,8 @@ mod limits;
 mod progress;
 mod stats;
 mod store;
+mod sync;
+mod table;
 
 #[cfg(test)]
 mod tests;
@@ -69,4 +72,6 @@ pub use bitset::BitSet;
 pub use graph::Lasso;
 pub use limits::{LimitKind, Options};
 pub use stats::{peak_rss_bytes, Stats};
-pub use store::{collision_probability, hash_state, Slot, StateId, StateStore, MAX_STATES};
+pub use store::{
+    collision_probability, hash_state, Slot, StateId, StateStore, FINGERPRINT_BITS, MAX_STATES,
+};
