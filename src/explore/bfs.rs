@@ -332,15 +332,27 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                 return Outcome::Limit(limit);
             }
             let head = self.expanded;
+            if head == level.end {
+                level.depth += 1;
+                level.end = self.store.len();
+            }
             self.store.forget_before(head as StateId);
-            let count = BATCH.min(self.store.len() - head);
-            let chunks = expander.expand(&workers, sys, &self.store, head as StateId, count);
+            // A batch stays within one level: the cycle proviso of each of
+            // its states looks at the states stored before the level.
+            let count = BATCH.min(level.end - head);
+            let chunks = expander.expand(
+                &workers,
+                sys,
+                &self.store,
+                (head as StateId, count),
+                level.end,
+            );
             let succs: usize = chunks.iter().map(|c| c.succs.len()).sum();
             if !self.reserve(succs, count, succs) {
                 return Outcome::Limit(LimitKind::Memory);
             }
             claims.claim(&workers, sys, &self.store, chunks);
-            if let Some(end) = self.merge_batch(&workers, chunks, &mut claims, &mut level) {
+            if let Some(end) = self.merge_batch(&workers, chunks, &mut claims, &level) {
                 return end;
             }
         }
@@ -356,7 +368,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         workers: &Workers,
         chunks: &[Chunk<S::Action, S::Fault>],
         claims: &mut Claims<S::Fault>,
-        level: &mut Level,
+        level: &Level,
     ) -> Option<Outcome<S::Action, S::Fault>> {
         let n = chunks.len();
         // The first stopping event: (chunk, successor index, kind), kinds
@@ -404,8 +416,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         self.commit(workers, chunks, claims, &kept);
         claims.resolve(workers, &self.store, &cuts);
 
-        // Parents, finals, edges and depth, sequentially in position order.
-        let mut next_id = first_id;
+        // Parents, finals and edges, sequentially in position order.
         for (c, chunk) in chunks.iter().enumerate() {
             let cl = &claims.chunks[c];
             let here = stop.filter(|(sc, _, _)| *sc == c);
@@ -413,10 +424,6 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             let mut from = 0;
             for (i, &end) in chunk.ends.iter().enumerate() {
                 let parent = self.expanded;
-                if parent == level.end {
-                    level.depth += 1;
-                    level.end = next_id;
-                }
                 let end = end.min(cuts[c]);
                 for k in from..end {
                     let succ = chunk.succs[k];
@@ -429,7 +436,6 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                         self.via.push(succ.action);
                         self.finals.push(is_final);
                         self.max_depth = level.depth + 1;
-                        next_id += 1;
                     }
                 }
                 from = end;

@@ -5,6 +5,7 @@
 //! those of a sequential breadth-first search, whatever the number of
 //! threads.
 
+use super::proviso;
 use super::store::{hash_state, StateId, StateStore};
 use super::TransitionSystem;
 
@@ -33,6 +34,8 @@ pub(crate) struct Chunk<A, F> {
     /// A step that failed: (index of the state in this run, action, fault).
     /// The run stops there; the state's earlier successors are kept.
     pub fault: Option<(usize, A, F)>,
+    /// `reduced[i]`: state `first + i` was expanded by an ample subset only.
+    pub reduced: Vec<bool>,
 }
 
 impl<A: Copy, F> Chunk<A, F> {
@@ -43,6 +46,7 @@ impl<A: Copy, F> Chunk<A, F> {
             succs: Vec::new(),
             ends: Vec::new(),
             fault: None,
+            reduced: Vec::new(),
         }
     }
 
@@ -52,22 +56,36 @@ impl<A: Copy, F> Chunk<A, F> {
         &self.states[i * words..(i + 1) * words]
     }
 
+    /// Expands states `first..first + count` of the level whose next level
+    /// starts at id `level_end`: by their ample sets, or by every enabled
+    /// action where the cycle proviso asks for it.
     fn fill<S: TransitionSystem<Action = A, Fault = F>>(
         &mut self,
         sys: &S,
         store: &StateStore,
-        first: StateId,
-        count: usize,
+        (first, count): (StateId, usize),
+        level_end: usize,
     ) {
         self.first = first;
         self.states.clear();
         self.succs.clear();
         self.ends.clear();
+        self.reduced.clear();
         self.fault = None;
         let mut actions = Vec::new();
+        let words = store.words();
         for i in 0..count {
             let cur = store.get(first + i as StateId);
-            let fault = self.push_successors(sys, cur, &mut actions, store.words());
+            let start = self.succs.len();
+            let (mut reduced, mut fault) =
+                self.push_successors(sys, cur, &mut actions, words, true);
+            if reduced && proviso::closes_cycle(store, self, start..self.succs.len(), level_end) {
+                // Cycle proviso: this state takes every enabled step.
+                self.succs.truncate(start);
+                self.states.truncate(start * words);
+                (reduced, fault) = self.push_successors(sys, cur, &mut actions, words, false);
+            }
+            self.reduced.push(reduced);
             self.ends.push(self.succs.len());
             if let Some((a, fault)) = fault {
                 self.fault = Some((i, a, fault));
@@ -77,7 +95,8 @@ impl<A: Copy, F> Chunk<A, F> {
     }
 
     /// Expands one state: appends its successors (canonical words, action,
-    /// hash) in action order. Stops at a step that fails and returns it.
+    /// hash) in action order, by its ample set when `reduce`. Stops at a
+    /// step that fails and returns it, with whether the set was reduced.
     #[inline]
     fn push_successors<S: TransitionSystem<Action = A, Fault = F>>(
         &mut self,
@@ -85,9 +104,16 @@ impl<A: Copy, F> Chunk<A, F> {
         cur: &[u32],
         actions: &mut Vec<A>,
         words: usize,
-    ) -> Option<(A, F)> {
+        reduce: bool,
+    ) -> (bool, Option<(A, F)>) {
         actions.clear();
-        sys.actions(cur, actions);
+        let reduced = match reduce {
+            true => sys.ample_actions(cur, actions),
+            false => {
+                sys.actions(cur, actions);
+                false
+            }
+        };
         for &a in actions.iter() {
             // The step writes straight into the chunk (no copy after).
             let at = self.states.len();
@@ -95,13 +121,13 @@ impl<A: Copy, F> Chunk<A, F> {
             let next = &mut self.states[at..];
             if let Err(fault) = sys.step(cur, a, next) {
                 self.states.truncate(at);
-                return Some((a, fault));
+                return (reduced, Some((a, fault)));
             }
             sys.canonicalize(next);
             let hash = hash_state(&self.states[at..]);
             self.succs.push(Succ { action: a, hash });
         }
-        None
+        (reduced, None)
     }
 }
 
@@ -153,15 +179,16 @@ impl<A: Copy + Send, F: Send> Expander<A, F> {
         Expander { chunks: Vec::new() }
     }
 
-    /// Expands states `first..first + count` (all stored) and returns their
-    /// chunks in state order.
+    /// Expands states `first..first + count` (all stored, all of the level
+    /// whose next level starts at id `level_end`) and returns their chunks
+    /// in state order.
     pub fn expand<S>(
         &mut self,
         workers: &Workers,
         sys: &S,
         store: &StateStore,
-        first: StateId,
-        count: usize,
+        (first, count): (StateId, usize),
+        level_end: usize,
     ) -> &[Chunk<A, F>]
     where
         S: TransitionSystem<Action = A, Fault = F>,
@@ -173,7 +200,7 @@ impl<A: Copy + Send, F: Send> Expander<A, F> {
         workers.each(&mut self.chunks[..n], |k, c| {
             let start = k * CHUNK;
             let n = CHUNK.min(count - start);
-            c.fill(sys, store, first + start as StateId, n);
+            c.fill(sys, store, (first + start as StateId, n), level_end);
         });
         &self.chunks[..n]
     }
