@@ -16,6 +16,10 @@ pub struct Label {
     /// The action taken (the thread and, under `ptx`, its memory choice).
     pub action: u32,
     pub progress: bool,
+    /// Under `ptx`: the location the step accessed and whether it read or
+    /// wrote its newest write (`memory_fairness` bits; 0 for no access).
+    pub location: u32,
+    pub memory: u8,
 }
 
 pub struct LabeledGraph {
@@ -48,6 +52,8 @@ impl LabeledGraph {
             let state = exploration.state(id);
             for (t, to) in exploration.successors(id) {
                 let (_, progress) = model.step_progress(state, t, &mut scratch);
+                let (location, memory) =
+                    super::memory_fairness::encode(model.memory_effect(state, t));
                 graph.add_edge(
                     NodeIndex::new(id as usize),
                     NodeIndex::new(to as usize),
@@ -55,6 +61,8 @@ impl LabeledGraph {
                         thread: crate::model::thread_of(t) as u32,
                         action: t,
                         progress,
+                        location,
+                        memory,
                     },
                 );
             }

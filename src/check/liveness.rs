@@ -24,11 +24,17 @@
 //!   again (Emerson–Lei style pruning) until a component passes or nothing
 //!   is left.
 //!
+//! - memory fairness (under `ptx`, see `memory_fairness`): a component
+//!   that keeps a thread reading older writes of a location, or writes
+//!   landing before its newest, while no write ever becomes its newest,
+//!   loses those edges and is split again (the same pruning, on edges).
+//!
 //! Within a component the set of finished threads is constant (finishing
 //! is permanent and a cycle returns to its start), so `hsa`'s "lowest
 //! unfinished block" is one block per component.
 
 use super::graph::{Label, LabeledGraph};
+use super::memory_fairness::{Excluded, Requirement, Tally};
 use super::Finding;
 use crate::explore::{BitSet, Exploration, StateId, TransitionSystem};
 use crate::model::{Model, Scheduler, Violation, ViolationKind};
@@ -55,12 +61,46 @@ impl EdgeSet {
     }
 }
 
-/// The first livelock, else the first starvation, under `scheduler`.
+/// The edges a search may use: its edge set, less the edges of the memory
+/// fairness requirements it gave up on.
+#[derive(Clone, Debug)]
+struct Filter {
+    edges: EdgeSet,
+    excluded: Excluded,
+}
+
+impl Filter {
+    fn allows(&self, l: &Label) -> bool {
+        self.edges.allows(*l) && !self.excluded.forbids(l)
+    }
+
+    fn clone_with(&self, r: Requirement) -> Filter {
+        Filter {
+            edges: self.edges,
+            excluded: self.excluded.with(r),
+        }
+    }
+}
+
+/// The first livelock, else the first starvation, under `scheduler` (and,
+/// under `ptx`, memory fairness).
 pub fn find(
     model: &Model,
     exploration: &Exploration<u32, Violation>,
     graph: &LabeledGraph,
     scheduler: Scheduler,
+) -> Option<Finding> {
+    find_with(model, exploration, graph, scheduler, true)
+}
+
+/// [`find`], with memory fairness on or off (off: what the check found
+/// before it had memory fairness, for the tests that show the difference).
+pub fn find_with(
+    model: &Model,
+    exploration: &Exploration<u32, Violation>,
+    graph: &LabeledGraph,
+    scheduler: Scheduler,
+    memory_fairness: bool,
 ) -> Option<Finding> {
     let search = Search {
         enabled: EnabledSets::compute(model, exploration),
@@ -68,6 +108,7 @@ pub fn find(
         exploration,
         graph,
         scheduler,
+        memory_fairness,
     };
     if let Some(comp) = search.fair_component(EdgeSet::NoProgress, None) {
         return Some(search.report(comp));
@@ -84,13 +125,14 @@ struct Search<'a, 'p> {
     exploration: &'a Exploration<u32, Violation>,
     graph: &'a LabeledGraph,
     scheduler: Scheduler,
+    memory_fairness: bool,
 }
 
 /// A fair cycle found: its states and the edge filter it lives in.
 struct Component {
     /// Sorted state ids.
     states: Vec<StateId>,
-    edges: EdgeSet,
+    filter: Filter,
     starving: Option<usize>,
 }
 
@@ -104,29 +146,34 @@ impl Search<'_, '_> {
     /// progresses.
     fn fair_component(&self, edges: EdgeSet, starving: Option<usize>) -> Option<Component> {
         let all: Vec<StateId> = (0..self.exploration.num_states() as StateId).collect();
-        let mut work = vec![all];
-        let mut found: Vec<Vec<StateId>> = Vec::new();
-        while let Some(nodes) = work.pop() {
-            for comp in self.components(&nodes, edges) {
-                match self.judge(&comp, edges, starving) {
-                    Judgement::Fair => found.push(comp),
+        let start = Filter {
+            edges,
+            excluded: Excluded::default(),
+        };
+        let mut work = vec![(all, start)];
+        let mut found: Vec<(Vec<StateId>, Filter)> = Vec::new();
+        while let Some((nodes, filter)) = work.pop() {
+            for comp in self.components(&nodes, &filter) {
+                match self.judge(&comp, &filter, starving) {
+                    Judgement::Fair => found.push((comp, filter.clone())),
                     Judgement::Unfair => {}
-                    Judgement::Prune(rest) => work.push(rest),
+                    Judgement::Prune(rest) => work.push((rest, filter.clone())),
+                    Judgement::Exclude(r) => work.push((comp, filter.clone_with(r))),
                 }
             }
         }
         // Deterministic choice: the component reached first in BFS order.
-        let best = found.into_iter().min_by_key(|c| c[0])?;
+        let (states, filter) = found.into_iter().min_by_key(|c| c.0[0])?;
         Some(Component {
-            states: best,
-            edges,
+            states,
+            filter,
             starving,
         })
     }
 
     /// Non-trivial strongly connected components of the subgraph induced by
     /// `nodes` and the allowed edges.
-    fn components(&self, nodes: &[StateId], edges: EdgeSet) -> Vec<Vec<StateId>> {
+    fn components(&self, nodes: &[StateId], filter: &Filter) -> Vec<Vec<StateId>> {
         let n = self.exploration.num_states();
         let everything = nodes.len() == n;
         let mut inside = BitSet::new(if everything { 0 } else { n });
@@ -135,7 +182,7 @@ impl Search<'_, '_> {
         }
         let member = |id: StateId| everything || inside.get(id);
         let allowed = |e: EdgeReference<Label>| {
-            edges.allows(*e.weight())
+            filter.allows(e.weight())
                 && member(e.source().index() as StateId)
                 && member(e.target().index() as StateId)
         };
@@ -148,7 +195,7 @@ impl Search<'_, '_> {
                     .graph
                     .graph
                     .edges_connecting(c[0], c[0])
-                    .any(|e| edges.allows(*e.weight()) && member(c[0].index() as StateId));
+                    .any(|e| filter.allows(e.weight()) && member(c[0].index() as StateId));
             if nontrivial && c.iter().all(|n| member(n.index() as StateId)) {
                 let mut ids: Vec<StateId> = c.iter().map(|n| n.index() as StateId).collect();
                 ids.sort_unstable();
@@ -158,7 +205,7 @@ impl Search<'_, '_> {
         found
     }
 
-    fn judge(&self, comp: &[StateId], edges: EdgeSet, starving: Option<usize>) -> Judgement {
+    fn judge(&self, comp: &[StateId], filter: &Filter, starving: Option<usize>) -> Judgement {
         let first = self.exploration.state(comp[0]);
         if let Some(t) = starving {
             if self.model.is_finished(first, t) {
@@ -171,6 +218,7 @@ impl Search<'_, '_> {
         let mut disabled_somewhere = vec![false; threads];
         let mut enabled_somewhere = vec![false; threads];
         let mut others_progress = false;
+        let mut memory = Tally::default();
         for id in comp {
             for t in 0..threads {
                 if self.is_enabled(*id, t) {
@@ -181,17 +229,38 @@ impl Search<'_, '_> {
             }
             for e in self.graph.graph.edges(NodeIndex::new(*id as usize)) {
                 let l = *e.weight();
-                if edges.allows(l) && member(e.target().index() as StateId) {
+                if filter.allows(&l) && member(e.target().index() as StateId) {
                     moves[l.thread as usize] = true;
                     others_progress |= l.progress;
+                    memory.add(&l);
                 }
             }
         }
         if starving.is_some() && !others_progress {
             return Judgement::Unfair; // no one progresses: a livelock, found before
         }
-        let fair_threads = self.model.fairly_scheduled(first, self.scheduler);
-        for t in fair_threads {
+        let threads =
+            self.thread_fairness(comp, first, &moves, &enabled_somewhere, &disabled_somewhere);
+        if matches!(threads, Judgement::Unfair) {
+            return threads;
+        }
+        match memory.unmet().filter(|_| self.memory_fairness) {
+            Some(r) => Judgement::Exclude(r),
+            None => threads,
+        }
+    }
+
+    /// Whether the fairly scheduled threads can all be treated fairly by a
+    /// cycle of `comp`, given which of them move, and where they are enabled.
+    fn thread_fairness(
+        &self,
+        comp: &[StateId],
+        first: &[u32],
+        moves: &[bool],
+        enabled_somewhere: &[bool],
+        disabled_somewhere: &[bool],
+    ) -> Judgement {
+        for t in self.model.fairly_scheduled(first, self.scheduler) {
             let ok = match self.scheduler {
                 Scheduler::Unfair => true,
                 Scheduler::Strong => moves[t] || !enabled_somewhere[t],
@@ -237,24 +306,27 @@ impl Search<'_, '_> {
         for id in &comp.states {
             member.insert(*id);
         }
-        let edge_ok = |l: Label, to: StateId| comp.edges.allows(l) && member.get(to);
-        // Witnesses in a fixed order: threads by index.
-        let mut targets: Vec<Witness> = Vec::new();
-        let first = self.exploration.state(entry);
-        for t in self.model.fairly_scheduled(first, self.scheduler) {
-            let edge = comp.states.iter().find_map(|id| {
+        let edge_ok = |l: Label, to: StateId| comp.filter.allows(&l) && member.get(to);
+        // The first edge of the component (by source, target, action) whose
+        // label passes `want`.
+        let first_edge = |want: &dyn Fn(&Label) -> bool| {
+            comp.states.iter().find_map(|id| {
                 self.graph
                     .graph
                     .edges(NodeIndex::new(*id as usize))
                     .filter(|e| {
-                        e.weight().thread == t as u32
-                            && edge_ok(*e.weight(), e.target().index() as StateId)
+                        want(e.weight()) && edge_ok(*e.weight(), e.target().index() as StateId)
                     })
-                    .map(|e| (*id, e.target().index() as StateId, e.weight().action))
+                    .map(|e| Witness::Edge(*id, e.target().index() as StateId, e.weight().action))
                     .min()
-            });
-            match edge {
-                Some((from, to, a)) => targets.push(Witness::Edge(from, to, a)),
+            })
+        };
+        // Witnesses in a fixed order: threads by index.
+        let mut targets: Vec<Witness> = Vec::new();
+        let first = self.exploration.state(entry);
+        for t in self.model.fairly_scheduled(first, self.scheduler) {
+            match first_edge(&|l| l.thread == t as u32) {
+                Some(w) => targets.push(w),
                 None => {
                     if let Some(id) = comp.states.iter().find(|id| !self.is_enabled(**id, t)) {
                         targets.push(Witness::State(*id));
@@ -264,19 +336,20 @@ impl Search<'_, '_> {
         }
         if comp.starving.is_some() {
             // Show the others progressing at least once per round.
-            let progress = comp.states.iter().find_map(|id| {
-                self.graph
-                    .graph
-                    .edges(NodeIndex::new(*id as usize))
-                    .filter(|e| {
-                        e.weight().progress && edge_ok(*e.weight(), e.target().index() as StateId)
-                    })
-                    .map(|e| (*id, e.target().index() as StateId, e.weight().action))
-                    .min()
-            });
-            if let Some((from, to, a)) = progress {
-                targets.push(Witness::Edge(from, to, a));
+            targets.extend(first_edge(&|l| l.progress));
+        }
+        // Memory fairness: every older read or landing the cycle may take is
+        // matched by a read or write of the newest.
+        let mut memory = Tally::default();
+        for id in &comp.states {
+            for e in self.graph.graph.edges(NodeIndex::new(*id as usize)) {
+                if edge_ok(*e.weight(), e.target().index() as StateId) {
+                    memory.add(e.weight());
+                }
             }
+        }
+        for r in memory.asked().filter(|_| self.memory_fairness) {
+            targets.extend(first_edge(&|l| r.grants(l)));
         }
         let mut cycle = Vec::new();
         let mut at = entry;
@@ -480,8 +553,11 @@ enum Judgement {
     Unfair,
     /// Strong fairness: look again among these states.
     Prune(Vec<StateId>),
+    /// Memory fairness: look again without the edges this requirement limits.
+    Exclude(Requirement),
 }
 
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
 enum Witness {
     State(StateId),
     Edge(StateId, StateId, u32),

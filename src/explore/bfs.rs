@@ -4,10 +4,11 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use super::bitset::BitSet;
-use super::expand::{Expander, Succ};
+use super::expand::{Chunk, Expander, Succ};
 use super::graph::{Edges, Reverse};
 use super::limits::{vec_bytes, LimitKind, Options, Projection};
 use super::progress::Progress;
+use super::proviso;
 use super::stats::{peak_rss_bytes, Stats};
 use super::store::{Slot, StateId, StateStore, MAX_STATES};
 use super::TransitionSystem;
@@ -309,6 +310,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         let mut level_end: usize = 1;
         let mut head: usize = 0;
         let mut expander = Expander::new(self.opts.threads.max(1));
+        let mut full = Chunk::new();
         while head < self.store.len() {
             self.store.forget_before(head as StateId);
             let count = expander.batch().min(self.store.len() - head);
@@ -326,26 +328,19 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                         }
                     }
                     let head_id = head as StateId;
-                    if !self.reserve(chunk.enabled[i]) {
-                        return Outcome::Limit(LimitKind::Memory);
-                    }
-                    for k in from..end {
-                        let succ = chunk.succs[k];
-                        if let Some(fault) =
-                            self.merge(sys, chunk.state(k, words), succ, head_id, depth)
-                        {
-                            return fault;
-                        }
-                    }
+                    let range = from..end;
                     from = end;
-                    if let Some((at, a, fault)) = &chunk.fault {
-                        if *at == i {
-                            return Outcome::Fault {
-                                state: head_id,
-                                action: Some(*a),
-                                fault: fault.clone(),
-                            };
-                        }
+                    let ended = if chunk.reduced[i]
+                        && proviso::closes_cycle(&self.store, chunk, range.clone(), level_end)
+                    {
+                        // Cycle proviso: this state takes every enabled step.
+                        full.fill(sys, &self.store, (head_id, 1), false, false);
+                        self.merge_state(sys, &full, (0, 0..full.ends[0]), head_id, depth)
+                    } else {
+                        self.merge_state(sys, chunk, (i, range), head_id, depth)
+                    };
+                    if let Some(outcome) = ended {
+                        return outcome;
                     }
                     if let Some(e) = &mut self.edges {
                         e.close_state();
@@ -356,6 +351,36 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             }
         }
         Outcome::Complete
+    }
+
+    /// Merges the successors `range` of the state at index `i` of `chunk`
+    /// (the state `head`); returns the outcome that ends the search, if any.
+    fn merge_state(
+        &mut self,
+        sys: &S,
+        chunk: &Chunk<S::Action, S::Fault>,
+        (i, range): (usize, std::ops::Range<usize>),
+        head: StateId,
+        depth: u32,
+    ) -> Option<Outcome<S::Action, S::Fault>> {
+        if !self.reserve(chunk.enabled[i]) {
+            return Some(Outcome::Limit(LimitKind::Memory));
+        }
+        let words = self.store.words();
+        for k in range {
+            let succ = chunk.succs[k];
+            if let Some(fault) = self.merge(sys, chunk.state(k, words), succ, head, depth) {
+                return Some(fault);
+            }
+        }
+        match &chunk.fault {
+            Some((at, a, fault)) if *at == i => Some(Outcome::Fault {
+                state: head,
+                action: Some(*a),
+                fault: fault.clone(),
+            }),
+            _ => None,
+        }
     }
 
     /// The time limit and the progress bar, checked every few states.

@@ -34,10 +34,12 @@ pub(crate) struct Chunk<A, F> {
     pub fault: Option<(usize, A, F)>,
     /// How many actions each state had (to reserve memory before merging).
     pub enabled: Vec<usize>,
+    /// `reduced[i]`: state `first + i` was expanded by an ample subset only.
+    pub reduced: Vec<bool>,
 }
 
 impl<A: Copy, F> Chunk<A, F> {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Chunk {
             first: 0,
             states: Vec::new(),
@@ -45,6 +47,7 @@ impl<A: Copy, F> Chunk<A, F> {
             ends: Vec::new(),
             fault: None,
             enabled: Vec::new(),
+            reduced: Vec::new(),
         }
     }
 
@@ -54,13 +57,15 @@ impl<A: Copy, F> Chunk<A, F> {
         &self.states[i * words..(i + 1) * words]
     }
 
-    fn fill<S: TransitionSystem<Action = A, Fault = F>>(
+    /// Expands states `first..first + count`: by their ample sets when
+    /// `reduce`, else by every enabled action.
+    pub(crate) fn fill<S: TransitionSystem<Action = A, Fault = F>>(
         &mut self,
         sys: &S,
         store: &StateStore,
-        first: StateId,
-        count: usize,
+        (first, count): (StateId, usize),
         look_up: bool,
+        reduce: bool,
     ) {
         let words = store.words();
         self.first = first;
@@ -68,13 +73,21 @@ impl<A: Copy, F> Chunk<A, F> {
         self.succs.clear();
         self.ends.clear();
         self.enabled.clear();
+        self.reduced.clear();
         self.fault = None;
         let mut actions = Vec::new();
         let mut next = vec![0u32; words];
         for i in 0..count {
             let cur = store.get(first + i as StateId);
             actions.clear();
-            sys.actions(cur, &mut actions);
+            let reduced = match reduce {
+                true => sys.ample_actions(cur, &mut actions),
+                false => {
+                    sys.actions(cur, &mut actions);
+                    false
+                }
+            };
+            self.reduced.push(reduced);
             self.enabled.push(actions.len());
             for &a in &actions {
                 if let Err(fault) = sys.step(cur, a, &mut next) {
@@ -152,7 +165,7 @@ impl<A: Copy + Send, F: Send> Expander<A, F> {
         let job = |(k, c): (usize, &mut Chunk<A, F>)| {
             let start = k * CHUNK;
             let n = CHUNK.min(count - start);
-            c.fill(sys, store, first + start as StateId, n, look_up);
+            c.fill(sys, store, (first + start as StateId, n), look_up, true);
         };
         match &self.pool {
             Some(pool) => {

@@ -50,6 +50,16 @@ pub trait TransitionSystem: Sync {
     /// properties do not see. The explorer stores representatives only.
     /// Default: every state is its own representative.
     fn canonicalize(&self, _state: &mut [u32]) {}
+
+    /// Partial-order reduction: appends an *ample* subset of the actions
+    /// enabled in `state` (persistent: no step outside it, on any path that
+    /// avoids it, depends on it; invisible to the properties) and returns
+    /// `true` when it is a proper subset. The explorer takes care of the
+    /// cycle proviso (see `proviso`). Default: every enabled action.
+    fn ample_actions(&self, state: &[u32], out: &mut Vec<Self::Action>) -> bool {
+        self.actions(state, out);
+        false
+    }
 }
 
 mod bfs;
@@ -58,6 +68,7 @@ mod expand;
 mod graph;
 mod limits;
 mod progress;
+mod proviso;
 mod stats;
 mod store;
 

@@ -113,6 +113,11 @@ pub fn write_pc(meta: u32) -> u32 {
     meta >> PC_SHIFT
 }
 
+/// The meta word without the writing instruction (kept for race reports only).
+pub fn without_pc(meta: u32) -> u32 {
+    meta & ((1 << PC_SHIFT) - 1)
+}
+
 pub fn rel_flags(scope: Scope) -> u32 {
     HAS_REL | scope_code(scope) << REL_SCOPE_SHIFT
 }

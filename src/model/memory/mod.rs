@@ -37,8 +37,12 @@
 //! stronger than PTX, and only for threads more than `HISTORY - 1` writes
 //! behind.
 
+mod canon;
+mod fairness;
 mod layout;
 mod race;
+
+pub use fairness::{MemoryEffect, Recency};
 
 use super::eval::runtime_error;
 use super::exec::atomic_result;
@@ -64,6 +68,9 @@ pub struct Weak {
     devices: Vec<u32>,
     tpb: usize,
     races: bool,
+    locations: canon::Locations,
+    /// Put states in canonical form after each step (`canon`).
+    canonical: bool,
 }
 
 /// A write about to be placed in a history.
@@ -133,7 +140,12 @@ fn uses_local(e: &Expr, l: u32) -> bool {
 
 impl Weak {
     /// Sizes the model for `prog` and reserves its words in `layout`.
-    pub fn new(prog: &Program, layout: &mut super::state::Layout, races: bool) -> Weak {
+    pub fn new(
+        prog: &Program,
+        layout: &mut super::state::Layout,
+        races: bool,
+        canonical: bool,
+    ) -> Weak {
         let sec = Sections::new(
             layout.model_base(),
             layout.mem_words,
@@ -154,6 +166,8 @@ impl Weak {
             devices: prog.devices.clone(),
             tpb: layout.threads_per_block,
             races,
+            locations: canon::Locations::of(prog, &layout.var_base, layout.mem_words),
+            canonical,
         }
     }
 
@@ -844,6 +858,9 @@ impl Weak {
             } else {
                 live.push(t);
             }
+        }
+        if self.canonical {
+            return self.canonicalize(s, &live);
         }
         for x in 0..self.sec.locs {
             let len = self.len(s, x);
