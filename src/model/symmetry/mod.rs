@@ -21,6 +21,7 @@
 
 mod ids;
 
+use super::memory::BlockWords;
 use super::state::Layout;
 use crate::ir::cfg::Liveness;
 use crate::ir::{from_raw, to_raw, LocalId, Program};
@@ -83,6 +84,10 @@ pub struct Symmetry {
     has_ids: bool,
     liveness: Liveness,
     code_len: u32,
+    /// The `ptx` model's words, when it is on.
+    memory: Option<BlockWords>,
+    /// Per memory word: it holds block ids (for the values in its history).
+    value_ids: Vec<Option<IdWord>>,
 }
 
 thread_local! {
@@ -92,11 +97,21 @@ thread_local! {
 
 impl Symmetry {
     /// The interchangeable blocks of `prog`, or why there are none usable.
-    pub fn infer(prog: &Program, layout: &Layout) -> Result<Symmetry, String> {
+    /// `memory` describes the `ptx` model's words (it must be given when
+    /// the layout has them).
+    pub fn infer(
+        prog: &Program,
+        layout: &Layout,
+        memory: Option<BlockWords>,
+    ) -> Result<Symmetry, String> {
         let blocks = prog.launch.blocks as usize;
         let tpb = layout.threads_per_block;
+        let described = match memory {
+            Some(_) => layout.model_words,
+            None => 0,
+        };
         if layout.thread_words != THREAD_HEADER + prog.locals.len()
-            || layout.words() != layout.mem_words + layout.threads * layout.thread_words
+            || layout.words() != layout.mem_words + layout.threads * layout.thread_words + described
         {
             return Err("the state has words the symmetry reduction does not describe".into());
         }
@@ -132,6 +147,20 @@ impl Symmetry {
                 global_ids.extend((base..base + len).map(|w| (w, id)));
             }
         }
+        if let Some(m) = &memory {
+            segments.extend(m.runs().into_iter().map(|r| Segment {
+                base: r.base,
+                len: r.len,
+                stride: r.stride,
+            }));
+        }
+        let mut value_ids = vec![None; layout.mem_words];
+        for &(w, id) in &global_ids {
+            value_ids[w] = Some(id);
+        }
+        for &(base, len, id) in &shared_ids {
+            value_ids[base..base + blocks * len].fill(Some(id));
+        }
         let local_ids: Vec<(LocalId, IdWord)> = prog
             .locals
             .iter()
@@ -153,6 +182,8 @@ impl Symmetry {
             has_ids: false,
             liveness,
             code_len: prog.code.len() as u32,
+            memory,
+            value_ids,
         };
         sym.id_mask = sym.id_mask();
         sym.has_ids = !sym.global_ids.is_empty() || sym.id_mask.contains(&true);
@@ -348,6 +379,12 @@ impl Symmetry {
         };
         for (w, id) in &self.global_ids {
             s[*w] = map(s[*w], *id);
+        }
+        if let Some(m) = &self.memory {
+            m.rename(s, perm, &|x, raw| match self.value_ids[x] {
+                Some(id) => map(raw, id),
+                None => raw,
+            });
         }
         for (base, len, id) in &self.shared_ids {
             for b in 0..self.blocks {
