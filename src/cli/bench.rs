@@ -26,7 +26,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub threads: usize,
 
-    /// Only the reduced runs (no side-by-side run without symmetry)
+    /// Only the reduced runs (no side-by-side run without symmetry and ample sets)
     #[arg(long)]
     pub no_compare: bool,
 
