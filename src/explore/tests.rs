@@ -635,7 +635,7 @@ impl TransitionSystem for FaultyScramble {
     }
     fn ample_actions(&self, s: &[u32], out: &mut Vec<u8>) -> bool {
         self.actions(s, out);
-        let reduce = self.ample && out.len() > 1 && s[1] % 3 != 0;
+        let reduce = self.ample && out.len() > 1 && !s[1].is_multiple_of(3);
         if reduce {
             out.truncate(1);
         }
