@@ -20,7 +20,7 @@ pub trait TransitionSystem: Sync {
     /// What labels a step, e.g. the index of the thread that moves.
     type Action: Copy + Eq + std::fmt::Debug + Send + Sync;
     /// A safety violation detected in a state or while taking a step.
-    type Fault: Clone + std::fmt::Debug + Send;
+    type Fault: Clone + std::fmt::Debug + Send + Sync;
 
     /// Number of words in every state.
     fn state_words(&self) -> usize;
@@ -62,6 +62,7 @@ pub trait TransitionSystem: Sync {
     }
 }
 
+mod batch;
 mod bfs;
 mod bitset;
 mod expand;
@@ -71,6 +72,8 @@ mod progress;
 mod proviso;
 mod stats;
 mod store;
+mod sync;
+mod table;
 
 #[cfg(test)]
 mod tests;
@@ -80,4 +83,6 @@ pub use bitset::BitSet;
 pub use graph::Lasso;
 pub use limits::{LimitKind, Options};
 pub use stats::{peak_rss_bytes, Stats};
-pub use store::{collision_probability, hash_state, Slot, StateId, StateStore, MAX_STATES};
+pub use store::{
+    collision_probability, hash_state, Slot, StateId, StateStore, FINGERPRINT_BITS, MAX_STATES,
+};

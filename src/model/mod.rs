@@ -191,11 +191,22 @@ const MAX_FUSED: usize = 256;
 impl<'p> Model<'p> {
     pub fn new(prog: &'p Program, options: ModelOptions) -> Model<'p> {
         let ptx = options.memory_model == MemoryModel::Ptx;
+        // A block with one participating thread passes `__syncthreads()`
+        // alone (independent threads, sequential consistency: no memory
+        // effect), so the barrier is as local as an assignment there.
+        let lone_barrier = !ptx
+            && options.simt == SimtMode::Its
+            && (prog.launch.threads_per_block == 1
+                || prog.participants == crate::spec::ast::Participants::Master);
         let invisible = prog
             .code
             .iter()
             // Under sequential consistency a fence orders nothing extra.
-            .map(|i| i.op.is_thread_local() || (!ptx && matches!(i.op, Op::Fence { .. })))
+            .map(|i| {
+                i.op.is_thread_local()
+                    || (!ptx && matches!(i.op, Op::Fence { .. }))
+                    || (lone_barrier && matches!(i.op, Op::SyncThreads))
+            })
             .collect();
         let mut layout = Layout::new(prog);
         let weak = ptx
@@ -222,7 +233,14 @@ impl<'p> Model<'p> {
     /// options break the symmetry (nothing changes then).
     pub fn enable_symmetry(&mut self) -> Result<&symmetry::Symmetry, String> {
         self.reducible()?;
-        let sym = symmetry::Symmetry::infer(self.prog, &self.layout)?;
+        if self.prog.devices.windows(2).any(|d| d[0] != d[1]) {
+            return Err("blocks run on different GPUs".into());
+        }
+        let memory = self
+            .weak
+            .as_ref()
+            .map(|w| w.block_words(self.prog, &self.layout.var_base));
+        let sym = symmetry::Symmetry::infer(self.prog, &self.layout, memory)?;
         Ok(self.symmetry.insert(sym))
     }
 
@@ -232,9 +250,6 @@ impl<'p> Model<'p> {
     fn reducible(&self) -> Result<(), String> {
         if self.options.resident.is_some() {
             return Err("blocks start in order under --resident".into());
-        }
-        if self.weak.is_some() {
-            return Err("the ptx memory model's state is not described to it yet".into());
         }
         if self.warps.is_lockstep() || self.lock_bits.has_state() {
             return Err("lockstep warp stacks and lock bits are not described to it yet".into());
@@ -247,6 +262,9 @@ impl<'p> Model<'p> {
     /// describe (nothing changes then).
     pub fn enable_por(&mut self) -> Result<(), String> {
         self.reducible()?;
+        if self.weak.is_some() {
+            return Err("the ptx memory model's state is not described to it yet".into());
+        }
         self.por = Some(por::Independence::new(self)?);
         Ok(())
     }

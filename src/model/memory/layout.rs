@@ -101,6 +101,11 @@ pub fn writer(meta: u32) -> Option<usize> {
     (w != 0).then(|| w as usize - 1)
 }
 
+/// The same meta word, written by thread `t`.
+pub fn with_writer(meta: u32, t: usize) -> u32 {
+    (meta & !WRITER_BITS) | (t as u32 + 1)
+}
+
 pub fn write_scope(meta: u32) -> Scope {
     scope_of_code(meta >> SCOPE_SHIFT)
 }

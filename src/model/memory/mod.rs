@@ -37,6 +37,7 @@
 //! stronger than PTX, and only for threads more than `HISTORY - 1` writes
 //! behind.
 
+mod blocks;
 mod canon;
 mod fairness;
 mod layout;
@@ -48,6 +49,7 @@ use super::eval::runtime_error;
 use super::exec::atomic_result;
 use super::{Event, Model, Violation};
 use crate::ir::{from_raw, to_raw, Expr, Loc, Op, Order, Pc, Program, Scope};
+pub use blocks::BlockWords;
 use layout::*;
 
 /// Writes kept per location.
