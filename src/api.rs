@@ -119,8 +119,15 @@ pub struct CheckConfig {
     pub threads: usize,
     /// Symmetry reduction over interchangeable blocks, where it is sound.
     pub symmetry: bool,
-    /// Store 64-bit fingerprints instead of states (see `explore::Options`).
+    /// Partial-order reduction of independent shared accesses (ample
+    /// sets), where it is sound.
+    pub ample_sets: bool,
+    /// Store 63-bit fingerprints instead of states (see `explore::Options`).
     pub hash_compaction: bool,
+    /// Under `ptx`, put states in canonical form (`model::memory`); off
+    /// only to cross-check the reduction (the choices saved in a
+    /// counterexample depend on it, so replays assume it on).
+    pub canonical_memory: bool,
 }
 
 impl Default for CheckConfig {
@@ -142,7 +149,9 @@ impl Default for CheckConfig {
             progress: false,
             threads: 1,
             symmetry: true,
+            ample_sets: true,
             hash_compaction: false,
+            canonical_memory: true,
         }
     }
 }
@@ -396,6 +405,7 @@ pub fn model_of(prepared: &Prepared) -> Model<'_> {
             memory_model: MemoryModel::parse(&prepared.config.memory_model)
                 .unwrap_or(MemoryModel::Sc),
             races: prepared.config.races,
+            canonical_memory: prepared.config.canonical_memory,
         },
     )
 }
@@ -414,7 +424,17 @@ fn reduced_model_of(prepared: &Prepared) -> (Model<'_>, String) {
             Err(why) => format!("symmetry off ({why})"),
         }
     };
-    (model, note)
+    let por = if !prepared.config.ample_sets {
+        "ample sets off (--no-por)".to_string()
+    } else if prepared.config.scheduler != Scheduler::Unfair {
+        "ample sets off (fairness reads every thread's enabled steps)".to_string()
+    } else {
+        match model.enable_por() {
+            Ok(()) => "ample sets of independent steps".to_string(),
+            Err(why) => format!("ample sets off ({why})"),
+        }
+    };
+    (model, format!("{note}; {por}"))
 }
 
 /// Checks a prepared spec and builds its report.
@@ -433,12 +453,16 @@ pub fn run(prepared: &Prepared) -> Report {
     };
     let started = std::time::Instant::now();
     let result = check(&model, &options, config.scheduler);
-    if model.symmetry().is_some() && !result.symmetric {
-        reductions = "symmetry off (the harness never finishes: per-thread progress is checked on the full graph)".into();
+    if (model.symmetry().is_some() && !result.symmetric) || (model.has_por() && !result.ample) {
+        reductions = "symmetry and ample sets off (the harness never finishes: per-thread progress is checked on the full graph)".into();
+    }
+    if result.reduced_trace {
+        reductions.push_str("; counterexample from the reduced graph (not necessarily shortest: the full graph is too large to retrace it)");
     }
     if result.compacted {
         reductions.push_str(&format!(
-            "; hash compaction: 64-bit fingerprints, P(two states merged) <= {:.1e}",
+            "; hash compaction: {}-bit fingerprints, P(two states merged) <= {:.1e}",
+            crate::explore::FINGERPRINT_BITS,
             crate::explore::collision_probability(result.stats.states)
         ));
     } else if config.hash_compaction {
@@ -547,6 +571,8 @@ pub fn config_of(report: &RunConfig) -> CheckConfig {
         progress: false,
         threads: 1,
         symmetry: true,
+        ample_sets: true,
         hash_compaction: false,
+        canonical_memory: true,
     }
 }

@@ -415,7 +415,7 @@ fn a_tiny_memory_limit_is_inconclusive_with_exit_3() {
         vec![
             "ticket_mutex",
             "--blocks",
-            "4",
+            "5",
             "--no-symmetry",
             "--max-memory",
             "1",

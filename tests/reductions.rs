@@ -45,31 +45,48 @@ fn assert_replays(spec: &api::SpecSource, report: &Report) {
     }
 }
 
-#[test]
-fn symmetry_keeps_every_verdict_and_its_counterexamples_replay() {
+/// Checks every built-in spec at each of `blocks` (barriers below four
+/// blocks only: CI time) under a `full` and a `reduced` configuration:
+/// verdicts and violation kinds agree, the reduced search stores no more
+/// states and its counterexamples replay; `also` adds its own assertions.
+/// Returns whether some search was reduced.
+fn agree_over_corpus(
+    blocks: &[u32],
+    full: impl Fn(u32) -> CheckConfig,
+    reduced: impl Fn(u32) -> CheckConfig,
+    also: impl Fn(&Report, &Report, &str),
+) -> bool {
     let mut reduced_somewhere = false;
-    for blocks in [3, 4] {
+    for &n in blocks {
         for spec in api::builtins() {
-            // Four blocks only where the search stays small (CI time).
             let family = api::parse(&spec).unwrap().header.family;
-            if blocks == 4 && family.as_deref() == Some("barrier") {
+            if n >= 4 && family.as_deref() == Some("barrier") {
                 continue;
             }
-            let full = api::check_spec(&spec, &config(blocks, false, 1)).unwrap();
-            let reduced = api::check_spec(&spec, &config(blocks, true, 2)).unwrap();
-            let what = format!("{} --blocks {blocks}", spec.name);
-            assert_eq!(full.verdict, reduced.verdict, "{what}");
-            assert_eq!(kinds(&full), kinds(&reduced), "{what}");
-            assert!(reduced.stats.states <= full.stats.states, "{what}");
-            reduced_somewhere |= reduced.stats.states < full.stats.states;
-            assert_replays(&spec, &reduced);
-            // The trace has the same length: both searches are breadth first.
-            for (a, b) in full.violations.iter().zip(&reduced.violations) {
-                assert_eq!(a.trace.schedule.len(), b.trace.schedule.len(), "{what}");
-            }
+            let a = api::check_spec(&spec, &full(n)).unwrap();
+            let b = api::check_spec(&spec, &reduced(n)).unwrap();
+            let what = format!("{} --blocks {n}", spec.name);
+            assert_eq!(a.verdict, b.verdict, "{what}");
+            assert_eq!(kinds(&a), kinds(&b), "{what}");
+            assert!(b.stats.states <= a.stats.states, "{what}");
+            reduced_somewhere |= b.stats.states < a.stats.states;
+            assert_replays(&spec, &b);
+            also(&a, &b, &what);
         }
     }
-    assert!(reduced_somewhere);
+    reduced_somewhere
+}
+
+#[test]
+fn symmetry_keeps_every_verdict_and_its_counterexamples_replay() {
+    let full = |n| config(n, false, 1);
+    let reduced = |n| config(n, true, 2);
+    assert!(agree_over_corpus(&[3, 4], full, reduced, |a, b, what| {
+        // The trace has the same length: both searches are breadth first.
+        for (a, b) in a.violations.iter().zip(&b.violations) {
+            assert_eq!(a.trace.schedule.len(), b.trace.schedule.len(), "{what}");
+        }
+    }));
 }
 
 #[test]
@@ -163,4 +180,180 @@ fn bench_checker_measures_both_modes_side_by_side() {
     );
     let bad = common::run(&["bench-checker", "--families", "locks"]);
     assert_eq!(common::code(&bad), 2);
+}
+
+#[test]
+fn ample_sets_keep_every_verdict_and_their_counterexamples_replay() {
+    // Symmetry off on both sides: only the partial-order reduction differs.
+    let full = |n| CheckConfig {
+        ample_sets: false,
+        ..config(n, false, 2)
+    };
+    let reduced = |n| config(n, false, 1);
+    assert!(agree_over_corpus(
+        &[2, 3, 4],
+        full,
+        reduced,
+        |a, b, what| {
+            // Counterexamples are retraced on the full graph: still shortest.
+            for (a, b) in a.violations.iter().zip(&b.violations) {
+                assert_eq!(a.trace.schedule.len(), b.trace.schedule.len(), "{what}");
+            }
+        }
+    ));
+}
+
+#[test]
+fn no_por_switches_off_both_reductions() {
+    let out = common::run(&["spin_lock", "--blocks", "3", "--stats", "--no-por"]);
+    let text = common::stdout(&out);
+    assert!(text.contains("ample sets off (--no-por)"), "{text}");
+    let fused = common::run(&["spin_lock", "--blocks", "3", "--stats"]);
+    let unfused = common::run(&["spin_lock", "--blocks", "3", "--stats", "--no-fuse-local"]);
+    let states = |o: &std::process::Output| {
+        let t = common::stdout(o);
+        let at = t.find(" states,").unwrap_or_else(|| panic!("{t}"));
+        t[..at]
+            .rsplit([' ', '('])
+            .next()
+            .unwrap()
+            .parse::<u64>()
+            .unwrap()
+    };
+    // --no-por interleaves local steps too: at least as many states as
+    // --no-fuse-local alone, which keeps the ample sets.
+    assert!(states(&out) >= states(&unfused), "{text}");
+    assert!(states(&unfused) > states(&fused));
+}
+
+#[test]
+fn ample_sets_switch_themselves_off_with_a_reason() {
+    for (args, why) in [
+        (
+            vec!["spin_lock", "--scheduler", "weak"],
+            "ample sets off (fairness reads every thread's enabled steps)",
+        ),
+        (
+            vec!["spin_lock", "--memory-model", "ptx"],
+            "ample sets off (the ptx memory model's state is not described to it yet)",
+        ),
+        (
+            vec!["spin_lock", "--resident", "1"],
+            "ample sets off (blocks start in order under --resident)",
+        ),
+        (
+            vec![
+                "spin_lock",
+                "--simt",
+                "lockstep",
+                "--threads-per-block",
+                "2",
+            ],
+            "ample sets off (lockstep warp stacks",
+        ),
+        (vec!["spin_lock"], "; ample sets of independent steps"),
+    ] {
+        let mut args = args;
+        args.push("--stats");
+        let out = common::run(&args);
+        let text = common::stdout(&out);
+        assert!(text.contains(why), "{args:?}: {text}");
+    }
+}
+
+/// The `ptx` model's canonical form (unreadable writes dropped, bases and
+/// views clamped) keeps every verdict, its traces' lengths and replays,
+/// and stores fewer states.
+#[test]
+fn ptx_canonical_form_keeps_every_verdict_and_counterexample() {
+    let ptx = |canonical_memory: bool| CheckConfig {
+        memory_model: "ptx".into(),
+        canonical_memory,
+        ..config(2, false, 1)
+    };
+    let mut reduced_somewhere = false;
+    for spec in api::builtins() {
+        // Specs refused under ptx (lock unit, lockstep warps) are skipped.
+        let Ok(full) = api::check_spec(&spec, &ptx(false)) else {
+            continue;
+        };
+        let reduced = api::check_spec(&spec, &ptx(true)).unwrap();
+        let what = format!("{} --memory-model ptx", spec.name);
+        assert_eq!(full.verdict, reduced.verdict, "{what}");
+        assert_eq!(kinds(&full), kinds(&reduced), "{what}");
+        assert!(reduced.stats.states <= full.stats.states, "{what}");
+        reduced_somewhere |= reduced.stats.states < full.stats.states;
+        assert_replays(&spec, &reduced);
+        for (a, b) in full.violations.iter().zip(&reduced.violations) {
+            assert_eq!(a.trace.schedule.len(), b.trace.schedule.len(), "{what}");
+        }
+    }
+    assert!(reduced_somewhere);
+}
+
+#[test]
+fn ptx_canonical_form_is_on_by_default() {
+    let spec = api::SpecSource::builtin("spin_lock").unwrap();
+    let run = |canonical_memory: bool| {
+        let config = CheckConfig {
+            memory_model: "ptx".into(),
+            canonical_memory,
+            ..config(3, false, 1)
+        };
+        api::check_spec(&spec, &config).unwrap().stats.states
+    };
+    let default = api::check_spec(
+        &spec,
+        &CheckConfig {
+            memory_model: "ptx".into(),
+            ..config(3, false, 1)
+        },
+    )
+    .unwrap()
+    .stats
+    .states;
+    assert_eq!(default, run(true));
+    // spin_lock's lock is only swapped: one write of it is ever readable.
+    assert!(
+        run(true) * 3 < run(false),
+        "{} vs {}",
+        run(true),
+        run(false)
+    );
+}
+
+/// Symmetry under `ptx` (threads' views, sc views and shared histories move
+/// with their blocks; writers and shared view entries are renamed) keeps
+/// every verdict and its counterexamples replay.
+#[test]
+fn ptx_symmetry_keeps_every_verdict_and_its_counterexamples_replay() {
+    let ptx = |blocks: u32, symmetry: bool| CheckConfig {
+        memory_model: "ptx".into(),
+        ..config(blocks, symmetry, 1)
+    };
+    let mut reduced_somewhere = false;
+    for spec in api::builtins() {
+        let family = api::parse(&spec).unwrap().header.family;
+        // Three blocks only where the search stays small (CI time).
+        let blocks: &[u32] = match family.as_deref() {
+            Some("mutex") => &[2, 3],
+            _ => &[2],
+        };
+        for &blocks in blocks {
+            let Ok(full) = api::check_spec(&spec, &ptx(blocks, false)) else {
+                continue;
+            };
+            let reduced = api::check_spec(&spec, &ptx(blocks, true)).unwrap();
+            let what = format!("{} --blocks {blocks} --memory-model ptx", spec.name);
+            assert_eq!(full.verdict, reduced.verdict, "{what}");
+            assert_eq!(kinds(&full), kinds(&reduced), "{what}");
+            assert!(reduced.stats.states <= full.stats.states, "{what}");
+            reduced_somewhere |= reduced.stats.states < full.stats.states;
+            assert_replays(&spec, &reduced);
+            for (a, b) in full.violations.iter().zip(&reduced.violations) {
+                assert_eq!(a.trace.schedule.len(), b.trace.schedule.len(), "{what}");
+            }
+        }
+    }
+    assert!(reduced_somewhere);
 }

@@ -12,6 +12,7 @@ mod deadlock;
 mod graph;
 mod liveness;
 mod memory_fairness;
+mod shortest;
 mod simt;
 mod symmetric;
 
@@ -43,6 +44,11 @@ pub struct CheckResult {
     pub stats: Stats,
     /// The search stored one state per class of block-symmetric states.
     pub symmetric: bool,
+    /// The search expanded ample sets of independent steps (POR).
+    pub ample: bool,
+    /// The counterexamples are traces of the reduced graph, not
+    /// necessarily shortest (see `shortest`).
+    pub reduced_trace: bool,
     /// The search kept fingerprints only (hash compaction).
     pub compacted: bool,
 }
@@ -51,6 +57,9 @@ pub struct CheckResult {
 /// `scheduler`, also livelock and starvation.
 pub fn check(model: &Model, options: &Options, scheduler: Scheduler) -> CheckResult {
     let mut result = check_explored(model, options, scheduler);
+    if result.ample && !result.findings.is_empty() {
+        shortest::retrace(model, options, scheduler, &mut result);
+    }
     if let (Some(sym), true) = (model.symmetry(), result.symmetric) {
         for f in &mut result.findings {
             symmetric::concretize(model, sym, f);
@@ -83,6 +92,8 @@ fn check_explored(model: &Model, options: &Options, scheduler: Scheduler) -> Che
                 limit: None,
                 stats,
                 symmetric: model.symmetry().is_some(),
+                ample: model.has_por(),
+                reduced_trace: false,
                 compacted: options.hash_compaction,
             };
         }
@@ -93,9 +104,10 @@ fn check_explored(model: &Model, options: &Options, scheduler: Scheduler) -> Che
     // that never finishes.
     let never_finishes = exploration.final_states().count_ones() == 0;
     let wants_graph = scheduler != Scheduler::Unfair || never_finishes;
-    if wants_graph && model.symmetry().is_some() {
-        // Edge labels of representatives name permuted threads, which the
-        // per-thread analyses cannot use: search the full graph instead.
+    if wants_graph && (model.symmetry().is_some() || model.has_por()) {
+        // Edge labels of representatives name permuted threads, and ample
+        // sets leave out steps, which the per-thread analyses need: search
+        // the full graph instead.
         let full = Model::new(model.prog, *model.options());
         return check_explored(&full, &options, scheduler);
     }
@@ -129,6 +141,8 @@ fn check_explored(model: &Model, options: &Options, scheduler: Scheduler) -> Che
                 limit: Some(LimitKind::Memory),
                 stats,
                 symmetric: model.symmetry().is_some(),
+                ample: model.has_por(),
+                reduced_trace: false,
                 compacted: options.hash_compaction,
             };
         }
@@ -149,6 +163,8 @@ fn check_explored(model: &Model, options: &Options, scheduler: Scheduler) -> Che
         limit,
         stats,
         symmetric: model.symmetry().is_some(),
+        ample: model.has_por(),
+        reduced_trace: false,
         compacted: options.hash_compaction,
     }
 }

@@ -187,13 +187,21 @@ pub struct CheckArgs {
     #[arg(long)]
     pub no_symmetry: bool,
 
-    /// Keep a 64-bit fingerprint per state instead of the state (less memory; --stats states the collision probability)
+    /// Keep a 63-bit fingerprint per state instead of the state (less memory; --stats states the collision probability)
     #[arg(long)]
     pub hash_compaction: bool,
 
-    /// Interleave every instruction, including thread-local ones: no partial-order reduction of local steps (slower; for cross-checking)
-    #[arg(long, visible_alias = "no-por")]
+    /// No partial-order reduction at all: every instruction interleaved, every enabled step expanded (slower; for cross-checking)
+    #[arg(long)]
+    pub no_por: bool,
+
+    /// Interleave thread-local instructions too (the ample sets of shared accesses stay on)
+    #[arg(long)]
     pub no_fuse_local: bool,
+
+    /// Expand every enabled step, not an ample set of independent ones (fusing of local steps stays on)
+    #[arg(long)]
+    pub no_ample_sets: bool,
 }
 
 #[derive(Args, Debug, Clone, Default)]

@@ -134,7 +134,8 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
         simt: args.simt.clone(),
         branch_order: args.branch_order.clone(),
         lock_bits: args.lock_bits,
-        fuse_local_steps: !args.no_fuse_local,
+        fuse_local_steps: !(args.no_fuse_local || args.no_por),
+        ample_sets: !(args.no_ample_sets || args.no_por),
         scheduler: args.scheduler,
         resident: args.resident.or(match (args.sms, args.blocks_per_sm) {
             (Some(s), Some(b)) => Some(s.saturating_mul(b)),
@@ -147,6 +148,7 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
         threads: args.threads.unwrap_or(base.threads),
         symmetry: !args.no_symmetry,
         hash_compaction: args.hash_compaction,
+        ..base
     }
 }
 

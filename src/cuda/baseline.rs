@@ -115,7 +115,7 @@ pub fn run_grid_sync(
         DeviceCheck {
             name: "barrier phases".into(),
             passed: errors == 0,
-            detail: format!("{errors} times a block left phase k before another had entered it"),
+            detail: format!("{errors} times a block left phase k before another had entered it (one phase in 8 checked)"),
         },
     ];
     Ok(report)

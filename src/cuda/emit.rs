@@ -1,15 +1,20 @@
-//! IR → a self-contained CUDA C++ file: the spec's memory, one device
-//! function that is the thread's program, and the harness kernel.
+//! IR → a self-contained CUDA C++ file: the spec's memory, one
+//! `__device__` function per spec procedure, the harness's program, and the
+//! harness kernel.
 //!
-//! The IR has procedures inlined, so each thread's program is one flat
-//! instruction list; it is emitted as one `__device__` function with a label
-//! per jump target, and a `// line N:` comment with the spec text wherever
-//! the source line changes, so the code reads against the spec. Each memory
-//! operation is emitted as the CUDA operation the spec names (scoped
-//! atomics, fences, volatile accesses), in the same order.
+//! The IR has procedures inlined but records where (`Program::inlined`):
+//! each procedure is emitted once, from its first activation, and every
+//! activation is replaced by a call. Code is emitted with a label per jump
+//! target and a `// line N:` comment with the spec text wherever the source
+//! line changes, so it reads against the spec. Each memory operation is
+//! emitted as the CUDA operation the spec names (scoped atomics, fences,
+//! volatile accesses), in the same order.
 
 use super::expr::{self, cuda_type, word_type, Class, Code};
-use crate::ir::{AtomicOp, Expr, Instr, Loc, LocalInit, Op, Order, Program, Scope, VoteKind};
+use crate::ir::{
+    AtomicOp, Expr, InlinedCall, Instr, Loc, LocalId, LocalInit, Op, Order, Pc, Program, Scope,
+    VoteKind,
+};
 use crate::spec::ast::{Item, Participants, SpecFile, Storage, Type};
 use crate::spec::diag::Diagnostic;
 use std::collections::{BTreeSet, HashMap};
@@ -129,49 +134,74 @@ const RESERVED: &[&str] = &[
     "i64",
     "abort_flag",
     "finished",
+    "th",
+    "result",
+    "GsThread",
+    "GsRuntime",
+    "GS_CALL",
 ];
 
 /// Unique C++ names for the spec's parameters, memory and locals.
 struct Names {
     used: BTreeSet<String>,
     vars: Vec<String>,
+    /// Names of the spec's `local` variables (GsThread fields) and of
+    /// every other slot, unique over the whole file.
     locals: Vec<String>,
+    /// Function name of each procedure.
+    procs: HashMap<String, String>,
+    /// What a function's own names must not be: launch constants,
+    /// parameters, memory and procedures.
+    globals: BTreeSet<String>,
 }
 
 impl Names {
     fn fresh(&mut self, name: &str) -> String {
-        let mut base: String = name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        base = base.trim_start_matches('_').to_string();
-        if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
-            base = format!("v{base}");
-        }
-        if base.starts_with("gs_") || base == "BLOCK_IDX" || base == "SPIN_BACK" {
-            base = format!("spec_{base}");
-        }
-        let mut candidate = base.clone();
-        let mut n = 1;
-        while RESERVED.contains(&candidate.as_str()) || self.used.contains(&candidate) {
-            candidate = format!("{base}_{n}");
-            n += 1;
-        }
-        self.used.insert(candidate.clone());
-        candidate
+        fresh_in(&mut self.used, name)
     }
+}
 
+/// A C++ name for `name` not in `used` (then added to it).
+fn fresh_in(used: &mut BTreeSet<String>, name: &str) -> String {
+    let mut base: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    base = base.trim_start_matches('_').to_string();
+    if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
+        base = format!("v{base}");
+    }
+    if base.starts_with("gs_")
+        || base.starts_with("GS_")
+        || base == "BLOCK_IDX"
+        || base == "SPIN_BACK"
+    {
+        base = format!("spec_{base}");
+    }
+    let mut candidate = base.clone();
+    let mut n = 1;
+    while RESERVED.contains(&candidate.as_str()) || used.contains(&candidate) {
+        candidate = format!("{base}_{n}");
+        n += 1;
+    }
+    used.insert(candidate.clone());
+    candidate
+}
+
+impl Names {
     fn new(program: &Program) -> Names {
         let mut names = Names {
             used: BTreeSet::new(),
             vars: Vec::new(),
             locals: Vec::new(),
+            procs: HashMap::new(),
+            globals: BTreeSet::new(),
         };
         for constant in ["nblocks", "threads_per_block", "warp_size"] {
             names.used.insert(constant.to_string());
@@ -184,6 +214,13 @@ impl Names {
             let n = names.fresh(&v.name);
             names.vars.push(n);
         }
+        for c in &program.inlined {
+            if !names.procs.contains_key(&c.proc) {
+                let n = names.fresh(&c.proc);
+                names.procs.insert(c.proc.clone(), n);
+            }
+        }
+        names.globals = names.used.clone();
         for l in &program.locals {
             let base = l.name.strip_prefix('%').unwrap_or(&l.name);
             let n = names.fresh(base);
@@ -212,21 +249,29 @@ pub fn emit(
         Participants::Master => program.launch.blocks,
         Participants::All => program.launch.threads(),
     };
+    let top = file
+        .items
+        .iter()
+        .filter(|i| matches!(i, Item::Var(v) if v.storage == Storage::Local))
+        .count() as LocalId;
     let mut e = Emitter {
         program,
         names: &names,
         out: String::new(),
         asserts: Vec::new(),
         last_line: 0,
-        labels: jump_targets(&program.code),
+        labels: BTreeSet::new(),
+        top,
+        renames: HashMap::new(),
     };
-    let body = e.thread_function(file)?;
+    let body = e.functions(file)?;
     let asserts = e.asserts.clone();
     let mut out = String::new();
     header(&mut out, program, spec_name, options);
     defines(&mut out, program, participants, options);
     out.push_str(PRELUDE);
     memory(&mut out, program, &names)?;
+    thread_state(&mut out, program, &names, top);
     out.push_str(&body);
     kernel(&mut out, program, &names);
     Ok(Emitted {
@@ -277,8 +322,8 @@ fn header(out: &mut String, program: &Program, spec_name: &str, options: &EmitOp
     );
     let _ = writeln!(
         out,
-        "// The checker inlines procedures, so gsync_thread() below is each thread's whole\n\
-         // program, one statement per model step; `// line N:` comments quote the spec.\n\
+        "// One __device__ function per spec procedure, and gsync_thread(), the harness's\n\
+         // program; one statement per model step, `// line N:` comments quote the spec.\n\
          // Launch gsync_kernel<<<{}, {}>>>(abort_flag, finished) with abort_flag in\n\
          // host-mapped memory (raise it to stop every spin loop) and finished[{}]\n\
          // (1 = block done, 2 = block aborted). Needs sm_70 or later (__nanosleep).\n",
@@ -397,18 +442,37 @@ fn memory(out: &mut String, program: &Program, names: &Names) -> Result<(), Diag
     Ok(())
 }
 
+/// GsThread: the harness's state and the spec's `local` variables, which
+/// every procedure may read and write.
+fn thread_state(out: &mut String, program: &Program, names: &Names, top: LocalId) {
+    let _ = writeln!(
+        out,
+        "// One thread's state: the harness's (GsRuntime) and the spec's `local` variables.\n\
+         struct GsThread : GsRuntime {{"
+    );
+    for l in 0..top {
+        let ty = program.locals[l as usize].ty;
+        let _ = writeln!(out, "    {} {};", cuda_type(ty), names.locals[l as usize]);
+    }
+    let _ = writeln!(out, "}};\n");
+}
+
 /// A stored raw value as a literal of the variable's word type.
 fn raw_literal(ty: Type, raw: u32) -> String {
     let v = crate::ir::from_raw(ty, raw);
     expr::literal(v).text
 }
 
-/// The instructions some emitted `goto` names (fall-through needs no label).
-fn jump_targets(code: &[Instr]) -> BTreeSet<u32> {
+/// The instructions some `goto` in `from..to` names (fall-through needs no
+/// label), leaving out the calls' ranges.
+fn jump_targets(code: &[Instr], from: Pc, to: Pc, calls: &[&InlinedCall]) -> BTreeSet<u32> {
     let mut t = BTreeSet::new();
-    for (pc, i) in code.iter().enumerate() {
-        let next = pc as u32 + 1;
-        match i.op {
+    for pc in from..to {
+        if calls.iter().any(|c| c.call <= pc && pc < c.end) {
+            continue;
+        }
+        let next = pc + 1;
+        match code[pc as usize].op {
             Op::Branch {
                 then_pc, else_pc, ..
             } => {
@@ -430,14 +494,23 @@ struct Emitter<'a> {
     asserts: Vec<String>,
     last_line: u32,
     labels: BTreeSet<u32>,
+    /// The first `top` slots are the spec's `local` variables: fields of GsThread.
+    top: LocalId,
+    /// Slots named otherwise in the function being emitted (its result).
+    renames: HashMap<LocalId, String>,
 }
 
 impl Emitter<'_> {
     fn local(&self, l: u32) -> (String, Type) {
-        (
-            self.names.locals[l as usize].clone(),
-            self.program.locals[l as usize].ty,
-        )
+        let ty = self.program.locals[l as usize].ty;
+        let name = &self.names.locals[l as usize];
+        if let Some(r) = self.renames.get(&l) {
+            (r.clone(), ty)
+        } else if l < self.top {
+            (format!("th.{name}"), ty)
+        } else {
+            (name.clone(), ty)
+        }
     }
 
     fn expr(&self, e: &Expr) -> Code {
@@ -456,47 +529,202 @@ impl Emitter<'_> {
         let _ = writeln!(self.out, "    {text}");
     }
 
-    fn thread_function(&mut self, file: &SpecFile) -> Result<String, Diagnostic> {
+    /// Every procedure (callees first), then the harness's program.
+    fn functions(&mut self, file: &SpecFile) -> Result<String, Diagnostic> {
+        let calls = &self.program.inlined;
+        // Each procedure from its first activation.
+        let mut first: Vec<usize> = Vec::new();
+        for (i, c) in calls.iter().enumerate() {
+            if !first.iter().any(|&f| calls[f].proc == c.proc) {
+                first.push(i);
+            }
+        }
+        let mut done = BTreeSet::new();
+        let mut text = String::new();
+        for &f in &first {
+            self.procedure_and_callees(f, &first, &mut done, &mut text)?;
+        }
+        text.push_str(&self.harness(file)?);
+        Ok(text)
+    }
+
+    fn procedure_and_callees(
+        &mut self,
+        at: usize,
+        first: &[usize],
+        done: &mut BTreeSet<String>,
+        text: &mut String,
+    ) -> Result<(), Diagnostic> {
+        let call = &self.program.inlined[at];
+        if !done.insert(call.proc.clone()) {
+            return Ok(());
+        }
+        for &c in &call.calls {
+            let proc = &self.program.inlined[c].proc;
+            let f = *first
+                .iter()
+                .find(|&&f| &self.program.inlined[f].proc == proc)
+                .expect("every called procedure has a first activation");
+            self.procedure_and_callees(f, first, done, text)?;
+        }
+        text.push_str(&self.procedure(call)?);
+        Ok(())
+    }
+
+    /// One spec procedure as a function: its parameters by value, its
+    /// result through `gs_result`; false when the host aborted the launch.
+    fn procedure(&mut self, call: &InlinedCall) -> Result<String, Diagnostic> {
+        let program = self.program;
+        let name = &self.names.procs[&call.proc];
+        let children: Vec<&InlinedCall> = call.calls.iter().map(|&c| &program.inlined[c]).collect();
+        let own: Vec<LocalId> = call
+            .locals
+            .clone()
+            .filter(|l| !call.params.contains(l))
+            .filter(|l| !children.iter().any(|c| c.locals.contains(l)))
+            .collect();
+        let slots: Vec<LocalId> = call.params.iter().chain(&own).copied().collect();
+        self.enter(&slots, call.body, call.end, &children);
+        let mut params: Vec<String> = vec!["GsThread& th".into()];
+        for &p in &call.params {
+            let (n, ty) = self.local(p);
+            params.push(format!("{} {n}", cuda_type(ty)));
+        }
+        if let Some(r) = call.ret {
+            let ty = program.locals[r as usize].ty;
+            params.push(format!("{}* gs_result", cuda_type(ty)));
+            self.renames.insert(r, "result".into());
+        }
+        // The procedure's declaration line, as the spec writes it.
+        let decl = program
+            .source
+            .text
+            .lines()
+            .enumerate()
+            .find(|(_, l)| {
+                l.trim_start()
+                    .strip_prefix("fn ")
+                    .is_some_and(|r| r.trim_start().starts_with(&format!("{}(", call.proc)))
+            })
+            .map(|(n, l)| format!("line {}: {}", n + 1, l.trim()))
+            .unwrap_or_else(|| format!("procedure {}", call.proc));
+        let _ = writeln!(
+            self.out,
+            "// {decl}\n__device__ __forceinline__ bool {name}({})\n{{",
+            params.join(", ")
+        );
+        self.declare(&own);
+        if let Some(r) = call.ret {
+            let ty = program.locals[r as usize].ty;
+            self.line(&format!("{} result = 0;", cuda_type(ty)));
+        }
+        self.code(call.body, call.end, &children)?;
+        if self.labels.contains(&call.end) {
+            let _ = writeln!(self.out, "L{}:;", call.end);
+        }
+        if call.ret.is_some() {
+            self.line("*gs_result = result;");
+        }
+        self.line("return true;");
+        let _ = writeln!(self.out, "}}\n");
+        self.renames.clear();
+        Ok(std::mem::take(&mut self.out))
+    }
+
+    /// The harness's program: every participant runs it.
+    fn harness(&mut self, file: &SpecFile) -> Result<String, Diagnostic> {
+        let program = self.program;
         let _ = writeln!(
             self.out,
             "// ---------------------------------------------------------------------------\n\
-             // The thread's program. Returns false if the host aborted it.\n\
+             // The harness's program. Returns false if the host aborted it.\n\
              // ---------------------------------------------------------------------------\n\
              __device__ bool gsync_thread(volatile unsigned int* abort_flag, unsigned int gs_me)\n{{"
         );
-        self.line(
-            "unsigned int gs_spins = 0;                     // loop iterations, for abort polling",
-        );
-        self.line(
-            "unsigned long long gs_next_poll = 0;           // when to read the abort flag next",
-        );
-        self.line("unsigned int gs_backoff_ns = GS_BACKOFF_MIN_NS; // backoff(): next sleep");
-        self.line("unsigned int gs_phase = 0;                     // phases entered");
-        self.line(
-            "int gs_weight = 0;                             // weight of the critical section",
-        );
-        self.line("(void)gs_me; (void)gs_phase; (void)gs_weight; (void)gs_backoff_ns; (void)gs_next_poll;");
-        self.declare_locals(file);
-        let code = &self.program.code;
-        for (pc, instr) in code.iter().enumerate() {
-            let pc = pc as u32;
-            if self.labels.contains(&pc) {
-                let _ = writeln!(self.out, "L{pc}:;");
-            }
-            self.source_comment(instr);
-            self.instr(pc, instr)?;
+        self.line("GsThread th;");
+        self.line("gs_start(th, abort_flag, gs_me);");
+        self.init_spec_locals(file);
+        let children: Vec<&InlinedCall> = program.inlined.iter().filter(|c| c.depth == 0).collect();
+        let own: Vec<LocalId> = (self.top..program.locals.len() as LocalId)
+            .filter(|l| !children.iter().any(|c| c.locals.contains(l)))
+            .collect();
+        let end = program.code.len() as Pc;
+        self.enter(&own, 0, end, &children);
+        self.declare(&own);
+        self.code(0, end, &children)?;
+        if self.labels.contains(&end) {
+            let _ = writeln!(self.out, "L{end}:;");
         }
-        if self.labels.contains(&(code.len() as u32)) {
-            let _ = writeln!(self.out, "L{}:;", code.len());
-        }
-        if !matches!(code.last().map(|i| &i.op), Some(Op::Exit)) {
-            self.line("return true;");
+        if !matches!(program.code.last().map(|i| &i.op), Some(Op::Exit)) {
+            self.line("return gs_finish(th);");
         }
         let _ = writeln!(self.out, "}}\n");
         Ok(std::mem::take(&mut self.out))
     }
 
-    fn declare_locals(&mut self, file: &SpecFile) {
+    /// The instructions `from..to`, each call in `calls` as one statement.
+    fn code(&mut self, from: Pc, to: Pc, calls: &[&InlinedCall]) -> Result<(), Diagnostic> {
+        let mut pc = from;
+        while pc < to {
+            if self.labels.contains(&pc) {
+                let _ = writeln!(self.out, "L{pc}:;");
+            }
+            if let Some(call) = calls.iter().find(|c| c.call == pc) {
+                self.call(call);
+                pc = call.end;
+                continue;
+            }
+            let instr = &self.program.code[pc as usize];
+            self.source_comment(instr.span);
+            self.instr(pc, instr)?;
+            pc += 1;
+        }
+        Ok(())
+    }
+
+    fn call(&mut self, call: &InlinedCall) {
+        self.source_comment(call.span);
+        let mut args: Vec<String> = vec!["th".into()];
+        for (&p, a) in call.params.iter().zip(&call.args) {
+            let ty = self.program.locals[p as usize].ty;
+            args.push(expr::wrap_to(ty, &self.expr(a)));
+        }
+        if let Some(r) = call.ret {
+            args.push(format!("&{}", self.local(r).0));
+        }
+        let name = &self.names.procs[&call.proc];
+        self.line(&format!("GS_CALL({name}({}));", args.join(", ")));
+    }
+
+    /// Enters a function: names for its slots, unique within it, and the
+    /// labels its code needs.
+    fn enter(&mut self, slots: &[LocalId], from: Pc, to: Pc, calls: &[&InlinedCall]) {
+        let mut scope = self.names.globals.clone();
+        self.renames.clear();
+        for &l in slots {
+            let name = &self.program.locals[l as usize].name;
+            let base = name.strip_prefix('%').unwrap_or(name);
+            self.renames.insert(l, fresh_in(&mut scope, base));
+        }
+        self.labels = jump_targets(&self.program.code, from, to, calls);
+        self.last_line = 0;
+    }
+
+    /// Declarations of the function's own slots (temporaries marked).
+    fn declare(&mut self, slots: &[LocalId]) {
+        for &l in slots {
+            let (name, ty) = self.local(l);
+            let what = if self.program.locals[l as usize].name.starts_with('%') {
+                " // temporary"
+            } else {
+                ""
+            };
+            self.line(&format!("{} {name} = 0;{what}", cuda_type(ty)));
+        }
+    }
+
+    /// The spec's `local` variables, with their initial values.
+    fn init_spec_locals(&mut self, file: &SpecFile) {
         let inits: HashMap<&str, &crate::spec::ast::Expr> = file
             .items
             .iter()
@@ -508,26 +736,22 @@ impl Emitter<'_> {
                 _ => None,
             })
             .collect();
-        for (i, l) in self.program.locals.iter().enumerate() {
-            let name = &self.names.locals[i];
-            let init = match (&l.init, inits.get(l.name.as_str())) {
-                (LocalInit::PerThread(_), Some(e)) => expr::wrap_to(l.ty, &expr::emit_const(e)),
+        for l in 0..self.top {
+            let (name, ty) = self.local(l);
+            let slot = &self.program.locals[l as usize];
+            let init = match (&slot.init, inits.get(slot.name.as_str())) {
+                (LocalInit::PerThread(_), Some(e)) => expr::wrap_to(ty, &expr::emit_const(e)),
                 _ => "0".to_string(),
             };
-            let what = if l.name.starts_with('%') {
-                " // temporary"
-            } else {
-                ""
-            };
-            self.line(&format!("{} {name} = {init};{what}", cuda_type(l.ty)));
+            self.line(&format!("{name} = {init};"));
         }
     }
 
-    fn source_comment(&mut self, instr: &Instr) {
-        if instr.span.end <= instr.span.start {
+    fn source_comment(&mut self, span: crate::spec::ast::Span) {
+        if span.end <= span.start {
             return;
         }
-        let (line, _) = self.program.source.line_col(instr.span.start);
+        let (line, _) = self.program.source.line_col(span.start);
         if line == self.last_line {
             return;
         }
@@ -646,11 +870,18 @@ impl Emitter<'_> {
                 let ty = self.program.vars[loc.var as usize].ty;
                 let place = self.loc(loc);
                 let v = expr::wrap_to(ty, &self.expr(value));
-                let stmt = match order {
-                    Order::Weak => format!("{place} = {v};"),
-                    _ => format!("gs_st_volatile(&{place}, {v});"),
-                };
-                self.fenced(*order, *scope, |e| e.line(&stmt));
+                match order {
+                    // st.release at the spec's scope: no fence.
+                    Order::Release => self.line(&format!(
+                        "gs_st_release_{}(&{place}, (unsigned int)({v}));",
+                        scope_name(*scope)
+                    )),
+                    Order::Weak => self.line(&format!("{place} = {v};")),
+                    _ => {
+                        let stmt = format!("gs_st_volatile(&{place}, {v});");
+                        self.fenced(*order, *scope, |e| e.line(&stmt));
+                    }
+                }
             }
             Op::Atomic {
                 dst,
@@ -660,9 +891,14 @@ impl Emitter<'_> {
                 order,
                 scope,
             } => {
-                let call = self.atomic(*op, loc, operands, *scope);
                 let class = expr::class_of(self.program.vars[loc.var as usize].ty);
-                self.fenced(*order, *scope, |e| e.assign_result(*dst, call, class));
+                match self.ordered_atomic(*op, loc, operands, *order, *scope) {
+                    Some(call) => self.assign_result(*dst, call, class),
+                    None => {
+                        let call = self.atomic(*op, loc, operands, *scope);
+                        self.fenced(*order, *scope, |e| e.assign_result(*dst, call, class));
+                    }
+                }
             }
             Op::Fence { order, scope } => self.line(Self::fence(*order, *scope)),
             Op::SyncThreads => match self.program.participants {
@@ -706,7 +942,7 @@ impl Emitter<'_> {
                     "the Fermi shared-memory lock unit is gone since Kepler; use atomicCAS on a shared word",
                 ))
             }
-            Op::Backoff => self.line("gs_backoff(gs_backoff_ns);"),
+            Op::Backoff => self.line("gs_backoff(th);"),
             Op::Assert { cond, message } => {
                 let id = self.asserts.len();
                 self.asserts.push(message.clone());
@@ -719,15 +955,12 @@ impl Emitter<'_> {
             }
             Op::CriticalEnter { weight } => {
                 let w = self.expr(weight);
-                self.line(&format!("gs_weight = (int){};", paren(&w)));
-                self.line("gs_critical_enter(gs_weight); gs_backoff_ns = GS_BACKOFF_MIN_NS;");
+                self.line(&format!("gs_critical_enter(th, (int){});", paren(&w)));
             }
-            Op::CriticalExit => self.line("gs_critical_exit(gs_weight);"),
-            Op::PhaseEnter => self.line("gs_phase_enter(gs_me, gs_phase);"),
-            Op::PhaseExit => {
-                self.line("gs_phase_exit(gs_me, gs_phase); gs_backoff_ns = GS_BACKOFF_MIN_NS;");
-            }
-            Op::Progress => self.line("gs_backoff_ns = GS_BACKOFF_MIN_NS; // progress"),
+            Op::CriticalExit => self.line("gs_critical_exit(th);"),
+            Op::PhaseEnter => self.line("gs_phase_enter(th);"),
+            Op::PhaseExit => self.line("gs_phase_exit(th);"),
+            Op::Progress => self.line("th.gs_backoff_ns = GS_BACKOFF_MIN_NS; // progress"),
             Op::Branch {
                 cond,
                 then_pc,
@@ -756,9 +989,77 @@ impl Emitter<'_> {
                     self.line(&Self::goto(pc, *target));
                 }
             }
-            Op::Exit => self.line("return true;"),
+            Op::Exit => self.line("return gs_finish(th);"),
         }
         Ok(())
+    }
+
+    /// An acquire, release or acq_rel atomic on a 32-bit word as one PTX
+    /// `atom.<order>.<scope>` (prelude's gs_atom_*); None for the other
+    /// orders and for narrow arithmetic (a CAS loop between fences).
+    fn ordered_atomic(
+        &self,
+        op: AtomicOp,
+        loc: &Loc,
+        operands: &[Expr],
+        order: Order,
+        scope: Scope,
+    ) -> Option<String> {
+        let sem = match order {
+            Order::Acquire => "acquire",
+            Order::Release => "release",
+            Order::AcqRel => "acq_rel",
+            _ => return None,
+        };
+        let ty = self.program.vars[loc.var as usize].ty;
+        if ty.bits() < 32 && !matches!(op, AtomicOp::Cas | AtomicOp::Exch) {
+            return None;
+        }
+        let signed = ty.signed();
+        // (PTX operation, operand type, whether it takes the word as int)
+        let (name, ptx_ty, as_int) = match op {
+            AtomicOp::Add | AtomicOp::Sub if signed => ("add", "s32", true),
+            AtomicOp::Add | AtomicOp::Sub => ("add", "u32", false),
+            AtomicOp::Min if signed => ("min", "s32", true),
+            AtomicOp::Min => ("min", "u32", false),
+            AtomicOp::Max if signed => ("max", "s32", true),
+            AtomicOp::Max => ("max", "u32", false),
+            AtomicOp::Cas if signed => ("cas", "s32", true),
+            AtomicOp::Cas => ("cas", "b32", false),
+            AtomicOp::Exch => ("exch", "b32", false),
+            AtomicOp::Inc => ("inc", "u32", false),
+            AtomicOp::Dec => ("dec", "u32", false),
+            AtomicOp::And => ("and", "b32", false),
+            AtomicOp::Or => ("or", "b32", false),
+            AtomicOp::Xor => ("xor", "b32", false),
+        };
+        let word = if as_int { "int" } else { "unsigned int" };
+        let place = self.loc(loc);
+        let ptr = if as_int == signed {
+            format!("&{place}")
+        } else {
+            format!("({word}*)&{place}")
+        };
+        let mut args = vec![ptr];
+        for a in operands {
+            let v = expr::wrap_to(ty, &self.expr(a));
+            let v = if op == AtomicOp::Sub {
+                format!("-({v})")
+            } else {
+                v
+            };
+            args.push(format!("({word})({v})"));
+        }
+        let call = format!(
+            "gs_atom_{sem}_{}_{name}_{ptx_ty}({})",
+            scope_name(scope),
+            args.join(", ")
+        );
+        Some(if as_int == signed {
+            call
+        } else {
+            format!("({})({call})", word_type(ty))
+        })
     }
 
     /// The CUDA call of an atomic read-modify-write.
@@ -835,12 +1136,17 @@ fn paren(c: &Code) -> String {
 }
 
 fn kernel(out: &mut String, program: &Program, names: &Names) {
+    // Registers for a full SM (2048 threads on sm_70 and later): without the
+    // bound the compiler may take more than 32 per thread at 128-thread
+    // blocks, and then fewer than 16 blocks fit on an SM.
+    let tpb = program.launch.threads_per_block;
     let _ = writeln!(
         out,
         "// ---------------------------------------------------------------------------\n\
          // The harness kernel.\n\
          // ---------------------------------------------------------------------------\n\
-         extern \"C\" __global__ void {KERNEL_NAME}(volatile unsigned int* abort_flag, volatile unsigned int* finished)\n{{"
+         extern \"C\" __global__ void __launch_bounds__({tpb}, {}) {KERNEL_NAME}(volatile unsigned int* abort_flag, volatile unsigned int* finished)\n{{",
+        (2048 / tpb).max(1)
     );
     let shared: Vec<(usize, &crate::ir::MemVar)> = program
         .vars

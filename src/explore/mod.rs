@@ -20,7 +20,7 @@ pub trait TransitionSystem: Sync {
     /// What labels a step, e.g. the index of the thread that moves.
     type Action: Copy + Eq + std::fmt::Debug + Send + Sync;
     /// A safety violation detected in a state or while taking a step.
-    type Fault: Clone + std::fmt::Debug + Send;
+    type Fault: Clone + std::fmt::Debug + Send + Sync;
 
     /// Number of words in every state.
     fn state_words(&self) -> usize;
@@ -50,16 +50,30 @@ pub trait TransitionSystem: Sync {
     /// properties do not see. The explorer stores representatives only.
     /// Default: every state is its own representative.
     fn canonicalize(&self, _state: &mut [u32]) {}
+
+    /// Partial-order reduction: appends an *ample* subset of the actions
+    /// enabled in `state` (persistent: no step outside it, on any path that
+    /// avoids it, depends on it; invisible to the properties) and returns
+    /// `true` when it is a proper subset. The explorer takes care of the
+    /// cycle proviso (see `proviso`). Default: every enabled action.
+    fn ample_actions(&self, state: &[u32], out: &mut Vec<Self::Action>) -> bool {
+        self.actions(state, out);
+        false
+    }
 }
 
+mod batch;
 mod bfs;
 mod bitset;
 mod expand;
 mod graph;
 mod limits;
 mod progress;
+mod proviso;
 mod stats;
 mod store;
+mod sync;
+mod table;
 
 #[cfg(test)]
 mod tests;
@@ -69,4 +83,6 @@ pub use bitset::BitSet;
 pub use graph::Lasso;
 pub use limits::{LimitKind, Options};
 pub use stats::{peak_rss_bytes, Stats};
-pub use store::{collision_probability, hash_state, Slot, StateId, StateStore, MAX_STATES};
+pub use store::{
+    collision_probability, hash_state, Slot, StateId, StateStore, FINGERPRINT_BITS, MAX_STATES,
+};

@@ -126,7 +126,7 @@ impl Liveness {
 }
 
 /// Appends the locals `op` reads to `used`; returns the local it writes.
-fn op_reads_writes(op: &Op, used: &mut Vec<LocalId>) -> Option<LocalId> {
+pub fn op_reads_writes(op: &Op, used: &mut Vec<LocalId>) -> Option<LocalId> {
     let loc = |l: &Loc, used: &mut Vec<LocalId>| {
         if let Some(i) = &l.index {
             expr_locals(i, used);

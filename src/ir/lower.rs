@@ -30,6 +30,7 @@ pub fn lower<'a>(
         in_critical: false,
         in_phase: false,
         unsupported: Vec::new(),
+        inlined: Vec::new(),
     };
     l.declare_items(file, overrides)?;
     let harness = find_harness(file)?;
@@ -46,6 +47,7 @@ pub fn lower<'a>(
         checks,
         unsupported: l.unsupported,
         devices: vec![],
+        inlined: l.inlined,
     })
 }
 
@@ -110,6 +112,7 @@ struct Lowerer<'a> {
     in_critical: bool,
     in_phase: bool,
     unsupported: Vec<(String, Span)>,
+    inlined: Vec<InlinedCall>,
 }
 
 /// A redefinition error; `first` is where the name was defined before.
@@ -1202,6 +1205,8 @@ impl<'a> Lowerer<'a> {
             values.push(self.expr(a)?);
         }
         let ret = f.ret.map(|ty| (self.temp(ty), ty));
+        let (call, first_local, args) = (self.pc(), self.locals.len() as LocalId, values.clone());
+        let (depth, first_inner) = (self.frames.len(), self.inlined.len());
         self.frames.push(Frame {
             name: f.name.name.clone(),
             ret,
@@ -1217,6 +1222,22 @@ impl<'a> Lowerer<'a> {
         for j in frame.returns {
             self.patch(j, end);
         }
+        let n = args.len() as u32;
+        self.inlined.push(InlinedCall {
+            proc: f.name.name.clone(),
+            span,
+            call,
+            body: call + n,
+            end,
+            params: (first_local..first_local + n).collect(),
+            args,
+            ret: ret.map(|(id, _)| id),
+            locals: first_local..self.locals.len() as LocalId,
+            depth,
+            calls: (first_inner..self.inlined.len())
+                .filter(|&i| self.inlined[i].depth == depth + 1)
+                .collect(),
+        });
         Ok(ret.map(|(id, _)| Expr::Local(id)))
     }
 

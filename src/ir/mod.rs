@@ -5,7 +5,9 @@
 //! Procedures are inlined, so the program every thread runs is one flat
 //! instruction list (`pc` = index) whose expressions are pure and
 //! thread-local: every memory access is an instruction of its own, which
-//! is what makes each one a separate step of the thread.
+//! is what makes each one a separate step of the thread. Where each
+//! procedure was inlined is kept (`Program::inlined`), so a backend can
+//! emit one function per procedure.
 
 pub mod cfg;
 mod consteval;
@@ -307,6 +309,32 @@ pub struct Checks {
     pub invariants: Vec<(Expr, Span)>,
 }
 
+/// One inlined procedure activation: the code range `call..end` is
+/// `params[i] = args[i]` (pcs `call..body`), then the body, whose returns
+/// jump to `end` after assigning the result to `ret`. Every activation of
+/// a procedure is lowered from the same text, so all have the same shape.
+#[derive(Clone, Debug)]
+pub struct InlinedCall {
+    pub proc: String,
+    /// The call expression.
+    pub span: Span,
+    pub call: Pc,
+    pub body: Pc,
+    pub end: Pc,
+    /// Parameter slots, in order, and the argument values (caller's slots).
+    pub params: Vec<LocalId>,
+    pub args: Vec<Expr>,
+    /// The slot the caller reads the result from.
+    pub ret: Option<LocalId>,
+    /// The slots made for this activation (parameters, its `let`s and
+    /// temporaries, and those of the calls it makes).
+    pub locals: std::ops::Range<LocalId>,
+    /// Enclosing activations (0: called from the harness).
+    pub depth: usize,
+    /// The calls this body makes directly (indices into `Program::inlined`).
+    pub calls: Vec<usize>,
+}
+
 /// A spec lowered for one launch.
 #[derive(Clone, Debug)]
 pub struct Program {
@@ -325,6 +353,8 @@ pub struct Program {
     /// The GPU of each block, when blocks run on different GPUs (litmus
     /// tests); empty: one GPU. Only `.sys` scope spans GPUs.
     pub devices: Vec<u32>,
+    /// Where procedures were inlined, innermost first.
+    pub inlined: Vec<InlinedCall>,
 }
 
 impl Program {

@@ -716,6 +716,7 @@ pub fn translate(test: &Litmus, source: &Source) -> Result<Translated, Unsupport
         checks: Checks::default(),
         unsupported: vec![],
         devices: placement.devices,
+        inlined: vec![],
     };
     Ok(Translated {
         program,

@@ -9,6 +9,7 @@ mod eval;
 mod exec;
 pub mod lockbits;
 pub mod memory;
+mod por;
 pub mod sched;
 pub mod simt;
 pub mod state;
@@ -110,6 +111,10 @@ pub struct ModelOptions {
     /// on purpose and turn this off).
     #[serde(default = "yes")]
     pub races: bool,
+    /// Under `ptx`, store states in canonical form (unreadable writes
+    /// dropped, views clamped: `memory/canon.rs`). Off only to cross-check.
+    #[serde(default = "yes")]
+    pub canonical_memory: bool,
 }
 
 fn yes() -> bool {
@@ -156,6 +161,7 @@ impl Default for ModelOptions {
             barrier_divergence: true,
             memory_model: MemoryModel::Sc,
             races: true,
+            canonical_memory: true,
         }
     }
 }
@@ -174,6 +180,8 @@ pub struct Model<'p> {
     weak: Option<memory::Weak>,
     /// Interchangeable blocks, when symmetry reduction is on.
     symmetry: Option<symmetry::Symmetry>,
+    /// Ample sets of independent steps, when that reduction is on.
+    por: Option<por::Independence>,
 }
 
 /// Longest run of fused thread-local instructions: a purely local infinite
@@ -190,7 +198,8 @@ impl<'p> Model<'p> {
             .map(|i| i.op.is_thread_local() || (!ptx && matches!(i.op, Op::Fence { .. })))
             .collect();
         let mut layout = Layout::new(prog);
-        let weak = ptx.then(|| memory::Weak::new(prog, &mut layout, options.races));
+        let weak = ptx
+            .then(|| memory::Weak::new(prog, &mut layout, options.races, options.canonical_memory));
         let warps = Warps::new(prog, &mut layout, &options);
         let lock_bits = LockBits::new(prog, &mut layout, options.lock_bits);
         Model {
@@ -203,6 +212,7 @@ impl<'p> Model<'p> {
             lock_bits,
             weak,
             symmetry: None,
+            por: None,
         }
     }
 
@@ -211,17 +221,46 @@ impl<'p> Model<'p> {
     /// interchangeable blocks. Returns why not when the program or the
     /// options break the symmetry (nothing changes then).
     pub fn enable_symmetry(&mut self) -> Result<&symmetry::Symmetry, String> {
+        self.reducible()?;
+        if self.prog.devices.windows(2).any(|d| d[0] != d[1]) {
+            return Err("blocks run on different GPUs".into());
+        }
+        let memory = self
+            .weak
+            .as_ref()
+            .map(|w| w.block_words(self.prog, &self.layout.var_base));
+        let sym = symmetry::Symmetry::infer(self.prog, &self.layout, memory)?;
+        Ok(self.symmetry.insert(sym))
+    }
+
+    /// Why the reductions (symmetry, ample sets) cannot be used: they are
+    /// described for sequential consistency, independent thread scheduling
+    /// and every block resident from the start.
+    fn reducible(&self) -> Result<(), String> {
         if self.options.resident.is_some() {
             return Err("blocks start in order under --resident".into());
-        }
-        if self.weak.is_some() {
-            return Err("the ptx memory model's state is not described to it yet".into());
         }
         if self.warps.is_lockstep() || self.lock_bits.has_state() {
             return Err("lockstep warp stacks and lock bits are not described to it yet".into());
         }
-        let sym = symmetry::Symmetry::infer(self.prog, &self.layout)?;
-        Ok(self.symmetry.insert(sym))
+        Ok(())
+    }
+
+    /// Turns partial-order reduction of independent steps on (ample sets,
+    /// `por`); returns why not when the semantics has steps it does not
+    /// describe (nothing changes then).
+    pub fn enable_por(&mut self) -> Result<(), String> {
+        self.reducible()?;
+        if self.weak.is_some() {
+            return Err("the ptx memory model's state is not described to it yet".into());
+        }
+        self.por = Some(por::Independence::new(self)?);
+        Ok(())
+    }
+
+    /// Whether ample sets are in use.
+    pub fn has_por(&self) -> bool {
+        self.por.is_some()
     }
 
     /// The symmetry in use, if any.
@@ -391,6 +430,14 @@ impl TransitionSystem for Model<'_> {
         if let Some(sym) = &self.symmetry {
             sym.canonicalize(s);
         }
+    }
+
+    fn ample_actions(&self, s: &[u32], out: &mut Vec<u32>) -> bool {
+        let start = out.len();
+        self.actions(s, out);
+        self.por
+            .as_ref()
+            .is_some_and(|p| p.reduce(self, s, out, start))
     }
 }
 

@@ -101,6 +101,11 @@ pub fn writer(meta: u32) -> Option<usize> {
     (w != 0).then(|| w as usize - 1)
 }
 
+/// The same meta word, written by thread `t`.
+pub fn with_writer(meta: u32, t: usize) -> u32 {
+    (meta & !WRITER_BITS) | (t as u32 + 1)
+}
+
 pub fn write_scope(meta: u32) -> Scope {
     scope_of_code(meta >> SCOPE_SHIFT)
 }
@@ -111,6 +116,11 @@ pub fn release_scope(meta: u32) -> Scope {
 
 pub fn write_pc(meta: u32) -> u32 {
     meta >> PC_SHIFT
+}
+
+/// The meta word without the writing instruction (kept for race reports only).
+pub fn without_pc(meta: u32) -> u32 {
+    meta & ((1 << PC_SHIFT) - 1)
 }
 
 pub fn rel_flags(scope: Scope) -> u32 {

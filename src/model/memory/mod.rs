@@ -37,6 +37,8 @@
 //! stronger than PTX, and only for threads more than `HISTORY - 1` writes
 //! behind.
 
+mod blocks;
+mod canon;
 mod fairness;
 mod layout;
 mod race;
@@ -47,6 +49,7 @@ use super::eval::runtime_error;
 use super::exec::atomic_result;
 use super::{Event, Model, Violation};
 use crate::ir::{from_raw, to_raw, Expr, Loc, Op, Order, Pc, Program, Scope};
+pub use blocks::BlockWords;
 use layout::*;
 
 /// Writes kept per location.
@@ -67,6 +70,9 @@ pub struct Weak {
     devices: Vec<u32>,
     tpb: usize,
     races: bool,
+    locations: canon::Locations,
+    /// Put states in canonical form after each step (`canon`).
+    canonical: bool,
 }
 
 /// A write about to be placed in a history.
@@ -136,7 +142,12 @@ fn uses_local(e: &Expr, l: u32) -> bool {
 
 impl Weak {
     /// Sizes the model for `prog` and reserves its words in `layout`.
-    pub fn new(prog: &Program, layout: &mut super::state::Layout, races: bool) -> Weak {
+    pub fn new(
+        prog: &Program,
+        layout: &mut super::state::Layout,
+        races: bool,
+        canonical: bool,
+    ) -> Weak {
         let sec = Sections::new(
             layout.model_base(),
             layout.mem_words,
@@ -157,6 +168,8 @@ impl Weak {
             devices: prog.devices.clone(),
             tpb: layout.threads_per_block,
             races,
+            locations: canon::Locations::of(prog, &layout.var_base, layout.mem_words),
+            canonical,
         }
     }
 
@@ -847,6 +860,9 @@ impl Weak {
             } else {
                 live.push(t);
             }
+        }
+        if self.canonical {
+            return self.canonicalize(s, &live);
         }
         for x in 0..self.sec.locs {
             let len = self.len(s, x);

@@ -19,7 +19,7 @@ fn program(text: &str, blocks: u32) -> Program {
 fn classes(text: &str, blocks: u32) -> Result<Vec<Vec<u32>>, String> {
     let prog = program(text, blocks);
     let model = Model::new(&prog, ModelOptions::default());
-    Symmetry::infer(&prog, &model.layout).map(|s| s.classes().to_vec())
+    Symmetry::infer(&prog, &model.layout, None).map(|s| s.classes().to_vec())
 }
 
 const LOCK: &str = "global u32 lock = 0;\nglobal u32 owner = 99;\n";

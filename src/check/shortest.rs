@@ -1,0 +1,45 @@
+//! Shortest counterexamples under partial-order reduction.
+//!
+//! Ample sets leave interleavings out, so the breadth-first trace to a
+//! violation in the reduced graph may be longer than the shortest one. The
+//! violation itself is real (the reduced graph is a subgraph), and the
+//! verdict is the same on the full graph; the trace is then recomputed
+//! there, within a budget of states proportional to the reduced search, so
+//! that the report keeps its shortest counterexample where that is cheap,
+//! and says so where it is not.
+
+use super::{check_explored, CheckResult};
+use crate::explore::Options;
+use crate::model::{Model, Scheduler};
+
+/// States the full search may store per state of the reduced one.
+const BUDGET_FACTOR: u64 = 4;
+/// ...plus this many, so small searches always get their shortest trace.
+const BUDGET_BASE: u64 = 200_000;
+
+/// Replaces the findings of a reduced search by those of the full graph
+/// when that search fits in the budget; else marks the traces as taken
+/// from the reduced graph.
+pub(super) fn retrace(
+    model: &Model,
+    options: &Options,
+    scheduler: Scheduler,
+    result: &mut CheckResult,
+) {
+    let mut full = Model::new(model.prog, *model.options());
+    if model.symmetry().is_some() && full.enable_symmetry().is_err() {
+        result.reduced_trace = true;
+        return;
+    }
+    let budget = result.stats.states * BUDGET_FACTOR + BUDGET_BASE;
+    let options = Options {
+        max_states: Some(options.max_states.map_or(budget, |m| m.min(budget))),
+        ..options.clone()
+    };
+    let again = check_explored(&full, &options, scheduler);
+    if again.limit.is_none() && !again.findings.is_empty() && again.symmetric == result.symmetric {
+        result.findings = again.findings;
+    } else {
+        result.reduced_trace = true;
+    }
+}

@@ -1,0 +1,45 @@
+//! The cycle proviso of partial-order reduction, in its breadth-first form.
+//!
+//! A state expanded by an ample subset of its steps must not let the search
+//! go round a cycle on which some enabled step is postponed forever (the
+//! *ignoring problem*): every cycle of the reduced graph needs a state that
+//! took all its steps (Clarke, Grumberg, Peled, *Model Checking*, condition
+//! C3 in its cycle form). The depth-first test ("no ample successor on the
+//! stack") has no stack to look at in a breadth-first search; the layered
+//! variant for breadth first (Bošnački, Leue, Lluch-Lafuente, "Partial-order
+//! reduction for general state exploring algorithms", STTT 11(1), 2009) is:
+//! a state of depth `d` is fully expanded when one of its ample successors
+//! is already stored at depth `<= d`.
+//!
+//! Why that suffices: in breadth-first order an edge `s -> s'` has
+//! `depth(s') <= depth(s) + 1`. If every edge of a cycle went one level
+//! deeper, the depths would grow strictly around the cycle, which is
+//! impossible; so some edge of every cycle goes to a depth `<= ` its
+//! source's, and the proviso made that source take every step. (Edges to a
+//! state first found at depth `d + 1`, including by another parent, cannot
+//! close a cycle on their own and need nothing.)
+
+use super::expand::Chunk;
+use super::store::{StateId, StateStore};
+
+/// Whether one of the ample successors `range` of a reduced state at depth
+/// `d` is already stored at depth `<= d`: ids below `level_end` (the first
+/// id of depth `d + 1`), since ids are given in breadth-first order. Only
+/// looks at states committed before the level (read-only, so workers may
+/// call it during a batch).
+pub(super) fn closes_cycle<A, F>(
+    store: &StateStore,
+    chunk: &Chunk<A, F>,
+    range: std::ops::Range<usize>,
+    level_end: usize,
+) -> bool
+where
+    A: Copy,
+{
+    let words = store.words();
+    range.into_iter().any(|k| {
+        let succ = &chunk.succs[k];
+        let id = store.find_hashed(chunk.state(k, words), succ.hash);
+        id.is_some_and(|id: StateId| (id as usize) < level_end)
+    })
+}

@@ -1,0 +1,215 @@
+//! Canonical form of the `ptx` model's words, applied after every step so
+//! that states which no future step can tell apart are stored once.
+//!
+//! Only the *readers* of a location can ever read it: every thread for
+//! global memory, the block's threads for its copy of a `shared` variable.
+//! Everything else in a view is information that may flow, through joins,
+//! into a reader's view; it matters only where it is newer than what every
+//! live reader already has. So after each step:
+//!
+//! - writes older than what every live reader may still read are dropped
+//!   (threads of other blocks no longer hold a block's shared lines back),
+//!   and all but the latest of a location only ever accessed by
+//!   read-modify-writes that always write (`Locations::latest_only`);
+//! - a message's base (the newest write its writer knew) is moved up past
+//!   writes that do not race with it, as far as every live reader's view
+//!   (no write is ever inserted below that): only the racing writes
+//!   between the base and the message are ever used;
+//! - a view entry no newer than every live reader's own view of that
+//!   location is set to 0 (joining it can raise nobody), and likewise a
+//!   thread's pending acquire entries no newer than its own view.
+//!
+//! Views and positions only move forward, and inserting or retiring a
+//! write shifts all of them alike, so "no newer than" is kept by every
+//! later step: each rule maps a state to one that has the same futures.
+
+use super::effective_scope;
+use super::layout::*;
+use super::Weak;
+use crate::ir::{AtomicOp, Op, Order, Program, Scope};
+use crate::spec::ast::Storage;
+
+/// What the code tells about each location (a word of memory).
+pub struct Locations {
+    /// The block whose threads alone can access it (`None`: global memory,
+    /// every thread).
+    pub owners: Vec<Option<u32>>,
+    /// Only read-modify-writes that always write access it, all morally
+    /// strong with each other: each must read the write right before the
+    /// next one (atomicity), so only the latest write can ever be read.
+    pub latest_only: Vec<bool>,
+    /// Every access is strong and in the scope of every other (atomics,
+    /// `volatile`, relaxed at device scope, block scope for `shared`): no
+    /// two of them ever race, so no report needs its writes' pcs.
+    pub race_free: Vec<bool>,
+}
+
+impl Locations {
+    pub fn of(prog: &Program, var_base: &[usize], locs: usize) -> Locations {
+        let mut owners = vec![None; locs];
+        let mut latest_only = vec![false; locs];
+        let mut race_free = vec![false; locs];
+        let one_gpu = prog.devices.windows(2).all(|d| d[0] == d[1]);
+        for (v, var) in prog.vars.iter().enumerate() {
+            let shared = var.storage == Storage::Shared;
+            let copies = if shared { prog.launch.blocks } else { 1 } as usize;
+            let len = var.len as usize;
+            let wide = |order: Order, scope: Scope| match effective_scope(order, scope) {
+                Scope::Cta => shared,
+                Scope::Gpu => one_gpu,
+                Scope::Sys => true,
+            };
+            let accesses = || {
+                prog.code.iter().filter_map(|i| match &i.op {
+                    Op::Atomic {
+                        loc,
+                        op,
+                        scope,
+                        order,
+                        ..
+                    } if loc.var as usize == v => Some((Some(*op), *order, *scope)),
+                    Op::Load {
+                        loc, order, scope, ..
+                    }
+                    | Op::Store {
+                        loc, order, scope, ..
+                    } if loc.var as usize == v => Some((None, *order, *scope)),
+                    _ => None,
+                })
+            };
+            let strong = accesses().all(|(op, order, scope)| {
+                (op.is_some() || order != Order::Weak) && wide(order, scope)
+            });
+            let only_rmws =
+                strong && accesses().all(|(op, ..)| op.is_some_and(|o| o != AtomicOp::Cas));
+            for b in 0..copies {
+                let words = var_base[v] + b * len..var_base[v] + (b + 1) * len;
+                if shared {
+                    owners[words.clone()].fill(Some(b as u32));
+                }
+                latest_only[words.clone()].fill(only_rmws);
+                race_free[words].fill(strong);
+            }
+        }
+        Locations {
+            owners,
+            latest_only,
+            race_free,
+        }
+    }
+}
+
+impl Weak {
+    /// Whether thread `t` can access location `x`.
+    fn reads(&self, t: usize, x: usize) -> bool {
+        self.locations.owners[x].is_none_or(|b| b as usize == t / self.tpb)
+    }
+
+    /// Drops unreadable writes and puts bases and views in canonical form;
+    /// `live` are the threads that have not finished.
+    pub(super) fn canonicalize(&self, s: &mut [u32], live: &[usize]) {
+        let mut floors = Vec::with_capacity(self.sec.locs);
+        for x in 0..self.sec.locs {
+            if !self.races || self.locations.race_free[x] {
+                self.forget_pcs(s, x);
+            }
+            let readers = live.iter().copied().filter(|&t| self.reads(t, x));
+            let len = self.len(s, x);
+            // With no live reader nothing about `x` matters any more.
+            let floor = readers.clone().map(|t| self.cur(s, t, x)).min();
+            self.tighten_bases(s, x, floor.unwrap_or(len - 1));
+            let k = match self.locations.latest_only[x] {
+                true => len - 1,
+                false => readers
+                    .map(|t| self.oldest_readable(s, t, x))
+                    .min()
+                    .unwrap_or(len - 1),
+            };
+            if k > 0 {
+                self.drop_oldest(s, x, k);
+            }
+            floors.push(floor.map(|f| f - k));
+        }
+        self.clamp_views(s, &floors);
+    }
+
+    /// Clears the writing instruction of `x`'s writes: only race reports
+    /// name it.
+    fn forget_pcs(&self, s: &mut [u32], x: usize) {
+        for p in 0..self.len(s, x) {
+            let meta = self.sec.msg(x, p) + MSG_META;
+            s[meta] = without_pc(s[meta]);
+        }
+    }
+
+    /// Raises each message's base past writes that do not race with it, up
+    /// to `floor`: no write can ever be inserted at or below every live
+    /// reader's view, so the racing writes counted from the base stay the
+    /// same ones (the initial value's base is 0: it races with nothing).
+    fn tighten_bases(&self, s: &mut [u32], x: usize, floor: usize) {
+        for p in 0..self.len(s, x) {
+            let msg = self.sec.msg(x, p);
+            let kmeta = s[msg + MSG_META];
+            let base = s[msg + MSG_BASE] as usize;
+            let tight = match writer(kmeta) {
+                None => 0,
+                Some(k) => {
+                    let strong = kmeta & STRONG != 0;
+                    let first_racing = (base + 1..p).find(|&q| {
+                        let meta = s[self.sec.msg(x, q) + MSG_META];
+                        !self.morally_strong(meta, k, strong, write_scope(kmeta))
+                    });
+                    base.max(first_racing.map_or(p, |q| q - 1).min(floor))
+                }
+            };
+            s[msg + MSG_BASE] = tight as u32;
+        }
+    }
+
+    /// Zeroes the view entries that can raise no reader's view: those no
+    /// newer than `floors[x]` (every live reader's view of `x`), and a
+    /// thread's pending entries no newer than its own view.
+    fn clamp_views(&self, s: &mut [u32], floors: &[Option<usize>]) {
+        let sec = &self.sec;
+        let below = |x: usize, e: usize| floors[x].is_none_or(|f| e <= f);
+        for t in 0..sec.threads {
+            let cur = sec.thread_view(t, CUR);
+            for k in [NEAR, FAR] {
+                clamp(s, sec.thread_view(t, k), sec.vw, |s, x, e| {
+                    e <= get(s, cur, x) || below(x, e)
+                });
+            }
+            clamp(s, sec.thread_view(t, REL), sec.vw, |_, x, e| below(x, e));
+            // A reader's own view is what the floors are made of.
+            clamp(s, cur, sec.vw, |_, x, e| !self.reads(t, x) && below(x, e));
+        }
+        for b in 0..=sec.blocks {
+            clamp(s, sec.sc_base + b * sec.vw, sec.vw, |_, x, e| below(x, e));
+        }
+        for y in 0..sec.locs {
+            for p in 0..self.len(s, y) {
+                let msg = sec.msg(y, p);
+                // Only a release carries a view (the others stay zero).
+                if s[msg + MSG_META] & MSG_REL != 0 {
+                    clamp(s, msg + MSG_VIEW, sec.vw, |_, x, e| below(x, e));
+                }
+            }
+        }
+    }
+}
+
+/// Zeroes the nonzero entries `e` of location `x` of the view at `view`
+/// (`words` long) for which `useless(s, x, e)` holds.
+fn clamp(s: &mut [u32], view: usize, words: usize, useless: impl Fn(&[u32], usize, usize) -> bool) {
+    for w in 0..words {
+        if s[view + w] == 0 {
+            continue;
+        }
+        for x in w * 4..w * 4 + 4 {
+            let e = get(s, view, x);
+            if e != 0 && useless(s, x, e) {
+                set(s, view, x, 0);
+            }
+        }
+    }
+}

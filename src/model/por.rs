@@ -1,0 +1,363 @@
+//! Partial-order reduction of independent shared accesses (ample sets).
+//!
+//! Under sequential consistency with independent thread scheduling a thread
+//! has one next step, fixed by its own state. The step of thread `t` is an
+//! ample set of a state `s` on its own (Clarke, Grumberg, Peled, *Model
+//! Checking*, conditions C0–C2; C3 is the explorer's cycle proviso, see
+//! `explore::proviso`) when
+//!
+//! - **persistent** (C1): no other thread can, before `t` moves, take a step
+//!   that depends on it. Other threads only ever reach instructions
+//!   reachable from their pc in the control-flow graph, so this module
+//!   precomputes, per thread and pc, the memory words the thread may still
+//!   read and write (`future`), and `t`'s step is independent when it reads
+//!   a word nobody else may still write, or writes a word nobody else may
+//!   still read or write. Array indices that depend only on launch
+//!   constants and never-assigned locals (`perSMBarr[my_sm]`) name one word
+//!   per thread; other indices name the whole array. `shared` words of
+//!   different blocks are different words. Barrier arrival and exit touch
+//!   the other threads of the block (and the grid, at a kernel boundary), so
+//!   they qualify only when the thread is alone in its block.
+//! - **invisible** (C2): the step changes nothing a property reads in a
+//!   state: critical sections and barrier phases (which read every thread's
+//!   position) are never ample while their check is on, nor writes to a word
+//!   that a `check invariant` reads. A step that fails an assertion or
+//!   faults at run time fails alike whatever the others did first (it reads
+//!   only words they cannot write), so it is found from the reduced state.
+//!
+//! What that preserves (argued here, since the tests can only sample it):
+//! every reachable fault, and the existence of a reachable state from
+//! which the harness cannot finish (*deadlock*: being unable to finish is
+//! kept by every successor, and finishing means every thread moved, so a
+//! postponed ample step always still fits). It does not preserve which
+//! threads are enabled in each state, which the fair-cycle analyses
+//! (livelock, starvation) and the per-thread progress analysis of a harness
+//! that never finishes read: those run without ample sets (`check`).
+
+use super::state::FINISHED;
+use super::{thread_of, Model};
+use crate::ir::{cfg, Expr, Loc, Op};
+use crate::spec::ast::Storage;
+
+/// Bits over the memory words of a state.
+type Bits = [u64];
+
+fn set(bits: &mut Bits, w: usize) {
+    bits[w / 64] |= 1 << (w % 64);
+}
+
+fn get(bits: &Bits, w: usize) -> bool {
+    bits[w / 64] >> (w % 64) & 1 == 1
+}
+
+/// More precomputed future sets than this turn the reduction off.
+const MAX_TABLE_BYTES: usize = 64 << 20;
+
+/// Which memory words each thread may still access, per pc.
+pub struct Independence {
+    /// `u64` words per bit set.
+    width: usize,
+    pcs: usize,
+    /// For thread `t` at `pc`: the words it may still read, then the words
+    /// it may still write, at `(t * pcs + pc) * 2 * width`.
+    future: Vec<u64>,
+    /// Words read by a `check invariant`: writing them is visible.
+    watched: Vec<u64>,
+    /// A thread's exit may release a grid-wide kernel boundary.
+    kernel_boundary: bool,
+}
+
+impl Independence {
+    /// Precomputes the future accesses of every thread of `model`'s launch;
+    /// says why not where the reduction does not apply.
+    pub fn new(model: &Model) -> Result<Independence, String> {
+        let prog = model.prog;
+        let layout = &model.layout;
+        let collective = prog.code.iter().any(|i| {
+            matches!(
+                i.op,
+                Op::SyncWarp { .. } | Op::Vote { .. } | Op::ActiveMask { .. }
+            )
+        });
+        if collective && prog.launch.threads_per_block > 1 && prog.launch.warp_size > 1 {
+            return Err("warp-collective instructions read the other lanes' positions".into());
+        }
+        let width = layout.mem_words.div_ceil(64).max(1);
+        let pcs = prog.code.len();
+        let bytes = layout.threads * pcs * 2 * width * 8;
+        if bytes > MAX_TABLE_BYTES {
+            return Err(format!(
+                "its table of future accesses would take {} MiB",
+                bytes >> 20
+            ));
+        }
+        let constant = constant_locals(model);
+        let mut init = vec![0u32; layout.words()];
+        layout.initial(prog, &mut init);
+        let mut future = vec![0u64; layout.threads * pcs * 2 * width];
+        for t in 0..layout.threads {
+            if init[layout.thread(t, super::state::PC)] == FINISHED {
+                continue;
+            }
+            let table = &mut future[t * pcs * 2 * width..(t + 1) * pcs * 2 * width];
+            let words = |loc: &Loc, out: &mut Bits| loc_words(model, &init, &constant, t, loc, out);
+            for (pc, instr) in prog.code.iter().enumerate() {
+                let (reads, writes) =
+                    table[pc * 2 * width..(pc + 1) * 2 * width].split_at_mut(width);
+                match &instr.op {
+                    Op::Load { loc, .. } => words(loc, reads),
+                    Op::Store { loc, .. } => words(loc, writes),
+                    Op::Atomic { loc, .. }
+                    | Op::LockBitTry { loc, .. }
+                    | Op::LockBitRelease { loc, .. } => {
+                        words(loc, reads);
+                        words(loc, writes);
+                    }
+                    _ => {}
+                }
+            }
+            close_over_successors(model, table, 2 * width);
+        }
+        let mut watched = vec![0u64; width];
+        for (inv, _) in &prog.checks.invariants {
+            watch(model, inv, &mut watched);
+        }
+        Ok(Independence {
+            width,
+            pcs,
+            future,
+            watched,
+            kernel_boundary: prog.code.iter().any(|i| matches!(i.op, Op::KernelBoundary)),
+        })
+    }
+
+    /// Replaces the enabled actions `out[start..]` by the steps of the
+    /// smallest stubborn set of threads found (see [`Self::stubborn`]);
+    /// `true` if that left some out.
+    pub fn reduce(&self, model: &Model, s: &[u32], out: &mut Vec<u32>, start: usize) -> bool {
+        let enabled: Vec<usize> = out[start..].iter().map(|a| thread_of(*a)).collect();
+        if enabled.len() < 2 {
+            return false;
+        }
+        let mut best: Option<Vec<bool>> = None;
+        let mut best_len = enabled.len();
+        for &t in &enabled {
+            if best.as_ref().is_some_and(|b| b[t]) {
+                continue; // its set contains the best one found
+            }
+            if let Some(set) = self.stubborn(model, s, t, &enabled, best_len) {
+                best_len = set.iter().filter(|m| **m).count();
+                best = Some(set);
+                if best_len == 1 {
+                    break;
+                }
+            }
+        }
+        let Some(set) = best else {
+            return false;
+        };
+        let mut k = start;
+        for i in start..out.len() {
+            if set[thread_of(out[i])] {
+                out[k] = out[i];
+                k += 1;
+            }
+        }
+        out.truncate(k);
+        true
+    }
+
+    /// The threads that must move together with `seed`: closed under "a
+    /// thread outside may still access what the next step of a member
+    /// accesses (one of them writing)". Then no step outside depends on a
+    /// step inside before that step is taken (persistence). `None` when a
+    /// member's next step is visible, touches other threads' positions,
+    /// waits, or the set grows to `limit` threads or more.
+    fn stubborn(
+        &self,
+        model: &Model,
+        s: &[u32],
+        seed: usize,
+        enabled: &[usize],
+        limit: usize,
+    ) -> Option<Vec<bool>> {
+        let threads = model.layout.threads;
+        let mut member = vec![false; threads];
+        member[seed] = true;
+        let mut count = 1;
+        let mut work = vec![seed];
+        while let Some(m) = work.pop() {
+            if !enabled.contains(&m) {
+                return None; // waiting: what would enable it is not tracked
+            }
+            let Some((w, write)) = self.footprint(model, s, m)? else {
+                continue;
+            };
+            for (u, m) in member.iter_mut().enumerate() {
+                if *m || !self.may_conflict(model, s, u, w, write) {
+                    continue;
+                }
+                *m = true;
+                count += 1;
+                if count >= limit {
+                    return None;
+                }
+                work.push(u);
+            }
+        }
+        Some(member)
+    }
+
+    /// What the next step of `t` touches: `Some(None)` only its own state,
+    /// `Some(Some((word, writes)))` one memory word; `None` when the step is
+    /// visible or touches other threads (never in a stubborn set).
+    fn footprint(&self, model: &Model, s: &[u32], t: usize) -> Option<Option<(usize, bool)>> {
+        let prog = model.prog;
+        let pc = model.pc(s, t);
+        if pc == FINISHED {
+            return None;
+        }
+        let word = |loc: &Loc, write: bool| {
+            let (w, _) = model.address(s, t, loc).ok()?;
+            (!write || !get(&self.watched, w)).then_some(Some((w, write)))
+        };
+        let local = |ok: bool| ok.then_some(None);
+        match &prog.code[pc as usize].op {
+            Op::Load { loc, .. } => word(loc, false),
+            Op::Store { loc, .. } | Op::Atomic { loc, .. } => word(loc, true),
+            // Thread-local (reached when local steps are not fused).
+            Op::Fence { .. }
+            | Op::Backoff
+            | Op::Assign { .. }
+            | Op::Branch { .. }
+            | Op::Jump { .. }
+            | Op::Assert { .. }
+            | Op::Progress => local(true),
+            Op::CriticalEnter { .. } | Op::CriticalExit => local(prog.checks.capacity.is_none()),
+            Op::PhaseEnter | Op::PhaseExit => local(!prog.checks.barrier),
+            Op::SyncThreads => local(self.alone_in_block(model, s, t)),
+            Op::Exit => local(!self.kernel_boundary && self.alone_in_block(model, s, t)),
+            Op::KernelBoundary
+            | Op::SyncWarp { .. }
+            | Op::Vote { .. }
+            | Op::ActiveMask { .. }
+            | Op::LockBitTry { .. }
+            | Op::LockBitRelease { .. } => None,
+        }
+    }
+
+    /// Whether unfinished thread `u` may still write `w` (or read it, when
+    /// the other access is a write).
+    fn may_conflict(&self, model: &Model, s: &[u32], u: usize, w: usize, write: bool) -> bool {
+        let pc = model.pc(s, u);
+        if pc == FINISHED {
+            return false;
+        }
+        let base = (u * self.pcs + pc as usize) * 2 * self.width;
+        let (reads, writes) = self.future[base..base + 2 * self.width].split_at(self.width);
+        get(writes, w) || (write && get(reads, w))
+    }
+
+    fn alone_in_block(&self, model: &Model, s: &[u32], t: usize) -> bool {
+        model
+            .layout
+            .block_threads(t)
+            .all(|u| u == t || model.is_finished(s, u))
+    }
+}
+
+/// Locals no instruction assigns: they keep their initial, per-thread value
+/// (and are never cleared while still read: a local read later is live).
+fn constant_locals(model: &Model) -> Vec<bool> {
+    let mut constant = vec![true; model.prog.locals.len()];
+    let mut scratch = Vec::new();
+    for instr in &model.prog.code {
+        if let Some(l) = cfg::op_reads_writes(&instr.op, &mut scratch) {
+            constant[l as usize] = false;
+        }
+        if let Op::LockBitTry { value: Some(l), .. } = &instr.op {
+            constant[*l as usize] = false;
+        }
+    }
+    constant
+}
+
+fn is_thread_constant(e: &Expr, constant: &[bool]) -> bool {
+    match e {
+        Expr::Const(_) | Expr::Builtin(_) => true,
+        Expr::Local(l) => constant[*l as usize],
+        Expr::Unary(_, a) => is_thread_constant(a, constant),
+        Expr::Binary(_, a, b) => is_thread_constant(a, constant) && is_thread_constant(b, constant),
+        Expr::Ternary(c, a, b) => [c, a, b].iter().all(|e| is_thread_constant(e, constant)),
+        Expr::Global(..) => false,
+    }
+}
+
+/// Marks the words thread `t` may access through `loc` in `out`.
+fn loc_words(model: &Model, init: &[u32], constant: &[bool], t: usize, loc: &Loc, out: &mut Bits) {
+    let block = model.layout.block_of(t);
+    let word = |index: u32| model.layout.mem(model.prog, loc.var, index, block);
+    match &loc.index {
+        None => set(out, word(0)),
+        Some(e) if is_thread_constant(e, constant) => {
+            // An index out of bounds faults instead of accessing anything.
+            let index = model.eval(e, init, t).and_then(|i| model.index(loc.var, i));
+            if let Ok(i) = index {
+                set(out, word(i));
+            }
+        }
+        Some(_) => (0..model.prog.vars[loc.var as usize].len).for_each(|i| set(out, word(i))),
+    }
+}
+
+/// Marks the global words an invariant reads (whole variables).
+fn watch(model: &Model, e: &Expr, out: &mut Bits) {
+    match e {
+        Expr::Global(var, index) => {
+            let v = &model.prog.vars[*var as usize];
+            if v.storage == Storage::Global {
+                (0..v.len).for_each(|i| set(out, model.layout.mem(model.prog, *var, i, 0)));
+            }
+            if let Some(i) = index {
+                watch(model, i, out);
+            }
+        }
+        Expr::Const(_) | Expr::Builtin(_) | Expr::Local(_) => {}
+        Expr::Unary(_, a) => watch(model, a, out),
+        Expr::Binary(_, a, b) => {
+            watch(model, a, out);
+            watch(model, b, out);
+        }
+        Expr::Ternary(c, a, b) => [c, a, b].into_iter().for_each(|e| watch(model, e, out)),
+    }
+}
+
+/// Makes each pc's sets (`stride` words each) include those of every pc
+/// reachable from it: a backward fixpoint over the control-flow graph.
+fn close_over_successors(model: &Model, table: &mut [u64], stride: usize) {
+    let code = &model.prog.code;
+    let succs: Vec<Vec<usize>> = (0..code.len())
+        .map(|pc| {
+            cfg::successors(code, pc as u32)
+                .into_iter()
+                .map(|p| p as usize)
+                .filter(|p| *p < code.len())
+                .collect()
+        })
+        .collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for pc in (0..code.len()).rev() {
+            for &n in &succs[pc] {
+                for k in 0..stride {
+                    let add = table[n * stride + k] & !table[pc * stride + k];
+                    if add != 0 {
+                        table[pc * stride + k] |= add;
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+}
