@@ -51,6 +51,10 @@ pub struct Row {
     pub explore_seconds: f64,
     /// Whole run (parse, search, analyses) over the variants.
     pub seconds: f64,
+    /// CPU time of the process over the whole run, all threads: on a
+    /// loaded machine `states / cpu_seconds` of a one-thread run is still
+    /// close to what one idle core does.
+    pub cpu_seconds: f64,
     /// Largest explorer memory of one variant.
     pub peak_store_bytes: u64,
     /// Peak resident memory during this row (process-wide, reset per row
@@ -84,6 +88,7 @@ pub fn family_members(family: &str) -> Vec<SpecSource> {
 pub fn run_row(family: &str, blocks: u32, reduced: bool, opts: &BenchOptions) -> Row {
     reset_peak_rss();
     let start = Instant::now();
+    let cpu_start = process_cpu_seconds();
     let mut row = Row {
         family: family.to_string(),
         blocks,
@@ -92,6 +97,7 @@ pub fn run_row(family: &str, blocks: u32, reduced: bool, opts: &BenchOptions) ->
         transitions: 0,
         explore_seconds: 0.0,
         seconds: 0.0,
+        cpu_seconds: 0.0,
         peak_store_bytes: 0,
         peak_rss_bytes: None,
         complete: true,
@@ -119,6 +125,7 @@ pub fn run_row(family: &str, blocks: u32, reduced: bool, opts: &BenchOptions) ->
         add(&mut row, &report);
     }
     row.seconds = start.elapsed().as_secs_f64();
+    row.cpu_seconds = process_cpu_seconds() - cpu_start;
     row.peak_rss_bytes = crate::explore::peak_rss_bytes();
     row
 }
@@ -131,6 +138,20 @@ fn add(row: &mut Row, report: &Report) {
     row.peak_store_bytes = row.peak_store_bytes.max(s.peak_store_bytes.unwrap_or(0));
     row.complete &= report.verdict != Verdict::Inconclusive;
     row.verdicts.push((report.spec.clone(), report.verdict));
+}
+
+/// CPU seconds used by this process so far (all threads).
+fn process_cpu_seconds() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `clock_gettime` only writes the timespec it is given.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) } == 0;
+    match ok {
+        true => t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9,
+        false => 0.0,
+    }
 }
 
 /// Lets `VmHWM` measure from now on (Linux: writing 5 to `clear_refs`).
@@ -170,13 +191,14 @@ pub fn run(opts: &BenchOptions, out: &mut dyn FnMut(&str)) -> Vec<Row> {
 
 pub fn header() -> String {
     format!(
-        "{:<10} {:>6} {:<10} {:>11} {:>9} {:>9} {:>12} {:>10} {:>10}  {}",
+        "{:<10} {:>6} {:<10} {:>11} {:>9} {:>9} {:>9} {:>12} {:>10} {:>10}  {}",
         "family",
         "blocks",
         "reductions",
         "states",
         "search s",
         "total s",
+        "cpu s",
         "states/s",
         "store MiB",
         "RSS MiB",
@@ -199,13 +221,14 @@ pub fn format_row(r: &Row) -> String {
         })
         .collect::<String>();
     format!(
-        "{:<10} {:>6} {:<10} {:>11} {:>9.3} {:>9.3} {:>12.0} {:>10.1} {:>10.1}  {}{}",
+        "{:<10} {:>6} {:<10} {:>11} {:>9.3} {:>9.3} {:>9.3} {:>12.0} {:>10.1} {:>10.1}  {}{}",
         r.family,
         r.blocks,
         if r.reduced { "symmetry" } else { "none" },
         r.states,
         r.explore_seconds,
         r.seconds,
+        r.cpu_seconds,
         r.states_per_second(),
         mib(r.peak_store_bytes),
         r.peak_rss_bytes.map_or(0.0, mib),
