@@ -8,7 +8,12 @@
 //!
 //! [`explore`] runs a deterministic breadth-first search (so the first
 //! fault found has a shortest trace) over a [`StateStore`] (flat arena plus
-//! FxHash table of ids), under the limits of [`Options`], and returns an
+//! a lock-free table of ids, `table`), under the limits of [`Options`]. It
+//! works in batches of states of one level: worker threads expand them
+//! (`expand`), then claim their successors in the table, which keeps each
+//! new state's first discovery (`batch`), so that ids, parents, edges and
+//! the first fault are those of a sequential search for any number of
+//! threads (`--threads`). It returns an
 //! [`Exploration`]: states by id, BFS parents for [`Exploration::path_to`],
 //! final states, [`Stats`] and, with [`Options::keep_edges`], the state
 //! graph for analyses (successors, predecessors, backward reachability,

@@ -592,10 +592,14 @@ fn graph_needs_edges() {
     ex.first_state_that_cannot_finish();
 }
 
-/// [`Scramble`] with faults where a state (or a step from it) hits `seed`.
+/// [`Scramble`] with faults where a state (or a step from it) hits `seed`,
+/// and optionally "ample sets" (one action of some states: not a sound
+/// reduction, but one the explorer must apply, cycle proviso included,
+/// exactly as a sequential search does).
 struct FaultyScramble {
     bad_state: Option<u32>,
     bad_step: Option<(u32, u8)>,
+    ample: bool,
 }
 
 fn mark(s: &[u32]) -> u32 {
@@ -629,6 +633,53 @@ impl TransitionSystem for FaultyScramble {
     fn is_final(&self, s: &[u32]) -> bool {
         Scramble.is_final(s)
     }
+    fn ample_actions(&self, s: &[u32], out: &mut Vec<u8>) -> bool {
+        self.actions(s, out);
+        let reduce = self.ample && out.len() > 1 && !s[1].is_multiple_of(3);
+        if reduce {
+            out.truncate(1);
+        }
+        reduce
+    }
+}
+
+/// The successors a sequential search takes from `cur` at a level that
+/// ends at id `level_end`: the ample set, or every action where one of the
+/// ample successors is stored below `level_end` (cycle proviso); stops at
+/// a failing step.
+#[allow(clippy::type_complexity)]
+fn reference_successors<S: TransitionSystem>(
+    sys: &S,
+    cur: &[u32],
+    stored: impl Fn(&[u32]) -> Option<StateId>,
+    level_end: usize,
+    fired: &mut usize,
+) -> (Vec<(S::Action, Vec<u32>)>, Option<(S::Action, S::Fault)>) {
+    let take = |actions: Vec<S::Action>| {
+        let mut succs = Vec::new();
+        for a in actions {
+            let mut next = vec![0; cur.len()];
+            if let Err(fault) = sys.step(cur, a, &mut next) {
+                return (succs, Some((a, fault)));
+            }
+            sys.canonicalize(&mut next);
+            succs.push((a, next));
+        }
+        (succs, None)
+    };
+    let mut ample = Vec::new();
+    let reduced = sys.ample_actions(cur, &mut ample);
+    let (succs, fault) = take(ample);
+    let closes = succs
+        .iter()
+        .any(|(_, s)| stored(s).is_some_and(|id| (id as usize) < level_end));
+    if reduced && closes {
+        *fired += 1;
+        let mut all = Vec::new();
+        sys.actions(cur, &mut all);
+        return take(all);
+    }
+    (succs, fault)
 }
 
 /// What a plain sequential breadth-first search finds: states by id,
@@ -639,6 +690,8 @@ struct Reference<A, F> {
     edges: Vec<Vec<(A, StateId)>>,
     transitions: u64,
     outcome: Outcome<A, F>,
+    /// States the cycle proviso expanded fully.
+    proviso: usize,
 }
 
 fn reference<S: TransitionSystem>(sys: &S, max_states: usize) -> Reference<S::Action, S::Fault> {
@@ -650,6 +703,7 @@ fn reference<S: TransitionSystem>(sys: &S, max_states: usize) -> Reference<S::Ac
         edges: Vec::new(),
         transitions: 0,
         outcome: Outcome::Complete,
+        proviso: 0,
     };
     let mut ids = std::collections::HashMap::from([(init.clone(), 0)]);
     if let Err(fault) = sys.check_state(&init) {
@@ -661,22 +715,21 @@ fn reference<S: TransitionSystem>(sys: &S, max_states: usize) -> Reference<S::Ac
         return r;
     }
     let mut head = 0;
+    let mut level_end = 1;
     while head < r.states.len() {
+        if head == level_end {
+            level_end = r.states.len();
+        }
         let cur = r.states[head].clone();
-        let mut actions = Vec::new();
-        sys.actions(&cur, &mut actions);
+        let (succs, fault) = reference_successors(
+            sys,
+            &cur,
+            |s| ids.get(s).copied(),
+            level_end,
+            &mut r.proviso,
+        );
         let mut edges = Vec::new();
-        for a in actions {
-            let mut next = vec![0; cur.len()];
-            if let Err(fault) = sys.step(&cur, a, &mut next) {
-                r.outcome = Outcome::Fault {
-                    state: head as StateId,
-                    action: Some(a),
-                    fault,
-                };
-                return r;
-            }
-            sys.canonicalize(&mut next);
+        for (a, next) in succs {
             r.transitions += 1;
             let to = match ids.get(&next) {
                 Some(&id) => id,
@@ -702,6 +755,14 @@ fn reference<S: TransitionSystem>(sys: &S, max_states: usize) -> Reference<S::Ac
             };
             edges.push((a, to));
         }
+        if let Some((a, fault)) = fault {
+            r.outcome = Outcome::Fault {
+                state: head as StateId,
+                action: Some(a),
+                fault,
+            };
+            return r;
+        }
         r.edges.push(edges);
         head += 1;
     }
@@ -721,12 +782,17 @@ fn batches_match_a_plain_sequential_search() {
         cases.push((None, None, max));
     }
     let mut seen = [0; 4];
-    for (bad_state, bad_step, max) in cases {
+    let mut proviso = 0;
+    for ((bad_state, bad_step, max), ample) in
+        cases.into_iter().flat_map(|c| [(c, false), (c, true)])
+    {
         let sys = FaultyScramble {
             bad_state,
             bad_step,
+            ample,
         };
         let want = reference(&sys, max);
+        proviso += want.proviso;
         seen[match &want.outcome {
             Outcome::Complete => 0,
             Outcome::Limit(_) => 1,
@@ -742,7 +808,7 @@ fn batches_match_a_plain_sequential_search() {
                     ..with_edges()
                 },
             );
-            let case = format!("{bad_state:?} {bad_step:?} {max} x{threads}");
+            let case = format!("{bad_state:?} {bad_step:?} {max} ample {ample} x{threads}");
             assert_eq!(got.outcome(), &want.outcome, "{case}");
             assert_eq!(got.num_states(), want.states.len(), "{case}");
             assert_eq!(got.num_expanded(), want.edges.len(), "{case}");
@@ -760,6 +826,7 @@ fn batches_match_a_plain_sequential_search() {
         }
     }
     // Every kind of ending, several times, at different depths.
+    assert!(proviso > 0, "the cycle proviso never fired");
     assert!(seen.iter().all(|&n| n > 0), "{seen:?}");
     assert!(seen[2] > 2 && seen[3] > 2, "{seen:?}");
 }
