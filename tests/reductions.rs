@@ -167,7 +167,7 @@ fn bench_checker_measures_both_modes_side_by_side() {
     assert_eq!(common::code(&out), 0, "{}", common::stderr(&out));
     let text = common::stdout(&out);
     for blocks in ["2", "3"] {
-        for mode in ["symmetry", "none"] {
+        for mode in ["reduced", "none"] {
             let row = text
                 .lines()
                 .find(|l| {
@@ -184,6 +184,34 @@ fn bench_checker_measures_both_modes_side_by_side() {
         "{text}"
     );
     let bad = common::run(&["bench-checker", "--families", "locks"]);
+    assert_eq!(common::code(&bad), 2);
+}
+
+#[test]
+fn bench_checker_speedup_runs_the_same_launch_with_more_threads() {
+    let out = common::run(&[
+        "bench-checker",
+        "--families",
+        "mutex",
+        "--max-blocks",
+        "2",
+        "--no-compare",
+        "--speedup",
+        "2",
+    ]);
+    assert_eq!(common::code(&out), 0, "{}", common::stderr(&out));
+    let text = common::stdout(&out);
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("mutex")).collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(rows[1].ends_with("(2 threads)"), "{text}");
+    let states = |row: &str| row.split_whitespace().nth(3).unwrap().to_string();
+    assert_eq!(states(rows[0]), states(rows[1]), "{text}");
+    assert!(
+        text.contains("2 blocks: 2 threads search")
+            && text.contains("states and verdicts identical"),
+        "{text}"
+    );
+    let bad = common::run(&["bench-checker", "--speedup", "0"]);
     assert_eq!(common::code(&bad), 2);
 }
 

@@ -25,6 +25,9 @@ pub struct BenchOptions {
     pub threads: usize,
     /// Also run every row without reductions.
     pub compare: bool,
+    /// Also run every complete reduced row with this many explorer threads,
+    /// side by side, for the parallel speed-up.
+    pub speedup_threads: Option<usize>,
 }
 
 impl Default for BenchOptions {
@@ -35,6 +38,7 @@ impl Default for BenchOptions {
             max_seconds: 60.0,
             threads: 1,
             compare: true,
+            speedup_threads: None,
         }
     }
 }
@@ -45,6 +49,8 @@ pub struct Row {
     pub family: String,
     pub blocks: u32,
     pub reduced: bool,
+    /// Explorer threads.
+    pub threads: usize,
     pub states: u64,
     pub transitions: u64,
     /// Search time summed over the variants.
@@ -93,6 +99,7 @@ pub fn run_row(family: &str, blocks: u32, reduced: bool, opts: &BenchOptions) ->
         family: family.to_string(),
         blocks,
         reduced,
+        threads: opts.threads,
         states: 0,
         transitions: 0,
         explore_seconds: 0.0,
@@ -115,6 +122,7 @@ pub fn run_row(family: &str, blocks: u32, reduced: bool, opts: &BenchOptions) ->
                 ..Launch::default()
             },
             symmetry: reduced,
+            ample_sets: reduced,
             threads: opts.threads,
             max_seconds: Some(left),
             ..CheckConfig::default()
@@ -178,7 +186,17 @@ pub fn run(opts: &BenchOptions, out: &mut dyn FnMut(&str)) -> Vec<Row> {
                 let row = run_row(family, blocks, reduced, opts);
                 growing[m] = row.complete;
                 out(&format_row(&row));
+                let again = opts.speedup_threads.filter(|_| reduced && row.complete);
                 rows.push(row);
+                if let Some(threads) = again {
+                    let more = BenchOptions {
+                        threads,
+                        ..opts.clone()
+                    };
+                    let row = run_row(family, blocks, reduced, &more);
+                    out(&format_row(&row));
+                    rows.push(row);
+                }
             }
             if growing.iter().all(|g| !g) {
                 break;
@@ -221,10 +239,10 @@ pub fn format_row(r: &Row) -> String {
         })
         .collect::<String>();
     format!(
-        "{:<10} {:>6} {:<10} {:>11} {:>9.3} {:>9.3} {:>9.3} {:>12.0} {:>10.1} {:>10.1}  {}{}",
+        "{:<10} {:>6} {:<10} {:>11} {:>9.3} {:>9.3} {:>9.3} {:>12.0} {:>10.1} {:>10.1}  {}{}{}",
         r.family,
         r.blocks,
-        if r.reduced { "symmetry" } else { "none" },
+        if r.reduced { "reduced" } else { "none" },
         r.states,
         r.explore_seconds,
         r.seconds,
@@ -233,7 +251,12 @@ pub fn format_row(r: &Row) -> String {
         mib(r.peak_store_bytes),
         r.peak_rss_bytes.map_or(0.0, mib),
         verdicts,
-        if r.complete { "" } else { "  (budget spent)" }
+        if r.complete { "" } else { "  (budget spent)" },
+        if r.threads > 1 {
+            format!("  ({} threads)", r.threads)
+        } else {
+            String::new()
+        }
     )
 }
 
@@ -252,15 +275,21 @@ pub fn summary(rows: &[Row], opts: &BenchOptions) -> String {
                 .max()
         };
         let show = |b: Option<u32>| b.map_or("none".to_string(), |b| format!("{b} blocks"));
-        let _ = write!(s, "  {family:<10} with symmetry: {}", show(best(true)));
+        let _ = write!(
+            s,
+            "  {family:<10} with symmetry and ample sets: {}",
+            show(best(true))
+        );
         if opts.compare {
             let _ = write!(s, ", without: {}", show(best(false)));
         }
         s.push('\n');
-        for r in rows.iter().filter(|r| &r.family == family && r.reduced) {
+        let base = |r: &&Row| &r.family == family && r.threads == opts.threads;
+        for r in rows.iter().filter(base).filter(|r| r.reduced) {
             let full = rows
                 .iter()
-                .find(|f| &f.family == family && !f.reduced && f.blocks == r.blocks);
+                .filter(base)
+                .find(|f| !f.reduced && f.blocks == r.blocks);
             if let Some(f) = full.filter(|f| f.complete && r.complete) {
                 let same = f.verdicts == r.verdicts;
                 let _ = writeln!(
@@ -269,6 +298,26 @@ pub fn summary(rows: &[Row], opts: &BenchOptions) -> String {
                     r.blocks,
                     f.states as f64 / r.states.max(1) as f64,
                     f.seconds / r.seconds.max(1e-9),
+                    if same { "identical" } else { "DIFFER" }
+                );
+            }
+            let more = rows.iter().find(|m| {
+                &m.family == family
+                    && m.reduced
+                    && m.blocks == r.blocks
+                    && Some(m.threads) == opts.speedup_threads
+            });
+            if let Some(m) = more.filter(|m| m.complete) {
+                let same = m.states == r.states && m.verdicts == r.verdicts;
+                let _ = writeln!(
+                    s,
+                    "    {} blocks: {} threads search {:.2}x faster than {} ({:.3} s vs {:.3} s), states and verdicts {}",
+                    r.blocks,
+                    m.threads,
+                    r.explore_seconds / m.explore_seconds.max(1e-9),
+                    r.threads,
+                    m.explore_seconds,
+                    r.explore_seconds,
                     if same { "identical" } else { "DIFFER" }
                 );
             }

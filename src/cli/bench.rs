@@ -26,7 +26,11 @@ pub struct BenchArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub threads: usize,
 
-    /// Only the reduced runs (no side-by-side run without symmetry)
+    /// Also run each reduced launch with N explorer threads, side by side (parallel speed-up)
+    #[arg(long, value_name = "N")]
+    pub speedup: Option<usize>,
+
+    /// Only the reduced runs (no side-by-side run without symmetry and ample sets)
     #[arg(long)]
     pub no_compare: bool,
 
@@ -58,14 +62,17 @@ pub fn run(args: &BenchArgs) -> Result<i32, Error> {
             "--min-blocks must be at least 1 and at most --max-blocks".into(),
         ));
     }
-    if args.threads == 0 {
-        return Err(Error::Usage("--threads must be at least 1 (got 0)".into()));
+    if args.threads == 0 || args.speedup == Some(0) {
+        return Err(Error::Usage(
+            "--threads and --speedup must be at least 1 (got 0)".into(),
+        ));
     }
     let mut opts = BenchOptions {
         blocks: (args.min_blocks..=args.max_blocks).collect(),
         max_seconds: args.max_seconds,
         threads: args.threads,
         compare: !args.no_compare,
+        speedup_threads: args.speedup,
         ..BenchOptions::default()
     };
     if !args.families.is_empty() {
