@@ -25,6 +25,9 @@ pub struct BenchOptions {
     pub threads: usize,
     /// Also run every row without reductions.
     pub compare: bool,
+    /// Memory model of the measured runs (`sc` unless asked: the
+    /// published scaling tables measure the interleavings alone).
+    pub memory_model: String,
 }
 
 impl Default for BenchOptions {
@@ -35,6 +38,7 @@ impl Default for BenchOptions {
             max_seconds: 60.0,
             threads: 1,
             compare: true,
+            memory_model: "sc".into(),
         }
     }
 }
@@ -111,6 +115,7 @@ pub fn run_row(family: &str, blocks: u32, reduced: bool, opts: &BenchOptions) ->
             symmetry: reduced,
             threads: opts.threads,
             max_seconds: Some(left),
+            memory_model: Some(opts.memory_model.clone()),
             ..CheckConfig::default()
         };
         let Ok(report) = api::check_spec(&spec, &config) else {

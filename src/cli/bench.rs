@@ -26,6 +26,10 @@ pub struct BenchArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub threads: usize,
 
+    /// Memory model of the measured runs: sc (the default here, as in the published scaling tables) or ptx
+    #[arg(long, value_name = "MODEL", default_value = "sc")]
+    pub memory_model: String,
+
     /// Only the reduced runs (no side-by-side run without symmetry)
     #[arg(long)]
     pub no_compare: bool,
@@ -61,11 +65,18 @@ pub fn run(args: &BenchArgs) -> Result<i32, Error> {
     if args.threads == 0 {
         return Err(Error::Usage("--threads must be at least 1 (got 0)".into()));
     }
+    if gsync_check::model::MemoryModel::parse(&args.memory_model).is_none() {
+        return Err(Error::Usage(format!(
+            "unknown memory model `{}` (known: sc, ptx)",
+            args.memory_model
+        )));
+    }
     let mut opts = BenchOptions {
         blocks: (args.min_blocks..=args.max_blocks).collect(),
         max_seconds: args.max_seconds,
         threads: args.threads,
         compare: !args.no_compare,
+        memory_model: args.memory_model.clone(),
         ..BenchOptions::default()
     };
     if !args.families.is_empty() {
