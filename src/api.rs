@@ -124,7 +124,7 @@ pub struct CheckConfig {
     /// Partial-order reduction of independent shared accesses (ample
     /// sets), where it is sound.
     pub ample_sets: bool,
-    /// Store 64-bit fingerprints instead of states (see `explore::Options`).
+    /// Store 63-bit fingerprints instead of states (see `explore::Options`).
     pub hash_compaction: bool,
     /// Under `ptx`, put states in canonical form (`model::memory`); off
     /// only to cross-check the reduction (the choices saved in a
@@ -490,7 +490,8 @@ pub fn run(prepared: &Prepared) -> Report {
     }
     if result.compacted {
         reductions.push_str(&format!(
-            "; hash compaction: 64-bit fingerprints, P(two states merged) <= {:.1e}",
+            "; hash compaction: {}-bit fingerprints, P(two states merged) <= {:.1e}",
+            crate::explore::FINGERPRINT_BITS,
             crate::explore::collision_probability(result.stats.states)
         ));
     } else if config.hash_compaction {

@@ -135,8 +135,13 @@ fn symmetry_cuts_the_mutex_and_semaphore_families() {
         "heterosync_semaphore",
     ] {
         let spec = api::SpecSource::builtin(name).unwrap();
-        let full = api::check_spec(&spec, &config(5, false, 1)).unwrap();
-        let reduced = api::check_spec(&spec, &config(5, true, 1)).unwrap();
+        // Ample sets off on both sides: the ratio is symmetry's alone.
+        let alone = |symmetry| CheckConfig {
+            ample_sets: false,
+            ..config(5, symmetry, 1)
+        };
+        let full = api::check_spec(&spec, &alone(false)).unwrap();
+        let reduced = api::check_spec(&spec, &alone(true)).unwrap();
         assert_eq!(full.verdict, reduced.verdict, "{name}");
         // Four or five interchangeable blocks: at least 4! / 2 fewer states.
         assert!(
@@ -181,6 +186,34 @@ fn bench_checker_measures_both_modes_side_by_side() {
         "{text}"
     );
     let bad = common::run(&["bench-checker", "--families", "locks"]);
+    assert_eq!(common::code(&bad), 2);
+}
+
+#[test]
+fn bench_checker_speedup_runs_the_same_launch_with_more_threads() {
+    let out = common::run(&[
+        "bench-checker",
+        "--families",
+        "mutex",
+        "--max-blocks",
+        "2",
+        "--no-compare",
+        "--speedup",
+        "2",
+    ]);
+    assert_eq!(common::code(&out), 0, "{}", common::stderr(&out));
+    let text = common::stdout(&out);
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("mutex")).collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(rows[1].ends_with("(2 threads)"), "{text}");
+    let states = |row: &str| row.split_whitespace().nth(3).unwrap().to_string();
+    assert_eq!(states(rows[0]), states(rows[1]), "{text}");
+    assert!(
+        text.contains("2 blocks: 2 threads search")
+            && text.contains("states and verdicts identical"),
+        "{text}"
+    );
+    let bad = common::run(&["bench-checker", "--speedup", "0"]);
     assert_eq!(common::code(&bad), 2);
 }
 

@@ -28,6 +28,9 @@ pub struct BenchOptions {
     /// Memory model of the measured runs (`sc` unless asked: the
     /// published scaling tables measure the interleavings alone).
     pub memory_model: String,
+    /// Also run every complete reduced row with this many explorer threads,
+    /// side by side, for the parallel speed-up.
+    pub speedup_threads: Option<usize>,
 }
 
 impl Default for BenchOptions {
@@ -39,6 +42,7 @@ impl Default for BenchOptions {
             threads: 1,
             compare: true,
             memory_model: "sc".into(),
+            speedup_threads: None,
         }
     }
 }
@@ -49,12 +53,18 @@ pub struct Row {
     pub family: String,
     pub blocks: u32,
     pub reduced: bool,
+    /// Explorer threads.
+    pub threads: usize,
     pub states: u64,
     pub transitions: u64,
     /// Search time summed over the variants.
     pub explore_seconds: f64,
     /// Whole run (parse, search, analyses) over the variants.
     pub seconds: f64,
+    /// CPU time of the process over the whole run, all threads: on a
+    /// loaded machine `states / cpu_seconds` of a one-thread run is still
+    /// close to what one idle core does.
+    pub cpu_seconds: f64,
     /// Largest explorer memory of one variant.
     pub peak_store_bytes: u64,
     /// Peak resident memory during this row (process-wide, reset per row
@@ -88,14 +98,17 @@ pub fn family_members(family: &str) -> Vec<SpecSource> {
 pub fn run_row(family: &str, blocks: u32, reduced: bool, opts: &BenchOptions) -> Row {
     reset_peak_rss();
     let start = Instant::now();
+    let cpu_start = process_cpu_seconds();
     let mut row = Row {
         family: family.to_string(),
         blocks,
         reduced,
+        threads: opts.threads,
         states: 0,
         transitions: 0,
         explore_seconds: 0.0,
         seconds: 0.0,
+        cpu_seconds: 0.0,
         peak_store_bytes: 0,
         peak_rss_bytes: None,
         complete: true,
@@ -124,6 +137,7 @@ pub fn run_row(family: &str, blocks: u32, reduced: bool, opts: &BenchOptions) ->
         add(&mut row, &report);
     }
     row.seconds = start.elapsed().as_secs_f64();
+    row.cpu_seconds = process_cpu_seconds() - cpu_start;
     row.peak_rss_bytes = crate::explore::peak_rss_bytes();
     row
 }
@@ -136,6 +150,20 @@ fn add(row: &mut Row, report: &Report) {
     row.peak_store_bytes = row.peak_store_bytes.max(s.peak_store_bytes.unwrap_or(0));
     row.complete &= report.verdict != Verdict::Inconclusive;
     row.verdicts.push((report.spec.clone(), report.verdict));
+}
+
+/// CPU seconds used by this process so far (all threads).
+fn process_cpu_seconds() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `clock_gettime` only writes the timespec it is given.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) } == 0;
+    match ok {
+        true => t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9,
+        false => 0.0,
+    }
 }
 
 /// Lets `VmHWM` measure from now on (Linux: writing 5 to `clear_refs`).
@@ -162,7 +190,17 @@ pub fn run(opts: &BenchOptions, out: &mut dyn FnMut(&str)) -> Vec<Row> {
                 let row = run_row(family, blocks, reduced, opts);
                 growing[m] = row.complete;
                 out(&format_row(&row));
+                let again = opts.speedup_threads.filter(|_| reduced && row.complete);
                 rows.push(row);
+                if let Some(threads) = again {
+                    let more = BenchOptions {
+                        threads,
+                        ..opts.clone()
+                    };
+                    let row = run_row(family, blocks, reduced, &more);
+                    out(&format_row(&row));
+                    rows.push(row);
+                }
             }
             if growing.iter().all(|g| !g) {
                 break;
@@ -175,13 +213,14 @@ pub fn run(opts: &BenchOptions, out: &mut dyn FnMut(&str)) -> Vec<Row> {
 
 pub fn header() -> String {
     format!(
-        "{:<10} {:>6} {:<10} {:>11} {:>9} {:>9} {:>12} {:>10} {:>10}  {}",
+        "{:<10} {:>6} {:<10} {:>11} {:>9} {:>9} {:>9} {:>12} {:>10} {:>10}  {}",
         "family",
         "blocks",
         "reductions",
         "states",
         "search s",
         "total s",
+        "cpu s",
         "states/s",
         "store MiB",
         "RSS MiB",
@@ -204,18 +243,24 @@ pub fn format_row(r: &Row) -> String {
         })
         .collect::<String>();
     format!(
-        "{:<10} {:>6} {:<10} {:>11} {:>9.3} {:>9.3} {:>12.0} {:>10.1} {:>10.1}  {}{}",
+        "{:<10} {:>6} {:<10} {:>11} {:>9.3} {:>9.3} {:>9.3} {:>12.0} {:>10.1} {:>10.1}  {}{}{}",
         r.family,
         r.blocks,
         if r.reduced { "symmetry" } else { "none" },
         r.states,
         r.explore_seconds,
         r.seconds,
+        r.cpu_seconds,
         r.states_per_second(),
         mib(r.peak_store_bytes),
         r.peak_rss_bytes.map_or(0.0, mib),
         verdicts,
-        if r.complete { "" } else { "  (budget spent)" }
+        if r.complete { "" } else { "  (budget spent)" },
+        if r.threads > 1 {
+            format!("  ({} threads)", r.threads)
+        } else {
+            String::new()
+        }
     )
 }
 
@@ -239,10 +284,12 @@ pub fn summary(rows: &[Row], opts: &BenchOptions) -> String {
             let _ = write!(s, ", without: {}", show(best(false)));
         }
         s.push('\n');
-        for r in rows.iter().filter(|r| &r.family == family && r.reduced) {
+        let base = |r: &&Row| &r.family == family && r.threads == opts.threads;
+        for r in rows.iter().filter(base).filter(|r| r.reduced) {
             let full = rows
                 .iter()
-                .find(|f| &f.family == family && !f.reduced && f.blocks == r.blocks);
+                .filter(base)
+                .find(|f| !f.reduced && f.blocks == r.blocks);
             if let Some(f) = full.filter(|f| f.complete && r.complete) {
                 let same = f.verdicts == r.verdicts;
                 let _ = writeln!(
@@ -251,6 +298,26 @@ pub fn summary(rows: &[Row], opts: &BenchOptions) -> String {
                     r.blocks,
                     f.states as f64 / r.states.max(1) as f64,
                     f.seconds / r.seconds.max(1e-9),
+                    if same { "identical" } else { "DIFFER" }
+                );
+            }
+            let more = rows.iter().find(|m| {
+                &m.family == family
+                    && m.reduced
+                    && m.blocks == r.blocks
+                    && Some(m.threads) == opts.speedup_threads
+            });
+            if let Some(m) = more.filter(|m| m.complete) {
+                let same = m.states == r.states && m.verdicts == r.verdicts;
+                let _ = writeln!(
+                    s,
+                    "    {} blocks: {} threads search {:.2}x faster than {} ({:.3} s vs {:.3} s), states and verdicts {}",
+                    r.blocks,
+                    m.threads,
+                    r.explore_seconds / m.explore_seconds.max(1e-9),
+                    r.threads,
+                    m.explore_seconds,
+                    r.explore_seconds,
                     if same { "identical" } else { "DIFFER" }
                 );
             }

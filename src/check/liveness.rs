@@ -39,7 +39,7 @@ use super::Finding;
 use crate::explore::{BitSet, Exploration, StateId, TransitionSystem};
 use crate::model::{Model, Scheduler, Violation, ViolationKind};
 use petgraph::algo::TarjanScc;
-use petgraph::graph::{EdgeReference, NodeIndex};
+use petgraph::graph::{DiGraph, EdgeReference, NodeIndex};
 use petgraph::visit::{EdgeFiltered, EdgeRef};
 use std::collections::VecDeque;
 
@@ -74,10 +74,10 @@ impl Filter {
         self.edges.allows(*l) && !self.excluded.forbids(l)
     }
 
-    fn clone_with(&self, r: Requirement) -> Filter {
+    fn clone_with(&self, rs: &[Requirement]) -> Filter {
         Filter {
             edges: self.edges,
-            excluded: self.excluded.with(r),
+            excluded: self.excluded.with(rs),
         }
     }
 }
@@ -158,7 +158,7 @@ impl Search<'_, '_> {
                     Judgement::Fair => found.push((comp, filter.clone())),
                     Judgement::Unfair => {}
                     Judgement::Prune(rest) => work.push((rest, filter.clone())),
-                    Judgement::Exclude(r) => work.push((comp, filter.clone_with(r))),
+                    Judgement::Exclude(rs) => work.push((comp, filter.clone_with(&rs))),
                 }
             }
         }
@@ -174,19 +174,12 @@ impl Search<'_, '_> {
     /// Non-trivial strongly connected components of the subgraph induced by
     /// `nodes` and the allowed edges.
     fn components(&self, nodes: &[StateId], filter: &Filter) -> Vec<Vec<StateId>> {
-        let n = self.exploration.num_states();
-        let everything = nodes.len() == n;
-        let mut inside = BitSet::new(if everything { 0 } else { n });
-        for id in nodes.iter().filter(|_| !everything) {
-            inside.insert(*id);
+        if nodes.len() != self.exploration.num_states() {
+            return self.components_within(nodes, filter);
         }
-        let member = |id: StateId| everything || inside.get(id);
-        let allowed = |e: EdgeReference<Label>| {
+        let sub = EdgeFiltered::from_fn(&self.graph.graph, |e: EdgeReference<Label>| {
             filter.allows(e.weight())
-                && member(e.source().index() as StateId)
-                && member(e.target().index() as StateId)
-        };
-        let sub = EdgeFiltered::from_fn(&self.graph.graph, allowed);
+        });
         let mut found = Vec::new();
         // The callback form allocates nothing for the (many) trivial components.
         TarjanScc::new().run(&sub, |c: &[NodeIndex]| {
@@ -195,9 +188,40 @@ impl Search<'_, '_> {
                     .graph
                     .graph
                     .edges_connecting(c[0], c[0])
-                    .any(|e| filter.allows(e.weight()) && member(c[0].index() as StateId));
-            if nontrivial && c.iter().all(|n| member(n.index() as StateId)) {
+                    .any(|e| filter.allows(e.weight()));
+            if nontrivial {
                 let mut ids: Vec<StateId> = c.iter().map(|n| n.index() as StateId).collect();
+                ids.sort_unstable();
+                found.push(ids);
+            }
+        });
+        found
+    }
+
+    /// [`Self::components`] of a part of the graph (the pruning rounds,
+    /// often many and small): Tarjan on a copy of just that part, so a
+    /// round costs its own states and edges, not the whole graph's.
+    fn components_within(&self, nodes: &[StateId], filter: &Filter) -> Vec<Vec<StateId>> {
+        // `nodes` is sorted: a state's local index is its rank.
+        let local = |id: StateId| nodes.binary_search(&id).ok();
+        let mut sub: DiGraph<(), (), u32> = DiGraph::with_capacity(nodes.len(), nodes.len());
+        for _ in nodes {
+            sub.add_node(());
+        }
+        let mut looped = vec![false; nodes.len()];
+        for (i, id) in nodes.iter().enumerate() {
+            for e in self.graph.graph.edges(NodeIndex::new(*id as usize)) {
+                let to = e.target().index() as StateId;
+                if let (Some(j), true) = (local(to), filter.allows(e.weight())) {
+                    looped[i] |= i == j;
+                    sub.add_edge(NodeIndex::new(i), NodeIndex::new(j), ());
+                }
+            }
+        }
+        let mut found = Vec::new();
+        TarjanScc::new().run(&sub, |c: &[NodeIndex]| {
+            if c.len() > 1 || looped[c[0].index()] {
+                let mut ids: Vec<StateId> = c.iter().map(|n| nodes[n.index()]).collect();
                 ids.sort_unstable();
                 found.push(ids);
             }
@@ -244,9 +268,13 @@ impl Search<'_, '_> {
         if matches!(threads, Judgement::Unfair) {
             return threads;
         }
-        match memory.unmet().filter(|_| self.memory_fairness) {
-            Some(r) => Judgement::Exclude(r),
-            None => threads,
+        let unmet = match self.memory_fairness {
+            true => memory.unmet(),
+            false => Vec::new(),
+        };
+        match unmet.is_empty() {
+            true => threads,
+            false => Judgement::Exclude(unmet),
         }
     }
 
@@ -553,8 +581,8 @@ enum Judgement {
     Unfair,
     /// Strong fairness: look again among these states.
     Prune(Vec<StateId>),
-    /// Memory fairness: look again without the edges this requirement limits.
-    Exclude(Requirement),
+    /// Memory fairness: look again without the edges these requirements limit.
+    Exclude(Vec<Requirement>),
 }
 
 #[derive(PartialEq, Eq, PartialOrd, Ord)]

@@ -61,18 +61,6 @@ pub enum Requirement {
 }
 
 impl Requirement {
-    /// The edge is one the requirement limits (older read / older landing).
-    fn asks(self, l: &Label) -> bool {
-        match self {
-            Requirement::Reads { thread, location } => {
-                l.memory & READ_OLDER != 0 && l.thread == thread && l.location == location
-            }
-            Requirement::Lands { location } => {
-                l.memory & WRITE_OLDER != 0 && l.location == location
-            }
-        }
-    }
-
     /// The edge meets the requirement.
     pub fn grants(self, l: &Label) -> bool {
         let newest_written = |x: u32| l.memory & WRITE_NEWEST != 0 && l.location == x;
@@ -100,17 +88,18 @@ impl Requirement {
 
 /// Requirements a search has given up on: their asking edges are removed.
 #[derive(Clone, Debug, Default)]
-pub struct Excluded(Vec<Requirement>);
+pub struct Excluded(HashSet<Requirement>);
 
 impl Excluded {
     pub fn forbids(&self, l: &Label) -> bool {
-        !self.0.is_empty() && self.0.iter().any(|r| r.asks(l))
+        l.memory & (READ_OLDER | WRITE_OLDER) != 0
+            && Requirement::asked_by(l).any(|r| self.0.contains(&r))
     }
 
-    pub fn with(&self, r: Requirement) -> Excluded {
-        let mut v = self.0.clone();
-        v.push(r);
-        Excluded(v)
+    pub fn with(&self, rs: &[Requirement]) -> Excluded {
+        let mut set = self.0.clone();
+        set.extend(rs);
+        Excluded(set)
     }
 }
 
@@ -139,15 +128,20 @@ impl Tally {
         }
     }
 
-    /// The first requirement the component asks and never grants.
-    pub fn unmet(&self) -> Option<Requirement> {
-        self.asked.iter().copied().find(|r| match *r {
-            Requirement::Reads { thread, location } => {
-                !self.written_newest.contains(&location)
-                    && !self.read_newest.contains(&(thread, location))
-            }
-            Requirement::Lands { location } => !self.written_newest.contains(&location),
-        })
+    /// The requirements the component asks and never grants (all of them
+    /// go at once: a fair cycle of the component avoids each one's edges).
+    pub fn unmet(&self) -> Vec<Requirement> {
+        self.asked
+            .iter()
+            .copied()
+            .filter(|r| match *r {
+                Requirement::Reads { thread, location } => {
+                    !self.written_newest.contains(&location)
+                        && !self.read_newest.contains(&(thread, location))
+                }
+                Requirement::Lands { location } => !self.written_newest.contains(&location),
+            })
+            .collect()
     }
 
     /// Every requirement the component asks (the lasso must grant each).

@@ -188,7 +188,7 @@ pub struct CheckArgs {
     #[arg(long)]
     pub no_symmetry: bool,
 
-    /// Keep a 64-bit fingerprint per state instead of the state (less memory; --stats states the collision probability)
+    /// Keep a 63-bit fingerprint per state instead of the state (less memory; --stats states the collision probability)
     #[arg(long)]
     pub hash_compaction: bool,
 

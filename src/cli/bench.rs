@@ -29,6 +29,9 @@ pub struct BenchArgs {
     /// Memory model of the measured runs: sc (the default here, as in the published scaling tables) or ptx
     #[arg(long, value_name = "MODEL", default_value = "sc")]
     pub memory_model: String,
+    /// Also run each reduced launch with N explorer threads, side by side (parallel speed-up)
+    #[arg(long, value_name = "N")]
+    pub speedup: Option<usize>,
 
     /// Only the reduced runs (no side-by-side run without symmetry)
     #[arg(long)]
@@ -62,8 +65,10 @@ pub fn run(args: &BenchArgs) -> Result<i32, Error> {
             "--min-blocks must be at least 1 and at most --max-blocks".into(),
         ));
     }
-    if args.threads == 0 {
-        return Err(Error::Usage("--threads must be at least 1 (got 0)".into()));
+    if args.threads == 0 || args.speedup == Some(0) {
+        return Err(Error::Usage(
+            "--threads and --speedup must be at least 1 (got 0)".into(),
+        ));
     }
     if gsync_check::model::MemoryModel::parse(&args.memory_model).is_none() {
         return Err(Error::Usage(format!(
@@ -77,6 +82,7 @@ pub fn run(args: &BenchArgs) -> Result<i32, Error> {
         threads: args.threads,
         compare: !args.no_compare,
         memory_model: args.memory_model.clone(),
+        speedup_threads: args.speedup,
         ..BenchOptions::default()
     };
     if !args.families.is_empty() {

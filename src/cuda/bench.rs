@@ -54,6 +54,27 @@ pub fn suite(barrier_iters: i64, lock_iters: i64) -> Vec<Variant> {
             "sense_reversing_barrier_fast",
             barrier_iters,
         ),
+        // The tuned two-level barrier: groups of 16 blocks, backoff 128 ns
+        // between polls, the harness's data check on one episode in 8.
+        Variant {
+            params: vec![
+                ("group_size".to_string(), 16),
+                ("check_every".to_string(), 8),
+            ],
+            backoff_max_ns: 128,
+            ..variant(
+                "barrier",
+                "sense-reversing, two-level, release/acquire (grouped spec)",
+                "sense_reversing_barrier_grouped",
+                barrier_iters,
+            )
+        },
+        variant(
+            "barrier",
+            "sense-reversing, two-level, release/acquire, SM leaders wake their SM (hier_ra spec)",
+            "sense_reversing_barrier_hier_ra",
+            barrier_iters,
+        ),
         variant(
             "barrier",
             "sense-reversing (seed listing, fixed)",

@@ -3,21 +3,37 @@
 use std::sync::OnceLock;
 use std::time::Instant;
 
+use super::batch::Claims;
 use super::bitset::BitSet;
-use super::expand::{Chunk, Expander, Succ};
+use super::expand::{Chunk, Expander, Workers, BATCH};
 use super::graph::{Edges, Reverse};
 use super::limits::{vec_bytes, LimitKind, Options, Projection};
 use super::progress::Progress;
-use super::proviso;
 use super::stats::{peak_rss_bytes, Stats};
-use super::store::{Slot, StateId, StateStore, MAX_STATES};
+use super::store::{StateId, StateStore, MAX_STATES};
+use super::table::Claim;
 use super::TransitionSystem;
 
 /// Parent marker of the initial state.
 const NO_PARENT: StateId = StateId::MAX;
 
-/// How often (in expanded states) the clock and the progress bar are checked.
-const CHECK_EVERY: usize = 256;
+/// Where a batch stops, in the order a sequential search meets the events
+/// at one successor position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Stop {
+    /// A step failed (the position is just after the state's successors).
+    Step,
+    /// A new state found the store at its bound.
+    Full,
+    /// The invariants reject a new state (its index among the chunk's winners).
+    Invalid(usize),
+}
+
+/// The BFS level being expanded: its depth, and the first id past it.
+struct Level {
+    depth: u32,
+    end: usize,
+}
 
 /// How an exploration ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -254,16 +270,17 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             + self.edges.as_ref().map_or(0, Edges::bytes)
     }
 
-    /// Makes room for `n` more states and transitions, unless that would
-    /// break the memory limit (then returns `false` and allocates nothing).
-    fn reserve(&mut self, n: usize) -> bool {
+    /// Makes room for `n` more states, `sources` more expanded states and
+    /// `transitions` more edges, unless that would break the memory limit
+    /// (then returns `false` and allocates nothing).
+    fn reserve(&mut self, n: usize, sources: usize, transitions: usize) -> bool {
         let mut p = Projection::default();
         p.add(self.store.bytes_after_reserve(n));
         p.vec(&self.parents, n);
         p.vec(&self.via, n);
         p.vec(self.finals.words_vec(), self.finals.words_needed(n));
         if let Some(e) = &self.edges {
-            e.project(&mut p, n);
+            e.project(&mut p, sources, transitions);
         }
         if let Some(limit) = self.opts.max_memory_bytes {
             if p.peak() as u64 > limit {
@@ -276,7 +293,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         self.via.reserve(n);
         self.finals.reserve(n);
         if let Some(e) = &mut self.edges {
-            e.reserve(n);
+            e.reserve(sources, transitions);
         }
         true
     }
@@ -292,7 +309,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         if self.max_states == 0 {
             return Outcome::Limit(LimitKind::States);
         }
-        if !self.reserve(1) {
+        if !self.reserve(1, 0, 0) {
             return Outcome::Limit(LimitKind::Memory);
         }
         self.store.insert(&cur);
@@ -306,84 +323,208 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             };
         }
 
-        let mut depth: u32 = 0;
-        let mut level_end: usize = 1;
-        let mut head: usize = 0;
-        let mut expander = Expander::new(self.opts.threads.max(1));
-        let mut full = Chunk::new();
-        while head < self.store.len() {
+        let workers = Workers::new(self.opts.threads.max(1));
+        let mut expander = Expander::new();
+        let mut claims = Claims::new();
+        let mut level = Level { depth: 0, end: 1 };
+        while self.expanded < self.store.len() {
+            if let Some(limit) = self.check_clock(level.depth) {
+                return Outcome::Limit(limit);
+            }
+            let head = self.expanded;
+            if head == level.end {
+                level.depth += 1;
+                level.end = self.store.len();
+            }
             self.store.forget_before(head as StateId);
-            let count = expander.batch().min(self.store.len() - head);
-            let chunks = expander.expand(sys, &self.store, head as StateId, count);
-            for chunk in chunks {
-                let mut from = 0;
-                for (i, &end) in chunk.ends.iter().enumerate() {
-                    if head == level_end {
-                        depth += 1;
-                        level_end = self.store.len();
-                    }
-                    if head.is_multiple_of(CHECK_EVERY) {
-                        if let Some(limit) = self.check_clock(depth) {
-                            return Outcome::Limit(limit);
-                        }
-                    }
-                    let head_id = head as StateId;
-                    let range = from..end;
-                    from = end;
-                    let ended = if chunk.reduced[i]
-                        && proviso::closes_cycle(&self.store, chunk, range.clone(), level_end)
-                    {
-                        // Cycle proviso: this state takes every enabled step.
-                        full.fill(sys, &self.store, (head_id, 1), false, false);
-                        self.merge_state(sys, &full, (0, 0..full.ends[0]), head_id, depth)
-                    } else {
-                        self.merge_state(sys, chunk, (i, range), head_id, depth)
-                    };
-                    if let Some(outcome) = ended {
-                        return outcome;
-                    }
-                    if let Some(e) = &mut self.edges {
-                        e.close_state();
-                    }
-                    head += 1;
-                    self.expanded = head;
-                }
+            // A batch stays within one level: the cycle proviso of each of
+            // its states looks at the states stored before the level.
+            let count = BATCH.min(level.end - head);
+            let chunks = expander.expand(
+                &workers,
+                sys,
+                &self.store,
+                (head as StateId, count),
+                level.end,
+            );
+            let succs: usize = chunks.iter().map(|c| c.succs.len()).sum();
+            if !self.reserve(succs, count, succs) {
+                return Outcome::Limit(LimitKind::Memory);
+            }
+            claims.claim(&workers, sys, &self.store, chunks);
+            if let Some(end) = self.merge_batch(&workers, chunks, &mut claims, &level) {
+                return end;
             }
         }
         Outcome::Complete
     }
 
-    /// Merges the successors `range` of the state at index `i` of `chunk`
-    /// (the state `head`); returns the outcome that ends the search, if any.
-    fn merge_state(
+    /// Stores the batch's new states (ids in discovery order) and its
+    /// edges, up to the first event a sequential search would have stopped
+    /// at (a failed step, a state the invariants reject, the state limit);
+    /// returns that event's outcome.
+    fn merge_batch(
         &mut self,
-        sys: &S,
-        chunk: &Chunk<S::Action, S::Fault>,
-        (i, range): (usize, std::ops::Range<usize>),
-        head: StateId,
-        depth: u32,
+        workers: &Workers,
+        chunks: &[Chunk<S::Action, S::Fault>],
+        claims: &mut Claims<S::Fault>,
+        level: &Level,
     ) -> Option<Outcome<S::Action, S::Fault>> {
-        if !self.reserve(chunk.enabled[i]) {
-            return Some(Outcome::Limit(LimitKind::Memory));
+        let n = chunks.len();
+        // The first stopping event: (chunk, successor index, kind), kinds
+        // ordered as a sequential search meets them at one position: a
+        // failed step (after the state's successors), the state limit when
+        // storing a new state, then its invariants.
+        let mut stop: Option<(usize, usize, Stop)> = None;
+        let mut room = self.max_states - self.store.len();
+        for (c, (chunk, cl)) in chunks.iter().zip(&claims.chunks).enumerate() {
+            let mut events = Vec::new();
+            if let Some((i, _, _)) = &chunk.fault {
+                events.push((chunk.ends[*i], Stop::Step));
+            }
+            if cl.winners.len() > room {
+                events.push((cl.winners[room] as usize, Stop::Full));
+            }
+            if let Some((j, _)) = &cl.bad {
+                events.push((cl.winners[*j] as usize, Stop::Invalid(*j)));
+            }
+            if let Some(&(at, kind)) = events.iter().min() {
+                stop = Some((c, at, kind));
+                break;
+            }
+            room -= cl.winners.len();
         }
-        let words = self.store.words();
-        for k in range {
-            let succ = chunk.succs[k];
-            if let Some(fault) = self.merge(sys, chunk.state(k, words), succ, head, depth) {
-                return Some(fault);
+        // What is kept, per chunk: successors before `cuts[c]` (their
+        // edges and the winners among them) and `kept[c]` winners.
+        let mut cuts: Vec<usize> = chunks.iter().map(|c| c.succs.len()).collect();
+        let mut kept: Vec<usize> = claims.chunks[..n].iter().map(|c| c.winners.len()).collect();
+        if let Some((c, at, kind)) = stop {
+            for k in c + 1..n {
+                cuts[k] = 0;
+                kept[k] = 0;
+            }
+            let winners = &claims.chunks[c].winners;
+            kept[c] = winners.partition_point(|&k| (k as usize) < at);
+            cuts[c] = at;
+            if let Stop::Invalid(_) = kind {
+                // The rejected state is stored, as the search stores it first.
+                kept[c] += 1;
+                cuts[c] += 1;
             }
         }
-        match &chunk.fault {
-            Some((at, a, fault)) if *at == i => Some(Outcome::Fault {
-                state: head,
-                action: Some(*a),
-                fault: fault.clone(),
-            }),
-            _ => None,
+        let first_id = self.store.len();
+        self.commit(workers, chunks, claims, &kept);
+        claims.resolve(workers, &self.store, &cuts);
+
+        // Parents, finals and edges, sequentially in position order.
+        for (c, chunk) in chunks.iter().enumerate() {
+            let cl = &claims.chunks[c];
+            let here = stop.filter(|(sc, _, _)| *sc == c);
+            let mut winners = cl.winners[..kept[c]].iter().zip(&cl.finals).peekable();
+            let mut from = 0;
+            for (i, &end) in chunk.ends.iter().enumerate() {
+                let parent = self.expanded;
+                let end = end.min(cuts[c]);
+                for k in from..end {
+                    let succ = chunk.succs[k];
+                    self.transitions += 1;
+                    if let Some(e) = &mut self.edges {
+                        e.push(succ.action, cl.targets[k]);
+                    }
+                    if let Some((_, &is_final)) = winners.next_if(|(w, _)| **w as usize == k) {
+                        self.parents.push(parent as StateId);
+                        self.via.push(succ.action);
+                        self.finals.push(is_final);
+                        self.max_depth = level.depth + 1;
+                    }
+                }
+                from = end;
+                let closed = match here {
+                    None => true,
+                    Some((_, _, Stop::Step)) => chunk.fault.as_ref().is_some_and(|f| i < f.0),
+                    Some((_, at, _)) => chunk.ends[i] <= at,
+                };
+                if !closed {
+                    if let Some((_, _, Stop::Full)) = here {
+                        // The step that found no room was taken.
+                        self.transitions += 1;
+                    }
+                    break;
+                }
+                if let Some(e) = &mut self.edges {
+                    e.close_state();
+                }
+                self.expanded += 1;
+            }
+            if here.is_some() {
+                break;
+            }
         }
+        let (c, _, kind) = stop?;
+        Some(match kind {
+            Stop::Step => {
+                let (i, a, fault) = chunks[c].fault.as_ref().expect("a failed step");
+                Outcome::Fault {
+                    state: chunks[c].first + *i as StateId,
+                    action: Some(*a),
+                    fault: fault.clone(),
+                }
+            }
+            Stop::Full => Outcome::Limit(LimitKind::States),
+            Stop::Invalid(j) => {
+                let cl = &claims.chunks[c];
+                let before: usize = claims.chunks[..c].iter().map(|c| c.winners.len()).sum();
+                let fault = cl.bad.as_ref().expect("a rejected state").1.clone();
+                Outcome::Fault {
+                    state: (first_id + before + j) as StateId,
+                    action: None,
+                    fault,
+                }
+            }
+        })
     }
 
-    /// The time limit and the progress bar, checked every few states.
+    /// Gives the first `kept[c]` winners of each chunk their ids, in
+    /// position order: copies their words into the store and commits their
+    /// table slots, chunk by chunk on the workers.
+    fn commit(
+        &mut self,
+        workers: &Workers,
+        chunks: &[Chunk<S::Action, S::Fault>],
+        claims: &Claims<S::Fault>,
+        kept: &[usize],
+    ) {
+        let words = self.store.words();
+        let mut id = self.store.len();
+        let compact = self.store.is_compact();
+        let (table, mut arena, mut prints) = self.store.append(kept.iter().sum());
+        // One job per chunk: its winners' ids, words and fingerprints.
+        let mut jobs = Vec::with_capacity(chunks.len());
+        for (c, &n) in kept.iter().enumerate() {
+            let (a, rest) = std::mem::take(&mut arena).split_at_mut(n * words);
+            arena = rest;
+            let (p, rest) = std::mem::take(&mut prints).split_at_mut(if compact { n } else { 0 });
+            prints = rest;
+            jobs.push((c, id, a, p));
+            id += n;
+        }
+        workers.each(&mut jobs, |_, (c, id, arena, prints)| {
+            let (chunk, cl) = (&chunks[*c], &claims.chunks[*c]);
+            for (j, &k) in cl.winners[..kept[*c]].iter().enumerate() {
+                let k = k as usize;
+                arena[j * words..(j + 1) * words].copy_from_slice(chunk.state(k, words));
+                if compact {
+                    prints[j] = chunk.succs[k].hash as u32;
+                }
+                let Claim::New(pos) = cl.claims[k] else {
+                    unreachable!("a winner claimed a new state")
+                };
+                table.commit(pos, (*id + j) as StateId);
+            }
+        });
+    }
+
+    /// The time limit and the progress bar, checked once per batch.
     fn check_clock(&mut self, depth: u32) -> Option<LimitKind> {
         if let Some(limit) = self.opts.max_seconds {
             if self.start.elapsed().as_secs_f64() >= limit {
@@ -394,46 +535,6 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             let bytes = self.bytes();
             self.progress
                 .update(self.start, self.store.len(), depth, bytes);
-        }
-        None
-    }
-
-    /// Adds the step `head --action--> state` to the graph, storing `state`
-    /// if new; returns the outcome that ends the search, if any.
-    #[inline]
-    fn merge(
-        &mut self,
-        sys: &S,
-        state: &[u32],
-        succ: Succ<S::Action>,
-        head: StateId,
-        depth: u32,
-    ) -> Option<Outcome<S::Action, S::Fault>> {
-        self.transitions += 1;
-        let slot = match succ.known {
-            Some(id) => Slot::Old(id),
-            None => self.store.insert_hashed(state, succ.hash, self.max_states),
-        };
-        let (to, is_new) = match slot {
-            Slot::Old(id) => (id, false),
-            Slot::New(id) => (id, true),
-            Slot::Full => return Some(Outcome::Limit(LimitKind::States)),
-        };
-        if let Some(e) = &mut self.edges {
-            e.push(succ.action, to);
-        }
-        if is_new {
-            self.parents.push(head);
-            self.via.push(succ.action);
-            self.finals.push(sys.is_final(state));
-            self.max_depth = depth + 1;
-            if let Err(fault) = sys.check_state(state) {
-                return Some(Outcome::Fault {
-                    state: to,
-                    action: None,
-                    fault,
-                });
-            }
         }
         None
     }

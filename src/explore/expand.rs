@@ -1,23 +1,25 @@
 //! Successor generation for a batch of stored states, on one thread or
 //! several. Workers only *compute* (actions, steps, hashes) into their own
-//! buffers; the explorer then merges the buffers in state-id order, so ids,
-//! parents, edges and the first fault are exactly those of a sequential
-//! breadth-first search, whatever the number of threads.
+//! chunk buffers; [`batch`](super::batch) then deduplicates and stores the
+//! successors so that ids, parents, edges and the first fault are exactly
+//! those of a sequential breadth-first search, whatever the number of
+//! threads.
 
+use super::proviso;
 use super::store::{hash_state, StateId, StateStore};
 use super::TransitionSystem;
 
 /// States expanded by one worker task.
-const CHUNK: usize = 128;
+pub(crate) const CHUNK: usize = 64;
+/// States expanded per batch. Fixed, not scaled with the threads, so that
+/// a memory limit stops every thread count at the same batch.
+pub(crate) const BATCH: usize = CHUNK * 32;
 
 /// One generated successor.
 #[derive(Clone, Copy)]
 pub(crate) struct Succ<A> {
     pub action: A,
     pub hash: u64,
-    /// The state's id if it was already stored before this batch (looked
-    /// up by the worker, so that the merge skips the table for it).
-    pub known: Option<StateId>,
 }
 
 /// The successors of a run of consecutive states.
@@ -32,21 +34,18 @@ pub(crate) struct Chunk<A, F> {
     /// A step that failed: (index of the state in this run, action, fault).
     /// The run stops there; the state's earlier successors are kept.
     pub fault: Option<(usize, A, F)>,
-    /// How many actions each state had (to reserve memory before merging).
-    pub enabled: Vec<usize>,
     /// `reduced[i]`: state `first + i` was expanded by an ample subset only.
     pub reduced: Vec<bool>,
 }
 
 impl<A: Copy, F> Chunk<A, F> {
-    pub(crate) fn new() -> Self {
+    fn new() -> Self {
         Chunk {
             first: 0,
             states: Vec::new(),
             succs: Vec::new(),
             ends: Vec::new(),
             fault: None,
-            enabled: Vec::new(),
             reduced: Vec::new(),
         }
     }
@@ -57,66 +56,88 @@ impl<A: Copy, F> Chunk<A, F> {
         &self.states[i * words..(i + 1) * words]
     }
 
-    /// Expands states `first..first + count`: by their ample sets when
-    /// `reduce`, else by every enabled action.
-    pub(crate) fn fill<S: TransitionSystem<Action = A, Fault = F>>(
+    /// Expands states `first..first + count` of the level whose next level
+    /// starts at id `level_end`: by their ample sets, or by every enabled
+    /// action where the cycle proviso asks for it.
+    fn fill<S: TransitionSystem<Action = A, Fault = F>>(
         &mut self,
         sys: &S,
         store: &StateStore,
         (first, count): (StateId, usize),
-        look_up: bool,
-        reduce: bool,
+        level_end: usize,
     ) {
-        let words = store.words();
         self.first = first;
         self.states.clear();
         self.succs.clear();
         self.ends.clear();
-        self.enabled.clear();
         self.reduced.clear();
         self.fault = None;
         let mut actions = Vec::new();
-        let mut next = vec![0u32; words];
+        let words = store.words();
         for i in 0..count {
             let cur = store.get(first + i as StateId);
-            actions.clear();
-            let reduced = match reduce {
-                true => sys.ample_actions(cur, &mut actions),
-                false => {
-                    sys.actions(cur, &mut actions);
-                    false
-                }
-            };
-            self.reduced.push(reduced);
-            self.enabled.push(actions.len());
-            for &a in &actions {
-                if let Err(fault) = sys.step(cur, a, &mut next) {
-                    self.ends.push(self.succs.len());
-                    self.fault = Some((i, a, fault));
-                    return;
-                }
-                sys.canonicalize(&mut next);
-                self.states.extend_from_slice(&next);
-                let hash = hash_state(&next);
-                self.succs.push(Succ {
-                    action: a,
-                    hash,
-                    known: look_up.then(|| store.find_hashed(&next, hash)).flatten(),
-                });
+            let start = self.succs.len();
+            let (mut reduced, mut fault) =
+                self.push_successors(sys, cur, &mut actions, words, true);
+            if reduced && proviso::closes_cycle(store, self, start..self.succs.len(), level_end) {
+                // Cycle proviso: this state takes every enabled step.
+                self.succs.truncate(start);
+                self.states.truncate(start * words);
+                (reduced, fault) = self.push_successors(sys, cur, &mut actions, words, false);
             }
+            self.reduced.push(reduced);
             self.ends.push(self.succs.len());
+            if let Some((a, fault)) = fault {
+                self.fault = Some((i, a, fault));
+                return;
+            }
         }
+    }
+
+    /// Expands one state: appends its successors (canonical words, action,
+    /// hash) in action order, by its ample set when `reduce`. Stops at a
+    /// step that fails and returns it, with whether the set was reduced.
+    #[inline]
+    fn push_successors<S: TransitionSystem<Action = A, Fault = F>>(
+        &mut self,
+        sys: &S,
+        cur: &[u32],
+        actions: &mut Vec<A>,
+        words: usize,
+        reduce: bool,
+    ) -> (bool, Option<(A, F)>) {
+        actions.clear();
+        let reduced = match reduce {
+            true => sys.ample_actions(cur, actions),
+            false => {
+                sys.actions(cur, actions);
+                false
+            }
+        };
+        for &a in actions.iter() {
+            // The step writes straight into the chunk (no copy after).
+            let at = self.states.len();
+            self.states.resize(at + words, 0);
+            let next = &mut self.states[at..];
+            if let Err(fault) = sys.step(cur, a, next) {
+                self.states.truncate(at);
+                return (reduced, Some((a, fault)));
+            }
+            sys.canonicalize(next);
+            let hash = hash_state(&self.states[at..]);
+            self.succs.push(Succ { action: a, hash });
+        }
+        (reduced, None)
     }
 }
 
-/// Expands batches of states into reusable chunk buffers.
-pub(crate) struct Expander<A, F> {
+/// Runs jobs on the explorer's worker threads, or on the caller's thread.
+pub(crate) struct Workers {
     pool: Option<rayon::ThreadPool>,
-    chunks: Vec<Chunk<A, F>>,
 }
 
-impl<A: Copy + Send, F: Send> Expander<A, F> {
-    /// An expander using `threads` worker threads (1: the caller's thread).
+impl Workers {
+    /// `threads` workers (1: the caller's thread).
     pub fn new(threads: usize) -> Self {
         let pool = (threads > 1)
             .then(|| {
@@ -126,29 +147,48 @@ impl<A: Copy + Send, F: Send> Expander<A, F> {
                     .ok()
             })
             .flatten();
-        Expander {
-            pool,
-            chunks: Vec::new(),
-        }
+        Workers { pool }
     }
 
-    /// How many states one call to [`expand`](Self::expand) takes at most.
-    pub fn batch(&self) -> usize {
+    /// Calls `job(k, &mut items[k])` for every item, in parallel when there
+    /// are workers; returns when all are done.
+    pub fn each<T: Send>(&self, items: &mut [T], job: impl Fn(usize, &mut T) + Sync + Send) {
         match &self.pool {
-            // Enough chunks per thread that uneven chunks balance out.
-            Some(pool) => CHUNK * 8 * pool.current_num_threads(),
-            None => CHUNK,
+            Some(pool) => {
+                use rayon::prelude::*;
+                pool.install(|| {
+                    items
+                        .par_iter_mut()
+                        .enumerate()
+                        .with_max_len(1)
+                        .for_each(|(k, t)| job(k, t))
+                });
+            }
+            None => items.iter_mut().enumerate().for_each(|(k, t)| job(k, t)),
         }
     }
+}
 
-    /// Expands states `first..first + count` (all stored) and returns their
-    /// chunks in state order.
+/// Expands batches of states into reusable chunk buffers.
+pub(crate) struct Expander<A, F> {
+    chunks: Vec<Chunk<A, F>>,
+}
+
+impl<A: Copy + Send, F: Send> Expander<A, F> {
+    pub fn new() -> Self {
+        Expander { chunks: Vec::new() }
+    }
+
+    /// Expands states `first..first + count` (all stored, all of the level
+    /// whose next level starts at id `level_end`) and returns their chunks
+    /// in state order.
     pub fn expand<S>(
         &mut self,
+        workers: &Workers,
         sys: &S,
         store: &StateStore,
-        first: StateId,
-        count: usize,
+        (first, count): (StateId, usize),
+        level_end: usize,
     ) -> &[Chunk<A, F>]
     where
         S: TransitionSystem<Action = A, Fault = F>,
@@ -157,23 +197,11 @@ impl<A: Copy + Send, F: Send> Expander<A, F> {
         while self.chunks.len() < n {
             self.chunks.push(Chunk::new());
         }
-        let chunks = &mut self.chunks[..n];
-        // With several workers, they also look successors up in the store
-        // (read-only here), taking most of the table work off the
-        // sequential merge; alone, that would only be done twice.
-        let look_up = self.pool.is_some();
-        let job = |(k, c): (usize, &mut Chunk<A, F>)| {
+        workers.each(&mut self.chunks[..n], |k, c| {
             let start = k * CHUNK;
             let n = CHUNK.min(count - start);
-            c.fill(sys, store, (first + start as StateId, n), look_up, true);
-        };
-        match &self.pool {
-            Some(pool) => {
-                use rayon::prelude::*;
-                pool.install(|| chunks.par_iter_mut().enumerate().for_each(job));
-            }
-            None => chunks.iter_mut().enumerate().for_each(job),
-        }
+            c.fill(sys, store, (first + start as StateId, n), level_end);
+        });
         &self.chunks[..n]
     }
 }

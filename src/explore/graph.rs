@@ -59,16 +59,16 @@ impl<A: Copy> Edges<A> {
         vec_bytes(&self.offsets) + vec_bytes(&self.targets) + vec_bytes(&self.actions)
     }
 
-    /// Projects [`reserve`](Self::reserve)`(n)`.
-    pub fn project(&self, p: &mut Projection, n: usize) {
-        p.vec(&self.offsets, 1);
+    /// Projects [`reserve`](Self::reserve)`(states, n)`.
+    pub fn project(&self, p: &mut Projection, states: usize, n: usize) {
+        p.vec(&self.offsets, states);
         p.vec(&self.targets, n);
         p.vec(&self.actions, n);
     }
 
-    /// Room for one more state with `n` edges.
-    pub fn reserve(&mut self, n: usize) {
-        self.offsets.reserve(1);
+    /// Room for `states` more expanded states with `n` edges in all.
+    pub fn reserve(&mut self, states: usize, n: usize) {
+        self.offsets.reserve(states);
         self.targets.reserve(n);
         self.actions.reserve(n);
     }

@@ -21,7 +21,7 @@ pub struct Options {
     /// Worker threads generating successors (0 or 1: the calling thread).
     /// The result does not depend on it.
     pub threads: usize,
-    /// Keep a 64-bit fingerprint per state instead of its words (except the
+    /// Keep a 63-bit fingerprint per state instead of its words (except the
     /// states still to expand): far less memory, at the risk stated by
     /// [`collision_probability`](super::collision_probability). Stored
     /// states are then recomputed from their path when asked for.

@@ -8,7 +8,12 @@
 //!
 //! [`explore`] runs a deterministic breadth-first search (so the first
 //! fault found has a shortest trace) over a [`StateStore`] (flat arena plus
-//! FxHash table of ids), under the limits of [`Options`], and returns an
+//! a lock-free table of ids, `table`), under the limits of [`Options`]. It
+//! works in batches of states of one level: worker threads expand them
+//! (`expand`), then claim their successors in the table, which keeps each
+//! new state's first discovery (`batch`), so that ids, parents, edges and
+//! the first fault are those of a sequential search for any number of
+//! threads (`--threads`). It returns an
 //! [`Exploration`]: states by id, BFS parents for [`Exploration::path_to`],
 //! final states, [`Stats`] and, with [`Options::keep_edges`], the state
 //! graph for analyses (successors, predecessors, backward reachability,
@@ -20,7 +25,7 @@ pub trait TransitionSystem: Sync {
     /// What labels a step, e.g. the index of the thread that moves.
     type Action: Copy + Eq + std::fmt::Debug + Send + Sync;
     /// A safety violation detected in a state or while taking a step.
-    type Fault: Clone + std::fmt::Debug + Send;
+    type Fault: Clone + std::fmt::Debug + Send + Sync;
 
     /// Number of words in every state.
     fn state_words(&self) -> usize;
@@ -62,6 +67,7 @@ pub trait TransitionSystem: Sync {
     }
 }
 
+mod batch;
 mod bfs;
 mod bitset;
 mod expand;
@@ -71,6 +77,8 @@ mod progress;
 mod proviso;
 mod stats;
 mod store;
+mod sync;
+mod table;
 
 #[cfg(test)]
 mod tests;
@@ -80,4 +88,6 @@ pub use bitset::BitSet;
 pub use graph::Lasso;
 pub use limits::{LimitKind, Options};
 pub use stats::{peak_rss_bytes, Stats};
-pub use store::{collision_probability, hash_state, Slot, StateId, StateStore, MAX_STATES};
+pub use store::{
+    collision_probability, hash_state, Slot, StateId, StateStore, FINGERPRINT_BITS, MAX_STATES,
+};

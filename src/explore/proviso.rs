@@ -24,7 +24,9 @@ use super::store::{StateId, StateStore};
 
 /// Whether one of the ample successors `range` of a reduced state at depth
 /// `d` is already stored at depth `<= d`: ids below `level_end` (the first
-/// id of depth `d + 1`), since ids are given in breadth-first order.
+/// id of depth `d + 1`), since ids are given in breadth-first order. Only
+/// looks at states committed before the level (read-only, so workers may
+/// call it during a batch).
 pub(super) fn closes_cycle<A, F>(
     store: &StateStore,
     chunk: &Chunk<A, F>,
@@ -37,9 +39,7 @@ where
     let words = store.words();
     range.into_iter().any(|k| {
         let succ = &chunk.succs[k];
-        let id = succ
-            .known
-            .or_else(|| store.find_hashed(chunk.state(k, words), succ.hash));
+        let id = store.find_hashed(chunk.state(k, words), succ.hash);
         id.is_some_and(|id: StateId| (id as usize) < level_end)
     })
 }

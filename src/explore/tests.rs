@@ -591,3 +591,242 @@ fn graph_needs_edges() {
     assert!(!ex.has_edges());
     ex.first_state_that_cannot_finish();
 }
+
+/// [`Scramble`] with faults where a state (or a step from it) hits `seed`,
+/// and optionally "ample sets" (one action of some states: not a sound
+/// reduction, but one the explorer must apply, cycle proviso included,
+/// exactly as a sequential search does).
+struct FaultyScramble {
+    bad_state: Option<u32>,
+    bad_step: Option<(u32, u8)>,
+    ample: bool,
+}
+
+fn mark(s: &[u32]) -> u32 {
+    (s[0] * 31 + s[1] * 7 + s[2]) % 211
+}
+
+impl TransitionSystem for FaultyScramble {
+    type Action = u8;
+    type Fault = u32;
+    fn state_words(&self) -> usize {
+        3
+    }
+    fn initial_state(&self, out: &mut [u32]) {
+        Scramble.initial_state(out)
+    }
+    fn actions(&self, s: &[u32], out: &mut Vec<u8>) {
+        Scramble.actions(s, out)
+    }
+    fn step(&self, s: &[u32], a: u8, out: &mut [u32]) -> Result<(), u32> {
+        if self.bad_step == Some((mark(s), a)) {
+            return Err(1000 + mark(s));
+        }
+        Scramble.step(s, a, out).map_err(|_| 0)
+    }
+    fn check_state(&self, s: &[u32]) -> Result<(), u32> {
+        match self.bad_state == Some(mark(s)) {
+            true => Err(mark(s)),
+            false => Ok(()),
+        }
+    }
+    fn is_final(&self, s: &[u32]) -> bool {
+        Scramble.is_final(s)
+    }
+    fn ample_actions(&self, s: &[u32], out: &mut Vec<u8>) -> bool {
+        self.actions(s, out);
+        let reduce = self.ample && out.len() > 1 && !s[1].is_multiple_of(3);
+        if reduce {
+            out.truncate(1);
+        }
+        reduce
+    }
+}
+
+/// The successors a sequential search takes from `cur` at a level that
+/// ends at id `level_end`: the ample set, or every action where one of the
+/// ample successors is stored below `level_end` (cycle proviso); stops at
+/// a failing step.
+#[allow(clippy::type_complexity)]
+fn reference_successors<S: TransitionSystem>(
+    sys: &S,
+    cur: &[u32],
+    stored: impl Fn(&[u32]) -> Option<StateId>,
+    level_end: usize,
+    fired: &mut usize,
+) -> (Vec<(S::Action, Vec<u32>)>, Option<(S::Action, S::Fault)>) {
+    let take = |actions: Vec<S::Action>| {
+        let mut succs = Vec::new();
+        for a in actions {
+            let mut next = vec![0; cur.len()];
+            if let Err(fault) = sys.step(cur, a, &mut next) {
+                return (succs, Some((a, fault)));
+            }
+            sys.canonicalize(&mut next);
+            succs.push((a, next));
+        }
+        (succs, None)
+    };
+    let mut ample = Vec::new();
+    let reduced = sys.ample_actions(cur, &mut ample);
+    let (succs, fault) = take(ample);
+    let closes = succs
+        .iter()
+        .any(|(_, s)| stored(s).is_some_and(|id| (id as usize) < level_end));
+    if reduced && closes {
+        *fired += 1;
+        let mut all = Vec::new();
+        sys.actions(cur, &mut all);
+        return take(all);
+    }
+    (succs, fault)
+}
+
+/// What a plain sequential breadth-first search finds: states by id,
+/// parents, the edges of expanded states, transitions and the outcome.
+struct Reference<A, F> {
+    states: Vec<Vec<u32>>,
+    parents: Vec<Option<(StateId, A)>>,
+    edges: Vec<Vec<(A, StateId)>>,
+    transitions: u64,
+    outcome: Outcome<A, F>,
+    /// States the cycle proviso expanded fully.
+    proviso: usize,
+}
+
+fn reference<S: TransitionSystem>(sys: &S, max_states: usize) -> Reference<S::Action, S::Fault> {
+    let mut init = vec![0; sys.state_words()];
+    sys.initial_state(&mut init);
+    let mut r = Reference {
+        states: vec![init.clone()],
+        parents: vec![None],
+        edges: Vec::new(),
+        transitions: 0,
+        outcome: Outcome::Complete,
+        proviso: 0,
+    };
+    let mut ids = std::collections::HashMap::from([(init.clone(), 0)]);
+    if let Err(fault) = sys.check_state(&init) {
+        r.outcome = Outcome::Fault {
+            state: 0,
+            action: None,
+            fault,
+        };
+        return r;
+    }
+    let mut head = 0;
+    let mut level_end = 1;
+    while head < r.states.len() {
+        if head == level_end {
+            level_end = r.states.len();
+        }
+        let cur = r.states[head].clone();
+        let (succs, fault) = reference_successors(
+            sys,
+            &cur,
+            |s| ids.get(s).copied(),
+            level_end,
+            &mut r.proviso,
+        );
+        let mut edges = Vec::new();
+        for (a, next) in succs {
+            r.transitions += 1;
+            let to = match ids.get(&next) {
+                Some(&id) => id,
+                None if r.states.len() >= max_states => {
+                    r.outcome = Outcome::Limit(LimitKind::States);
+                    return r;
+                }
+                None => {
+                    let id = r.states.len() as StateId;
+                    ids.insert(next.clone(), id);
+                    r.states.push(next.clone());
+                    r.parents.push(Some((head as StateId, a)));
+                    if let Err(fault) = sys.check_state(&next) {
+                        r.outcome = Outcome::Fault {
+                            state: id,
+                            action: None,
+                            fault,
+                        };
+                        return r;
+                    }
+                    id
+                }
+            };
+            edges.push((a, to));
+        }
+        if let Some((a, fault)) = fault {
+            r.outcome = Outcome::Fault {
+                state: head as StateId,
+                action: Some(a),
+                fault,
+            };
+            return r;
+        }
+        r.edges.push(edges);
+        head += 1;
+    }
+    r
+}
+
+/// The batched, parallel search stores and stops exactly where the plain
+/// sequential one does, for faults and limits at many places.
+#[test]
+fn batches_match_a_plain_sequential_search() {
+    let mut cases = vec![(None, None, usize::MAX)];
+    for m in [0, 3, 17, 50, 101, 150, 210] {
+        cases.push((Some(m), None, usize::MAX));
+        cases.push((None, Some((m, (m % 3) as u8)), usize::MAX));
+    }
+    for max in [1, 2, 65, 130, 700, 1500] {
+        cases.push((None, None, max));
+    }
+    let mut seen = [0; 4];
+    let mut proviso = 0;
+    for ((bad_state, bad_step, max), ample) in
+        cases.into_iter().flat_map(|c| [(c, false), (c, true)])
+    {
+        let sys = FaultyScramble {
+            bad_state,
+            bad_step,
+            ample,
+        };
+        let want = reference(&sys, max);
+        proviso += want.proviso;
+        seen[match &want.outcome {
+            Outcome::Complete => 0,
+            Outcome::Limit(_) => 1,
+            Outcome::Fault { action: None, .. } => 2,
+            Outcome::Fault { .. } => 3,
+        }] += 1;
+        for threads in [1, 2, 4] {
+            let got = explore(
+                &sys,
+                &Options {
+                    threads,
+                    max_states: Some(max as u64).filter(|_| max != usize::MAX),
+                    ..with_edges()
+                },
+            );
+            let case = format!("{bad_state:?} {bad_step:?} {max} ample {ample} x{threads}");
+            assert_eq!(got.outcome(), &want.outcome, "{case}");
+            assert_eq!(got.num_states(), want.states.len(), "{case}");
+            assert_eq!(got.num_expanded(), want.edges.len(), "{case}");
+            assert_eq!(got.stats().transitions, want.transitions, "{case}");
+            for id in 0..got.num_states() {
+                assert_eq!(got.state(id as StateId), &want.states[id][..], "{case}");
+                assert_eq!(got.parent(id as StateId), want.parents[id], "{case}");
+            }
+            for (id, edges) in want.edges.iter().enumerate() {
+                assert!(
+                    got.successors(id as StateId).eq(edges.iter().copied()),
+                    "{case}"
+                );
+            }
+        }
+    }
+    // Every kind of ending, several times, at different depths.
+    assert!(proviso > 0, "the cycle proviso never fired");
+    assert!(seen.iter().all(|&n| n > 0), "{seen:?}");
+    assert!(seen[2] > 2 && seen[3] > 2, "{seen:?}");
+}

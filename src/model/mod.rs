@@ -198,11 +198,22 @@ const MAX_FUSED: usize = 256;
 impl<'p> Model<'p> {
     pub fn new(prog: &'p Program, options: ModelOptions) -> Model<'p> {
         let ptx = options.memory_model == MemoryModel::Ptx;
+        // A block with one participating thread passes `__syncthreads()`
+        // alone (independent threads, sequential consistency: no memory
+        // effect), so the barrier is as local as an assignment there.
+        let lone_barrier = !ptx
+            && options.simt == SimtMode::Its
+            && (prog.launch.threads_per_block == 1
+                || prog.participants == crate::spec::ast::Participants::Master);
         let invisible = prog
             .code
             .iter()
             // Under sequential consistency a fence orders nothing extra.
-            .map(|i| i.op.is_thread_local() || (!ptx && matches!(i.op, Op::Fence { .. })))
+            .map(|i| {
+                i.op.is_thread_local()
+                    || (!ptx && matches!(i.op, Op::Fence { .. }))
+                    || (lone_barrier && matches!(i.op, Op::SyncThreads))
+            })
             .collect();
         let mut layout = Layout::new(prog);
         let weak = ptx

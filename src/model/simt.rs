@@ -275,13 +275,13 @@ impl Model<'_> {
         if !self.options.barrier_divergence {
             return Ok(());
         }
-        let pc = self.pc(s, t);
-        let here = self.line_text(pc);
         for u in self.layout.block_threads(t) {
             if u == t || !self.takes_part(u) {
                 continue;
             }
             if self.is_finished(s, u) {
+                // Only now: formatting the line on every arrival is costly.
+                let here = self.line_text(self.pc(s, t));
                 return Err(divergence(format!(
                     "{} arrives at {here} but {} already left the harness without reaching it: a __syncthreads() that a live thread of the block never reaches.",
                     self.thread_name(t),

@@ -42,8 +42,8 @@ struct Scratch {
     copy: Vec<u32>,
     /// `perm[old block]`: its block in the representative.
     perm: Vec<u32>,
-    /// Sort keys, one run per block.
-    keys: Vec<u32>,
+    /// `first[block]`: the first global id word naming it (`u32::MAX`: none).
+    first: Vec<u32>,
     order: Vec<u32>,
 }
 
@@ -280,42 +280,23 @@ impl Symmetry {
         let Scratch {
             copy,
             perm,
-            keys,
+            first,
             order,
         } = scratch;
         perm.clear();
         perm.extend(0..self.blocks as u32);
-        let len = self.id_mask.len();
-        // Without ids anywhere the key is just the block's words.
-        let (prefix, stride) = match self.has_ids {
-            true => (len + 1, 2 * len + 1),
-            false => (0, len),
-        };
-        keys.clear();
-        keys.resize(self.blocks * stride, 0);
-        for b in 0..self.blocks {
-            let key = &mut keys[b * stride..(b + 1) * stride];
-            let mut i = prefix;
-            for seg in &self.segments {
-                let from = seg.base + b * seg.stride;
-                key[i..i + seg.len].copy_from_slice(&s[from..from + seg.len]);
-                i += seg.len;
-            }
-            if self.has_ids {
-                for (k, masked) in self.id_mask.iter().enumerate() {
-                    key[k] = if *masked { 0 } else { key[prefix + k] };
-                }
-                key[len] = u32::MAX;
-            }
-        }
+        first.clear();
+        first.resize(self.blocks, u32::MAX);
         for (i, (w, id)) in self.global_ids.iter().enumerate() {
             let b = from_raw(id.ty, s[*w]) - id.offset;
             if (0..self.blocks as i64).contains(&b) {
-                let first = &mut keys[b as usize * stride + len];
-                *first = (*first).min(i as u32);
+                first[b as usize] = first[b as usize].min(i as u32);
             }
         }
-        let key = |b: u32| &keys[b as usize * stride..(b as usize + 1) * stride];
+        // Keys are compared in place (no copy of the blocks' words): most
+        // comparisons stop at the first few words.
+        let state: &[u32] = s;
+        let greater = |a: u32, b: u32| self.compare_blocks(state, first, a, b).is_gt();
         let mut moved = false;
         for class in &self.classes {
             order.clear();
@@ -323,7 +304,7 @@ impl Symmetry {
             // Insertion sort: classes are small.
             for i in 1..order.len() {
                 let mut j = i;
-                while j > 0 && key(order[j - 1]) > key(order[j]) {
+                while j > 0 && greater(order[j - 1], order[j]) {
                     order.swap(j - 1, j);
                     j -= 1;
                 }
@@ -348,6 +329,41 @@ impl Symmetry {
             }
         }
         self.rename(s, perm);
+    }
+
+    /// Orders blocks `a` and `b` of `s` by their sort key (see
+    /// [`canonicalize_with`](Self::canonicalize_with)): their words with ids
+    /// masked, then `first[block]` (where global memory first names it),
+    /// then all their words.
+    fn compare_blocks(&self, s: &[u32], first: &[u32], a: u32, b: u32) -> std::cmp::Ordering {
+        let (a, b) = (a as usize, b as usize);
+        let words = |seg: &Segment, x: usize| {
+            let from = seg.base + x * seg.stride;
+            &s[from..from + seg.len]
+        };
+        if self.has_ids {
+            let mut mask = self.id_mask.iter();
+            for seg in &self.segments {
+                for (x, y) in words(seg, a).iter().zip(words(seg, b)) {
+                    let masked = *mask.next().expect("one mask bit per block word");
+                    if !masked && x != y {
+                        return x.cmp(y);
+                    }
+                }
+            }
+            let by_first = first[a].cmp(&first[b]);
+            if by_first.is_ne() {
+                return by_first;
+            }
+        }
+        for seg in &self.segments {
+            let (x, y) = (words(seg, a), words(seg, b));
+            // Equal blocks are common (idle blocks): a memcmp says so fast.
+            if x != y {
+                return x.cmp(y);
+            }
+        }
+        std::cmp::Ordering::Equal
     }
 
     /// Renames the block ids held in `s` by `perm`.

@@ -1,20 +1,22 @@
 //! Partial-order reduction of independent shared accesses (ample sets).
 //!
 //! Under sequential consistency with independent thread scheduling a thread
-//! has one next step, fixed by its own state. The step of thread `t` is an
-//! ample set of a state `s` on its own (Clarke, Grumberg, Peled, *Model
-//! Checking*, conditions C0–C2; C3 is the explorer's cycle proviso, see
-//! `explore::proviso`) when
+//! has one next step, fixed by its own state. The next steps of a set `T`
+//! of threads form an ample set of a state `s` (Clarke, Grumberg, Peled,
+//! *Model Checking*, conditions C0–C2; C3 is the explorer's cycle proviso,
+//! see `explore::proviso`) when
 //!
-//! - **persistent** (C1): no other thread can, before `t` moves, take a step
-//!   that depends on it. Other threads only ever reach instructions
-//!   reachable from their pc in the control-flow graph, so this module
-//!   precomputes, per thread and pc, the memory words the thread may still
-//!   read and write (`future`), and `t`'s step is independent when it reads
-//!   a word nobody else may still write, or writes a word nobody else may
-//!   still read or write. Array indices that depend only on launch
-//!   constants and never-assigned locals (`perSMBarr[my_sm]`) name one word
-//!   per thread; other indices name the whole array. `shared` words of
+//! - **persistent** (C1): no thread outside `T` can, before the members
+//!   move, take a step that depends on a member's next step. Other threads
+//!   only ever reach instructions reachable from their pc in the
+//!   control-flow graph, so this module precomputes, per thread and pc, the
+//!   memory words the thread may still read and write (`future`; array
+//!   indices evaluated over the values each local can hold, see `values`),
+//!   and grows `T` from one thread until no thread outside may still access
+//!   a word that the next step of a member accesses, one of them writing (a
+//!   stubborn set, Valmari; Godefroid's persistent sets by conflicts). `T`
+//!   must not reach every enabled thread, and its members must be enabled
+//!   (what enables a waiting thread is not tracked). `shared` words of
 //!   different blocks are different words. Barrier arrival and exit touch
 //!   the other threads of the block (and the grid, at a kernel boundary), so
 //!   they qualify only when the thread is alone in its block.
@@ -25,6 +27,12 @@
 //!   faults at run time fails alike whatever the others did first (it reads
 //!   only words they cannot write), so it is found from the reduced state.
 //!
+//! The proof that these preserve every fault and every deadlock is the
+//! usual one (the first member step on a path can be moved to its front;
+//! a path with none keeps its outcome after a member step is put before
+//! it), with the cycle proviso ruling out that the search postpones a
+//! step around a cycle forever.
+//!
 //! What that preserves (argued here, since the tests can only sample it):
 //! every reachable fault, and the existence of a reachable state from
 //! which the harness cannot finish (*deadlock*: being unable to finish is
@@ -34,10 +42,13 @@
 //! (livelock, starvation) and the per-thread progress analysis of a harness
 //! that never finishes read: those run without ample sets (`check`).
 
+mod values;
+
 use super::state::FINISHED;
 use super::{thread_of, Model};
 use crate::ir::{cfg, Expr, Loc, Op};
 use crate::spec::ast::Storage;
+use values::LocalValues;
 
 /// Bits over the memory words of a state.
 type Bits = [u64];
@@ -91,7 +102,6 @@ impl Independence {
                 bytes >> 20
             ));
         }
-        let constant = constant_locals(model);
         let mut init = vec![0u32; layout.words()];
         layout.initial(prog, &mut init);
         let mut future = vec![0u64; layout.threads * pcs * 2 * width];
@@ -100,7 +110,8 @@ impl Independence {
                 continue;
             }
             let table = &mut future[t * pcs * 2 * width..(t + 1) * pcs * 2 * width];
-            let words = |loc: &Loc, out: &mut Bits| loc_words(model, &init, &constant, t, loc, out);
+            let values = LocalValues::compute(model, &init, t);
+            let words = |loc: &Loc, out: &mut Bits| loc_words(model, (&init, &values), t, loc, out);
             for (pc, instr) in prog.code.iter().enumerate() {
                 let (reads, writes) =
                     table[pc * 2 * width..(pc + 1) * 2 * width].split_at_mut(width);
@@ -266,47 +277,27 @@ impl Independence {
     }
 }
 
-/// Locals no instruction assigns: they keep their initial, per-thread value
-/// (and are never cleared while still read: a local read later is live).
-fn constant_locals(model: &Model) -> Vec<bool> {
-    let mut constant = vec![true; model.prog.locals.len()];
-    let mut scratch = Vec::new();
-    for instr in &model.prog.code {
-        if let Some(l) = cfg::op_reads_writes(&instr.op, &mut scratch) {
-            constant[l as usize] = false;
-        }
-        if let Op::LockBitTry { value: Some(l), .. } = &instr.op {
-            constant[*l as usize] = false;
-        }
-    }
-    constant
-}
-
-fn is_thread_constant(e: &Expr, constant: &[bool]) -> bool {
-    match e {
-        Expr::Const(_) | Expr::Builtin(_) => true,
-        Expr::Local(l) => constant[*l as usize],
-        Expr::Unary(_, a) => is_thread_constant(a, constant),
-        Expr::Binary(_, a, b) => is_thread_constant(a, constant) && is_thread_constant(b, constant),
-        Expr::Ternary(c, a, b) => [c, a, b].iter().all(|e| is_thread_constant(e, constant)),
-        Expr::Global(..) => false,
-    }
-}
-
 /// Marks the words thread `t` may access through `loc` in `out`.
-fn loc_words(model: &Model, init: &[u32], constant: &[bool], t: usize, loc: &Loc, out: &mut Bits) {
+fn loc_words(
+    model: &Model,
+    (init, values): (&[u32], &LocalValues),
+    t: usize,
+    loc: &Loc,
+    out: &mut Bits,
+) {
     let block = model.layout.block_of(t);
     let word = |index: u32| model.layout.mem(model.prog, loc.var, index, block);
-    match &loc.index {
-        None => set(out, word(0)),
-        Some(e) if is_thread_constant(e, constant) => {
-            // An index out of bounds faults instead of accessing anything.
-            let index = model.eval(e, init, t).and_then(|i| model.index(loc.var, i));
-            if let Ok(i) = index {
-                set(out, word(i));
-            }
-        }
-        Some(_) => (0..model.prog.vars[loc.var as usize].len).for_each(|i| set(out, word(i))),
+    let indices = match &loc.index {
+        None => Some(vec![0]),
+        Some(e) => values.eval(model, init, t, e),
+    };
+    match indices {
+        // An index out of bounds faults instead of accessing anything.
+        Some(is) => is
+            .into_iter()
+            .filter_map(|i| model.index(loc.var, i).ok())
+            .for_each(|i| set(out, word(i))),
+        None => (0..model.prog.vars[loc.var as usize].len).for_each(|i| set(out, word(i))),
     }
 }
 

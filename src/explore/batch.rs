@@ -1,0 +1,137 @@
+//! Deduplication of one batch of successors, in parallel and deterministic.
+//!
+//! A sequential breadth-first search gives a new state the next id when it
+//! first meets it, expanding states in id order and their actions in order;
+//! so the new states of a batch get ids in the order of their first
+//! discovery, i.e. of the smallest *position* (parent, action index) among
+//! the successors equal to them. Positions are the successors' indices in
+//! the batch's chunks taken in order. Workers [`claim`](Claims::claim) every
+//! successor in the concurrent table, which keeps the smallest position per
+//! new state whatever the interleaving; a successor is then a *winner* (the
+//! first discovery of a new state) iff the table kept its own position.
+//! Winners get ids in position order, exactly the ids of the sequential
+//! search, whatever the number of threads.
+
+use super::expand::{Chunk, Workers};
+use super::store::{StateId, StateStore};
+use super::table::Claim;
+use super::TransitionSystem;
+
+/// Per chunk: what the claims found.
+pub(crate) struct ChunkClaims<F> {
+    /// Position of the chunk's first successor in the batch.
+    pub offset: usize,
+    /// The claim of each successor.
+    pub claims: Vec<Claim>,
+    /// Local indices of the winners, increasing.
+    pub winners: Vec<u32>,
+    /// `is_final` of each winner.
+    pub finals: Vec<bool>,
+    /// The first winner (index into `winners`) that `check_state` rejects.
+    pub bad: Option<(usize, F)>,
+    /// The id each successor leads to (after [`Claims::resolve`]).
+    pub targets: Vec<StateId>,
+}
+
+/// Reusable per-chunk buffers of a batch.
+pub(crate) struct Claims<F> {
+    pub chunks: Vec<ChunkClaims<F>>,
+}
+
+impl<F: Send> Claims<F> {
+    pub fn new() -> Self {
+        Claims { chunks: Vec::new() }
+    }
+
+    /// Claims every successor of `chunks` in the store's table and finds
+    /// the winners, checking their state invariants and finality (on the
+    /// workers). Returns the number of successors. The table must have room
+    /// for all of them ([`StateStore::reserve`]).
+    pub fn claim<S, A>(
+        &mut self,
+        workers: &Workers,
+        sys: &S,
+        store: &StateStore,
+        chunks: &[Chunk<A, F>],
+    ) -> usize
+    where
+        S: TransitionSystem<Action = A, Fault = F>,
+        A: Copy + Send + Sync,
+        F: Sync,
+    {
+        while self.chunks.len() < chunks.len() {
+            self.chunks.push(ChunkClaims {
+                offset: 0,
+                claims: Vec::new(),
+                winners: Vec::new(),
+                finals: Vec::new(),
+                bad: None,
+                targets: Vec::new(),
+            });
+        }
+        let mine = &mut self.chunks[..chunks.len()];
+        let mut total = 0;
+        for (c, chunk) in mine.iter_mut().zip(chunks) {
+            c.offset = total;
+            total += chunk.succs.len();
+        }
+        let offsets: Vec<usize> = mine.iter().map(|c| c.offset).collect();
+        let words = store.words();
+        // Successor `i` of the batch, for comparing with a pending claim.
+        let batch_state = |i: u32| {
+            let i = i as usize;
+            let c = offsets.partition_point(|&o| o <= i) - 1;
+            let k = i - offsets[c];
+            (chunks[c].state(k, words), chunks[c].succs[k].hash)
+        };
+        workers.each(mine, |c, mine| {
+            let chunk = &chunks[c];
+            mine.claims.clear();
+            for (k, s) in chunk.succs.iter().enumerate() {
+                let index = (mine.offset + k) as u32;
+                let claim = store.claim(chunk.state(k, words), s.hash, index, batch_state);
+                mine.claims.push(claim);
+            }
+        });
+        let table = store.table();
+        workers.each(mine, |c, mine| {
+            let chunk = &chunks[c];
+            mine.winners.clear();
+            mine.finals.clear();
+            mine.bad = None;
+            for (k, claim) in mine.claims.iter().enumerate() {
+                let Claim::New(pos) = *claim else { continue };
+                if table.winner(pos) as usize != mine.offset + k {
+                    continue;
+                }
+                let state = chunk.state(k, words);
+                mine.winners.push(k as u32);
+                mine.finals.push(sys.is_final(state));
+                if mine.bad.is_none() {
+                    if let Err(fault) = sys.check_state(state) {
+                        mine.bad = Some((mine.winners.len() - 1, fault));
+                    }
+                }
+            }
+        });
+        total
+    }
+
+    /// After the winners before each chunk's `cut` (successor index) were
+    /// committed: the id of each of those successors' states.
+    pub fn resolve(&mut self, workers: &Workers, store: &StateStore, cuts: &[usize]) {
+        let table = store.table();
+        let n = cuts.len();
+        workers.each(&mut self.chunks[..n], |c, mine| {
+            mine.targets.clear();
+            for claim in &mine.claims[..cuts[c]] {
+                mine.targets.push(match *claim {
+                    Claim::Old(id) => id,
+                    Claim::New(pos) => table
+                        .committed(pos)
+                        .expect("a successor's first discovery comes before it"),
+                });
+            }
+        });
+    }
+}

@@ -1,0 +1,230 @@
+//! The visited set's index: a lock-free open-addressing hash table of
+//! 64-bit slots, shared by the explorer's worker threads.
+//!
+//! A slot is empty (0) or names a state by a small integer:
+//!
+//! ```text
+//! [ tag: hash bits 33..64 | pending bit ][ id + 1  or  index + 1 ]
+//! ```
+//!
+//! - *committed*: a stored state's id;
+//! - *pending*: during one batch of the breadth-first search, the smallest
+//!   index (in generation order) of the successors that are this new state.
+//!
+//! Workers [`claim`](Table::claim) successors concurrently: a successor
+//! equal to a committed state gets its id; otherwise it races for an empty
+//! slot with a compare-and-swap, and an equal successor that finds the slot
+//! taken lowers the index with `fetch_min`. Every index written to a slot
+//! was first compared equal to the slot's occupant, so a slot only ever
+//! holds indices of one state, and once all claims are done it holds the
+//! *smallest* of them whatever the interleaving: the discovery that a
+//! sequential search would have made first. The explorer then gives ids to
+//! the new states in index order and [`commit`](Table::commit)s them. Slots
+//! are never removed, so a probe meets a state's slot before any empty
+//! slot, and a state is never both committed and pending.
+//!
+//! The table only grows between batches ([`reserve`](Table::reserve), with
+//! `&mut`): during a batch it stays at most half full, so probes end.
+//!
+//! Self-contained (it only uses `super::sync`) so that the loom model test
+//! (`tests/loom_table.rs`) compiles this file against loom's atomics.
+
+use super::sync::{AtomicU64, Ordering};
+
+const PENDING: u64 = 1 << 32;
+const TAG_MASK: u64 = !0xFFFF_FFFF & !PENDING;
+/// Fibonacci hashing of the tag to a bucket (the tag's top bits decide).
+const SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// What a claim found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// The state was stored before this batch, under this id.
+    Old(u32),
+    /// The state is new; this slot collects its smallest index.
+    New(usize),
+}
+
+/// Lock-free index of states by hash (see the module comment).
+pub struct Table {
+    slots: Box<[AtomicU64]>,
+    /// log2 of the number of slots.
+    bits: u32,
+    /// Committed entries.
+    len: usize,
+}
+
+#[inline]
+fn tag_of(hash: u64) -> u64 {
+    hash & TAG_MASK
+}
+
+impl Table {
+    /// An empty table with room for `n` entries.
+    pub fn with_capacity(n: usize) -> Table {
+        let bits = Self::bits_for(n);
+        Table {
+            slots: (0..1usize << bits).map(|_| AtomicU64::new(0)).collect(),
+            bits,
+            len: 0,
+        }
+    }
+
+    /// Bits of a table that holds `n` entries at most half full.
+    fn bits_for(n: usize) -> u32 {
+        (n.max(4) * 2).next_power_of_two().trailing_zeros()
+    }
+
+    /// Entries the table holds at most half full.
+    pub fn capacity(&self) -> usize {
+        self.slots.len() / 2
+    }
+
+    /// Bytes of the slot array.
+    pub fn bytes(&self) -> usize {
+        Self::bytes_for_slots(self.slots.len())
+    }
+
+    fn bytes_for_slots(slots: usize) -> usize {
+        slots * std::mem::size_of::<u64>()
+    }
+
+    /// Bytes after [`reserve`](Self::reserve)`(additional)`, and the size of
+    /// the old slot array if the table grows then (both exist meanwhile).
+    pub fn bytes_after_reserve(&self, additional: usize) -> (usize, usize) {
+        let want = self.len + additional;
+        if want <= self.capacity() {
+            return (self.bytes(), 0);
+        }
+        let slots = 1usize << Self::bits_for(want);
+        (Self::bytes_for_slots(slots), self.bytes())
+    }
+
+    #[inline]
+    fn home(&self, tag: u64) -> usize {
+        (tag.wrapping_mul(SPREAD) >> (64 - self.bits)) as usize
+    }
+
+    #[inline]
+    fn next(&self, pos: usize) -> usize {
+        (pos + 1) & (self.slots.len() - 1)
+    }
+
+    /// The id of the committed state of hash `hash` for which `same(id)`
+    /// holds; pending entries are skipped.
+    #[inline]
+    pub fn find(&self, hash: u64, same: impl Fn(u32) -> bool) -> Option<u32> {
+        let tag = tag_of(hash);
+        let mut pos = self.home(tag);
+        loop {
+            let v = self.slots[pos].load(Ordering::Acquire);
+            if v == 0 {
+                return None;
+            }
+            if v & !0xFFFF_FFFF == tag && same(v as u32 - 1) {
+                return Some(v as u32 - 1);
+            }
+            pos = self.next(pos);
+        }
+    }
+
+    /// Claims successor `index` (of hash `hash`) of the current batch; safe
+    /// to call from many threads at once. `same_old(id)`: the successor
+    /// equals committed state `id`; `same_new(i)`: it equals successor `i`
+    /// of the batch (whose words must not change during the batch).
+    #[inline]
+    pub fn claim(
+        &self,
+        hash: u64,
+        index: u32,
+        same_old: impl Fn(u32) -> bool,
+        same_new: impl Fn(u32) -> bool,
+    ) -> Claim {
+        assert!(index < u32::MAX, "batch index out of range");
+        let tag = tag_of(hash);
+        let mine = tag | PENDING | (u64::from(index) + 1);
+        let mut pos = self.home(tag);
+        loop {
+            let slot = &self.slots[pos];
+            let mut v = slot.load(Ordering::Acquire);
+            if v == 0 {
+                match slot.compare_exchange(0, mine, Ordering::AcqRel, Ordering::Acquire) {
+                    Ok(_) => return Claim::New(pos),
+                    Err(now) => v = now,
+                }
+            }
+            if v & !0xFFFF_FFFF == tag && same_old(v as u32 - 1) {
+                return Claim::Old(v as u32 - 1);
+            }
+            if v & !0xFFFF_FFFF == tag | PENDING && same_new(v as u32 - 1) {
+                // Same tag and pending bit: the minimum is over the index.
+                slot.fetch_min(mine, Ordering::AcqRel);
+                return Claim::New(pos);
+            }
+            pos = self.next(pos);
+        }
+    }
+
+    /// The smallest index claimed at `pos` (after the batch's claims).
+    #[inline]
+    pub fn winner(&self, pos: usize) -> u32 {
+        let v = self.slots[pos].load(Ordering::Acquire);
+        debug_assert!(v & PENDING != 0, "slot {pos} is not pending");
+        v as u32 - 1
+    }
+
+    /// Turns the pending slot `pos` into the committed entry of `id` (once
+    /// per new state; threads commit distinct slots).
+    #[inline]
+    pub fn commit(&self, pos: usize, id: u32) {
+        let v = self.slots[pos].load(Ordering::Acquire);
+        debug_assert!(v & PENDING != 0, "slot {pos} is not pending");
+        self.slots[pos].store((v & TAG_MASK) | (u64::from(id) + 1), Ordering::Release);
+    }
+
+    /// The committed id at `pos`, if the slot was committed.
+    #[inline]
+    pub fn committed(&self, pos: usize) -> Option<u32> {
+        let v = self.slots[pos].load(Ordering::Acquire);
+        (v != 0 && v & PENDING == 0).then(|| v as u32 - 1)
+    }
+
+    /// Counts `n` commits of the last batch.
+    pub fn add_committed(&mut self, n: usize) {
+        self.len += n;
+    }
+
+    /// Inserts the entry of a state known to be absent (single-threaded).
+    pub fn insert_new(&mut self, hash: u64, id: u32) {
+        let tag = tag_of(hash);
+        self.place(tag | (u64::from(id) + 1));
+        self.len += 1;
+    }
+
+    fn place(&self, entry: u64) {
+        let mut pos = self.home(entry & TAG_MASK);
+        while self.slots[pos].load(Ordering::Relaxed) != 0 {
+            pos = self.next(pos);
+        }
+        self.slots[pos].store(entry, Ordering::Relaxed);
+    }
+
+    /// Makes room for `additional` more entries at most half full, moving
+    /// the committed entries into a larger array if needed. Pending entries
+    /// (left by a batch that was cut short) are dropped.
+    pub fn reserve(&mut self, additional: usize) {
+        let want = self.len + additional;
+        if want <= self.capacity() {
+            return;
+        }
+        let bigger = Table::with_capacity(want);
+        for slot in self.slots.iter() {
+            let v = slot.load(Ordering::Relaxed);
+            if v != 0 && v & PENDING == 0 {
+                bigger.place(v);
+            }
+        }
+        self.slots = bigger.slots;
+        self.bits = bigger.bits;
+    }
+}
