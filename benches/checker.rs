@@ -1,5 +1,6 @@
 //! The checker benchmark of issue 7, in one run: every family at growing
-//! `--blocks` with and without symmetry reduction (states, search seconds,
+//! `--blocks` with and without the reductions (symmetry and ample sets;
+//! local steps are fused in both) (states, search seconds,
 //! states/s, memory, how far each scales within 60 s), then the SPIN
 //! comparison on the spin-lock and ticket mutexes for 3..6 processes when
 //! `spin` is installed. Not part of `cargo test`.

@@ -169,7 +169,7 @@ fn bench_checker_measures_both_modes_side_by_side() {
     assert_eq!(common::code(&out), 0, "{}", common::stderr(&out));
     let text = common::stdout(&out);
     for blocks in ["2", "3"] {
-        for mode in ["symmetry", "none"] {
+        for mode in ["reduced", "none"] {
             let row = text
                 .lines()
                 .find(|l| {

@@ -126,6 +126,7 @@ pub fn run_row(family: &str, blocks: u32, reduced: bool, opts: &BenchOptions) ->
                 ..Launch::default()
             },
             symmetry: reduced,
+            ample_sets: reduced,
             threads: opts.threads,
             max_seconds: Some(left),
             memory_model: Some(opts.memory_model.clone()),
@@ -246,7 +247,7 @@ pub fn format_row(r: &Row) -> String {
         "{:<10} {:>6} {:<10} {:>11} {:>9.3} {:>9.3} {:>9.3} {:>12.0} {:>10.1} {:>10.1}  {}{}{}",
         r.family,
         r.blocks,
-        if r.reduced { "symmetry" } else { "none" },
+        if r.reduced { "reduced" } else { "none" },
         r.states,
         r.explore_seconds,
         r.seconds,
@@ -279,7 +280,11 @@ pub fn summary(rows: &[Row], opts: &BenchOptions) -> String {
                 .max()
         };
         let show = |b: Option<u32>| b.map_or("none".to_string(), |b| format!("{b} blocks"));
-        let _ = write!(s, "  {family:<10} with symmetry: {}", show(best(true)));
+        let _ = write!(
+            s,
+            "  {family:<10} with symmetry and ample sets: {}",
+            show(best(true))
+        );
         if opts.compare {
             let _ = write!(s, ", without: {}", show(best(false)));
         }

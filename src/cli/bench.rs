@@ -33,7 +33,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "N")]
     pub speedup: Option<usize>,
 
-    /// Only the reduced runs (no side-by-side run without symmetry)
+    /// Only the reduced runs (no side-by-side run without symmetry and ample sets)
     #[arg(long)]
     pub no_compare: bool,
 

@@ -54,14 +54,14 @@ pub fn suite(barrier_iters: i64, lock_iters: i64) -> Vec<Variant> {
             "sense_reversing_barrier_fast",
             barrier_iters,
         ),
-        // The tuned two-level barrier: groups of 16 blocks, backoff 128 ns
+        // The tuned two-level barrier: groups of 16 blocks, backoff 64 ns
         // between polls, the harness's data check on one episode in 8.
         Variant {
             params: vec![
                 ("group_size".to_string(), 16),
                 ("check_every".to_string(), 8),
             ],
-            backoff_max_ns: 128,
+            backoff_max_ns: 64,
             ..variant(
                 "barrier",
                 "sense-reversing, two-level, release/acquire (grouped spec)",
