@@ -43,3 +43,76 @@ where
         id.is_some_and(|id: StateId| (id as usize) < level_end)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::explore::{explore, Options, Outcome, TransitionSystem};
+
+    /// Two processes on separate words: `spin` flips word 0 forever, `fail`
+    /// sets word 1 once, which is an error. The spin step alone is a valid
+    /// ample set everywhere (independent, invisible), so without the proviso
+    /// the search would go round the spin cycle and never see the error.
+    struct Ignoring;
+
+    impl TransitionSystem for Ignoring {
+        type Action = u32;
+        type Fault = &'static str;
+        fn state_words(&self) -> usize {
+            2
+        }
+        fn initial_state(&self, out: &mut [u32]) {
+            out.fill(0);
+        }
+        fn actions(&self, s: &[u32], out: &mut Vec<u32>) {
+            out.push(0);
+            if s[1] == 0 {
+                out.push(1);
+            }
+        }
+        fn step(&self, s: &[u32], a: u32, out: &mut [u32]) -> Result<(), &'static str> {
+            out.copy_from_slice(s);
+            out[a as usize] ^= 1;
+            Ok(())
+        }
+        fn check_state(&self, s: &[u32]) -> Result<(), &'static str> {
+            if s[1] == 1 {
+                return Err("reached");
+            }
+            Ok(())
+        }
+        fn is_final(&self, _: &[u32]) -> bool {
+            false
+        }
+        fn ample_actions(&self, s: &[u32], out: &mut Vec<u32>) -> bool {
+            self.actions(s, out);
+            let reduced = out.len() > 1;
+            out.truncate(1);
+            reduced
+        }
+    }
+
+    #[test]
+    fn the_proviso_keeps_a_step_postponed_around_a_cycle() {
+        for threads in [1, 2] {
+            let opts = Options {
+                threads,
+                ..Options::default()
+            };
+            let e = explore(&Ignoring, &opts);
+            assert!(
+                matches!(
+                    e.outcome(),
+                    Outcome::Fault {
+                        fault: "reached",
+                        ..
+                    }
+                ),
+                "{threads} threads: {:?}",
+                e.outcome()
+            );
+            // The spin cycle [0,0] -> [1,0] -> [0,0] closes at [1,0], which
+            // takes both steps; nothing else is expanded fully.
+            assert_eq!(e.num_states(), 3);
+        }
+    }
+}

@@ -1,6 +1,8 @@
 //! The values each local of one thread can ever hold, as small finite sets
 //! (flow-insensitive: the union over every assignment to it, plus its
-//! initial value and the 0 a dead local is cleared to). The partial-order
+//! initial value; the 0 a dead local is cleared to is never read, since a
+//! local is dead only where no read comes before the next write). The
+//! partial-order
 //! reduction evaluates array indices over them, so that `perSMBarr[2 *
 //! my_sm + k]` with `k` in {0, 1} names two words of the thread's own SM
 //! instead of the whole array.
@@ -27,10 +29,10 @@ impl LocalValues {
             .iter()
             .enumerate()
             .map(|(l, local)| {
-                let first = from_raw(local.ty, init[model.layout.local(t, l as LocalId)]);
-                let mut v = vec![0, first];
-                v.dedup();
-                Some(v)
+                Some(vec![from_raw(
+                    local.ty,
+                    init[model.layout.local(t, l as LocalId)],
+                )])
             })
             .collect();
         let mut used = Vec::new();
