@@ -97,7 +97,9 @@ pub struct CheckConfig {
     pub launch: Launch,
     /// `--param name=value` overrides, in the order given.
     pub params: Vec<(String, i64)>,
-    pub memory_model: String,
+    /// `sc` or `ptx`; `None`: the default, `ptx`, or `sc` for a spec that
+    /// uses what only `sc` models (lockstep warps, the lock unit).
+    pub memory_model: Option<String>,
     /// Under `ptx`: report heterogeneous and data races.
     pub races: bool,
     /// `its` or `lockstep`; `None`: the spec's `//! simt:` header line, else `its`.
@@ -135,7 +137,7 @@ impl Default for CheckConfig {
         CheckConfig {
             launch: Launch::default(),
             params: Vec::new(),
-            memory_model: "sc".into(),
+            memory_model: None,
             races: true,
             simt: None,
             branch_order: None,
@@ -196,11 +198,12 @@ impl CheckConfig {
         if self.threads == 0 {
             return Err(Error::Usage("--threads must be at least 1 (got 0)".into()));
         }
-        if MemoryModel::parse(&self.memory_model).is_none() {
-            return Err(Error::Usage(format!(
-                "unknown memory model `{}` (known: sc, ptx)",
-                self.memory_model
-            )));
+        if let Some(name) = self.memory_model.as_deref() {
+            if MemoryModel::parse(name).is_none() {
+                return Err(Error::Usage(format!(
+                    "unknown memory model `{name}` (known: sc, ptx)"
+                )));
+            }
         }
         if let Some(mode) = &self.simt {
             mode.parse::<SimtMode>().map_err(Error::Usage)?;
@@ -242,6 +245,14 @@ impl CheckConfig {
         Ok(())
     }
 
+    /// The memory model (once resolved by [`prepare`]; `ptx` before).
+    pub fn memory_model(&self) -> MemoryModel {
+        self.memory_model
+            .as_deref()
+            .and_then(MemoryModel::parse)
+            .unwrap_or(DEFAULT_MEMORY_MODEL)
+    }
+
     pub fn simt_mode(&self) -> SimtMode {
         self.simt
             .as_deref()
@@ -254,6 +265,20 @@ impl CheckConfig {
             .as_deref()
             .and_then(|m| m.parse().ok())
             .unwrap_or_default()
+    }
+}
+
+/// The memory model when none is named.
+pub const DEFAULT_MEMORY_MODEL: MemoryModel = MemoryModel::Ptx;
+
+/// The memory model a run uses: the one named, else the default, except
+/// that a spec using what only `sc` models (`sc_only`: lockstep warps, the
+/// lock unit) runs under `sc` when none is named.
+fn resolve_memory_model(named: Option<&str>, sc_only: bool) -> &str {
+    match named {
+        Some(name) => name,
+        None if sc_only => "sc",
+        None => DEFAULT_MEMORY_MODEL.name(),
     }
 }
 
@@ -291,7 +316,12 @@ pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Erro
         .hint("the construct is parsed but not modelled yet; remove it to check the rest");
         return Err(Error::Spec(Box::new(d), Box::new(source)));
     }
-    if config.memory_model == "ptx" {
+    let sc_only = config.simt_mode() == SimtMode::Lockstep || lockbits::uses_lock_bits(&program);
+    let config = &CheckConfig {
+        memory_model: Some(resolve_memory_model(config.memory_model.as_deref(), sc_only).into()),
+        ..config.clone()
+    };
+    if config.memory_model() == MemoryModel::Ptx {
         if config.simt_mode() == SimtMode::Lockstep {
             return Err(Error::Usage(
                 "--simt lockstep is modelled under --memory-model sc only".into(),
@@ -402,8 +432,7 @@ pub fn model_of(prepared: &Prepared) -> Model<'_> {
             branch_order: prepared.config.branch_order_value(),
             lock_bits: prepared.config.lock_bits.unwrap_or(DEFAULT_LOCK_BITS),
             barrier_divergence: true,
-            memory_model: MemoryModel::parse(&prepared.config.memory_model)
-                .unwrap_or(MemoryModel::Sc),
+            memory_model: prepared.config.memory_model(),
             races: prepared.config.races,
             canonical_memory: prepared.config.canonical_memory,
         },
@@ -524,7 +553,7 @@ pub fn limit_name(kind: LimitKind) -> String {
 fn run_config(program: &Program, config: &CheckConfig) -> RunConfig {
     RunConfig {
         launch: config.launch,
-        memory_model: config.memory_model.clone(),
+        memory_model: config.memory_model().name().to_string(),
         races: config.races,
         simt: config.simt_mode().name().to_string(),
         branch_order: (config.simt_mode() == SimtMode::Lockstep)
@@ -557,7 +586,7 @@ pub fn config_of(report: &RunConfig) -> CheckConfig {
     CheckConfig {
         launch: report.launch,
         params: report.params.iter().map(|(k, v)| (k.clone(), *v)).collect(),
-        memory_model: report.memory_model.clone(),
+        memory_model: Some(report.memory_model.clone()),
         races: report.races,
         simt: Some(report.simt.clone()),
         branch_order: report.branch_order.clone(),

@@ -196,7 +196,16 @@ fn a_tiny_state_limit_is_inconclusive_with_exit_3() {
 #[test]
 fn json_reports_are_byte_identical_across_runs() {
     for args in [
-        vec!["semaphore", "--blocks", "3", "--format", "json"],
+        vec![
+            "semaphore",
+            "--blocks",
+            "3",
+            "--memory-model",
+            "sc",
+            "--format",
+            "json",
+        ],
+        vec!["semaphore", "--format", "json"],
         vec!["sense_barrier_no_flip", "--format", "json"],
     ] {
         let a = run(&args);
@@ -317,6 +326,8 @@ fn liveness_family_tables_under_weak_fairness() {
             "4",
             "--scheduler",
             "weak",
+            "--memory-model",
+            "sc",
             "--format",
             "json",
         ])
@@ -352,6 +363,8 @@ fn too_few_resident_blocks_is_an_occupancy_deadlock_for_every_global_barrier() {
         "4",
         "--resident",
         "2",
+        "--memory-model",
+        "sc",
         "--format",
         "json",
     ]);
@@ -439,4 +452,24 @@ fn a_tiny_memory_limit_is_inconclusive_with_exit_3() {
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(json["limit"], "max_memory", "{args:?}");
     }
+}
+
+#[test]
+fn ptx_is_the_default_memory_model_except_for_what_only_sc_models() {
+    let model = |args: &[&str]| {
+        let out = run(&[args, &["--format", "json"]].concat());
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|_| panic!("{args:?}: {}", stderr(&out)));
+        json["config"]["memory_model"].as_str().unwrap().to_string()
+    };
+    assert_eq!(model(&["spin_lock"]), "ptx");
+    assert_eq!(model(&["spin_lock", "--memory-model", "sc"]), "sc");
+    // Lockstep warps (the spec's header) and the lock unit: sc only.
+    assert_eq!(model(&["tinylock_mutex"]), "sc");
+    assert_eq!(model(&["lockbit_alias_self"]), "sc");
+    let out = run(&["tinylock_mutex", "--memory-model", "ptx"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("under --memory-model sc only"));
+    let help = stdout(&run(&["--help"]));
+    assert!(help.contains("Default: ptx"), "{help}");
 }

@@ -211,7 +211,7 @@ fn emit_writes_a_file_naming_the_spec_and_its_verdict() {
     let file = dir.join("srb.cu");
     let out = run(&[
         "emit",
-        "sense_reversing_barrier_fixed",
+        "sense_reversing_barrier_fast",
         "--blocks-per-sm",
         "8",
         "-o",
@@ -219,8 +219,10 @@ fn emit_writes_a_file_naming_the_spec_and_its_verdict() {
     ]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let src = std::fs::read_to_string(&file).unwrap();
-    assert!(src.contains("from the spec `sense_reversing_barrier_fixed`"));
+    assert!(src.contains("from the spec `sense_reversing_barrier_fast`"));
     assert!(src.contains("model-checked: verified for --blocks 2 --threads-per-block 1"));
+    // The verified configuration is the default one: the ptx memory model.
+    assert!(src.contains("memory model ptx"));
     assert!(src.contains("a launch of 1056 blocks x 128 threads"));
     assert!(src.contains("blocks_per_sm = 8;"));
     let out = run(&["emit", "no_such_spec"]);

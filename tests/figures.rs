@@ -13,13 +13,22 @@ use common::*;
 const FIGURES: &[(&str, &[&str])] = &[
     (
         "tree_barrier_single",
-        &["tree_barrier_single", "--param", "iters=1"],
+        &[
+            "tree_barrier_single",
+            "--param",
+            "iters=1",
+            "--memory-model",
+            "sc",
+        ],
     ),
     (
         "semaphore_check_outside_lock",
-        &["semaphore_check_outside_lock"],
+        &["semaphore_check_outside_lock", "--memory-model", "sc"],
     ),
-    ("sense_barrier_no_flip", &["sense_barrier_no_flip"]),
+    (
+        "sense_barrier_no_flip",
+        &["sense_barrier_no_flip", "--memory-model", "sc"],
+    ),
 ];
 
 #[test]

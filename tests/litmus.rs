@@ -18,8 +18,7 @@ fn corpus() -> PathBuf {
 }
 
 fn check(name: &str) -> litmus::Checked {
-    litmus::check_file(&hand(name), &LitmusConfig::default())
-        .unwrap_or_else(|f| panic!("{name}: {}", f.reason()))
+    litmus::check_file(&hand(name), &sc()).unwrap_or_else(|f| panic!("{name}: {}", f.reason()))
 }
 
 #[test]
@@ -78,7 +77,7 @@ fn parse_errors_are_located() {
 
 #[test]
 fn single_file_cli() {
-    let out = run(&["litmus", "tests/litmus/MP.litmus"]);
+    let out = run(&["litmus", "tests/litmus/MP.litmus", "--memory-model", "sc"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(
         stdout(&out).contains("condition (exists): fails"),
@@ -101,6 +100,8 @@ fn directory_run_prints_the_summary_last() {
         "tests/litmus",
         "--expect",
         "tests/litmus/expected.csv",
+        "--memory-model",
+        "sc",
     ]);
     let text = stdout(&out);
     assert_eq!(code(&out), 1, "unsound tests exit 1\n{text}");
@@ -114,6 +115,8 @@ fn directory_run_prints_the_summary_last() {
         "tests/litmus",
         "--expect",
         "tests/litmus/expected.csv",
+        "--memory-model",
+        "sc",
         "--format",
         "json",
     ]);
@@ -174,6 +177,8 @@ fn corpus_under_sc_is_never_weaker_than_ptx() {
         dir.to_str().unwrap(),
         "--expect",
         csv.to_str().unwrap(),
+        "--memory-model",
+        "sc",
     ]);
     let text = stdout(&out);
     let last = text.lines().last().unwrap_or_default().to_string();
@@ -185,7 +190,7 @@ fn corpus_under_sc_is_never_weaker_than_ptx() {
     );
     // Every interleaving is a PTX execution: SC may forbid, never add.
     assert!(!text.contains("over-approximate\n"), "{text}");
-    let report = litmus::run_dir(&dir, &csv, &LitmusConfig::default()).unwrap();
+    let report = litmus::run_dir(&dir, &csv, &sc()).unwrap();
     let s = &report.summary;
     assert_eq!(s.over_approximate, 0);
     assert_eq!(s.tests, s.supported + s.unsupported);
@@ -194,12 +199,7 @@ fn corpus_under_sc_is_never_weaker_than_ptx() {
     // Liveness expectations: every fair SC execution of a test whose spin
     // loops PTX says terminate must terminate too (SC has fewer executions,
     // so it may only miss hangs, never add one).
-    let live = litmus::run_dir(
-        &dir,
-        &dir.join("expected-liveness.csv"),
-        &LitmusConfig::default(),
-    )
-    .unwrap();
+    let live = litmus::run_dir(&dir, &dir.join("expected-liveness.csv"), &sc()).unwrap();
     let l = &live.summary;
     assert!(live.liveness && l.tests > 0);
     assert_eq!(l.tests, l.supported + l.unsupported);
@@ -215,9 +215,18 @@ fn ctas_become_blocks_padded_with_exiting_threads() {
     let tr = litmus::translate::translate(&test, &source).unwrap();
     let launch = tr.program.launch;
     assert_eq!((launch.blocks, launch.threads_per_block), (2, 2));
-    let c = litmus::check_source(&source, &LitmusConfig::default()).unwrap();
+    let c = litmus::check_source(&source, &sc()).unwrap();
     assert!(c.holds, "{:?}", c.outcomes);
     assert_eq!(c.outcomes.len(), 2, "{:?}", c.outcomes);
+}
+
+/// The litmus runs these tests compare with are under `sc` (the default
+/// is `ptx`).
+fn sc() -> LitmusConfig {
+    LitmusConfig {
+        memory_model: "sc".into(),
+        ..LitmusConfig::default()
+    }
 }
 
 fn ptx() -> LitmusConfig {

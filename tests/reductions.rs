@@ -9,8 +9,10 @@ use gsync_check::ir::Launch;
 use gsync_check::trace::replay::{replay, ReplayOutcome, SavedCounterexample};
 use gsync_check::trace::Report;
 
+/// A configuration under `sc` (the `ptx` tests below name their model).
 fn config(blocks: u32, symmetry: bool, threads: usize) -> CheckConfig {
     CheckConfig {
+        memory_model: Some("sc".into()),
         launch: Launch {
             blocks,
             ..Launch::default()
@@ -284,7 +286,10 @@ fn ample_sets_switch_themselves_off_with_a_reason() {
             ],
             "ample sets off (lockstep warp stacks",
         ),
-        (vec!["spin_lock"], "; ample sets of independent steps"),
+        (
+            vec!["spin_lock", "--memory-model", "sc"],
+            "; ample sets of independent steps",
+        ),
     ] {
         let mut args = args;
         args.push("--stats");
@@ -300,7 +305,7 @@ fn ample_sets_switch_themselves_off_with_a_reason() {
 #[test]
 fn ptx_canonical_form_keeps_every_verdict_and_counterexample() {
     let ptx = |canonical_memory: bool| CheckConfig {
-        memory_model: "ptx".into(),
+        memory_model: Some("ptx".into()),
         canonical_memory,
         ..config(2, false, 1)
     };
@@ -329,7 +334,7 @@ fn ptx_canonical_form_is_on_by_default() {
     let spec = api::SpecSource::builtin("spin_lock").unwrap();
     let run = |canonical_memory: bool| {
         let config = CheckConfig {
-            memory_model: "ptx".into(),
+            memory_model: Some("ptx".into()),
             canonical_memory,
             ..config(3, false, 1)
         };
@@ -338,7 +343,7 @@ fn ptx_canonical_form_is_on_by_default() {
     let default = api::check_spec(
         &spec,
         &CheckConfig {
-            memory_model: "ptx".into(),
+            memory_model: Some("ptx".into()),
             ..config(3, false, 1)
         },
     )
@@ -361,7 +366,7 @@ fn ptx_canonical_form_is_on_by_default() {
 #[test]
 fn ptx_symmetry_keeps_every_verdict_and_its_counterexamples_replay() {
     let ptx = |blocks: u32, symmetry: bool| CheckConfig {
-        memory_model: "ptx".into(),
+        memory_model: Some("ptx".into()),
         ..config(blocks, symmetry, 1)
     };
     let mut reduced_somewhere = false;

@@ -78,15 +78,16 @@ fn verify_passes_on_the_corpus_and_fails_on_a_wrong_expectation() {
     let spec = std::fs::read_to_string(repo().join("specs/spin_lock.gsync")).unwrap();
     // Claim the unfair spin lock is starvation-free: verify must say no.
     let wrong = spec.replace(
-        "//! expect --blocks 3 --iters 0 --scheduler weak: violated starvation",
-        "//! expect --blocks 3 --iters 0 --scheduler weak: verified",
+        "//! expect --blocks 3 --iters 0 --scheduler weak --memory-model sc: violated starvation",
+        "//! expect --blocks 3 --iters 0 --scheduler weak --memory-model sc: verified",
     );
     assert_ne!(wrong, spec);
     std::fs::write(dir.join("spin_lock.gsync"), wrong).unwrap();
     let out = run(&["verify", dir.to_str().unwrap()]);
     assert_eq!(code(&out), 1, "{}", stdout(&out));
     assert!(
-        stdout(&out).contains("FAIL spin_lock [--blocks 3 --iters 0 --scheduler weak]"),
+        stdout(&out)
+            .contains("FAIL spin_lock [--blocks 3 --iters 0 --scheduler weak --memory-model sc]"),
         "{}",
         stdout(&out)
     );
@@ -110,8 +111,8 @@ fn verify_rejects_missing_paths_and_bad_options() {
     let spec = std::fs::read_to_string(repo().join("specs/spin_lock.gsync"))
         .unwrap()
         .replace(
-            "//! expect --blocks 4: verified",
-            "//! expect --blokcs 4: verified",
+            "//! expect --blocks 4 --memory-model sc: verified",
+            "//! expect --blokcs 4 --memory-model sc: verified",
         );
     std::fs::write(dir.join("spin_lock.gsync"), spec).unwrap();
     let out = run(&["verify", dir.to_str().unwrap()]);

@@ -15,11 +15,13 @@ use rustc_hash::FxHashMap;
 /// (full states, orbits, states in orbits of the largest size, largest orbit).
 fn orbits(name: &str, blocks: u32) -> (usize, usize, usize, usize) {
     let spec = api::SpecSource::builtin(name).unwrap();
+    // Measured under sc: the orbits of the interleavings alone.
     let config = CheckConfig {
         launch: Launch {
             blocks,
             ..Launch::default()
         },
+        memory_model: Some("sc".into()),
         ..CheckConfig::default()
     };
     let prepared = api::prepare(&spec, &config).unwrap();

@@ -25,6 +25,9 @@ pub struct BenchOptions {
     pub threads: usize,
     /// Also run every row without reductions.
     pub compare: bool,
+    /// Memory model of the measured runs (`sc` unless asked: the
+    /// published scaling tables measure the interleavings alone).
+    pub memory_model: String,
     /// Also run every complete reduced row with this many explorer threads,
     /// side by side, for the parallel speed-up.
     pub speedup_threads: Option<usize>,
@@ -38,6 +41,7 @@ impl Default for BenchOptions {
             max_seconds: 60.0,
             threads: 1,
             compare: true,
+            memory_model: "sc".into(),
             speedup_threads: None,
         }
     }
@@ -125,6 +129,7 @@ pub fn run_row(family: &str, blocks: u32, reduced: bool, opts: &BenchOptions) ->
             ample_sets: reduced,
             threads: opts.threads,
             max_seconds: Some(left),
+            memory_model: Some(opts.memory_model.clone()),
             ..CheckConfig::default()
         };
         let Ok(report) = api::check_spec(&spec, &config) else {

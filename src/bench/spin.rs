@@ -165,6 +165,8 @@ fn compare_one(spec: &SpecSource, promela: &str, n: u32, dir: &Path) -> Comparis
             blocks: n,
             ..Launch::default()
         },
+        // SPIN's interleavings are sequentially consistent.
+        memory_model: Some("sc".into()),
         ..CheckConfig::default()
     };
     let start = Instant::now();

@@ -6,12 +6,13 @@ use std::path::PathBuf;
 
 const EXAMPLES: &str = "\
 Examples:
-  gsync-check semaphore --blocks 4          check every semaphore variant, one table
-  gsync-check spin_lock --blocks 3          check one built-in spec
+  gsync-check semaphore --blocks 3          check every semaphore variant, one table
+  gsync-check spin_lock --blocks 3          check one built-in spec (memory model ptx)
+  gsync-check semaphore --blocks 4 --memory-model sc   the same under sequential consistency
   gsync-check sense_barrier_no_flip --format json > report.json
   gsync-check check my_lock.gsync --param iters=2 --out cex/
   gsync-check mutex --blocks 3 --iters 0 --scheduler weak   liveness: starvation, livelock
-  gsync-check barrier --blocks 4 --resident 2               occupancy deadlock
+  gsync-check barrier --blocks 3 --resident 2 --memory-model sc   occupancy deadlock
   gsync-check replay cex/my_lock.json       re-run a saved counterexample
   gsync-check list                          built-in specs and their sources
 
@@ -131,9 +132,9 @@ pub struct CheckArgs {
     #[arg(long, value_name = "N")]
     pub size: Option<i64>,
 
-    /// Memory model: sc (sequential consistency) or ptx (scoped PTX model)
-    #[arg(long, value_name = "MODEL", default_value = "sc")]
-    pub memory_model: String,
+    /// Memory model: ptx (scoped PTX model) or sc (sequential consistency). Default: ptx, except sc for a spec using lockstep warps or the lock unit (modelled under sc only)
+    #[arg(long, value_name = "MODEL")]
+    pub memory_model: Option<String>,
 
     /// Under --memory-model ptx, do not report heterogeneous or data races: see what the racing loads read instead (stale values, lost updates)
     #[arg(long)]

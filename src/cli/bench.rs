@@ -26,6 +26,9 @@ pub struct BenchArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub threads: usize,
 
+    /// Memory model of the measured runs: sc (the default here, as in the published scaling tables) or ptx
+    #[arg(long, value_name = "MODEL", default_value = "sc")]
+    pub memory_model: String,
     /// Also run each reduced launch with N explorer threads, side by side (parallel speed-up)
     #[arg(long, value_name = "N")]
     pub speedup: Option<usize>,
@@ -67,11 +70,18 @@ pub fn run(args: &BenchArgs) -> Result<i32, Error> {
             "--threads and --speedup must be at least 1 (got 0)".into(),
         ));
     }
+    if gsync_check::model::MemoryModel::parse(&args.memory_model).is_none() {
+        return Err(Error::Usage(format!(
+            "unknown memory model `{}` (known: sc, ptx)",
+            args.memory_model
+        )));
+    }
     let mut opts = BenchOptions {
         blocks: (args.min_blocks..=args.max_blocks).collect(),
         max_seconds: args.max_seconds,
         threads: args.threads,
         compare: !args.no_compare,
+        memory_model: args.memory_model.clone(),
         speedup_threads: args.speedup,
         ..BenchOptions::default()
     };

@@ -18,8 +18,8 @@ pub struct LitmusArgs {
     #[arg(long, value_name = "FILE.csv")]
     pub expect: Option<PathBuf>,
 
-    /// Memory model: sc (sequential consistency) or ptx (scoped PTX model)
-    #[arg(long, value_name = "MODEL", default_value = "sc")]
+    /// Memory model: ptx (scoped PTX model) or sc (sequential consistency)
+    #[arg(long, value_name = "MODEL", default_value = "ptx")]
     pub memory_model: String,
 
     /// Per test: give up (unsupported) after this many states

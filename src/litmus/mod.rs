@@ -29,7 +29,7 @@ pub struct LitmusConfig {
 impl Default for LitmusConfig {
     fn default() -> LitmusConfig {
         LitmusConfig {
-            memory_model: "sc".into(),
+            memory_model: "ptx".into(),
             max_states: 2_000_000,
             max_seconds: Some(60.0),
         }

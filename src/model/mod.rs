@@ -133,6 +133,13 @@ pub enum MemoryModel {
 }
 
 impl MemoryModel {
+    pub fn name(self) -> &'static str {
+        match self {
+            MemoryModel::Sc => "sc",
+            MemoryModel::Ptx => "ptx",
+        }
+    }
+
     pub fn parse(name: &str) -> Option<MemoryModel> {
         match name {
             "sc" => Some(MemoryModel::Sc),
