@@ -56,6 +56,8 @@ fn orbits(name: &str, blocks: u32) -> (usize, usize, usize, usize) {
 fn semaphore_reduction_is_the_mean_orbit_size_below_five_factorial() {
     // priority_semaphore (1.6 M states, 15 s) gives 57.6 the same way; see the book.
     let (states, orbits, in_largest, largest) = orbits("heterosync_semaphore", 6);
+    // The figures in book/src/checker-performance.md.
+    assert_eq!((states, orbits, largest), (80_919, 2_049, 120));
     let factor = states as f64 / orbits as f64;
     println!(
         "heterosync_semaphore --blocks 6: {states} states, {orbits} orbits, factor {factor:.1}, \
