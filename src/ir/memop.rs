@@ -223,22 +223,14 @@ fn qualified(
     let mut order = None;
     let mut scope = underscore_scope;
     for q in qualifiers {
-        let as_scope = match q.name.as_str() {
-            "cta" | "block" => Some(Scope::Cta),
-            "gpu" | "device" => Some(Scope::Gpu),
-            "sys" | "system" => Some(Scope::Sys),
-            _ => None,
-        };
-        let as_order = match q.name.as_str() {
-            "weak" => Some(Order::Weak),
-            "volatile" => Some(Order::Volatile),
-            "relaxed" => Some(Order::Relaxed),
-            "acquire" => Some(Order::Acquire),
-            "release" => Some(Order::Release),
-            "acq_rel" => Some(Order::AcqRel),
-            "sc" => Some(Order::Sc),
-            _ => None,
-        };
+        // CUDA's spellings of the scopes stand beside PTX's.
+        let as_scope = scope_named(match q.name.as_str() {
+            "block" => "cta",
+            "device" => "gpu",
+            "system" => "sys",
+            other => other,
+        });
+        let as_order = order_named(&q.name);
         match (as_scope, as_order) {
             (Some(s), _) => {
                 if scope.is_some() {
@@ -266,6 +258,25 @@ fn qualified(
         }
     }
     Ok((order.unwrap_or(default_order), scope.unwrap_or(Scope::Gpu)))
+}
+
+/// The order a `.name` qualifier spells (the inverse of `order_name`); the
+/// spec language and the PTX litmus translator spell orders alike.
+pub fn order_named(name: &str) -> Option<Order> {
+    use Order::*;
+    [Weak, Volatile, Relaxed, Acquire, Release, AcqRel, Sc]
+        .into_iter()
+        .find(|o| order_name(*o) == name)
+}
+
+/// The scope a PTX `.cta`, `.gpu` or `.sys` qualifier names.
+pub fn scope_named(name: &str) -> Option<Scope> {
+    match name {
+        "cta" => Some(Scope::Cta),
+        "gpu" => Some(Scope::Gpu),
+        "sys" => Some(Scope::Sys),
+        _ => None,
+    }
 }
 
 pub fn order_name(o: Order) -> &'static str {

@@ -13,6 +13,7 @@
 //! thread touches). The final condition is then evaluated over memory.
 
 use super::parse::{Instr, Litmus, Operand, Stmt, Term};
+use crate::ir::memop::{order_named, scope_named};
 use crate::ir::{
     AtomicOp, Builtin, Checks, Expr, Instr as IrInstr, Launch, Loc, LocalInit, LocalVar, MemVar,
     Op, Order, Pc, Program, Scope, VarId,
@@ -81,6 +82,16 @@ fn place(test: &Litmus) -> Result<Placement, Unsupported> {
     })
 }
 
+/// `scope` where a qualifier names one, else PTX's default for atomics and
+/// fences, `.sys`.
+fn scope_or_sys(quals: &[String], scope: Scope) -> Scope {
+    if quals.iter().any(|q| scope_named(q).is_some()) {
+        scope
+    } else {
+        Scope::Sys
+    }
+}
+
 fn order_scope(
     instr: &Instr,
     quals: &[String],
@@ -89,23 +100,7 @@ fn order_scope(
     let mut scope = None;
     let mut rest = vec![];
     for q in quals {
-        let o = match q.as_str() {
-            "weak" => Some(Order::Weak),
-            "volatile" => Some(Order::Volatile),
-            "relaxed" => Some(Order::Relaxed),
-            "acquire" => Some(Order::Acquire),
-            "release" => Some(Order::Release),
-            "acq_rel" => Some(Order::AcqRel),
-            "sc" => Some(Order::Sc),
-            _ => None,
-        };
-        let s = match q.as_str() {
-            "cta" => Some(Scope::Cta),
-            "gpu" => Some(Scope::Gpu),
-            "sys" => Some(Scope::Sys),
-            _ => None,
-        };
-        match (o, s) {
+        match (order_named(q), scope_named(q)) {
             (Some(o), _) => order = Some(o),
             (_, Some(s)) => scope = Some(s),
             // Type suffixes carry nothing the IR needs (every location is 32-bit).
@@ -433,14 +428,7 @@ impl Builder<'_> {
                 } else {
                     order
                 };
-                let scope = if quals
-                    .iter()
-                    .any(|q| matches!(q.as_str(), "cta" | "gpu" | "sys"))
-                {
-                    scope
-                } else {
-                    Scope::Sys
-                };
+                let scope = scope_or_sys(quals, scope);
                 let (dst, rest_ops) = if head == "atom" {
                     arity(2 + op.operands())?;
                     (Some(self.reg(ops.first(), instr)?), &ops[1..])
@@ -490,14 +478,7 @@ impl Builder<'_> {
                     }
                     // `fence.sc` without an order qualifier is not valid PTX; a
                     // bare `fence` (order Weak here) was rejected just above.
-                    let scope = if quals
-                        .iter()
-                        .any(|q| matches!(q.as_str(), "cta" | "gpu" | "sys"))
-                    {
-                        scope
-                    } else {
-                        Scope::Sys
-                    };
+                    let scope = scope_or_sys(quals, scope);
                     (order, scope)
                 };
                 self.emit(Op::Fence { order, scope }, instr.span);
