@@ -597,11 +597,10 @@ pub fn config_of(report: &RunConfig) -> CheckConfig {
         max_states: report.max_states,
         max_seconds: report.max_seconds,
         max_memory_mb: report.max_memory_mb,
-        progress: false,
-        threads: 1,
-        symmetry: true,
-        ample_sets: true,
-        hash_compaction: false,
+        // Saved choices assume the canonical form (see the field).
         canonical_memory: true,
+        // How the search ran does not change what it found: replay with
+        // the default search settings.
+        ..CheckConfig::default()
     }
 }
