@@ -47,6 +47,24 @@ fn assert_replays(spec: &api::SpecSource, report: &Report) {
     }
 }
 
+/// The reduced run of `spec` agrees with the full one: the same verdict
+/// and violation kinds, no more states stored, and its counterexamples
+/// replay. Returns whether it stored fewer states.
+fn agrees(spec: &api::SpecSource, full: &Report, reduced: &Report, what: &str) -> bool {
+    assert_eq!(full.verdict, reduced.verdict, "{what}");
+    assert_eq!(kinds(full), kinds(reduced), "{what}");
+    assert!(reduced.stats.states <= full.stats.states, "{what}");
+    assert_replays(spec, reduced);
+    reduced.stats.states < full.stats.states
+}
+
+/// Both breadth-first searches found counterexamples of the same length.
+fn assert_same_trace_lengths(full: &Report, reduced: &Report, what: &str) {
+    for (a, b) in full.violations.iter().zip(&reduced.violations) {
+        assert_eq!(a.trace.schedule.len(), b.trace.schedule.len(), "{what}");
+    }
+}
+
 /// Checks every built-in spec at each of `blocks` (barriers below four
 /// blocks only: CI time) under a `full` and a `reduced` configuration:
 /// verdicts and violation kinds agree, the reduced search stores no more
@@ -68,11 +86,7 @@ fn agree_over_corpus(
             let a = api::check_spec(&spec, &full(n)).unwrap();
             let b = api::check_spec(&spec, &reduced(n)).unwrap();
             let what = format!("{} --blocks {n}", spec.name);
-            assert_eq!(a.verdict, b.verdict, "{what}");
-            assert_eq!(kinds(&a), kinds(&b), "{what}");
-            assert!(b.stats.states <= a.stats.states, "{what}");
-            reduced_somewhere |= b.stats.states < a.stats.states;
-            assert_replays(&spec, &b);
+            reduced_somewhere |= agrees(&spec, &a, &b, &what);
             also(&a, &b, &what);
         }
     }
@@ -83,12 +97,12 @@ fn agree_over_corpus(
 fn symmetry_keeps_every_verdict_and_its_counterexamples_replay() {
     let full = |n| config(n, false, 1);
     let reduced = |n| config(n, true, 2);
-    assert!(agree_over_corpus(&[3, 4], full, reduced, |a, b, what| {
-        // The trace has the same length: both searches are breadth first.
-        for (a, b) in a.violations.iter().zip(&b.violations) {
-            assert_eq!(a.trace.schedule.len(), b.trace.schedule.len(), "{what}");
-        }
-    }));
+    assert!(agree_over_corpus(
+        &[3, 4],
+        full,
+        reduced,
+        assert_same_trace_lengths
+    ));
 }
 
 #[test]
@@ -225,16 +239,12 @@ fn ample_sets_keep_every_verdict_and_their_counterexamples_replay() {
         ..config(n, false, 2)
     };
     let reduced = |n| config(n, false, 1);
+    // Counterexamples are retraced on the full graph: still shortest.
     assert!(agree_over_corpus(
         &[2, 3, 4],
         full,
         reduced,
-        |a, b, what| {
-            // Counterexamples are retraced on the full graph: still shortest.
-            for (a, b) in a.violations.iter().zip(&b.violations) {
-                assert_eq!(a.trace.schedule.len(), b.trace.schedule.len(), "{what}");
-            }
-        }
+        assert_same_trace_lengths
     ));
 }
 
@@ -317,14 +327,8 @@ fn ptx_canonical_form_keeps_every_verdict_and_counterexample() {
         };
         let reduced = api::check_spec(&spec, &ptx(true)).unwrap();
         let what = format!("{} --memory-model ptx", spec.name);
-        assert_eq!(full.verdict, reduced.verdict, "{what}");
-        assert_eq!(kinds(&full), kinds(&reduced), "{what}");
-        assert!(reduced.stats.states <= full.stats.states, "{what}");
-        reduced_somewhere |= reduced.stats.states < full.stats.states;
-        assert_replays(&spec, &reduced);
-        for (a, b) in full.violations.iter().zip(&reduced.violations) {
-            assert_eq!(a.trace.schedule.len(), b.trace.schedule.len(), "{what}");
-        }
+        reduced_somewhere |= agrees(&spec, &full, &reduced, &what);
+        assert_same_trace_lengths(&full, &reduced, &what);
     }
     assert!(reduced_somewhere);
 }
@@ -383,14 +387,8 @@ fn ptx_symmetry_keeps_every_verdict_and_its_counterexamples_replay() {
             };
             let reduced = api::check_spec(&spec, &ptx(blocks, true)).unwrap();
             let what = format!("{} --blocks {blocks} --memory-model ptx", spec.name);
-            assert_eq!(full.verdict, reduced.verdict, "{what}");
-            assert_eq!(kinds(&full), kinds(&reduced), "{what}");
-            assert!(reduced.stats.states <= full.stats.states, "{what}");
-            reduced_somewhere |= reduced.stats.states < full.stats.states;
-            assert_replays(&spec, &reduced);
-            for (a, b) in full.violations.iter().zip(&reduced.violations) {
-                assert_eq!(a.trace.schedule.len(), b.trace.schedule.len(), "{what}");
-            }
+            reduced_somewhere |= agrees(&spec, &full, &reduced, &what);
+            assert_same_trace_lengths(&full, &reduced, &what);
         }
     }
     assert!(reduced_somewhere);
