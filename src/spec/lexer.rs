@@ -4,181 +4,117 @@
 use super::ast::Span;
 use super::diag::{Diagnostic, SpecResult};
 
-/// Reserved words. Type names are keywords too, so `u32 x` is recognisably a
-/// declaration wherever it appears.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kw {
-    Param,
-    Global,
-    Shared,
-    Local,
-    Volatile,
-    Fn,
-    Harness,
-    Master,
-    All,
-    Check,
-    If,
-    Else,
-    While,
-    For,
-    Break,
-    Continue,
-    Return,
-    Assert,
-    Critical,
-    Phase,
-    Progress,
-    True,
-    False,
-    Bool,
-    U8,
-    U16,
-    U32,
-    I8,
-    I16,
-    I32,
-    Int,
-    Unsigned,
+/// Declares a token enum and its table of spellings from one list, so
+/// that the two cannot drift apart, with `as_str` to spell a token.
+macro_rules! spelled_enum {
+    ($(#[$doc:meta])* pub enum $name:ident, $table:ident {
+        $($variant:ident = $text:literal,)*
+    }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $name {
+            $($variant,)*
+        }
+
+        const $table: &[(&str, $name)] = &[$(($text, $name::$variant),)*];
+
+        impl $name {
+            pub fn as_str(self) -> &'static str {
+                $table
+                    .iter()
+                    .find(|(_, k)| *k == self)
+                    .map_or("?", |(s, _)| s)
+            }
+        }
+    };
 }
 
-const KEYWORDS: &[(&str, Kw)] = &[
-    ("param", Kw::Param),
-    ("global", Kw::Global),
-    ("shared", Kw::Shared),
-    ("local", Kw::Local),
-    ("volatile", Kw::Volatile),
-    ("fn", Kw::Fn),
-    ("harness", Kw::Harness),
-    ("master", Kw::Master),
-    ("all", Kw::All),
-    ("check", Kw::Check),
-    ("if", Kw::If),
-    ("else", Kw::Else),
-    ("while", Kw::While),
-    ("for", Kw::For),
-    ("break", Kw::Break),
-    ("continue", Kw::Continue),
-    ("return", Kw::Return),
-    ("assert", Kw::Assert),
-    ("critical", Kw::Critical),
-    ("phase", Kw::Phase),
-    ("progress", Kw::Progress),
-    ("true", Kw::True),
-    ("false", Kw::False),
-    ("bool", Kw::Bool),
-    ("u8", Kw::U8),
-    ("u16", Kw::U16),
-    ("u32", Kw::U32),
-    ("i8", Kw::I8),
-    ("i16", Kw::I16),
-    ("i32", Kw::I32),
-    ("int", Kw::Int),
-    ("unsigned", Kw::Unsigned),
-];
+spelled_enum! {
+    /// Reserved words. Type names are keywords too, so `u32 x` is recognisably a
+    /// declaration wherever it appears.
+    pub enum Kw, KEYWORDS {
+        Param = "param",
+        Global = "global",
+        Shared = "shared",
+        Local = "local",
+        Volatile = "volatile",
+        Fn = "fn",
+        Harness = "harness",
+        Master = "master",
+        All = "all",
+        Check = "check",
+        If = "if",
+        Else = "else",
+        While = "while",
+        For = "for",
+        Break = "break",
+        Continue = "continue",
+        Return = "return",
+        Assert = "assert",
+        Critical = "critical",
+        Phase = "phase",
+        Progress = "progress",
+        True = "true",
+        False = "false",
+        Bool = "bool",
+        U8 = "u8",
+        U16 = "u16",
+        U32 = "u32",
+        I8 = "i8",
+        I16 = "i16",
+        I32 = "i32",
+        Int = "int",
+        Unsigned = "unsigned",
+    }
+}
 
 impl Kw {
-    pub fn as_str(self) -> &'static str {
-        KEYWORDS
-            .iter()
-            .find(|(_, k)| *k == self)
-            .map_or("?", |(s, _)| s)
-    }
-
     fn from_str(s: &str) -> Option<Kw> {
         KEYWORDS.iter().find(|(w, _)| *w == s).map(|(_, k)| *k)
     }
 }
 
-/// Operators and punctuation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Sym {
-    Arrow,
-    PlusEq,
-    MinusEq,
-    PlusPlus,
-    MinusMinus,
-    AndAnd,
-    OrOr,
-    EqEq,
-    Ne,
-    Le,
-    Ge,
-    Shl,
-    Shr,
-    Plus,
-    Minus,
-    Star,
-    Slash,
-    Percent,
-    Bang,
-    Tilde,
-    Amp,
-    Pipe,
-    Caret,
-    Lt,
-    Gt,
-    Assign,
-    Question,
-    Colon,
-    Semi,
-    Comma,
-    Dot,
-    LParen,
-    RParen,
-    LBracket,
-    RBracket,
-    LBrace,
-    RBrace,
-}
-
-/// Longest spellings first, so `<<` wins over `<`.
-const SYMBOLS: &[(&str, Sym)] = &[
-    ("->", Sym::Arrow),
-    ("+=", Sym::PlusEq),
-    ("-=", Sym::MinusEq),
-    ("++", Sym::PlusPlus),
-    ("--", Sym::MinusMinus),
-    ("&&", Sym::AndAnd),
-    ("||", Sym::OrOr),
-    ("==", Sym::EqEq),
-    ("!=", Sym::Ne),
-    ("<=", Sym::Le),
-    (">=", Sym::Ge),
-    ("<<", Sym::Shl),
-    (">>", Sym::Shr),
-    ("+", Sym::Plus),
-    ("-", Sym::Minus),
-    ("*", Sym::Star),
-    ("/", Sym::Slash),
-    ("%", Sym::Percent),
-    ("!", Sym::Bang),
-    ("~", Sym::Tilde),
-    ("&", Sym::Amp),
-    ("|", Sym::Pipe),
-    ("^", Sym::Caret),
-    ("<", Sym::Lt),
-    (">", Sym::Gt),
-    ("=", Sym::Assign),
-    ("?", Sym::Question),
-    (":", Sym::Colon),
-    (";", Sym::Semi),
-    (",", Sym::Comma),
-    (".", Sym::Dot),
-    ("(", Sym::LParen),
-    (")", Sym::RParen),
-    ("[", Sym::LBracket),
-    ("]", Sym::RBracket),
-    ("{", Sym::LBrace),
-    ("}", Sym::RBrace),
-];
-
-impl Sym {
-    pub fn as_str(self) -> &'static str {
-        SYMBOLS
-            .iter()
-            .find(|(_, s)| *s == self)
-            .map_or("?", |(t, _)| t)
+spelled_enum! {
+    /// Operators and punctuation. The table lists the longest spellings
+    /// first, so `<<` wins over `<`.
+    pub enum Sym, SYMBOLS {
+        Arrow = "->",
+        PlusEq = "+=",
+        MinusEq = "-=",
+        PlusPlus = "++",
+        MinusMinus = "--",
+        AndAnd = "&&",
+        OrOr = "||",
+        EqEq = "==",
+        Ne = "!=",
+        Le = "<=",
+        Ge = ">=",
+        Shl = "<<",
+        Shr = ">>",
+        Plus = "+",
+        Minus = "-",
+        Star = "*",
+        Slash = "/",
+        Percent = "%",
+        Bang = "!",
+        Tilde = "~",
+        Amp = "&",
+        Pipe = "|",
+        Caret = "^",
+        Lt = "<",
+        Gt = ">",
+        Assign = "=",
+        Question = "?",
+        Colon = ":",
+        Semi = ";",
+        Comma = ",",
+        Dot = ".",
+        LParen = "(",
+        RParen = ")",
+        LBracket = "[",
+        RBracket = "]",
+        LBrace = "{",
+        RBrace = "}",
     }
 }
 
