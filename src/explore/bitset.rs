@@ -66,17 +66,10 @@ impl BitSet {
 
     /// Set bits in increasing order.
     pub fn iter_ones(&self) -> impl Iterator<Item = StateId> + '_ {
-        self.words.iter().enumerate().flat_map(|(wi, &w)| {
-            let mut w = w;
-            std::iter::from_fn(move || {
-                if w == 0 {
-                    return None;
-                }
-                let b = w.trailing_zeros();
-                w &= w - 1;
-                Some((wi * 64) as StateId + b)
-            })
-        })
+        self.words
+            .iter()
+            .enumerate()
+            .flat_map(|(wi, &w)| ones_of_word(wi, w))
     }
 
     /// Clear bits (below `len`) in increasing order.
@@ -88,15 +81,7 @@ impl BitSet {
             } else {
                 (1u64 << (len % 64)) - 1
             };
-            let mut w = !w & valid;
-            std::iter::from_fn(move || {
-                if w == 0 {
-                    return None;
-                }
-                let b = w.trailing_zeros();
-                w &= w - 1;
-                Some((wi * 64) as StateId + b)
-            })
+            ones_of_word(wi, !w & valid)
         })
     }
 
@@ -116,6 +101,18 @@ impl BitSet {
             .div_ceil(64)
             .saturating_sub(self.words.len())
     }
+}
+
+/// The ids of the set bits of word `wi` of a bit set, in increasing order.
+fn ones_of_word(wi: usize, mut w: u64) -> impl Iterator<Item = StateId> {
+    std::iter::from_fn(move || {
+        if w == 0 {
+            return None;
+        }
+        let b = w.trailing_zeros();
+        w &= w - 1;
+        Some((wi * 64) as StateId + b)
+    })
 }
 
 #[cfg(test)]
