@@ -23,6 +23,16 @@ fn check(path: &std::path::Path, args: &[&str]) -> std::process::Output {
     run(&all)
 }
 
+/// Runs the binary with `args`, one block of `threads` threads, then `rest`.
+fn in_one_block(args: &[&str], threads: &str, rest: &[&str]) -> std::process::Output {
+    run(&[
+        args,
+        &["--blocks", "1", "--threads-per-block", threads],
+        rest,
+    ]
+    .concat())
+}
+
 fn json_of(out: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|_| panic!("no JSON: {}{}", stdout(out), stderr(out)))
@@ -111,15 +121,7 @@ fn a_bad_simt_header_line_is_a_usage_error() {
 
 #[test]
 fn simd_deadlock_report_names_warp_lanes_reconvergence_and_resource() {
-    let out = run(&[
-        "shared_spin_lock",
-        "--blocks",
-        "1",
-        "--threads-per-block",
-        "2",
-        "--simt",
-        "lockstep",
-    ]);
+    let out = in_one_block(&["shared_spin_lock"], "2", &["--simt", "lockstep"]);
     assert_eq!(code(&out), 1);
     let text = stdout(&out);
     assert!(text.contains("simd_deadlock"), "{text}");
@@ -140,17 +142,11 @@ fn simd_deadlock_report_names_warp_lanes_reconvergence_and_resource() {
 
 #[test]
 fn the_branch_order_is_recorded_in_the_report() {
-    let out = run(&[
-        "tinylock_producer_consumer",
-        "--blocks",
-        "1",
-        "--threads-per-block",
+    let out = in_one_block(
+        &["tinylock_producer_consumer"],
         "2",
-        "--branch-order",
-        "else-first",
-        "--format",
-        "json",
-    ]);
+        &["--branch-order", "else-first", "--format", "json"],
+    );
     let json = json_of(&out);
     assert_eq!(
         json["config"]["simt"], "lockstep",
@@ -158,29 +154,13 @@ fn the_branch_order_is_recorded_in_the_report() {
     );
     assert_eq!(json["config"]["branch_order"], "else-first");
     assert_eq!(json["violations"][0]["kind"], "simd_deadlock");
-    let then_first = run(&[
-        "tinylock_producer_consumer",
-        "--blocks",
-        "1",
-        "--threads-per-block",
-        "2",
-        "--format",
-        "json",
-    ]);
+    let then_first = in_one_block(&["tinylock_producer_consumer"], "2", &["--format", "json"]);
     assert_eq!(json_of(&then_first)["verdict"], "verified");
 }
 
 #[test]
 fn alias_deadlock_report_names_both_addresses_and_the_bit() {
-    let out = run(&[
-        "lockbit_alias_barrier",
-        "--blocks",
-        "1",
-        "--threads-per-block",
-        "2",
-        "--warp-size",
-        "1",
-    ]);
+    let out = in_one_block(&["lockbit_alias_barrier"], "2", &["--warp-size", "1"]);
     assert_eq!(code(&out), 1);
     let text = stdout(&out);
     for fragment in [
@@ -193,19 +173,18 @@ fn alias_deadlock_report_names_both_addresses_and_the_bit() {
     ] {
         assert!(text.contains(fragment), "`{fragment}` not in\n{text}");
     }
-    let more_bits = run(&[
-        "lockbit_alias_barrier",
-        "--blocks",
-        "1",
-        "--threads-per-block",
+    let more_bits = in_one_block(
+        &["lockbit_alias_barrier"],
         "2",
-        "--warp-size",
-        "1",
-        "--lock-bits",
-        "2048",
-        "--format",
-        "json",
-    ]);
+        &[
+            "--warp-size",
+            "1",
+            "--lock-bits",
+            "2048",
+            "--format",
+            "json",
+        ],
+    );
     let json = json_of(&more_bits);
     assert_eq!(json["verdict"], "verified");
     assert_eq!(json["config"]["lock_bits"], 2048);
@@ -214,15 +193,7 @@ fn alias_deadlock_report_names_both_addresses_and_the_bit() {
 #[test]
 fn barrier_divergence_report_names_the_branch_that_split_the_block() {
     for simt in ["its", "lockstep"] {
-        let out = run(&[
-            "syncthreads_divergent",
-            "--blocks",
-            "1",
-            "--threads-per-block",
-            "2",
-            "--simt",
-            simt,
-        ]);
+        let out = in_one_block(&["syncthreads_divergent"], "2", &["--simt", simt]);
         assert_eq!(code(&out), 1, "{simt}");
         let text = stdout(&out);
         assert!(text.contains("barrier_divergence"), "{simt}: {text}");
@@ -277,18 +248,10 @@ harness all {
 fn votes_and_syncwarp_agree_under_both_modes() {
     let path = spec_file("votes", VOTES);
     for simt in ["its", "lockstep"] {
-        let out = check(
-            &path,
-            &[
-                "--blocks",
-                "1",
-                "--threads-per-block",
-                "3",
-                "--simt",
-                simt,
-                "--format",
-                "json",
-            ],
+        let out = in_one_block(
+            &["check", path.to_str().unwrap()],
+            "3",
+            &["--simt", simt, "--format", "json"],
         );
         let json = json_of(&out);
         assert_eq!(json["verdict"], "verified", "{simt}: {json}");
@@ -297,18 +260,10 @@ fn votes_and_syncwarp_agree_under_both_modes() {
     // ptx (the default) the unordered accesses to `seen` are a data race.
     let racy = spec_file("votes_racy", &VOTES.replace("__syncwarp();", ""));
     for (model, kind) in [("sc", "assertion"), ("ptx", "data_race")] {
-        let out = check(
-            &racy,
-            &[
-                "--blocks",
-                "1",
-                "--threads-per-block",
-                "3",
-                "--memory-model",
-                model,
-                "--format",
-                "json",
-            ],
+        let out = in_one_block(
+            &["check", racy.to_str().unwrap()],
+            "3",
+            &["--memory-model", model, "--format", "json"],
         );
         assert_eq!(json_of(&out)["violations"][0]["kind"], kind, "{model}");
     }
@@ -325,18 +280,10 @@ fn syncwarp_misuse_is_barrier_divergence() {
     let not_own = spec_file("syncwarp_not_own", "harness all {\n    __syncwarp(2);\n}\n");
     for path in [&leaves, &not_own] {
         for simt in ["its", "lockstep"] {
-            let out = check(
-                path,
-                &[
-                    "--blocks",
-                    "1",
-                    "--threads-per-block",
-                    "2",
-                    "--simt",
-                    simt,
-                    "--format",
-                    "json",
-                ],
+            let out = in_one_block(
+                &["check", path.to_str().unwrap()],
+                "2",
+                &["--simt", simt, "--format", "json"],
             );
             let json = json_of(&out);
             assert_eq!(
@@ -352,20 +299,11 @@ fn syncwarp_misuse_is_barrier_divergence() {
 #[test]
 fn two_warps_of_four_check_in_seconds() {
     let started = std::time::Instant::now();
-    let out = run(&[
-        "check",
-        "specs/validation_tinylock.gsync",
-        "--blocks",
-        "1",
-        "--threads-per-block",
+    let out = in_one_block(
+        &["check", "specs/validation_tinylock.gsync"],
         "8",
-        "--warp-size",
-        "4",
-        "--simt",
-        "its",
-        "--format",
-        "json",
-    ]);
+        &["--warp-size", "4", "--simt", "its", "--format", "json"],
+    );
     let json = json_of(&out);
     assert_eq!(json["verdict"], "verified");
     assert!(json["stats"]["states"].as_u64().unwrap() > 1000, "{json}");
@@ -393,13 +331,10 @@ harness all {
 ",
     );
     for order in ["then-first", "else-first"] {
-        let out = check(
-            &path,
+        let out = in_one_block(
+            &["check", path.to_str().unwrap()],
+            "4",
             &[
-                "--blocks",
-                "1",
-                "--threads-per-block",
-                "4",
                 "--simt",
                 "lockstep",
                 "--branch-order",
