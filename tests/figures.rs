@@ -56,12 +56,7 @@ fn figures_are_redrawn_identically() {
             ));
         }
     }
-    let _ = std::fs::remove_dir_all(&tmp);
-    assert!(
-        failures.is_empty(),
-        "{}\n(rerun with GSYNC_BLESS=1 after a deliberate change)",
-        failures.join("\n")
-    );
+    remove_and_assert_goldens_match(&tmp, &failures);
 }
 
 #[test]

@@ -133,12 +133,7 @@ fn committed_counterexamples_are_regenerated_identically() {
             Err(_) => failures.push(format!("{name}: missing {}", golden_path.display())),
         }
     }
-    let _ = std::fs::remove_dir_all(&tmp);
-    assert!(
-        failures.is_empty(),
-        "{}\n(rerun with GSYNC_BLESS=1 after a deliberate change)",
-        failures.join("\n")
-    );
+    remove_and_assert_goldens_match(&tmp, &failures);
 }
 
 #[test]

@@ -62,3 +62,14 @@ pub fn assert_usage_error(args: &[&str], fragment: &str) {
         stderr(&out)
     );
 }
+
+/// Ends a comparison of fresh output with committed goldens: removes the
+/// scratch folder `tmp`, then fails listing what differed.
+pub fn remove_and_assert_goldens_match(tmp: &Path, failures: &[String]) {
+    let _ = std::fs::remove_dir_all(tmp);
+    assert!(
+        failures.is_empty(),
+        "{}\n(rerun with GSYNC_BLESS=1 after a deliberate change)",
+        failures.join("\n")
+    );
+}
