@@ -9,6 +9,7 @@ mod eval;
 mod exec;
 pub mod lockbits;
 pub mod memory;
+mod named;
 mod por;
 pub mod sched;
 pub mod simt;

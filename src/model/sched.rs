@@ -30,9 +30,8 @@
 //!
 //! How a cycle of the state graph is judged fair is in `check::liveness`.
 
+use super::named::named_choices;
 use serde::{Deserialize, Serialize};
-use std::fmt;
-use std::str::FromStr;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -45,44 +44,13 @@ pub enum Scheduler {
     Hsa,
 }
 
-impl Scheduler {
-    pub const ALL: [Scheduler; 5] = [
-        Scheduler::Unfair,
-        Scheduler::Weak,
-        Scheduler::Strong,
-        Scheduler::Obe,
-        Scheduler::Hsa,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Scheduler::Unfair => "unfair",
-            Scheduler::Weak => "weak",
-            Scheduler::Strong => "strong",
-            Scheduler::Obe => "obe",
-            Scheduler::Hsa => "hsa",
-        }
-    }
-}
-
-impl fmt::Display for Scheduler {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Scheduler {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Scheduler, String> {
-        Scheduler::ALL
-            .into_iter()
-            .find(|k| k.name() == s)
-            .ok_or_else(|| {
-                format!("unknown scheduler `{s}` (known: unfair, weak, strong, obe, hsa)")
-            })
-    }
-}
+named_choices!(Scheduler, "scheduler", {
+    Unfair => "unfair",
+    Weak => "weak",
+    Strong => "strong",
+    Obe => "obe",
+    Hsa => "hsa",
+});
 
 impl super::Model<'_> {
     /// How many blocks (a prefix in block order) have started: all of them,

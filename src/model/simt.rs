@@ -38,12 +38,11 @@
 
 use super::eval::runtime_error;
 use super::exec::StepCtx;
+use super::named::named_choices;
 use super::state::{Layout, FLAGS, WAITING_BARRIER, WAITING_WARP};
 use super::{Event, Model, ModelOptions, Violation, ViolationKind};
 use crate::ir::{Op, Pc, Program, VoteKind};
 use serde::{Deserialize, Serialize};
-use std::fmt;
-use std::str::FromStr;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -55,31 +54,10 @@ pub enum SimtMode {
     Lockstep,
 }
 
-impl SimtMode {
-    pub fn name(self) -> &'static str {
-        match self {
-            SimtMode::Its => "its",
-            SimtMode::Lockstep => "lockstep",
-        }
-    }
-}
-
-impl FromStr for SimtMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<SimtMode, String> {
-        match s {
-            "its" => Ok(SimtMode::Its),
-            "lockstep" => Ok(SimtMode::Lockstep),
-            _ => Err(format!("unknown SIMT mode `{s}` (known: its, lockstep)")),
-        }
-    }
-}
-
-impl fmt::Display for SimtMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+named_choices!(SimtMode, "SIMT mode", {
+    Its => "its",
+    Lockstep => "lockstep",
+});
 
 /// Which side of a divergent branch a lockstep warp runs first.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -90,33 +68,10 @@ pub enum BranchOrder {
     ElseFirst,
 }
 
-impl BranchOrder {
-    pub fn name(self) -> &'static str {
-        match self {
-            BranchOrder::ThenFirst => "then-first",
-            BranchOrder::ElseFirst => "else-first",
-        }
-    }
-}
-
-impl FromStr for BranchOrder {
-    type Err = String;
-    fn from_str(s: &str) -> Result<BranchOrder, String> {
-        match s {
-            "then-first" => Ok(BranchOrder::ThenFirst),
-            "else-first" => Ok(BranchOrder::ElseFirst),
-            _ => Err(format!(
-                "unknown branch order `{s}` (known: then-first, else-first)"
-            )),
-        }
-    }
-}
-
-impl fmt::Display for BranchOrder {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+named_choices!(BranchOrder, "branch order", {
+    ThenFirst => "then-first",
+    ElseFirst => "else-first",
+});
 
 /// `rpc` of the bottom entry: the warp never reconverges below it.
 const NO_RPC: u32 = u32::MAX;
