@@ -4,7 +4,6 @@
 mod common;
 
 use common::*;
-use std::path::PathBuf;
 
 const GOOD: &str = r#"//! name: good
 //! family: mutex
@@ -19,14 +18,6 @@ harness master {
 }
 "#;
 
-fn write_spec(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gsync-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{name}.gsync"));
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
 /// Replaces the first occurrence of `from` in the good spec.
 fn broken(from: &str, to: &str) -> String {
     assert!(GOOD.contains(from), "{from} not in the good spec");
@@ -35,7 +26,7 @@ fn broken(from: &str, to: &str) -> String {
 
 #[test]
 fn the_good_spec_is_verified() {
-    let path = write_spec("good", GOOD);
+    let path = write_temp_spec("good", GOOD);
     let out = run(&["check", path.to_str().unwrap()]);
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
     assert!(stdout(&out).contains("VERIFIED"));
@@ -122,7 +113,7 @@ fn malformed_specs_get_located_errors_and_exit_2() {
     ];
     let mut failures = Vec::new();
     for (i, (from, to, message, location)) in cases.iter().enumerate() {
-        let path = write_spec(&format!("bad{i}"), &broken(from, to));
+        let path = write_temp_spec(&format!("bad{i}"), &broken(from, to));
         let out = run(&["check", path.to_str().unwrap()]);
         let err = stderr(&out);
         let located = format!("bad{i}.gsync:{location}");
@@ -290,7 +281,7 @@ fn replay_reports_divergence_with_exit_2() {
 
 #[test]
 fn replay_rejects_a_file_that_is_not_a_counterexample() {
-    let path = write_spec("not_json", "{ \"hello\": 1 }");
+    let path = write_temp_spec("not_json", "{ \"hello\": 1 }");
     let out = run(&["replay", path.to_str().unwrap()]);
     assert_eq!(code(&out), 2);
     assert!(stderr(&out).contains("not a gsync-check counterexample"));

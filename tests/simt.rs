@@ -6,16 +6,6 @@
 mod common;
 
 use common::*;
-use std::path::PathBuf;
-
-/// Writes `text` to a fresh spec file and returns its path.
-fn spec_file(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gsync-simt-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{name}.gsync"));
-    std::fs::write(&path, text).unwrap();
-    path
-}
 
 fn check(path: &std::path::Path, args: &[&str]) -> std::process::Output {
     let mut all = vec!["check", path.to_str().unwrap()];
@@ -96,7 +86,7 @@ fn bad_simt_options_exit_2_with_a_clear_message() {
 
 #[test]
 fn a_lock_bit_outside_shared_memory_is_a_located_spec_error() {
-    let path = spec_file(
+    let path = write_temp_spec(
         "global_lock_bit",
         "global u32 x = 0;\nharness master {\n    u32 v = 0;\n    ldslk(x, v);\n}\n",
     );
@@ -109,7 +99,7 @@ fn a_lock_bit_outside_shared_memory_is_a_located_spec_error() {
 
 #[test]
 fn a_bad_simt_header_line_is_a_usage_error() {
-    let path = spec_file("bad_header", "//! simt: volta\nharness master { }\n");
+    let path = write_temp_spec("bad_header", "//! simt: volta\nharness master { }\n");
     let out = check(&path, &[]);
     assert_eq!(code(&out), 2);
     assert!(
@@ -246,7 +236,7 @@ harness all {
 
 #[test]
 fn votes_and_syncwarp_agree_under_both_modes() {
-    let path = spec_file("votes", VOTES);
+    let path = write_temp_spec("votes", VOTES);
     for simt in ["its", "lockstep"] {
         let out = in_one_block(
             &["check", path.to_str().unwrap()],
@@ -258,7 +248,7 @@ fn votes_and_syncwarp_agree_under_both_modes() {
     }
     // Without the __syncwarp the last assertion can fail under its; under
     // ptx (the default) the unordered accesses to `seen` are a data race.
-    let racy = spec_file("votes_racy", &VOTES.replace("__syncwarp();", ""));
+    let racy = write_temp_spec("votes_racy", &VOTES.replace("__syncwarp();", ""));
     for (model, kind) in [("sc", "assertion"), ("ptx", "data_race")] {
         let out = in_one_block(
             &["check", racy.to_str().unwrap()],
@@ -272,12 +262,12 @@ fn votes_and_syncwarp_agree_under_both_modes() {
 #[test]
 fn syncwarp_misuse_is_barrier_divergence() {
     // Lane 1 leaves while lane 0 waits for it at __syncwarp().
-    let leaves = spec_file(
+    let leaves = write_temp_spec(
         "syncwarp_leaves",
         "harness all {\n    if (laneId == 0) {\n        __syncwarp();\n    }\n}\n",
     );
     // A mask that does not name the caller's own lane.
-    let not_own = spec_file("syncwarp_not_own", "harness all {\n    __syncwarp(2);\n}\n");
+    let not_own = write_temp_spec("syncwarp_not_own", "harness all {\n    __syncwarp(2);\n}\n");
     for path in [&leaves, &not_own] {
         for simt in ["its", "lockstep"] {
             let out = in_one_block(
@@ -319,7 +309,7 @@ fn lockstep_loops_with_divergent_trip_counts_reconverge() {
     // Each lane loops a different number of times through nested divergent
     // branches: the reconvergence stack must neither grow per iteration
     // (a runtime error) nor lose lanes (the final count would be wrong).
-    let path = spec_file(
+    let path = write_temp_spec(
         "loops",
         "shared u32 c[threads_per_block] = 0;
 harness all {

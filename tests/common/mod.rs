@@ -47,6 +47,16 @@ pub fn spec_files() -> Vec<PathBuf> {
     files
 }
 
+/// Writes `text` to `name.gsync` in this test process's scratch folder
+/// and returns its path.
+pub fn write_temp_spec(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gsync-specs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.gsync"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
 pub fn stem(path: &Path) -> String {
     path.file_stem().unwrap().to_string_lossy().into_owned()
 }
