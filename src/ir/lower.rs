@@ -346,6 +346,21 @@ impl<'a> Lowerer<'a> {
         self.code.len() - 1
     }
 
+    /// Loads `loc` into a fresh temporary of its variable's type.
+    fn load_into_temp(&mut self, loc: Loc, order: Order, scope: Scope, span: Span) -> LocalId {
+        let dst = self.temp(self.vars[loc.var as usize].ty);
+        self.emit(
+            Op::Load {
+                dst,
+                loc,
+                order,
+                scope,
+            },
+            span,
+        );
+        dst
+    }
+
     fn pc(&self) -> Pc {
         self.code.len() as Pc
     }
@@ -631,16 +646,7 @@ impl<'a> Lowerer<'a> {
                     None => rhs,
                     Some(bop) => {
                         // A plain read-modify-write: two steps, not atomic.
-                        let old = self.temp(self.vars[loc.var as usize].ty);
-                        self.emit(
-                            Op::Load {
-                                dst: old,
-                                loc: loc.clone(),
-                                order,
-                                scope,
-                            },
-                            span,
-                        );
+                        let old = self.load_into_temp(loc.clone(), order, scope, span);
                         Expr::Binary(bop, Box::new(Expr::Local(old)), Box::new(rhs))
                     }
                 };
@@ -828,17 +834,7 @@ impl<'a> Lowerer<'a> {
     ) -> SpecResult<Expr> {
         let loc = self.location(var, id, index, span)?;
         let (order, scope) = self.plain_access(var);
-        let dst = self.temp(self.vars[var as usize].ty);
-        self.emit(
-            Op::Load {
-                dst,
-                loc,
-                order,
-                scope,
-            },
-            span,
-        );
-        Ok(Expr::Local(dst))
+        Ok(Expr::Local(self.load_into_temp(loc, order, scope, span)))
     }
 
     /// `a && b` / `a || b` where `b` reads memory: `b` runs only if needed.
@@ -1031,17 +1027,7 @@ impl<'a> Lowerer<'a> {
             }
             CallKind::Load { order, scope } => {
                 let loc = self.mem_arg(&args[0], name)?;
-                let dst = self.temp(self.vars[loc.var as usize].ty);
-                self.emit(
-                    Op::Load {
-                        dst,
-                        loc,
-                        order,
-                        scope,
-                    },
-                    span,
-                );
-                Some(Expr::Local(dst))
+                Some(Expr::Local(self.load_into_temp(loc, order, scope, span)))
             }
             CallKind::Store { order, scope } => {
                 let loc = self.mem_arg(&args[0], name)?;
