@@ -232,6 +232,10 @@ pub fn word_type(ty: Type) -> &'static str {
 mod tests {
     use super::*;
 
+    fn binary(op: BinOp, a: Expr, b: Expr) -> Expr {
+        Expr::Binary(op, Box::new(a), Box::new(b))
+    }
+
     fn local(l: u32) -> (String, Type) {
         match l {
             0 => ("a".into(), Type::U32),
@@ -241,27 +245,15 @@ mod tests {
 
     #[test]
     fn unsigned_comparisons_stay_plain_and_mixed_ones_widen() {
-        let e = Expr::Binary(
-            BinOp::Ne,
-            Box::new(Expr::Local(0)),
-            Box::new(Expr::Const(3)),
-        );
+        let e = binary(BinOp::Ne, Expr::Local(0), Expr::Const(3));
         assert_eq!(emit(&e, &local).bare(), "a != 3");
-        let e = Expr::Binary(
-            BinOp::Lt,
-            Box::new(Expr::Local(0)),
-            Box::new(Expr::Local(1)),
-        );
+        let e = binary(BinOp::Lt, Expr::Local(0), Expr::Local(1));
         assert_eq!(emit(&e, &local).bare(), "(i64)a < b");
     }
 
     #[test]
     fn subtraction_is_done_in_64_bits() {
-        let e = Expr::Binary(
-            BinOp::Sub,
-            Box::new(Expr::Const(1)),
-            Box::new(Expr::Local(0)),
-        );
+        let e = binary(BinOp::Sub, Expr::Const(1), Expr::Local(0));
         let c = emit(&e, &local);
         assert_eq!(c.text, "((i64)1 - a)");
         assert_eq!(c.class, Class::Wide);
