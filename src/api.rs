@@ -199,11 +199,7 @@ impl CheckConfig {
             return Err(Error::Usage("--threads must be at least 1 (got 0)".into()));
         }
         if let Some(name) = self.memory_model.as_deref() {
-            if MemoryModel::parse(name).is_none() {
-                return Err(Error::Usage(format!(
-                    "unknown memory model `{name}` (known: sc, ptx)"
-                )));
-            }
+            MemoryModel::parse_or_explain(name).map_err(Error::Usage)?;
         }
         if let Some(mode) = &self.simt {
             mode.parse::<SimtMode>().map_err(Error::Usage)?;

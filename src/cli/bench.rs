@@ -70,12 +70,7 @@ pub fn run(args: &BenchArgs) -> Result<i32, Error> {
             "--threads and --speedup must be at least 1 (got 0)".into(),
         ));
     }
-    if gsync_check::model::MemoryModel::parse(&args.memory_model).is_none() {
-        return Err(Error::Usage(format!(
-            "unknown memory model `{}` (known: sc, ptx)",
-            args.memory_model
-        )));
-    }
+    gsync_check::model::MemoryModel::parse_or_explain(&args.memory_model).map_err(Error::Usage)?;
     let mut opts = BenchOptions {
         blocks: (args.min_blocks..=args.max_blocks).collect(),
         max_seconds: args.max_seconds,

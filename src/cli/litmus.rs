@@ -37,12 +37,7 @@ pub fn run(args: &LitmusArgs) -> Result<i32, Error> {
             "litmus reports are text or JSON (--format text|json)".into(),
         ));
     }
-    if gsync_check::model::MemoryModel::parse(&args.memory_model).is_none() {
-        return Err(Error::Usage(format!(
-            "unknown memory model `{}` (known: sc, ptx)",
-            args.memory_model
-        )));
-    }
+    gsync_check::model::MemoryModel::parse_or_explain(&args.memory_model).map_err(Error::Usage)?;
     let config = LitmusConfig {
         memory_model: args.memory_model.clone(),
         max_states: args.max_states,

@@ -121,12 +121,7 @@ fn prepare(
     config: &LitmusConfig,
 ) -> Result<(Litmus, translate::Translated), Failure> {
     let test = parse_source(source)?;
-    if MemoryModel::parse(&config.memory_model).is_none() {
-        return Err(Failure::Io(format!(
-            "unknown memory model `{}` (known: sc, ptx)",
-            config.memory_model
-        )));
-    }
+    MemoryModel::parse_or_explain(&config.memory_model).map_err(Failure::Io)?;
     let tr =
         translate(&test, source).map_err(|u| Failure::Unsupported(u, Box::new(source.clone())))?;
     Ok((test, tr))

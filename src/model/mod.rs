@@ -148,6 +148,13 @@ impl MemoryModel {
             _ => None,
         }
     }
+
+    /// Like `parse`, with the message every front end gives for a name
+    /// that is not a model.
+    pub fn parse_or_explain(name: &str) -> Result<MemoryModel, String> {
+        MemoryModel::parse(name)
+            .ok_or_else(|| format!("unknown memory model `{name}` (known: sc, ptx)"))
+    }
 }
 
 /// An action of the transition system: a thread and, under `ptx`, which of
