@@ -393,3 +393,23 @@ fn ptx_symmetry_keeps_every_verdict_and_its_counterexamples_replay() {
     }
     assert!(reduced_somewhere);
 }
+
+/// Symmetry of SMs (blocks grouped by `blockIdx / blocks_per_sm`, with
+/// their per-SM and per-block words) keeps every barrier verdict at four
+/// blocks, where two SMs of two blocks can be swapped, and its
+/// counterexamples replay.
+#[test]
+fn sm_symmetry_keeps_every_barrier_verdict_at_four_blocks() {
+    let mut reduced_somewhere = false;
+    for spec in api::builtins() {
+        let family = api::parse(&spec).unwrap().header.family;
+        if family.as_deref() != Some("barrier") {
+            continue;
+        }
+        let full = api::check_spec(&spec, &config(4, false, 1)).unwrap();
+        let reduced = api::check_spec(&spec, &config(4, true, 1)).unwrap();
+        let what = format!("{} --blocks 4", spec.name);
+        reduced_somewhere |= agrees(&spec, &full, &reduced, &what);
+    }
+    assert!(reduced_somewhere);
+}
