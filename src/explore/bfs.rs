@@ -497,20 +497,31 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         let words = self.store.words();
         let mut id = self.store.len();
         let compact = self.store.is_compact();
-        let (table, mut arena, mut prints) = self.store.append(kept.iter().sum());
-        // One job per chunk: its winners' ids, words and fingerprints.
-        let mut jobs = Vec::with_capacity(chunks.len());
-        for (c, &n) in kept.iter().enumerate() {
-            let (a, rest) = std::mem::take(&mut arena).split_at_mut(n * words);
-            arena = rest;
-            let (p, rest) = std::mem::take(&mut prints).split_at_mut(if compact { n } else { 0 });
-            prints = rest;
-            jobs.push((c, id, a, p));
-            id += n;
+        let (table, runs, mut prints) = self.store.append(kept.iter().sum());
+        // One job per chunk and arena run it fills: winners `from..from +
+        // n` of the chunk, their ids from `id`, words and fingerprints.
+        let mut jobs = Vec::with_capacity(chunks.len() + runs.len());
+        let mut runs = runs.into_iter();
+        let (mut room, mut arena): (usize, &mut [u32]) = (0, &mut []);
+        for (c, &total) in kept.iter().enumerate() {
+            let mut from = 0;
+            while from < total {
+                if room == 0 {
+                    (room, arena) = runs.next().expect("room for every winner");
+                }
+                let n = room.min(total - from);
+                let (a, rest) = std::mem::take(&mut arena).split_at_mut(n * words);
+                arena = rest;
+                let (p, rest) =
+                    std::mem::take(&mut prints).split_at_mut(if compact { n } else { 0 });
+                prints = rest;
+                jobs.push((c, from..from + n, id, a, p));
+                (room, from, id) = (room - n, from + n, id + n);
+            }
         }
-        workers.each(&mut jobs, |_, (c, id, arena, prints)| {
+        workers.each(&mut jobs, |_, (c, range, id, arena, prints)| {
             let (chunk, cl) = (&chunks[*c], &claims.chunks[*c]);
-            for (j, &k) in cl.winners[..kept[*c]].iter().enumerate() {
+            for (j, &k) in cl.winners[range.clone()].iter().enumerate() {
                 let k = k as usize;
                 arena[j * words..(j + 1) * words].copy_from_slice(chunk.state(k, words));
                 if compact {

@@ -67,6 +67,7 @@ pub trait TransitionSystem: Sync {
     }
 }
 
+mod arena;
 mod batch;
 mod bfs;
 mod bitset;

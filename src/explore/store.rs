@@ -1,6 +1,7 @@
-//! The visited set: a flat arena of fixed-stride states plus a hash table of
-//! state ids keyed by the state words.
+//! The visited set: an arena of fixed-stride states (`arena`) plus a hash
+//! table of state ids keyed by the state words.
 
+use super::arena::Arena;
 use super::table::{Claim, Table};
 
 /// Index of a state in discovery order (the initial state is 0).
@@ -106,9 +107,8 @@ pub enum Slot {
 pub struct StateStore {
     words: usize,
     len: usize,
-    /// Words of states `base..len`.
-    arena: Vec<u32>,
-    base: usize,
+    /// Words of states `arena.first_held()..len`.
+    arena: Arena,
     compact: bool,
     /// With hash compaction, the low 32 bits of every state's hash, by id:
     /// with the table's tag (bits 33..64) its 63-bit fingerprint.
@@ -122,8 +122,7 @@ impl StateStore {
         Self {
             words,
             len: 0,
-            arena: Vec::new(),
-            base: 0,
+            arena: Arena::new(words),
             compact: false,
             fingerprints: Vec::new(),
             table: Table::with_capacity(0),
@@ -134,6 +133,7 @@ impl StateStore {
     pub fn compact(words: usize) -> Self {
         Self {
             compact: true,
+            arena: Arena::queue(words),
             ..Self::new(words)
         }
     }
@@ -145,17 +145,15 @@ impl StateStore {
 
     /// The first state whose words are still held (0 without compaction).
     pub fn base(&self) -> StateId {
-        self.base as StateId
+        self.arena.first_held() as StateId
     }
 
     /// With hash compaction, lets the store drop the words of states before
-    /// `id` (already expanded); without it, does nothing.
+    /// `id` (already expanded), a whole arena segment at a time; without
+    /// it, does nothing.
     pub fn forget_before(&mut self, id: StateId) {
-        let drop = (id as usize).saturating_sub(self.base);
-        // Move the queue down only when that frees at least half of it.
-        if self.compact && drop > 0 && drop * 2 >= self.len - self.base {
-            self.arena.drain(..drop * self.words);
-            self.base += drop;
+        if self.compact {
+            self.arena.drop_before(id as usize);
         }
     }
 
@@ -180,14 +178,16 @@ impl StateStore {
     pub fn get(&self, id: StateId) -> &[u32] {
         let i = id as usize;
         assert!(i < self.len, "state id {id} out of range");
-        assert!(i >= self.base, "state {id} was dropped by hash compaction");
-        let i = i - self.base;
-        &self.arena[i * self.words..(i + 1) * self.words]
+        assert!(
+            self.has_words(id),
+            "state {id} was dropped by hash compaction"
+        );
+        self.arena.get(i)
     }
 
     /// Whether the words of `id` are held.
     pub fn has_words(&self, id: StateId) -> bool {
-        (self.base..self.len).contains(&(id as usize))
+        (self.arena.first_held()..self.len).contains(&(id as usize))
     }
 
     /// The id of `state`, if stored.
@@ -209,8 +209,7 @@ impl StateStore {
         if self.compact {
             return self.fingerprints[id as usize] == hash as u32;
         }
-        let (i, w) = (id as usize, self.words);
-        &self.arena[i * w..(i + 1) * w] == state
+        self.arena.get(id as usize) == state
     }
 
     /// Inserts `state` unless present; returns its id and whether it is new.
@@ -244,7 +243,7 @@ impl StateStore {
         self.table.reserve(1);
         let id = self.len as StateId;
         self.table.insert_new(hash, id);
-        self.arena.extend_from_slice(state);
+        self.arena.push(state);
         if self.compact {
             self.fingerprints.push(hash as u32);
         }
@@ -282,12 +281,12 @@ impl StateStore {
         &self.table
     }
 
-    /// Appends room for the `n` states a batch claimed new, in id order:
-    /// returns the table (to commit their slots), their words to fill
-    /// (`n * words`) and, with hash compaction, their fingerprints (`n`).
-    pub(crate) fn append(&mut self, n: usize) -> (&Table, &mut [u32], &mut [u32]) {
-        let at = self.arena.len();
-        self.arena.resize(at + n * self.words, 0);
+    /// Appends room for the `n` states a batch claimed new, in id order
+    /// (reserved before): returns the table (to commit their slots), their
+    /// words to fill, as runs `(states, words)` in order, and, with hash
+    /// compaction, their fingerprints (`n`).
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn append(&mut self, n: usize) -> (&Table, Vec<(usize, &mut [u32])>, &mut [u32]) {
         let f = self.fingerprints.len();
         if self.compact {
             self.fingerprints.resize(f + n, 0);
@@ -296,7 +295,7 @@ impl StateStore {
         self.table.add_committed(n);
         (
             &self.table,
-            &mut self.arena[at..],
+            self.arena.append(n),
             &mut self.fingerprints[f..],
         )
     }
@@ -304,7 +303,7 @@ impl StateStore {
     /// Makes room for `additional` more states, so that the next
     /// `additional` insertions do not reallocate.
     pub fn reserve(&mut self, additional: usize) {
-        self.arena.reserve(additional * self.words);
+        self.arena.reserve(additional);
         if self.compact {
             self.fingerprints.reserve(additional);
         }
@@ -313,7 +312,7 @@ impl StateStore {
 
     /// Bytes currently allocated by the arena and the hash table.
     pub fn bytes(&self) -> usize {
-        (self.arena.capacity() + self.fingerprints.capacity()) * 4 + self.table.bytes()
+        self.arena.bytes() + self.fingerprints.capacity() * 4 + self.table.bytes()
     }
 
     /// Memory the store would need after [`reserve`](Self::reserve)`(additional)`:
@@ -321,8 +320,7 @@ impl StateStore {
     /// and `transient` the extra size held while the largest single buffer is
     /// moved (old and new buffers coexist during a reallocation).
     pub fn bytes_after_reserve(&self, additional: usize) -> (usize, usize) {
-        let (arena_after, arena_old) =
-            super::limits::vec_after_reserve(&self.arena, additional * self.words);
+        let arena_after = self.arena.bytes_after_reserve(additional);
         let (prints_after, prints_old) = match self.compact {
             true => super::limits::vec_after_reserve(&self.fingerprints, additional),
             false => (0, 0),
@@ -330,7 +328,7 @@ impl StateStore {
         let (table_after, table_old) = self.table.bytes_after_reserve(additional);
         (
             arena_after + prints_after + table_after,
-            arena_old.max(prints_old).max(table_old),
+            prints_old.max(table_old),
         )
     }
 }
@@ -367,35 +365,44 @@ mod tests {
         assert_eq!(s.insert_bounded(&[u32::MAX, 0], 10_001), Slot::New(10_000));
     }
 
+    /// A compact store whose arena segments hold 16 to 64 states.
+    fn small_compact(words: usize) -> StateStore {
+        StateStore {
+            arena: Arena::with_segments(words, 16, 64),
+            ..StateStore::compact(words)
+        }
+    }
+
     #[test]
     fn compact_store_keeps_fingerprints_and_a_queue() {
-        let mut s = StateStore::compact(2);
+        let mut s = small_compact(2);
         for i in 0..1000u32 {
             assert_eq!(s.insert(&[i, 7]), (i, true));
         }
         assert_eq!(s.insert(&[5, 7]), (5, false));
+        let bytes = s.bytes();
         s.forget_before(600);
-        assert_eq!(s.base(), 600);
-        assert!(!s.has_words(599) && s.has_words(600));
+        // Whole segments before state 600 are dropped.
+        let base = s.base();
+        assert!(base > 500 && base <= 600, "base {base}");
+        assert!(s.bytes() < bytes);
+        assert!(!s.has_words(base - 1) && s.has_words(600));
         assert_eq!(s.get(999), &[999, 7]);
         // Forgotten states are still known (by fingerprint).
         assert_eq!(s.find(&[3, 7]), Some(3));
         assert_eq!(s.insert(&[3, 7]), (3, false));
         assert_eq!(s.insert(&[1000, 7]), (1000, true));
-        // A small step back is not worth moving the queue.
-        s.forget_before(601);
-        assert_eq!(s.base(), 600);
         assert!(collision_probability(1 << 20) < 1e-7);
     }
 
     #[test]
     #[should_panic(expected = "dropped by hash compaction")]
     fn forgotten_words_are_not_returned() {
-        let mut s = StateStore::compact(1);
-        for i in 0..10u32 {
+        let mut s = small_compact(1);
+        for i in 0..100u32 {
             s.insert(&[i]);
         }
-        s.forget_before(8);
+        s.forget_before(80);
         s.get(2);
     }
 

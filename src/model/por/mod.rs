@@ -61,6 +61,48 @@ fn get(bits: &Bits, w: usize) -> bool {
     bits[w / 64] >> (w % 64) & 1 == 1
 }
 
+/// Whether a thread's conflicts are in [`Scratch::conflicts`].
+#[derive(Clone, Copy)]
+enum Known {
+    Unknown,
+    Yes,
+    /// Its next step is never in a stubborn set.
+    Opaque,
+}
+
+/// Per-worker buffers of [`Independence::reduce`], reused across states
+/// (allocating them per candidate set cost a tenth of the search), with
+/// sets of threads as bits.
+#[derive(Default)]
+struct Scratch {
+    /// `u64` words per set of threads.
+    width: usize,
+    enabled: Vec<u64>,
+    member: Vec<u64>,
+    best: Vec<u64>,
+    work: Vec<usize>,
+    known: Vec<Known>,
+    /// Per thread, the threads that may conflict with its next step.
+    conflicts: Vec<u64>,
+}
+
+impl Scratch {
+    fn reset(&mut self, threads: usize) {
+        self.width = threads.div_ceil(64);
+        for v in [&mut self.enabled, &mut self.member, &mut self.best] {
+            v.clear();
+            v.resize(self.width, 0);
+        }
+        self.known.clear();
+        self.known.resize(threads, Known::Unknown);
+        self.conflicts.resize(threads * self.width, 0);
+    }
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+}
+
 /// More precomputed future sets than this turn the reduction off.
 const MAX_TABLE_BYTES: usize = 64 << 20;
 
@@ -146,33 +188,54 @@ impl Independence {
     /// smallest stubborn set of threads found (see [`Self::stubborn`]);
     /// `true` if that left some out.
     pub fn reduce(&self, model: &Model, s: &[u32], out: &mut Vec<u32>, start: usize) -> bool {
-        let enabled: Vec<usize> = out[start..].iter().map(|a| thread_of(*a)).collect();
-        if enabled.len() < 2 {
+        SCRATCH.with_borrow_mut(|scratch| self.reduce_with(scratch, model, s, out, start))
+    }
+
+    fn reduce_with(
+        &self,
+        scratch: &mut Scratch,
+        model: &Model,
+        s: &[u32],
+        out: &mut Vec<u32>,
+        start: usize,
+    ) -> bool {
+        let threads = model.layout.threads;
+        scratch.reset(threads);
+        let mut n_enabled = 0;
+        for a in &out[start..] {
+            let t = thread_of(*a);
+            if !get(&scratch.enabled, t) {
+                set(&mut scratch.enabled, t);
+                n_enabled += 1;
+            }
+        }
+        if n_enabled < 2 {
             return false;
         }
-        let mut best: Option<Vec<bool>> = None;
-        let mut best_len = enabled.len();
-        for &t in &enabled {
-            if best.as_ref().is_some_and(|b| b[t]) {
-                // Its set lies inside the best one found: at most a
-                // little smaller (measured: no fewer states), not worth
-                // the closure.
+        let mut best_len = n_enabled;
+        let mut found = false;
+        for t in 0..threads {
+            if !get(&scratch.enabled, t) || (found && get(&scratch.best, t)) {
+                // Not enabled, or its set lies inside the best one found:
+                // at most a little smaller (measured: no fewer states), not
+                // worth the closure.
                 continue;
             }
-            if let Some(set) = self.stubborn(model, s, t, &enabled, best_len) {
-                best_len = set.iter().filter(|m| **m).count();
-                best = Some(set);
+            if let Some(len) = self.stubborn(scratch, model, s, t, best_len) {
+                best_len = len;
+                found = true;
+                std::mem::swap(&mut scratch.best, &mut scratch.member);
                 if best_len == 1 {
                     break;
                 }
             }
         }
-        let Some(set) = best else {
+        if !found {
             return false;
-        };
+        }
         let mut k = start;
         for i in start..out.len() {
-            if set[thread_of(out[i])] {
+            if get(&scratch.best, thread_of(out[i])) {
                 out[k] = out[i];
                 k += 1;
             }
@@ -184,42 +247,78 @@ impl Independence {
     /// The threads that must move together with `seed`: closed under "a
     /// thread outside may still access what the next step of a member
     /// accesses (one of them writing)". Then no step outside depends on a
-    /// step inside before that step is taken (persistence). `None` when a
-    /// member's next step is visible, touches other threads' positions,
-    /// waits, or the set grows to `limit` threads or more.
+    /// step inside before that step is taken (persistence). Leaves the set
+    /// in `scratch.member` and returns its size; `None` when a member's
+    /// next step is visible, touches other threads' positions, waits, or
+    /// the set grows to `limit` threads or more. The set is the closure
+    /// whatever order it is explored in, so each thread's conflicts are
+    /// computed once per state (`Scratch::conflicts`).
     fn stubborn(
         &self,
+        scratch: &mut Scratch,
         model: &Model,
         s: &[u32],
         seed: usize,
-        enabled: &[usize],
         limit: usize,
-    ) -> Option<Vec<bool>> {
-        let threads = model.layout.threads;
-        let mut member = vec![false; threads];
-        member[seed] = true;
+    ) -> Option<usize> {
+        scratch.member.fill(0);
+        set(&mut scratch.member, seed);
         let mut count = 1;
-        let mut work = vec![seed];
-        while let Some(m) = work.pop() {
-            if !enabled.contains(&m) {
+        scratch.work.clear();
+        scratch.work.push(seed);
+        while let Some(m) = scratch.work.pop() {
+            if !get(&scratch.enabled, m) {
                 return None; // waiting: what would enable it is not tracked
             }
-            let Some((w, write)) = self.footprint(model, s, m)? else {
-                continue;
-            };
-            for (u, m) in member.iter_mut().enumerate() {
-                if *m || !self.may_conflict(model, s, u, w, write) {
-                    continue;
+            let conflicts = self.conflicts(scratch, model, s, m)?;
+            let width = scratch.width;
+            for i in 0..width {
+                let mut new = scratch.conflicts[conflicts + i] & !scratch.member[i];
+                scratch.member[i] |= new;
+                count += new.count_ones() as usize;
+                while new != 0 {
+                    scratch.work.push(i * 64 + new.trailing_zeros() as usize);
+                    new &= new - 1;
                 }
-                *m = true;
-                count += 1;
-                if count >= limit {
-                    return None;
-                }
-                work.push(u);
+            }
+            if count >= limit {
+                return None;
             }
         }
-        Some(member)
+        Some(count)
+    }
+
+    /// Where in `scratch.conflicts` the threads that may conflict with the
+    /// next step of `m` start (computed on first use in this state); `None`
+    /// when that step is never in a stubborn set.
+    fn conflicts(
+        &self,
+        scratch: &mut Scratch,
+        model: &Model,
+        s: &[u32],
+        m: usize,
+    ) -> Option<usize> {
+        let at = m * scratch.width;
+        match scratch.known[m] {
+            Known::Yes => return Some(at),
+            Known::Opaque => return None,
+            Known::Unknown => {}
+        }
+        let Some(footprint) = self.footprint(model, s, m) else {
+            scratch.known[m] = Known::Opaque;
+            return None;
+        };
+        let row = &mut scratch.conflicts[at..at + scratch.width];
+        row.fill(0);
+        if let Some((w, write)) = footprint {
+            for u in 0..model.layout.threads {
+                if u != m && self.may_conflict(model, s, u, w, write) {
+                    set(row, u);
+                }
+            }
+        }
+        scratch.known[m] = Known::Yes;
+        Some(at)
     }
 
     /// What the next step of `t` touches: `Some(None)` only its own state,
