@@ -59,9 +59,14 @@ fn agrees(spec: &api::SpecSource, full: &Report, reduced: &Report, what: &str) -
 }
 
 /// Both breadth-first searches found counterexamples of the same length.
+/// (A trace that ends in a cycle threads spin in forever is compared only
+/// when neither has one: its stem comes from a depth-first search of the
+/// graph, which reductions change, so either may be the longer.)
 fn assert_same_trace_lengths(full: &Report, reduced: &Report, what: &str) {
     for (a, b) in full.violations.iter().zip(&reduced.violations) {
-        assert_eq!(a.trace.schedule.len(), b.trace.schedule.len(), "{what}");
+        if a.trace.cycle_schedule.is_empty() && b.trace.cycle_schedule.is_empty() {
+            assert_eq!(a.trace.schedule.len(), b.trace.schedule.len(), "{what}");
+        }
     }
 }
 

@@ -120,7 +120,7 @@ struct Groups {
 }
 
 /// Infers the kinds, or says why block ids are used asymmetrically.
-pub fn infer(prog: &Program, live_at_entry: &dyn Fn(LocalId) -> bool) -> Result<BlockIds, String> {
+pub fn infer(prog: &Program) -> Result<BlockIds, String> {
     let mut inf = Inference {
         prog,
         blocks: i64::from(prog.launch.blocks),
@@ -153,7 +153,7 @@ pub fn infer(prog: &Program, live_at_entry: &dyn Fn(LocalId) -> bool) -> Result<
         }
         inf.plain_expr(inv)?;
     }
-    inf.check_slots(live_at_entry)?;
+    inf.check_slots()?;
     inf.finish()
 }
 
@@ -470,9 +470,17 @@ impl Inference<'_> {
         Ok(())
     }
 
-    /// Final checks per slot: no mixed use, ids fit their type, and initial
-    /// values that name a block single it out.
-    fn check_slots(&mut self, live_at_entry: &dyn Fn(LocalId) -> bool) -> Result<(), String> {
+    /// Final checks per slot: no mixed use, and ids fit their type.
+    ///
+    /// Initial values are data like any other: an id word that starts as
+    /// 0 (`last_block[] = 0`) names block 0, and renaming blocks renames it
+    /// too, so it singles nothing out. The reduction needs renamings that
+    /// map steps to steps (they do: code treats ids only as names, and
+    /// constants in code single blocks out); the initial state need not be
+    /// a fixed point: the search then explores an isomorphic copy of the
+    /// graph (from the representative of the initial state), with the same
+    /// verdicts, and `Symmetry::concretize` maps its traces back.
+    fn check_slots(&mut self) -> Result<(), String> {
         let prog = self.prog;
         for (v, var) in prog.vars.iter().enumerate() {
             match self.vars[v] {
@@ -480,12 +488,7 @@ impl Inference<'_> {
                 Kind::Unit { .. } | Kind::Rank(_) => {
                     return Err(format!("`{}` holds SM ids or ranks", var.name))
                 }
-                Kind::Id(k) => {
-                    self.fits(var.ty, k, &var.name)?;
-                    for raw in &var.init {
-                        self.single_out(crate::ir::from_raw(var.ty, *raw) - k);
-                    }
-                }
+                Kind::Id(k) => self.fits(var.ty, k, &var.name)?,
                 _ => {}
             }
         }
@@ -497,61 +500,20 @@ impl Inference<'_> {
                 Kind::Rank(_) => {
                     return Err(format!("`{}` holds a block's rank in its SM", local.name))
                 }
-                k @ Kind::Unit { .. } => {
-                    let own = matches!(&local.init, LocalInit::PerThread(values)
-                        if self.own_units(values, local.ty, k));
-                    if live_at_entry(l as LocalId) && !own {
-                        match &local.init {
-                            LocalInit::Zero => self.compare_const(k, 0),
-                            LocalInit::PerThread(values) => {
-                                for raw in values {
-                                    self.compare_const(k, crate::ir::from_raw(local.ty, *raw));
-                                }
-                            }
-                        }
-                    }
-                }
-                Kind::Id(k) => {
-                    self.fits(local.ty, k, &local.name)?;
-                    // An initial constant read before written names block c - k
-                    // (per-thread initial ids are the thread's own block).
-                    if live_at_entry(l as LocalId) {
-                        match &local.init {
-                            LocalInit::Zero => self.single_out(-k),
-                            LocalInit::PerThread(values) if !self.own_ids(values, k) => {
-                                for raw in values {
-                                    self.single_out(crate::ir::from_raw(local.ty, *raw) - k);
-                                }
-                            }
-                            LocalInit::PerThread(_) => {}
-                        }
+                Kind::Id(k) => self.fits(local.ty, k, &local.name)?,
+                Kind::Unit { g, a, c } => {
+                    let top = a * ((self.blocks + g - 1) / g - 1) + c;
+                    if c < 0 || crate::ir::wrap(local.ty, top) != top {
+                        return Err(format!(
+                            "`{}` holds ids that do not fit its type",
+                            local.name
+                        ));
                     }
                 }
                 _ => {}
             }
         }
         Ok(())
-    }
-
-    /// Whether every running thread's initial value is its own `blockIdx + k`.
-    fn own_ids(&self, values: &[u32], k: i64) -> bool {
-        let tpb = self.prog.launch.threads_per_block as usize;
-        values.iter().enumerate().all(|(t, v)| {
-            let runs = self.prog.participants == Participants::All || t % tpb == 0;
-            !runs || i64::from(*v) - k == (t / tpb) as i64
-        })
-    }
-
-    /// Whether every running thread's initial value is `kind` of its own block.
-    fn own_units(&self, values: &[u32], ty: Type, kind: Kind) -> bool {
-        let tpb = self.prog.launch.threads_per_block as usize;
-        let Some((g, a, c)) = kind.as_unit() else {
-            return false;
-        };
-        values.iter().enumerate().all(|(t, v)| {
-            let runs = self.prog.participants == Participants::All || t % tpb == 0;
-            !runs || crate::ir::from_raw(ty, *v) == a * ((t / tpb) as i64 / g) + c
-        })
     }
 
     /// `id + k` must be representable in `ty` for every block.

@@ -157,8 +157,7 @@ impl Symmetry {
             return Err("the state has words the symmetry reduction does not describe".into());
         }
         let liveness = Liveness::compute(&prog.code, prog.locals.len());
-        let live_at_entry = |l: LocalId| !prog.code.is_empty() && liveness.is_live(0, l);
-        let kinds = ids::infer(prog, &live_at_entry)?;
+        let kinds = ids::infer(prog)?;
         let g = kinds.g as usize;
         let id_word = |k: ids::Kind, ty: Type| match k {
             ids::Kind::Id(offset) => Some(IdWord { offset, ty }),
