@@ -61,6 +61,29 @@ impl BlockWords {
         runs
     }
 
+    /// The histories of the global locations `base + u * stride ..+ len`
+    /// (one run per owner `u`), moved with the words they describe.
+    pub fn history(&self, base: usize, len: usize, stride: usize) -> BlockRun {
+        let lw = self.sec.loc_words;
+        BlockRun {
+            base: self.sec.len_word(base),
+            len: len * lw,
+            stride: stride * lw,
+        }
+    }
+
+    /// Moves the view entries of global locations along with their words
+    /// (`moves`: from, to); `tmp` is scratch.
+    pub fn move_view_entries(&self, s: &mut [u32], moves: &[(usize, usize)], tmp: &mut Vec<usize>) {
+        for view in self.sec.all_views() {
+            tmp.clear();
+            tmp.extend(moves.iter().map(|(from, _)| get(s, view, *from)));
+            for ((_, to), v) in moves.iter().zip(tmp.iter()) {
+                set(s, view, *to, *v);
+            }
+        }
+    }
+
     /// After the runs were moved (block `b` to `perm[b]`): renames the
     /// writers of messages, moves the view entries of shared locations with
     /// their blocks, and maps each written value of location `x` through

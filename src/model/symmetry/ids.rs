@@ -9,10 +9,11 @@
 //! used. Comparing an id with a constant (`blockIdx == 0`) is allowed but
 //! singles out that block: it is then never permuted.
 
+use super::shapes::{self, Access, Owned, Shape};
 use crate::ir::{
     eval_binary, eval_unary, AtomicOp, Builtin, Expr, Loc, LocalId, LocalInit, Op, Program, VarId,
 };
-use crate::spec::ast::{BinOp, Participants, Type};
+use crate::spec::ast::{BinOp, Participants, Storage, Type};
 
 /// What a slot (local or memory variable) holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,6 +26,16 @@ pub enum Kind {
     Plain,
     /// `id + k` for a block id `id`, or a constant sentinel.
     Id(i64),
+    /// `a * (blockIdx / g) + c` (`a != 0`, and not `g = a = 1`, which is
+    /// `Id(c)`): a scaled SM id (`g` blocks per SM), or a scaled block id
+    /// (`g = 1`). Held in locals and used as an index or compared with
+    /// constants only; never stored in memory.
+    Unit { g: i64, a: i64, c: i64 },
+    /// `blockIdx % g` (`g >= 2`): the block's rank within its SM, only
+    /// compared with constants (which singles out that rank).
+    Rank(i64),
+    /// Plain data known to lie in `lo..=hi`.
+    Range(i64, i64),
     /// Mixed use: symmetry cannot rename it.
     Top,
 }
@@ -36,11 +47,52 @@ impl Kind {
             (Bottom, x) | (x, Bottom) => x,
             (Top, _) | (_, Top) => Top,
             (Const(a), Const(b)) if a == b => Const(a),
-            (Const(_) | Plain, Const(_) | Plain) => Plain,
+            (Const(_) | Range(..), Const(_) | Range(..)) => {
+                let (a, b) = (self.range().unwrap(), other.range().unwrap());
+                Range(a.0.min(b.0), a.1.max(b.1))
+            }
+            (Const(_) | Plain | Range(..), Const(_) | Plain | Range(..)) => Plain,
             (Id(k), Id(j)) if k == j => Id(k),
             (Id(k), Const(_)) | (Const(_), Id(k)) => Id(k),
+            (Unit { .. }, Const(_)) => self,
+            (Const(_), Unit { .. }) => other,
+            (Unit { .. }, Unit { .. }) | (Rank(_), Rank(_)) if self == other => self,
             _ => Top,
         }
+    }
+}
+
+impl Kind {
+    /// The values a constant or range may take.
+    pub fn range(self) -> Option<(i64, i64)> {
+        match self {
+            Kind::Const(c) => Some((c, c)),
+            Kind::Range(lo, hi) => Some((lo, hi)),
+            _ => None,
+        }
+    }
+
+    /// `a * (blockIdx / g) + c`, normalized.
+    pub fn unit(g: i64, a: i64, c: i64) -> Kind {
+        match (g, a) {
+            (_, 0) => Kind::Const(c),
+            (1, 1) => Kind::Id(c),
+            _ => Kind::Unit { g, a, c },
+        }
+    }
+
+    /// This kind as `a * (blockIdx / g) + c`: `(g, a, c)`.
+    pub fn as_unit(self) -> Option<(i64, i64, i64)> {
+        match self {
+            Kind::Id(c) => Some((1, 1, c)),
+            Kind::Unit { g, a, c } => Some((g, a, c)),
+            _ => None,
+        }
+    }
+
+    /// Renamed by symmetry: a block or SM id, possibly scaled.
+    pub fn is_name(self) -> bool {
+        self.as_unit().is_some()
     }
 }
 
@@ -50,16 +102,33 @@ pub struct BlockIds {
     pub vars: Vec<Kind>,
     /// Blocks that must stay where they are (sorted, deduplicated).
     pub fixed: Vec<u32>,
+    /// Blocks per SM (1: no SM structure in the code).
+    pub g: i64,
+    /// SMs that must stay where they are, and ranks within an SM that
+    /// must (both sorted, deduplicated).
+    pub fixed_sms: Vec<u32>,
+    pub fixed_ranks: Vec<u32>,
+    /// Per variable: the words of it that belong to a block or SM.
+    pub owned: Vec<Option<Owned>>,
+}
+
+/// SMs and ranks singled out by comparisons: (blocks per SM, SM or rank).
+#[derive(Default)]
+struct Groups {
+    fixed_sms: Vec<(i64, i64)>,
+    fixed_ranks: Vec<(i64, i64)>,
 }
 
 /// Infers the kinds, or says why block ids are used asymmetrically.
-pub fn infer(prog: &Program, live_at_entry: &dyn Fn(LocalId) -> bool) -> Result<BlockIds, String> {
+pub fn infer(prog: &Program) -> Result<BlockIds, String> {
     let mut inf = Inference {
         prog,
         blocks: i64::from(prog.launch.blocks),
         locals: vec![Kind::Bottom; prog.locals.len()],
         vars: vec![Kind::Bottom; prog.vars.len()],
         fixed: Vec::new(),
+        groups: Groups::default(),
+        access: vec![Access::Unused; prog.vars.len()],
     };
     inf.seed_initial_values();
     // Kinds only grow: iterate the flow to a fixed point.
@@ -84,15 +153,8 @@ pub fn infer(prog: &Program, live_at_entry: &dyn Fn(LocalId) -> bool) -> Result<
         }
         inf.plain_expr(inv)?;
     }
-    inf.check_slots(live_at_entry)?;
-    let mut fixed = inf.fixed;
-    fixed.sort_unstable();
-    fixed.dedup();
-    Ok(BlockIds {
-        locals: inf.locals,
-        vars: inf.vars,
-        fixed,
-    })
+    inf.check_slots()?;
+    inf.finish()
 }
 
 struct Inference<'p> {
@@ -101,9 +163,62 @@ struct Inference<'p> {
     locals: Vec<Kind>,
     vars: Vec<Kind>,
     fixed: Vec<u32>,
+    groups: Groups,
+    access: Vec<Access>,
 }
 
 impl Inference<'_> {
+    /// The one SM size the code uses, the owned words, and what is fixed.
+    fn finish(self) -> Result<BlockIds, String> {
+        let mut sizes: Vec<i64> = self.groups.fixed_sms.iter().map(|(g, _)| *g).collect();
+        sizes.extend(self.groups.fixed_ranks.iter().map(|(g, _)| *g));
+        for k in self.locals.iter().chain(&self.vars) {
+            if let Kind::Unit { g, .. } = k {
+                sizes.push(*g);
+            }
+        }
+        for a in &self.access {
+            if let Access::Unit { g, .. } = a {
+                sizes.push(*g);
+            }
+        }
+        sizes.retain(|g| *g > 1);
+        sizes.sort_unstable();
+        sizes.dedup();
+        if sizes.len() > 1 {
+            return Err(format!("blocks are grouped into SMs of sizes {sizes:?}"));
+        }
+        let g = sizes.first().copied().unwrap_or(1);
+        let mut owned = Vec::with_capacity(self.prog.vars.len());
+        for (v, var) in self.prog.vars.iter().enumerate() {
+            let o = shapes::owned(self.access[v], i64::from(var.len), self.blocks, g)
+                .map_err(|why| format!("`{}` {why}", var.name))?;
+            owned.push(o);
+        }
+        let pick = |v: &[(i64, i64)]| -> Vec<u32> {
+            let mut out: Vec<u32> = v
+                .iter()
+                .filter(|(_, x)| *x >= 0 && *x < self.blocks)
+                .map(|(_, x)| *x as u32)
+                .collect();
+            out.sort_unstable();
+            out.dedup();
+            out
+        };
+        let mut fixed = self.fixed;
+        fixed.sort_unstable();
+        fixed.dedup();
+        Ok(BlockIds {
+            fixed_sms: pick(&self.groups.fixed_sms),
+            fixed_ranks: pick(&self.groups.fixed_ranks),
+            locals: self.locals,
+            vars: self.vars,
+            fixed,
+            g,
+            owned,
+        })
+    }
+
     /// Initial values flow into their slots; a per-thread local equal to
     /// `blockIdx + k` in every thread that runs is an id.
     fn seed_initial_values(&mut self) {
@@ -112,24 +227,15 @@ impl Inference<'_> {
             self.locals[l] = match &local.init {
                 LocalInit::Zero => Kind::Const(0),
                 LocalInit::PerThread(values) => {
-                    let running: Vec<(usize, i64)> = values
+                    let running: Vec<(i64, i64)> = values
                         .iter()
                         .enumerate()
                         .filter(|(t, _)| {
                             self.prog.participants == Participants::All || t % tpb == 0
                         })
-                        .map(|(t, v)| (t, crate::ir::from_raw(local.ty, *v)))
+                        .map(|(t, v)| ((t / tpb) as i64, crate::ir::from_raw(local.ty, *v)))
                         .collect();
-                    let offset = running.first().map(|(t, v)| v - (t / tpb) as i64);
-                    let same = running.windows(2).all(|w| w[0].1 == w[1].1);
-                    match offset {
-                        None => Kind::Const(0),
-                        Some(_) if same && self.blocks > 1 => Kind::Const(running[0].1),
-                        Some(k) if running.iter().all(|(t, v)| v - (t / tpb) as i64 == k) => {
-                            Kind::Id(k)
-                        }
-                        Some(_) => Kind::Plain,
-                    }
+                    per_block_kind(&running)
                 }
             };
         }
@@ -195,12 +301,12 @@ impl Inference<'_> {
             Expr::Global(v, _) => self.vars[*v as usize],
             Expr::Unary(op, a) => match self.expr(a) {
                 Kind::Const(c) => Kind::Const(eval_unary(*op, c)),
-                Kind::Id(_) | Kind::Top => Kind::Top,
+                Kind::Id(_) | Kind::Unit { .. } | Kind::Rank(_) | Kind::Top => Kind::Top,
                 _ => Kind::Plain,
             },
             Expr::Binary(op, a, b) => binary(*op, self.expr(a), self.expr(b)),
             Expr::Ternary(c, a, b) => match self.expr(c) {
-                Kind::Id(_) | Kind::Top => Kind::Top,
+                Kind::Id(_) | Kind::Unit { .. } | Kind::Rank(_) | Kind::Top => Kind::Top,
                 _ => self.expr(a).join(self.expr(b)),
             },
         }
@@ -212,6 +318,8 @@ impl Inference<'_> {
         self.walk(e)?;
         match self.expr(e) {
             Kind::Id(_) => Err("a block id is used as a number or condition".into()),
+            Kind::Unit { .. } => Err("an SM id is used as a number or condition".into()),
+            Kind::Rank(_) => Err("a block's rank in its SM is used as a number".into()),
             _ => Ok(()),
         }
     }
@@ -223,7 +331,7 @@ impl Inference<'_> {
             return Err("block ids are combined with other data".into());
         }
         match e {
-            Expr::Global(_, Some(i)) => self.plain_expr(i),
+            Expr::Global(v, Some(i)) => self.index_of(*v, i),
             Expr::Unary(_, a) => self.walk(a),
             Expr::Binary(op, a, b) => {
                 self.walk(a)?;
@@ -255,8 +363,22 @@ impl Inference<'_> {
     }
 
     fn compare_const(&mut self, kind: Kind, c: i64) {
-        if let Kind::Id(k) = kind {
-            self.single_out(c - k);
+        match kind {
+            Kind::Rank(g) => self.groups.fixed_ranks.push((g, c)),
+            _ => {
+                let Some((g, a, k)) = kind.as_unit() else {
+                    return;
+                };
+                if (c - k) % a != 0 {
+                    return; // no unit has this value
+                }
+                let unit = (c - k) / a;
+                if g == 1 {
+                    self.single_out(unit);
+                } else {
+                    self.groups.fixed_sms.push((g, unit));
+                }
+            }
         }
     }
 
@@ -328,24 +450,45 @@ impl Inference<'_> {
 
     fn index(&mut self, loc: &crate::ir::Loc) -> Result<(), String> {
         match &loc.index {
-            Some(i) => self.plain_expr(i),
+            Some(i) => self.index_of(loc.var, i),
             None => Ok(()),
         }
     }
 
-    /// Final checks per slot: no mixed use, ids fit their type, and initial
-    /// values that name a block single it out.
-    fn check_slots(&mut self, live_at_entry: &dyn Fn(LocalId) -> bool) -> Result<(), String> {
+    /// Checks index `i` of variable `v`: plain data, or (global arrays)
+    /// an index naming the thread's block or SM, whose words it owns.
+    fn index_of(&mut self, v: VarId, i: &Expr) -> Result<(), String> {
+        if self.prog.vars[v as usize].storage == Storage::Shared {
+            return self.plain_expr(i);
+        }
+        let shape = shapes::shape(self.prog, self.blocks, i, &|e| self.expr(e));
+        if matches!(shape, Shape::Plain(_) | Shape::Stride | Shape::Bad) {
+            self.plain_expr(i)?;
+        }
+        let slot = &mut self.access[v as usize];
+        *slot = slot.join(shape);
+        Ok(())
+    }
+
+    /// Final checks per slot: no mixed use, and ids fit their type.
+    ///
+    /// Initial values are data like any other: an id word that starts as
+    /// 0 (`last_block[] = 0`) names block 0, and renaming blocks renames it
+    /// too, so it singles nothing out. The reduction needs renamings that
+    /// map steps to steps (they do: code treats ids only as names, and
+    /// constants in code single blocks out); the initial state need not be
+    /// a fixed point: the search then explores an isomorphic copy of the
+    /// graph (from the representative of the initial state), with the same
+    /// verdicts, and `Symmetry::concretize` maps its traces back.
+    fn check_slots(&mut self) -> Result<(), String> {
         let prog = self.prog;
         for (v, var) in prog.vars.iter().enumerate() {
             match self.vars[v] {
                 Kind::Top => return Err(format!("`{}` holds block ids and other data", var.name)),
-                Kind::Id(k) => {
-                    self.fits(var.ty, k, &var.name)?;
-                    for raw in &var.init {
-                        self.single_out(crate::ir::from_raw(var.ty, *raw) - k);
-                    }
+                Kind::Unit { .. } | Kind::Rank(_) => {
+                    return Err(format!("`{}` holds SM ids or ranks", var.name))
                 }
+                Kind::Id(k) => self.fits(var.ty, k, &var.name)?,
                 _ => {}
             }
         }
@@ -354,35 +497,23 @@ impl Inference<'_> {
                 Kind::Top => {
                     return Err(format!("`{}` holds block ids and other data", local.name))
                 }
-                Kind::Id(k) => {
-                    self.fits(local.ty, k, &local.name)?;
-                    // An initial constant read before written names block c - k
-                    // (per-thread initial ids are the thread's own block).
-                    if live_at_entry(l as LocalId) {
-                        match &local.init {
-                            LocalInit::Zero => self.single_out(-k),
-                            LocalInit::PerThread(values) if !self.own_ids(values, k) => {
-                                for raw in values {
-                                    self.single_out(crate::ir::from_raw(local.ty, *raw) - k);
-                                }
-                            }
-                            LocalInit::PerThread(_) => {}
-                        }
+                Kind::Rank(_) => {
+                    return Err(format!("`{}` holds a block's rank in its SM", local.name))
+                }
+                Kind::Id(k) => self.fits(local.ty, k, &local.name)?,
+                Kind::Unit { g, a, c } => {
+                    let top = a * ((self.blocks + g - 1) / g - 1) + c;
+                    if c < 0 || crate::ir::wrap(local.ty, top) != top {
+                        return Err(format!(
+                            "`{}` holds ids that do not fit its type",
+                            local.name
+                        ));
                     }
                 }
                 _ => {}
             }
         }
         Ok(())
-    }
-
-    /// Whether every running thread's initial value is its own `blockIdx + k`.
-    fn own_ids(&self, values: &[u32], k: i64) -> bool {
-        let tpb = self.prog.launch.threads_per_block as usize;
-        values.iter().enumerate().all(|(t, v)| {
-            let runs = self.prog.participants == Participants::All || t % tpb == 0;
-            !runs || i64::from(*v) - k == (t / tpb) as i64
-        })
     }
 
     /// `id + k` must be representable in `ty` for every block.
@@ -392,6 +523,25 @@ impl Inference<'_> {
             return Err(format!("`{name}` holds block ids that do not fit its type"));
         }
         Ok(())
+    }
+}
+
+/// The kind of a per-thread initial value, from (block, value) of every
+/// thread that runs: a constant, `a * (block / g) + c` with `a > 0` (an
+/// id, possibly of the block's SM), or plain data.
+fn per_block_kind(running: &[(i64, i64)]) -> Kind {
+    let Some(&(b0, v0)) = running.first() else {
+        return Kind::Const(0);
+    };
+    let Some(&(g, vg)) = running.iter().find(|(_, v)| *v != v0) else {
+        return Kind::Const(v0);
+    };
+    let a = vg - v0;
+    let fits = b0 == 0 && g > 0 && a > 0 && running.iter().all(|(b, v)| *v == a * (b / g) + v0);
+    if fits {
+        Kind::unit(g, a, v0)
+    } else {
+        Kind::Plain
     }
 }
 
@@ -419,7 +569,23 @@ fn binary(op: BinOp, a: Kind, b: Kind) -> Kind {
         (BinOp::Eq | BinOp::Ne, Id(k), Id(j)) if k == j => Plain,
         (BinOp::Eq | BinOp::Ne, Id(_), Const(_) | Bottom)
         | (BinOp::Eq | BinOp::Ne, Const(_) | Bottom, Id(_)) => Plain,
-        (_, Id(_), _) | (_, _, Id(_)) => Top,
+        // SM ids and ranks (`blockIdx / blocks_per_sm`, `% blocks_per_sm`).
+        (BinOp::Div, Id(0), Const(1)) => Id(0),
+        (BinOp::Div, Id(0), Const(g)) if g > 1 => Kind::unit(g, 1, 0),
+        (BinOp::Rem, Id(0), Const(1)) => Const(0),
+        (BinOp::Rem, Id(0), Const(g)) if g > 1 => Rank(g),
+        (BinOp::Mul, u, Const(m)) | (BinOp::Mul, Const(m), u) if u.is_name() && m > 0 => {
+            let (g, a, c) = u.as_unit().expect("a name");
+            Kind::unit(g, a * m, c * m)
+        }
+        (BinOp::Add, Unit { g, a, c }, Const(k)) | (BinOp::Add, Const(k), Unit { g, a, c }) => {
+            Kind::unit(g, a, c + k)
+        }
+        (BinOp::Sub, Unit { g, a, c }, Const(k)) => Kind::unit(g, a, c - k),
+        (BinOp::Eq | BinOp::Ne, Unit { .. } | Rank(_), Const(_) | Bottom)
+        | (BinOp::Eq | BinOp::Ne, Const(_) | Bottom, Unit { .. } | Rank(_)) => Plain,
+        (BinOp::Eq | BinOp::Ne, x @ (Unit { .. } | Rank(_)), y) if x == y => Plain,
+        (_, Id(_) | Unit { .. } | Rank(_), _) | (_, _, Id(_) | Unit { .. } | Rank(_)) => Top,
         _ => Plain,
     }
 }

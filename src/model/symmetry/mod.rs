@@ -20,6 +20,7 @@
 //! words that hold block ids, if any).
 
 mod ids;
+mod shapes;
 
 use super::memory::BlockWords;
 use super::state::Layout;
@@ -27,6 +28,7 @@ use crate::ir::cfg::Liveness;
 use crate::ir::{from_raw, to_raw, LocalId, Program};
 use crate::spec::ast::{Storage, Type};
 use std::cell::RefCell;
+use std::cmp::Ordering;
 
 /// Per-thread header words before the locals (pc, flags, critical weight,
 /// phases): plain data. A semantics that adds header words must extend this
@@ -42,17 +44,33 @@ struct Scratch {
     copy: Vec<u32>,
     /// `perm[old block]`: its block in the representative.
     perm: Vec<u32>,
+    /// `sm_perm[old SM]`: its SM in the representative.
+    sm_perm: Vec<u32>,
     /// `first[block]`: the first global id word naming it (`u32::MAX`: none).
     first: Vec<u32>,
     order: Vec<u32>,
+    /// `at[slot]`: the old block in that slot after sorting within SMs.
+    at: Vec<u32>,
+    /// Global locations moved (from, to), and view entries (`ptx`).
+    moves: Vec<(usize, usize)>,
+    entries: Vec<usize>,
 }
 
-/// Words of one block: `len` words at `base + block * stride`.
+/// Words of one block (or SM): `len` words at `base + unit * stride`.
 #[derive(Clone, Copy, Debug)]
 struct Segment {
     base: usize,
     len: usize,
     stride: usize,
+    /// Global memory words (locations whose `ptx` view entries move too).
+    global: bool,
+}
+
+impl Segment {
+    fn words<'s>(&self, s: &'s [u32], unit: usize) -> &'s [u32] {
+        let from = self.base + unit * self.stride;
+        &s[from..from + self.len]
+    }
 }
 
 /// A word holding `block id + offset` (raw, of type `ty`).
@@ -62,24 +80,47 @@ struct IdWord {
     ty: Type,
 }
 
-/// The symmetry of one program under one launch.
+/// A local holding `a * unit + c` (a block id, or an SM id when `sm`).
+#[derive(Clone, Copy, Debug)]
+struct UnitLocal {
+    local: LocalId,
+    sm: bool,
+    a: i64,
+    c: i64,
+    ty: Type,
+}
+
+/// The symmetry of one program under one launch: a wreath product. Blocks
+/// are grouped into SMs of `g` (1: each block its own SM); alike blocks of
+/// one SM are interchangeable, and so are alike full SMs, each with its
+/// blocks and its per-SM words.
 pub struct Symmetry {
     blocks: usize,
+    /// Blocks per SM.
+    g: usize,
+    sms: usize,
     threads_per_block: usize,
     thread_words: usize,
     mem_words: usize,
-    /// Interchangeable blocks: each class sorted, at least two blocks.
-    classes: Vec<Vec<u32>>,
-    /// The words of each block: its threads first, then its shared copies.
-    segments: Vec<Segment>,
+    /// Interchangeable blocks within one SM (each class sorted, in one SM,
+    /// at least two blocks); empty when `g == 1`.
+    rank_classes: Vec<Vec<u32>>,
+    /// Interchangeable SMs (with `g == 1`: blocks).
+    sm_classes: Vec<Vec<u32>>,
+    /// The words of each block: its threads first, then its shared copies,
+    /// the model's words, the global words it owns.
+    block_segs: Vec<Segment>,
+    /// The global words each SM owns (and their `ptx` histories).
+    sm_segs: Vec<Segment>,
     /// Global memory words holding ids.
     global_ids: Vec<(usize, IdWord)>,
     /// Shared variables holding ids: (base, len, kind), one copy per block.
     shared_ids: Vec<(usize, usize, IdWord)>,
-    /// Locals holding ids (renamed only where live).
-    local_ids: Vec<(LocalId, IdWord)>,
-    /// For each word of a block ([`Symmetry::block_words`] order): may hold an id.
-    id_mask: Vec<bool>,
+    /// Locals holding ids, block or SM (renamed only where live).
+    local_ids: Vec<UnitLocal>,
+    /// For each word of a block (`block_segs` order) / SM: may hold an id.
+    block_mask: Vec<bool>,
+    sm_mask: Vec<bool>,
     /// Some word may hold a block id.
     has_ids: bool,
     liveness: Liveness,
@@ -116,43 +157,75 @@ impl Symmetry {
             return Err("the state has words the symmetry reduction does not describe".into());
         }
         let liveness = Liveness::compute(&prog.code, prog.locals.len());
-        let live_at_entry = |l: LocalId| !prog.code.is_empty() && liveness.is_live(0, l);
-        let kinds = ids::infer(prog, &live_at_entry)?;
+        let kinds = ids::infer(prog)?;
+        let g = kinds.g as usize;
         let id_word = |k: ids::Kind, ty: Type| match k {
             ids::Kind::Id(offset) => Some(IdWord { offset, ty }),
             _ => None,
         };
+        let seg = |base, len, stride, global| Segment {
+            base,
+            len,
+            stride,
+            global,
+        };
 
-        let mut segments = vec![Segment {
-            base: layout.mem_words,
-            len: tpb * layout.thread_words,
-            stride: tpb * layout.thread_words,
-        }];
+        let mut block_segs = vec![seg(
+            layout.mem_words,
+            tpb * layout.thread_words,
+            tpb * layout.thread_words,
+            false,
+        )];
+        let mut block_mask_tail = Vec::new();
+        let mut sm_segs = Vec::new();
+        let mut sm_mask = Vec::new();
         let mut global_ids = Vec::new();
         let mut shared_ids = Vec::new();
+        let mut owned_segs = Vec::new();
         for (v, var) in prog.vars.iter().enumerate() {
             let base = layout.var_base[v];
             let len = var.len as usize;
             let id = id_word(kinds.vars[v], var.ty);
             if var.storage == Storage::Shared {
-                segments.push(Segment {
-                    base,
-                    len,
-                    stride: len,
-                });
+                block_segs.push(seg(base, len, len, false));
+                block_mask_tail.extend(std::iter::repeat_n(id.is_some(), len));
                 if let Some(id) = id {
                     shared_ids.push((base, len, id));
                 }
-            } else if let Some(id) = id {
+                continue;
+            }
+            if let Some(id) = id {
                 global_ids.extend((base..base + len).map(|w| (w, id)));
+            }
+            if let Some(o) = kinds.owned[v] {
+                for c in 0..o.chunks {
+                    let s = seg(base + o.base + c * o.period, o.len, o.stride, true);
+                    owned_segs.push((o.by_sm && g > 1, s, id.is_some()));
+                }
             }
         }
         if let Some(m) = &memory {
-            segments.extend(m.runs().into_iter().map(|r| Segment {
-                base: r.base,
-                len: r.len,
-                stride: r.stride,
-            }));
+            block_segs.extend(
+                m.runs()
+                    .into_iter()
+                    .map(|r| seg(r.base, r.len, r.stride, false)),
+            );
+            let words: usize = m.runs().iter().map(|r| r.len).sum();
+            block_mask_tail.extend(std::iter::repeat_n(false, words));
+        }
+        for &(by_sm, s, ids) in &owned_segs {
+            let (segs, mask) = if by_sm {
+                (&mut sm_segs, &mut sm_mask)
+            } else {
+                (&mut block_segs, &mut block_mask_tail)
+            };
+            segs.push(s);
+            mask.extend(std::iter::repeat_n(ids, s.len));
+            if let Some(m) = &memory {
+                let h = m.history(s.base, s.len, s.stride);
+                segs.push(seg(h.base, h.len, h.stride, false));
+                mask.extend(std::iter::repeat_n(false, h.len));
+            }
         }
         let mut value_ids = vec![None; layout.mem_words];
         for &(w, id) in &global_ids {
@@ -161,106 +234,131 @@ impl Symmetry {
         for &(base, len, id) in &shared_ids {
             value_ids[base..base + blocks * len].fill(Some(id));
         }
-        let local_ids: Vec<(LocalId, IdWord)> = prog
+        let local_ids: Vec<UnitLocal> = prog
             .locals
             .iter()
             .enumerate()
-            .filter_map(|(l, local)| Some((l as LocalId, id_word(kinds.locals[l], local.ty)?)))
+            .filter_map(|(l, local)| {
+                let (ug, a, c) = kinds.locals[l].as_unit()?;
+                Some(UnitLocal {
+                    local: l as LocalId,
+                    sm: ug > 1,
+                    a,
+                    c,
+                    ty: local.ty,
+                })
+            })
             .collect();
+        let mut thread = vec![false; layout.thread_words];
+        for u in &local_ids {
+            thread[THREAD_HEADER + u.local as usize] = true;
+        }
+        let mut block_mask = thread.repeat(tpb);
+        block_mask.extend(block_mask_tail);
 
         let mut sym = Symmetry {
             blocks,
+            g,
+            sms: blocks.div_ceil(g),
             threads_per_block: tpb,
             thread_words: layout.thread_words,
             mem_words: layout.mem_words,
-            classes: Vec::new(),
-            segments,
+            rank_classes: Vec::new(),
+            sm_classes: Vec::new(),
+            block_segs,
+            sm_segs,
             global_ids,
             shared_ids,
             local_ids,
-            id_mask: Vec::new(),
+            block_mask,
+            sm_mask,
             has_ids: false,
             liveness,
             code_len: prog.code.len() as u32,
             memory,
             value_ids,
         };
-        sym.id_mask = sym.id_mask();
-        sym.has_ids = !sym.global_ids.is_empty() || sym.id_mask.contains(&true);
-        sym.classes = sym.classes_of(prog, layout, &kinds.fixed);
-        if sym.classes.is_empty() {
+        sym.has_ids = !sym.global_ids.is_empty()
+            || sym.block_mask.contains(&true)
+            || sym.sm_mask.contains(&true);
+        sym.find_classes(prog, layout, &kinds);
+        if sym.rank_classes.is_empty() && sym.sm_classes.is_empty() {
             return Err("no two blocks are interchangeable".into());
         }
         Ok(sym)
     }
 
-    /// Groups blocks whose initial words agree (ids masked); blocks singled
-    /// out by the code stay alone.
-    fn classes_of(&self, prog: &Program, layout: &Layout, fixed: &[u32]) -> Vec<Vec<u32>> {
+    /// Groups alike blocks of each SM, and alike full SMs; blocks, ranks
+    /// and SMs singled out by the code stay where they are.
+    fn find_classes(&mut self, prog: &Program, layout: &Layout, kinds: &ids::BlockIds) {
         let mut init = vec![0u32; layout.words()];
         layout.initial(prog, &mut init);
-        let signature = |b: usize| -> Vec<u32> {
-            self.block_words(b)
-                .zip(&self.id_mask)
-                .map(|(w, masked)| if *masked { u32::MAX } else { init[w] })
+        let signature = |segs: &[Segment], mask: &[bool], unit: usize| -> Vec<u32> {
+            let words = segs.iter().flat_map(|s| s.words(&init, unit).iter());
+            words
+                .zip(mask)
+                .map(|(w, masked)| if *masked { u32::MAX } else { *w })
                 .collect()
         };
-        let mut classes: Vec<(Vec<u32>, Vec<u32>)> = Vec::new();
-        for b in 0..self.blocks {
-            if fixed.contains(&(b as u32)) {
-                continue;
+        let block_sig = |b: usize| signature(&self.block_segs, &self.block_mask, b);
+        let g = self.g;
+        let fixed_block = |b: usize| kinds.fixed.contains(&(b as u32));
+        if g > 1 {
+            for m in 0..self.sms {
+                let members = (m * g..((m + 1) * g).min(self.blocks))
+                    .filter(|b| !fixed_block(*b) && !kinds.fixed_ranks.contains(&((b % g) as u32)));
+                self.rank_classes.extend(group_by(members, block_sig));
             }
-            let sig = signature(b);
-            match classes.iter_mut().find(|(s, _)| *s == sig) {
-                Some((_, members)) => members.push(b as u32),
-                None => classes.push((sig, vec![b as u32])),
+        }
+        let full = self.blocks / g;
+        let sms = (0..full).filter(|m| {
+            !kinds.fixed_sms.contains(&(*m as u32)) && !(m * g..(m + 1) * g).any(fixed_block)
+        });
+        let sm_sig = |m: usize| {
+            let mut sig = signature(&self.sm_segs, &self.sm_mask, m);
+            for b in m * g..(m + 1) * g {
+                sig.extend(block_sig(b));
             }
-        }
-        classes
-            .into_iter()
-            .map(|(_, m)| m)
-            .filter(|m| m.len() > 1)
-            .collect()
+            sig
+        };
+        self.sm_classes = group_by(sms, sm_sig);
     }
 
-    /// The words of block `b`, in segment order.
-    fn block_words(&self, b: usize) -> impl Iterator<Item = usize> + '_ {
-        self.segments
-            .iter()
-            .flat_map(move |s| s.base + b * s.stride..s.base + b * s.stride + s.len)
+    /// The classes of interchangeable blocks (within an SM) and SMs.
+    pub fn classes(&self) -> (&[Vec<u32>], &[Vec<u32>]) {
+        (&self.rank_classes, &self.sm_classes)
     }
 
-    /// For each word of a block (in [`block_words`](Self::block_words)
-    /// order), whether it may hold a block id.
-    fn id_mask(&self) -> Vec<bool> {
-        let mut thread = vec![false; self.thread_words];
-        for (l, _) in &self.local_ids {
-            thread[THREAD_HEADER + *l as usize] = true;
-        }
-        let mut mask = thread.repeat(self.threads_per_block);
-        for s in &self.segments[1..] {
-            let ids = self.shared_ids.iter().any(|(base, _, _)| *base == s.base);
-            mask.extend(std::iter::repeat_n(ids, s.len));
-        }
-        mask
-    }
-
-    /// The classes of interchangeable blocks.
-    pub fn classes(&self) -> &[Vec<u32>] {
-        &self.classes
-    }
-
-    /// A one-line description for reports (`blocks 1-5 interchangeable`).
+    /// A one-line description for reports (`interchangeable blocks {1,2,3}`).
     pub fn describe(&self) -> String {
-        let classes: Vec<String> = self
-            .classes
-            .iter()
-            .map(|c| {
-                let names: Vec<String> = c.iter().map(u32::to_string).collect();
-                format!("{{{}}}", names.join(","))
-            })
-            .collect();
-        format!("interchangeable blocks {}", classes.join(" "))
+        let list = |classes: &[Vec<u32>]| -> String {
+            let names: Vec<String> = classes
+                .iter()
+                .map(|c| {
+                    let names: Vec<String> = c.iter().map(u32::to_string).collect();
+                    format!("{{{}}}", names.join(","))
+                })
+                .collect();
+            names.join(" ")
+        };
+        if self.g == 1 {
+            return format!("interchangeable blocks {}", list(&self.sm_classes));
+        }
+        let mut parts = Vec::new();
+        if !self.sm_classes.is_empty() {
+            parts.push(format!(
+                "interchangeable SMs of {} blocks {}",
+                self.g,
+                list(&self.sm_classes)
+            ));
+        }
+        if !self.rank_classes.is_empty() {
+            parts.push(format!(
+                "interchangeable blocks within an SM {}",
+                list(&self.rank_classes)
+            ));
+        }
+        parts.join(", ")
     }
 
     /// Replaces `s` by the representative of its class.
@@ -271,20 +369,27 @@ impl Symmetry {
     /// Like [`canonicalize`](Self::canonicalize); afterwards `scratch.perm[b]`
     /// is where block `b` of the old state went.
     ///
-    /// Blocks of a class are ordered by a sort key per block: its words with
-    /// ids masked (a block's own id says nothing), then where global memory
-    /// first names it, then all its words. The first two parts do not change
-    /// when blocks are renamed, which makes most representatives unique per
-    /// class.
+    /// First the alike blocks of each SM are sorted, then the alike SMs (by
+    /// their own words, then their blocks' in rank order). Blocks and SMs
+    /// are ordered by their words with ids masked (a block's own id says
+    /// nothing), then where global memory first names them, then all their
+    /// words. The first two parts do not change when blocks are renamed,
+    /// which makes most representatives unique.
     fn canonicalize_with(&self, s: &mut [u32], scratch: &mut Scratch) {
         let Scratch {
             copy,
             perm,
+            sm_perm,
             first,
             order,
+            at,
+            moves,
+            entries,
         } = scratch;
         perm.clear();
         perm.extend(0..self.blocks as u32);
+        sm_perm.clear();
+        sm_perm.extend(0..self.sms as u32);
         first.clear();
         first.resize(self.blocks, u32::MAX);
         for (i, (w, id)) in self.global_ids.iter().enumerate() {
@@ -293,25 +398,42 @@ impl Symmetry {
                 first[b as usize] = first[b as usize].min(i as u32);
             }
         }
-        // Keys are compared in place (no copy of the blocks' words): most
+        // Keys are compared in place (no copy of the words): most
         // comparisons stop at the first few words.
         let state: &[u32] = s;
-        let greater = |a: u32, b: u32| self.compare_blocks(state, first, a, b).is_gt();
         let mut moved = false;
-        for class in &self.classes {
-            order.clear();
-            order.extend_from_slice(class);
-            // Insertion sort: classes are small.
-            for i in 1..order.len() {
-                let mut j = i;
-                while j > 0 && greater(order[j - 1], order[j]) {
-                    order.swap(j - 1, j);
-                    j -= 1;
-                }
-            }
+        for class in &self.rank_classes {
+            sort_class(class, order, |a, b| {
+                self.compare_units(state, first, &[], &[(a, b)]).is_gt()
+            });
             for (slot, old) in class.iter().zip(order.iter()) {
                 perm[*old as usize] = *slot;
                 moved |= slot != old;
+            }
+        }
+        if !self.sm_classes.is_empty() {
+            at.clear();
+            at.resize(self.blocks, 0);
+            for (old, slot) in perm.iter().enumerate() {
+                at[*slot as usize] = old as u32;
+            }
+            let g = self.g;
+            let mut pairs = Vec::with_capacity(g);
+            for class in &self.sm_classes {
+                sort_class(class, order, |x, y| {
+                    pairs.clear();
+                    let (x, y) = (x as usize, y as usize);
+                    pairs.extend((0..g).map(|r| (at[x * g + r], at[y * g + r])));
+                    self.compare_units(state, first, &[(x, y)], &pairs).is_gt()
+                });
+                for (slot, old) in class.iter().zip(order.iter()) {
+                    sm_perm[*old as usize] = *slot;
+                    moved |= slot != old;
+                }
+            }
+            for p in perm.iter_mut() {
+                let (m, r) = (*p as usize / g, *p as usize % g);
+                *p = sm_perm[m] * g as u32 + r as u32;
             }
         }
         if !moved {
@@ -319,55 +441,64 @@ impl Symmetry {
         }
         copy.clear();
         copy.extend_from_slice(s);
-        for seg in &self.segments {
-            for (old, new) in perm.iter().enumerate() {
-                if old as u32 != *new {
-                    let from = seg.base + old * seg.stride;
-                    let to = seg.base + *new as usize * seg.stride;
-                    s[to..to + seg.len].copy_from_slice(&copy[from..from + seg.len]);
-                }
-            }
+        moves.clear();
+        move_units(s, copy, &self.block_segs, perm, moves);
+        move_units(s, copy, &self.sm_segs, sm_perm, moves);
+        if let (Some(m), false) = (&self.memory, moves.is_empty()) {
+            m.move_view_entries(s, moves, entries);
         }
-        self.rename(s, perm);
+        self.rename(s, perm, sm_perm);
     }
 
-    /// Orders blocks `a` and `b` of `s` by their sort key (see
-    /// [`canonicalize_with`](Self::canonicalize_with)): their words with ids
-    /// masked, then `first[block]` (where global memory first names it),
-    /// then all their words.
-    fn compare_blocks(&self, s: &[u32], first: &[u32], a: u32, b: u32) -> std::cmp::Ordering {
-        let (a, b) = (a as usize, b as usize);
-        let words = |seg: &Segment, x: usize| {
-            let from = seg.base + x * seg.stride;
-            &s[from..from + seg.len]
+    /// Orders two SMs (`sms`: their indices, or none) with blocks `blocks`
+    /// (pairs compared in turn) by their sort key (see
+    /// [`canonicalize_with`](Self::canonicalize_with)).
+    fn compare_units(
+        &self,
+        s: &[u32],
+        first: &[u32],
+        sms: &[(usize, usize)],
+        blocks: &[(u32, u32)],
+    ) -> Ordering {
+        let parts = || {
+            let sm = sms
+                .iter()
+                .map(|&(x, y)| (&self.sm_segs[..], &self.sm_mask[..], x, y));
+            let bl = blocks.iter().map(|&(x, y)| {
+                (
+                    &self.block_segs[..],
+                    &self.block_mask[..],
+                    x as usize,
+                    y as usize,
+                )
+            });
+            sm.chain(bl)
         };
         if self.has_ids {
-            let mut mask = self.id_mask.iter();
-            for seg in &self.segments {
-                for (x, y) in words(seg, a).iter().zip(words(seg, b)) {
-                    let masked = *mask.next().expect("one mask bit per block word");
-                    if !masked && x != y {
-                        return x.cmp(y);
-                    }
+            for (segs, mask, x, y) in parts() {
+                let o = compare_words(s, segs, Some(mask), x, y);
+                if o.is_ne() {
+                    return o;
                 }
             }
-            let by_first = first[a].cmp(&first[b]);
-            if by_first.is_ne() {
-                return by_first;
+            for &(x, y) in blocks {
+                let o = first[x as usize].cmp(&first[y as usize]);
+                if o.is_ne() {
+                    return o;
+                }
             }
         }
-        for seg in &self.segments {
-            let (x, y) = (words(seg, a), words(seg, b));
-            // Equal blocks are common (idle blocks): a memcmp says so fast.
-            if x != y {
-                return x.cmp(y);
+        for (segs, _, x, y) in parts() {
+            let o = compare_words(s, segs, None, x, y);
+            if o.is_ne() {
+                return o;
             }
         }
-        std::cmp::Ordering::Equal
+        Ordering::Equal
     }
 
-    /// Renames the block ids held in `s` by `perm`.
-    fn rename(&self, s: &mut [u32], perm: &[u32]) {
+    /// Renames the block and SM ids held in `s` by `perm` and `sm_perm`.
+    fn rename(&self, s: &mut [u32], perm: &[u32], sm_perm: &[u32]) {
         let blocks = self.blocks as i64;
         let map = |raw: u32, id: IdWord| -> u32 {
             let b = from_raw(id.ty, raw) - id.offset;
@@ -396,16 +527,24 @@ impl Symmetry {
         if self.local_ids.is_empty() {
             return;
         }
+        let map_unit = |raw: u32, u: &UnitLocal| -> u32 {
+            let units = if u.sm { sm_perm } else { perm };
+            let d = from_raw(u.ty, raw) - u.c;
+            if d % u.a != 0 || !(0..units.len() as i64).contains(&(d / u.a)) {
+                return raw;
+            }
+            to_raw(u.ty, u.a * i64::from(units[(d / u.a) as usize]) + u.c)
+        };
         for t in 0..self.blocks * self.threads_per_block {
             let at = self.mem_words + t * self.thread_words;
             let pc = s[at];
             if pc >= self.code_len {
                 continue;
             }
-            for (l, id) in &self.local_ids {
-                if self.liveness.is_live(pc, *l) {
-                    let w = at + THREAD_HEADER + *l as usize;
-                    s[w] = map(s[w], *id);
+            for u in &self.local_ids {
+                if self.liveness.is_live(pc, u.local) {
+                    let w = at + THREAD_HEADER + u.local as usize;
+                    s[w] = map_unit(s[w], u);
                 }
             }
         }
@@ -512,6 +651,93 @@ impl Walk {
         }
         (t, true)
     }
+}
+
+/// Sorts `class` into `order` by `greater` (insertion sort: classes are small).
+fn sort_class(class: &[u32], order: &mut Vec<u32>, mut greater: impl FnMut(u32, u32) -> bool) {
+    order.clear();
+    order.extend_from_slice(class);
+    for i in 1..order.len() {
+        let mut j = i;
+        while j > 0 && greater(order[j - 1], order[j]) {
+            order.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+}
+
+/// Compares the words of units `x` and `y` over `segs`, skipping those
+/// `mask` marks (ids), if given.
+fn compare_words(
+    s: &[u32],
+    segs: &[Segment],
+    mask: Option<&[bool]>,
+    x: usize,
+    y: usize,
+) -> Ordering {
+    let mut at = 0;
+    for seg in segs {
+        let (a, b) = (seg.words(s, x), seg.words(s, y));
+        // Equal words are common (idle blocks): a memcmp says so fast.
+        if a != b {
+            match mask {
+                None => return a.cmp(b),
+                Some(mask) => {
+                    let masked = &mask[at..at + seg.len];
+                    for ((v, w), m) in a.iter().zip(b).zip(masked) {
+                        if !m && v != w {
+                            return v.cmp(w);
+                        }
+                    }
+                }
+            }
+        }
+        at += seg.len;
+    }
+    Ordering::Equal
+}
+
+/// Moves the words of each unit of `segs` from `copy` (the old state) to
+/// their unit's new place `perm[unit]` in `s`; records moved locations.
+fn move_units(
+    s: &mut [u32],
+    copy: &[u32],
+    segs: &[Segment],
+    perm: &[u32],
+    moves: &mut Vec<(usize, usize)>,
+) {
+    for seg in segs {
+        for (old, new) in perm.iter().enumerate() {
+            if old as u32 != *new {
+                let from = seg.base + old * seg.stride;
+                let to = seg.base + *new as usize * seg.stride;
+                s[to..to + seg.len].copy_from_slice(&copy[from..from + seg.len]);
+                if seg.global {
+                    moves.extend((0..seg.len).map(|i| (from + i, to + i)));
+                }
+            }
+        }
+    }
+}
+
+/// Classes (at least two members) of `members` with equal `key`.
+fn group_by<K: PartialEq>(
+    members: impl Iterator<Item = usize>,
+    key: impl Fn(usize) -> K,
+) -> Vec<Vec<u32>> {
+    let mut classes: Vec<(K, Vec<u32>)> = Vec::new();
+    for m in members {
+        let k = key(m);
+        match classes.iter_mut().find(|(c, _)| *c == k) {
+            Some((_, list)) => list.push(m as u32),
+            None => classes.push((k, vec![m as u32])),
+        }
+    }
+    classes
+        .into_iter()
+        .map(|(_, m)| m)
+        .filter(|m| m.len() > 1)
+        .collect()
 }
 
 fn gcd(a: usize, b: usize) -> usize {

@@ -19,7 +19,7 @@ fn program(text: &str, blocks: u32) -> Program {
 fn classes(text: &str, blocks: u32) -> Result<Vec<Vec<u32>>, String> {
     let prog = program(text, blocks);
     let model = Model::new(&prog, ModelOptions::default());
-    Symmetry::infer(&prog, &model.layout, None).map(|s| s.classes().to_vec())
+    Symmetry::infer(&prog, &model.layout, None).map(|s| s.classes().1.to_vec())
 }
 
 const LOCK: &str = "global u32 lock = 0;\nglobal u32 owner = 99;\n";
@@ -41,10 +41,12 @@ fn a_block_compared_with_a_constant_stays_apart() {
     // An id written as a constant names a block too.
     let text = format!("{LOCK}harness master {{ owner = blockIdx; owner = 2; }}");
     assert_eq!(classes(&text, 4), Ok(vec![vec![0, 1, 3]]));
-    // So does an initial value read as an id (owner starts as block 0).
+    // An initial value read as an id does not: it is data, renamed with
+    // the blocks (owner starts as block 0, and as block 2 in the renamed
+    // initial state, whose graph is isomorphic).
     let text =
         "global u32 owner = 0;\nharness master { if (owner == blockIdx) { owner = blockIdx; } }";
-    assert_eq!(classes(text, 3), Ok(vec![vec![1, 2]]));
+    assert_eq!(classes(text, 3), Ok(vec![vec![0, 1, 2]]));
 }
 
 #[test]
@@ -52,7 +54,9 @@ fn arithmetic_on_ids_turns_symmetry_off() {
     for body in [
         "x = blockIdx * 2;",
         "if (blockIdx < 2) { x = 1; }",
-        "flags[blockIdx] = 1;",
+        "flags[blockIdx + 1] = 1;",
+        "flags[blockIdx] = 1; flags[x] = 2;",
+        "flags[(blockIdx + 1) % 4] = 1;",
         "x = blockIdx; x = x + 0; atomicAdd(x, 1);",
         "if (blockIdx) { x = 1; }",
     ] {
@@ -94,4 +98,112 @@ fn representatives_are_fixed_points_and_rename_ids() {
         renamed |= s[owner] != full.state(id)[owner];
     }
     assert!(renamed);
+}
+
+#[test]
+fn block_indexed_arrays_keep_blocks_interchangeable() {
+    for body in [
+        "flags[blockIdx] = 1; assert(flags[blockIdx] == 1, \"own\");",
+        "for (u32 i = 0; i < 2; i++) { flags[(i % 2) * 4 + blockIdx] = i; }",
+        "flags[blockIdx + 4] = 1;",
+    ] {
+        let text = format!("global u32 flags[8] = 0;\nharness master {{ {body} }}");
+        assert_eq!(classes(&text, 4), Ok(vec![vec![0, 1, 2, 3]]), "{body}");
+    }
+    // An index that may reach the neighbour's word is not described.
+    let text = "global u32 flags[8] = 0;\nlocal u32 k = 0;\n\
+                harness master { k = 1; flags[2 * blockIdx + k + 1] = 1; }";
+    assert!(classes(text, 4).is_err());
+}
+
+const SMS: &str = "param blocks_per_sm = 2;\n\
+    global u32 count[(nblocks + 1) / 2 * 2] = 0;\n\
+    global u32 leader[(nblocks + 1) / 2] = 9;\n\
+    local u32 my_sm = blockIdx / blocks_per_sm;\n";
+
+/// Classes of blocks (or SMs), each a sorted list.
+type Classes = Vec<Vec<u32>>;
+
+/// Classes (within SMs, of SMs) for an SM-structured program.
+fn sm_classes(body: &str, blocks: u32) -> Result<(Classes, Classes), String> {
+    let text = format!("{SMS}harness master {{ {body} }}");
+    let prog = program(&text, blocks);
+    let model = Model::new(&prog, ModelOptions::default());
+    Symmetry::infer(&prog, &model.layout, None).map(|s| {
+        let (ranks, sms) = s.classes();
+        (ranks.to_vec(), sms.to_vec())
+    })
+}
+
+#[test]
+fn sms_and_their_blocks_are_interchangeable() {
+    let body = "atomicAdd(count[2 * my_sm], 1); atomicAdd(count[2 * my_sm + 1], 1); \
+                leader[my_sm] = blockIdx; \
+                if (leader[my_sm] == blockIdx) { atomicAdd(count[2 * my_sm], 1); }";
+    // Blocks 0-5 in SMs {0,1} {2,3} {4,5}; block 6 alone in a partial SM.
+    assert_eq!(
+        sm_classes(body, 7),
+        Ok((
+            vec![vec![0, 1], vec![2, 3], vec![4, 5]],
+            vec![vec![0, 1, 2]]
+        ))
+    );
+    // A static leader (rank 0) stays the leader of its SM; SM 0 compared
+    // with a constant stays put.
+    let body = "if (blockIdx % blocks_per_sm == 0) { atomicAdd(count[2 * my_sm], 1); } \
+                if (my_sm == 0) { atomicAdd(count[1], 0); }";
+    assert!(sm_classes(body, 6).is_err(), "count[1] is SM 0's word");
+    let body = "if (blockIdx % blocks_per_sm == 0) { atomicAdd(count[2 * my_sm], 1); } \
+                if (my_sm == 0) { atomicAdd(count[2 * my_sm + 1], 1); }";
+    assert_eq!(sm_classes(body, 6), Ok((vec![], vec![vec![1, 2]])));
+}
+
+/// Explores `text` with and without symmetry; every stored state must be
+/// its own representative, and the reduced graph must be smaller.
+fn reduced_and_full(text: &str, blocks: u32) -> (Model<'static>, usize, usize) {
+    let prog: &'static Program = Box::leak(Box::new(program(text, blocks)));
+    let mut model = Model::new(prog, ModelOptions::default());
+    model.enable_symmetry().unwrap();
+    let reduced = explore(&model, &Options::default());
+    let full = explore(
+        &Model::new(prog, ModelOptions::default()),
+        &Options::default(),
+    );
+    let mut s = vec![0u32; model.state_words()];
+    for id in 0..reduced.num_states() as u32 {
+        s.copy_from_slice(reduced.state(id));
+        model.canonicalize(&mut s);
+        assert_eq!(s, reduced.state(id));
+    }
+    (model, reduced.num_states(), full.num_states())
+}
+
+#[test]
+fn an_sms_words_move_with_its_blocks() {
+    // Each SM counts its arrivals in its own word and elects the last
+    // arriver; a block checks that its SM's word, not another's, counted it.
+    let text = format!(
+        "{SMS}harness master {{ u32 here = atomicAdd(count[2 * my_sm], 1); \
+         if (here == 1) {{ leader[my_sm] = blockIdx; }} \
+         assert(count[2 * my_sm] >= 1, \"own SM counted\"); \
+         if (leader[my_sm] == blockIdx) {{ atomicAdd(count[2 * my_sm + 1], 1); }} }}"
+    );
+    let (model, reduced, full) = reduced_and_full(&text, 4);
+    assert!(reduced * 4 <= full, "{reduced} of {full}");
+    // Swapping SM 0's blocks with SM 1's moves count[0..2] to count[2..4]
+    // and renames the leaders: a state where only SM 0 counted maps to
+    // one where only SM 1 did, so both have one representative.
+    let layout = &model.layout;
+    let count = layout.var_base[0];
+    let leader = layout.var_base[1];
+    let mut a = vec![0u32; model.state_words()];
+    layout.initial(model.prog, &mut a);
+    let mut b = a.clone();
+    a[count] = 1;
+    a[leader] = 1;
+    b[count + 2] = 1;
+    b[leader + 1] = 3;
+    model.canonicalize(&mut a);
+    model.canonicalize(&mut b);
+    assert_eq!(a, b);
 }
