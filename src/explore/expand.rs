@@ -77,13 +77,12 @@ impl<A: Copy, F> Chunk<A, F> {
         for i in 0..count {
             let cur = store.get(first + i as StateId);
             let start = self.succs.len();
-            let (mut reduced, mut fault) =
-                self.push_successors(sys, cur, &mut actions, words, true);
+            let (mut reduced, mut fault) = self.push_successors(sys, cur, &mut actions, true);
             if reduced && proviso::closes_cycle(store, self, start..self.succs.len(), level_end) {
                 // Cycle proviso: this state takes every enabled step.
                 self.succs.truncate(start);
                 self.states.truncate(start * words);
-                (reduced, fault) = self.push_successors(sys, cur, &mut actions, words, false);
+                (reduced, fault) = self.push_successors(sys, cur, &mut actions, false);
             }
             self.reduced.push(reduced);
             self.ends.push(self.succs.len());
@@ -103,7 +102,6 @@ impl<A: Copy, F> Chunk<A, F> {
         sys: &S,
         cur: &[u32],
         actions: &mut Vec<A>,
-        words: usize,
         reduce: bool,
     ) -> (bool, Option<(A, F)>) {
         actions.clear();
@@ -115,11 +113,12 @@ impl<A: Copy, F> Chunk<A, F> {
             }
         };
         for &a in actions.iter() {
-            // The step writes straight into the chunk (no copy after).
+            // The step writes straight into the chunk (no copy after),
+            // over a copy of the state (no zeroing before).
             let at = self.states.len();
-            self.states.resize(at + words, 0);
+            self.states.extend_from_slice(cur);
             let next = &mut self.states[at..];
-            if let Err(fault) = sys.step(cur, a, next) {
+            if let Err(fault) = sys.step_from_copy(cur, a, next) {
                 self.states.truncate(at);
                 return (reduced, Some((a, fault)));
             }

@@ -437,6 +437,10 @@ impl TransitionSystem for Model<'_> {
 
     fn step(&self, s: &[u32], t: u32, out: &mut [u32]) -> Result<(), Violation> {
         out.copy_from_slice(s);
+        self.step_from_copy(s, t, out)
+    }
+
+    fn step_from_copy(&self, _: &[u32], t: u32, out: &mut [u32]) -> Result<(), Violation> {
         let mut ctx = StepCtx {
             choice: t >> 16,
             ..StepCtx::default()
