@@ -110,6 +110,8 @@ pub struct BlockIds {
     pub fixed_ranks: Vec<u32>,
     /// Per variable: the words of it that belong to a block or SM.
     pub owned: Vec<Option<Owned>>,
+    /// Blocks form a ring (the code names ring neighbours): only rotations.
+    pub cyclic: bool,
 }
 
 /// SMs and ranks singled out by comparisons: (blocks per SM, SM or rank).
@@ -129,6 +131,7 @@ pub fn infer(prog: &Program) -> Result<BlockIds, String> {
         fixed: Vec::new(),
         groups: Groups::default(),
         access: vec![Access::Unused; prog.vars.len()],
+        cyclic: false,
     };
     inf.seed_initial_values();
     // Kinds only grow: iterate the flow to a fixed point.
@@ -165,6 +168,9 @@ struct Inference<'p> {
     fixed: Vec<u32>,
     groups: Groups,
     access: Vec<Access>,
+    /// Some block's ring neighbour is named (`(blockIdx + 1) % nblocks`):
+    /// only rotations of the blocks keep the code's meaning.
+    cyclic: bool,
 }
 
 impl Inference<'_> {
@@ -189,6 +195,11 @@ impl Inference<'_> {
             return Err(format!("blocks are grouped into SMs of sizes {sizes:?}"));
         }
         let g = sizes.first().copied().unwrap_or(1);
+        if self.cyclic && g > 1 {
+            return Err(
+                "blocks form a ring (a ring neighbour is named) and are grouped into SMs".into(),
+            );
+        }
         let mut owned = Vec::with_capacity(self.prog.vars.len());
         for (v, var) in self.prog.vars.iter().enumerate() {
             let o = shapes::owned(self.access[v], i64::from(var.len), self.blocks, g)
@@ -216,6 +227,7 @@ impl Inference<'_> {
             fixed,
             g,
             owned,
+            cyclic: self.cyclic,
         })
     }
 
@@ -304,7 +316,7 @@ impl Inference<'_> {
                 Kind::Id(_) | Kind::Unit { .. } | Kind::Rank(_) | Kind::Top => Kind::Top,
                 _ => Kind::Plain,
             },
-            Expr::Binary(op, a, b) => binary(*op, self.expr(a), self.expr(b)),
+            Expr::Binary(op, a, b) => binary(*op, self.expr(a), self.expr(b), self.blocks),
             Expr::Ternary(c, a, b) => match self.expr(c) {
                 Kind::Id(_) | Kind::Unit { .. } | Kind::Rank(_) | Kind::Top => Kind::Top,
                 _ => self.expr(a).join(self.expr(b)),
@@ -340,6 +352,7 @@ impl Inference<'_> {
                     self.compare(self.expr(a), b);
                     self.compare(self.expr(b), a);
                 }
+                self.cyclic |= self.is_ring_neighbour(*op, a, b);
                 Ok(())
             }
             Expr::Ternary(c, a, b) => {
@@ -348,6 +361,27 @@ impl Inference<'_> {
                 self.walk(b)
             }
             _ => Ok(()),
+        }
+    }
+
+    /// Whether `a op b` is `(id + k) % nblocks`.
+    fn is_ring_neighbour(&self, op: BinOp, a: &Expr, b: &Expr) -> bool {
+        op == BinOp::Rem
+            && matches!(self.expr(a), Kind::Id(k) if k != 0)
+            && self.expr(b) == Kind::Const(self.blocks)
+    }
+
+    /// Whether `e` computes `(id + k) % nblocks` somewhere.
+    fn names_ring_neighbour(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Binary(op, a, b) => {
+                self.is_ring_neighbour(*op, a, b)
+                    || self.names_ring_neighbour(a)
+                    || self.names_ring_neighbour(b)
+            }
+            Expr::Unary(_, a) => self.names_ring_neighbour(a),
+            Expr::Ternary(c, a, b) => [c, a, b].iter().any(|x| self.names_ring_neighbour(x)),
+            _ => false,
         }
     }
 
@@ -462,6 +496,7 @@ impl Inference<'_> {
             return self.plain_expr(i);
         }
         let shape = shapes::shape(self.prog, self.blocks, i, &|e| self.expr(e));
+        self.cyclic |= self.names_ring_neighbour(i);
         if matches!(shape, Shape::Plain(_) | Shape::Stride | Shape::Bad) {
             self.plain_expr(i)?;
         }
@@ -559,10 +594,14 @@ fn atomic_parts(op: &Op) -> (Option<LocalId>, AtomicOp, &Loc, &[Expr]) {
     }
 }
 
-fn binary(op: BinOp, a: Kind, b: Kind) -> Kind {
+/// The kind of `a op b`, with `blocks` blocks in the launch.
+fn binary(op: BinOp, a: Kind, b: Kind, blocks: i64) -> Kind {
     use Kind::*;
     match (op, a, b) {
         (_, Top, _) | (_, _, Top) => Top,
+        // The ring successor `(blockIdx + k) % nblocks` is a block id (only
+        // rotations of the blocks keep it one: see `Inference::cyclic`).
+        (BinOp::Rem, Id(k), Const(n)) if n == blocks && (1..n).contains(&k) => Id(0),
         (_, Const(x), Const(y)) => eval_binary(op, x, y).map_or(Plain, Const),
         (BinOp::Add, Id(k), Const(c)) | (BinOp::Add, Const(c), Id(k)) => Id(k + c),
         (BinOp::Sub, Id(k), Const(c)) => Id(k - c),

@@ -107,6 +107,9 @@ pub struct Symmetry {
     rank_classes: Vec<Vec<u32>>,
     /// Interchangeable SMs (with `g == 1`: blocks).
     sm_classes: Vec<Vec<u32>>,
+    /// The blocks form a ring (code names ring neighbours): the one class
+    /// is rotated, not sorted.
+    cyclic: bool,
     /// The words of each block: its threads first, then its shared copies,
     /// the model's words, the global words it owns.
     block_segs: Vec<Segment>,
@@ -265,6 +268,7 @@ impl Symmetry {
             mem_words: layout.mem_words,
             rank_classes: Vec::new(),
             sm_classes: Vec::new(),
+            cyclic: kinds.cyclic,
             block_segs,
             sm_segs,
             global_ids,
@@ -282,6 +286,12 @@ impl Symmetry {
             || sym.block_mask.contains(&true)
             || sym.sm_mask.contains(&true);
         sym.find_classes(prog, layout, &kinds);
+        if sym.cyclic {
+            let all: Vec<u32> = (0..blocks as u32).collect();
+            if sym.sm_classes != [all] {
+                return Err("blocks form a ring (a ring neighbour is named) and some are singled out: only the identity rotation".into());
+            }
+        }
         if sym.rank_classes.is_empty() && sym.sm_classes.is_empty() {
             return Err("no two blocks are interchangeable".into());
         }
@@ -341,6 +351,9 @@ impl Symmetry {
                 .collect();
             names.join(" ")
         };
+        if self.cyclic {
+            return format!("blocks {} rotated as a ring", list(&self.sm_classes));
+        }
         if self.g == 1 {
             return format!("interchangeable blocks {}", list(&self.sm_classes));
         }
@@ -402,6 +415,14 @@ impl Symmetry {
         // comparisons stop at the first few words.
         let state: &[u32] = s;
         let mut moved = false;
+        if self.cyclic {
+            let r = self.best_rotation(state, first);
+            let n = self.blocks as u32;
+            for (b, p) in perm.iter_mut().enumerate() {
+                *p = (b as u32 + n - r) % n;
+            }
+            moved = r != 0;
+        }
         for class in &self.rank_classes {
             sort_class(class, order, |a, b| {
                 self.compare_units(state, first, &[], &[(a, b)]).is_gt()
@@ -411,7 +432,7 @@ impl Symmetry {
                 moved |= slot != old;
             }
         }
-        if !self.sm_classes.is_empty() {
+        if !self.sm_classes.is_empty() && !self.cyclic {
             at.clear();
             at.resize(self.blocks, 0);
             for (old, slot) in perm.iter().enumerate() {
@@ -448,6 +469,22 @@ impl Symmetry {
             m.move_view_entries(s, moves, entries);
         }
         self.rename(s, perm, sm_perm);
+    }
+
+    /// The rotation `r` (block `r` becomes block 0) whose sequence of
+    /// blocks is smallest by their sort keys.
+    fn best_rotation(&self, s: &[u32], first: &[u32]) -> u32 {
+        let n = self.blocks as u32;
+        let mut best = 0;
+        for r in 1..n {
+            let order = (0..n)
+                .map(|i| self.compare_units(s, first, &[], &[((r + i) % n, (best + i) % n)]))
+                .find(|o| o.is_ne());
+            if order == Some(Ordering::Less) {
+                best = r;
+            }
+        }
+        best
     }
 
     /// Orders two SMs (`sms`: their indices, or none) with blocks `blocks`
