@@ -214,7 +214,10 @@ impl<A: Copy, F> Exploration<A, F> {
 /// them, so the same system always yields the same ids and result.
 pub fn explore<S: TransitionSystem>(sys: &S, opts: &Options) -> Exploration<S::Action, S::Fault> {
     let mut bfs = Bfs::new(sys, opts);
-    let outcome = bfs.run();
+    let workers = Workers::new(opts.threads.max(1));
+    // The whole search runs on a worker: its parallel phases then start
+    // from inside the pool (no hand-over to the pool and back per phase).
+    let outcome = workers.run(|| bfs.run(&workers));
     bfs.finish(outcome)
 }
 
@@ -298,7 +301,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         true
     }
 
-    fn run(&mut self) -> Outcome<S::Action, S::Fault> {
+    fn run(&mut self, workers: &Workers) -> Outcome<S::Action, S::Fault> {
         let sys = self.sys;
         let words = self.store.words();
         let mut cur = vec![0u32; words];
@@ -323,7 +326,6 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             };
         }
 
-        let workers = Workers::new(self.opts.threads.max(1));
         let mut expander = Expander::new();
         let mut claims = Claims::new();
         let mut level = Level { depth: 0, end: 1 };
@@ -341,7 +343,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             // its states looks at the states stored before the level.
             let count = BATCH.min(level.end - head);
             let chunks = expander.expand(
-                &workers,
+                workers,
                 sys,
                 &self.store,
                 (head as StateId, count),
@@ -351,8 +353,8 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             if !self.reserve(succs, count, succs) {
                 return Outcome::Limit(LimitKind::Memory);
             }
-            claims.claim(&workers, sys, &self.store, chunks);
-            if let Some(end) = self.merge_batch(&workers, chunks, &mut claims, &level) {
+            claims.claim(workers, sys, &self.store, chunks);
+            if let Some(end) = self.merge_batch(workers, chunks, &mut claims, &level) {
                 return end;
             }
         }

@@ -150,11 +150,20 @@ impl Workers {
         Workers { pool }
     }
 
+    /// Runs `op` on a worker (on the caller's thread without workers), so
+    /// that the [`each`](Self::each) calls it makes start inside the pool.
+    pub fn run<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
+        match &self.pool {
+            Some(pool) => pool.install(op),
+            None => op(),
+        }
+    }
+
     /// Calls `job(k, &mut items[k])` for every item, in parallel when there
-    /// are workers; returns when all are done.
+    /// are workers and more than one item; returns when all are done.
     pub fn each<T: Send>(&self, items: &mut [T], job: impl Fn(usize, &mut T) + Sync + Send) {
         match &self.pool {
-            Some(pool) => {
+            Some(pool) if items.len() > 1 => {
                 use rayon::prelude::*;
                 pool.install(|| {
                     items
@@ -164,7 +173,7 @@ impl Workers {
                         .for_each(|(k, t)| job(k, t))
                 });
             }
-            None => items.iter_mut().enumerate().for_each(|(k, t)| job(k, t)),
+            _ => items.iter_mut().enumerate().for_each(|(k, t)| job(k, t)),
         }
     }
 }
