@@ -3,11 +3,16 @@
 //! only be copied, offset by a constant (`blockIdx + 1`) and compared for
 //! equality. Renaming blocks then renames those values consistently, so a
 //! permutation of interchangeable blocks maps executions to executions.
+//! SM ids (`blockIdx / blocks_per_sm`, scaled and offset) are a second
+//! scalarset, used as indices or compared with constants; the ring
+//! neighbour `(blockIdx + k) % nblocks` is an id under rotations only.
 //!
-//! Anything else done with a block id (arithmetic, ordering, indexing,
-//! branching on it directly) makes the inference fail, and symmetry is not
-//! used. Comparing an id with a constant (`blockIdx == 0`) is allowed but
-//! singles out that block: it is then never permuted.
+//! Anything else done with a block id (arithmetic, ordering, indexing that
+//! `shapes` cannot give an owner, branching on it directly) makes the
+//! inference fail, and symmetry is not used. Comparing an id with a
+//! constant (`blockIdx == 0`, `my_sm == 0`, `blockIdx % blocks_per_sm ==
+//! 0`) is allowed but singles out that block, SM or rank: it is then never
+//! permuted.
 
 use super::shapes::{self, Access, Owned, Shape};
 use crate::ir::{

@@ -2,7 +2,7 @@
 //!
 //! A launch runs N copies of the same code, so many states differ only by
 //! which block is which. Blocks are *interchangeable* when they start alike
-//! (same initial words, up to their own block id) and the code uses block
+//! (same initial words, up to the ids they hold) and the code uses block
 //! ids only as names (`ids`: copied, offset, compared for equality; a block
 //! compared with a constant, like `blockIdx == 0`, stays apart). Every state
 //! is then replaced by a representative of its class before it is stored:
@@ -11,8 +11,16 @@
 //! A counterexample found on the representatives is mapped back to real
 //! blocks by [`Symmetry::concretize`].
 //!
+//! Blocks may be grouped into SMs (`my_sm = blockIdx / blocks_per_sm`), a
+//! second scalarset: alike blocks of an SM are sorted, then alike full SMs,
+//! each with its blocks and the words it owns (`shapes`: arrays indexed by
+//! a block or SM id). When the code names ring neighbours
+//! (`(blockIdx + 1) % nblocks`) only rotations keep its meaning, and the
+//! blocks are rotated instead of sorted.
+//!
 //! The per-block part of a state is described by [`Segment`]s taken from the
-//! layout: the block's threads and its copies of `shared` variables. Every
+//! layout: the block's threads, its copies of `shared` variables and the
+//! global words it owns (per-SM segments likewise). Every
 //! word of the state must be global memory, or in a segment; state that this
 //! module does not know about (a semantics adding words) turns symmetry off
 //! with a reason instead of risking a wrong verdict. To make new per-block
