@@ -127,7 +127,7 @@ struct Groups {
 }
 
 /// Infers the kinds, or says why block ids are used asymmetrically.
-pub fn infer(prog: &Program) -> Result<BlockIds, String> {
+pub fn infer(prog: &Program, live_at_entry: &dyn Fn(LocalId) -> bool) -> Result<BlockIds, String> {
     let mut inf = Inference {
         prog,
         blocks: i64::from(prog.launch.blocks),
@@ -161,7 +161,7 @@ pub fn infer(prog: &Program) -> Result<BlockIds, String> {
         }
         inf.plain_expr(inv)?;
     }
-    inf.check_slots()?;
+    inf.check_slots(live_at_entry)?;
     inf.finish()
 }
 
@@ -512,15 +512,18 @@ impl Inference<'_> {
 
     /// Final checks per slot: no mixed use, and ids fit their type.
     ///
-    /// Initial values are data like any other: an id word that starts as
-    /// 0 (`last_block[] = 0`) names block 0, and renaming blocks renames it
-    /// too, so it singles nothing out. The reduction needs renamings that
+    /// Initial values in memory are data like any other: an id word that
+    /// starts as 0 (`last_block[] = 0`) names block 0, and renaming blocks
+    /// renames it too, so it singles nothing out. The reduction needs renamings that
     /// map steps to steps (they do: code treats ids only as names, and
     /// constants in code single blocks out); the initial state need not be
     /// a fixed point: the search then explores an isomorphic copy of the
     /// graph (from the representative of the initial state), with the same
-    /// verdicts, and `Symmetry::concretize` maps its traces back.
-    fn check_slots(&mut self) -> Result<(), String> {
+    /// verdicts, and `Symmetry::concretize` maps its traces back. A local's
+    /// initial id read before written (other than the thread's own) still
+    /// singles its block out: the ample sets evaluate indices over the
+    /// values locals take from the real initial state.
+    fn check_slots(&mut self, live_at_entry: &dyn Fn(LocalId) -> bool) -> Result<(), String> {
         let prog = self.prog;
         for (v, var) in prog.vars.iter().enumerate() {
             match self.vars[v] {
@@ -552,8 +555,33 @@ impl Inference<'_> {
                 }
                 _ => {}
             }
+            let kind = self.locals[l];
+            if kind.is_name() && live_at_entry(l as LocalId) {
+                match &local.init {
+                    LocalInit::Zero => self.compare_const(kind, 0),
+                    LocalInit::PerThread(values) if !self.own_names(values, local.ty, kind) => {
+                        for raw in values {
+                            self.compare_const(kind, crate::ir::from_raw(local.ty, *raw));
+                        }
+                    }
+                    LocalInit::PerThread(_) => {}
+                }
+            }
         }
         Ok(())
+    }
+
+    /// Whether every running thread's initial value is `kind` of its own
+    /// block (`blockIdx + k`, or its SM's id).
+    fn own_names(&self, values: &[u32], ty: Type, kind: Kind) -> bool {
+        let tpb = self.prog.launch.threads_per_block as usize;
+        let Some((g, a, c)) = kind.as_unit() else {
+            return false;
+        };
+        values.iter().enumerate().all(|(t, v)| {
+            let runs = self.prog.participants == Participants::All || t % tpb == 0;
+            !runs || crate::ir::from_raw(ty, *v) == a * ((t / tpb) as i64 / g) + c
+        })
     }
 
     /// `id + k` must be representable in `ty` for every block.

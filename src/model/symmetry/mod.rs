@@ -168,7 +168,8 @@ impl Symmetry {
             return Err("the state has words the symmetry reduction does not describe".into());
         }
         let liveness = Liveness::compute(&prog.code, prog.locals.len());
-        let kinds = ids::infer(prog)?;
+        let live_at_entry = |l: LocalId| !prog.code.is_empty() && liveness.is_live(0, l);
+        let kinds = ids::infer(prog, &live_at_entry)?;
         let g = kinds.g as usize;
         let id_word = |k: ids::Kind, ty: Type| match k {
             ids::Kind::Id(offset) => Some(IdWord { offset, ty }),
@@ -723,18 +724,16 @@ fn compare_words(
     let mut at = 0;
     for seg in segs {
         let (a, b) = (seg.words(s, x), seg.words(s, y));
-        // Equal words are common (idle blocks): a memcmp says so fast.
-        if a != b {
-            match mask {
-                None => return a.cmp(b),
-                Some(mask) => {
-                    let masked = &mask[at..at + seg.len];
-                    for ((v, w), m) in a.iter().zip(b).zip(masked) {
-                        if !m && v != w {
-                            return v.cmp(w);
-                        }
-                    }
-                }
+        // Equal long runs are common (idle blocks): a memcmp says so fast;
+        // short ones (per-SM words) are compared in place.
+        if seg.len > 8 && a == b {
+            at += seg.len;
+            continue;
+        }
+        let masked = mask.map(|m| &m[at..at + seg.len]);
+        for (i, (v, w)) in a.iter().zip(b).enumerate() {
+            if v != w && !masked.is_some_and(|m| m[i]) {
+                return v.cmp(w);
             }
         }
         at += seg.len;
