@@ -466,9 +466,23 @@ impl Symmetry {
                 *p = sm_perm[m] * g as u32 + r as u32;
             }
         }
-        if !moved {
-            return;
+        if moved {
+            self.apply(s, perm, sm_perm, copy, moves, entries);
         }
+    }
+
+    /// Renames the blocks of `s` by `perm` and its SMs by `sm_perm` (which
+    /// must agree: block `b` of SM `m` goes to SM `sm_perm[m]`); the other
+    /// arguments are scratch.
+    fn apply(
+        &self,
+        s: &mut [u32],
+        perm: &[u32],
+        sm_perm: &[u32],
+        copy: &mut Vec<u32>,
+        moves: &mut Vec<(usize, usize)>,
+        entries: &mut Vec<usize>,
+    ) {
         copy.clear();
         copy.extend_from_slice(s);
         moves.clear();
