@@ -99,6 +99,13 @@ fn barrier_representatives_are_real_states() {
         );
         assert!(reduced < full, "{name}");
     }
+    // Ring neighbours (`data[(blockIdx + 1) % nblocks]`): rotations only.
+    for name in ["sense_barrier_central", "two_kernel_barrier"] {
+        let spec = api::SpecSource::builtin(name).unwrap();
+        let (reduced, full, described) = representatives_are_real(&spec, 4, "sc");
+        assert_eq!(described, "blocks {0,1,2,3} rotated as a ring", "{name}");
+        assert!(reduced * 2 < full, "{name}: {reduced} of {full}");
+    }
 }
 
 #[test]
@@ -131,5 +138,25 @@ fn sm_symmetry_keeps_the_ptx_verdict_and_its_counterexample_replays() {
                 "{outcome:?}"
             );
         }
+    }
+}
+
+#[test]
+fn ring_representatives_are_real_states() {
+    // Each block publishes, then records whether its ring neighbour had
+    // published: sorting the blocks (any permutation, not a rotation)
+    // would pair records with the wrong neighbours.
+    let text = "global u32 data[nblocks] = 0;\n\
+                global u32 seen[nblocks] = 0;\n\
+                harness master {\n\
+                    data[blockIdx] = 1;\n\
+                    seen[blockIdx] = data[(blockIdx + 1) % nblocks] + 1;\n\
+                }\n";
+    let path = common::write_temp_spec("ring_publish", text);
+    let spec = api::SpecSource::from_file(&path).unwrap();
+    for blocks in [4, 5] {
+        let (reduced, full, described) = representatives_are_real(&spec, blocks, "sc");
+        assert!(described.ends_with("rotated as a ring"), "{described}");
+        assert!(reduced * 3 < full, "{reduced} of {full}");
     }
 }

@@ -3,11 +3,16 @@
 //! only be copied, offset by a constant (`blockIdx + 1`) and compared for
 //! equality. Renaming blocks then renames those values consistently, so a
 //! permutation of interchangeable blocks maps executions to executions.
+//! SM ids (`blockIdx / blocks_per_sm`, scaled and offset) are a second
+//! scalarset, used as indices or compared with constants; the ring
+//! neighbour `(blockIdx + k) % nblocks` is an id under rotations only.
 //!
-//! Anything else done with a block id (arithmetic, ordering, indexing,
-//! branching on it directly) makes the inference fail, and symmetry is not
-//! used. Comparing an id with a constant (`blockIdx == 0`) is allowed but
-//! singles out that block: it is then never permuted.
+//! Anything else done with a block id (arithmetic, ordering, indexing that
+//! `shapes` cannot give an owner, branching on it directly) makes the
+//! inference fail, and symmetry is not used. Comparing an id with a
+//! constant (`blockIdx == 0`, `my_sm == 0`, `blockIdx % blocks_per_sm ==
+//! 0`) is allowed but singles out that block, SM or rank: it is then never
+//! permuted.
 
 use super::shapes::{self, Access, Owned, Shape};
 use crate::ir::{
@@ -110,6 +115,8 @@ pub struct BlockIds {
     pub fixed_ranks: Vec<u32>,
     /// Per variable: the words of it that belong to a block or SM.
     pub owned: Vec<Option<Owned>>,
+    /// Blocks form a ring (the code names ring neighbours): only rotations.
+    pub cyclic: bool,
 }
 
 /// SMs and ranks singled out by comparisons: (blocks per SM, SM or rank).
@@ -120,7 +127,7 @@ struct Groups {
 }
 
 /// Infers the kinds, or says why block ids are used asymmetrically.
-pub fn infer(prog: &Program) -> Result<BlockIds, String> {
+pub fn infer(prog: &Program, live_at_entry: &dyn Fn(LocalId) -> bool) -> Result<BlockIds, String> {
     let mut inf = Inference {
         prog,
         blocks: i64::from(prog.launch.blocks),
@@ -129,6 +136,7 @@ pub fn infer(prog: &Program) -> Result<BlockIds, String> {
         fixed: Vec::new(),
         groups: Groups::default(),
         access: vec![Access::Unused; prog.vars.len()],
+        cyclic: false,
     };
     inf.seed_initial_values();
     // Kinds only grow: iterate the flow to a fixed point.
@@ -153,7 +161,7 @@ pub fn infer(prog: &Program) -> Result<BlockIds, String> {
         }
         inf.plain_expr(inv)?;
     }
-    inf.check_slots()?;
+    inf.check_slots(live_at_entry)?;
     inf.finish()
 }
 
@@ -165,6 +173,9 @@ struct Inference<'p> {
     fixed: Vec<u32>,
     groups: Groups,
     access: Vec<Access>,
+    /// Some block's ring neighbour is named (`(blockIdx + 1) % nblocks`):
+    /// only rotations of the blocks keep the code's meaning.
+    cyclic: bool,
 }
 
 impl Inference<'_> {
@@ -189,6 +200,11 @@ impl Inference<'_> {
             return Err(format!("blocks are grouped into SMs of sizes {sizes:?}"));
         }
         let g = sizes.first().copied().unwrap_or(1);
+        if self.cyclic && g > 1 {
+            return Err(
+                "blocks form a ring (a ring neighbour is named) and are grouped into SMs".into(),
+            );
+        }
         let mut owned = Vec::with_capacity(self.prog.vars.len());
         for (v, var) in self.prog.vars.iter().enumerate() {
             let o = shapes::owned(self.access[v], i64::from(var.len), self.blocks, g)
@@ -216,6 +232,7 @@ impl Inference<'_> {
             fixed,
             g,
             owned,
+            cyclic: self.cyclic,
         })
     }
 
@@ -304,7 +321,7 @@ impl Inference<'_> {
                 Kind::Id(_) | Kind::Unit { .. } | Kind::Rank(_) | Kind::Top => Kind::Top,
                 _ => Kind::Plain,
             },
-            Expr::Binary(op, a, b) => binary(*op, self.expr(a), self.expr(b)),
+            Expr::Binary(op, a, b) => binary(*op, self.expr(a), self.expr(b), self.blocks),
             Expr::Ternary(c, a, b) => match self.expr(c) {
                 Kind::Id(_) | Kind::Unit { .. } | Kind::Rank(_) | Kind::Top => Kind::Top,
                 _ => self.expr(a).join(self.expr(b)),
@@ -340,6 +357,7 @@ impl Inference<'_> {
                     self.compare(self.expr(a), b);
                     self.compare(self.expr(b), a);
                 }
+                self.cyclic |= self.is_ring_neighbour(*op, a, b);
                 Ok(())
             }
             Expr::Ternary(c, a, b) => {
@@ -348,6 +366,27 @@ impl Inference<'_> {
                 self.walk(b)
             }
             _ => Ok(()),
+        }
+    }
+
+    /// Whether `a op b` is `(id + k) % nblocks`.
+    fn is_ring_neighbour(&self, op: BinOp, a: &Expr, b: &Expr) -> bool {
+        op == BinOp::Rem
+            && matches!(self.expr(a), Kind::Id(k) if k != 0)
+            && self.expr(b) == Kind::Const(self.blocks)
+    }
+
+    /// Whether `e` computes `(id + k) % nblocks` somewhere.
+    fn names_ring_neighbour(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Binary(op, a, b) => {
+                self.is_ring_neighbour(*op, a, b)
+                    || self.names_ring_neighbour(a)
+                    || self.names_ring_neighbour(b)
+            }
+            Expr::Unary(_, a) => self.names_ring_neighbour(a),
+            Expr::Ternary(c, a, b) => [c, a, b].iter().any(|x| self.names_ring_neighbour(x)),
+            _ => false,
         }
     }
 
@@ -462,6 +501,7 @@ impl Inference<'_> {
             return self.plain_expr(i);
         }
         let shape = shapes::shape(self.prog, self.blocks, i, &|e| self.expr(e));
+        self.cyclic |= self.names_ring_neighbour(i);
         if matches!(shape, Shape::Plain(_) | Shape::Stride | Shape::Bad) {
             self.plain_expr(i)?;
         }
@@ -472,15 +512,18 @@ impl Inference<'_> {
 
     /// Final checks per slot: no mixed use, and ids fit their type.
     ///
-    /// Initial values are data like any other: an id word that starts as
-    /// 0 (`last_block[] = 0`) names block 0, and renaming blocks renames it
-    /// too, so it singles nothing out. The reduction needs renamings that
+    /// Initial values in memory are data like any other: an id word that
+    /// starts as 0 (`last_block[] = 0`) names block 0, and renaming blocks
+    /// renames it too, so it singles nothing out. The reduction needs renamings that
     /// map steps to steps (they do: code treats ids only as names, and
     /// constants in code single blocks out); the initial state need not be
     /// a fixed point: the search then explores an isomorphic copy of the
     /// graph (from the representative of the initial state), with the same
-    /// verdicts, and `Symmetry::concretize` maps its traces back.
-    fn check_slots(&mut self) -> Result<(), String> {
+    /// verdicts, and `Symmetry::concretize` maps its traces back. A local's
+    /// initial id read before written (other than the thread's own) still
+    /// singles its block out: the ample sets evaluate indices over the
+    /// values locals take from the real initial state.
+    fn check_slots(&mut self, live_at_entry: &dyn Fn(LocalId) -> bool) -> Result<(), String> {
         let prog = self.prog;
         for (v, var) in prog.vars.iter().enumerate() {
             match self.vars[v] {
@@ -512,8 +555,33 @@ impl Inference<'_> {
                 }
                 _ => {}
             }
+            let kind = self.locals[l];
+            if kind.is_name() && live_at_entry(l as LocalId) {
+                match &local.init {
+                    LocalInit::Zero => self.compare_const(kind, 0),
+                    LocalInit::PerThread(values) if !self.own_names(values, local.ty, kind) => {
+                        for raw in values {
+                            self.compare_const(kind, crate::ir::from_raw(local.ty, *raw));
+                        }
+                    }
+                    LocalInit::PerThread(_) => {}
+                }
+            }
         }
         Ok(())
+    }
+
+    /// Whether every running thread's initial value is `kind` of its own
+    /// block (`blockIdx + k`, or its SM's id).
+    fn own_names(&self, values: &[u32], ty: Type, kind: Kind) -> bool {
+        let tpb = self.prog.launch.threads_per_block as usize;
+        let Some((g, a, c)) = kind.as_unit() else {
+            return false;
+        };
+        values.iter().enumerate().all(|(t, v)| {
+            let runs = self.prog.participants == Participants::All || t % tpb == 0;
+            !runs || crate::ir::from_raw(ty, *v) == a * ((t / tpb) as i64 / g) + c
+        })
     }
 
     /// `id + k` must be representable in `ty` for every block.
@@ -559,10 +627,14 @@ fn atomic_parts(op: &Op) -> (Option<LocalId>, AtomicOp, &Loc, &[Expr]) {
     }
 }
 
-fn binary(op: BinOp, a: Kind, b: Kind) -> Kind {
+/// The kind of `a op b`, with `blocks` blocks in the launch.
+fn binary(op: BinOp, a: Kind, b: Kind, blocks: i64) -> Kind {
     use Kind::*;
     match (op, a, b) {
         (_, Top, _) | (_, _, Top) => Top,
+        // The ring successor `(blockIdx + k) % nblocks` is a block id (only
+        // rotations of the blocks keep it one: see `Inference::cyclic`).
+        (BinOp::Rem, Id(k), Const(n)) if n == blocks && (1..n).contains(&k) => Id(0),
         (_, Const(x), Const(y)) => eval_binary(op, x, y).map_or(Plain, Const),
         (BinOp::Add, Id(k), Const(c)) | (BinOp::Add, Const(c), Id(k)) => Id(k + c),
         (BinOp::Sub, Id(k), Const(c)) => Id(k - c),

@@ -2,7 +2,7 @@
 //!
 //! A launch runs N copies of the same code, so many states differ only by
 //! which block is which. Blocks are *interchangeable* when they start alike
-//! (same initial words, up to their own block id) and the code uses block
+//! (same initial words, up to the ids they hold) and the code uses block
 //! ids only as names (`ids`: copied, offset, compared for equality; a block
 //! compared with a constant, like `blockIdx == 0`, stays apart). Every state
 //! is then replaced by a representative of its class before it is stored:
@@ -11,8 +11,16 @@
 //! A counterexample found on the representatives is mapped back to real
 //! blocks by [`Symmetry::concretize`].
 //!
+//! Blocks may be grouped into SMs (`my_sm = blockIdx / blocks_per_sm`), a
+//! second scalarset: alike blocks of an SM are sorted, then alike full SMs,
+//! each with its blocks and the words it owns (`shapes`: arrays indexed by
+//! a block or SM id). When the code names ring neighbours
+//! (`(blockIdx + 1) % nblocks`) only rotations keep its meaning, and the
+//! blocks are rotated instead of sorted.
+//!
 //! The per-block part of a state is described by [`Segment`]s taken from the
-//! layout: the block's threads and its copies of `shared` variables. Every
+//! layout: the block's threads, its copies of `shared` variables and the
+//! global words it owns (per-SM segments likewise). Every
 //! word of the state must be global memory, or in a segment; state that this
 //! module does not know about (a semantics adding words) turns symmetry off
 //! with a reason instead of risking a wrong verdict. To make new per-block
@@ -107,6 +115,9 @@ pub struct Symmetry {
     rank_classes: Vec<Vec<u32>>,
     /// Interchangeable SMs (with `g == 1`: blocks).
     sm_classes: Vec<Vec<u32>>,
+    /// The blocks form a ring (code names ring neighbours): the one class
+    /// is rotated, not sorted.
+    cyclic: bool,
     /// The words of each block: its threads first, then its shared copies,
     /// the model's words, the global words it owns.
     block_segs: Vec<Segment>,
@@ -157,7 +168,8 @@ impl Symmetry {
             return Err("the state has words the symmetry reduction does not describe".into());
         }
         let liveness = Liveness::compute(&prog.code, prog.locals.len());
-        let kinds = ids::infer(prog)?;
+        let live_at_entry = |l: LocalId| !prog.code.is_empty() && liveness.is_live(0, l);
+        let kinds = ids::infer(prog, &live_at_entry)?;
         let g = kinds.g as usize;
         let id_word = |k: ids::Kind, ty: Type| match k {
             ids::Kind::Id(offset) => Some(IdWord { offset, ty }),
@@ -265,6 +277,7 @@ impl Symmetry {
             mem_words: layout.mem_words,
             rank_classes: Vec::new(),
             sm_classes: Vec::new(),
+            cyclic: kinds.cyclic,
             block_segs,
             sm_segs,
             global_ids,
@@ -282,6 +295,12 @@ impl Symmetry {
             || sym.block_mask.contains(&true)
             || sym.sm_mask.contains(&true);
         sym.find_classes(prog, layout, &kinds);
+        if sym.cyclic {
+            let all: Vec<u32> = (0..blocks as u32).collect();
+            if sym.sm_classes != [all] {
+                return Err("blocks form a ring (a ring neighbour is named) and some are singled out: only the identity rotation".into());
+            }
+        }
         if sym.rank_classes.is_empty() && sym.sm_classes.is_empty() {
             return Err("no two blocks are interchangeable".into());
         }
@@ -341,6 +360,9 @@ impl Symmetry {
                 .collect();
             names.join(" ")
         };
+        if self.cyclic {
+            return format!("blocks {} rotated as a ring", list(&self.sm_classes));
+        }
         if self.g == 1 {
             return format!("interchangeable blocks {}", list(&self.sm_classes));
         }
@@ -402,6 +424,14 @@ impl Symmetry {
         // comparisons stop at the first few words.
         let state: &[u32] = s;
         let mut moved = false;
+        if self.cyclic {
+            let r = self.best_rotation(state, first);
+            let n = self.blocks as u32;
+            for (b, p) in perm.iter_mut().enumerate() {
+                *p = (b as u32 + n - r) % n;
+            }
+            moved = r != 0;
+        }
         for class in &self.rank_classes {
             sort_class(class, order, |a, b| {
                 self.compare_units(state, first, &[], &[(a, b)]).is_gt()
@@ -411,7 +441,7 @@ impl Symmetry {
                 moved |= slot != old;
             }
         }
-        if !self.sm_classes.is_empty() {
+        if !self.sm_classes.is_empty() && !self.cyclic {
             at.clear();
             at.resize(self.blocks, 0);
             for (old, slot) in perm.iter().enumerate() {
@@ -436,9 +466,23 @@ impl Symmetry {
                 *p = sm_perm[m] * g as u32 + r as u32;
             }
         }
-        if !moved {
-            return;
+        if moved {
+            self.apply(s, perm, sm_perm, copy, moves, entries);
         }
+    }
+
+    /// Renames the blocks of `s` by `perm` and its SMs by `sm_perm` (which
+    /// must agree: block `b` of SM `m` goes to SM `sm_perm[m]`); the other
+    /// arguments are scratch.
+    fn apply(
+        &self,
+        s: &mut [u32],
+        perm: &[u32],
+        sm_perm: &[u32],
+        copy: &mut Vec<u32>,
+        moves: &mut Vec<(usize, usize)>,
+        entries: &mut Vec<usize>,
+    ) {
         copy.clear();
         copy.extend_from_slice(s);
         moves.clear();
@@ -448,6 +492,22 @@ impl Symmetry {
             m.move_view_entries(s, moves, entries);
         }
         self.rename(s, perm, sm_perm);
+    }
+
+    /// The rotation `r` (block `r` becomes block 0) whose sequence of
+    /// blocks is smallest by their sort keys.
+    fn best_rotation(&self, s: &[u32], first: &[u32]) -> u32 {
+        let n = self.blocks as u32;
+        let mut best = 0;
+        for r in 1..n {
+            let order = (0..n)
+                .map(|i| self.compare_units(s, first, &[], &[((r + i) % n, (best + i) % n)]))
+                .find(|o| o.is_ne());
+            if order == Some(Ordering::Less) {
+                best = r;
+            }
+        }
+        best
     }
 
     /// Orders two SMs (`sms`: their indices, or none) with blocks `blocks`
@@ -678,18 +738,16 @@ fn compare_words(
     let mut at = 0;
     for seg in segs {
         let (a, b) = (seg.words(s, x), seg.words(s, y));
-        // Equal words are common (idle blocks): a memcmp says so fast.
-        if a != b {
-            match mask {
-                None => return a.cmp(b),
-                Some(mask) => {
-                    let masked = &mask[at..at + seg.len];
-                    for ((v, w), m) in a.iter().zip(b).zip(masked) {
-                        if !m && v != w {
-                            return v.cmp(w);
-                        }
-                    }
-                }
+        // Equal long runs are common (idle blocks): a memcmp says so fast;
+        // short ones (per-SM words) are compared in place.
+        if seg.len > 8 && a == b {
+            at += seg.len;
+            continue;
+        }
+        let masked = mask.map(|m| &m[at..at + seg.len]);
+        for (i, (v, w)) in a.iter().zip(b).enumerate() {
+            if v != w && !masked.is_some_and(|m| m[i]) {
+                return v.cmp(w);
             }
         }
         at += seg.len;

@@ -87,6 +87,9 @@ impl Access {
 /// The shape of index `e`; `kind` gives the kinds of its leaves.
 pub fn shape(prog: &Program, blocks: i64, e: &Expr, kind: &dyn Fn(&Expr) -> Kind) -> Shape {
     let of = |e: &Expr| shape(prog, blocks, e, kind);
+    if kind(e).is_name() {
+        return leaf(kind(e));
+    }
     match e {
         Expr::Binary(op, x, y) => {
             let (sx, sy) = (of(x), of(y));

@@ -56,7 +56,6 @@ fn arithmetic_on_ids_turns_symmetry_off() {
         "if (blockIdx < 2) { x = 1; }",
         "flags[blockIdx + 1] = 1;",
         "flags[blockIdx] = 1; flags[x] = 2;",
-        "flags[(blockIdx + 1) % 4] = 1;",
         "x = blockIdx; x = x + 0; atomicAdd(x, 1);",
         "if (blockIdx) { x = 1; }",
     ] {
@@ -206,4 +205,107 @@ fn an_sms_words_move_with_its_blocks() {
     model.canonicalize(&mut a);
     model.canonicalize(&mut b);
     assert_eq!(a, b);
+}
+
+#[test]
+fn ring_neighbours_allow_rotations_only() {
+    let prog = program(
+        "global u32 flags[4] = 0;\nharness master { flags[blockIdx] = 1; \
+         assert(flags[(blockIdx + 1) % nblocks] <= 1, \"neighbour\"); }",
+        4,
+    );
+    let model = Model::new(&prog, ModelOptions::default());
+    let sym = Symmetry::infer(&prog, &model.layout, None).unwrap();
+    assert_eq!(sym.describe(), "blocks {0,1,2,3} rotated as a ring");
+    // Blocks 1 and 3 have written their flags: rotating block 1 to block 0
+    // gives the smallest sequence of blocks... and moves the flags with them.
+    let mut s = vec![0u32; model.state_words()];
+    model.layout.initial(&prog, &mut s);
+    let flags = model.layout.var_base[0];
+    let mut a = s.clone();
+    a[flags + 1] = 1;
+    a[flags + 3] = 1;
+    let mut b = s.clone();
+    b[flags] = 1;
+    b[flags + 2] = 1;
+    sym.canonicalize(&mut a);
+    sym.canonicalize(&mut b);
+    assert_eq!(a, b, "a rotation by one block");
+    // Blocks 0 and 1 differ from blocks 0 and 2 by no rotation.
+    let mut c = s.clone();
+    c[flags] = 1;
+    c[flags + 1] = 1;
+    sym.canonicalize(&mut c);
+    assert_ne!(a, c);
+    // A ring with a block singled out has no rotation left.
+    let text =
+        "global u32 flags[4] = 0;\nharness master { if (blockIdx == 0) { flags[blockIdx] = 1; } \
+                assert(flags[(blockIdx + 1) % nblocks] <= 1, \"neighbour\"); }";
+    assert!(classes(text, 4).is_err());
+}
+
+/// How far the canonical form is from exact: every state the symmetric
+/// search stores for `sense_reversing_barrier_fixed --blocks 5` is mapped
+/// to the least image under all 8 renamings of the group (SMs 0 and 1
+/// swapped or not, each SM's two blocks swapped or not).
+#[test]
+#[ignore = "a measurement (seconds): cargo test --release -- --ignored canonical_form"]
+fn canonical_form_exactness_on_the_sense_reversing_barrier() {
+    let spec = crate::api::SpecSource::builtin("sense_reversing_barrier_fixed").unwrap();
+    let config = crate::api::CheckConfig {
+        launch: Launch {
+            blocks: 5,
+            ..Launch::default()
+        },
+        memory_model: Some("sc".into()),
+        ..crate::api::CheckConfig::default()
+    };
+    let prepared = crate::api::prepare(&spec, &config).unwrap();
+    let mut model = crate::api::model_of(&prepared);
+    model.enable_symmetry().unwrap();
+    let reduced = explore(&model, &Options::default());
+    let sym = model.symmetry().unwrap();
+    assert_eq!(
+        sym.classes(),
+        (&[vec![0, 1], vec![2, 3]][..], &[vec![0, 1]][..])
+    );
+    let (mut copy, mut moves, mut entries) = (Vec::new(), Vec::new(), Vec::new());
+    let mut exact = std::collections::HashSet::new();
+    for id in 0..reduced.num_states() as u32 {
+        let mut least: Option<Vec<u32>> = None;
+        for bits in 0..8u32 {
+            let swap_sms = bits & 1 != 0;
+            let within = |m: u32| bits >> (1 + m) & 1 != 0;
+            let mut perm = vec![0u32; 5];
+            for b in 0..5u32 {
+                let (m, r) = (b / 2, b % 2);
+                perm[b as usize] = if m == 2 {
+                    b
+                } else {
+                    let r = if within(m) { 1 - r } else { r };
+                    let m = if swap_sms { 1 - m } else { m };
+                    m * 2 + r
+                };
+            }
+            let sm_perm = if swap_sms {
+                vec![1, 0, 2]
+            } else {
+                vec![0, 1, 2]
+            };
+            let mut s = reduced.state(id).to_vec();
+            sym.apply(&mut s, &perm, &sm_perm, &mut copy, &mut moves, &mut entries);
+            if least.as_ref().is_none_or(|l| s < *l) {
+                least = Some(s);
+            }
+        }
+        exact.insert(least.unwrap());
+    }
+    println!(
+        "stored {} representatives of {} orbits",
+        reduced.num_states(),
+        exact.len()
+    );
+    // Measured: 204 752 stored for 204 416 orbits (0.2 % more).
+    assert!(exact.len() <= reduced.num_states());
+    assert!(reduced.num_states() * 100 <= exact.len() * 101);
 }
