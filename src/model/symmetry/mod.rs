@@ -62,6 +62,12 @@ struct Scratch {
     /// Global locations moved (from, to), and view entries (`ptx`).
     moves: Vec<(usize, usize)>,
     entries: Vec<usize>,
+    /// `keys[block]` / `sm_keys[SM]`: the first two words of its sort
+    /// key, one number (see [`Symmetry::block_prefix`]).
+    keys: Vec<u64>,
+    sm_keys: Vec<u64>,
+    /// Block pairs of two SMs being compared.
+    pairs: Vec<(u32, u32)>,
 }
 
 /// Words of one block (or SM): `len` words at `base + unit * stride`.
@@ -407,6 +413,9 @@ impl Symmetry {
             at,
             moves,
             entries,
+            keys,
+            sm_keys,
+            pairs,
         } = scratch;
         perm.clear();
         perm.extend(0..self.blocks as u32);
@@ -432,38 +441,65 @@ impl Symmetry {
             }
             moved = r != 0;
         }
+        // Each block's first two words (its first thread's pc and flags)
+        // decide most comparisons; the whole key is compared on ties only.
+        keys.clear();
+        keys.extend((0..self.blocks).map(|b| self.block_prefix(state, b)));
+        let by_block = |a: u32, b: u32| match keys[a as usize].cmp(&keys[b as usize]) {
+            Ordering::Equal => self.compare_units(state, first, &[], &[(a, b)]).is_gt(),
+            o => o.is_gt(),
+        };
         for class in &self.rank_classes {
-            sort_class(class, order, |a, b| {
-                self.compare_units(state, first, &[], &[(a, b)]).is_gt()
-            });
+            sort_class(class, order, by_block);
             for (slot, old) in class.iter().zip(order.iter()) {
                 perm[*old as usize] = *slot;
                 moved |= slot != old;
             }
         }
         if !self.sm_classes.is_empty() && !self.cyclic {
-            at.clear();
-            at.resize(self.blocks, 0);
-            for (old, slot) in perm.iter().enumerate() {
-                at[*slot as usize] = old as u32;
-            }
-            let g = self.g;
-            let mut pairs = Vec::with_capacity(g);
-            for class in &self.sm_classes {
-                sort_class(class, order, |x, y| {
-                    pairs.clear();
-                    let (x, y) = (x as usize, y as usize);
-                    pairs.extend((0..g).map(|r| (at[x * g + r], at[y * g + r])));
-                    self.compare_units(state, first, &[(x, y)], &pairs).is_gt()
-                });
-                for (slot, old) in class.iter().zip(order.iter()) {
-                    sm_perm[*old as usize] = *slot;
-                    moved |= slot != old;
+            if self.g == 1 {
+                // Each block its own SM: the SM classes are block classes.
+                for class in &self.sm_classes {
+                    sort_class(class, order, by_block);
+                    for (slot, old) in class.iter().zip(order.iter()) {
+                        perm[*old as usize] = *slot;
+                        moved |= slot != old;
+                    }
                 }
-            }
-            for p in perm.iter_mut() {
-                let (m, r) = (*p as usize / g, *p as usize % g);
-                *p = sm_perm[m] * g as u32 + r as u32;
+                sm_perm.copy_from_slice(perm);
+            } else {
+                let g = self.g;
+                at.clear();
+                at.resize(self.blocks, 0);
+                for (old, slot) in perm.iter().enumerate() {
+                    at[*slot as usize] = old as u32;
+                }
+                sm_keys.clear();
+                sm_keys.extend((0..self.sms).map(|m| match at.get(m * g) {
+                    Some(b) => self.sm_prefix(state, m, *b as usize),
+                    None => 0,
+                }));
+                for class in &self.sm_classes {
+                    sort_class(class, order, |x, y| {
+                        let (x, y) = (x as usize, y as usize);
+                        match sm_keys[x].cmp(&sm_keys[y]) {
+                            Ordering::Equal => {
+                                pairs.clear();
+                                pairs.extend((0..g).map(|r| (at[x * g + r], at[y * g + r])));
+                                self.compare_units(state, first, &[(x, y)], pairs).is_gt()
+                            }
+                            o => o.is_gt(),
+                        }
+                    });
+                    for (slot, old) in class.iter().zip(order.iter()) {
+                        sm_perm[*old as usize] = *slot;
+                        moved |= slot != old;
+                    }
+                }
+                for p in perm.iter_mut() {
+                    let (m, r) = (*p as usize / g, *p as usize % g);
+                    *p = sm_perm[m] * g as u32 + r as u32;
+                }
             }
         }
         if moved {
@@ -483,8 +519,6 @@ impl Symmetry {
         moves: &mut Vec<(usize, usize)>,
         entries: &mut Vec<usize>,
     ) {
-        copy.clear();
-        copy.extend_from_slice(s);
         moves.clear();
         move_units(s, copy, &self.block_segs, perm, moves);
         move_units(s, copy, &self.sm_segs, sm_perm, moves);
@@ -508,6 +542,26 @@ impl Symmetry {
             }
         }
         best
+    }
+
+    /// The first two words of block `b`'s sort key as one number, ordered
+    /// as the words are: its first thread's pc and flags (never ids).
+    fn block_prefix(&self, s: &[u32], b: usize) -> u64 {
+        let at = self.block_segs[0].base + b * self.block_segs[0].stride;
+        (u64::from(s[at]) << 32) | u64::from(s[at + 1])
+    }
+
+    /// The first two words of SM `m`'s sort key (ids masked), whose first
+    /// block (rank 0, after sorting within SMs) is `b`.
+    fn sm_prefix(&self, s: &[u32], m: usize, b: usize) -> u64 {
+        let sm = self.sm_segs.iter().flat_map(|seg| seg.words(s, m));
+        let sm = sm
+            .zip(&self.sm_mask)
+            .map(|(w, masked)| if *masked { 0 } else { *w });
+        let block = self.block_segs[0].words(s, b).iter().copied();
+        sm.chain(block)
+            .take(2)
+            .fold(0u64, |key, w| (key << 32) | u64::from(w))
     }
 
     /// Orders two SMs (`sms`: their indices, or none) with blocks `blocks`
@@ -535,11 +589,15 @@ impl Symmetry {
             sm.chain(bl)
         };
         if self.has_ids {
+            // Whether some id word differs: if none does, the words are
+            // equal and the last pass can be skipped.
+            let mut ids_differ = false;
             for (segs, mask, x, y) in parts() {
-                let o = compare_words(s, segs, Some(mask), x, y);
+                let (o, differ) = compare_masked(s, segs, mask, x, y);
                 if o.is_ne() {
                     return o;
                 }
+                ids_differ |= differ;
             }
             for &(x, y) in blocks {
                 let o = first[x as usize].cmp(&first[y as usize]);
@@ -547,9 +605,12 @@ impl Symmetry {
                     return o;
                 }
             }
+            if !ids_differ {
+                return Ordering::Equal;
+            }
         }
         for (segs, _, x, y) in parts() {
-            let o = compare_words(s, segs, None, x, y);
+            let o = compare_words(s, segs, x, y);
             if o.is_ne() {
                 return o;
             }
@@ -726,53 +787,80 @@ fn sort_class(class: &[u32], order: &mut Vec<u32>, mut greater: impl FnMut(u32, 
     }
 }
 
-/// Compares the words of units `x` and `y` over `segs`, skipping those
-/// `mask` marks (ids), if given.
-fn compare_words(
-    s: &[u32],
-    segs: &[Segment],
-    mask: Option<&[bool]>,
-    x: usize,
-    y: usize,
-) -> Ordering {
-    let mut at = 0;
+/// Compares the words of units `x` and `y` over `segs`.
+fn compare_words(s: &[u32], segs: &[Segment], x: usize, y: usize) -> Ordering {
     for seg in segs {
         let (a, b) = (seg.words(s, x), seg.words(s, y));
         // Equal long runs are common (idle blocks): a memcmp says so fast;
         // short ones (per-SM words) are compared in place.
         if seg.len > 8 && a == b {
-            at += seg.len;
             continue;
         }
-        let masked = mask.map(|m| &m[at..at + seg.len]);
-        for (i, (v, w)) in a.iter().zip(b).enumerate() {
-            if v != w && !masked.is_some_and(|m| m[i]) {
-                return v.cmp(w);
-            }
+        if let Some((v, w)) = a.iter().zip(b).find(|(v, w)| v != w) {
+            return v.cmp(w);
         }
-        at += seg.len;
     }
     Ordering::Equal
 }
 
-/// Moves the words of each unit of `segs` from `copy` (the old state) to
-/// their unit's new place `perm[unit]` in `s`; records moved locations.
+/// Like [`compare_words`], skipping the words `mask` marks (ids); also
+/// says whether some skipped word differs.
+fn compare_masked(
+    s: &[u32],
+    segs: &[Segment],
+    mask: &[bool],
+    x: usize,
+    y: usize,
+) -> (Ordering, bool) {
+    let mut at = 0;
+    let mut ids_differ = false;
+    for seg in segs {
+        let (a, b) = (seg.words(s, x), seg.words(s, y));
+        if seg.len > 8 && a == b {
+            at += seg.len;
+            continue;
+        }
+        let masked = &mask[at..at + seg.len];
+        for ((v, w), m) in a.iter().zip(b).zip(masked) {
+            if v != w {
+                if !*m {
+                    return (v.cmp(w), ids_differ);
+                }
+                ids_differ = true;
+            }
+        }
+        at += seg.len;
+    }
+    (Ordering::Equal, ids_differ)
+}
+
+/// Moves the words of each unit of `segs` to their unit's new place
+/// `perm[unit]` in `s` (`copy`: scratch for the moved units' old words);
+/// records moved global locations.
 fn move_units(
     s: &mut [u32],
-    copy: &[u32],
+    copy: &mut Vec<u32>,
     segs: &[Segment],
     perm: &[u32],
     moves: &mut Vec<(usize, usize)>,
 ) {
+    let moved = || {
+        perm.iter()
+            .enumerate()
+            .filter(|(old, new)| *old as u32 != **new)
+    };
     for seg in segs {
-        for (old, new) in perm.iter().enumerate() {
-            if old as u32 != *new {
-                let from = seg.base + old * seg.stride;
-                let to = seg.base + *new as usize * seg.stride;
-                s[to..to + seg.len].copy_from_slice(&copy[from..from + seg.len]);
-                if seg.global {
-                    moves.extend((0..seg.len).map(|i| (from + i, to + i)));
-                }
+        copy.clear();
+        for (old, _) in moved() {
+            let from = seg.base + old * seg.stride;
+            copy.extend_from_slice(&s[from..from + seg.len]);
+        }
+        for ((old, new), words) in moved().zip(copy.chunks_exact(seg.len.max(1))) {
+            let from = seg.base + old * seg.stride;
+            let to = seg.base + *new as usize * seg.stride;
+            s[to..to + seg.len].copy_from_slice(&words[..seg.len]);
+            if seg.global {
+                moves.extend((0..seg.len).map(|i| (from + i, to + i)));
             }
         }
     }
