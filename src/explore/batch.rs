@@ -13,7 +13,7 @@
 //! search, whatever the number of threads.
 
 use super::expand::{Chunk, Workers};
-use super::store::{StateId, StateStore};
+use super::store::StateStore;
 use super::table::Claim;
 use super::TransitionSystem;
 
@@ -29,8 +29,6 @@ pub(crate) struct ChunkClaims<F> {
     pub finals: Vec<bool>,
     /// The first winner (index into `winners`) that `check_state` rejects.
     pub bad: Option<(usize, F)>,
-    /// The id each successor leads to (after [`Claims::resolve`]).
-    pub targets: Vec<StateId>,
 }
 
 /// Reusable per-chunk buffers of a batch.
@@ -66,7 +64,6 @@ impl<F: Send> Claims<F> {
                 winners: Vec::new(),
                 finals: Vec::new(),
                 bad: None,
-                targets: Vec::new(),
             });
         }
         let mine = &mut self.chunks[..chunks.len()];
@@ -115,23 +112,5 @@ impl<F: Send> Claims<F> {
             }
         });
         total
-    }
-
-    /// After the winners before each chunk's `cut` (successor index) were
-    /// committed: the id of each of those successors' states.
-    pub fn resolve(&mut self, workers: &Workers, store: &StateStore, cuts: &[usize]) {
-        let table = store.table();
-        let n = cuts.len();
-        workers.each(&mut self.chunks[..n], |c, mine| {
-            mine.targets.clear();
-            for claim in &mine.claims[..cuts[c]] {
-                mine.targets.push(match *claim {
-                    Claim::Old(id) => id,
-                    Claim::New(pos) => table
-                        .committed(pos)
-                        .expect("a successor's first discovery comes before it"),
-                });
-            }
-        });
     }
 }

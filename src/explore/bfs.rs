@@ -416,35 +416,26 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         }
         let first_id = self.store.len();
         self.commit(workers, chunks, claims, &kept);
-        claims.resolve(workers, &self.store, &cuts);
+        let edges_before = self.edges.as_ref().map_or(0, Edges::len);
+        self.record(workers, chunks, claims, &kept, &cuts);
 
-        // Parents, finals and edges, sequentially in position order.
+        // Finals, edge offsets and counts, sequentially in position order.
+        let mut edge = edges_before;
         for (c, chunk) in chunks.iter().enumerate() {
             let cl = &claims.chunks[c];
+            for &is_final in &cl.finals[..kept[c]] {
+                self.finals.push(is_final);
+            }
+            if kept[c] > 0 {
+                self.max_depth = level.depth + 1;
+            }
+            self.transitions += cuts[c] as u64;
             let here = stop.filter(|(sc, _, _)| *sc == c);
-            let mut winners = cl.winners[..kept[c]].iter().zip(&cl.finals).peekable();
-            let mut from = 0;
             for (i, &end) in chunk.ends.iter().enumerate() {
-                let parent = self.expanded;
-                let end = end.min(cuts[c]);
-                for k in from..end {
-                    let succ = chunk.succs[k];
-                    self.transitions += 1;
-                    if let Some(e) = &mut self.edges {
-                        e.push(succ.action, cl.targets[k]);
-                    }
-                    if let Some((_, &is_final)) = winners.next_if(|(w, _)| **w as usize == k) {
-                        self.parents.push(parent as StateId);
-                        self.via.push(succ.action);
-                        self.finals.push(is_final);
-                        self.max_depth = level.depth + 1;
-                    }
-                }
-                from = end;
                 let closed = match here {
                     None => true,
                     Some((_, _, Stop::Step)) => chunk.fault.as_ref().is_some_and(|f| i < f.0),
-                    Some((_, at, _)) => chunk.ends[i] <= at,
+                    Some((_, at, _)) => end <= at,
                 };
                 if !closed {
                     if let Some((_, _, Stop::Full)) = here {
@@ -454,13 +445,14 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                     break;
                 }
                 if let Some(e) = &mut self.edges {
-                    e.close_state();
+                    e.close_state_at(edge + end);
                 }
                 self.expanded += 1;
             }
             if here.is_some() {
                 break;
             }
+            edge += cuts[c];
         }
         let (c, _, kind) = stop?;
         Some(match kind {
@@ -533,6 +525,70 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                     unreachable!("a winner claimed a new state")
                 };
                 table.commit(pos, (*id + j) as StateId);
+            }
+        });
+    }
+
+    /// Writes the parents and actions of the winners committed by
+    /// [`commit`](Self::commit) (`kept[c]` per chunk) and the edges of the
+    /// successors before `cuts[c]`, chunk by chunk on the workers: each
+    /// chunk's slice of them starts where the earlier chunks' end.
+    fn record(
+        &mut self,
+        workers: &Workers,
+        chunks: &[Chunk<S::Action, S::Fault>],
+        claims: &Claims<S::Fault>,
+        kept: &[usize],
+        cuts: &[usize],
+    ) {
+        let Some(filler) = chunks.iter().find_map(|c| c.succs.first()) else {
+            return;
+        };
+        let filler = filler.action;
+        let (won, edges): (usize, usize) = (kept.iter().sum(), cuts.iter().sum());
+        let first_id = self.parents.len();
+        self.parents.resize(first_id + won, NO_PARENT);
+        self.via.resize(first_id - 1 + won, filler);
+        let mut parents = &mut self.parents[first_id..];
+        let mut via = &mut self.via[first_id - 1..];
+        let keep_edges = self.edges.is_some();
+        let (mut targets, mut actions) = match &mut self.edges {
+            Some(e) => e.append(edges, filler),
+            None => (&mut [][..], &mut [][..]),
+        };
+        let mut jobs = Vec::with_capacity(cuts.len());
+        for (c, (&won, &cut)) in kept.iter().zip(cuts).enumerate() {
+            let (p, rest) = std::mem::take(&mut parents).split_at_mut(won);
+            parents = rest;
+            let (v, rest) = std::mem::take(&mut via).split_at_mut(won);
+            via = rest;
+            let n = if keep_edges { cut } else { 0 };
+            let (t, rest) = std::mem::take(&mut targets).split_at_mut(n);
+            targets = rest;
+            let (a, rest) = std::mem::take(&mut actions).split_at_mut(n);
+            actions = rest;
+            jobs.push((c, p, v, t, a));
+        }
+        let table = self.store.table();
+        workers.each(&mut jobs, |_, (c, parents, via, targets, actions)| {
+            let (chunk, cl) = (&chunks[*c], &claims.chunks[*c]);
+            let mut state = 0;
+            for (j, &k) in cl.winners[..parents.len()].iter().enumerate() {
+                let k = k as usize;
+                while chunk.ends[state] <= k {
+                    state += 1;
+                }
+                parents[j] = chunk.first + state as StateId;
+                via[j] = chunk.succs[k].action;
+            }
+            for (k, (t, a)) in targets.iter_mut().zip(actions.iter_mut()).enumerate() {
+                *a = chunk.succs[k].action;
+                *t = match cl.claims[k] {
+                    Claim::Old(id) => id,
+                    Claim::New(pos) => table
+                        .committed(pos)
+                        .expect("a successor's first discovery comes before it"),
+                };
             }
         });
     }

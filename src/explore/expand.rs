@@ -180,11 +180,27 @@ impl Workers {
 /// Expands batches of states into reusable chunk buffers.
 pub(crate) struct Expander<A, F> {
     chunks: Vec<Chunk<A, F>>,
+    /// `(first, count)` of each chunk's states within the batch.
+    spans: Vec<(usize, usize)>,
+}
+
+/// States in the next chunk when `left` states of the batch are left:
+/// [`CHUNK`], but the last `2 * CHUNK` go in chunks of `CHUNK / 4`, so
+/// that the workers finish a batch within a small chunk of each other
+/// (chunk bounds do not change ids: positions order successors the same).
+fn chunk_len(left: usize) -> usize {
+    match left > 2 * CHUNK {
+        true => CHUNK,
+        false => left.min(CHUNK / 4),
+    }
 }
 
 impl<A: Copy + Send, F: Send> Expander<A, F> {
     pub fn new() -> Self {
-        Expander { chunks: Vec::new() }
+        Expander {
+            chunks: Vec::new(),
+            spans: Vec::new(),
+        }
     }
 
     /// Expands states `first..first + count` (all stored, all of the level
@@ -201,13 +217,20 @@ impl<A: Copy + Send, F: Send> Expander<A, F> {
     where
         S: TransitionSystem<Action = A, Fault = F>,
     {
-        let n = count.div_ceil(CHUNK);
+        self.spans.clear();
+        let mut start = 0;
+        while start < count {
+            let n = chunk_len(count - start);
+            self.spans.push((start, n));
+            start += n;
+        }
+        let n = self.spans.len();
+        let spans = &self.spans;
         while self.chunks.len() < n {
             self.chunks.push(Chunk::new());
         }
         workers.each(&mut self.chunks[..n], |k, c| {
-            let start = k * CHUNK;
-            let n = CHUNK.min(count - start);
+            let (start, n) = spans[k];
             c.fill(sys, store, (first + start as StateId, n), level_end);
         });
         &self.chunks[..n]

@@ -36,16 +36,24 @@ impl<A> Default for Edges<A> {
 }
 
 impl<A: Copy> Edges<A> {
-    #[inline]
-    pub fn push(&mut self, action: A, to: StateId) {
-        self.targets.push(to);
-        self.actions.push(action);
+    /// Appends `n` edges (all `(filler, 0)`) and returns their targets and
+    /// actions, to be written in place (in parallel).
+    pub fn append(&mut self, n: usize, filler: A) -> (&mut [StateId], &mut [A]) {
+        let at = self.targets.len();
+        self.targets.resize(at + n, 0);
+        self.actions.resize(at + n, filler);
+        (&mut self.targets[at..], &mut self.actions[at..])
     }
 
-    /// Ends the edge list of the state being expanded.
+    /// Number of edges appended so far.
+    pub fn len(&self) -> usize {
+        self.targets.len()
+    }
+
+    /// Ends the edge list of the state being expanded at edge `end`.
     #[inline]
-    pub fn close_state(&mut self) {
-        self.offsets.push(self.targets.len() as u64);
+    pub fn close_state_at(&mut self, end: usize) {
+        self.offsets.push(end as u64);
     }
 
     /// Drops the edges of a state whose expansion was interrupted.
