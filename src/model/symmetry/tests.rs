@@ -309,3 +309,63 @@ fn canonical_form_exactness_on_the_sense_reversing_barrier() {
     assert!(exact.len() <= reduced.num_states());
     assert!(reduced.num_states() * 100 <= exact.len() * 101);
 }
+
+/// Nanoseconds per canonicalization of the successors the search makes
+/// (ample steps from every stored state of `name`): the best of five
+/// passes over at most 400 000 of them, so that one-core timings of the
+/// symmetry code can be compared without the rest of the search.
+fn canonicalization_ns(name: &str, blocks: u32) -> f64 {
+    let spec = crate::api::SpecSource::builtin(name).unwrap();
+    let config = crate::api::CheckConfig {
+        launch: Launch {
+            blocks,
+            ..Launch::default()
+        },
+        memory_model: Some("sc".into()),
+        ..crate::api::CheckConfig::default()
+    };
+    let prepared = crate::api::prepare(&spec, &config).unwrap();
+    let mut model = crate::api::model_of(&prepared);
+    model.enable_symmetry().unwrap();
+    let reduced = explore(&model, &Options::default());
+    let words = model.state_words();
+    let (mut succ, mut actions) = (Vec::new(), Vec::new());
+    let mut next = vec![0u32; words];
+    'states: for id in 0..reduced.num_states() as u32 {
+        actions.clear();
+        model.ample_actions(reduced.state(id), &mut actions);
+        for a in &actions {
+            if model.step(reduced.state(id), *a, &mut next).is_ok() {
+                succ.extend_from_slice(&next);
+            }
+            if succ.len() >= 400_000 * words {
+                break 'states;
+            }
+        }
+    }
+    let mut best = f64::INFINITY;
+    let mut work = succ.clone();
+    for _ in 0..5 {
+        work.copy_from_slice(&succ);
+        let start = std::time::Instant::now();
+        for s in work.chunks_exact_mut(words) {
+            model.canonicalize(s);
+        }
+        let ns = start.elapsed().as_nanos() as f64 / (succ.len() / words) as f64;
+        best = best.min(ns);
+    }
+    best
+}
+
+#[test]
+#[ignore = "a measurement (ns): cargo test --release -- --ignored canonicalization_cost --nocapture"]
+fn canonicalization_cost() {
+    for (name, blocks) in [
+        ("priority_semaphore", 11),
+        ("sense_reversing_barrier_fixed", 6),
+    ] {
+        let ns = canonicalization_ns(name, blocks);
+        println!("{name} --blocks {blocks} sc: {ns:.1} ns per canonicalization");
+        assert!(ns > 0.0);
+    }
+}
