@@ -244,6 +244,20 @@ fn ring_neighbours_allow_rotations_only() {
     assert!(classes(text, 4).is_err());
 }
 
+/// The built-in spec `name` prepared for `blocks` blocks under `sc`.
+fn builtin_under_sc(name: &str, blocks: u32) -> crate::api::Prepared {
+    let spec = crate::api::SpecSource::builtin(name).unwrap();
+    let config = crate::api::CheckConfig {
+        launch: Launch {
+            blocks,
+            ..Launch::default()
+        },
+        memory_model: Some("sc".into()),
+        ..crate::api::CheckConfig::default()
+    };
+    crate::api::prepare(&spec, &config).unwrap()
+}
+
 /// How far the canonical form is from exact: every state the symmetric
 /// search stores for `sense_reversing_barrier_fixed --blocks 5` is mapped
 /// to the least image under all 8 renamings of the group (SMs 0 and 1
@@ -251,16 +265,7 @@ fn ring_neighbours_allow_rotations_only() {
 #[test]
 #[ignore = "a measurement (seconds): cargo test --release -- --ignored canonical_form"]
 fn canonical_form_exactness_on_the_sense_reversing_barrier() {
-    let spec = crate::api::SpecSource::builtin("sense_reversing_barrier_fixed").unwrap();
-    let config = crate::api::CheckConfig {
-        launch: Launch {
-            blocks: 5,
-            ..Launch::default()
-        },
-        memory_model: Some("sc".into()),
-        ..crate::api::CheckConfig::default()
-    };
-    let prepared = crate::api::prepare(&spec, &config).unwrap();
+    let prepared = builtin_under_sc("sense_reversing_barrier_fixed", 5);
     let mut model = crate::api::model_of(&prepared);
     model.enable_symmetry().unwrap();
     let reduced = explore(&model, &Options::default());
@@ -315,16 +320,7 @@ fn canonical_form_exactness_on_the_sense_reversing_barrier() {
 /// passes over at most 400 000 of them, so that one-core timings of the
 /// symmetry code can be compared without the rest of the search.
 fn canonicalization_ns(name: &str, blocks: u32) -> f64 {
-    let spec = crate::api::SpecSource::builtin(name).unwrap();
-    let config = crate::api::CheckConfig {
-        launch: Launch {
-            blocks,
-            ..Launch::default()
-        },
-        memory_model: Some("sc".into()),
-        ..crate::api::CheckConfig::default()
-    };
-    let prepared = crate::api::prepare(&spec, &config).unwrap();
+    let prepared = builtin_under_sc(name, blocks);
     let mut model = crate::api::model_of(&prepared);
     model.enable_symmetry().unwrap();
     let reduced = explore(&model, &Options::default());
