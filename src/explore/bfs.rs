@@ -504,11 +504,8 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                     (room, arena) = runs.next().expect("room for every winner");
                 }
                 let n = room.min(total - from);
-                let (a, rest) = std::mem::take(&mut arena).split_at_mut(n * words);
-                arena = rest;
-                let (p, rest) =
-                    std::mem::take(&mut prints).split_at_mut(if compact { n } else { 0 });
-                prints = rest;
+                let a = split_off_front(&mut arena, n * words);
+                let p = split_off_front(&mut prints, if compact { n } else { 0 });
                 jobs.push((c, from..from + n, id, a, p));
                 (room, from, id) = (room - n, from + n, id + n);
             }
@@ -558,15 +555,11 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         };
         let mut jobs = Vec::with_capacity(cuts.len());
         for (c, (&won, &cut)) in kept.iter().zip(cuts).enumerate() {
-            let (p, rest) = std::mem::take(&mut parents).split_at_mut(won);
-            parents = rest;
-            let (v, rest) = std::mem::take(&mut via).split_at_mut(won);
-            via = rest;
+            let p = split_off_front(&mut parents, won);
+            let v = split_off_front(&mut via, won);
             let n = if keep_edges { cut } else { 0 };
-            let (t, rest) = std::mem::take(&mut targets).split_at_mut(n);
-            targets = rest;
-            let (a, rest) = std::mem::take(&mut actions).split_at_mut(n);
-            actions = rest;
+            let t = split_off_front(&mut targets, n);
+            let a = split_off_front(&mut actions, n);
             jobs.push((c, p, v, t, a));
         }
         let table = self.store.table();
@@ -643,4 +636,12 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             stats,
         }
     }
+}
+
+/// Splits the first `n` items off `rest` (leaving it the remainder), for
+/// handing disjoint slices of one buffer to the workers.
+fn split_off_front<'a, T>(rest: &mut &'a mut [T], n: usize) -> &'a mut [T] {
+    let (front, back) = std::mem::take(rest).split_at_mut(n);
+    *rest = back;
+    front
 }
