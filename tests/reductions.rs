@@ -402,7 +402,7 @@ fn ptx_symmetry_keeps_every_verdict_and_its_counterexamples_replay() {
 /// Symmetry of SMs (blocks grouped by `blockIdx / blocks_per_sm`, with
 /// their per-SM and per-block words) keeps every barrier verdict at four
 /// blocks, where two SMs of two blocks can be swapped, and its
-/// counterexamples replay.
+/// counterexamples replay and are as short as the full search's.
 #[test]
 fn sm_symmetry_keeps_every_barrier_verdict_at_four_blocks() {
     let mut reduced_somewhere = false;
@@ -415,6 +415,7 @@ fn sm_symmetry_keeps_every_barrier_verdict_at_four_blocks() {
         let reduced = api::check_spec(&spec, &config(4, true, 1)).unwrap();
         let what = format!("{} --blocks 4", spec.name);
         reduced_somewhere |= agrees(&spec, &full, &reduced, &what);
+        assert_same_trace_lengths(&full, &reduced, &what);
     }
     assert!(reduced_somewhere);
 }
