@@ -42,6 +42,8 @@
 //! (livelock, starvation) and the per-thread progress analysis of a harness
 //! that never finishes read: those run without ample sets (`check`).
 
+mod memo;
+mod spin;
 mod values;
 
 use super::state::FINISHED;
@@ -70,6 +72,15 @@ enum Known {
     Opaque,
 }
 
+/// Whether a thread has a lasso in the current state (`spin`).
+#[derive(Clone, Copy)]
+enum Lasso {
+    Unknown,
+    No,
+    /// Its words and their writers are in [`Scratch`].
+    Yes,
+}
+
 /// Per-worker buffers of [`Independence::reduce`], reused across states
 /// (allocating them per candidate set cost a tenth of the search), with
 /// sets of threads as bits.
@@ -80,22 +91,59 @@ struct Scratch {
     enabled: Vec<u64>,
     member: Vec<u64>,
     best: Vec<u64>,
+    /// Threads outside the members that conflict with one by their future.
+    want: Vec<u64>,
+    /// Spinning threads asleep with respect to the members.
+    asleep: Vec<u64>,
+    /// Memory words the members' next steps write, and those they read.
+    written: Vec<u64>,
+    read: Vec<u64>,
     work: Vec<usize>,
     known: Vec<Known>,
     /// Per thread, the threads that may conflict with its next step.
     conflicts: Vec<u64>,
+    /// Per thread whose conflicts are known: the word its next step
+    /// accesses and whether it writes it.
+    access: Vec<Option<(usize, bool)>>,
+    lasso: Vec<Lasso>,
+    /// Per thread with a lasso, the words it reads, those it writes
+    /// (memory-word bits)...
+    lasso_reads: Vec<u64>,
+    lasso_writes: Vec<u64>,
+    /// ...and the other threads that may still write a word it reads.
+    writers: Vec<u64>,
+    /// A state to run lassos in, and the own words of its anchor.
+    sim: Vec<u32>,
+    anchor: Vec<u32>,
+    memo: memo::LassoMemo,
 }
 
 impl Scratch {
-    fn reset(&mut self, threads: usize) {
+    fn reset(&mut self, threads: usize, mem_width: usize) {
         self.width = threads.div_ceil(64);
-        for v in [&mut self.enabled, &mut self.member, &mut self.best] {
+        for v in [
+            &mut self.enabled,
+            &mut self.member,
+            &mut self.best,
+            &mut self.want,
+            &mut self.asleep,
+        ] {
             v.clear();
             v.resize(self.width, 0);
         }
+        for v in [&mut self.written, &mut self.read] {
+            v.clear();
+            v.resize(mem_width, 0);
+        }
         self.known.clear();
         self.known.resize(threads, Known::Unknown);
+        self.lasso.clear();
+        self.lasso.resize(threads, Lasso::Unknown);
+        self.access.resize(threads, None);
         self.conflicts.resize(threads * self.width, 0);
+        self.writers.resize(threads * self.width, 0);
+        self.lasso_reads.resize(threads * mem_width, 0);
+        self.lasso_writes.resize(threads * mem_width, 0);
     }
 }
 
@@ -118,6 +166,10 @@ pub struct Independence {
     watched: Vec<u64>,
     /// A thread's exit may release a grid-wide kernel boundary.
     kernel_boundary: bool,
+    /// Per pc: a step from there may be part of a lasso (`spin`).
+    settles_from: Vec<bool>,
+    /// Names this table's entries in the workers' lasso memos.
+    memo_owner: u64,
 }
 
 impl Independence {
@@ -175,12 +227,17 @@ impl Independence {
         for (inv, _) in &prog.checks.invariants {
             watch(model, inv, &mut watched);
         }
+        let kernel_boundary = prog.code.iter().any(|i| matches!(i.op, Op::KernelBoundary));
         Ok(Independence {
             width,
             pcs,
             future,
             watched,
-            kernel_boundary: prog.code.iter().any(|i| matches!(i.op, Op::KernelBoundary)),
+            kernel_boundary,
+            settles_from: (0..pcs)
+                .map(|pc| spin::may_settle_from(model, pc, kernel_boundary))
+                .collect(),
+            memo_owner: memo::new_owner(),
         })
     }
 
@@ -200,7 +257,11 @@ impl Independence {
         start: usize,
     ) -> bool {
         let threads = model.layout.threads;
-        scratch.reset(threads);
+        scratch.reset(threads, self.width);
+        let layout = &model.layout;
+        scratch
+            .memo
+            .claim(self.memo_owner, layout.thread_words, layout.mem_words, self.width);
         let mut n_enabled = 0;
         for a in &out[start..] {
             let t = thread_of(*a);
@@ -246,13 +307,15 @@ impl Independence {
 
     /// The threads that must move together with `seed`: closed under "a
     /// thread outside may still access what the next step of a member
-    /// accesses (one of them writing)". Then no step outside depends on a
-    /// step inside before that step is taken (persistence). Leaves the set
-    /// in `scratch.member` and returns its size; `None` when a member's
-    /// next step is visible, touches other threads' positions, waits, or
-    /// the set grows to `limit` threads or more. The set is the closure
-    /// whatever order it is explored in, so each thread's conflicts are
-    /// computed once per state (`Scratch::conflicts`).
+    /// accesses (one of them writing)", where a thread asleep with respect
+    /// to the set (`spin`) counts only with the words of its lasso. Then no
+    /// step outside depends on a step inside before that step is taken
+    /// (persistence). Leaves the set in `scratch.member` and returns its
+    /// size; `None` when a member's next step is visible, touches other
+    /// threads' positions, waits, or the set grows to `limit` threads or
+    /// more. Each thread's conflicts and lasso are computed once per state
+    /// (`Scratch`); the asleep set is recomputed as the set grows (a thread
+    /// joining may wake others, or let them sleep).
     fn stubborn(
         &self,
         scratch: &mut Scratch,
@@ -264,28 +327,173 @@ impl Independence {
         scratch.member.fill(0);
         set(&mut scratch.member, seed);
         let mut count = 1;
-        scratch.work.clear();
-        scratch.work.push(seed);
-        while let Some(m) = scratch.work.pop() {
-            if !get(&scratch.enabled, m) {
-                return None; // waiting: what would enable it is not tracked
+        loop {
+            self.wanted(scratch, model, s)?;
+            if scratch.want.iter().all(|b| *b == 0) {
+                return Some(count);
             }
-            let conflicts = self.conflicts(scratch, model, s, m)?;
-            let width = scratch.width;
-            for i in 0..width {
-                let mut new = scratch.conflicts[conflicts + i] & !scratch.member[i];
-                scratch.member[i] |= new;
-                count += new.count_ones() as usize;
-                while new != 0 {
-                    scratch.work.push(i * 64 + new.trailing_zeros() as usize);
-                    new &= new - 1;
+            self.asleep(scratch, model, s);
+            let mut grew = false;
+            for i in 0..scratch.width {
+                let mut bits = scratch.want[i];
+                while bits != 0 {
+                    let u = i * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    if !get(&scratch.asleep, u) || self.woken(scratch, u) {
+                        set(&mut scratch.member, u);
+                        count += 1;
+                        grew = true;
+                    }
                 }
+            }
+            if !grew {
+                return Some(count);
             }
             if count >= limit {
                 return None;
             }
         }
-        Some(count)
+    }
+
+    /// Sets `scratch.want` to the threads outside the members that may
+    /// conflict with a member's next step by their future, and
+    /// `scratch.written` / `scratch.read` to the words those steps access;
+    /// `None` when a member cannot be in a stubborn set.
+    fn wanted(&self, scratch: &mut Scratch, model: &Model, s: &[u32]) -> Option<()> {
+        scratch.want.fill(0);
+        scratch.written.fill(0);
+        scratch.read.fill(0);
+        for i in 0..scratch.width {
+            let mut bits = scratch.member[i];
+            while bits != 0 {
+                let m = i * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if !get(&scratch.enabled, m) {
+                    return None; // waiting: what would enable it is not tracked
+                }
+                let at = self.conflicts(scratch, model, s, m)?;
+                for k in 0..scratch.width {
+                    scratch.want[k] |= scratch.conflicts[at + k] & !scratch.member[k];
+                }
+                match scratch.access[m] {
+                    Some((w, true)) => set(&mut scratch.written, w),
+                    Some((w, false)) => set(&mut scratch.read, w),
+                    None => {}
+                }
+            }
+        }
+        Some(())
+    }
+
+    /// Whether a member's next step and asleep thread `u`'s lasso access a
+    /// word in common, one of them writing it.
+    fn woken(&self, scratch: &Scratch, u: usize) -> bool {
+        let mw = self.width;
+        let reads = &scratch.lasso_reads[u * mw..(u + 1) * mw];
+        let writes = &scratch.lasso_writes[u * mw..(u + 1) * mw];
+        (0..mw).any(|k| {
+            (reads[k] | writes[k]) & scratch.written[k] != 0 || writes[k] & scratch.read[k] != 0
+        })
+    }
+
+    /// Sets `scratch.asleep` to an asleep set for the members (see
+    /// `spin`): the threads with lassos among those wanted and,
+    /// transitively, their writers, less those with a writer that is awake
+    /// outside or whose lasso writes what they read.
+    fn asleep(&self, scratch: &mut Scratch, model: &Model, s: &[u32]) {
+        scratch.asleep.fill(0);
+        scratch.work.clear();
+        for i in 0..scratch.width {
+            let mut bits = scratch.want[i];
+            while bits != 0 {
+                scratch.work.push(i * 64 + bits.trailing_zeros() as usize);
+                bits &= bits - 1;
+            }
+        }
+        while let Some(u) = scratch.work.pop() {
+            if get(&scratch.member, u)
+                || get(&scratch.asleep, u)
+                || !self.settles(scratch, model, s, u)
+            {
+                continue;
+            }
+            set(&mut scratch.asleep, u);
+            for i in 0..scratch.width {
+                let mut bits = scratch.writers[u * scratch.width + i] & !scratch.member[i];
+                while bits != 0 {
+                    scratch.work.push(i * 64 + bits.trailing_zeros() as usize);
+                    bits &= bits - 1;
+                }
+            }
+        }
+        let mw = self.width;
+        let (reads, writes) = (&scratch.lasso_reads, &scratch.lasso_writes);
+        spin::keep_consistent(
+            &mut scratch.asleep,
+            &scratch.member,
+            &scratch.writers,
+            scratch.width,
+            |c, b| (0..mw).any(|k| writes[c * mw + k] & reads[b * mw + k] != 0),
+        );
+    }
+
+    /// Whether thread `u` has a lasso in `s`, with its words and writers
+    /// in `scratch` (computed on first use in this state).
+    fn settles(&self, scratch: &mut Scratch, model: &Model, s: &[u32], u: usize) -> bool {
+        match scratch.lasso[u] {
+            Lasso::Yes => return true,
+            Lasso::No => return false,
+            Lasso::Unknown => {}
+        }
+        let mw = self.width;
+        let reads = &mut scratch.lasso_reads[u * mw..(u + 1) * mw];
+        let writes = &mut scratch.lasso_writes[u * mw..(u + 1) * mw];
+        let layout = &model.layout;
+        let own = &s[layout.thread(u, 0)..layout.thread(u, layout.thread_words)];
+        let mem = &s[..layout.mem_words];
+        let remembered = scratch.memo.get(u, own, mem).filter(|e| {
+            !e.exits || self.alone_in_block(model, s, u)
+        });
+        let settles = if let Some(e) = remembered {
+            reads.copy_from_slice(e.reads);
+            writes.copy_from_slice(e.writes);
+            true
+        } else if get(&scratch.enabled, u) {
+            reads.fill(0);
+            writes.fill(0);
+            let lasso = self.lasso(
+                model,
+                s,
+                u,
+                (&mut scratch.sim, &mut scratch.anchor),
+                spin::Accesses { reads, writes },
+            );
+            if let Some(exits) = lasso {
+                let (reads, writes) = (&scratch.lasso_reads, &scratch.lasso_writes);
+                let entry = memo::Entry {
+                    reads: &reads[u * mw..(u + 1) * mw],
+                    writes: &writes[u * mw..(u + 1) * mw],
+                    exits,
+                };
+                scratch.memo.put(u, own, mem, entry);
+            }
+            lasso.is_some()
+        } else {
+            false
+        };
+        scratch.lasso[u] = if settles { Lasso::Yes } else { Lasso::No };
+        if settles {
+            let tw = scratch.width;
+            let row = &mut scratch.writers[u * tw..(u + 1) * tw];
+            row.fill(0);
+            let reads = &scratch.lasso_reads[u * mw..(u + 1) * mw];
+            for w in 0..model.layout.threads {
+                if w != u && self.may_write_any(model, s, w, reads) {
+                    set(row, w);
+                }
+            }
+        }
+        settles
     }
 
     /// Where in `scratch.conflicts` the threads that may conflict with the
@@ -310,6 +518,7 @@ impl Independence {
         };
         let row = &mut scratch.conflicts[at..at + scratch.width];
         row.fill(0);
+        scratch.access[m] = footprint;
         if let Some((w, write)) = footprint {
             for u in 0..model.layout.threads {
                 if u != m && self.may_conflict(model, s, u, w, write) {

@@ -1,0 +1,116 @@
+//! A per-worker memo of lassos (`spin`): running a thread alone until it
+//! settles costs several steps, and the same thread is in the same state,
+//! reading the same values, in many states of the search.
+//!
+//! A lasso depends only on the thread (its index names its block's words)
+//! and its own words, and on the values of the words it reads: every step
+//! is decided by those, and the other threads' positions only decide
+//! whether a phase or capacity check fails, which the lasso's use does not
+//! need (a failing step ends the run). The exception is an exit, whose
+//! barrier check reads the block's other threads: entries that exit are
+//! only used where the thread is alone in its block (the caller checks).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Entries per worker (direct-mapped).
+const SLOTS: usize = 1 << 13;
+
+/// Gives each `Independence` its own id, so that a worker reusing its memo
+/// for another model (tests run many) starts afresh.
+static NEXT_OWNER: AtomicU64 = AtomicU64::new(1);
+
+pub(super) fn new_owner() -> u64 {
+    NEXT_OWNER.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A remembered lasso.
+pub(super) struct Entry<'a> {
+    pub reads: &'a [u64],
+    pub writes: &'a [u64],
+    pub exits: bool,
+}
+
+#[derive(Default)]
+pub(super) struct LassoMemo {
+    owner: u64,
+    /// Own words per key (a key is the thread + 1, then its own words).
+    own: usize,
+    mem: usize,
+    /// `u64` words per set of memory words.
+    mw: usize,
+    keys: Vec<u32>,
+    /// Memory at the time, read back where the lasso reads.
+    values: Vec<u32>,
+    /// Reads, then writes, `mw` words each.
+    bits: Vec<u64>,
+    exits: Vec<bool>,
+}
+
+impl LassoMemo {
+    /// Empties the memo unless it already belongs to `owner`.
+    pub fn claim(&mut self, owner: u64, own: usize, mem: usize, mw: usize) {
+        if self.owner == owner {
+            return;
+        }
+        *self = LassoMemo {
+            owner,
+            own,
+            mem,
+            mw,
+            keys: vec![0; SLOTS * (own + 1)],
+            values: vec![0; SLOTS * mem],
+            bits: vec![0; SLOTS * 2 * mw],
+            exits: vec![false; SLOTS],
+        };
+    }
+
+    fn slot(&self, t: usize, own: &[u32]) -> usize {
+        let mut h = rustc_hash::FxHasher::default();
+        std::hash::Hasher::write_usize(&mut h, t);
+        for w in own {
+            std::hash::Hasher::write_u32(&mut h, *w);
+        }
+        std::hash::Hasher::finish(&h) as usize % SLOTS
+    }
+
+    /// The lasso of thread `t` with own words `own` where memory is `mem`,
+    /// if remembered.
+    pub fn get(&self, t: usize, own: &[u32], mem: &[u32]) -> Option<Entry<'_>> {
+        let slot = self.slot(t, own);
+        let key = &self.keys[slot * (self.own + 1)..(slot + 1) * (self.own + 1)];
+        if key[0] != t as u32 + 1 || key[1..] != *own {
+            return None;
+        }
+        let bits = &self.bits[slot * 2 * self.mw..(slot + 1) * 2 * self.mw];
+        let (reads, writes) = bits.split_at(self.mw);
+        let values = &self.values[slot * self.mem..(slot + 1) * self.mem];
+        for (i, word) in reads.iter().enumerate() {
+            let mut b = *word;
+            while b != 0 {
+                let w = i * 64 + b.trailing_zeros() as usize;
+                if values[w] != mem[w] {
+                    return None;
+                }
+                b &= b - 1;
+            }
+        }
+        Some(Entry {
+            reads,
+            writes,
+            exits: self.exits[slot],
+        })
+    }
+
+    /// Remembers the lasso of thread `t`.
+    pub fn put(&mut self, t: usize, own: &[u32], mem: &[u32], lasso: Entry) {
+        let slot = self.slot(t, own);
+        let key = &mut self.keys[slot * (self.own + 1)..(slot + 1) * (self.own + 1)];
+        key[0] = t as u32 + 1;
+        key[1..].copy_from_slice(own);
+        self.values[slot * self.mem..(slot + 1) * self.mem].copy_from_slice(mem);
+        let bits = &mut self.bits[slot * 2 * self.mw..(slot + 1) * 2 * self.mw];
+        bits[..self.mw].copy_from_slice(lasso.reads);
+        bits[self.mw..].copy_from_slice(lasso.writes);
+        self.exits[slot] = lasso.exits;
+    }
+}

@@ -1,0 +1,204 @@
+//! Threads that settle on their own: which threads of a state, run alone,
+//! end up spinning in place (or finish), and which of them are *asleep*
+//! with respect to a candidate stubborn set.
+//!
+//! Run thread `b` alone from state `s` (sequential consistency: one step is
+//! determined by the thread's own state and the values of the memory words
+//! it accesses). Its *lasso* is that run up to the first repeated solo
+//! state (memory and `b`'s own words; from there the run goes round the
+//! same cycle forever: `b` spins) or up to `b` finishing, within
+//! [`MAX_LASSO_STEPS`] steps, with no step that fails, waits at a barrier,
+//! runs a warp collective or touches another thread (`may_settle_from`).
+//! `R_b` are the words its lasso reads, `W_b` those it writes (a store
+//! always counts, an atomic only where it changed the value: a failed
+//! `atomicCAS` only reads). A spinning thread that only reads is the common
+//! case, `W_b` empty; a thread that leaves a barrier, increments the next
+//! episode's arrival counter and spins there has `W_b` = that counter.
+//!
+//! Given a set `T` of threads, a set `A` of threads outside `T` that have
+//! lassos is *asleep* when, for each `b` in `A`, every other thread that may
+//! still write a word of `R_b` (its static future writes) is in `T` or in
+//! `A`, and no other `c` in `A` writes a word of `R_b` in its lasso
+//! (`W_c` and `R_b` disjoint). Then along any sequence of steps of threads
+//! outside `T` from `s`, every thread of `A` follows its lasso, step by
+//! step: if not, take the first step of the sequence at which some `b` in
+//! `A` does something its lasso does not. Up to there `b` matched its lasso,
+//! so its own state is the lasso's and the word the step accesses (the
+//! same word: addresses depend on the thread's own state) is in `R_b` and
+//! holds another value than in the lasso, so an earlier step of another
+//! thread `w` wrote it. `w` is not in `T`. If `w` is in `A`, that step was
+//! a step of `w`'s lasso (all earlier steps are), which writes no word of
+//! `R_b`. If `w` is in neither, it may not write `R_b` at all. (A step that
+//! reads other threads' positions, the barrier-phase and capacity checks,
+//! can only fail where the lasso passed: the run ends there.)
+//!
+//! So outside `T` an asleep thread only accesses its lasso's words, and a
+//! member's step depends on it only if one of them writes a word the other
+//! accesses: that is what `Independence::stubborn` charges it with,
+//! instead of everything it may ever access.
+
+use super::{set, Bits, Independence};
+use crate::ir::Op;
+use crate::model::exec::StepCtx;
+use crate::model::state::FINISHED;
+use crate::model::Model;
+
+/// Longest solo run looked at, in steps of the thread (each fused with the
+/// thread-local instructions after its memory access).
+const MAX_LASSO_STEPS: usize = 96;
+
+/// Whether a step that starts at `pc` may belong to a lasso: it accesses
+/// at most one memory word (which the caller tracks), and changes nothing
+/// of the other threads (every instruction fused after it is thread-local,
+/// a fence, or a barrier the thread passes alone; an exit only where
+/// `Independence::lasso` checks that the thread is alone in its block).
+pub(super) fn may_settle_from(model: &Model, pc: usize, kernel_boundary: bool) -> bool {
+    match model.prog.code[pc].op {
+        Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } => true,
+        // Their checks read the other threads' positions, but only decide
+        // whether the step fails; what it does otherwise is the thread's own.
+        Op::PhaseEnter | Op::PhaseExit | Op::CriticalEnter { .. } | Op::CriticalExit => true,
+        Op::Exit => !kernel_boundary,
+        _ => model.invisible[pc],
+    }
+}
+
+/// Where a lasso's reads and writes go.
+pub(super) struct Accesses<'a> {
+    pub reads: &'a mut Bits,
+    pub writes: &'a mut Bits,
+}
+
+impl Independence {
+    /// Whether enabled thread `t` has a lasso in `s` (see the module docs):
+    /// if so, `Some(whether it exits)`, with its words marked in `out`.
+    /// `buf` and `anchor` are scratch space.
+    pub(super) fn lasso(
+        &self,
+        model: &Model,
+        s: &[u32],
+        t: usize,
+        (buf, anchor): (&mut Vec<u32>, &mut Vec<u32>),
+        out: Accesses,
+    ) -> Option<bool> {
+        buf.clear();
+        buf.extend_from_slice(s);
+        let own = model.layout.thread(t, 0)..model.layout.thread(t, model.layout.thread_words);
+        // Brent's cycle detection over solo states: the anchor is the own
+        // state at the last write, then at steps 1, 2, 4, ... after it
+        // (memory is unchanged since the anchor, so equal own words mean
+        // an equal solo state).
+        anchor.clear();
+        anchor.extend_from_slice(&s[own.clone()]);
+        let (mut power, mut since) = (1, 0);
+        let mut exits = false;
+        for _ in 0..MAX_LASSO_STEPS {
+            let pc = model.pc(buf, t);
+            if pc == FINISHED {
+                return Some(exits);
+            }
+            let op = &model.prog.code[pc as usize].op;
+            exits |= matches!(op, Op::Exit);
+            if model.is_blocked(buf, t)
+                || !self.settles_from[pc as usize]
+                || (matches!(op, Op::Exit) && !self.alone_in_block(model, buf, t))
+            {
+                return None;
+            }
+            let access = match op {
+                Op::Load { loc, .. } | Op::Store { loc, .. } | Op::Atomic { loc, .. } => {
+                    match model.address(buf, t, loc) {
+                        Ok((w, _)) => Some((w, buf[w], matches!(op, Op::Store { .. }))),
+                        Err(_) => return None,
+                    }
+                }
+                _ => None,
+            };
+            if model
+                .run_thread(buf, t, &mut StepCtx::default())
+                .is_err()
+            {
+                return None;
+            }
+            let mut wrote = false;
+            if let Some((w, old, store)) = access {
+                wrote = buf[w] != old;
+                if !store {
+                    set(out.reads, w);
+                }
+                if store || wrote {
+                    set(out.writes, w);
+                }
+            }
+            if wrote {
+                anchor.clear();
+                anchor.extend_from_slice(&buf[own.clone()]);
+                (power, since) = (1, 0);
+                continue;
+            }
+            if buf[own.clone()] == anchor[..] {
+                return Some(exits);
+            }
+            since += 1;
+            if since == power {
+                anchor.clear();
+                anchor.extend_from_slice(&buf[own.clone()]);
+                (power, since) = (power * 2, 0);
+            }
+        }
+        None
+    }
+
+    /// Whether unfinished thread `u` may still write a word of `words`.
+    pub(super) fn may_write_any(&self, model: &Model, s: &[u32], u: usize, words: &Bits) -> bool {
+        let pc = model.pc(s, u);
+        if pc == FINISHED {
+            return false;
+        }
+        let base = (u * self.pcs + pc as usize) * 2 * self.width + self.width;
+        let writes = &self.future[base..base + self.width];
+        writes.iter().zip(words).any(|(a, b)| a & b != 0)
+    }
+}
+
+/// Removes from `asleep` every thread with a writer (`writers`, one row of
+/// `width` words per thread) that is neither in `member` nor asleep, or
+/// asleep with a lasso that writes what it reads (`clash(writer, b)`),
+/// until none is left: an asleep set within the given one.
+pub(super) fn keep_consistent(
+    asleep: &mut Bits,
+    member: &Bits,
+    writers: &[u64],
+    width: usize,
+    clash: impl Fn(usize, usize) -> bool,
+) {
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in 0..asleep.len() {
+            let mut bits = asleep[i];
+            while bits != 0 {
+                let b = i * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let row = &writers[b * width..(b + 1) * width];
+                let awake = (0..width).any(|k| row[k] & !member[k] & !asleep[k] != 0);
+                let clashes = || {
+                    (0..width).any(|k| {
+                        let mut c = row[k] & asleep[k];
+                        while c != 0 {
+                            if clash(k * 64 + c.trailing_zeros() as usize, b) {
+                                return true;
+                            }
+                            c &= c - 1;
+                        }
+                        false
+                    })
+                };
+                if awake || clashes() {
+                    asleep[i] &= !(1 << (b % 64));
+                    changed = true;
+                }
+            }
+        }
+    }
+}
