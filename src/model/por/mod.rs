@@ -42,10 +42,12 @@
 //! (livelock, starvation) and the per-thread progress analysis of a harness
 //! that never finishes read: those run without ample sets (`check`).
 
+mod acyclic;
 mod memo;
 mod spin;
 mod values;
 
+use super::exec::StepCtx;
 use super::state::FINISHED;
 use super::{thread_of, Model};
 use crate::ir::{cfg, Expr, Loc, Op};
@@ -170,6 +172,8 @@ pub struct Independence {
     settles_from: Vec<bool>,
     /// Names this table's entries in the workers' lasso memos.
     memo_owner: u64,
+    /// Which steps lie on no cycle (`acyclic`).
+    components: acyclic::Components,
 }
 
 impl Independence {
@@ -238,6 +242,7 @@ impl Independence {
                 .map(|pc| spin::may_settle_from(model, pc, kernel_boundary))
                 .collect(),
             memo_owner: memo::new_owner(),
+            components: acyclic::Components::new(model),
         })
     }
 
@@ -302,6 +307,30 @@ impl Independence {
             }
         }
         out.truncate(k);
+        !self.acyclic(scratch, model, s)
+    }
+
+    /// Whether every step of the members `scratch.best` increases the
+    /// potential of `acyclic`: then no cycle of the reduced graph passes
+    /// this state and the explorer need not apply the cycle proviso.
+    fn acyclic(&self, scratch: &mut Scratch, model: &Model, s: &[u32]) -> bool {
+        for i in 0..scratch.width {
+            let mut bits = scratch.best[i];
+            while bits != 0 {
+                let m = i * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if self.components.always_leaves(model, model.pc(s, m)) {
+                    continue;
+                }
+                scratch.sim.clear();
+                scratch.sim.extend_from_slice(s);
+                let ran = model.run_thread(&mut scratch.sim, m, &mut StepCtx::default());
+                // A step that fails leads nowhere.
+                if ran.is_ok() && !self.components.increases(model, (s, &scratch.sim), m) {
+                    return false;
+                }
+            }
+        }
         true
     }
 
