@@ -100,7 +100,6 @@ struct Scratch {
     /// Memory words the members' next steps write, and those they read.
     written: Vec<u64>,
     read: Vec<u64>,
-    work: Vec<usize>,
     known: Vec<Known>,
     /// Per thread, the threads that may conflict with its next step.
     conflicts: Vec<u64>,
@@ -112,8 +111,13 @@ struct Scratch {
     /// (memory-word bits)...
     lasso_reads: Vec<u64>,
     lasso_writes: Vec<u64>,
-    /// ...and the other threads that may still write a word it reads.
+    /// ...and the other threads that may still write a word it reads,
+    /// and those whose lassos write one.
     writers: Vec<u64>,
+    clashers: Vec<u64>,
+    /// Whether `settled` (the enabled threads with lassos) is known.
+    lassos_known: bool,
+    settled: Vec<u64>,
     /// A state to run lassos in, and the own words of its anchor.
     sim: Vec<u32>,
     anchor: Vec<u32>,
@@ -129,6 +133,7 @@ impl Scratch {
             &mut self.best,
             &mut self.want,
             &mut self.asleep,
+            &mut self.settled,
         ] {
             v.clear();
             v.resize(self.width, 0);
@@ -144,6 +149,8 @@ impl Scratch {
         self.access.resize(threads, None);
         self.conflicts.resize(threads * self.width, 0);
         self.writers.resize(threads * self.width, 0);
+        self.clashers.resize(threads * self.width, 0);
+        self.lassos_known = false;
         self.lasso_reads.resize(threads * mem_width, 0);
         self.lasso_writes.resize(threads * mem_width, 0);
     }
@@ -361,7 +368,15 @@ impl Independence {
             if scratch.want.iter().all(|b| *b == 0) {
                 return Some(count);
             }
-            self.asleep(scratch, model, s);
+            if count == 1 {
+                self.asleep(scratch, model, s);
+            } else {
+                // Still asleep for the grown set (its writers are members
+                // or asleep), if maybe fewer than a fresh computation.
+                for k in 0..scratch.width {
+                    scratch.asleep[k] &= !scratch.member[k];
+                }
+            }
             let mut grew = false;
             for i in 0..scratch.width {
                 let mut bits = scratch.want[i];
@@ -426,44 +441,52 @@ impl Independence {
     }
 
     /// Sets `scratch.asleep` to an asleep set for the members (see
-    /// `spin`): the threads with lassos among those wanted and,
-    /// transitively, their writers, less those with a writer that is awake
-    /// outside or whose lasso writes what they read.
+    /// `spin`): the threads with lassos, less those with a writer that is
+    /// awake outside or asleep with a lasso that writes what they read.
     fn asleep(&self, scratch: &mut Scratch, model: &Model, s: &[u32]) {
-        scratch.asleep.fill(0);
-        scratch.work.clear();
-        for i in 0..scratch.width {
-            let mut bits = scratch.want[i];
-            while bits != 0 {
-                scratch.work.push(i * 64 + bits.trailing_zeros() as usize);
-                bits &= bits - 1;
-            }
+        if !scratch.lassos_known {
+            self.find_lassos(scratch, model, s);
         }
-        while let Some(u) = scratch.work.pop() {
-            if get(&scratch.member, u)
-                || get(&scratch.asleep, u)
-                || !self.settles(scratch, model, s, u)
-            {
-                continue;
-            }
-            set(&mut scratch.asleep, u);
-            for i in 0..scratch.width {
-                let mut bits = scratch.writers[u * scratch.width + i] & !scratch.member[i];
-                while bits != 0 {
-                    scratch.work.push(i * 64 + bits.trailing_zeros() as usize);
-                    bits &= bits - 1;
-                }
-            }
+        for k in 0..scratch.width {
+            scratch.asleep[k] = scratch.settled[k] & !scratch.member[k];
         }
-        let mw = self.width;
-        let (reads, writes) = (&scratch.lasso_reads, &scratch.lasso_writes);
         spin::keep_consistent(
             &mut scratch.asleep,
             &scratch.member,
-            &scratch.writers,
+            (&scratch.writers, &scratch.clashers),
             scratch.width,
-            |c, b| (0..mw).any(|k| writes[c * mw + k] & reads[b * mw + k] != 0),
         );
+    }
+
+    /// Runs every enabled thread's lasso (once per state), and notes who
+    /// may write what each one reads: `scratch.settled`, `writers` and
+    /// `clashers`.
+    fn find_lassos(&self, scratch: &mut Scratch, model: &Model, s: &[u32]) {
+        scratch.lassos_known = true;
+        scratch.settled.fill(0);
+        for u in 0..model.layout.threads {
+            if get(&scratch.enabled, u) && self.settles(scratch, model, s, u) {
+                set(&mut scratch.settled, u);
+            }
+        }
+        let (tw, mw) = (scratch.width, self.width);
+        for b in 0..model.layout.threads {
+            if !get(&scratch.settled, b) {
+                continue;
+            }
+            let reads = &scratch.lasso_reads[b * mw..(b + 1) * mw];
+            let row = &mut scratch.clashers[b * tw..(b + 1) * tw];
+            row.fill(0);
+            for c in 0..model.layout.threads {
+                let writes = &scratch.lasso_writes[c * mw..(c + 1) * mw];
+                if c != b
+                    && get(&scratch.settled, c)
+                    && reads.iter().zip(writes).any(|(r, w)| r & w != 0)
+                {
+                    set(row, c);
+                }
+            }
+        }
     }
 
     /// Whether thread `u` has a lasso in `s`, with its words and writers

@@ -163,38 +163,24 @@ impl Independence {
 
 /// Removes from `asleep` every thread with a writer (`writers`, one row of
 /// `width` words per thread) that is neither in `member` nor asleep, or
-/// asleep with a lasso that writes what it reads (`clash(writer, b)`),
-/// until none is left: an asleep set within the given one.
+/// asleep with a lasso that writes what it reads (`clashers`), until none
+/// is left: an asleep set within the given one.
 pub(super) fn keep_consistent(
     asleep: &mut Bits,
     member: &Bits,
-    writers: &[u64],
+    (writers, clashers): (&[u64], &[u64]),
     width: usize,
-    clash: impl Fn(usize, usize) -> bool,
 ) {
     let mut changed = true;
     while changed {
         changed = false;
-        for i in 0..asleep.len() {
+        for i in 0..width {
             let mut bits = asleep[i];
             while bits != 0 {
                 let b = i * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                let row = &writers[b * width..(b + 1) * width];
-                let awake = (0..width).any(|k| row[k] & !member[k] & !asleep[k] != 0);
-                let clashes = || {
-                    (0..width).any(|k| {
-                        let mut c = row[k] & asleep[k];
-                        while c != 0 {
-                            if clash(k * 64 + c.trailing_zeros() as usize, b) {
-                                return true;
-                            }
-                            c &= c - 1;
-                        }
-                        false
-                    })
-                };
-                if awake || clashes() {
+                let (w, c) = (&writers[b * width..], &clashers[b * width..]);
+                if (0..width).any(|k| w[k] & !member[k] & !asleep[k] != 0 || c[k] & asleep[k] != 0) {
                     asleep[i] &= !(1 << (b % 64));
                     changed = true;
                 }
