@@ -9,7 +9,10 @@
 //! need (a failing step ends the run). The exception is an exit, whose
 //! barrier check reads the block's other threads: entries that exit are
 //! only used where the thread is alone in its block (the caller checks).
+//! So is the absence of a lasso, unless the other threads decided it
+//! (`Settles::NotHere`, not remembered).
 
+use super::spin::Settles;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Entries per worker (direct-mapped).
@@ -23,11 +26,11 @@ pub(super) fn new_owner() -> u64 {
     NEXT_OWNER.fetch_add(1, Ordering::Relaxed)
 }
 
-/// A remembered lasso.
+/// A remembered lasso (or its absence: `Settles::Never`).
 pub(super) struct Entry<'a> {
     pub reads: &'a [u64],
     pub writes: &'a [u64],
-    pub exits: bool,
+    pub settles: Settles,
 }
 
 #[derive(Default)]
@@ -43,7 +46,7 @@ pub(super) struct LassoMemo {
     values: Vec<u32>,
     /// Reads, then writes, `mw` words each.
     bits: Vec<u64>,
-    exits: Vec<bool>,
+    settles: Vec<Settles>,
 }
 
 impl LassoMemo {
@@ -60,7 +63,7 @@ impl LassoMemo {
             keys: vec![0; SLOTS * (own + 1)],
             values: vec![0; SLOTS * mem],
             bits: vec![0; SLOTS * 2 * mw],
-            exits: vec![false; SLOTS],
+            settles: vec![Settles::Never; SLOTS],
         };
     }
 
@@ -97,7 +100,7 @@ impl LassoMemo {
         Some(Entry {
             reads,
             writes,
-            exits: self.exits[slot],
+            settles: self.settles[slot],
         })
     }
 
@@ -111,6 +114,6 @@ impl LassoMemo {
         let bits = &mut self.bits[slot * 2 * self.mw..(slot + 1) * 2 * self.mw];
         bits[..self.mw].copy_from_slice(lasso.reads);
         bits[self.mw..].copy_from_slice(lasso.writes);
-        self.exits[slot] = lasso.exits;
+        self.settles[slot] = lasso.settles;
     }
 }

@@ -271,9 +271,12 @@ impl Independence {
         let threads = model.layout.threads;
         scratch.reset(threads, self.width);
         let layout = &model.layout;
-        scratch
-            .memo
-            .claim(self.memo_owner, layout.thread_words, layout.mem_words, self.width);
+        scratch.memo.claim(
+            self.memo_owner,
+            layout.thread_words,
+            layout.mem_words,
+            self.width,
+        );
         let mut n_enabled = 0;
         for a in &out[start..] {
             let t = thread_of(*a);
@@ -504,12 +507,12 @@ impl Independence {
         let own = &s[layout.thread(u, 0)..layout.thread(u, layout.thread_words)];
         let mem = &s[..layout.mem_words];
         let remembered = scratch.memo.get(u, own, mem).filter(|e| {
-            !e.exits || self.alone_in_block(model, s, u)
+            e.settles != spin::Settles::Yes { exits: true } || self.alone_in_block(model, s, u)
         });
         let settles = if let Some(e) = remembered {
             reads.copy_from_slice(e.reads);
             writes.copy_from_slice(e.writes);
-            true
+            e.settles != spin::Settles::Never
         } else if get(&scratch.enabled, u) {
             reads.fill(0);
             writes.fill(0);
@@ -520,16 +523,16 @@ impl Independence {
                 (&mut scratch.sim, &mut scratch.anchor),
                 spin::Accesses { reads, writes },
             );
-            if let Some(exits) = lasso {
+            if lasso != spin::Settles::NotHere {
                 let (reads, writes) = (&scratch.lasso_reads, &scratch.lasso_writes);
                 let entry = memo::Entry {
                     reads: &reads[u * mw..(u + 1) * mw],
                     writes: &writes[u * mw..(u + 1) * mw],
-                    exits,
+                    settles: lasso,
                 };
                 scratch.memo.put(u, own, mem, entry);
             }
-            lasso.is_some()
+            matches!(lasso, spin::Settles::Yes { .. })
         } else {
             false
         };

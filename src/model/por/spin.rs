@@ -45,7 +45,7 @@ use crate::model::Model;
 
 /// Longest solo run looked at, in steps of the thread (each fused with the
 /// thread-local instructions after its memory access).
-const MAX_LASSO_STEPS: usize = 96;
+const MAX_LASSO_STEPS: usize = 32;
 
 /// Whether a step that starts at `pc` may belong to a lasso: it accesses
 /// at most one memory word (which the caller tracks), and changes nothing
@@ -63,6 +63,17 @@ pub(super) fn may_settle_from(model: &Model, pc: usize, kernel_boundary: bool) -
     }
 }
 
+/// Whether a thread settles (`Independence::lasso`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Settles {
+    /// It has a lasso; `exits`: it finishes (only alone in its block).
+    Yes { exits: bool },
+    /// It has none, as decided by its own words and the words it read.
+    Never,
+    /// It has none here, because of where the other threads are.
+    NotHere,
+}
+
 /// Where a lasso's reads and writes go.
 pub(super) struct Accesses<'a> {
     pub reads: &'a mut Bits,
@@ -70,9 +81,9 @@ pub(super) struct Accesses<'a> {
 }
 
 impl Independence {
-    /// Whether enabled thread `t` has a lasso in `s` (see the module docs):
-    /// if so, `Some(whether it exits)`, with its words marked in `out`.
-    /// `buf` and `anchor` are scratch space.
+    /// Whether enabled thread `t` has a lasso in `s` (see the module docs),
+    /// with the words it reads and writes (up to where it failed, if not)
+    /// marked in `out`. `buf` and `anchor` are scratch space.
     pub(super) fn lasso(
         &self,
         model: &Model,
@@ -80,7 +91,7 @@ impl Independence {
         t: usize,
         (buf, anchor): (&mut Vec<u32>, &mut Vec<u32>),
         out: Accesses,
-    ) -> Option<bool> {
+    ) -> Settles {
         buf.clear();
         buf.extend_from_slice(s);
         let own = model.layout.thread(t, 0)..model.layout.thread(t, model.layout.thread_words);
@@ -95,37 +106,40 @@ impl Independence {
         for _ in 0..MAX_LASSO_STEPS {
             let pc = model.pc(buf, t);
             if pc == FINISHED {
-                return Some(exits);
+                return Settles::Yes { exits };
             }
             let op = &model.prog.code[pc as usize].op;
             exits |= matches!(op, Op::Exit);
-            if model.is_blocked(buf, t)
-                || !self.settles_from[pc as usize]
-                || (matches!(op, Op::Exit) && !self.alone_in_block(model, buf, t))
-            {
-                return None;
+            if model.is_blocked(buf, t) || !self.settles_from[pc as usize] {
+                return Settles::Never;
+            }
+            if matches!(op, Op::Exit) && !self.alone_in_block(model, buf, t) {
+                return Settles::NotHere;
             }
             let access = match op {
                 Op::Load { loc, .. } | Op::Store { loc, .. } | Op::Atomic { loc, .. } => {
                     match model.address(buf, t, loc) {
                         Ok((w, _)) => Some((w, buf[w], matches!(op, Op::Store { .. }))),
-                        Err(_) => return None,
+                        Err(_) => return Settles::Never,
                     }
                 }
                 _ => None,
             };
-            if model
-                .run_thread(buf, t, &mut StepCtx::default())
-                .is_err()
-            {
-                return None;
+            if let Some((w, _, false)) = access {
+                set(out.reads, w);
+            }
+            if model.run_thread(buf, t, &mut StepCtx::default()).is_err() {
+                // The phase and capacity checks read the other threads.
+                let others = matches!(op, Op::PhaseExit | Op::CriticalEnter { .. });
+                return if others {
+                    Settles::NotHere
+                } else {
+                    Settles::Never
+                };
             }
             let mut wrote = false;
             if let Some((w, old, store)) = access {
                 wrote = buf[w] != old;
-                if !store {
-                    set(out.reads, w);
-                }
                 if store || wrote {
                     set(out.writes, w);
                 }
@@ -137,7 +151,7 @@ impl Independence {
                 continue;
             }
             if buf[own.clone()] == anchor[..] {
-                return Some(exits);
+                return Settles::Yes { exits };
             }
             since += 1;
             if since == power {
@@ -146,7 +160,7 @@ impl Independence {
                 (power, since) = (power * 2, 0);
             }
         }
-        None
+        Settles::Never
     }
 
     /// Whether unfinished thread `u` may still write a word of `words`.
@@ -180,7 +194,8 @@ pub(super) fn keep_consistent(
                 let b = i * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 let (w, c) = (&writers[b * width..], &clashers[b * width..]);
-                if (0..width).any(|k| w[k] & !member[k] & !asleep[k] != 0 || c[k] & asleep[k] != 0) {
+                if (0..width).any(|k| w[k] & !member[k] & !asleep[k] != 0 || c[k] & asleep[k] != 0)
+                {
                     asleep[i] &= !(1 << (b % 64));
                     changed = true;
                 }
