@@ -290,7 +290,29 @@ impl Independence {
         }
         let mut best_len = n_enabled;
         let mut found = false;
+        // A thread that conflicts with nobody is a set of its own: no need
+        // to run anyone's lasso.
         for t in 0..threads {
+            if !get(&scratch.enabled, t) {
+                continue;
+            }
+            if let Some(at) = self.conflicts(scratch, model, s, t) {
+                if scratch.conflicts[at..at + scratch.width]
+                    .iter()
+                    .all(|c| *c == 0)
+                {
+                    scratch.best.fill(0);
+                    set(&mut scratch.best, t);
+                    best_len = 1;
+                    found = true;
+                    break;
+                }
+            }
+        }
+        for t in 0..threads {
+            if best_len == 1 {
+                break;
+            }
             if !get(&scratch.enabled, t) || (found && get(&scratch.best, t)) {
                 // Not enabled, or its set lies inside the best one found:
                 // at most a little smaller (measured: no fewer states), not
