@@ -72,7 +72,9 @@ pub trait TransitionSystem: Sync {
     /// enabled in `state` (persistent: no step outside it, on any path that
     /// avoids it, depends on it; invisible to the properties) and returns
     /// `true` when it is a proper subset. The explorer takes care of the
-    /// cycle proviso (see `proviso`). Default: every enabled action.
+    /// cycle proviso (see `proviso`) for those; a system that knows that
+    /// none of the subset's steps lies on a cycle may return `false` for
+    /// it. Default: every enabled action.
     fn ample_actions(&self, state: &[u32], out: &mut Vec<Self::Action>) -> bool {
         self.actions(state, out);
         false

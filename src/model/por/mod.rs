@@ -20,6 +20,13 @@
 //!   different blocks are different words. Barrier arrival and exit touch
 //!   the other threads of the block (and the grid, at a kernel boundary), so
 //!   they qualify only when the thread is alone in its block.
+//!   A thread outside `T` that, run alone, settles (goes round a spin loop
+//!   forever, or finishes: its *lasso*), where nobody outside `T` can
+//!   disturb it, is *asleep*: until the members move it only takes its
+//!   lasso's steps, so it counts with the words of its lasso, not with
+//!   everything it may ever access (`spin`, which has the argument). In a
+//!   barrier every waiting block may access every word in a later episode,
+//!   while it actually spins on one flag.
 //! - **invisible** (C2): the step changes nothing a property reads in a
 //!   state: critical sections and barrier phases (which read every thread's
 //!   position) are never ample while their check is on, nor writes to a word
@@ -31,7 +38,9 @@
 //! usual one (the first member step on a path can be moved to its front;
 //! a path with none keeps its outcome after a member step is put before
 //! it), with the cycle proviso ruling out that the search postpones a
-//! step around a cycle forever.
+//! step around a cycle forever. A state whose member steps all increase a
+//! potential that no step decreases lies on no cycle and is left out of
+//! the proviso (`acyclic`: `reduce` then reports no reduction to check).
 //!
 //! What that preserves (argued here, since the tests can only sample it):
 //! every reachable fault, and the existence of a reachable state from
@@ -255,7 +264,8 @@ impl Independence {
 
     /// Replaces the enabled actions `out[start..]` by the steps of the
     /// smallest stubborn set of threads found (see [`Self::stubborn`]);
-    /// `true` if that left some out.
+    /// `true` if that left some out and the explorer must apply the cycle
+    /// proviso (some member step may lie on a cycle, `acyclic`).
     pub fn reduce(&self, model: &Model, s: &[u32], out: &mut Vec<u32>, start: usize) -> bool {
         SCRATCH.with_borrow_mut(|scratch| self.reduce_with(scratch, model, s, out, start))
     }
