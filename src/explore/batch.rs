@@ -75,18 +75,18 @@ impl<F: Send> Claims<F> {
         let offsets: Vec<usize> = mine.iter().map(|c| c.offset).collect();
         let words = store.words();
         // Successor `i` of the batch, for comparing with a pending claim.
-        let batch_state = |i: u32| {
+        let batch_code = |i: u32| {
             let i = i as usize;
             let c = offsets.partition_point(|&o| o <= i) - 1;
             let k = i - offsets[c];
-            (chunks[c].state(k, words), chunks[c].succs[k].hash)
+            (chunks[c].code(k), chunks[c].succs[k].hash)
         };
         workers.each(mine, |c, mine| {
             let chunk = &chunks[c];
             mine.claims.clear();
             for (k, s) in chunk.succs.iter().enumerate() {
                 let index = (mine.offset + k) as u32;
-                let claim = store.claim(chunk.state(k, words), s.hash, index, batch_state);
+                let claim = store.claim(chunk.code(k), s.hash, index, batch_code);
                 mine.claims.push(claim);
             }
         });

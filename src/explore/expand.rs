@@ -5,8 +5,9 @@
 //! those of a sequential breadth-first search, whatever the number of
 //! threads.
 
+use super::codec::{self, hash_code};
 use super::proviso;
-use super::store::{hash_state, StateId, StateStore};
+use super::store::{StateId, StateStore};
 use super::TransitionSystem;
 
 /// States expanded by one worker task.
@@ -19,7 +20,10 @@ pub(crate) const BATCH: usize = CHUNK * 32;
 #[derive(Clone, Copy)]
 pub(crate) struct Succ<A> {
     pub action: A,
+    /// Hash of the code.
     pub hash: u64,
+    /// Where its code starts in the chunk's `codes`, and its length.
+    pub code: (u32, u32),
 }
 
 /// The successors of a run of consecutive states.
@@ -28,6 +32,8 @@ pub(crate) struct Chunk<A, F> {
     pub first: StateId,
     /// Successor words, `words` per successor, in generation order.
     pub states: Vec<u32>,
+    /// Successor codes (see `codec`), in generation order.
+    pub codes: Vec<u8>,
     pub succs: Vec<Succ<A>>,
     /// `ends[i]`: end (exclusive) in `succs` of the successors of state `first + i`.
     pub ends: Vec<usize>,
@@ -43,6 +49,7 @@ impl<A: Copy, F> Chunk<A, F> {
         Chunk {
             first: 0,
             states: Vec::new(),
+            codes: Vec::new(),
             succs: Vec::new(),
             ends: Vec::new(),
             fault: None,
@@ -54,6 +61,22 @@ impl<A: Copy, F> Chunk<A, F> {
     #[inline]
     pub fn state(&self, i: usize, words: usize) -> &[u32] {
         &self.states[i * words..(i + 1) * words]
+    }
+
+    /// Code of successor `i`.
+    #[inline]
+    pub fn code(&self, i: usize) -> &[u8] {
+        let (at, len) = self.succs[i].code;
+        &self.codes[at as usize..(at + len) as usize]
+    }
+
+    /// Keeps the first `n` successors.
+    fn truncate(&mut self, n: usize, words: usize) {
+        if let Some(s) = self.succs.get(n) {
+            self.codes.truncate(s.code.0 as usize);
+        }
+        self.succs.truncate(n);
+        self.states.truncate(n * words);
     }
 
     /// Expands states `first..first + count` of the level whose next level
@@ -68,21 +91,22 @@ impl<A: Copy, F> Chunk<A, F> {
     ) {
         self.first = first;
         self.states.clear();
+        self.codes.clear();
         self.succs.clear();
         self.ends.clear();
         self.reduced.clear();
         self.fault = None;
         let mut actions = Vec::new();
         let words = store.words();
+        let mut cur = vec![0u32; words];
         for i in 0..count {
-            let cur = store.get(first + i as StateId);
+            store.read(first + i as StateId, &mut cur);
             let start = self.succs.len();
-            let (mut reduced, mut fault) = self.push_successors(sys, cur, &mut actions, true);
+            let (mut reduced, mut fault) = self.push_successors(sys, &cur, &mut actions, true);
             if reduced && proviso::closes_cycle(store, self, start..self.succs.len(), level_end) {
                 // Cycle proviso: this state takes every enabled step.
-                self.succs.truncate(start);
-                self.states.truncate(start * words);
-                (reduced, fault) = self.push_successors(sys, cur, &mut actions, false);
+                self.truncate(start, words);
+                (reduced, fault) = self.push_successors(sys, &cur, &mut actions, false);
             }
             self.reduced.push(reduced);
             self.ends.push(self.succs.len());
@@ -123,8 +147,14 @@ impl<A: Copy, F> Chunk<A, F> {
                 return (reduced, Some((a, fault)));
             }
             sys.canonicalize(next);
-            let hash = hash_state(&self.states[at..]);
-            self.succs.push(Succ { action: a, hash });
+            let from = self.codes.len();
+            codec::encode(&self.states[at..], &mut self.codes);
+            let code = &self.codes[from..];
+            self.succs.push(Succ {
+                action: a,
+                hash: hash_code(code),
+                code: (from as u32, code.len() as u32),
+            });
         }
         (reduced, None)
     }

@@ -1,0 +1,230 @@
+//! The stored form of a state: a compact byte string instead of its `u32`
+//! words, and the hash of that form.
+//!
+//! Most words of a state are zero or tiny (program counters, flags, small
+//! locals and counters, already wrapped to their declared width), so a
+//! state of `w` words is written as
+//!
+//! ```text
+//! [ bitmap: ceil(w / 8) bytes, bit i = word i is not zero ]
+//! [ per nonzero word, in order: z < 255 ? z : 0xFF, z as 4 bytes LE ]
+//! ```
+//!
+//! where `z` is the word zigzag-mapped as an `i32` (0, -1, 1, -2, ... to
+//! 0, 1, 2, 3, ...), so that small negative values and `u32::MAX` (the pc
+//! of a finished thread) take one byte too. Every word has exactly one
+//! form, and decoding gives the words back, so the encoding is injective:
+//! two states are equal exactly when their codes are. For a fixed `w` no
+//! code is a proper prefix of another (the bitmap fixes how many words
+//! follow, each word's first byte its length), which lets the store
+//! compare a code with the bytes at a stored state's start without knowing
+//! the stored code's length.
+
+/// The longest code of a `words`-word state.
+pub fn max_len(words: usize) -> usize {
+    words.div_ceil(8) + 5 * words
+}
+
+#[inline]
+fn zigzag(w: u32) -> u32 {
+    (w << 1) ^ ((w as i32 >> 31) as u32)
+}
+
+#[inline]
+fn unzigzag(z: u32) -> u32 {
+    (z >> 1) ^ (z & 1).wrapping_neg()
+}
+
+/// Escape byte: the next 4 bytes hold the zigzagged word.
+const WIDE: u8 = 0xFF;
+
+/// Appends the code of `state` to `out`.
+#[inline]
+pub fn encode(state: &[u32], out: &mut Vec<u8>) {
+    let start = out.len();
+    let map = state.len().div_ceil(8);
+    out.reserve(max_len(state.len()));
+    out.resize(start + map, 0);
+    for (g, group) in state.chunks(8).enumerate() {
+        let mut bits = 0u8;
+        for (i, &w) in group.iter().enumerate() {
+            if w == 0 {
+                continue;
+            }
+            bits |= 1 << i;
+            let z = zigzag(w);
+            if z < u32::from(WIDE) {
+                out.push(z as u8);
+            } else {
+                out.push(WIDE);
+                out.extend_from_slice(&z.to_le_bytes());
+            }
+        }
+        out[start + g] = bits;
+    }
+}
+
+/// Writes the state whose code starts `code` into `out` (its length is the
+/// number of words); returns the code's length. Bytes after the code are
+/// not read.
+#[inline]
+pub fn decode(code: &[u8], out: &mut [u32]) -> usize {
+    let map = out.len().div_ceil(8);
+    let mut at = map;
+    for (group, &bits) in out.chunks_mut(8).zip(&code[..map]) {
+        if bits == 0 {
+            group.fill(0);
+            continue;
+        }
+        for (i, w) in group.iter_mut().enumerate() {
+            if bits >> i & 1 == 0 {
+                *w = 0;
+                continue;
+            }
+            let b = code[at];
+            at += 1;
+            let z = if b != WIDE {
+                u32::from(b)
+            } else {
+                let z = u32::from_le_bytes(code[at..at + 4].try_into().expect("4 bytes"));
+                at += 4;
+                z
+            };
+            *w = unzigzag(z);
+        }
+    }
+    at
+}
+
+/// Hashes a code to 64 bits.
+///
+/// Codes are a hundred bytes or more, so the hash is limited by its
+/// dependency chain, not by loads: four independent lanes each fold 16
+/// bytes per multiply (a 64x64→128-bit product folded to 64 bits, the
+/// long-input loop of foldhash and wyhash), so each lane's chain is one
+/// multiply per 64 bytes. The tail and the lanes are finalized with
+/// MurmurHash3's `fmix64`, so that every input bit reaches every output
+/// bit: the hash doubles as the fingerprint of hash compaction. Fixed
+/// constants, so fingerprints do not depend on a crate version or the
+/// process.
+#[inline]
+pub fn hash_code(code: &[u8]) -> u64 {
+    const K: [u64; 5] = [
+        0x243F_6A88_85A3_08D3,
+        0x1319_8A2E_0370_7344,
+        0xA409_3822_299F_31D0,
+        0x082E_FA98_EC4E_6C89,
+        0x4528_21E6_38D0_1377,
+    ];
+    let word = |b: &[u8], i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+    let mut lanes = [K[0], K[1], K[2], K[3]];
+    let mut blocks = code.chunks_exact(64);
+    for b in &mut blocks {
+        for (l, lane) in lanes.iter_mut().enumerate() {
+            *lane = folded_multiply(word(b, 8 * l) ^ *lane, word(b, 8 * l + 32) ^ K[4]);
+        }
+    }
+    let mut h = (code.len() as u64).wrapping_mul(K[4]);
+    for lane in lanes {
+        h = folded_multiply(h ^ lane, K[4]);
+    }
+    let rest = blocks.remainder();
+    let mut words = rest.chunks_exact(8);
+    for w in &mut words {
+        h = folded_multiply(h ^ word(w, 0), K[1]);
+    }
+    let tail = words.remainder();
+    if !tail.is_empty() {
+        let mut last = [0u8; 8];
+        last[..tail.len()].copy_from_slice(tail);
+        h = folded_multiply(h ^ u64::from_le_bytes(last), K[2]);
+    }
+    fmix64(h)
+}
+
+/// The 128-bit product of `a` and `b`, folded to 64 bits by xoring its halves.
+#[inline]
+fn folded_multiply(a: u64, b: u64) -> u64 {
+    let full = u128::from(a) * u128::from(b);
+    (full as u64) ^ ((full >> 64) as u64)
+}
+
+#[inline]
+fn fmix64(mut h: u64) -> u64 {
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    h ^ (h >> 33)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(state: &[u32]) -> Vec<u8> {
+        let mut code = vec![7u8; 3]; // codes are appended
+        encode(state, &mut code);
+        let code = code.split_off(3);
+        assert!(code.len() <= max_len(state.len()));
+        let mut back = vec![1u32; state.len()];
+        // Trailing bytes (the next stored state) are not read.
+        let mut padded = code.clone();
+        padded.extend_from_slice(&[0xFF; 9]);
+        assert_eq!(decode(&padded, &mut back), code.len());
+        assert_eq!(back, state);
+        code
+    }
+
+    #[test]
+    fn codes_round_trip_and_are_small() {
+        round_trip(&[]);
+        let edges = [0, 1, 2, 63, 64, 127, 128, 255, 256, u32::MAX, u32::MAX - 1];
+        let edges2 = [i32::MAX as u32, i32::MIN as u32, 1 << 31 | 5, 0x8000];
+        let all: Vec<u32> = edges.iter().chain(&edges2).copied().collect();
+        round_trip(&all);
+        for w in 1..20 {
+            round_trip(&all[..w.min(all.len())]);
+        }
+        // Zeros cost one bit, small values and -1 one byte.
+        assert_eq!(round_trip(&[0; 16]).len(), 2);
+        assert_eq!(
+            round_trip(&[0, 5, u32::MAX, 0, 0, 0, 0, 0, 63]).len(),
+            2 + 3
+        );
+        assert_eq!(round_trip(&[128]).len(), 1 + 5);
+    }
+
+    #[test]
+    fn distinct_states_have_distinct_codes_and_no_code_prefixes_another() {
+        // All states of 3 words over a value set with every code width.
+        let values = [0, 1, 2, 127, 128, u32::MAX, 1 << 31, 300];
+        let mut codes = std::collections::HashMap::new();
+        for a in values {
+            for b in values {
+                for c in values {
+                    let code = round_trip(&[a, b, c]);
+                    assert!(codes.insert(code, [a, b, c]).is_none());
+                }
+            }
+        }
+        for x in codes.keys() {
+            for y in codes.keys() {
+                assert!(x == y || !y.starts_with(x), "{x:?} prefixes {y:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn hash_depends_on_every_byte_and_the_length() {
+        let base: Vec<u8> = (0..150u8).collect();
+        let h = hash_code(&base);
+        for i in 0..base.len() {
+            let mut b = base.clone();
+            b[i] ^= 1;
+            assert_ne!(hash_code(&b), h, "byte {i}");
+            assert_ne!(hash_code(&base[..i]), h);
+        }
+        assert_ne!(hash_code(&[0]), hash_code(&[0, 0]));
+    }
+}
