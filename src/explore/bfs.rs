@@ -660,6 +660,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                 0.0
             },
             peak_bytes: self.peak_bytes as u64,
+            analysis_bytes: 0,
             peak_rss_bytes: peak_rss_bytes(),
         };
         Exploration {
