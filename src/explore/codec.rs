@@ -75,17 +75,39 @@ pub fn encode(state: &[u32], out: &mut Vec<u8>) {
 #[inline]
 fn nonzero_bits(group: &[u32]) -> u8 {
     match <&[u32; 8]>::try_from(group) {
-        // One 0/1 byte per word (vectorized compares), gathered into one
-        // byte by a multiply: byte i's bit lands on bit 56 + i.
-        Ok(full) => {
-            let flags: [u8; 8] = std::array::from_fn(|i| u8::from(full[i] != 0));
-            (u64::from_le_bytes(flags).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8
-        }
+        Ok(full) => nonzero_bits_8(full),
         Err(_) => group
             .iter()
             .enumerate()
             .fold(0u8, |bits, (i, &w)| bits | u8::from(w != 0) << i),
     }
+}
+
+/// [`nonzero_bits`] of 8 words: two 4-word compares with zero and their
+/// sign masks (SSE2, part of every x86-64).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn nonzero_bits_8(w: &[u32; 8]) -> u8 {
+    #[target_feature(enable = "sse2")]
+    fn zeros(a: u32, b: u32, c: u32, d: u32) -> i32 {
+        use std::arch::x86_64::{
+            _mm_castsi128_ps, _mm_cmpeq_epi32, _mm_movemask_ps, _mm_set_epi32, _mm_setzero_si128,
+        };
+        let v = _mm_set_epi32(d as i32, c as i32, b as i32, a as i32);
+        _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, _mm_setzero_si128())))
+    }
+    // SAFETY: SSE2 is part of the x86-64 baseline: every x86-64 CPU has it.
+    let (lo, hi) = unsafe { (zeros(w[0], w[1], w[2], w[3]), zeros(w[4], w[5], w[6], w[7])) };
+    !((lo | hi << 4) as u8)
+}
+
+/// [`nonzero_bits`] of 8 words: one 0/1 byte per word, gathered into one
+/// byte by a multiply (byte i's bit lands on bit 56 + i).
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn nonzero_bits_8(w: &[u32; 8]) -> u8 {
+    let flags: [u8; 8] = std::array::from_fn(|i| u8::from(w[i] != 0));
+    (u64::from_le_bytes(flags).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8
 }
 
 /// Writes the state whose code starts `code` into `out` (its length is the
