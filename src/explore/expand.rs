@@ -30,10 +30,13 @@ pub(crate) struct Succ<A> {
 pub(crate) struct Chunk<A, F> {
     /// First state of the run.
     pub first: StateId,
-    /// Successor words, `words` per successor, in generation order.
-    pub states: Vec<u32>,
-    /// Successor codes (see `codec`), in generation order.
+    /// Successor codes (see `codec`), in generation order. Only codes are
+    /// kept: the few successors that turn out new are decoded again, which
+    /// is cheaper than keeping every successor's words (copies of ~1 KB
+    /// written and read back through the caches).
     pub codes: Vec<u8>,
+    /// The successor being computed.
+    next: Vec<u32>,
     pub succs: Vec<Succ<A>>,
     /// `ends[i]`: end (exclusive) in `succs` of the successors of state `first + i`.
     pub ends: Vec<usize>,
@@ -48,19 +51,13 @@ impl<A: Copy, F> Chunk<A, F> {
     fn new() -> Self {
         Chunk {
             first: 0,
-            states: Vec::new(),
             codes: Vec::new(),
+            next: Vec::new(),
             succs: Vec::new(),
             ends: Vec::new(),
             fault: None,
             reduced: Vec::new(),
         }
-    }
-
-    /// Words of successor `i`.
-    #[inline]
-    pub fn state(&self, i: usize, words: usize) -> &[u32] {
-        &self.states[i * words..(i + 1) * words]
     }
 
     /// Code of successor `i`.
@@ -71,12 +68,11 @@ impl<A: Copy, F> Chunk<A, F> {
     }
 
     /// Keeps the first `n` successors.
-    fn truncate(&mut self, n: usize, words: usize) {
+    fn truncate(&mut self, n: usize) {
         if let Some(s) = self.succs.get(n) {
             self.codes.truncate(s.code.0 as usize);
         }
         self.succs.truncate(n);
-        self.states.truncate(n * words);
     }
 
     /// Expands states `first..first + count` of the level whose next level
@@ -90,7 +86,6 @@ impl<A: Copy, F> Chunk<A, F> {
         level_end: usize,
     ) {
         self.first = first;
-        self.states.clear();
         self.codes.clear();
         self.succs.clear();
         self.ends.clear();
@@ -105,7 +100,7 @@ impl<A: Copy, F> Chunk<A, F> {
             let (mut reduced, mut fault) = self.push_successors(sys, &cur, &mut actions, true);
             if reduced && proviso::closes_cycle(store, self, start..self.succs.len(), level_end) {
                 // Cycle proviso: this state takes every enabled step.
-                self.truncate(start, words);
+                self.truncate(start);
                 (reduced, fault) = self.push_successors(sys, &cur, &mut actions, false);
             }
             self.reduced.push(reduced);
@@ -136,25 +131,29 @@ impl<A: Copy, F> Chunk<A, F> {
                 false
             }
         };
+        let mut next = std::mem::take(&mut self.next);
+        next.resize(cur.len(), 0);
+        let mut failed = None;
         for &a in actions.iter() {
-            // The step writes straight into the chunk (no copy after),
-            // over a copy of the state (no zeroing before).
-            let at = self.states.len();
-            self.states.extend_from_slice(cur);
-            let next = &mut self.states[at..];
-            if let Err(fault) = sys.step_from_copy(cur, a, next) {
-                self.states.truncate(at);
-                return (reduced, Some((a, fault)));
+            // The step starts from a copy of the state (no zeroing).
+            next.copy_from_slice(cur);
+            if let Err(fault) = sys.step_from_copy(cur, a, &mut next) {
+                failed = Some((a, fault));
+                break;
             }
-            sys.canonicalize(next);
+            sys.canonicalize(&mut next);
             let from = self.codes.len();
-            codec::encode(&self.states[at..], &mut self.codes);
+            codec::encode(&next, &mut self.codes);
             let code = &self.codes[from..];
             self.succs.push(Succ {
                 action: a,
                 hash: hash_code(code),
                 code: (from as u32, code.len() as u32),
             });
+        }
+        self.next = next;
+        if failed.is_some() {
+            return (reduced, failed);
         }
         (reduced, None)
     }
