@@ -524,7 +524,9 @@ pub fn run(prepared: &Prepared) -> Report {
             seconds: Some(seconds),
             states_per_second: Some(s.states as f64 / seconds.max(1e-9)),
             peak_store_bytes: Some(s.peak_bytes),
-            peak_rss_bytes: s.peak_rss_bytes,
+            analysis_bytes: Some(s.analysis_bytes),
+            // The whole check's peak (search and analyses), not the search's.
+            peak_rss_bytes: crate::explore::peak_rss_bytes().or(s.peak_rss_bytes),
             explore_seconds: Some(s.seconds),
             reductions: Some(reductions),
         },

@@ -34,8 +34,8 @@ pub fn find(
     let graph = graph.expect("checked above");
     let can_progress = graph.can_progress(exploration, model.layout.threads);
     let stuck_thread = |id: StateId| {
-        let s = exploration.state(id);
-        (0..model.layout.threads).find(|t| !model.is_finished(s, *t) && !can_progress[*t].get(id))
+        let s = exploration.decode_state(id);
+        (0..model.layout.threads).find(|t| !model.is_finished(&s, *t) && !can_progress[*t].get(id))
     };
     let stuck = (0..exploration.num_states() as StateId).find(|id| stuck_thread(*id).is_some())?;
     let t = stuck_thread(stuck).expect("found above");

@@ -45,11 +45,13 @@ impl LabeledGraph {
             graph.add_node(());
         }
         let mut scratch = vec![0u32; model.layout.words()];
+        let mut state = vec![0u32; model.layout.words()];
         for id in 0..n as StateId {
             if !exploration.is_expanded(id) {
                 continue;
             }
-            let state = exploration.state(id);
+            exploration.read_state(id, &mut state);
+            let state = state.as_slice();
             for (t, to) in exploration.successors(id) {
                 let (_, progress) = model.step_progress(state, t, &mut scratch);
                 let (location, memory) =

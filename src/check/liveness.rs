@@ -230,7 +230,8 @@ impl Search<'_, '_> {
     }
 
     fn judge(&self, comp: &[StateId], filter: &Filter, starving: Option<usize>) -> Judgement {
-        let first = self.exploration.state(comp[0]);
+        let first = self.exploration.decode_state(comp[0]);
+        let first = first.as_slice();
         if let Some(t) = starving {
             if self.model.is_finished(first, t) {
                 return Judgement::Unfair; // a finished thread does not starve
@@ -351,8 +352,8 @@ impl Search<'_, '_> {
         };
         // Witnesses in a fixed order: threads by index.
         let mut targets: Vec<Witness> = Vec::new();
-        let first = self.exploration.state(entry);
-        for t in self.model.fairly_scheduled(first, self.scheduler) {
+        let first = self.exploration.decode_state(entry);
+        for t in self.model.fairly_scheduled(&first, self.scheduler) {
             match first_edge(&|l| l.thread == t as u32) {
                 Some(w) => targets.push(w),
                 None => {
@@ -465,7 +466,7 @@ impl Search<'_, '_> {
         let threads = model.layout.threads;
         let mut steps = vec![0usize; threads];
         let mut progress = vec![0usize; threads];
-        let mut state = self.exploration.state(entry).to_vec();
+        let mut state = self.exploration.decode_state(entry);
         let mut next = state.clone();
         for &t in cycle {
             let (_, progressed) = model.step_progress(&state, t, &mut next);
@@ -473,9 +474,9 @@ impl Search<'_, '_> {
             progress[crate::model::thread_of(t)] += progressed as usize;
             std::mem::swap(&mut state, &mut next);
         }
-        let start = self.exploration.state(entry);
+        let start = self.exploration.decode_state(entry);
         let mut lines = Vec::new();
-        for (t, what) in super::thread_positions(model, start) {
+        for (t, what) in super::thread_positions(model, &start) {
             let verdict = match (steps[t], progress[t]) {
                 (0, _) => "never moves".to_string(),
                 (n, 0) => format!("moves {n} time{} per round and never progresses", plural(n)),
@@ -560,9 +561,11 @@ impl EnabledSets {
         let n = exploration.num_states();
         let mut bits = vec![0u64; n * words];
         let mut actions = Vec::new();
+        let mut state = vec![0u32; model.layout.words()];
         for id in 0..n {
             actions.clear();
-            model.actions(exploration.state(id as StateId), &mut actions);
+            exploration.read_state(id as StateId, &mut state);
+            model.actions(&state, &mut actions);
             for &a in &actions {
                 let t = crate::model::thread_of(a);
                 bits[id * words + t / 64] |= 1 << (t % 64);

@@ -18,7 +18,7 @@ mod symmetric;
 
 pub use deadlock::{describe_threads, thread_positions};
 
-use crate::explore::{explore, LimitKind, Options, Outcome, Stats};
+use crate::explore::{explore, Exploration, LimitKind, Options, Outcome, Stats};
 use crate::model::{Model, Scheduler, Violation, ViolationKind};
 use graph::LabeledGraph;
 
@@ -104,49 +104,59 @@ fn check_explored(model: &Model, options: &Options, scheduler: Scheduler) -> Che
     // that never finishes.
     let never_finishes = exploration.final_states().count_ones() == 0;
     let wants_graph = scheduler != Scheduler::Unfair || never_finishes;
+    // A second search replaces this one: free this one's memory first, so
+    // that the memory limit holds for the second alone.
+    let again = |exploration: Exploration<u32, Violation>, options: Options| {
+        drop(exploration);
+        options
+    };
     if wants_graph && (model.symmetry().is_some() || model.has_por()) {
         // Edge labels of representatives name permuted threads, and ample
         // sets leave out steps, which the per-thread analyses need: search
         // the full graph instead.
         let full = Model::new(model.prog, *model.options());
-        return check_explored(&full, &options, scheduler);
+        return check_explored(&full, &again(exploration, options), scheduler);
     }
     if wants_graph && options.hash_compaction {
         // The per-thread analyses read every state: keep them all.
         let full = Options {
             hash_compaction: false,
-            ..options
+            ..again(exploration, options)
         };
         return check_explored(model, &full, scheduler);
     }
-    // The labelled graph comes on top of the explorer's own memory: stop
-    // cleanly instead of exceeding the limit while building it.
-    if wants_graph && limit.is_none() {
-        let needed =
-            LabeledGraph::estimated_bytes(exploration.num_states(), exploration.num_edges());
-        let used = stats.peak_bytes as usize;
-        if options
-            .max_memory_bytes
-            .is_some_and(|max| (used + needed) as u64 > max)
-        {
-            // Without labels only a harness that can finish can be judged.
-            let findings = match never_finishes {
-                true => Vec::new(),
-                false => deadlock::find(model, &exploration, None)
-                    .into_iter()
-                    .collect(),
-            };
-            return CheckResult {
-                findings,
-                limit: Some(LimitKind::Memory),
-                stats,
-                symmetric: model.symmetry().is_some(),
-                ample: model.has_por(),
-                reduced_trace: false,
-                compacted: options.hash_compaction,
-            };
-        }
+    // The analyses come on top of the explorer's own memory, whether the
+    // search completed or stopped at a limit: skip what does not fit and
+    // stop cleanly instead of exceeding the limit (or being killed).
+    let used = stats.peak_bytes as usize;
+    let fits = |needed: usize| !matches!(options.max_memory_bytes, Some(max) if (used + needed) as u64 > max);
+    let reach = exploration.reachability_bytes();
+    let labels = match wants_graph {
+        true => LabeledGraph::estimated_bytes(exploration.num_states(), exploration.num_edges()),
+        false => 0,
+    };
+    let mut stats = stats;
+    if !fits(reach + labels) {
+        // Without labels only a harness that can finish can be judged.
+        let judged = !never_finishes && fits(reach);
+        let findings = match judged {
+            true => deadlock::find(model, &exploration, None)
+                .into_iter()
+                .collect(),
+            false => Vec::new(),
+        };
+        stats.analysis_bytes = if judged { reach as u64 } else { 0 };
+        return CheckResult {
+            findings,
+            limit: Some(LimitKind::Memory),
+            stats,
+            symmetric: model.symmetry().is_some(),
+            ample: model.has_por(),
+            reduced_trace: false,
+            compacted: options.hash_compaction,
+        };
     }
+    stats.analysis_bytes = (reach + labels) as u64;
     let graph = wants_graph.then(|| LabeledGraph::build(model, &exploration));
     // A deadlock found before a limit is still a real deadlock: unexpanded
     // states count as able to finish. Fair cycles need the whole graph.

@@ -200,3 +200,40 @@ fn lassos_under_ptx_meet_memory_fairness() {
         "no lasso read an older write: the check above checked nothing"
     );
 }
+
+/// The graph analyses after a search count against the memory limit even
+/// when the search itself stopped at another limit: what does not fit is
+/// not built, and the check ends at the memory limit instead.
+#[test]
+fn analyses_after_a_state_limit_stay_within_the_memory_limit() {
+    let spec = crate::api::SpecSource::builtin("ticket_mutex").unwrap();
+    let config = crate::api::CheckConfig {
+        memory_model: Some("sc".into()),
+        scheduler: Scheduler::Weak,
+        ..crate::api::CheckConfig::default()
+    };
+    let prepared = crate::api::prepare(&spec, &config).unwrap();
+    let model = crate::api::model_of(&prepared);
+    let run = |max_memory_bytes| {
+        let opts = Options {
+            max_states: Some(300),
+            max_memory_bytes,
+            ..Options::default()
+        };
+        super::check(&model, &opts, Scheduler::Weak)
+    };
+    let free = run(None);
+    assert_eq!(free.limit, Some(crate::explore::LimitKind::States));
+    let (search, analyses) = (free.stats.peak_bytes, free.stats.analysis_bytes);
+    assert!(analyses > 0, "weak fairness labels the graph");
+    let fits = run(Some(search + analyses));
+    assert_eq!(fits.limit, Some(crate::explore::LimitKind::States));
+    assert_eq!(fits.stats.analysis_bytes, analyses);
+    let short = run(Some(search + analyses / 2));
+    assert_eq!(short.limit, Some(crate::explore::LimitKind::Memory));
+    assert_eq!(
+        short.stats.analysis_bytes, 0,
+        "nothing built past the limit"
+    );
+    assert_eq!(short.stats.states, free.stats.states);
+}

@@ -189,6 +189,7 @@ pub fn strip_timings(report: &mut Report) {
     s.seconds = None;
     s.states_per_second = None;
     s.peak_store_bytes = None;
+    s.analysis_bytes = None;
     s.peak_rss_bytes = None;
     s.reductions = None;
     s.explore_seconds = None;

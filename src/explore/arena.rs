@@ -1,212 +1,250 @@
-//! The words of the stored states: fixed-stride states in segments that are
-//! allocated once and never move.
+//! The codes of the stored states (see `codec`): variable-length byte
+//! strings packed in segments that are allocated once and never move, and
+//! the location of each state's code.
 //!
-//! A single growing `Vec` copied the whole arena at every doubling, zeroed
-//! every new state before the workers overwrote it, and took its page faults
-//! in that sequential zeroing. Segments are allocated zeroed (`calloc`,
-//! fresh pages the kernel zeroes on first touch, no `memset`), so a batch's
-//! new states are written, and their pages faulted in, by the workers that
-//! copy them, in parallel. Segment sizes double from a few states (small
-//! runs stay small, as the memory limit tests need) up to a cap of about
-//! [`SEGMENT_BYTES`]; then they stay there. Hash compaction keeps only the
+//! A single growing buffer would be copied at every doubling. Segments are
+//! allocated zeroed (`calloc`: fresh pages the kernel zeroes on first
+//! touch, no `memset`), so a batch's new codes are written, and their
+//! pages faulted in, by the workers that copy them, in parallel. A code
+//! never straddles two segments: a segment is closed when the next code
+//! does not fit (wasting less than the longest code). Segment sizes double
+//! from a few states' worth (small runs stay small, as the memory limit
+//! tests need) up to [`SEGMENT_BYTES`]. Hash compaction keeps only the
 //! search queue in a [`queue`](Arena::queue) of small segments, and frees
 //! whole segments behind the search's head.
 
-/// Bytes of the largest segment (rounded down to a power of two of states).
+use super::limits::{vec_after_reserve, vec_bytes};
+
+/// Bytes of the largest segment (unless one code needs more).
 const SEGMENT_BYTES: usize = 16 << 20;
 /// Bytes of the largest segment of a queue (hash compaction), which frees
 /// its segments as the search moves on, so that they must stay small.
 const QUEUE_SEGMENT_BYTES: usize = 64 << 10;
-/// The fewest states of a queue's largest segment.
-const QUEUE_SEGMENT_STATES: usize = 256;
-/// States in the first segment.
-const FIRST_STATES: usize = 16;
+/// The first segment holds this many longest codes.
+const FIRST_CODES: usize = 16;
+/// Every segment holds at least this many longest codes (so that at most a
+/// quarter of it is lost at its end).
+const MIN_CODES: usize = 4;
 
-/// States of `words` words each, indexed `0..len`; the segments wholly
-/// before [`first_held`](Arena::first_held) may have been dropped.
+struct Segment {
+    /// `None` once dropped.
+    bytes: Option<Box<[u8]>>,
+    size: usize,
+    /// Bytes filled.
+    used: usize,
+    /// The first state stored in it (its end if it holds none yet).
+    first: usize,
+}
+
+/// The codes of states `0..len`; the segments wholly before
+/// [`first_held`](Arena::first_held) may have been dropped.
 pub(crate) struct Arena {
-    words: usize,
-    /// log2 of the first segment's states.
-    first_shift: u32,
-    /// log2 of the largest (capped) segment's states.
-    cap_shift: u32,
-    /// Segments in order; `None` once dropped.
-    segments: Vec<Option<Box<[u32]>>>,
+    /// The longest code.
+    max_code: usize,
+    first_size: usize,
+    cap_size: usize,
+    segments: Vec<Segment>,
+    /// The segment being filled (the last one with codes).
+    filling: usize,
     /// Segments before this one were dropped.
     dropped: usize,
+    /// `locs[i - locs_base]`: segment (high 32 bits) and offset (low 32
+    /// bits) of the code of state `i`, for held states.
+    locs: Vec<u64>,
+    locs_base: usize,
     /// The first state of segment `dropped`.
     first_held: usize,
-    /// States held.
     len: usize,
 }
 
-/// Where state `i` lives: its segment and its index in that segment.
-#[inline]
-fn locate(first_shift: u32, cap_shift: u32, i: usize) -> (usize, usize) {
-    let cap = 1usize << cap_shift;
-    if i < 2 * cap {
-        // Segments of 1, 1, 2, 4, ... times the first segment, up to `cap`.
-        let q = i >> first_shift;
-        let seg = (usize::BITS - q.leading_zeros()) as usize;
-        let start = match seg {
-            0 => 0,
-            s => 1usize << (first_shift + s as u32 - 1),
-        };
-        (seg, i - start)
-    } else {
-        let doubling = (cap_shift - first_shift + 2) as usize;
-        let k = i - 2 * cap;
-        (doubling + (k >> cap_shift), k & (cap - 1))
-    }
-}
-
-/// States in segment `seg`.
-#[inline]
-fn segment_states(first_shift: u32, cap_shift: u32, seg: usize) -> usize {
-    let doubling = (cap_shift - first_shift + 2) as usize;
-    match seg {
-        0 => 1 << first_shift,
-        s if s < doubling => 1 << (first_shift + s as u32 - 1),
-        _ => 1 << cap_shift,
-    }
-}
-
 impl Arena {
-    /// An empty arena of `words`-word states.
-    pub fn new(words: usize) -> Self {
-        let cap_states = (SEGMENT_BYTES / 4 / words.max(1)).max(FIRST_STATES);
-        Self::with_segments(words, FIRST_STATES, cap_states)
+    /// An empty arena for codes of at most `max_code` bytes.
+    pub fn new(max_code: usize) -> Self {
+        Self::with_segments(max_code, FIRST_CODES * max_code, SEGMENT_BYTES)
     }
 
-    /// An empty arena of `words`-word states used as a queue: the states
-    /// before the search's head are dropped ([`drop_before`](Self::drop_before)).
-    pub fn queue(words: usize) -> Self {
-        let cap_states = (QUEUE_SEGMENT_BYTES / 4 / words.max(1)).max(QUEUE_SEGMENT_STATES);
-        Self::with_segments(words, FIRST_STATES, cap_states)
+    /// An empty arena used as a queue: the states before the search's head
+    /// are dropped ([`drop_before`](Self::drop_before)).
+    pub fn queue(max_code: usize) -> Self {
+        Self::with_segments(max_code, FIRST_CODES * max_code, QUEUE_SEGMENT_BYTES)
     }
 
-    /// An empty arena whose segments double from `first` states up to `cap`
-    /// (both rounded down to powers of two).
-    pub fn with_segments(words: usize, first: usize, cap: usize) -> Self {
-        let log2 = |n: usize| usize::BITS - 1 - n.max(1).leading_zeros();
-        let first_shift = log2(first);
+    /// An empty arena whose segments double from `first` bytes up to `cap`
+    /// (each of at least [`MIN_CODES`] longest codes).
+    pub fn with_segments(max_code: usize, first: usize, cap: usize) -> Self {
+        let least = (MIN_CODES * max_code).max(1);
+        let cap_size = cap.max(least);
         Arena {
-            words,
-            first_shift,
-            cap_shift: log2(cap).max(first_shift),
+            max_code,
+            first_size: first.max(least).min(cap_size),
+            cap_size,
             segments: Vec::new(),
+            filling: 0,
             dropped: 0,
+            locs: Vec::new(),
+            locs_base: 0,
             first_held: 0,
             len: 0,
         }
     }
 
-    fn locate(&self, i: usize) -> (usize, usize) {
-        locate(self.first_shift, self.cap_shift, i)
+    fn segment_size(&self, k: usize) -> usize {
+        let doubled = self.first_size.saturating_mul(1 << k.min(40));
+        doubled.min(self.cap_size)
     }
 
-    fn segment_states(&self, seg: usize) -> usize {
-        segment_states(self.first_shift, self.cap_shift, seg)
-    }
-
-    /// The first state whose words are held.
+    /// The first state whose code is held.
     pub fn first_held(&self) -> usize {
         self.first_held
     }
 
-    /// The words of state `i` (held, below `len`).
+    /// The code of state `i` (held, below `len`), followed by the bytes of
+    /// the codes after it in its segment: a code is never a prefix of
+    /// another, so comparing a code with the start is exact.
     #[inline]
-    pub fn get(&self, i: usize) -> &[u32] {
-        debug_assert!(i < self.len);
-        let (seg, at) = self.locate(i);
-        let segment = self.segments[seg]
-            .as_deref()
-            .expect("the state's segment is held");
-        &segment[at * self.words..(at + 1) * self.words]
+    pub fn get(&self, i: usize) -> &[u8] {
+        debug_assert!(i < self.len && i >= self.first_held);
+        let loc = self.locs[i - self.locs_base];
+        let seg = &self.segments[(loc >> 32) as usize];
+        let bytes = seg.bytes.as_deref().expect("the state's segment is held");
+        &bytes[(loc as u32) as usize..seg.used]
     }
 
-    /// Segments needed to hold `n` states.
-    fn segments_for(&self, n: usize) -> usize {
-        match n {
-            0 => 0,
-            n => self.locate(n - 1).0 + 1,
-        }
-    }
-
-    /// Bytes of the segments held.
+    /// Bytes held: segments and locations.
     pub fn bytes(&self) -> usize {
-        let held: usize = (self.dropped..self.segments.len())
-            .map(|s| self.segment_states(s))
-            .sum();
-        held * self.words * 4
+        let held: usize = self.segments[self.dropped..].iter().map(|s| s.size).sum();
+        held + vec_bytes(&self.locs)
     }
 
-    /// Bytes after [`reserve`](Self::reserve)`(additional)` (segments never
-    /// move, so nothing else is held meanwhile).
-    pub fn bytes_after_reserve(&self, additional: usize) -> usize {
-        let more: usize = (self.segments.len()..self.segments_for(self.len + additional))
-            .map(|s| self.segment_states(s))
-            .sum();
-        self.bytes() + more * self.words * 4
+    /// The segments to add so that `n` more codes of `bytes` bytes in all
+    /// surely fit: each segment takes all but less than a longest code of
+    /// its free room.
+    fn segments_to_add(&self, bytes: usize) -> usize {
+        let absorbs = |free: usize| free.saturating_sub(self.max_code.saturating_sub(1));
+        let mut left = bytes;
+        let mut k = self.filling;
+        while k < self.segments.len() && left > 0 {
+            let s = &self.segments[k];
+            left = left.saturating_sub(absorbs(s.size - s.used));
+            k += 1;
+        }
+        let mut added = 0;
+        while left > 0 {
+            left = left.saturating_sub(absorbs(self.segment_size(k)));
+            k += 1;
+            added += 1;
+        }
+        added
     }
 
-    /// Allocates the segments for `additional` more states.
-    pub fn reserve(&mut self, additional: usize) {
-        let need = self.segments_for(self.len + additional);
-        while self.segments.len() < need {
-            let n = self.segment_states(self.segments.len()) * self.words;
-            self.segments.push(Some(vec![0u32; n].into_boxed_slice()));
+    /// Bytes after [`reserve`](Self::reserve)`(n, bytes)`, and the size of
+    /// the old location buffer if it grows then (segments never move).
+    pub fn bytes_after_reserve(&self, n: usize, bytes: usize) -> (usize, usize) {
+        let start = self.segments.len();
+        let more: usize = (start..start + self.segments_to_add(bytes))
+            .map(|k| self.segment_size(k))
+            .sum();
+        let (locs_after, locs_old) = vec_after_reserve(&self.locs, n);
+        (
+            self.bytes() - vec_bytes(&self.locs) + more + locs_after,
+            locs_old,
+        )
+    }
+
+    /// Makes room for `n` more codes of `bytes` bytes in all.
+    pub fn reserve(&mut self, n: usize, bytes: usize) {
+        for _ in 0..self.segments_to_add(bytes) {
+            self.add_segment();
+        }
+        self.locs.reserve(n);
+    }
+
+    fn add_segment(&mut self) {
+        let size = self.segment_size(self.segments.len());
+        self.segments.push(Segment {
+            bytes: Some(vec![0u8; size].into_boxed_slice()),
+            size,
+            used: 0,
+            first: self.len,
+        });
+    }
+
+    /// Places a code of `len` bytes after the last one: its segment and
+    /// offset. Allocates a segment if none has room (reserve to avoid it).
+    fn place(&mut self, len: usize) -> (usize, usize) {
+        debug_assert!(len <= self.max_code);
+        loop {
+            if self.filling == self.segments.len() {
+                self.add_segment();
+            }
+            let s = &mut self.segments[self.filling];
+            if s.size - s.used >= len {
+                let at = s.used;
+                s.used += len;
+                return (self.filling, at);
+            }
+            self.filling += 1;
+            if let Some(next) = self.segments.get_mut(self.filling) {
+                next.first = self.len;
+            }
         }
     }
 
-    /// Appends `state` (room must be reserved).
-    pub fn push(&mut self, state: &[u32]) {
-        debug_assert_eq!(state.len(), self.words);
-        self.reserve(1);
-        let (seg, at) = self.locate(self.len);
-        let w = self.words;
-        let segment = self.segments[seg].as_deref_mut().expect("a held segment");
-        segment[at * w..(at + 1) * w].copy_from_slice(state);
+    /// Appends the code `code`.
+    pub fn push(&mut self, code: &[u8]) {
+        let (seg, at) = self.place(code.len());
+        self.locs.push((seg as u64) << 32 | at as u64);
         self.len += 1;
+        let bytes = self.segments[seg]
+            .bytes
+            .as_deref_mut()
+            .expect("a held segment");
+        bytes[at..at + code.len()].copy_from_slice(code);
     }
 
-    /// Appends `n` states (room must be reserved) and returns their words
-    /// to fill: runs of consecutive states, `(states, words)`, in order.
-    pub fn append(&mut self, n: usize) -> Vec<(usize, &mut [u32])> {
-        let (start, end) = (self.len, self.len + n);
-        assert!(
-            self.segments_for(end) <= self.segments.len(),
-            "arena room reserved"
-        );
-        self.len = end;
-        let w = self.words;
-        let mut runs = Vec::new();
-        let mut i = start;
-        let (first_shift, cap_shift) = (self.first_shift, self.cap_shift);
-        for (seg, segment) in self.segments.iter_mut().enumerate() {
-            if i >= end {
+    /// Appends states whose codes have the lengths `lens`, in order, and
+    /// returns the bytes to fill with their codes: runs `(states, bytes)` of
+    /// consecutive states of one segment, in order.
+    pub fn append(&mut self, lens: impl IntoIterator<Item = usize>) -> Vec<(usize, &mut [u8])> {
+        // (segment, first byte, end byte, states) of each run.
+        let mut spans: Vec<(usize, usize, usize, usize)> = Vec::new();
+        for len in lens {
+            let (seg, at) = self.place(len);
+            self.locs.push((seg as u64) << 32 | at as u64);
+            self.len += 1;
+            match spans.last_mut() {
+                Some(run) if run.0 == seg => (run.2, run.3) = (at + len, run.3 + 1),
+                _ => spans.push((seg, at, at + len, 1)),
+            }
+        }
+        let mut runs = Vec::with_capacity(spans.len());
+        let mut spans = spans.into_iter().peekable();
+        for (k, s) in self.segments.iter_mut().enumerate() {
+            let Some(&(seg, from, to, n)) = spans.peek() else {
                 break;
+            };
+            if seg == k {
+                let bytes = s.bytes.as_deref_mut().expect("a held segment");
+                runs.push((n, &mut bytes[from..to]));
+                spans.next();
             }
-            let (s, at) = locate(first_shift, cap_shift, i);
-            if s != seg {
-                continue;
-            }
-            let len = segment_states(first_shift, cap_shift, seg);
-            let take = (len - at).min(end - i);
-            let segment = segment.as_deref_mut().expect("a held segment");
-            runs.push((take, &mut segment[at * w..(at + take) * w]));
-            i += take;
         }
         runs
     }
 
-    /// Drops the segments that hold only states before `i`.
+    /// Drops the segments that hold only states before `i`, and their
+    /// locations.
     pub fn drop_before(&mut self, i: usize) {
-        let keep_from = self.locate(i).0.min(self.segments.len());
-        while self.dropped < keep_from {
-            self.segments[self.dropped] = None;
-            self.first_held += self.segment_states(self.dropped);
+        while self.dropped < self.filling && self.segments[self.dropped + 1].first <= i {
+            self.segments[self.dropped].bytes = None;
             self.dropped += 1;
+        }
+        self.first_held = self.segments.get(self.dropped).map_or(0, |s| s.first);
+        let gone = self.first_held - self.locs_base;
+        // Shift the locations down once half of them are gone (amortized).
+        if gone > 0 && gone * 2 >= self.locs.len() {
+            self.locs.drain(..gone);
+            self.locs_base += gone;
         }
     }
 }
@@ -215,60 +253,61 @@ impl Arena {
 mod tests {
     use super::*;
 
-    #[test]
-    fn segments_double_then_stay_capped() {
-        let (f, c) = (2, 4); // log2 of the first and the largest segment
-        let sizes: Vec<usize> = (0..8).map(|s| segment_states(f, c, s)).collect();
-        assert_eq!(sizes, [4, 4, 8, 16, 16, 16, 16, 16]);
-        // Every index maps to the next slot in order.
-        let mut expect = (0, 0);
-        for i in 0..200 {
-            assert_eq!(locate(f, c, i), expect, "state {i}");
-            expect.1 += 1;
-            if expect.1 == segment_states(f, c, expect.0) {
-                expect = (expect.0 + 1, 0);
-            }
-        }
+    /// A code of `len` bytes naming `i`.
+    fn code(i: usize, len: usize) -> Vec<u8> {
+        (0..len).map(|k| (i * 7 + k) as u8).collect()
+    }
+
+    fn len_of(i: usize) -> usize {
+        1 + i % 9
     }
 
     #[test]
     fn push_append_get_and_drop() {
-        let mut a = Arena::with_segments(3, 2, 8);
-        for i in 0..5u32 {
-            a.push(&[i, i + 1, i + 2]);
+        let mut a = Arena::with_segments(9, 40, 80);
+        for i in 0..5 {
+            a.push(&code(i, len_of(i)));
         }
-        a.reserve(40);
-        let runs = a.append(40);
+        let lens: Vec<usize> = (5..200).map(len_of).collect();
+        let total = lens.iter().sum();
+        let (projected, _) = a.bytes_after_reserve(lens.len(), total);
+        a.reserve(lens.len(), total);
+        assert_eq!(projected, a.bytes());
+        let segments = a.segments.len();
+        let runs = a.append(lens.iter().copied());
         assert!(runs.len() > 1, "the batch straddles segments");
         let mut next = 5;
-        for (n, words) in runs {
-            assert_eq!(words.len(), n * 3);
-            for w in words.chunks_exact_mut(3) {
-                w.copy_from_slice(&[next, next + 1, next + 2]);
+        for (n, bytes) in runs {
+            let mut rest = bytes;
+            for _ in 0..n {
+                let (c, tail) = std::mem::take(&mut rest).split_at_mut(len_of(next));
+                c.copy_from_slice(&code(next, len_of(next)));
+                rest = tail;
                 next += 1;
             }
+            assert!(rest.is_empty());
         }
-        assert_eq!(next, 45);
-        assert_eq!(a.len, 45);
-        for i in 0..45 {
-            assert_eq!(a.get(i), &[i as u32, i as u32 + 1, i as u32 + 2]);
+        assert_eq!(next, 200);
+        assert_eq!(a.segments.len(), segments, "reserve made room for all");
+        for i in 0..200 {
+            assert!(a.get(i).starts_with(&code(i, len_of(i))), "state {i}");
         }
         let before = a.bytes();
-        a.drop_before(30);
-        assert!(a.first_held() <= 30 && a.first_held() > 0);
+        a.drop_before(150);
+        assert!(a.first_held() <= 150 && a.first_held() > 0);
         assert!(a.bytes() < before);
-        assert_eq!(a.get(30), &[30, 31, 32]);
-        assert_eq!(a.bytes_after_reserve(0), a.bytes());
-        let projected = a.bytes_after_reserve(100);
-        a.reserve(100);
-        assert_eq!(projected, a.bytes());
+        for i in a.first_held()..200 {
+            assert!(a.get(i).starts_with(&code(i, len_of(i))), "state {i}");
+        }
+        a.push(&code(200, 3));
+        assert!(a.get(200).starts_with(&code(200, 3)));
     }
 
     #[test]
-    fn zero_word_states() {
+    fn empty_codes() {
         let mut a = Arena::new(0);
         a.push(&[]);
         a.push(&[]);
-        assert_eq!(a.get(1), &[] as &[u32]);
+        assert_eq!(a.get(1), &[] as &[u8]);
     }
 }

@@ -12,6 +12,7 @@
 //! Winners get ids in position order, exactly the ids of the sequential
 //! search, whatever the number of threads.
 
+use super::codec;
 use super::expand::{Chunk, Workers};
 use super::store::StateStore;
 use super::table::Claim;
@@ -29,6 +30,8 @@ pub(crate) struct ChunkClaims<F> {
     pub finals: Vec<bool>,
     /// The first winner (index into `winners`) that `check_state` rejects.
     pub bad: Option<(usize, F)>,
+    /// The words of the winner being checked (decoded from its code).
+    state: Vec<u32>,
 }
 
 /// Reusable per-chunk buffers of a batch.
@@ -64,6 +67,7 @@ impl<F: Send> Claims<F> {
                 winners: Vec::new(),
                 finals: Vec::new(),
                 bad: None,
+                state: Vec::new(),
             });
         }
         let mine = &mut self.chunks[..chunks.len()];
@@ -75,18 +79,18 @@ impl<F: Send> Claims<F> {
         let offsets: Vec<usize> = mine.iter().map(|c| c.offset).collect();
         let words = store.words();
         // Successor `i` of the batch, for comparing with a pending claim.
-        let batch_state = |i: u32| {
+        let batch_code = |i: u32| {
             let i = i as usize;
             let c = offsets.partition_point(|&o| o <= i) - 1;
             let k = i - offsets[c];
-            (chunks[c].state(k, words), chunks[c].succs[k].hash)
+            (chunks[c].code(k), chunks[c].succs[k].hash)
         };
         workers.each(mine, |c, mine| {
             let chunk = &chunks[c];
             mine.claims.clear();
             for (k, s) in chunk.succs.iter().enumerate() {
                 let index = (mine.offset + k) as u32;
-                let claim = store.claim(chunk.state(k, words), s.hash, index, batch_state);
+                let claim = store.claim(chunk.code(k), s.hash, index, batch_code);
                 mine.claims.push(claim);
             }
         });
@@ -101,7 +105,9 @@ impl<F: Send> Claims<F> {
                 if table.winner(pos) as usize != mine.offset + k {
                     continue;
                 }
-                let state = chunk.state(k, words);
+                let state = &mut mine.state;
+                state.resize(words, 0);
+                codec::decode(chunk.code(k), state);
                 mine.winners.push(k as u32);
                 mine.finals.push(sys.is_final(state));
                 if mine.bad.is_none() {

@@ -75,6 +75,8 @@ pub struct Exploration<A, F> {
     pub(super) expanded: usize,
     pub(super) edges: Option<Edges<A>>,
     pub(super) reverse: OnceLock<Reverse>,
+    /// The words of every held state, decoded on the first [`Exploration::state`].
+    pub(super) decoded: OnceLock<Vec<u32>>,
     pub(super) outcome: Outcome<A, F>,
     pub(super) stats: Stats,
 }
@@ -90,8 +92,35 @@ impl<A: Copy, F> Exploration<A, F> {
         matches!(self.outcome, Outcome::Complete)
     }
 
-    /// The words of state `id`.
+    /// The words of state `id`. The first call decodes every held state
+    /// (a copy of them all, as words): for tests and small runs; analyses
+    /// of whole state spaces use [`read_state`](Self::read_state) or
+    /// [`decode_state`](Self::decode_state).
     pub fn state(&self, id: StateId) -> &[u32] {
+        let words = self.store.words();
+        let base = self.store.base() as usize;
+        let all = self.decoded.get_or_init(|| {
+            let mut all = vec![0u32; (self.store.len() - base) * words];
+            for (i, out) in all.chunks_exact_mut(words.max(1)).enumerate() {
+                self.store.read((base + i) as StateId, out);
+            }
+            all
+        });
+        // Out of range or dropped: the store says which.
+        if !self.store.has_words(id) {
+            self.store.get(id);
+        }
+        let i = id as usize - base;
+        &all[i * words..(i + 1) * words]
+    }
+
+    /// Writes the words of state `id` into `out` (`state_words()` long).
+    pub fn read_state(&self, id: StateId, out: &mut [u32]) {
+        self.store.read(id, out);
+    }
+
+    /// The words of state `id`, decoded anew (no copy of the others kept).
+    pub fn decode_state(&self, id: StateId) -> Vec<u32> {
         self.store.get(id)
     }
 
@@ -102,7 +131,7 @@ impl<A: Copy, F> Exploration<A, F> {
         S: TransitionSystem<Action = A, Fault = F>,
     {
         if self.store.has_words(id) {
-            return std::borrow::Cow::Borrowed(self.store.get(id));
+            return std::borrow::Cow::Owned(self.store.get(id));
         }
         let mut state = vec![0u32; self.store.words()];
         let mut next = state.clone();
@@ -273,12 +302,13 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             + self.edges.as_ref().map_or(0, Edges::bytes)
     }
 
-    /// Makes room for `n` more states, `sources` more expanded states and
-    /// `transitions` more edges, unless that would break the memory limit
-    /// (then returns `false` and allocates nothing).
-    fn reserve(&mut self, n: usize, sources: usize, transitions: usize) -> bool {
+    /// Makes room for `n` more states (of `bytes` bytes of codes in all),
+    /// `sources` more expanded states and `transitions` more edges, unless
+    /// that would break the memory limit (then returns `false` and
+    /// allocates nothing).
+    fn reserve(&mut self, (n, bytes): (usize, usize), sources: usize, transitions: usize) -> bool {
         let mut p = Projection::default();
-        p.add(self.store.bytes_after_reserve(n));
+        p.add(self.store.bytes_after_reserve(n, bytes));
         p.vec(&self.parents, n);
         p.vec(&self.via, n);
         p.vec(self.finals.words_vec(), self.finals.words_needed(n));
@@ -291,7 +321,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             }
         }
         self.peak_bytes = self.peak_bytes.max(p.peak());
-        self.store.reserve(n);
+        self.store.reserve(n, bytes);
         self.parents.reserve(n);
         self.via.reserve(n);
         self.finals.reserve(n);
@@ -312,7 +342,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         if self.max_states == 0 {
             return Outcome::Limit(LimitKind::States);
         }
-        if !self.reserve(1, 0, 0) {
+        if !self.reserve((1, self.store.max_code()), 0, 0) {
             return Outcome::Limit(LimitKind::Memory);
         }
         self.store.insert(&cur);
@@ -350,7 +380,8 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                 level.end,
             );
             let succs: usize = chunks.iter().map(|c| c.succs.len()).sum();
-            if !self.reserve(succs, count, succs) {
+            let bytes: usize = chunks.iter().map(|c| c.codes.len()).sum();
+            if !self.reserve((succs, bytes), count, succs) {
                 return Outcome::Limit(LimitKind::Memory);
             }
             claims.claim(workers, sys, &self.store, chunks);
@@ -479,7 +510,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
     }
 
     /// Gives the first `kept[c]` winners of each chunk their ids, in
-    /// position order: copies their words into the store and commits their
+    /// position order: copies their codes into the store and commits their
     /// table slots, chunk by chunk on the workers.
     fn commit(
         &mut self,
@@ -488,15 +519,19 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         claims: &Claims<S::Fault>,
         kept: &[usize],
     ) {
-        let words = self.store.words();
         let mut id = self.store.len();
         let compact = self.store.is_compact();
-        let (table, runs, mut prints) = self.store.append(kept.iter().sum());
+        let winners = |c: usize| claims.chunks[c].winners[..kept[c]].iter();
+        let lens: Vec<usize> = (0..chunks.len())
+            .flat_map(|c| winners(c).map(move |&k| chunks[c].succs[k as usize].code.1 as usize))
+            .collect();
+        let (table, runs, mut prints) = self.store.append(&lens);
         // One job per chunk and arena run it fills: winners `from..from +
-        // n` of the chunk, their ids from `id`, words and fingerprints.
+        // n` of the chunk, their ids from `id`, codes and fingerprints.
         let mut jobs = Vec::with_capacity(chunks.len() + runs.len());
         let mut runs = runs.into_iter();
-        let (mut room, mut arena): (usize, &mut [u32]) = (0, &mut []);
+        let mut lens = lens.iter();
+        let (mut room, mut arena): (usize, &mut [u8]) = (0, &mut []);
         for (c, &total) in kept.iter().enumerate() {
             let mut from = 0;
             while from < total {
@@ -504,7 +539,8 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                     (room, arena) = runs.next().expect("room for every winner");
                 }
                 let n = room.min(total - from);
-                let a = split_off_front(&mut arena, n * words);
+                let bytes = lens.by_ref().take(n).sum();
+                let a = split_off_front(&mut arena, bytes);
                 let p = split_off_front(&mut prints, if compact { n } else { 0 });
                 jobs.push((c, from..from + n, id, a, p));
                 (room, from, id) = (room - n, from + n, id + n);
@@ -512,9 +548,11 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         }
         workers.each(&mut jobs, |_, (c, range, id, arena, prints)| {
             let (chunk, cl) = (&chunks[*c], &claims.chunks[*c]);
+            let mut rest = std::mem::take(arena);
             for (j, &k) in cl.winners[range.clone()].iter().enumerate() {
                 let k = k as usize;
-                arena[j * words..(j + 1) * words].copy_from_slice(chunk.state(k, words));
+                let code = chunk.code(k);
+                split_off_front(&mut rest, code.len()).copy_from_slice(code);
                 if compact {
                     prints[j] = chunk.succs[k].hash as u32;
                 }
@@ -622,6 +660,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                 0.0
             },
             peak_bytes: self.peak_bytes as u64,
+            analysis_bytes: 0,
             peak_rss_bytes: peak_rss_bytes(),
         };
         Exploration {
@@ -632,6 +671,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             expanded: self.expanded,
             edges: self.edges,
             reverse: OnceLock::new(),
+            decoded: OnceLock::new(),
             outcome,
             stats,
         }

@@ -5,8 +5,9 @@
 //! those of a sequential breadth-first search, whatever the number of
 //! threads.
 
+use super::codec::{self, hash_code};
 use super::proviso;
-use super::store::{hash_state, StateId, StateStore};
+use super::store::{StateId, StateStore};
 use super::TransitionSystem;
 
 /// States expanded by one worker task.
@@ -19,15 +20,23 @@ pub(crate) const BATCH: usize = CHUNK * 32;
 #[derive(Clone, Copy)]
 pub(crate) struct Succ<A> {
     pub action: A,
+    /// Hash of the code.
     pub hash: u64,
+    /// Where its code starts in the chunk's `codes`, and its length.
+    pub code: (u32, u32),
 }
 
 /// The successors of a run of consecutive states.
 pub(crate) struct Chunk<A, F> {
     /// First state of the run.
     pub first: StateId,
-    /// Successor words, `words` per successor, in generation order.
-    pub states: Vec<u32>,
+    /// Successor codes (see `codec`), in generation order. Only codes are
+    /// kept: the few successors that turn out new are decoded again, which
+    /// is cheaper than keeping every successor's words (copies of ~1 KB
+    /// written and read back through the caches).
+    pub codes: Vec<u8>,
+    /// The successor being computed.
+    next: Vec<u32>,
     pub succs: Vec<Succ<A>>,
     /// `ends[i]`: end (exclusive) in `succs` of the successors of state `first + i`.
     pub ends: Vec<usize>,
@@ -42,7 +51,8 @@ impl<A: Copy, F> Chunk<A, F> {
     fn new() -> Self {
         Chunk {
             first: 0,
-            states: Vec::new(),
+            codes: Vec::new(),
+            next: Vec::new(),
             succs: Vec::new(),
             ends: Vec::new(),
             fault: None,
@@ -50,10 +60,19 @@ impl<A: Copy, F> Chunk<A, F> {
         }
     }
 
-    /// Words of successor `i`.
+    /// Code of successor `i`.
     #[inline]
-    pub fn state(&self, i: usize, words: usize) -> &[u32] {
-        &self.states[i * words..(i + 1) * words]
+    pub fn code(&self, i: usize) -> &[u8] {
+        let (at, len) = self.succs[i].code;
+        &self.codes[at as usize..(at + len) as usize]
+    }
+
+    /// Keeps the first `n` successors.
+    fn truncate(&mut self, n: usize) {
+        if let Some(s) = self.succs.get(n) {
+            self.codes.truncate(s.code.0 as usize);
+        }
+        self.succs.truncate(n);
     }
 
     /// Expands states `first..first + count` of the level whose next level
@@ -67,22 +86,22 @@ impl<A: Copy, F> Chunk<A, F> {
         level_end: usize,
     ) {
         self.first = first;
-        self.states.clear();
+        self.codes.clear();
         self.succs.clear();
         self.ends.clear();
         self.reduced.clear();
         self.fault = None;
         let mut actions = Vec::new();
         let words = store.words();
+        let mut cur = vec![0u32; words];
         for i in 0..count {
-            let cur = store.get(first + i as StateId);
+            store.read(first + i as StateId, &mut cur);
             let start = self.succs.len();
-            let (mut reduced, mut fault) = self.push_successors(sys, cur, &mut actions, true);
+            let (mut reduced, mut fault) = self.push_successors(sys, &cur, &mut actions, true);
             if reduced && proviso::closes_cycle(store, self, start..self.succs.len(), level_end) {
                 // Cycle proviso: this state takes every enabled step.
-                self.succs.truncate(start);
-                self.states.truncate(start * words);
-                (reduced, fault) = self.push_successors(sys, cur, &mut actions, false);
+                self.truncate(start);
+                (reduced, fault) = self.push_successors(sys, &cur, &mut actions, false);
             }
             self.reduced.push(reduced);
             self.ends.push(self.succs.len());
@@ -112,19 +131,29 @@ impl<A: Copy, F> Chunk<A, F> {
                 false
             }
         };
+        let mut next = std::mem::take(&mut self.next);
+        next.resize(cur.len(), 0);
+        let mut failed = None;
         for &a in actions.iter() {
-            // The step writes straight into the chunk (no copy after),
-            // over a copy of the state (no zeroing before).
-            let at = self.states.len();
-            self.states.extend_from_slice(cur);
-            let next = &mut self.states[at..];
-            if let Err(fault) = sys.step_from_copy(cur, a, next) {
-                self.states.truncate(at);
-                return (reduced, Some((a, fault)));
+            // The step starts from a copy of the state (no zeroing).
+            next.copy_from_slice(cur);
+            if let Err(fault) = sys.step_from_copy(cur, a, &mut next) {
+                failed = Some((a, fault));
+                break;
             }
-            sys.canonicalize(next);
-            let hash = hash_state(&self.states[at..]);
-            self.succs.push(Succ { action: a, hash });
+            sys.canonicalize(&mut next);
+            let from = self.codes.len();
+            codec::encode(&next, &mut self.codes);
+            let code = &self.codes[from..];
+            self.succs.push(Succ {
+                action: a,
+                hash: hash_code(code),
+                code: (from as u32, code.len() as u32),
+            });
+        }
+        self.next = next;
+        if failed.is_some() {
+            return (reduced, failed);
         }
         (reduced, None)
     }

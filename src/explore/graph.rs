@@ -137,6 +137,18 @@ impl<A: Copy, F> Exploration<A, F> {
             .zip(e.targets[r].iter().copied())
     }
 
+    /// Bytes that backward reachability ([`can_reach`](Self::can_reach),
+    /// [`can_finish`](Self::can_finish)) allocates on top of the
+    /// exploration: the predecessor lists (offsets, their fill cursors
+    /// while built, sources), the search queue and the result bit set.
+    pub fn reachability_bytes(&self) -> usize {
+        let (n, e) = (self.num_states() + 1, self.num_edges());
+        2 * n * std::mem::size_of::<u64>()
+            + e * std::mem::size_of::<StateId>()
+            + n * std::mem::size_of::<StateId>()
+            + n.div_ceil(8)
+    }
+
     fn reverse(&self) -> &Reverse {
         self.reverse.get_or_init(|| {
             let e = self.edges();

@@ -2,8 +2,9 @@
 //!
 //! States are fixed-length strings of `u32` words: every semantics packs its
 //! state into words (small integers, bit masks), which keeps states compact,
-//! cheap to hash and storable in one flat arena without per-state
-//! allocation. The explorer knows nothing about GPUs: it is tested on toy
+//! cheap to step and compare. The store keeps each state as a compact,
+//! injective byte code (`codec`: zero words cost a bit, small ones a
+//! byte) in a segmented arena without per-state allocation. The explorer knows nothing about GPUs: it is tested on toy
 //! systems and reused by every semantics.
 //!
 //! [`explore`] runs a deterministic breadth-first search (so the first
@@ -85,6 +86,7 @@ mod arena;
 mod batch;
 mod bfs;
 mod bitset;
+mod codec;
 mod expand;
 mod graph;
 mod limits;

@@ -36,10 +36,8 @@ pub(super) fn closes_cycle<A, F>(
 where
     A: Copy,
 {
-    let words = store.words();
     range.into_iter().any(|k| {
-        let succ = &chunk.succs[k];
-        let id = store.find_hashed(chunk.state(k, words), succ.hash);
+        let id = store.find_code(chunk.code(k), chunk.succs[k].hash);
         id.is_some_and(|id: StateId| (id as usize) < level_end)
     })
 }

@@ -20,6 +20,10 @@ pub struct Stats {
     /// Peak bytes by the explorer's own accounting (state store, per-state
     /// metadata, edges; reallocation overlap included).
     pub peak_bytes: u64,
+    /// Bytes that the analyses run on the explored graph afterwards
+    /// (deadlock, liveness) allocate on top of it, as the memory limit
+    /// counts them; 0 when none ran. Set by the checker.
+    pub analysis_bytes: u64,
     /// Peak resident set size of the process (`VmHWM`), when available.
     pub peak_rss_bytes: Option<u64>,
 }

@@ -1,7 +1,8 @@
-//! The visited set: an arena of fixed-stride states (`arena`) plus a hash
-//! table of state ids keyed by the state words.
+//! The visited set: the states' compact codes (`codec`) in an arena
+//! (`arena`) plus a hash table of state ids keyed by the codes' hashes.
 
 use super::arena::Arena;
+use super::codec::{self, hash_code};
 use super::table::{Claim, Table};
 
 /// Index of a state in discovery order (the initial state is 0).
@@ -11,65 +12,9 @@ pub type StateId = u32;
 /// all-ones id is kept free as a "no state" marker).
 pub const MAX_STATES: usize = u32::MAX as usize;
 
-/// Hashes the words of a state to 64 bits.
-///
-/// States are a few hundred bytes, so the hash is limited by its dependency
-/// chain, not by loads: four independent lanes each fold 16 bytes per
-/// multiply (a 64x64→128-bit product folded to 64 bits, the long-input loop
-/// of foldhash and wyhash), so each lane's chain is one multiply per 64
-/// bytes of state instead of one per 8 bytes for a single mixed
-/// accumulator (about 4x faster on 700-byte states). The tail and the
-/// lanes are finalized with MurmurHash3's `fmix64`, so that every input
-/// bit reaches every output bit: the hash doubles as the fingerprint of
-/// hash compaction. Written over `u32` words (no byte view, no `unsafe`)
-/// and with fixed constants, so fingerprints do not depend on a crate
-/// version or the process.
-#[inline]
+/// Hashes a state: the hash of its code (see `codec`), as the store uses.
 pub fn hash_state(state: &[u32]) -> u64 {
-    const K: [u64; 5] = [
-        0x243F_6A88_85A3_08D3,
-        0x1319_8A2E_0370_7344,
-        0xA409_3822_299F_31D0,
-        0x082E_FA98_EC4E_6C89,
-        0x4528_21E6_38D0_1377,
-    ];
-    let pair = |w: &[u32], i: usize| u64::from(w[i]) | (u64::from(w[i + 1]) << 32);
-    let mut lanes = [K[0], K[1], K[2], K[3]];
-    let mut blocks = state.chunks_exact(16);
-    for b in &mut blocks {
-        for (l, lane) in lanes.iter_mut().enumerate() {
-            *lane = folded_multiply(pair(b, 2 * l) ^ *lane, pair(b, 2 * l + 8) ^ K[4]);
-        }
-    }
-    let mut h = (state.len() as u64).wrapping_mul(K[4]);
-    for lane in lanes {
-        h = folded_multiply(h ^ lane, K[4]);
-    }
-    let rest = blocks.remainder();
-    let mut pairs = rest.chunks_exact(2);
-    for p in &mut pairs {
-        h = folded_multiply(h ^ pair(p, 0), K[1]);
-    }
-    if let [last] = pairs.remainder() {
-        h = folded_multiply(h ^ u64::from(*last), K[2]);
-    }
-    fmix64(h)
-}
-
-/// The 128-bit product of `a` and `b`, folded to 64 bits by xoring its halves.
-#[inline]
-fn folded_multiply(a: u64, b: u64) -> u64 {
-    let full = u128::from(a) * u128::from(b);
-    (full as u64) ^ ((full >> 64) as u64)
-}
-
-#[inline]
-fn fmix64(mut h: u64) -> u64 {
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
-    h ^ (h >> 33)
+    hash_code(&encode(state))
 }
 
 /// Bits of a hash-compaction fingerprint: the table slot's 31-bit tag
@@ -95,19 +40,20 @@ pub enum Slot {
     Full,
 }
 
-/// A set of fixed-length `u32` states stored contiguously; ids are assigned
-/// in insertion order. The index is a lock-free [`Table`], so that worker
-/// threads can look states up and claim new ones concurrently (see
-/// [`claim`](Self::claim)); insertion is otherwise single-threaded.
+/// A set of fixed-length `u32` states, stored as their codes (see `codec`);
+/// ids are assigned in insertion order. The index is a lock-free [`Table`],
+/// so that worker threads can look states up and claim new ones
+/// concurrently (see [`claim`](Self::claim)); insertion is otherwise
+/// single-threaded.
 ///
 /// With hash compaction the set keeps only a 63-bit fingerprint per state
-/// and the words of the states from [`base`](Self::base) on (the explorer's
+/// and the codes of the states from [`base`](Self::base) on (the explorer's
 /// queue, see [`forget_before`](Self::forget_before)); two states with the
 /// same fingerprint count as one ([`collision_probability`]).
 pub struct StateStore {
     words: usize,
     len: usize,
-    /// Words of states `arena.first_held()..len`.
+    /// Codes of states `arena.first_held()..len`.
     arena: Arena,
     compact: bool,
     /// With hash compaction, the low 32 bits of every state's hash, by id:
@@ -122,7 +68,7 @@ impl StateStore {
         Self {
             words,
             len: 0,
-            arena: Arena::new(words),
+            arena: Arena::new(codec::max_len(words)),
             compact: false,
             fingerprints: Vec::new(),
             table: Table::with_capacity(0),
@@ -133,7 +79,7 @@ impl StateStore {
     pub fn compact(words: usize) -> Self {
         Self {
             compact: true,
-            arena: Arena::queue(words),
+            arena: Arena::queue(codec::max_len(words)),
             ..Self::new(words)
         }
     }
@@ -143,12 +89,12 @@ impl StateStore {
         self.compact
     }
 
-    /// The first state whose words are still held (0 without compaction).
+    /// The first state whose code is still held (0 without compaction).
     pub fn base(&self) -> StateId {
         self.arena.first_held() as StateId
     }
 
-    /// With hash compaction, lets the store drop the words of states before
+    /// With hash compaction, lets the store drop the codes of states before
     /// `id` (already expanded), a whole arena segment at a time; without
     /// it, does nothing.
     pub fn forget_before(&mut self, id: StateId) {
@@ -162,6 +108,11 @@ impl StateStore {
         self.words
     }
 
+    /// The longest code of a state.
+    pub fn max_code(&self) -> usize {
+        codec::max_len(self.words)
+    }
+
     /// Number of stored states.
     pub fn len(&self) -> usize {
         self.len
@@ -172,10 +123,24 @@ impl StateStore {
         self.len == 0
     }
 
-    /// The words of state `id`. Panics if `id` is out of range or, with
-    /// hash compaction, was forgotten.
+    /// Writes the words of state `id` into `out` (`words()` long). Panics
+    /// if `id` is out of range or, with hash compaction, was forgotten.
     #[inline]
-    pub fn get(&self, id: StateId) -> &[u32] {
+    pub fn read(&self, id: StateId, out: &mut [u32]) {
+        debug_assert_eq!(out.len(), self.words);
+        codec::decode(self.code(id), out);
+    }
+
+    /// The words of state `id` (see [`read`](Self::read)).
+    pub fn get(&self, id: StateId) -> Vec<u32> {
+        let mut out = vec![0; self.words];
+        self.read(id, &mut out);
+        out
+    }
+
+    /// The code of state `id`, followed by the codes stored after it.
+    #[inline]
+    fn code(&self, id: StateId) -> &[u8] {
         let i = id as usize;
         assert!(i < self.len, "state id {id} out of range");
         assert!(
@@ -185,31 +150,34 @@ impl StateStore {
         self.arena.get(i)
     }
 
-    /// Whether the words of `id` are held.
+    /// Whether the code of `id` is held.
     pub fn has_words(&self, id: StateId) -> bool {
         (self.arena.first_held()..self.len).contains(&(id as usize))
     }
 
     /// The id of `state`, if stored.
     pub fn find(&self, state: &[u32]) -> Option<StateId> {
-        self.find_hashed(state, hash_state(state))
+        let code = encode(state);
+        self.find_code(&code, hash_code(&code))
     }
 
-    /// Like [`find`](Self::find), with `hash == hash_state(state)`.
+    /// The id of the state of code `code` and `hash == hash_code(code)`,
+    /// if stored.
     #[inline]
-    pub fn find_hashed(&self, state: &[u32], hash: u64) -> Option<StateId> {
-        debug_assert_eq!(state.len(), self.words);
-        self.table.find(hash, |id| self.is(id, state, hash))
+    pub(crate) fn find_code(&self, code: &[u8], hash: u64) -> Option<StateId> {
+        self.table.find(hash, |id| self.is(id, code, hash))
     }
 
-    /// Whether stored state `id` is `state` (of hash `hash`): the same
-    /// words, or with hash compaction the same fingerprint.
+    /// Whether stored state `id` is the state of code `code` (of hash
+    /// `hash`): the same code, or with hash compaction the same fingerprint.
     #[inline]
-    fn is(&self, id: StateId, state: &[u32], hash: u64) -> bool {
+    fn is(&self, id: StateId, code: &[u8], hash: u64) -> bool {
         if self.compact {
             return self.fingerprints[id as usize] == hash as u32;
         }
-        self.arena.get(id as usize) == state
+        // No code is a prefix of another: the stored code is `code` iff
+        // its bytes start with it.
+        self.arena.get(id as usize).starts_with(code)
     }
 
     /// Inserts `state` unless present; returns its id and whether it is new.
@@ -224,17 +192,11 @@ impl StateStore {
 
     /// Like [`insert`](Self::insert), but a new state is only stored while
     /// the store holds fewer than `max_len` states (and [`MAX_STATES`]).
-    #[inline]
     pub fn insert_bounded(&mut self, state: &[u32], max_len: usize) -> Slot {
-        self.insert_hashed(state, hash_state(state), max_len)
-    }
-
-    /// Like [`insert_bounded`](Self::insert_bounded), with `hash ==
-    /// hash_state(state)` already computed.
-    pub fn insert_hashed(&mut self, state: &[u32], hash: u64, max_len: usize) -> Slot {
         debug_assert_eq!(state.len(), self.words);
-        debug_assert_eq!(hash, hash_state(state));
-        if let Some(id) = self.find_hashed(state, hash) {
+        let code = encode(state);
+        let hash = hash_code(&code);
+        if let Some(id) = self.find_code(&code, hash) {
             return Slot::Old(id);
         }
         if self.len >= max_len.min(MAX_STATES) {
@@ -243,7 +205,7 @@ impl StateStore {
         self.table.reserve(1);
         let id = self.len as StateId;
         self.table.insert_new(hash, id);
-        self.arena.push(state);
+        self.arena.push(&code);
         if self.compact {
             self.fingerprints.push(hash as u32);
         }
@@ -251,27 +213,27 @@ impl StateStore {
         Slot::New(id)
     }
 
-    /// Looks up successor `index` of the current batch (`state`, of hash
-    /// `hash`) and claims it if new; `batch_state(i)` gives the words and
-    /// hash of successor `i` of the batch. Safe from many threads at once
-    /// (see [`Table::claim`]).
+    /// Looks up successor `index` of the current batch (code `code`, of
+    /// hash `hash`) and claims it if new; `batch_code(i)` gives the code
+    /// and hash of successor `i` of the batch. Safe from many threads at
+    /// once (see [`Table::claim`]).
     #[inline]
     pub(crate) fn claim<'b>(
         &self,
-        state: &[u32],
+        code: &[u8],
         hash: u64,
         index: u32,
-        batch_state: impl Fn(u32) -> (&'b [u32], u64),
+        batch_code: impl Fn(u32) -> (&'b [u8], u64),
     ) -> Claim {
         let compact = self.compact;
         self.table.claim(
             hash,
             index,
-            |id| self.is(id, state, hash),
+            |id| self.is(id, code, hash),
             |i| {
-                let (words, h) = batch_state(i);
+                let (other, h) = batch_code(i);
                 // The tag is already equal: compact stores compare the rest.
-                h == hash && (compact || words == state)
+                h == hash && (compact || other == code)
             },
         )
     }
@@ -281,12 +243,17 @@ impl StateStore {
         &self.table
     }
 
-    /// Appends room for the `n` states a batch claimed new, in id order
-    /// (reserved before): returns the table (to commit their slots), their
-    /// words to fill, as runs `(states, words)` in order, and, with hash
-    /// compaction, their fingerprints (`n`).
+    /// Appends room for the states a batch claimed new, in id order, whose
+    /// codes have the lengths `lens` (room reserved before): returns the
+    /// table (to commit their slots), the bytes to fill with their codes,
+    /// as runs `(states, bytes)` in order, and, with hash compaction, their
+    /// fingerprints.
     #[allow(clippy::type_complexity)]
-    pub(crate) fn append(&mut self, n: usize) -> (&Table, Vec<(usize, &mut [u32])>, &mut [u32]) {
+    pub(crate) fn append(
+        &mut self,
+        lens: &[usize],
+    ) -> (&Table, Vec<(usize, &mut [u8])>, &mut [u32]) {
+        let n = lens.len();
         let f = self.fingerprints.len();
         if self.compact {
             self.fingerprints.resize(f + n, 0);
@@ -295,15 +262,15 @@ impl StateStore {
         self.table.add_committed(n);
         (
             &self.table,
-            self.arena.append(n),
+            self.arena.append(lens.iter().copied()),
             &mut self.fingerprints[f..],
         )
     }
 
-    /// Makes room for `additional` more states, so that the next
-    /// `additional` insertions do not reallocate.
-    pub fn reserve(&mut self, additional: usize) {
-        self.arena.reserve(additional);
+    /// Makes room for `additional` more states of `bytes` bytes of codes in
+    /// all, so that the next `additional` insertions do not reallocate.
+    pub fn reserve(&mut self, additional: usize, bytes: usize) {
+        self.arena.reserve(additional, bytes);
         if self.compact {
             self.fingerprints.reserve(additional);
         }
@@ -315,12 +282,13 @@ impl StateStore {
         self.arena.bytes() + self.fingerprints.capacity() * 4 + self.table.bytes()
     }
 
-    /// Memory the store would need after [`reserve`](Self::reserve)`(additional)`:
-    /// `(steady, transient)`, where `steady` is the allocated size afterwards
-    /// and `transient` the extra size held while the largest single buffer is
+    /// Memory the store would need after
+    /// [`reserve`](Self::reserve)`(additional, bytes)`: `(steady,
+    /// transient)`, where `steady` is the allocated size afterwards and
+    /// `transient` the extra size held while the largest single buffer is
     /// moved (old and new buffers coexist during a reallocation).
-    pub fn bytes_after_reserve(&self, additional: usize) -> (usize, usize) {
-        let arena_after = self.arena.bytes_after_reserve(additional);
+    pub fn bytes_after_reserve(&self, additional: usize, bytes: usize) -> (usize, usize) {
+        let (arena_after, locs_old) = self.arena.bytes_after_reserve(additional, bytes);
         let (prints_after, prints_old) = match self.compact {
             true => super::limits::vec_after_reserve(&self.fingerprints, additional),
             false => (0, 0),
@@ -328,9 +296,16 @@ impl StateStore {
         let (table_after, table_old) = self.table.bytes_after_reserve(additional);
         (
             arena_after + prints_after + table_after,
-            prints_old.max(table_old),
+            locs_old.max(prints_old).max(table_old),
         )
     }
+}
+
+/// The code of `state`.
+fn encode(state: &[u32]) -> Vec<u8> {
+    let mut code = Vec::new();
+    codec::encode(state, &mut code);
+    code
 }
 
 #[cfg(test)]
@@ -345,7 +320,7 @@ mod tests {
         assert_eq!(s.insert(&[3, 2, 1]), (1, true));
         assert_eq!(s.insert(&[1, 2, 3]), (0, false));
         assert_eq!(s.len(), 2);
-        assert_eq!(s.get(1), &[3, 2, 1]);
+        assert_eq!(s.get(1), [3, 2, 1]);
         assert_eq!(s.find(&[3, 2, 1]), Some(1));
         assert_eq!(s.find(&[0, 0, 0]), None);
         assert!(s.bytes() > 0);
@@ -365,10 +340,10 @@ mod tests {
         assert_eq!(s.insert_bounded(&[u32::MAX, 0], 10_001), Slot::New(10_000));
     }
 
-    /// A compact store whose arena segments hold 16 to 64 states.
+    /// A compact store whose arena segments hold a few dozen states.
     fn small_compact(words: usize) -> StateStore {
         StateStore {
-            arena: Arena::with_segments(words, 16, 64),
+            arena: Arena::with_segments(codec::max_len(words), 64, 256),
             ..StateStore::compact(words)
         }
     }
@@ -387,7 +362,7 @@ mod tests {
         assert!(base > 500 && base <= 600, "base {base}");
         assert!(s.bytes() < bytes);
         assert!(!s.has_words(base - 1) && s.has_words(600));
-        assert_eq!(s.get(999), &[999, 7]);
+        assert_eq!(s.get(999), [999, 7]);
         // Forgotten states are still known (by fingerprint).
         assert_eq!(s.find(&[3, 7]), Some(3));
         assert_eq!(s.insert(&[3, 7]), (3, false));
@@ -411,15 +386,16 @@ mod tests {
         let mut s = StateStore::new(0);
         assert_eq!(s.insert(&[]), (0, true));
         assert_eq!(s.insert(&[]), (0, false));
-        assert_eq!(s.get(0), &[] as &[u32]);
+        assert_eq!(s.get(0), [] as [u32; 0]);
     }
 
     #[test]
     fn reserve_projection_matches() {
         let mut s = StateStore::new(5);
         for n in [1usize, 3, 20, 100, 1000] {
-            let (after, _) = s.bytes_after_reserve(n);
-            s.reserve(n);
+            let bytes = n * s.max_code();
+            let (after, _) = s.bytes_after_reserve(n, bytes);
+            s.reserve(n, bytes);
             let real = s.bytes();
             // The table estimate may differ from hashbrown's exact layout for
             // tiny tables only.

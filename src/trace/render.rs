@@ -135,6 +135,9 @@ pub fn render_stats(report: &Report) -> String {
         };
         let _ = write!(line, ", store {:.1} MiB ({per_state:.0} B/state)", mib(b));
     }
+    if let Some(b) = s.analysis_bytes.filter(|&b| b > 0) {
+        let _ = write!(line, ", graph analyses {:.1} MiB", mib(b));
+    }
     if let Some(b) = s.peak_rss_bytes {
         let _ = write!(line, ", peak RSS {:.1} MiB", mib(b));
     }

@@ -99,6 +99,10 @@ pub struct Stats {
     /// Bytes held by the state store, visited set and graph at their peak.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub peak_store_bytes: Option<u64>,
+    /// Bytes the graph analyses after the search (deadlock, liveness)
+    /// allocate on top of the store, as `--max-memory` counts them.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub analysis_bytes: Option<u64>,
     /// Peak resident memory of the process (Linux only).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub peak_rss_bytes: Option<u64>,
