@@ -21,6 +21,7 @@ pub use deadlock::{describe_threads, thread_positions};
 use crate::explore::{explore, Exploration, LimitKind, Options, Outcome, Stats};
 use crate::model::{Model, Scheduler, Violation, ViolationKind};
 use graph::LabeledGraph;
+use std::time::Instant;
 
 /// What a check run found.
 #[derive(Clone, Debug)]
@@ -56,9 +57,10 @@ pub struct CheckResult {
 /// Explores `model` and checks every property it defines; with a fair
 /// `scheduler`, also livelock and starvation.
 pub fn check(model: &Model, options: &Options, scheduler: Scheduler) -> CheckResult {
-    let mut result = check_explored(model, options, scheduler);
+    let started = Instant::now();
+    let mut result = check_explored(model, options, scheduler, started);
     if result.ample && !result.findings.is_empty() {
-        shortest::retrace(model, options, scheduler, &mut result);
+        shortest::retrace(model, options, scheduler, &mut result, started);
     }
     if let (Some(sym), true) = (model.symmetry(), result.symmetric) {
         for f in &mut result.findings {
@@ -68,10 +70,25 @@ pub fn check(model: &Model, options: &Options, scheduler: Scheduler) -> CheckRes
     result
 }
 
-fn check_explored(model: &Model, options: &Options, scheduler: Scheduler) -> CheckResult {
+/// `options` with `max_seconds` cut to what is left of it since `started`:
+/// the limit bounds the whole check, however many searches it runs.
+fn time_left(options: &Options, started: Instant) -> Options {
+    let spent = started.elapsed().as_secs_f64();
+    Options {
+        max_seconds: options.max_seconds.map(|s| (s - spent).max(0.0)),
+        ..options.clone()
+    }
+}
+
+fn check_explored(
+    model: &Model,
+    options: &Options,
+    scheduler: Scheduler,
+    started: Instant,
+) -> CheckResult {
     let options = Options {
         keep_edges: true,
-        ..options.clone()
+        ..time_left(options, started)
     };
     let exploration = explore(model, &options);
     let stats = exploration.stats().clone();
@@ -104,26 +121,30 @@ fn check_explored(model: &Model, options: &Options, scheduler: Scheduler) -> Che
     // that never finishes.
     let never_finishes = exploration.final_states().count_ones() == 0;
     let wants_graph = scheduler != Scheduler::Unfair || never_finishes;
+    // Edge labels of representatives name permuted threads, ample sets
+    // leave out steps, and fingerprints drop states, all of which the
+    // per-thread analyses need: they search the full graph again. Not
+    // after a limit cut this search short: the full graph would get less
+    // far still, and no liveness question is answered from part of a graph
+    // (a harness not seen to finish may or may not).
+    let reduced = model.symmetry().is_some() || model.has_por() || options.hash_compaction;
+    let labels = wants_graph && !(reduced && limit.is_some());
     // A second search replaces this one: free this one's memory first, so
     // that the memory limit holds for the second alone.
     let again = |exploration: Exploration<u32, Violation>, options: Options| {
         drop(exploration);
         options
     };
-    if wants_graph && (model.symmetry().is_some() || model.has_por()) {
-        // Edge labels of representatives name permuted threads, and ample
-        // sets leave out steps, which the per-thread analyses need: search
-        // the full graph instead.
+    if labels && (model.symmetry().is_some() || model.has_por()) {
         let full = Model::new(model.prog, *model.options());
-        return check_explored(&full, &again(exploration, options), scheduler);
+        return check_explored(&full, &again(exploration, options), scheduler, started);
     }
-    if wants_graph && options.hash_compaction {
-        // The per-thread analyses read every state: keep them all.
+    if labels && options.hash_compaction {
         let full = Options {
             hash_compaction: false,
             ..again(exploration, options)
         };
-        return check_explored(model, &full, scheduler);
+        return check_explored(model, &full, scheduler, started);
     }
     // The analyses come on top of the explorer's own memory, whether the
     // search completed or stopped at a limit: skip what does not fit and
@@ -131,12 +152,12 @@ fn check_explored(model: &Model, options: &Options, scheduler: Scheduler) -> Che
     let used = stats.peak_bytes as usize;
     let fits = |needed: usize| !matches!(options.max_memory_bytes, Some(max) if (used + needed) as u64 > max);
     let reach = exploration.reachability_bytes();
-    let labels = match wants_graph {
+    let label_bytes = match labels {
         true => LabeledGraph::estimated_bytes(exploration.num_states(), exploration.num_edges()),
         false => 0,
     };
     let mut stats = stats;
-    if !fits(reach + labels) {
+    if !fits(reach + label_bytes) {
         // Without labels only a harness that can finish can be judged.
         let judged = !never_finishes && fits(reach);
         let findings = match judged {
@@ -156,13 +177,18 @@ fn check_explored(model: &Model, options: &Options, scheduler: Scheduler) -> Che
             compacted: options.hash_compaction,
         };
     }
-    stats.analysis_bytes = (reach + labels) as u64;
-    let graph = wants_graph.then(|| LabeledGraph::build(model, &exploration));
+    stats.analysis_bytes = (reach + label_bytes) as u64;
+    let graph = labels.then(|| LabeledGraph::build(model, &exploration));
     // A deadlock found before a limit is still a real deadlock: unexpanded
-    // states count as able to finish. Fair cycles need the whole graph.
-    let mut findings: Vec<Finding> = deadlock::find(model, &exploration, graph.as_ref())
-        .into_iter()
-        .collect();
+    // states count as able to finish. Without labels only a harness seen to
+    // finish is judged. Fair cycles need the whole graph.
+    let judged = graph.is_some() || !never_finishes;
+    let mut findings: Vec<Finding> = match judged {
+        true => deadlock::find(model, &exploration, graph.as_ref())
+            .into_iter()
+            .collect(),
+        false => Vec::new(),
+    };
     if findings.is_empty() && limit.is_none() && scheduler != Scheduler::Unfair {
         if let Some(graph) = &graph {
             findings.extend(liveness::find(model, &exploration, graph, scheduler));

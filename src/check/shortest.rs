@@ -11,6 +11,7 @@
 use super::{check_explored, CheckResult};
 use crate::explore::Options;
 use crate::model::{Model, Scheduler};
+use std::time::Instant;
 
 /// States the full search may store per state of the reduced one.
 const BUDGET_FACTOR: u64 = 4;
@@ -18,13 +19,15 @@ const BUDGET_FACTOR: u64 = 4;
 const BUDGET_BASE: u64 = 200_000;
 
 /// Replaces the findings of a reduced search by those of the full graph
-/// when that search fits in the budget; else marks the traces as taken
-/// from the reduced graph.
+/// when that search fits in the budget (and in what is left of
+/// `--max-seconds` since `started`); else marks the traces as taken from
+/// the reduced graph.
 pub(super) fn retrace(
     model: &Model,
     options: &Options,
     scheduler: Scheduler,
     result: &mut CheckResult,
+    started: Instant,
 ) {
     let mut full = Model::new(model.prog, *model.options());
     if model.symmetry().is_some() && full.enable_symmetry().is_err() {
@@ -36,7 +39,7 @@ pub(super) fn retrace(
         max_states: Some(options.max_states.map_or(budget, |m| m.min(budget))),
         ..options.clone()
     };
-    let again = check_explored(&full, &options, scheduler);
+    let again = check_explored(&full, &options, scheduler, started);
     if again.limit.is_none() && !again.findings.is_empty() && again.symmetric == result.symmetric {
         result.findings = again.findings;
     } else {

@@ -237,3 +237,36 @@ fn analyses_after_a_state_limit_stay_within_the_memory_limit() {
     );
     assert_eq!(short.stats.states, free.stats.states);
 }
+
+/// A reduced search cut short by a limit before any final state is not
+/// searched again without the reductions (to label the graph for a harness
+/// that might never finish): that search would get less far still, and
+/// spend the limits a second time. Its own outcome is the answer.
+#[test]
+fn a_reduced_search_cut_short_is_not_searched_again() {
+    let spec = crate::api::SpecSource::builtin("sense_reversing_barrier_fixed").unwrap();
+    let config = crate::api::CheckConfig {
+        memory_model: Some("sc".into()),
+        launch: Launch {
+            blocks: 4,
+            ..TWO_BLOCKS
+        },
+        ..crate::api::CheckConfig::default()
+    };
+    let prepared = crate::api::prepare(&spec, &config).unwrap();
+    let mut model = crate::api::model_of(&prepared);
+    model.enable_symmetry().expect("interchangeable blocks");
+    model.enable_por().expect("ample sets");
+    let opts = Options {
+        max_states: Some(200),
+        ..Options::default()
+    };
+    let cut = super::check(&model, &opts, Scheduler::Unfair);
+    assert_eq!(cut.limit, Some(crate::explore::LimitKind::States));
+    assert!(cut.findings.is_empty(), "{:?}", cut.findings);
+    assert!(
+        cut.symmetric && cut.ample,
+        "the reported search is the reduced one"
+    );
+    assert!(cut.stats.states <= 201, "{} states", cut.stats.states);
+}

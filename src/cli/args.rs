@@ -172,7 +172,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "N")]
     pub max_states: Option<u64>,
 
-    /// Stop with verdict inconclusive (exit 3) after this many seconds
+    /// Stop with verdict inconclusive (exit 3) after this many seconds (of the whole check, every search it runs included)
     #[arg(long, value_name = "S")]
     pub max_seconds: Option<f64>,
 
