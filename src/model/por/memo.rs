@@ -16,7 +16,7 @@ use super::spin::Settles;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Entries per worker (direct-mapped).
-const SLOTS: usize = 1 << 16;
+const SLOTS: usize = 1 << 13;
 
 /// Gives each `Independence` its own id, so that a worker reusing its memo
 /// for another model (tests run many) starts afresh.

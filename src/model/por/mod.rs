@@ -300,41 +300,26 @@ impl Independence {
         }
         let mut best_len = n_enabled;
         let mut found = false;
-        // A thread that conflicts with nobody is a set of its own: no need
-        // to run anyone's lasso.
-        for t in 0..threads {
-            if !get(&scratch.enabled, t) {
-                continue;
-            }
-            if let Some(at) = self.conflicts(scratch, model, s, t) {
-                if scratch.conflicts[at..at + scratch.width]
-                    .iter()
-                    .all(|c| *c == 0)
-                {
-                    scratch.best.fill(0);
-                    set(&mut scratch.best, t);
-                    best_len = 1;
-                    found = true;
-                    break;
-                }
-            }
-        }
-        for t in 0..threads {
-            if best_len == 1 {
-                break;
-            }
-            if !get(&scratch.enabled, t) || (found && get(&scratch.best, t)) {
-                // Not enabled, or its set lies inside the best one found:
-                // at most a little smaller (measured: no fewer states), not
-                // worth the closure.
-                continue;
-            }
-            if let Some(len) = self.stubborn(scratch, model, s, t, best_len) {
-                best_len = len;
-                found = true;
-                std::mem::swap(&mut scratch.best, &mut scratch.member);
+        // First without sleeping threads (cheap); where that leaves more
+        // than one thread, again letting settled threads sleep, which runs
+        // their lassos.
+        for sleep in [false, true] {
+            let mut found_here = false;
+            for t in 0..threads {
                 if best_len == 1 {
                     break;
+                }
+                if !get(&scratch.enabled, t) || (found_here && get(&scratch.best, t)) {
+                    // Not enabled, or its set lies inside the best one found:
+                    // at most a little smaller (measured: no fewer states), not
+                    // worth the closure.
+                    continue;
+                }
+                if let Some(len) = self.stubborn(scratch, model, s, t, best_len, sleep) {
+                    best_len = len;
+                    found = true;
+                    found_here = true;
+                    std::mem::swap(&mut scratch.best, &mut scratch.member);
                 }
             }
         }
@@ -385,8 +370,10 @@ impl Independence {
     /// size; `None` when a member's next step is visible, touches other
     /// threads' positions, waits, or the set grows to `limit` threads or
     /// more. Each thread's conflicts and lasso are computed once per state
-    /// (`Scratch`); the asleep set is recomputed as the set grows (a thread
-    /// joining may wake others, or let them sleep).
+    /// (`Scratch`). With `sleep` off no thread is asleep; with it on, the
+    /// asleep set is computed for the seed and kept, less the threads that
+    /// join, as the set grows (still asleep: their writers are members or
+    /// asleep).
     fn stubborn(
         &self,
         scratch: &mut Scratch,
@@ -394,6 +381,7 @@ impl Independence {
         s: &[u32],
         seed: usize,
         limit: usize,
+        sleep: bool,
     ) -> Option<usize> {
         scratch.member.fill(0);
         set(&mut scratch.member, seed);
@@ -403,7 +391,9 @@ impl Independence {
             if scratch.want.iter().all(|b| *b == 0) {
                 return Some(count);
             }
-            if count == 1 {
+            if !sleep {
+                scratch.asleep.fill(0);
+            } else if count == 1 {
                 self.asleep(scratch, model, s);
             } else {
                 // Still asleep for the grown set (its writers are members
