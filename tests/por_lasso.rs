@@ -135,6 +135,7 @@ fn a_spinner_that_an_awake_thread_can_release_is_not_asleep() {
     let text = "global u32 x = 0;\n\
                 global u32 y = 0;\n\
                 harness master {\n\
+                    check barrier;\n\
                     if (blockIdx == 0) {\n\
                         assert(y != 2, \"block 1 wrote y first\");\n\
                     } else if (blockIdx == 1) {\n\
