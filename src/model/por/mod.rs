@@ -308,8 +308,13 @@ impl Independence {
         let mut found = false;
         // First without sleeping threads (cheap); where that leaves more
         // than one thread, again letting settled threads sleep, which runs
-        // their lassos.
-        for sleep in [false, self.sleeping] {
+        // their lassos (a second plain pass would only repeat the first).
+        let passes: &[bool] = if self.sleeping {
+            &[false, true]
+        } else {
+            &[false]
+        };
+        for &sleep in passes {
             let mut found_here = false;
             for t in 0..threads {
                 if best_len == 1 {
