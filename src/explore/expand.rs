@@ -152,10 +152,7 @@ impl<A: Copy, F> Chunk<A, F> {
             });
         }
         self.next = next;
-        if failed.is_some() {
-            return (reduced, failed);
-        }
-        (reduced, None)
+        (reduced, failed)
     }
 }
 

@@ -4,8 +4,9 @@
 //! state into words (small integers, bit masks), which keeps states compact,
 //! cheap to step and compare. The store keeps each state as a compact,
 //! injective byte code (`codec`: zero words cost a bit, small ones a
-//! byte) in a segmented arena without per-state allocation. The explorer knows nothing about GPUs: it is tested on toy
-//! systems and reused by every semantics.
+//! byte) in a segmented arena without per-state allocation. The explorer
+//! knows nothing about GPUs: it is tested on toy systems and reused by
+//! every semantics.
 //!
 //! [`explore`] runs a deterministic breadth-first search (so the first
 //! fault found has a shortest trace) over a [`StateStore`] (flat arena plus
