@@ -104,15 +104,7 @@ fn check_explored(
             if finding.kind == ViolationKind::BarrierDivergence {
                 simt::explain_divergence(model, &mut finding);
             }
-            return CheckResult {
-                findings: vec![finding],
-                limit: None,
-                stats,
-                symmetric: model.symmetry().is_some(),
-                ample: model.has_por(),
-                reduced_trace: false,
-                compacted: options.hash_compaction,
-            };
+            return CheckResult::of(model, &options, vec![finding], None, stats);
         }
         Outcome::Limit(kind) => Some(*kind),
         Outcome::Complete => None,
@@ -127,7 +119,8 @@ fn check_explored(
     // after a limit cut this search short: the full graph would get less
     // far still, and no liveness question is answered from part of a graph
     // (a harness not seen to finish may or may not).
-    let reduced = model.symmetry().is_some() || model.has_por() || options.hash_compaction;
+    let reduced_model = model.symmetry().is_some() || model.has_por();
+    let reduced = reduced_model || options.hash_compaction;
     let labels = wants_graph && !(reduced && limit.is_some());
     // A second search replaces this one: free this one's memory first, so
     // that the memory limit holds for the second alone.
@@ -135,7 +128,7 @@ fn check_explored(
         drop(exploration);
         options
     };
-    if labels && (model.symmetry().is_some() || model.has_por()) {
+    if labels && reduced_model {
         let full = Model::new(model.prog, *model.options());
         return check_explored(&full, &again(exploration, options), scheduler, started);
     }
@@ -160,22 +153,9 @@ fn check_explored(
     if !fits(reach + label_bytes) {
         // Without labels only a harness that can finish can be judged.
         let judged = !never_finishes && fits(reach);
-        let findings = match judged {
-            true => deadlock::find(model, &exploration, None)
-                .into_iter()
-                .collect(),
-            false => Vec::new(),
-        };
+        let findings = deadlocks_if(judged, model, &exploration, None);
         stats.analysis_bytes = if judged { reach as u64 } else { 0 };
-        return CheckResult {
-            findings,
-            limit: Some(LimitKind::Memory),
-            stats,
-            symmetric: model.symmetry().is_some(),
-            ample: model.has_por(),
-            reduced_trace: false,
-            compacted: options.hash_compaction,
-        };
+        return CheckResult::of(model, &options, findings, Some(LimitKind::Memory), stats);
     }
     stats.analysis_bytes = (reach + label_bytes) as u64;
     let graph = labels.then(|| LabeledGraph::build(model, &exploration));
@@ -183,25 +163,49 @@ fn check_explored(
     // states count as able to finish. Without labels only a harness seen to
     // finish is judged. Fair cycles need the whole graph.
     let judged = graph.is_some() || !never_finishes;
-    let mut findings: Vec<Finding> = match judged {
-        true => deadlock::find(model, &exploration, graph.as_ref())
-            .into_iter()
-            .collect(),
-        false => Vec::new(),
-    };
+    let mut findings = deadlocks_if(judged, model, &exploration, graph.as_ref());
     if findings.is_empty() && limit.is_none() && scheduler != Scheduler::Unfair {
         if let Some(graph) = &graph {
             findings.extend(liveness::find(model, &exploration, graph, scheduler));
         }
     }
-    CheckResult {
-        findings,
-        limit,
-        stats,
-        symmetric: model.symmetry().is_some(),
-        ample: model.has_por(),
-        reduced_trace: false,
-        compacted: options.hash_compaction,
+    CheckResult::of(model, &options, findings, limit, stats)
+}
+
+impl CheckResult {
+    /// The result of a search of `model` under `options`, with the
+    /// reductions it used.
+    fn of(
+        model: &Model,
+        options: &Options,
+        findings: Vec<Finding>,
+        limit: Option<LimitKind>,
+        stats: Stats,
+    ) -> CheckResult {
+        CheckResult {
+            findings,
+            limit,
+            stats,
+            symmetric: model.symmetry().is_some(),
+            ample: model.has_por(),
+            reduced_trace: false,
+            compacted: options.hash_compaction,
+        }
+    }
+}
+
+/// The deadlock of an explored graph, where it can be `judged`.
+fn deadlocks_if(
+    judged: bool,
+    model: &Model,
+    exploration: &Exploration<u32, Violation>,
+    graph: Option<&LabeledGraph>,
+) -> Vec<Finding> {
+    match judged {
+        true => deadlock::find(model, exploration, graph)
+            .into_iter()
+            .collect(),
+        false => Vec::new(),
     }
 }
 
