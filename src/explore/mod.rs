@@ -106,6 +106,4 @@ pub use bitset::BitSet;
 pub use graph::Lasso;
 pub use limits::{LimitKind, Options};
 pub use stats::{peak_rss_bytes, Stats};
-pub use store::{
-    collision_probability, hash_state, Slot, StateId, StateStore, FINGERPRINT_BITS, MAX_STATES,
-};
+pub use store::{collision_probability, Slot, StateId, StateStore, FINGERPRINT_BITS, MAX_STATES};

@@ -12,11 +12,6 @@ pub type StateId = u32;
 /// all-ones id is kept free as a "no state" marker).
 pub const MAX_STATES: usize = u32::MAX as usize;
 
-/// Hashes a state: the hash of its code (see `codec`), as the store uses.
-pub fn hash_state(state: &[u32]) -> u64 {
-    hash_code(&encode(state))
-}
-
 /// Bits of a hash-compaction fingerprint: the table slot's 31-bit tag
 /// plus a 32-bit check word kept per state.
 pub const FINGERPRINT_BITS: i32 = 63;
