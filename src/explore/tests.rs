@@ -903,3 +903,46 @@ fn batches_match_a_plain_sequential_search() {
     assert!(seen.iter().all(|&n| n > 0), "{seen:?}");
     assert!(seen[2] > 2 && seen[3] > 2, "{seen:?}");
 }
+
+/// The proviso's Tarjan over the states from some id on agrees with
+/// petgraph's over the whole graph where the older states count as fully
+/// expanded, on random graphs of many small cycles.
+#[test]
+fn terminal_components_match_petgraph() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let mut found = 0;
+    for round in 0..300 {
+        let n = 1 + next(60) as usize;
+        let edges: Vec<Vec<((), StateId)>> = (0..n)
+            .map(|s| {
+                // Mostly near neighbours, so that there are many components.
+                (0..next(3))
+                    .map(|_| match next(4) {
+                        0 => ((), next(n as u64) as StateId),
+                        _ => ((), ((s + n - 2 + next(5) as usize) % n) as StateId),
+                    })
+                    .collect()
+            })
+            .collect();
+        let from = next(n as u64) as usize;
+        let reduced: Vec<bool> = (0..n).map(|s| s >= from && next(8) != 0).collect();
+        let want = reference_unexpanded_components(&edges, &reduced);
+        let targets: Vec<Vec<StateId>> = edges
+            .iter()
+            .map(|l| l.iter().map(|&(_, t)| t).collect())
+            .collect();
+        let mut bits = BitSet::default();
+        reduced.iter().for_each(|&b| bits.push(b));
+        let got =
+            proviso::unexpanded_terminal_components(|s| &targets[s as usize], &bits, (from, n));
+        assert_eq!(got, want, "round {round}: {edges:?} from {from}");
+        found += got.len();
+    }
+    assert!(found > 100, "{found}");
+}
