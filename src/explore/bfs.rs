@@ -1,5 +1,7 @@
 //! Deterministic breadth-first exploration.
 
+mod terminal;
+
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -41,7 +43,8 @@ pub enum Outcome<A, F> {
     /// Every reachable state was stored and expanded; no fault.
     Complete,
     /// A fault was found; the search stopped there. Breadth-first order
-    /// makes the trace to it a shortest one.
+    /// makes the trace to it a shortest one (in the reduced graph as far
+    /// as the proviso had expanded it, see `proviso`).
     ///
     /// - `action == None`: `check_state` rejected `state` (the initial state
     ///   or a newly reached one); the trace is
@@ -130,20 +133,7 @@ impl<A: Copy, F> Exploration<A, F> {
     where
         S: TransitionSystem<Action = A, Fault = F>,
     {
-        if self.store.has_words(id) {
-            return std::borrow::Cow::Owned(self.store.get(id));
-        }
-        let mut state = vec![0u32; self.store.words()];
-        let mut next = state.clone();
-        sys.initial_state(&mut state);
-        sys.canonicalize(&mut state);
-        for (_, a) in self.path_to(id) {
-            if sys.step(&state, a, &mut next).is_ok() {
-                sys.canonicalize(&mut next);
-                std::mem::swap(&mut state, &mut next);
-            }
-        }
-        std::borrow::Cow::Owned(state)
+        std::borrow::Cow::Owned(words_of(sys, &self.store, (&self.parents, &self.via), id))
     }
 
     /// The id of a stored state.
@@ -259,7 +249,16 @@ struct Bfs<'a, S: TransitionSystem> {
     parents: Vec<StateId>,
     via: Vec<S::Action>,
     finals: BitSet,
+    /// The reduced graph's edges: kept for the proviso while the system
+    /// reduces, and for the caller with [`Options::keep_edges`].
     edges: Option<Edges<S::Action>>,
+    /// While the system reduces: which expanded states took only an ample
+    /// subset of their steps (`proviso`).
+    reduced: Option<BitSet>,
+    /// States before this one were searched for terminal components.
+    searched: usize,
+    /// States the proviso expanded fully.
+    full_expansions: u64,
     expanded: usize,
     transitions: u64,
     max_depth: u32,
@@ -284,7 +283,10 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             parents: Vec::new(),
             via: Vec::new(),
             finals: BitSet::default(),
-            edges: opts.keep_edges.then(Edges::default),
+            edges: (opts.keep_edges || sys.reduces()).then(Edges::default),
+            reduced: sys.reduces().then(BitSet::default),
+            searched: 0,
+            full_expansions: 0,
             expanded: 0,
             transitions: 0,
             max_depth: 0,
@@ -300,6 +302,10 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             + vec_bytes(&self.via)
             + vec_bytes(self.finals.words_vec())
             + self.edges.as_ref().map_or(0, Edges::bytes)
+            + self
+                .reduced
+                .as_ref()
+                .map_or(0, |r| vec_bytes(r.words_vec()))
     }
 
     /// Makes room for `n` more states (of `bytes` bytes of codes in all),
@@ -359,37 +365,37 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         let mut expander = Expander::new();
         let mut claims = Claims::new();
         let mut level = Level { depth: 0, end: 1 };
-        while self.expanded < self.store.len() {
-            if let Some(limit) = self.check_clock(level.depth) {
-                return Outcome::Limit(limit);
+        loop {
+            while self.expanded < self.store.len() {
+                if let Some(limit) = self.check_clock(level.depth) {
+                    return Outcome::Limit(limit);
+                }
+                let head = self.expanded;
+                if head == level.end {
+                    level.depth += 1;
+                    level.end = self.store.len();
+                }
+                self.store.forget_before(head as StateId);
+                // A batch stays within one level, which gives max_depth.
+                let count = BATCH.min(level.end - head);
+                let chunks = expander.expand(workers, sys, &self.store, (head as StateId, count));
+                let succs: usize = chunks.iter().map(|c| c.succs.len()).sum();
+                let bytes: usize = chunks.iter().map(|c| c.codes.len()).sum();
+                if !self.reserve((succs, bytes), count, succs) {
+                    return Outcome::Limit(LimitKind::Memory);
+                }
+                claims.claim(workers, sys, &self.store, chunks);
+                if let Some(end) = self.merge_batch(workers, chunks, &mut claims, &level) {
+                    return end;
+                }
             }
-            let head = self.expanded;
-            if head == level.end {
-                level.depth += 1;
-                level.end = self.store.len();
-            }
-            self.store.forget_before(head as StateId);
-            // A batch stays within one level: the cycle proviso of each of
-            // its states looks at the states stored before the level.
-            let count = BATCH.min(level.end - head);
-            let chunks = expander.expand(
-                workers,
-                sys,
-                &self.store,
-                (head as StateId, count),
-                level.end,
-            );
-            let succs: usize = chunks.iter().map(|c| c.succs.len()).sum();
-            let bytes: usize = chunks.iter().map(|c| c.codes.len()).sum();
-            if !self.reserve((succs, bytes), count, succs) {
-                return Outcome::Limit(LimitKind::Memory);
-            }
-            claims.claim(workers, sys, &self.store, chunks);
-            if let Some(end) = self.merge_batch(workers, chunks, &mut claims, &level) {
-                return end;
+            // Nothing left to expand: the proviso may add states.
+            match self.expand_terminal_components() {
+                Ok(true) => {}
+                Ok(false) => return Outcome::Complete,
+                Err(end) => return end,
             }
         }
-        Outcome::Complete
     }
 
     /// Stores the batch's new states (ids in discovery order) and its
@@ -477,6 +483,11 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                 }
                 if let Some(e) = &mut self.edges {
                     e.close_state_at(edge + end);
+                }
+                if let Some(r) = &mut self.reduced {
+                    r.push(chunk.reduced[i]);
+                } else {
+                    assert!(!chunk.reduced[i], "reduced, but `reduces` said no");
                 }
                 self.expanded += 1;
             }
@@ -645,6 +656,13 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             e.truncate_to_closed();
         }
         self.peak_bytes = self.peak_bytes.max(self.bytes());
+        if !self.opts.keep_edges {
+            self.edges = None;
+        }
+        if self.full_expansions > 0 {
+            // States found by full expansions are shallower than their levels.
+            self.max_depth = self.exact_max_depth();
+        }
         let seconds = self.start.elapsed().as_secs_f64();
         let states = self.store.len() as u64;
         let stats = Stats {
@@ -676,6 +694,37 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             stats,
         }
     }
+}
+
+/// The words of state `id`: read from the store, or recomputed along its
+/// path from the initial state (`parents` and `via`) when hash compaction
+/// dropped them.
+fn words_of<S: TransitionSystem>(
+    sys: &S,
+    store: &StateStore,
+    (parents, via): (&[StateId], &[S::Action]),
+    id: StateId,
+) -> Vec<u32> {
+    if store.has_words(id) {
+        return store.get(id);
+    }
+    let mut path = Vec::new();
+    let mut cur = id;
+    while parents[cur as usize] != NO_PARENT {
+        path.push(via[cur as usize - 1]);
+        cur = parents[cur as usize];
+    }
+    let mut state = vec![0u32; store.words()];
+    let mut next = state.clone();
+    sys.initial_state(&mut state);
+    sys.canonicalize(&mut state);
+    for &a in path.iter().rev() {
+        if sys.step(&state, a, &mut next).is_ok() {
+            sys.canonicalize(&mut next);
+            std::mem::swap(&mut state, &mut next);
+        }
+    }
+    state
 }
 
 /// Splits the first `n` items off `rest` (leaving it the remainder), for

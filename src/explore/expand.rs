@@ -6,7 +6,6 @@
 //! threads.
 
 use super::codec::{self, hash_code};
-use super::proviso;
 use super::store::{StateId, StateStore};
 use super::TransitionSystem;
 
@@ -67,23 +66,13 @@ impl<A: Copy, F> Chunk<A, F> {
         &self.codes[at as usize..(at + len) as usize]
     }
 
-    /// Keeps the first `n` successors.
-    fn truncate(&mut self, n: usize) {
-        if let Some(s) = self.succs.get(n) {
-            self.codes.truncate(s.code.0 as usize);
-        }
-        self.succs.truncate(n);
-    }
-
-    /// Expands states `first..first + count` of the level whose next level
-    /// starts at id `level_end`: by their ample sets, or by every enabled
-    /// action where the cycle proviso asks for it.
+    /// Expands states `first..first + count` by their ample sets (the
+    /// proviso expands some of them fully later, see `proviso`).
     fn fill<S: TransitionSystem<Action = A, Fault = F>>(
         &mut self,
         sys: &S,
         store: &StateStore,
         (first, count): (StateId, usize),
-        level_end: usize,
     ) {
         self.first = first;
         self.codes.clear();
@@ -96,13 +85,7 @@ impl<A: Copy, F> Chunk<A, F> {
         let mut cur = vec![0u32; words];
         for i in 0..count {
             store.read(first + i as StateId, &mut cur);
-            let start = self.succs.len();
-            let (mut reduced, mut fault) = self.push_successors(sys, &cur, &mut actions, true);
-            if reduced && proviso::closes_cycle(store, self, start..self.succs.len(), level_end) {
-                // Cycle proviso: this state takes every enabled step.
-                self.truncate(start);
-                (reduced, fault) = self.push_successors(sys, &cur, &mut actions, false);
-            }
+            let (reduced, fault) = self.push_successors(sys, &cur, &mut actions);
             self.reduced.push(reduced);
             self.ends.push(self.succs.len());
             if let Some((a, fault)) = fault {
@@ -113,24 +96,17 @@ impl<A: Copy, F> Chunk<A, F> {
     }
 
     /// Expands one state: appends its successors (canonical words, action,
-    /// hash) in action order, by its ample set when `reduce`. Stops at a
-    /// step that fails and returns it, with whether the set was reduced.
+    /// hash) in action order, by its ample set. Stops at a step that fails
+    /// and returns it, with whether the set was reduced.
     #[inline]
     fn push_successors<S: TransitionSystem<Action = A, Fault = F>>(
         &mut self,
         sys: &S,
         cur: &[u32],
         actions: &mut Vec<A>,
-        reduce: bool,
     ) -> (bool, Option<(A, F)>) {
         actions.clear();
-        let reduced = match reduce {
-            true => sys.ample_actions(cur, actions),
-            false => {
-                sys.actions(cur, actions);
-                false
-            }
-        };
+        let reduced = sys.ample_actions(cur, actions);
         let mut next = std::mem::take(&mut self.next);
         next.resize(cur.len(), 0);
         let mut failed = None;
@@ -229,16 +205,14 @@ impl<A: Copy + Send, F: Send> Expander<A, F> {
         }
     }
 
-    /// Expands states `first..first + count` (all stored, all of the level
-    /// whose next level starts at id `level_end`) and returns their chunks
-    /// in state order.
+    /// Expands states `first..first + count` (all stored) and returns their
+    /// chunks in state order.
     pub fn expand<S>(
         &mut self,
         workers: &Workers,
         sys: &S,
         store: &StateStore,
         (first, count): (StateId, usize),
-        level_end: usize,
     ) -> &[Chunk<A, F>]
     where
         S: TransitionSystem<Action = A, Fault = F>,
@@ -257,7 +231,7 @@ impl<A: Copy + Send, F: Send> Expander<A, F> {
         }
         workers.each(&mut self.chunks[..n], |k, c| {
             let (start, n) = spans[k];
-            c.fill(sys, store, (first + start as StateId, n), level_end);
+            c.fill(sys, store, (first + start as StateId, n));
         });
         &self.chunks[..n]
     }

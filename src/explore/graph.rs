@@ -81,6 +81,55 @@ impl<A: Copy> Edges<A> {
         self.actions.reserve(n);
     }
 
+    /// The targets of the edges of `s` (none if it is not closed).
+    #[inline]
+    pub fn targets_of(&self, s: StateId) -> &[StateId] {
+        &self.targets[self.range(s)]
+    }
+
+    /// Replaces the edge lists of closed states, `lists` in increasing
+    /// state order, by lists at least as long (a reduced state expanded
+    /// fully later): moves the later states' edges up in place, from the
+    /// back, so the only new memory is the growth.
+    pub fn replace_longer(&mut self, lists: &[(StateId, Vec<(A, StateId)>)]) {
+        let closed = self.offsets.len() - 1;
+        let end = self.offsets[closed] as usize;
+        assert_eq!(end, self.targets.len(), "edges of an open state");
+        let grow: usize = lists
+            .iter()
+            .map(|(s, l)| l.len() - self.range(*s).len())
+            .sum();
+        let Some(&filler) = lists.iter().flat_map(|(_, l)| l).map(|(a, _)| a).next() else {
+            return;
+        };
+        self.targets.resize(end + grow, 0);
+        self.actions.resize(end + grow, filler);
+        // `shift`: how far the edges of states after `s` move up.
+        let (mut shift, mut hi) = (grow, end);
+        let mut lists = lists.iter().rev().peekable();
+        for s in (0..closed).rev() {
+            if shift == 0 && lists.peek().is_none() {
+                break;
+            }
+            let lo = self.offsets[s] as usize;
+            self.offsets[s + 1] = (hi + shift) as u64;
+            match lists.next_if(|(t, _)| *t as usize == s) {
+                Some((_, list)) => {
+                    shift -= list.len() - (hi - lo);
+                    for (k, &(a, t)) in list.iter().enumerate() {
+                        self.actions[lo + shift + k] = a;
+                        self.targets[lo + shift + k] = t;
+                    }
+                }
+                None => {
+                    self.targets.copy_within(lo..hi, lo + shift);
+                    self.actions.copy_within(lo..hi, lo + shift);
+                }
+            }
+            hi = lo;
+        }
+    }
+
     fn range(&self, s: StateId) -> std::ops::Range<usize> {
         let s = s as usize;
         if s + 1 < self.offsets.len() {

@@ -9,7 +9,8 @@
 //! every semantics.
 //!
 //! [`explore`] runs a deterministic breadth-first search (so the first
-//! fault found has a shortest trace) over a [`StateStore`] (flat arena plus
+//! fault found has a shortest trace, unless the partial-order proviso had
+//! to expand states fully first, `proviso`) over a [`StateStore`] (flat arena plus
 //! a lock-free table of ids, `table`), under the limits of [`Options`]. It
 //! works in batches of states of one level: worker threads expand them
 //! (`expand`), then claim their successors in the table, which keeps each
@@ -74,11 +75,17 @@ pub trait TransitionSystem: Sync {
     /// enabled in `state` (persistent: no step outside it, on any path that
     /// avoids it, depends on it; invisible to the properties) and returns
     /// `true` when it is a proper subset. The explorer takes care of the
-    /// cycle proviso (see `proviso`) for those; a system that knows that
-    /// none of the subset's steps lies on a cycle may return `false` for
-    /// it. Default: every enabled action.
+    /// proviso (see `proviso`): it expands some of those states fully
+    /// later. Default: every enabled action.
     fn ample_actions(&self, state: &[u32], out: &mut Vec<Self::Action>) -> bool {
         self.actions(state, out);
+        false
+    }
+
+    /// Whether [`ample_actions`](Self::ample_actions) may return `true`:
+    /// the explorer then keeps the reduced graph's edges during the search
+    /// for its proviso (it panics if a state is reduced while this says no).
+    fn reduces(&self) -> bool {
         false
     }
 }

@@ -594,8 +594,8 @@ fn graph_needs_edges() {
 
 /// [`Scramble`] with faults where a state (or a step from it) hits `seed`,
 /// and optionally "ample sets" (one action of some states: not a sound
-/// reduction, but one the explorer must apply, cycle proviso included,
-/// exactly as a sequential search does).
+/// reduction, but one the explorer must apply, proviso included, exactly
+/// as a sequential search does).
 struct FaultyScramble {
     bad_state: Option<u32>,
     bad_step: Option<(u32, u8)>,
@@ -635,51 +635,69 @@ impl TransitionSystem for FaultyScramble {
     }
     fn ample_actions(&self, s: &[u32], out: &mut Vec<u8>) -> bool {
         self.actions(s, out);
-        let reduce = self.ample && out.len() > 1 && !s[1].is_multiple_of(3);
+        // Also "reduced" where one action is all there is: the proviso then
+        // finds terminal components of reduced states to expand fully.
+        let reduce = self.ample && !s[1].is_multiple_of(13);
         if reduce {
             out.truncate(1);
         }
         reduce
     }
+    fn reduces(&self) -> bool {
+        self.ample
+    }
 }
 
-/// The successors a sequential search takes from `cur` at a level that
-/// ends at id `level_end`: the ample set, or every action where one of the
-/// ample successors is stored below `level_end` (cycle proviso); stops at
-/// a failing step.
+/// The successors a sequential search takes from `cur` by `actions` (its
+/// ample set, or every enabled action); stops at a failing step.
 #[allow(clippy::type_complexity)]
 fn reference_successors<S: TransitionSystem>(
     sys: &S,
     cur: &[u32],
-    stored: impl Fn(&[u32]) -> Option<StateId>,
-    level_end: usize,
-    fired: &mut usize,
+    actions: Vec<S::Action>,
 ) -> (Vec<(S::Action, Vec<u32>)>, Option<(S::Action, S::Fault)>) {
-    let take = |actions: Vec<S::Action>| {
-        let mut succs = Vec::new();
-        for a in actions {
-            let mut next = vec![0; cur.len()];
-            if let Err(fault) = sys.step(cur, a, &mut next) {
-                return (succs, Some((a, fault)));
-            }
-            sys.canonicalize(&mut next);
-            succs.push((a, next));
+    let mut succs = Vec::new();
+    for a in actions {
+        let mut next = vec![0; cur.len()];
+        if let Err(fault) = sys.step(cur, a, &mut next) {
+            return (succs, Some((a, fault)));
         }
-        (succs, None)
-    };
-    let mut ample = Vec::new();
-    let reduced = sys.ample_actions(cur, &mut ample);
-    let (succs, fault) = take(ample);
-    let closes = succs
-        .iter()
-        .any(|(_, s)| stored(s).is_some_and(|id| (id as usize) < level_end));
-    if reduced && closes {
-        *fired += 1;
-        let mut all = Vec::new();
-        sys.actions(cur, &mut all);
-        return take(all);
+        sys.canonicalize(&mut next);
+        succs.push((a, next));
     }
-    (succs, fault)
+    (succs, None)
+}
+
+/// The smallest state of each terminal strongly connected component of the
+/// graph `edges` whose states are all `reduced`, in increasing order
+/// (petgraph's Tarjan on the whole graph, independent of the explorer's).
+fn reference_unexpanded_components<A>(
+    edges: &[Vec<(A, StateId)>],
+    reduced: &[bool],
+) -> Vec<StateId> {
+    use petgraph::graph::{DiGraph, NodeIndex};
+    let mut g: DiGraph<(), ()> = DiGraph::new();
+    let nodes: Vec<NodeIndex> = (0..edges.len()).map(|_| g.add_node(())).collect();
+    for (s, out) in edges.iter().enumerate() {
+        for &(_, t) in out {
+            g.add_edge(nodes[s], nodes[t as usize], ());
+        }
+    }
+    let mut found: Vec<StateId> = petgraph::algo::tarjan_scc(&g)
+        .into_iter()
+        .filter(|scc| {
+            let inside: std::collections::HashSet<usize> = scc.iter().map(|n| n.index()).collect();
+            let terminal = inside.iter().all(|&s| {
+                edges[s]
+                    .iter()
+                    .all(|&(_, t)| inside.contains(&(t as usize)))
+            });
+            terminal && inside.iter().all(|&s| reduced[s])
+        })
+        .map(|scc| scc.iter().map(|n| n.index() as StateId).min().unwrap())
+        .collect();
+    found.sort_unstable();
+    found
 }
 
 /// What a plain sequential breadth-first search finds: states by id,
@@ -690,10 +708,52 @@ struct Reference<A, F> {
     edges: Vec<Vec<(A, StateId)>>,
     transitions: u64,
     outcome: Outcome<A, F>,
-    /// States the cycle proviso expanded fully.
+    /// States the proviso expanded fully.
     proviso: usize,
 }
 
+impl<A: Copy, F> Reference<A, F> {
+    /// Stores the successors `succs` of `from` (new ones with `check_state`),
+    /// counting a transition each; returns their edges, or why it stopped.
+    fn store<S: TransitionSystem<Action = A, Fault = F>>(
+        &mut self,
+        sys: &S,
+        ids: &mut std::collections::HashMap<Vec<u32>, StateId>,
+        (from, succs): (StateId, Vec<(A, Vec<u32>)>),
+        max_states: usize,
+    ) -> Result<Vec<(A, StateId)>, Outcome<A, F>> {
+        let mut edges = Vec::new();
+        for (a, next) in succs {
+            self.transitions += 1;
+            let to = match ids.get(&next) {
+                Some(&id) => id,
+                None if self.states.len() >= max_states => {
+                    return Err(Outcome::Limit(LimitKind::States));
+                }
+                None => {
+                    let id = self.states.len() as StateId;
+                    ids.insert(next.clone(), id);
+                    self.states.push(next.clone());
+                    self.parents.push(Some((from, a)));
+                    if let Err(fault) = sys.check_state(&next) {
+                        return Err(Outcome::Fault {
+                            state: id,
+                            action: None,
+                            fault,
+                        });
+                    }
+                    id
+                }
+            };
+            edges.push((a, to));
+        }
+        Ok(edges)
+    }
+}
+
+/// A plain sequential search: breadth first by ample sets; when nothing is
+/// left, the smallest state of each terminal component of reduced states
+/// is expanded fully (in id order), and the search goes on.
 fn reference<S: TransitionSystem>(sys: &S, max_states: usize) -> Reference<S::Action, S::Fault> {
     let mut init = vec![0; sys.state_words()];
     sys.initial_state(&mut init);
@@ -714,59 +774,65 @@ fn reference<S: TransitionSystem>(sys: &S, max_states: usize) -> Reference<S::Ac
         };
         return r;
     }
-    let mut head = 0;
-    let mut level_end = 1;
-    while head < r.states.len() {
-        if head == level_end {
-            level_end = r.states.len();
-        }
-        let cur = r.states[head].clone();
-        let (succs, fault) = reference_successors(
-            sys,
-            &cur,
-            |s| ids.get(s).copied(),
-            level_end,
-            &mut r.proviso,
-        );
-        let mut edges = Vec::new();
-        for (a, next) in succs {
-            r.transitions += 1;
-            let to = match ids.get(&next) {
-                Some(&id) => id,
-                None if r.states.len() >= max_states => {
-                    r.outcome = Outcome::Limit(LimitKind::States);
+    let mut reduced = Vec::new();
+    loop {
+        while r.edges.len() < r.states.len() {
+            let head = r.edges.len();
+            let cur = r.states[head].clone();
+            let mut ample = Vec::new();
+            reduced.push(sys.ample_actions(&cur, &mut ample));
+            let (succs, fault) = reference_successors(sys, &cur, ample);
+            let edges = match r.store(sys, &mut ids, (head as StateId, succs), max_states) {
+                Ok(edges) => edges,
+                Err(end) => {
+                    r.outcome = end;
                     return r;
                 }
-                None => {
-                    let id = r.states.len() as StateId;
-                    ids.insert(next.clone(), id);
-                    r.states.push(next.clone());
-                    r.parents.push(Some((head as StateId, a)));
-                    if let Err(fault) = sys.check_state(&next) {
-                        r.outcome = Outcome::Fault {
-                            state: id,
-                            action: None,
-                            fault,
-                        };
-                        return r;
-                    }
-                    id
-                }
             };
-            edges.push((a, to));
+            if let Some((a, fault)) = fault {
+                r.outcome = Outcome::Fault {
+                    state: head as StateId,
+                    action: Some(a),
+                    fault,
+                };
+                return r;
+            }
+            r.edges.push(edges);
         }
-        if let Some((a, fault)) = fault {
-            r.outcome = Outcome::Fault {
-                state: head as StateId,
-                action: Some(a),
-                fault,
-            };
+        let chosen = reference_unexpanded_components(&r.edges, &reduced);
+        if chosen.is_empty() {
             return r;
         }
-        r.edges.push(edges);
-        head += 1;
+        for f in chosen {
+            let cur = r.states[f as usize].clone();
+            let mut all = Vec::new();
+            sys.actions(&cur, &mut all);
+            let (succs, fault) = reference_successors(sys, &cur, all);
+            // A full expansion counts its transitions only once complete.
+            let counted = r.transitions;
+            let edges = match r.store(sys, &mut ids, (f, succs), max_states) {
+                Ok(edges) => edges,
+                Err(end) => {
+                    r.transitions = counted;
+                    r.outcome = end;
+                    return r;
+                }
+            };
+            if let Some((a, fault)) = fault {
+                r.transitions = counted;
+                r.outcome = Outcome::Fault {
+                    state: f,
+                    action: Some(a),
+                    fault,
+                };
+                return r;
+            }
+            r.transitions = counted + (edges.len() - r.edges[f as usize].len()) as u64;
+            r.edges[f as usize] = edges;
+            reduced[f as usize] = false;
+            r.proviso += 1;
+        }
     }
-    r
 }
 
 /// The batched, parallel search stores and stops exactly where the plain
@@ -799,13 +865,16 @@ fn batches_match_a_plain_sequential_search() {
             Outcome::Fault { action: None, .. } => 2,
             Outcome::Fault { .. } => 3,
         }] += 1;
-        for threads in [1, 2, 4] {
+        // The proviso keeps the reduced graph's edges itself when they are
+        // not asked for: the same search either way.
+        for (threads, keep_edges) in [(1, true), (2, true), (4, true), (2, false)] {
             let got = explore(
                 &sys,
                 &Options {
                     threads,
                     max_states: Some(max as u64).filter(|_| max != usize::MAX),
-                    ..with_edges()
+                    keep_edges,
+                    ..Options::default()
                 },
             );
             let case = format!("{bad_state:?} {bad_step:?} {max} ample {ample} x{threads}");
@@ -817,6 +886,10 @@ fn batches_match_a_plain_sequential_search() {
                 assert_eq!(got.state(id as StateId), &want.states[id][..], "{case}");
                 assert_eq!(got.parent(id as StateId), want.parents[id], "{case}");
             }
+            assert_eq!(got.has_edges(), keep_edges, "{case}");
+            if !keep_edges {
+                continue;
+            }
             for (id, edges) in want.edges.iter().enumerate() {
                 assert!(
                     got.successors(id as StateId).eq(edges.iter().copied()),
@@ -826,7 +899,50 @@ fn batches_match_a_plain_sequential_search() {
         }
     }
     // Every kind of ending, several times, at different depths.
-    assert!(proviso > 0, "the cycle proviso never fired");
+    assert!(proviso > 0, "the proviso never fired");
     assert!(seen.iter().all(|&n| n > 0), "{seen:?}");
     assert!(seen[2] > 2 && seen[3] > 2, "{seen:?}");
+}
+
+/// The proviso's Tarjan over the states from some id on agrees with
+/// petgraph's over the whole graph where the older states count as fully
+/// expanded, on random graphs of many small cycles.
+#[test]
+fn terminal_components_match_petgraph() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let mut found = 0;
+    for round in 0..300 {
+        let n = 1 + next(60) as usize;
+        let edges: Vec<Vec<((), StateId)>> = (0..n)
+            .map(|s| {
+                // Mostly near neighbours, so that there are many components.
+                (0..next(3))
+                    .map(|_| match next(4) {
+                        0 => ((), next(n as u64) as StateId),
+                        _ => ((), ((s + n - 2 + next(5) as usize) % n) as StateId),
+                    })
+                    .collect()
+            })
+            .collect();
+        let from = next(n as u64) as usize;
+        let reduced: Vec<bool> = (0..n).map(|s| s >= from && next(8) != 0).collect();
+        let want = reference_unexpanded_components(&edges, &reduced);
+        let targets: Vec<Vec<StateId>> = edges
+            .iter()
+            .map(|l| l.iter().map(|&(_, t)| t).collect())
+            .collect();
+        let mut bits = BitSet::default();
+        reduced.iter().for_each(|&b| bits.push(b));
+        let got =
+            proviso::unexpanded_terminal_components(|s| &targets[s as usize], &bits, (from, n));
+        assert_eq!(got, want, "round {round}: {edges:?} from {from}");
+        found += got.len();
+    }
+    assert!(found > 100, "{found}");
 }

@@ -469,6 +469,10 @@ impl TransitionSystem for Model<'_> {
             .as_ref()
             .is_some_and(|p| p.reduce(self, s, out, start))
     }
+
+    fn reduces(&self) -> bool {
+        self.por.is_some()
+    }
 }
 
 #[cfg(test)]

@@ -3,8 +3,8 @@
 //! Under sequential consistency with independent thread scheduling a thread
 //! has one next step, fixed by its own state. The next steps of a set `T`
 //! of threads form an ample set of a state `s` (Clarke, Grumberg, Peled,
-//! *Model Checking*, conditions C0–C2; C3 is the explorer's cycle proviso,
-//! see `explore::proviso`) when
+//! *Model Checking*, conditions C0–C2; the explorer adds the proviso, in
+//! Valmari's terminal-component form, see `explore::proviso`) when
 //!
 //! - **persistent** (C1): no thread outside `T` can, before the members
 //!   move, take a step that depends on a member's next step. Other threads
@@ -47,10 +47,9 @@
 //! The proof that these preserve every fault and every deadlock is the
 //! usual one (the first member step on a path can be moved to its front;
 //! a path with none keeps its outcome after a member step is put before
-//! it), with the cycle proviso ruling out that the search postpones a
-//! step around a cycle forever. A state whose member steps all increase a
-//! potential that no step decreases lies on no cycle and is left out of
-//! the proviso (`acyclic`: `reduce` then reports no reduction to check).
+//! it), with the proviso ruling out that the search postpones a step
+//! forever: every terminal strong component of the reduced graph holds a
+//! fully expanded state (`explore::proviso` has the argument).
 //!
 //! What that preserves (argued here, since the tests can only sample it):
 //! every reachable fault, and the existence of a reachable state from
@@ -61,12 +60,10 @@
 //! (livelock, starvation) and the per-thread progress analysis of a harness
 //! that never finishes read: those run without ample sets (`check`).
 
-mod acyclic;
 mod memo;
 mod spin;
 mod values;
 
-use super::exec::StepCtx;
 use super::state::FINISHED;
 use super::{thread_of, Model};
 use crate::ir::{cfg, Expr, Loc, Op};
@@ -203,8 +200,6 @@ pub struct Independence {
     /// (Measured on the mutex and semaphore families: states within 1%,
     /// the lassos' cost up to 1.7 times the search time.)
     sleeping: bool,
-    /// Which steps lie on no cycle (`acyclic`).
-    components: acyclic::Components,
 }
 
 impl Independence {
@@ -285,14 +280,12 @@ impl Independence {
                 .collect(),
             memo_owner: memo::new_owner(),
             sleeping: prog.checks.barrier,
-            components: acyclic::Components::new(model),
         })
     }
 
     /// Replaces the enabled actions `out[start..]` by the steps of the
     /// smallest stubborn set of threads found (see [`Self::stubborn`]);
-    /// `true` if that left some out and the explorer must apply the cycle
-    /// proviso (some member step may lie on a cycle, `acyclic`).
+    /// `true` if that left some out (the explorer's proviso looks at it).
     pub fn reduce(&self, model: &Model, s: &[u32], out: &mut Vec<u32>, start: usize) -> bool {
         SCRATCH.with_borrow_mut(|scratch| self.reduce_with(scratch, model, s, out, start))
     }
@@ -366,30 +359,6 @@ impl Independence {
             }
         }
         out.truncate(k);
-        !self.acyclic(scratch, model, s)
-    }
-
-    /// Whether every step of the members `scratch.best` increases the
-    /// potential of `acyclic`: then no cycle of the reduced graph passes
-    /// this state and the explorer need not apply the cycle proviso.
-    fn acyclic(&self, scratch: &mut Scratch, model: &Model, s: &[u32]) -> bool {
-        for i in 0..scratch.width {
-            let mut bits = scratch.best[i];
-            while bits != 0 {
-                let m = i * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                if self.components.always_leaves(model, model.pc(s, m)) {
-                    continue;
-                }
-                scratch.sim.clear();
-                scratch.sim.extend_from_slice(s);
-                let ran = model.run_thread(&mut scratch.sim, m, &mut StepCtx::default());
-                // A step that fails leads nowhere.
-                if ran.is_ok() && !self.components.increases(model, (s, &scratch.sim), m) {
-                    return false;
-                }
-            }
-        }
         true
     }
 

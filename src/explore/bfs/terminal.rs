@@ -1,0 +1,116 @@
+//! The proviso's passes (see `proviso`): when the search has nothing left
+//! to expand, the terminal components of the newly discovered states in
+//! which every state was reduced each get their smallest state expanded
+//! fully, sequentially and in id order, so that ids, parents and outcome
+//! do not depend on the number of threads.
+
+use super::super::proviso;
+use super::super::store::{Slot, StateId};
+use super::{words_of, Bfs, Outcome};
+use crate::explore::{LimitKind, TransitionSystem};
+
+/// A state's successors `(action, target)` in action order.
+type EdgeList<A> = Vec<(A, StateId)>;
+
+/// Where a fault or limit stopped the search.
+type End<S> = Outcome<<S as TransitionSystem>::Action, <S as TransitionSystem>::Fault>;
+
+impl<S: TransitionSystem> Bfs<'_, S> {
+    /// Runs one pass of the proviso over the states discovered since the
+    /// last one (all expanded). Returns whether it stored new states (to
+    /// expand next), or where a fault or limit stopped it.
+    pub(super) fn expand_terminal_components(&mut self) -> Result<bool, End<S>> {
+        let Some(reduced) = &self.reduced else {
+            return Ok(false);
+        };
+        let (from, to) = (self.searched, self.store.len());
+        self.searched = to;
+        let scratch = proviso::search_bytes(to - from);
+        let peak = self.bytes() + scratch;
+        if self.opts.max_memory_bytes.is_some_and(|m| peak as u64 > m) {
+            return Err(Outcome::Limit(LimitKind::Memory));
+        }
+        self.peak_bytes = self.peak_bytes.max(peak);
+        let edges = self.edges.as_ref().expect("edges are kept while reducing");
+        let chosen =
+            proviso::unexpanded_terminal_components(|s| edges.targets_of(s), reduced, (from, to));
+        let mut lists = Vec::with_capacity(chosen.len());
+        let mut stop = None;
+        for &state in &chosen {
+            match self.expand_fully(state) {
+                Ok(list) => lists.push((state, list)),
+                Err(end) => {
+                    stop = Some(end);
+                    break;
+                }
+            }
+        }
+        // The edges of the states expanded fully (before any stop) are theirs.
+        let edges = self.edges.as_mut().expect("edges are kept while reducing");
+        for (state, list) in &lists {
+            self.transitions += (list.len() - edges.targets_of(*state).len()) as u64;
+        }
+        edges.replace_longer(&lists);
+        self.full_expansions += lists.len() as u64;
+        match stop {
+            Some(end) => Err(end),
+            None => Ok(self.store.len() > to),
+        }
+    }
+
+    /// Takes every enabled step of `state`, storing new successors as
+    /// sequential search does (a failing step or a rejected new state stops
+    /// it, a new state beyond the limits too); returns its edges.
+    fn expand_fully(&mut self, state: StateId) -> Result<EdgeList<S::Action>, End<S>> {
+        let sys = self.sys;
+        let cur = words_of(sys, &self.store, (&self.parents, &self.via), state);
+        let mut actions = Vec::new();
+        sys.actions(&cur, &mut actions);
+        let mut next = vec![0u32; cur.len()];
+        let mut list = Vec::with_capacity(actions.len());
+        for a in actions {
+            if let Err(fault) = sys.step(&cur, a, &mut next) {
+                return Err(Outcome::Fault {
+                    state,
+                    action: Some(a),
+                    fault,
+                });
+            }
+            sys.canonicalize(&mut next);
+            if !self.reserve((1, self.store.max_code()), 0, 1) {
+                return Err(Outcome::Limit(LimitKind::Memory));
+            }
+            let id = match self.store.insert_bounded(&next, self.max_states) {
+                Slot::Old(id) => id,
+                Slot::Full => return Err(Outcome::Limit(LimitKind::States)),
+                Slot::New(id) => {
+                    self.parents.push(state);
+                    self.via.push(a);
+                    self.finals.push(sys.is_final(&next));
+                    if let Err(fault) = sys.check_state(&next) {
+                        return Err(Outcome::Fault {
+                            state: id,
+                            action: None,
+                            fault,
+                        });
+                    }
+                    id
+                }
+            };
+            list.push((a, id));
+        }
+        Ok(list)
+    }
+
+    /// The largest BFS depth of a stored state, from the parents (a
+    /// parent's id is below its child's).
+    pub(super) fn exact_max_depth(&self) -> u32 {
+        let mut depth = vec![0u32; self.parents.len()];
+        let mut max = 0;
+        for id in 1..self.parents.len() {
+            depth[id] = depth[self.parents[id] as usize] + 1;
+            max = max.max(depth[id]);
+        }
+        max
+    }
+}
