@@ -30,6 +30,8 @@ const SPECS: &[(&str, u32)] = &[
     ("sense_barrier_central", 3),
     ("heterosync_tree_barrier", 4),
     ("atomic_counter_barrier", 3),
+    ("xiao_feng_barrier", 3),
+    ("two_kernel_barrier", 3),
     ("spin_lock", 3),
     ("spin_lock_backoff", 3),
     ("ticket_mutex", 3),
@@ -151,5 +153,37 @@ fn a_spinner_that_an_awake_thread_can_release_is_not_asleep() {
         let report = api::check_spec(&spec, &config(3, ample_sets)).unwrap();
         let kinds: Vec<&str> = report.violations.iter().map(|v| v.kind.as_str()).collect();
         assert_eq!(kinds, ["assertion"], "ample sets {ample_sets}");
+    }
+}
+
+/// A member's phase entry conflicts with a thread that may still leave a
+/// phase (`model/por`, *phases*). Block 1's phase sets the flag that block
+/// 0's phase waits for, so the one barrier violation is block 1 leaving
+/// before block 0 has entered. Taking block 0's entry alone first (as if
+/// entering touched nobody) would make that order unreachable.
+#[test]
+fn a_phase_entry_conflicts_with_another_threads_phase_exit() {
+    let text = "global u32 flag = 0;\n\
+                harness master {\n\
+                    check barrier;\n\
+                    if (blockIdx == 0) {\n\
+                        phase { while (flag == 0) { } }\n\
+                    } else {\n\
+                        phase { flag = 1; }\n\
+                    }\n\
+                }\n";
+    let path = common::write_temp_spec("phase_entry_before_exit", text);
+    let spec = api::SpecSource::from_file(&path).unwrap();
+    for ample_sets in [false, true] {
+        let report = api::check_spec(&spec, &config(2, ample_sets)).unwrap();
+        let kinds: Vec<&str> = report.violations.iter().map(|v| v.kind.as_str()).collect();
+        assert_eq!(kinds, ["assertion"], "ample sets {ample_sets}");
+        assert!(
+            report.violations[0]
+                .message
+                .contains("left barrier phase 1 before block 0 arrived"),
+            "{:?}",
+            report.violations[0].message
+        );
     }
 }

@@ -13,12 +13,15 @@
 //! search, whatever the number of threads.
 
 use super::codec;
-use super::expand::{Chunk, Workers};
+use super::expand::Chunk;
 use super::store::StateStore;
 use super::table::Claim;
+use super::workers::Workers;
 use super::TransitionSystem;
 
-/// Per chunk: what the claims found.
+/// Per chunk: what the claims found. Aligned to its own cache lines, as
+/// [`Chunk`] is.
+#[repr(align(128))]
 pub(crate) struct ChunkClaims<F> {
     /// Position of the chunk's first successor in the batch.
     pub offset: usize,

@@ -7,13 +7,14 @@ use std::time::Instant;
 
 use super::batch::Claims;
 use super::bitset::BitSet;
-use super::expand::{Chunk, Expander, Workers, BATCH};
+use super::expand::{Chunk, Expander, BATCH};
 use super::graph::{Edges, Reverse};
 use super::limits::{vec_bytes, LimitKind, Options, Projection};
 use super::progress::Progress;
 use super::stats::{peak_rss_bytes, Stats};
 use super::store::{StateId, StateStore, MAX_STATES};
 use super::table::Claim;
+use super::workers::Workers;
 use super::TransitionSystem;
 
 /// Parent marker of the initial state.
@@ -234,9 +235,7 @@ impl<A: Copy, F> Exploration<A, F> {
 pub fn explore<S: TransitionSystem>(sys: &S, opts: &Options) -> Exploration<S::Action, S::Fault> {
     let mut bfs = Bfs::new(sys, opts);
     let workers = Workers::new(opts.threads.max(1));
-    // The whole search runs on a worker: its parallel phases then start
-    // from inside the pool (no hand-over to the pool and back per phase).
-    let outcome = workers.run(|| bfs.run(&workers));
+    let outcome = bfs.run(&workers);
     bfs.finish(outcome)
 }
 

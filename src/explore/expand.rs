@@ -7,6 +7,7 @@
 
 use super::codec::{self, hash_code};
 use super::store::{StateId, StateStore};
+use super::workers::Workers;
 use super::TransitionSystem;
 
 /// States expanded by one worker task.
@@ -25,7 +26,10 @@ pub(crate) struct Succ<A> {
     pub code: (u32, u32),
 }
 
-/// The successors of a run of consecutive states.
+/// The successors of a run of consecutive states. Aligned to its own
+/// cache lines: workers fill neighbouring chunks at once (vector lengths
+/// written at every successor).
+#[repr(align(128))]
 pub(crate) struct Chunk<A, F> {
     /// First state of the run.
     pub first: StateId,
@@ -129,53 +133,6 @@ impl<A: Copy, F> Chunk<A, F> {
         }
         self.next = next;
         (reduced, failed)
-    }
-}
-
-/// Runs jobs on the explorer's worker threads, or on the caller's thread.
-pub(crate) struct Workers {
-    pool: Option<rayon::ThreadPool>,
-}
-
-impl Workers {
-    /// `threads` workers (1: the caller's thread).
-    pub fn new(threads: usize) -> Self {
-        let pool = (threads > 1)
-            .then(|| {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .ok()
-            })
-            .flatten();
-        Workers { pool }
-    }
-
-    /// Runs `op` on a worker (on the caller's thread without workers), so
-    /// that the [`each`](Self::each) calls it makes start inside the pool.
-    pub fn run<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
-        match &self.pool {
-            Some(pool) => pool.install(op),
-            None => op(),
-        }
-    }
-
-    /// Calls `job(k, &mut items[k])` for every item, in parallel when there
-    /// are workers and more than one item; returns when all are done.
-    pub fn each<T: Send>(&self, items: &mut [T], job: impl Fn(usize, &mut T) + Sync + Send) {
-        match &self.pool {
-            Some(pool) if items.len() > 1 => {
-                use rayon::prelude::*;
-                pool.install(|| {
-                    items
-                        .par_iter_mut()
-                        .enumerate()
-                        .with_max_len(1)
-                        .for_each(|(k, t)| job(k, t))
-                });
-            }
-            _ => items.iter_mut().enumerate().for_each(|(k, t)| job(k, t)),
-        }
     }
 }
 

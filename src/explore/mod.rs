@@ -98,12 +98,14 @@ mod codec;
 mod expand;
 mod graph;
 mod limits;
+mod pool;
 mod progress;
 mod proviso;
 mod stats;
 mod store;
 mod sync;
 mod table;
+mod workers;
 
 #[cfg(test)]
 mod tests;

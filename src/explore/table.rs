@@ -33,6 +33,8 @@ use super::sync::{AtomicU64, Ordering};
 
 const PENDING: u64 = 1 << 32;
 const TAG_MASK: u64 = !0xFFFF_FFFF & !PENDING;
+/// Slots in a 4 KiB page.
+const PAGE_SLOTS: usize = 4096 / std::mem::size_of::<u64>();
 /// Fibonacci hashing of the tag to a bucket (the tag's top bits decide).
 const SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
 
@@ -63,8 +65,17 @@ impl Table {
     /// An empty table with room for `n` entries.
     pub fn with_capacity(n: usize) -> Table {
         let bits = Self::bits_for(n);
+        let slots: Box<[AtomicU64]> = (0..1usize << bits).map(|_| AtomicU64::new(0)).collect();
+        // A large zeroed allocation is fresh pages that a first *read*
+        // maps to the shared zero page; the first write then copies the
+        // page and flushes it from the TLB of every core running the
+        // search (an interrupt per page, while the workers wait). Writing
+        // one slot per page first maps each page once, writable.
+        for slot in slots.iter().step_by(PAGE_SLOTS) {
+            slot.store(0, Ordering::Relaxed);
+        }
         Table {
-            slots: (0..1usize << bits).map(|_| AtomicU64::new(0)).collect(),
+            slots,
             bits,
             len: 0,
         }

@@ -27,10 +27,20 @@
 //!   everything it may ever access (`spin`, which has the argument). In a
 //!   barrier every waiting block may access every word in a later episode,
 //!   while it actually spins on one flag.
+//!   Under `check barrier` a thread's count of entered phases is one more
+//!   word (*phases*): entering a phase writes it, and leaving one reads every
+//!   thread's (the check fails when some thread has entered fewer phases).
+//!   Counts only grow, so a leaving step that passes its check in `s` passes
+//!   it after any steps of the others, and ends in the same state whichever
+//!   goes first: a member's leaving step conflicts with nothing (where it
+//!   fails in `s` the fault is found at `s`), and neither does a leaving
+//!   step in an asleep thread's lasso, which passed its check from `s`. A
+//!   member's entering step does conflict with every thread that may still
+//!   leave a phase: that one may fail its check before the member enters.
 //! - **invisible** (C2): the step changes nothing a property reads in a
-//!   state: critical sections and barrier phases (which read every thread's
-//!   position) are never ample while their check is on, nor writes to a word
-//!   that a `check invariant` reads. A step that fails an assertion or
+//!   state: critical sections (whose check reads every thread's position)
+//!   are never ample while their check is on, nor writes to a word that a
+//!   `check invariant` reads. A step that fails an assertion or
 //!   faults at run time fails alike whatever the others did first (it reads
 //!   only words they cannot write), so it is found from the reduced state.
 //!
@@ -207,7 +217,14 @@ impl Independence {
         if collective && prog.launch.threads_per_block > 1 && prog.launch.warp_size > 1 {
             return Err("warp-collective instructions read the other lanes' positions".into());
         }
-        let width = layout.mem_words.div_ceil(64).max(1);
+        // Under `check barrier` each thread's count of entered phases is
+        // one more word (`phase_word`), after the memory words.
+        let phase_words = if prog.checks.barrier {
+            layout.threads
+        } else {
+            0
+        };
+        let width = (layout.mem_words + phase_words).div_ceil(64).max(1);
         let pcs = prog.code.len();
         let bytes = layout.threads * pcs * 2 * width * 8;
         if bytes > MAX_TABLE_BYTES {
@@ -238,6 +255,10 @@ impl Independence {
                         words(loc, reads);
                         words(loc, writes);
                     }
+                    Op::PhaseEnter if phase_words > 0 => set(writes, layout.mem_words + t),
+                    Op::PhaseExit if phase_words > 0 => (0..layout.threads)
+                        .filter(|u| model.takes_part(*u))
+                        .for_each(|u| set(reads, layout.mem_words + u)),
                     _ => {}
                 }
             }
@@ -613,7 +634,9 @@ impl Independence {
             | Op::Assert { .. }
             | Op::Progress => local(true),
             Op::CriticalEnter { .. } | Op::CriticalExit => local(prog.checks.capacity.is_none()),
-            Op::PhaseEnter | Op::PhaseExit => local(!prog.checks.barrier),
+            // Under `check barrier` (see `phases` in the module docs).
+            Op::PhaseEnter if prog.checks.barrier => Some(Some((model.layout.mem_words + t, true))),
+            Op::PhaseEnter | Op::PhaseExit => local(true),
             Op::SyncThreads => local(self.alone_in_block(model, s, t)),
             Op::Exit => local(!self.kernel_boundary && self.alone_in_block(model, s, t)),
             Op::KernelBoundary

@@ -1,0 +1,129 @@
+//! Parallel loops over a phase's items (chunks, jobs) on the explorer's
+//! [`Pool`], or on the caller's thread alone.
+
+use super::pool::Pool;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Runs jobs on the explorer's worker threads, or on the caller's thread.
+pub(crate) struct Workers {
+    pool: Option<Pool>,
+}
+
+/// The items of one [`Workers::each`], handed out one index at a time.
+struct Items<T> {
+    first: *mut T,
+    len: usize,
+    next: AtomicUsize,
+}
+
+// SAFETY: every index is handed out once (`take`), so the workers get
+// disjoint `&mut T`, which `T: Send` allows on any thread.
+unsafe impl<T: Send> Sync for Items<T> {}
+
+impl<T> Items<T> {
+    /// The next item not yet handed out, with its index.
+    #[allow(clippy::mut_from_ref)] // each item once: see `Sync`
+    fn take(&self) -> Option<(usize, &mut T)> {
+        let k = self.next.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: `k` is in bounds and handed out once (see `Sync`).
+        (k < self.len).then(|| (k, unsafe { &mut *self.first.add(k) }))
+    }
+}
+
+impl Workers {
+    /// `threads` workers (1: the caller's thread).
+    pub fn new(threads: usize) -> Self {
+        let pool = Some(Pool::new(threads)).filter(Pool::has_helpers);
+        Workers { pool }
+    }
+
+    /// Calls `job(k, &mut items[k])` for every item, in parallel when there
+    /// are workers and more than one item; returns when all are done.
+    /// Workers take the items in order, one at a time.
+    pub fn each<T: Send>(&self, items: &mut [T], job: impl Fn(usize, &mut T) + Sync) {
+        match &self.pool {
+            Some(pool) if items.len() > 1 => {
+                let items = Items {
+                    first: items.as_mut_ptr(),
+                    len: items.len(),
+                    next: AtomicUsize::new(0),
+                };
+                pool.run(&|| {
+                    while let Some((k, t)) = items.take() {
+                        job(k, t);
+                    }
+                });
+            }
+            _ => items.iter_mut().enumerate().for_each(|(k, t)| job(k, t)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Workers;
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    #[test]
+    fn each_item_once_and_done_on_return() {
+        for threads in [1, 2, 3] {
+            let workers = Workers::new(threads);
+            let mut items = vec![0u64; 100];
+            for round in 1..=300u64 {
+                if round % 100 == 0 {
+                    // Long enough for the helpers to park.
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                let len = (round % 7) as usize + 1;
+                workers.each(&mut items[..len], |k, x| *x += k as u64 + round);
+                // Every item written exactly once per round, and visible here.
+                for (k, x) in items[..len].iter_mut().enumerate() {
+                    let want: u64 = (1..=round)
+                        .filter(|r| (*r % 7) as usize + 1 > k)
+                        .map(|r| k as u64 + r)
+                        .sum();
+                    assert_eq!(*x, want, "{threads} threads, round {round}, item {k}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn helpers_take_part() {
+        let workers = Workers::new(2);
+        let threads = std::sync::Mutex::new(std::collections::HashSet::new());
+        let mut items = vec![(); 64];
+        for _ in 0..200 {
+            workers.each(&mut items, |_, _| {
+                threads.lock().unwrap().insert(std::thread::current().id());
+                std::thread::sleep(Duration::from_micros(50));
+            });
+            if threads.lock().unwrap().len() == 2 {
+                return;
+            }
+        }
+        panic!("the helper never ran an item");
+    }
+
+    #[test]
+    fn a_panic_in_a_job_reaches_the_caller_and_the_pool_goes_on() {
+        let workers = Workers::new(2);
+        let done = AtomicUsize::new(0);
+        let mut items = vec![0u32; 32];
+        for bad in [0, 31] {
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                workers.each(&mut items, |k, _| {
+                    std::thread::sleep(Duration::from_micros(100));
+                    assert_ne!(k, bad, "item {bad} fails");
+                    done.fetch_add(1, Ordering::Relaxed);
+                })
+            }));
+            assert!(r.is_err(), "item {bad}'s panic was lost");
+        }
+        workers.each(&mut items, |k, x| *x = k as u32);
+        assert!(items.iter().enumerate().all(|(k, &x)| x == k as u32));
+        assert!(done.load(Ordering::Relaxed) <= 62);
+    }
+}
