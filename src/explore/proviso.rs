@@ -66,6 +66,7 @@
 //! a terminal component of the older graph and so its fully expanded state.
 
 use super::bitset::BitSet;
+use super::limits::vec_bytes;
 use super::store::StateId;
 
 /// Marks a state whose component is done.
@@ -79,17 +80,27 @@ pub(super) fn search_bytes(n: usize) -> usize {
     n * (4 + 4 + 12) + n.div_ceil(8)
 }
 
+/// What [`unexpanded_terminal_components`] found, and the bytes it used.
+pub(super) struct Components {
+    /// The smallest state of each terminal component whose states are all
+    /// reduced, in increasing order.
+    pub unexpanded: Vec<StateId>,
+    /// Bytes its buffers took at their largest (the stacks seldom grow
+    /// to the bound of [`search_bytes`]).
+    pub bytes: usize,
+}
+
 /// The smallest state of each terminal strongly connected component of the
 /// graph on states `from..to` (successors `targets(s)`; an edge to a state
 /// below `from` leaves the component) whose states are all `reduced`, in
-/// increasing order. Iterative (Pearce's one-number variant of Tarjan's
+/// increasing order, and the bytes used. Iterative (Pearce's one-number variant of Tarjan's
 /// algorithm, "A space-efficient algorithm for finding strongly connected
 /// components", IPL 116(1), 2016): millions of states make deep searches.
 pub(super) fn unexpanded_terminal_components<'g>(
     targets: impl Fn(StateId) -> &'g [StateId],
     reduced: &BitSet,
     (from, to): (usize, usize),
-) -> Vec<StateId> {
+) -> Components {
     let n = to - from;
     // `num[i]`: 0 unvisited, else the smallest visit number state
     // `from + i` reaches within its open component, DONE once closed.
@@ -156,7 +167,13 @@ pub(super) fn unexpanded_terminal_components<'g>(
         }
     }
     found.sort_unstable();
-    found
+    Components {
+        unexpanded: found,
+        bytes: vec_bytes(&num)
+            + vec_bytes(leaves.words_vec())
+            + vec_bytes(&open)
+            + vec_bytes(&path),
+    }
 }
 
 /// The edge `v -> w` to a visited state: it leaves `v`'s component if
@@ -179,7 +196,7 @@ mod tests {
     fn components(succ: &[&[StateId]], reduced: &[bool], from: usize) -> Vec<StateId> {
         let mut bits = BitSet::default();
         reduced.iter().for_each(|&b| bits.push(b));
-        unexpanded_terminal_components(|s| succ[s as usize], &bits, (from, succ.len()))
+        unexpanded_terminal_components(|s| succ[s as usize], &bits, (from, succ.len())).unexpanded
     }
 
     #[test]
@@ -215,7 +232,9 @@ mod tests {
         let mut bits = BitSet::default();
         (0..n).for_each(|_| bits.push(true));
         let got = unexpanded_terminal_components(|s| &succ[s as usize], &bits, (0, n as usize));
-        assert_eq!(got, vec![0]);
+        assert_eq!(got.unexpanded, vec![0]);
+        // The search path grew to the chain's length.
+        assert!(got.bytes >= n as usize * 12, "{}", got.bytes);
     }
 
     /// `spin` counts word 0 round `0..len` (a cycle of `len` states),

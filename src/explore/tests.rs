@@ -940,7 +940,8 @@ fn terminal_components_match_petgraph() {
         let mut bits = BitSet::default();
         reduced.iter().for_each(|&b| bits.push(b));
         let got =
-            proviso::unexpanded_terminal_components(|s| &targets[s as usize], &bits, (from, n));
+            proviso::unexpanded_terminal_components(|s| &targets[s as usize], &bits, (from, n))
+                .unexpanded;
         assert_eq!(got, want, "round {round}: {edges:?} from {from}");
         found += got.len();
     }
