@@ -14,10 +14,11 @@ mod sync {
     pub use loom::hint::spin_loop;
     pub use loom::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
     pub use loom::sync::{Arc, Condvar, Mutex};
-    pub use loom::thread::JoinHandle;
+    pub use loom::thread::{yield_now, JoinHandle};
 
-    /// One spin, then park: both paths to a job in few steps.
+    /// One spin, one yield, then park: every path to a job in few steps.
     pub const SPIN_ROUNDS: u32 = 1;
+    pub const YIELD_ROUNDS: u32 = 1;
 
     pub fn spawn(f: impl FnOnce() + Send + 'static) -> Option<JoinHandle<()>> {
         Some(loom::thread::spawn(f))

@@ -6,9 +6,11 @@
 //! few milliseconds a batch; a helper that went to sleep in such a gap
 //! costs a futex wake-up (tens of microseconds in a virtual machine) at
 //! every phase, and a work-stealing split of a handful of chunks leaves a
-//! thread idle at the end. So here an idle helper spins (for about
-//! [`SPIN_ROUNDS`] loads) before it parks, the caller takes part in every
-//! job, and the items of a job are handed out in order by one counter.
+//! thread idle at the end. So here an idle helper spins, then yields its
+//! core (to a thread that has work, should the machine have more threads
+//! than free cores), for about a millisecond in all ([`Backoff`]) before it
+//! parks; the caller takes part in every job, and the items of a job are
+//! handed out in order by one counter.
 //!
 //! A job is announced in one atomic word, `state`:
 //!
@@ -29,9 +31,9 @@
 //! (`tests/loom_pool.rs`) compiles this file against loom's primitives.
 
 use super::sync::{
-    spawn, spin_loop, Arc, AtomicBool, AtomicPtr, AtomicU64, Condvar, JoinHandle, Mutex,
+    spawn, spin_loop, yield_now, Arc, AtomicBool, AtomicPtr, AtomicU64, Condvar, JoinHandle, Mutex,
     Ordering::{AcqRel, Acquire, Relaxed, Release},
-    SPIN_ROUNDS,
+    SPIN_ROUNDS, YIELD_ROUNDS,
 };
 
 /// Helpers inside the current job.
@@ -113,8 +115,11 @@ impl Pool {
         let mine = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
         // No helper joins from now on; wait for those inside to leave.
         sh.state.fetch_and(!OPEN, AcqRel);
+        let mut backoff = Backoff::default();
         while sh.state.load(Acquire) & INSIDE != 0 {
-            spin_loop();
+            if !backoff.wait() {
+                yield_now();
+            }
         }
         if let Err(p) = mine {
             std::panic::resume_unwind(p);
@@ -150,15 +155,12 @@ fn help(sh: &Shared) {
     let mut seen = 0;
     loop {
         let mut state = sh.state.load(Acquire);
-        let mut rounds = 0;
+        let mut backoff = Backoff::default();
         while !joinable(state, seen) {
             if sh.stopping.load(Acquire) {
                 return;
             }
-            if rounds < SPIN_ROUNDS {
-                rounds += 1;
-                spin_loop();
-            } else {
+            if !backoff.wait() {
                 park(sh, seen);
             }
             state = sh.state.load(Acquire);
@@ -191,4 +193,26 @@ fn park(sh: &Shared, seen: u64) {
         parked = sh.wake.wait(parked).unwrap();
     }
     *parked -= 1;
+}
+
+/// Waiting for another thread without sleeping: [`SPIN_ROUNDS`]
+/// `spin_loop`s, then [`YIELD_ROUNDS`] `yield_now`s, which hand the core to
+/// a thread that has work when every core is taken (a spinning helper would
+/// otherwise hold up the caller it waits for).
+#[derive(Default)]
+struct Backoff(u32);
+
+impl Backoff {
+    /// Waits a moment; `false` (without waiting) once the rounds are used up.
+    fn wait(&mut self) -> bool {
+        self.0 = self.0.saturating_add(1);
+        if self.0 <= SPIN_ROUNDS {
+            spin_loop();
+        } else if self.0 <= SPIN_ROUNDS + YIELD_ROUNDS {
+            yield_now();
+        } else {
+            return false;
+        }
+        true
+    }
 }

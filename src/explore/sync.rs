@@ -5,12 +5,13 @@
 pub(crate) use std::hint::spin_loop;
 pub(crate) use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 pub(crate) use std::sync::{Arc, Condvar, Mutex};
-pub(crate) use std::thread::JoinHandle;
+pub(crate) use std::thread::{yield_now, JoinHandle};
 
-/// Loads an idle pool helper makes (one `spin_loop` apart) before it
-/// parks: about a millisecond, longer than the sequential gaps between a
-/// search's parallel phases.
-pub(crate) const SPIN_ROUNDS: u32 = 50_000;
+/// `spin_loop`s a waiting pool thread makes first (about 50 us), then
+/// `yield_now`s (about a millisecond in all, longer than the sequential
+/// gaps between a search's parallel phases) before a helper parks.
+pub(crate) const SPIN_ROUNDS: u32 = 2_000;
+pub(crate) const YIELD_ROUNDS: u32 = 1_000;
 
 /// Starts a pool helper thread, if the system lets it.
 pub(crate) fn spawn(f: impl FnOnce() + Send + 'static) -> Option<JoinHandle<()>> {
