@@ -12,7 +12,7 @@
 
 mod sync {
     pub use loom::hint::spin_loop;
-    pub use loom::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+    pub use loom::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
     pub use loom::sync::{Arc, Condvar, Mutex};
     pub use loom::thread::JoinHandle;
 

@@ -22,12 +22,14 @@
 //! caller, once it finds no item left, clears `open` (nobody can join any
 //! more) and waits until the helpers inside have left: then every item is
 //! done and the job (on the caller's stack) is no longer referenced.
+//! Dropping the pool sets `stopping`, which ends the helpers whether they
+//! spin or sleep (no wait for a spin to run out).
 //!
 //! Self-contained (it only uses `super::sync`) so that the loom model test
 //! (`tests/loom_pool.rs`) compiles this file against loom's primitives.
 
 use super::sync::{
-    spawn, spin_loop, Arc, AtomicPtr, AtomicU64, Condvar, JoinHandle, Mutex,
+    spawn, spin_loop, Arc, AtomicBool, AtomicPtr, AtomicU64, Condvar, JoinHandle, Mutex,
     Ordering::{AcqRel, Acquire, Relaxed, Release},
     SPIN_ROUNDS,
 };
@@ -49,17 +51,14 @@ struct Shared {
     state: AtomicU64,
     /// Points at the current job (a [`Job`] on the caller's stack).
     job: AtomicPtr<()>,
-    parking: Mutex<Parking>,
+    /// The pool is dropped: helpers return (checked while spinning, and
+    /// under `parking` before they park).
+    stopping: AtomicBool,
+    /// Helpers parked on `wake`.
+    parking: Mutex<usize>,
     wake: Condvar,
     /// The first panic of a helper in the current job.
     panic: Mutex<Option<Panic>>,
-}
-
-/// Helpers parked on [`Shared::wake`], and whether the pool is dropped.
-#[derive(Default)]
-struct Parking {
-    sleepers: usize,
-    stop: bool,
 }
 
 /// The helpers of one search; the caller is the first worker.
@@ -75,7 +74,8 @@ impl Pool {
         let shared = Arc::new(Shared {
             state: AtomicU64::new(0),
             job: AtomicPtr::new(std::ptr::null_mut()),
-            parking: Mutex::new(Parking::default()),
+            stopping: AtomicBool::new(false),
+            parking: Mutex::new(0),
             wake: Condvar::new(),
             panic: Mutex::new(None),
         });
@@ -107,7 +107,7 @@ impl Pool {
         // A helper parks under the lock after it found no job: taking the
         // lock here, either it is parked (and is woken) or it will find
         // this job. (Uncontended: a few atomics per job.)
-        if sh.parking.lock().unwrap().sleepers > 0 {
+        if *sh.parking.lock().unwrap() > 0 {
             sh.wake.notify_all();
         }
         let mine = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
@@ -128,8 +128,11 @@ impl Pool {
 
 impl Drop for Pool {
     fn drop(&mut self) {
-        self.shared.parking.lock().unwrap().stop = true;
+        self.shared.stopping.store(true, Release);
+        // Under the lock: a helper about to park sees `stopping` or is woken.
+        let parked = self.shared.parking.lock().unwrap();
         self.shared.wake.notify_all();
+        drop(parked);
         for h in self.helpers.drain(..) {
             let _ = h.join();
         }
@@ -149,11 +152,14 @@ fn help(sh: &Shared) {
         let mut state = sh.state.load(Acquire);
         let mut rounds = 0;
         while !joinable(state, seen) {
+            if sh.stopping.load(Acquire) {
+                return;
+            }
             if rounds < SPIN_ROUNDS {
                 rounds += 1;
                 spin_loop();
-            } else if !park(sh, seen) {
-                return;
+            } else {
+                park(sh, seen);
             }
             state = sh.state.load(Acquire);
         }
@@ -177,13 +183,12 @@ fn help(sh: &Shared) {
 }
 
 /// Sleeps until a job a helper that last ran epoch `seen` may join is
-/// announced (returns `true`) or the pool is dropped (`false`).
-fn park(sh: &Shared, seen: u64) -> bool {
-    let mut p = sh.parking.lock().unwrap();
-    p.sleepers += 1;
-    while !p.stop && !joinable(sh.state.load(Acquire), seen) {
-        p = sh.wake.wait(p).unwrap();
+/// announced or the pool is dropped.
+fn park(sh: &Shared, seen: u64) {
+    let mut parked = sh.parking.lock().unwrap();
+    *parked += 1;
+    while !sh.stopping.load(Acquire) && !joinable(sh.state.load(Acquire), seen) {
+        parked = sh.wake.wait(parked).unwrap();
     }
-    p.sleepers -= 1;
-    !p.stop
+    *parked -= 1;
 }

@@ -3,7 +3,7 @@
 //! those files against their own `sync` modules with loom's instead.
 
 pub(crate) use std::hint::spin_loop;
-pub(crate) use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+pub(crate) use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 pub(crate) use std::sync::{Arc, Condvar, Mutex};
 pub(crate) use std::thread::JoinHandle;
 
