@@ -24,6 +24,9 @@ const SPECS: &[(&str, u32)] = &[
     ("sense_reversing_barrier_fixed", 3),
     ("sense_reversing_barrier_fixed", 4),
     ("sense_reversing_barrier", 4),
+    // Deadlocks where the proviso expands states fully, over several passes.
+    ("tree_barrier_single", 3),
+    ("atomic_barrier_goal_ne", 3),
     ("sense_reversing_barrier_hier", 3),
     ("sense_reversing_barrier_grouped", 3),
     ("sense_barrier_no_flip", 3),

@@ -72,36 +72,33 @@ use super::store::StateId;
 /// Marks a state whose component is done.
 const DONE: u32 = u32::MAX;
 
-/// Bytes [`unexpanded_terminal_components`] allocates at most for `n`
-/// states: visit numbers, the component stack, the call stack (state,
-/// edge cursor, visit number) and the bit set of states with an edge out
-/// of their component.
-pub(super) fn search_bytes(n: usize) -> usize {
-    n * (4 + 4 + 12) + n.div_ceil(8)
-}
-
 /// What [`unexpanded_terminal_components`] found, and the bytes it used.
 pub(super) struct Components {
     /// The smallest state of each terminal component whose states are all
     /// reduced, in increasing order.
     pub unexpanded: Vec<StateId>,
-    /// Bytes its buffers took at their largest (the stacks seldom grow
-    /// to the bound of [`search_bytes`]).
+    /// Bytes its buffers took at their largest (a stack's old and new
+    /// buffers both count while it grows).
     pub bytes: usize,
 }
 
 /// The smallest state of each terminal strongly connected component of the
 /// graph on states `from..to` (successors `targets(s)`; an edge to a state
 /// below `from` leaves the component) whose states are all `reduced`, in
-/// increasing order, and the bytes used. Iterative (Pearce's one-number variant of Tarjan's
+/// increasing order, and the bytes used; `None` if its buffers would take
+/// more than `budget` bytes. Iterative (Pearce's one-number variant of Tarjan's
 /// algorithm, "A space-efficient algorithm for finding strongly connected
 /// components", IPL 116(1), 2016): millions of states make deep searches.
 pub(super) fn unexpanded_terminal_components<'g>(
     targets: impl Fn(StateId) -> &'g [StateId],
     reduced: &BitSet,
     (from, to): (usize, usize),
-) -> Components {
+    budget: usize,
+) -> Option<Components> {
     let n = to - from;
+    if n * 4 + n.div_ceil(64) * 8 > budget {
+        return None;
+    }
     // `num[i]`: 0 unvisited, else the smallest visit number state
     // `from + i` reaches within its open component, DONE once closed.
     let mut num = vec![0u32; n];
@@ -113,12 +110,27 @@ pub(super) fn unexpanded_terminal_components<'g>(
     let mut path: Vec<(u32, u32, u32)> = Vec::new();
     let mut visits = 0u32;
     let mut found = Vec::new();
+    let fixed = vec_bytes(&num) + vec_bytes(leaves.words_vec());
+    let mut peak = fixed;
+    // Whether `v` can take one more item within the budget (counted in
+    // `peak` while it grows), with `other` the other stack.
+    let mut room = |v: usize, (len, cap, size): (usize, usize, usize), other: usize| {
+        if len < cap {
+            return true;
+        }
+        let after = (cap * 2).max(len + 1).max(4) * size;
+        peak = peak.max(fixed + other + v + after);
+        peak <= budget
+    };
     for root in 0..n as u32 {
         if num[root as usize] != 0 {
             continue;
         }
         visits += 1;
         num[root as usize] = visits;
+        if !room(vec_bytes(&path), shape(&path), vec_bytes(&open)) {
+            return None;
+        }
         path.push((root, 0, visits));
         while let Some(&mut (v, ref mut k, own)) = path.last_mut() {
             let edges = targets(from as StateId + v);
@@ -131,6 +143,9 @@ pub(super) fn unexpanded_terminal_components<'g>(
                 if num[w] == 0 {
                     visits += 1;
                     num[w] = visits;
+                    if !room(vec_bytes(&path), shape(&path), vec_bytes(&open)) {
+                        return None;
+                    }
                     path.push((w as u32, 0, visits));
                     continue;
                 }
@@ -159,6 +174,9 @@ pub(super) fn unexpanded_terminal_components<'g>(
                     found.push(from as StateId + smallest);
                 }
             } else {
+                if !room(vec_bytes(&open), shape(&open), vec_bytes(&path)) {
+                    return None;
+                }
                 open.push(v);
             }
             if let Some(&(p, _, _)) = path.last() {
@@ -167,13 +185,15 @@ pub(super) fn unexpanded_terminal_components<'g>(
         }
     }
     found.sort_unstable();
-    Components {
+    Some(Components {
         unexpanded: found,
-        bytes: vec_bytes(&num)
-            + vec_bytes(leaves.words_vec())
-            + vec_bytes(&open)
-            + vec_bytes(&path),
-    }
+        bytes: peak.max(fixed + vec_bytes(&open) + vec_bytes(&path)),
+    })
+}
+
+/// Length, capacity and item size of a stack.
+fn shape<T>(v: &Vec<T>) -> (usize, usize, usize) {
+    (v.len(), v.capacity(), std::mem::size_of::<T>())
 }
 
 /// The edge `v -> w` to a visited state: it leaves `v`'s component if
@@ -196,7 +216,10 @@ mod tests {
     fn components(succ: &[&[StateId]], reduced: &[bool], from: usize) -> Vec<StateId> {
         let mut bits = BitSet::default();
         reduced.iter().for_each(|&b| bits.push(b));
-        unexpanded_terminal_components(|s| succ[s as usize], &bits, (from, succ.len())).unexpanded
+        let all = usize::MAX;
+        unexpanded_terminal_components(|s| succ[s as usize], &bits, (from, succ.len()), all)
+            .unwrap()
+            .unexpanded
     }
 
     #[test]
@@ -231,10 +254,16 @@ mod tests {
         let succ: Vec<Vec<StateId>> = (0..n).map(|s| vec![(s + 1) % n]).collect();
         let mut bits = BitSet::default();
         (0..n).for_each(|_| bits.push(true));
-        let got = unexpanded_terminal_components(|s| &succ[s as usize], &bits, (0, n as usize));
+        let search = |budget| {
+            unexpanded_terminal_components(|s| &succ[s as usize], &bits, (0, n as usize), budget)
+        };
+        let got = search(usize::MAX).unwrap();
         assert_eq!(got.unexpanded, vec![0]);
-        // The search path grew to the chain's length.
+        // The search path grew to the chain's length, and needs its room.
         assert!(got.bytes >= n as usize * 12, "{}", got.bytes);
+        assert!(search(got.bytes).is_some());
+        assert!(search(got.bytes - 1).is_none());
+        assert!(search(n as usize * 4).is_none());
     }
 
     /// `spin` counts word 0 round `0..len` (a cycle of `len` states),

@@ -939,11 +939,68 @@ fn terminal_components_match_petgraph() {
             .collect();
         let mut bits = BitSet::default();
         reduced.iter().for_each(|&b| bits.push(b));
-        let got =
-            proviso::unexpanded_terminal_components(|s| &targets[s as usize], &bits, (from, n))
-                .unexpanded;
+        let got = proviso::unexpanded_terminal_components(
+            |s| &targets[s as usize],
+            &bits,
+            (from, n),
+            n * 64,
+        )
+        .unwrap()
+        .unexpanded;
         assert_eq!(got, want, "round {round}: {edges:?} from {from}");
         found += got.len();
     }
     assert!(found > 100, "{found}");
+}
+
+/// With ample sets the proviso's edges, bits and search count toward the
+/// memory limit, and hash compaction (which drops the words of expanded
+/// states, recomputed for their full expansion) finds the same search.
+#[test]
+fn the_proviso_keeps_to_memory_limits_and_hash_compaction() {
+    let sys = FaultyScramble {
+        bad_state: None,
+        bad_step: None,
+        ample: true,
+    };
+    let want = reference(&sys, usize::MAX);
+    assert!(want.proviso > 0);
+    let compact = explore(
+        &sys,
+        &Options {
+            hash_compaction: true,
+            threads: 2,
+            ..Options::default()
+        },
+    );
+    assert_eq!(compact.outcome(), &want.outcome);
+    assert_eq!(compact.num_states(), want.states.len());
+    assert_eq!(compact.stats().transitions, want.transitions);
+    for id in 0..compact.num_states() as StateId {
+        assert_eq!(compact.parent(id), want.parents[id as usize]);
+    }
+    let full = explore(&sys, &Options::default()).stats().peak_bytes;
+    for limit in [full / 4, full / 2, full - 1] {
+        let e = explore(
+            &sys,
+            &Options {
+                max_memory_bytes: Some(limit),
+                ..Options::default()
+            },
+        );
+        assert_eq!(e.outcome(), &Outcome::Limit(LimitKind::Memory), "{limit}");
+        assert!(
+            e.stats().peak_bytes <= limit,
+            "{} > {limit}",
+            e.stats().peak_bytes
+        );
+    }
+    let e = explore(
+        &sys,
+        &Options {
+            max_memory_bytes: Some(full),
+            ..Options::default()
+        },
+    );
+    assert!(e.is_complete());
 }

@@ -25,16 +25,18 @@ impl<S: TransitionSystem> Bfs<'_, S> {
         };
         let (from, to) = (self.searched, self.store.len());
         self.searched = to;
-        // The limit holds against the search's largest possible buffers;
-        // the peak counts those it used.
         let bytes = self.bytes();
-        let most = bytes + proviso::search_bytes(to - from);
-        if self.opts.max_memory_bytes.is_some_and(|m| most as u64 > m) {
-            return Err(Outcome::Limit(LimitKind::Memory));
-        }
+        let budget = match self.opts.max_memory_bytes {
+            Some(m) => (m as usize).saturating_sub(bytes),
+            None => usize::MAX,
+        };
         let edges = self.edges.as_ref().expect("edges are kept while reducing");
-        let found =
-            proviso::unexpanded_terminal_components(|s| edges.targets_of(s), reduced, (from, to));
+        let targets = |s| edges.targets_of(s);
+        let Some(found) =
+            proviso::unexpanded_terminal_components(targets, reduced, (from, to), budget)
+        else {
+            return Err(Outcome::Limit(LimitKind::Memory));
+        };
         self.peak_bytes = self.peak_bytes.max(bytes + found.bytes);
         let chosen = found.unexpanded;
         let mut lists = Vec::with_capacity(chosen.len());
