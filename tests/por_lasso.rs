@@ -150,13 +150,23 @@ fn a_spinner_that_an_awake_thread_can_release_is_not_asleep() {
                         x = 1;\n\
                     }\n\
                 }\n";
-    let path = common::write_temp_spec("woken_by_a_third_block", text);
+    assertion_with_and_without_ample_sets("woken_by_a_third_block", text, 3);
+}
+
+/// Checks the spec `text` at `blocks` blocks with ample sets off and on:
+/// each finds one assertion; returns its message per run.
+fn assertion_with_and_without_ample_sets(name: &str, text: &str, blocks: u32) -> Vec<String> {
+    let path = common::write_temp_spec(name, text);
     let spec = api::SpecSource::from_file(&path).unwrap();
-    for ample_sets in [false, true] {
-        let report = api::check_spec(&spec, &config(3, ample_sets)).unwrap();
-        let kinds: Vec<&str> = report.violations.iter().map(|v| v.kind.as_str()).collect();
-        assert_eq!(kinds, ["assertion"], "ample sets {ample_sets}");
-    }
+    [false, true]
+        .into_iter()
+        .map(|ample_sets| {
+            let report = api::check_spec(&spec, &config(blocks, ample_sets)).unwrap();
+            let kinds: Vec<&str> = report.violations.iter().map(|v| v.kind.as_str()).collect();
+            assert_eq!(kinds, ["assertion"], "{name}, ample sets {ample_sets}");
+            report.violations[0].message.clone()
+        })
+        .collect()
 }
 
 /// A member's phase entry conflicts with a thread that may still leave a
@@ -175,18 +185,10 @@ fn a_phase_entry_conflicts_with_another_threads_phase_exit() {
                         phase { flag = 1; }\n\
                     }\n\
                 }\n";
-    let path = common::write_temp_spec("phase_entry_before_exit", text);
-    let spec = api::SpecSource::from_file(&path).unwrap();
-    for ample_sets in [false, true] {
-        let report = api::check_spec(&spec, &config(2, ample_sets)).unwrap();
-        let kinds: Vec<&str> = report.violations.iter().map(|v| v.kind.as_str()).collect();
-        assert_eq!(kinds, ["assertion"], "ample sets {ample_sets}");
+    for message in assertion_with_and_without_ample_sets("phase_entry_before_exit", text, 2) {
         assert!(
-            report.violations[0]
-                .message
-                .contains("left barrier phase 1 before block 0 arrived"),
-            "{:?}",
-            report.violations[0].message
+            message.contains("left barrier phase 1 before block 0 arrived"),
+            "{message}"
         );
     }
 }
