@@ -191,14 +191,7 @@ impl<A: Copy, F> Exploration<A, F> {
     /// A shortest path from the initial state to `id`: the steps
     /// `(from, action)` in order; empty for the initial state.
     pub fn path_to(&self, id: StateId) -> Vec<(StateId, A)> {
-        let mut path = Vec::new();
-        let mut cur = id;
-        while let Some(step) = self.parent(cur) {
-            path.push(step);
-            cur = step.0;
-        }
-        path.reverse();
-        path
+        tree_path((&self.parents, &self.via), id)
     }
 
     /// The shortest trace to the fault, if the outcome is a fault: the steps
@@ -707,23 +700,31 @@ fn words_of<S: TransitionSystem>(
     if store.has_words(id) {
         return store.get(id);
     }
-    let mut path = Vec::new();
-    let mut cur = id;
-    while parents[cur as usize] != NO_PARENT {
-        path.push(via[cur as usize - 1]);
-        cur = parents[cur as usize];
-    }
     let mut state = vec![0u32; store.words()];
     let mut next = state.clone();
     sys.initial_state(&mut state);
     sys.canonicalize(&mut state);
-    for &a in path.iter().rev() {
+    for (_, a) in tree_path((parents, via), id) {
         if sys.step(&state, a, &mut next).is_ok() {
             sys.canonicalize(&mut next);
             std::mem::swap(&mut state, &mut next);
         }
     }
     state
+}
+
+/// The path from the initial state to `id` in the BFS tree (`parents`,
+/// and `via[id - 1]` the action into `id`): steps `(from, action)` in order.
+fn tree_path<A: Copy>((parents, via): (&[StateId], &[A]), id: StateId) -> Vec<(StateId, A)> {
+    let mut path = Vec::new();
+    let mut cur = id;
+    while parents[cur as usize] != NO_PARENT {
+        let from = parents[cur as usize];
+        path.push((from, via[cur as usize - 1]));
+        cur = from;
+    }
+    path.reverse();
+    path
 }
 
 /// Splits the first `n` items off `rest` (leaving it the remainder), for
