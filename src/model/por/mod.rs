@@ -217,8 +217,7 @@ impl Independence {
         if collective && prog.launch.threads_per_block > 1 && prog.launch.warp_size > 1 {
             return Err("warp-collective instructions read the other lanes' positions".into());
         }
-        // Under `check barrier` each thread's count of entered phases is
-        // one more word (`phase_word`), after the memory words.
+        // Phase words (`phase_word`) come after the memory words.
         let phase_words = if prog.checks.barrier {
             layout.threads
         } else {
@@ -255,10 +254,13 @@ impl Independence {
                         words(loc, reads);
                         words(loc, writes);
                     }
-                    Op::PhaseEnter if phase_words > 0 => set(writes, layout.mem_words + t),
-                    Op::PhaseExit if phase_words > 0 => (0..layout.threads)
+                    Op::PhaseEnter => phase_word(model, t)
+                        .into_iter()
+                        .for_each(|w| set(writes, w)),
+                    Op::PhaseExit => (0..layout.threads)
                         .filter(|u| model.takes_part(*u))
-                        .for_each(|u| set(reads, layout.mem_words + u)),
+                        .filter_map(|u| phase_word(model, u))
+                        .for_each(|w| set(reads, w)),
                     _ => {}
                 }
             }
@@ -634,9 +636,9 @@ impl Independence {
             | Op::Assert { .. }
             | Op::Progress => local(true),
             Op::CriticalEnter { .. } | Op::CriticalExit => local(prog.checks.capacity.is_none()),
-            // Under `check barrier` (see `phases` in the module docs).
-            Op::PhaseEnter if prog.checks.barrier => Some(Some((model.layout.mem_words + t, true))),
-            Op::PhaseEnter | Op::PhaseExit => local(true),
+            // A phase word under `check barrier`; leaving reads, see *phases*.
+            Op::PhaseEnter => Some(phase_word(model, t).map(|w| (w, true))),
+            Op::PhaseExit => local(true),
             Op::SyncThreads => local(self.alone_in_block(model, s, t)),
             Op::Exit => local(!self.kernel_boundary && self.alone_in_block(model, s, t)),
             Op::KernelBoundary
@@ -666,6 +668,16 @@ impl Independence {
             .block_threads(t)
             .all(|u| u == t || model.is_finished(s, u))
     }
+}
+
+/// Under `check barrier`, the word that stands for thread `t`'s count of
+/// entered phases (*phases* in the module docs), after the memory words.
+fn phase_word(model: &Model, t: usize) -> Option<usize> {
+    model
+        .prog
+        .checks
+        .barrier
+        .then(|| model.layout.mem_words + t)
 }
 
 /// Marks the words thread `t` may access through `loc` in `out`.
