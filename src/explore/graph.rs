@@ -485,7 +485,9 @@ mod tests {
         // Pseudo-random graphs: many back edges and unreachable targets.
         let mut x = 7u64;
         let mut next = |m: u64| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             ((x >> 33) % m) as u32
         };
         for n in [1u64, 2, 5, 64, 65, 300] {
