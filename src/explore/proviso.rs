@@ -90,41 +90,36 @@ pub(super) struct Components {
 /// more than `budget` bytes. Iterative (Pearce's one-number variant of Tarjan's
 /// algorithm, "A space-efficient algorithm for finding strongly connected
 /// components", IPL 116(1), 2016): millions of states make deep searches.
-/// A cheap sweep first marks most states that cannot be in such a
-/// component ([`escaping`]), and the search skips them.
+/// A cheap sweep first closes most states that cannot be in such a
+/// component ([`close_escaping`]), and the search skips them.
 pub(super) fn unexpanded_terminal_components<'g>(
     targets: impl Fn(StateId) -> &'g [StateId],
     reduced: &BitSet,
-    (from, to): (usize, usize),
+    range: (usize, usize),
     budget: usize,
 ) -> Option<Components> {
-    // The sweep's bits (the search checks its own buffers).
-    if (to - from).div_ceil(64) * 8 > budget {
-        return None;
-    }
-    let escaping = escaping(&targets, reduced, (from, to));
-    components_among(targets, reduced, (from, to), budget, &escaping)
+    search(targets, reduced, range, budget, true)
 }
 
-/// [`unexpanded_terminal_components`], searching only the states not in
-/// `skip`: its states must reach a fully expanded state or leave the range
-/// (then none is in a terminal component of reduced states, and an edge to
-/// one leaves its source's component, as the two would otherwise reach as
-/// far), so the components found are the same for any such `skip`.
-fn components_among<'g>(
+/// [`unexpanded_terminal_components`], with the sweep or without (the
+/// same components either way: tests compare).
+fn search<'g>(
     targets: impl Fn(StateId) -> &'g [StateId],
     reduced: &BitSet,
     (from, to): (usize, usize),
     budget: usize,
-    skip: &BitSet,
+    sweep: bool,
 ) -> Option<Components> {
     let n = to - from;
-    if n * 4 + n.div_ceil(64) * 8 + vec_bytes(skip.words_vec()) > budget {
+    if n * 4 + n.div_ceil(64) * 8 > budget {
         return None;
     }
     // `num[i]`: 0 unvisited, else the smallest visit number state
     // `from + i` reaches within its open component, DONE once closed.
     let mut num = vec![0u32; n];
+    if sweep {
+        close_escaping(&targets, reduced, (from, to), &mut num);
+    }
     // States whose own edges leave their component.
     let mut leaves = BitSet::new(n);
     // Visited states of open components (not roots).
@@ -133,7 +128,7 @@ fn components_among<'g>(
     let mut path: Vec<(u32, u32, u32)> = Vec::new();
     let mut visits = 0u32;
     let mut found = Vec::new();
-    let fixed = vec_bytes(&num) + vec_bytes(leaves.words_vec()) + vec_bytes(skip.words_vec());
+    let fixed = vec_bytes(&num) + vec_bytes(leaves.words_vec());
     let mut peak = fixed;
     // Whether `v` can take one more item within the budget (counted in
     // `peak` while it grows), with `other` the other stack.
@@ -146,7 +141,7 @@ fn components_among<'g>(
         peak <= budget
     };
     for root in 0..n as u32 {
-        if num[root as usize] != 0 || skip.get(root) {
+        if num[root as usize] != 0 {
             continue;
         }
         visits += 1;
@@ -159,12 +154,9 @@ fn components_among<'g>(
             let edges = targets(from as StateId + v);
             if let Some(&t) = edges.get(*k as usize) {
                 *k += 1;
-                let w = match (t as usize).checked_sub(from) {
-                    Some(w) if !skip.get(w as StateId) => w,
-                    _ => {
-                        leaves.insert(v);
-                        continue;
-                    }
+                let Some(w) = (t as usize).checked_sub(from) else {
+                    leaves.insert(v);
+                    continue;
                 };
                 if num[w] == 0 {
                     visits += 1;
@@ -217,31 +209,33 @@ fn components_among<'g>(
     })
 }
 
-/// Some of the states of `from..to` (local numbers) that reach a fully
-/// expanded state or leave the range, for [`components_among`] to skip:
-/// one sweep down the ids, in which a state is marked if it is not reduced
-/// or has an edge out of the range or to a marked state. Most edges of a
-/// breadth-first search go up, to states already swept, so the sweep
-/// marks nearly every state of a graph whose runs can finish (about 20x
-/// cheaper than the Tarjan search on semaphores), leaving the search the
-/// states on cycles it could not see past.
-fn escaping<'g>(
+/// Closes (`num[i] = DONE`) some of the states of `from..to` that reach a
+/// fully expanded state or leave the range: none of them is in a terminal
+/// component of reduced states, and an edge to one leaves its source's
+/// component (were the two in one component, the source would reach as
+/// far), which is what an edge to a closed state means to the search. One
+/// sweep down the ids closes a state that is not reduced or has an edge
+/// out of the range or to a closed state. Most edges of a breadth-first
+/// search go up, to states already swept, so the sweep closes nearly every
+/// state of a graph whose runs can finish (the pass got about 20x cheaper
+/// on semaphores), leaving the search the states on cycles it could not
+/// see past.
+fn close_escaping<'g>(
     targets: &impl Fn(StateId) -> &'g [StateId],
     reduced: &BitSet,
     (from, to): (usize, usize),
-) -> BitSet {
-    let mut out = BitSet::new(to - from);
-    for v in (0..(to - from) as StateId).rev() {
-        let s = from as StateId + v;
+    num: &mut [u32],
+) {
+    for v in (0..to - from).rev() {
+        let s = (from + v) as StateId;
         let gone = |&t: &StateId| match (t as usize).checked_sub(from) {
-            Some(w) => out.get(w as StateId),
+            Some(w) => num[w] == DONE,
             None => true,
         };
         if !reduced.get(s) || targets(s).iter().any(gone) {
-            out.insert(v);
+            num[v] = DONE;
         }
     }
-    out
 }
 
 /// Length, capacity and item size of a stack.
@@ -301,11 +295,13 @@ mod tests {
         assert_eq!(components(succ, &reduced, 2), vec![3, 6, 9]);
     }
 
-    /// `escaping` on an explicit graph, as a list.
+    /// The states `close_escaping` closes on an explicit graph (local numbers).
     fn swept(succ: &[Vec<StateId>], reduced: &BitSet, from: usize) -> Vec<StateId> {
         let targets = |s: StateId| &succ[s as usize][..];
-        escaping(&targets, reduced, (from, succ.len()))
-            .iter_ones()
+        let mut num = vec![0; succ.len() - from];
+        close_escaping(&targets, reduced, (from, succ.len()), &mut num);
+        (0..num.len() as StateId)
+            .filter(|&v| num[v as usize] == DONE)
             .collect()
     }
 
@@ -404,8 +400,7 @@ mod tests {
             searched += n - from - marked.len();
             let targets = |s: StateId| &succ[s as usize][..];
             let filtered = unexpanded_terminal_components(targets, &b, (from, n), usize::MAX);
-            let all = BitSet::new(n - from);
-            let plain = components_among(targets, &b, (from, n), usize::MAX, &all);
+            let plain = search(targets, &b, (from, n), usize::MAX, false);
             let plain = plain.unwrap().unexpanded;
             assert_eq!(
                 filtered.unwrap().unexpanded,
