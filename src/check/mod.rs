@@ -52,6 +52,9 @@ pub struct CheckResult {
     pub reduced_trace: bool,
     /// The search kept fingerprints only (hash compaction).
     pub compacted: bool,
+    /// The search stopped at a safety violation (the one finding), not at
+    /// the end of the graph.
+    pub fault: bool,
 }
 
 /// Explores `model` and checks every property it defines; with a fair
@@ -92,22 +95,14 @@ fn check_explored(
     };
     let exploration = explore(model, &options);
     let stats = exploration.stats().clone();
+    if let Some(finding) = fault_finding(model, &exploration) {
+        let mut result = CheckResult::of(model, &options, vec![finding], None, stats);
+        result.fault = true;
+        return result;
+    }
     let limit = match exploration.outcome() {
-        Outcome::Fault { fault, .. } => {
-            let schedule = exploration
-                .fault_path()
-                .unwrap_or_default()
-                .into_iter()
-                .map(|(_, a)| a)
-                .collect();
-            let mut finding = safety_finding(fault, schedule);
-            if finding.kind == ViolationKind::BarrierDivergence {
-                simt::explain_divergence(model, &mut finding);
-            }
-            return CheckResult::of(model, &options, vec![finding], None, stats);
-        }
         Outcome::Limit(kind) => Some(*kind),
-        Outcome::Complete => None,
+        _ => None,
     };
     // Edge labels are needed for liveness, and for deadlock of a harness
     // that never finishes.
@@ -190,6 +185,7 @@ impl CheckResult {
             ample: model.has_por(),
             reduced_trace: false,
             compacted: options.hash_compaction,
+            fault: false,
         }
     }
 }
@@ -209,15 +205,30 @@ fn deadlocks_if(
     }
 }
 
-fn safety_finding(v: &Violation, schedule: Vec<u32>) -> Finding {
-    Finding {
-        kind: v.kind,
-        property: v.property,
-        message: v.message.clone(),
+/// The violation at which a search stopped, if it did: the explorer's
+/// first, so shortest, fault, with the threads' schedule to it.
+fn fault_finding(model: &Model, exploration: &Exploration<u32, Violation>) -> Option<Finding> {
+    let Outcome::Fault { fault, .. } = exploration.outcome() else {
+        return None;
+    };
+    let schedule = exploration
+        .fault_path()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(_, a)| a)
+        .collect();
+    let mut finding = Finding {
+        kind: fault.kind,
+        property: fault.property,
+        message: fault.message.clone(),
         waiting: Vec::new(),
         schedule,
         cycle: Vec::new(),
+    };
+    if finding.kind == ViolationKind::BarrierDivergence {
+        simt::explain_divergence(model, &mut finding);
     }
+    Some(finding)
 }
 
 #[cfg(test)]

@@ -7,9 +7,15 @@
 //! there, within a budget of states proportional to the reduced search, so
 //! that the report keeps its shortest counterexample where that is cheap,
 //! and says so where it is not.
+//!
+//! A safety violation stops a breadth-first search at its first fault, so
+//! its retrace is a plain search to the first fault: no edges are kept and
+//! no graph analysis follows (about half the transitions' cost on the
+//! barriers). A deadlock is a property of the whole graph: its retrace is
+//! the full check.
 
-use super::{check_explored, CheckResult};
-use crate::explore::Options;
+use super::{check_explored, fault_finding, time_left, CheckResult};
+use crate::explore::{explore, Options};
 use crate::model::{Model, Scheduler};
 use std::time::Instant;
 
@@ -39,10 +45,20 @@ pub(super) fn retrace(
         max_states: Some(options.max_states.map_or(budget, |m| m.min(budget))),
         ..options.clone()
     };
-    let again = check_explored(&full, &options, scheduler, started);
-    if again.limit.is_none() && !again.findings.is_empty() && again.symmetric == result.symmetric {
-        result.findings = again.findings;
+    let findings = if result.fault {
+        let options = Options {
+            keep_edges: false,
+            ..time_left(&options, started)
+        };
+        let exploration = explore(&full, &options);
+        fault_finding(&full, &exploration).map(|f| vec![f])
     } else {
-        result.reduced_trace = true;
+        let again = check_explored(&full, &options, scheduler, started);
+        let usable = again.limit.is_none() && again.symmetric == result.symmetric;
+        usable.then_some(again.findings)
+    };
+    match findings {
+        Some(findings) if !findings.is_empty() => result.findings = findings,
+        _ => result.reduced_trace = true,
     }
 }

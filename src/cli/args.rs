@@ -180,7 +180,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "MIB")]
     pub max_memory: Option<u64>,
 
-    /// Explorer worker threads; verdicts, state counts and traces do not depend on it [default: 1]
+    /// Explorer worker threads; verdicts, state counts and traces do not depend on it [default: the number of CPUs available]
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
 

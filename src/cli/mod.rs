@@ -145,11 +145,17 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
         max_seconds: args.max_seconds,
         max_memory_mb: args.max_memory.or(base.max_memory_mb),
         progress: std::io::stderr().is_terminal(),
-        threads: args.threads.unwrap_or(base.threads),
+        threads: args.threads.unwrap_or_else(available_cpus),
         symmetry: !args.no_symmetry,
         hash_compaction: args.hash_compaction,
         ..base
     }
+}
+
+/// The CPUs this process may use (its affinity mask and cgroup quota):
+/// the search's result does not depend on how many threads run it.
+fn available_cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 fn check_one(spec: &SpecSource, check: &CheckArgs, output: &OutputArgs) -> Result<i32, Error> {
