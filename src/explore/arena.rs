@@ -14,6 +14,7 @@
 //! whole segments behind the search's head.
 
 use super::limits::{vec_after_reserve, vec_bytes};
+use super::table::advise_huge_pages;
 
 /// Bytes of the largest segment (unless one code needs more).
 const SEGMENT_BYTES: usize = 16 << 20;
@@ -161,8 +162,11 @@ impl Arena {
 
     fn add_segment(&mut self) {
         let size = self.segment_size(self.segments.len());
+        let bytes = vec![0u8; size].into_boxed_slice();
+        // Claims compare with codes anywhere in the arena.
+        advise_huge_pages(&bytes);
         self.segments.push(Segment {
-            bytes: Some(vec![0u8; size].into_boxed_slice()),
+            bytes: Some(bytes),
             size,
             used: 0,
             first: self.len,

@@ -70,6 +70,27 @@ fn prefetch<T>(x: &T) {
     let _ = x;
 }
 
+/// Asks the kernel to back `xs` with huge pages (2 MiB on x86-64) where it
+/// can, before its pages are first touched: claims and lookups go to
+/// random slots, and with 4 KiB pages nearly each is a TLB miss too (a
+/// page walk, nested under a hypervisor) on top of the cache miss. Only
+/// advice: no effect on the program's meaning.
+pub(crate) fn advise_huge_pages<T>(xs: &[T]) {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        let start = (xs.as_ptr() as usize).next_multiple_of(PAGE);
+        let end = (xs.as_ptr() as usize + std::mem::size_of_val(xs)) / PAGE * PAGE;
+        if end >= start + (2 << 20) {
+            // SAFETY: `start..end` lies in pages of `xs`, which are mapped;
+            // MADV_HUGEPAGE changes no contents. Failure only loses speed.
+            unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = xs;
+}
+
 #[inline]
 fn tag_of(hash: u64) -> u64 {
     hash & TAG_MASK
@@ -85,6 +106,7 @@ impl Table {
         // page and flushes it from the TLB of every core running the
         // search (an interrupt per page, while the workers wait). Writing
         // one slot per page first maps each page once, writable.
+        advise_huge_pages(&slots);
         for slot in slots.iter().step_by(PAGE_SLOTS) {
             slot.store(0, Ordering::Relaxed);
         }
