@@ -19,6 +19,11 @@ use super::table::Claim;
 use super::workers::Workers;
 use super::TransitionSystem;
 
+/// How many successors ahead of its claim a successor's table slot is
+/// prefetched: enough misses in flight to hide the memory latency, few
+/// enough that the lines are still cached when their claims come.
+const AHEAD: usize = 12;
+
 /// Per chunk: what the claims found. Aligned to its own cache lines, as
 /// [`Chunk`] is.
 #[repr(align(128))]
@@ -81,6 +86,7 @@ impl<F: Send> Claims<F> {
         }
         let offsets: Vec<usize> = mine.iter().map(|c| c.offset).collect();
         let words = store.words();
+        let table = store.table();
         // Successor `i` of the batch, for comparing with a pending claim.
         let batch_code = |i: u32| {
             let i = i as usize;
@@ -91,19 +97,28 @@ impl<F: Send> Claims<F> {
         workers.each(mine, |c, mine| {
             let chunk = &chunks[c];
             mine.claims.clear();
-            for (k, s) in chunk.succs.iter().enumerate() {
+            let succs = &chunk.succs;
+            for s in &succs[..AHEAD.min(succs.len())] {
+                table.prefetch(s.hash);
+            }
+            for (k, s) in succs.iter().enumerate() {
+                if let Some(ahead) = succs.get(k + AHEAD) {
+                    table.prefetch(ahead.hash);
+                }
                 let index = (mine.offset + k) as u32;
                 let claim = store.claim(chunk.code(k), s.hash, index, batch_code);
                 mine.claims.push(claim);
             }
         });
-        let table = store.table();
         workers.each(mine, |c, mine| {
             let chunk = &chunks[c];
             mine.winners.clear();
             mine.finals.clear();
             mine.bad = None;
             for (k, claim) in mine.claims.iter().enumerate() {
+                if let Some(&Claim::New(ahead)) = mine.claims.get(k + AHEAD) {
+                    table.prefetch_slot(ahead);
+                }
                 let Claim::New(pos) = *claim else { continue };
                 if table.winner(pos) as usize != mine.offset + k {
                     continue;

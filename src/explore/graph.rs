@@ -246,13 +246,34 @@ impl<A: Copy, F> Exploration<A, F> {
     /// Backward reachability over the kept edges: bit `s` is set iff some
     /// state `t` with `target(t)` is reachable from `s` (in zero or more
     /// steps). Panics if edges were not kept.
+    ///
+    /// Breadth-first ids make most edges point to higher ids, so sweeps
+    /// over the forward edges from the last state down, marking each state
+    /// with a marked successor, settle almost every state in the first
+    /// sweep; a sweep that marks nothing ends them (the result is the least
+    /// fixed point, as a backward search's). The sweeps read the edges in
+    /// order, where a backward search jumps between predecessor lists. If
+    /// back edges keep the sweeps going past a few rounds' worth of edges,
+    /// a backward search over the predecessors finishes from the marks.
     pub fn can_reach(&self, target: impl Fn(StateId) -> bool) -> BitSet {
         let n = self.num_states();
         let mut seen = BitSet::new(n);
-        let mut queue: Vec<StateId> = (0..n as StateId).filter(|&s| target(s)).collect();
-        for &s in &queue {
-            seen.insert(s);
+        for s in 0..n as StateId {
+            if target(s) {
+                seen.insert(s);
+            }
         }
+        let e = self.edges();
+        let budget = 3 * (e.targets.len() + n);
+        let mut work = 0;
+        while work <= budget {
+            let (marked, visited) = self.sweep(&mut seen);
+            if marked == 0 {
+                return seen;
+            }
+            work += visited;
+        }
+        let mut queue: Vec<StateId> = seen.iter_ones().collect();
         let mut i = 0;
         while i < queue.len() {
             let t = queue[i];
@@ -264,6 +285,35 @@ impl<A: Copy, F> Exploration<A, F> {
             }
         }
         seen
+    }
+
+    /// One sweep of [`can_reach`](Self::can_reach): marks, from the last
+    /// state down, every unmarked state with a marked successor. Returns
+    /// the states marked and the states and edges visited.
+    fn sweep(&self, seen: &mut BitSet) -> (usize, usize) {
+        let e = self.edges();
+        let n = seen.len();
+        let (mut marked, mut visited) = (0, 0);
+        for wi in (0..n.div_ceil(64)).rev() {
+            let valid = match n - wi * 64 {
+                rest if rest >= 64 => u64::MAX,
+                rest => (1u64 << rest) - 1,
+            };
+            // Marking a state changes only its own bit, below the rest.
+            let mut unmarked = !seen.words_vec()[wi] & valid;
+            while unmarked != 0 {
+                let b = 63 - unmarked.leading_zeros();
+                unmarked &= !(1u64 << b);
+                let s = (wi * 64) as StateId + b;
+                let targets = e.targets_of(s);
+                visited += 1 + targets.len();
+                if targets.iter().any(|&t| seen.get(t)) {
+                    seen.insert(s);
+                    marked += 1;
+                }
+            }
+        }
+        (marked, visited)
     }
 
     /// States from which a final state is reachable. States that were not
@@ -380,5 +430,102 @@ impl<A: Copy, F> Exploration<A, F> {
             }
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{explore, Options, TransitionSystem};
+    use super::*;
+
+    /// A graph given by its successor lists; the state is the node.
+    struct Listed(Vec<Vec<u32>>);
+
+    impl TransitionSystem for Listed {
+        type Action = usize;
+        type Fault = ();
+        fn state_words(&self) -> usize {
+            1
+        }
+        fn initial_state(&self, out: &mut [u32]) {
+            out[0] = 0;
+        }
+        fn actions(&self, s: &[u32], out: &mut Vec<usize>) {
+            out.extend(0..self.0[s[0] as usize].len());
+        }
+        fn step(&self, s: &[u32], a: usize, out: &mut [u32]) -> Result<(), ()> {
+            out[0] = self.0[s[0] as usize][a];
+            Ok(())
+        }
+        fn is_final(&self, _: &[u32]) -> bool {
+            false
+        }
+    }
+
+    /// Backward reachability by a plain search over the predecessors.
+    fn backward_search<A: Copy, F>(ex: &Exploration<A, F>, target: &[StateId]) -> BitSet {
+        let mut seen = BitSet::new(ex.num_states());
+        let mut queue = target.to_vec();
+        for &t in target {
+            seen.insert(t);
+        }
+        while let Some(t) = queue.pop() {
+            for &s in ex.predecessors(t) {
+                if seen.insert(s) {
+                    queue.push(s);
+                }
+            }
+        }
+        seen
+    }
+
+    fn check(graph: Vec<Vec<u32>>, targets: &[u32]) {
+        let ex = explore(
+            &Listed(graph),
+            &Options {
+                keep_edges: true,
+                ..Options::default()
+            },
+        );
+        let ids: Vec<StateId> = targets.iter().filter_map(|&t| ex.find(&[t])).collect();
+        let got = ex.can_reach(|s| ids.contains(&s));
+        assert_eq!(got, backward_search(&ex, &ids), "targets {targets:?}");
+    }
+
+    #[test]
+    fn sweeps_agree_with_a_backward_search() {
+        // Pseudo-random graphs: many back edges and unreachable targets.
+        let mut x = 7u64;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((x >> 33) % m) as u32
+        };
+        for n in [1u64, 2, 5, 64, 65, 300] {
+            let graph: Vec<Vec<u32>> = (0..n)
+                .map(|_| (0..next(4)).map(|_| next(n)).collect())
+                .collect();
+            for k in 0..4 {
+                let targets: Vec<u32> = (0..k).map(|_| next(n)).collect();
+                check(graph.clone(), &targets);
+            }
+        }
+    }
+
+    #[test]
+    fn long_back_edge_chains_fall_back_to_the_backward_search() {
+        // 0 reaches every node at once (ids follow the nodes), and each
+        // node steps down to the one below: from node 1, the way to the
+        // target goes down one node per sweep, past the sweeps' budget.
+        let n = 400;
+        let graph: Vec<Vec<u32>> = (0..n)
+            .map(|v| match v {
+                0 => (1..n).collect(),
+                v => vec![v - 1],
+            })
+            .collect();
+        check(graph.clone(), &[1]);
+        check(graph, &[n - 1]);
     }
 }

@@ -56,6 +56,20 @@ pub struct Table {
     len: usize,
 }
 
+/// A hint to fetch the cache line of `x`; no effect on the program's
+/// meaning, a no-op where there is no such instruction.
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch only hints the cache; SSE is part of x86-64.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast::<i8>()) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
 #[inline]
 fn tag_of(hash: u64) -> u64 {
     hash & TAG_MASK
@@ -119,6 +133,20 @@ impl Table {
     #[inline]
     fn next(&self, pos: usize) -> usize {
         (pos + 1) & (self.slots.len() - 1)
+    }
+
+    /// Asks the CPU to fetch the home slot of `hash` into its caches, so
+    /// that a [`claim`](Self::claim) of it soon after does not wait for
+    /// memory (the table is far larger than the caches).
+    #[inline]
+    pub fn prefetch(&self, hash: u64) {
+        prefetch(&self.slots[self.home(tag_of(hash))]);
+    }
+
+    /// Asks the CPU to fetch slot `pos` (see [`prefetch`](Self::prefetch)).
+    #[inline]
+    pub fn prefetch_slot(&self, pos: usize) {
+        prefetch(&self.slots[pos]);
     }
 
     /// The id of the committed state of hash `hash` for which `same(id)`
