@@ -570,7 +570,10 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
     /// Writes the parents and actions of the winners committed by
     /// [`commit`](Self::commit) (`kept[c]` per chunk) and the edges of the
     /// successors before `cuts[c]`, chunk by chunk on the workers: each
-    /// chunk's slice of them starts where the earlier chunks' end.
+    /// chunk's slice of them starts where the earlier chunks' end. The
+    /// workers write into the vectors' spare room, not filled beforehand:
+    /// its first writes fault fresh pages in, which then happens on every
+    /// worker rather than on the caller alone.
     fn record(
         &mut self,
         workers: &Workers,
@@ -579,26 +582,19 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         kept: &[usize],
         cuts: &[usize],
     ) {
-        let Some(filler) = chunks.iter().find_map(|c| c.succs.first()) else {
-            return;
-        };
-        let filler = filler.action;
         let (won, edges): (usize, usize) = (kept.iter().sum(), cuts.iter().sum());
-        let first_id = self.parents.len();
-        self.parents.resize(first_id + won, NO_PARENT);
-        self.via.resize(first_id - 1 + won, filler);
-        let mut parents = &mut self.parents[first_id..];
-        let mut via = &mut self.via[first_id - 1..];
-        let keep_edges = self.edges.is_some();
+        let edges = if self.edges.is_some() { edges } else { 0 };
+        let mut parents = spare(&mut self.parents, won);
+        let mut via = spare(&mut self.via, won);
         let (mut targets, mut actions) = match &mut self.edges {
-            Some(e) => e.append(edges, filler),
+            Some(e) => e.spare(edges),
             None => (&mut [][..], &mut [][..]),
         };
         let mut jobs = Vec::with_capacity(cuts.len());
         for (c, (&won, &cut)) in kept.iter().zip(cuts).enumerate() {
             let p = split_off_front(&mut parents, won);
             let v = split_off_front(&mut via, won);
-            let n = if keep_edges { cut } else { 0 };
+            let n = if edges > 0 { cut } else { 0 };
             let t = split_off_front(&mut targets, n);
             let a = split_off_front(&mut actions, n);
             jobs.push((c, p, v, t, a));
@@ -612,19 +608,31 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                 while chunk.ends[state] <= k {
                     state += 1;
                 }
-                parents[j] = chunk.first + state as StateId;
-                via[j] = chunk.succs[k].action;
+                parents[j].write(chunk.first + state as StateId);
+                via[j].write(chunk.succs[k].action);
             }
             for (k, (t, a)) in targets.iter_mut().zip(actions.iter_mut()).enumerate() {
-                *a = chunk.succs[k].action;
-                *t = match cl.claims[k] {
+                a.write(chunk.succs[k].action);
+                t.write(match cl.claims[k] {
                     Claim::Old(id) => id,
                     Claim::New(pos) => table
                         .committed(pos)
                         .expect("a successor's first discovery comes before it"),
-                };
+                });
             }
         });
+        // SAFETY: the jobs' slices split the first `won` (`edges`) items of
+        // the spare room between them in order, with no gap (`kept[c]` and
+        // `cut` per chunk, above), and each job wrote every item of its
+        // slices: its `kept[c]` winners (no more than it has) and its `cut`
+        // edges. A panic in a job returns before this.
+        unsafe {
+            self.parents.set_len(self.parents.len() + won);
+            self.via.set_len(self.via.len() + won);
+            if let Some(e) = &mut self.edges {
+                e.appended(edges);
+            }
+        }
     }
 
     /// The time limit and the progress bar, checked once per batch.
@@ -725,6 +733,13 @@ fn tree_path<A: Copy>((parents, via): (&[StateId], &[A]), id: StateId) -> Vec<(S
     }
     path.reverse();
     path
+}
+
+/// The first `n` items of the spare room of `v` (made if missing), to be
+/// written before `v.set_len` counts them.
+fn spare<T>(v: &mut Vec<T>, n: usize) -> &mut [std::mem::MaybeUninit<T>] {
+    v.reserve(n);
+    &mut v.spare_capacity_mut()[..n]
 }
 
 /// Splits the first `n` items off `rest` (leaving it the remainder), for

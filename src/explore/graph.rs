@@ -4,6 +4,7 @@
 //! [`Options::keep_edges`]: super::Options::keep_edges
 
 use std::collections::VecDeque;
+use std::mem::MaybeUninit;
 
 use hashbrown::{HashMap, HashSet};
 use rustc_hash::FxBuildHasher;
@@ -36,13 +37,24 @@ impl<A> Default for Edges<A> {
 }
 
 impl<A: Copy> Edges<A> {
-    /// Appends `n` edges (all `(filler, 0)`) and returns their targets and
-    /// actions, to be written in place (in parallel).
-    pub fn append(&mut self, n: usize, filler: A) -> (&mut [StateId], &mut [A]) {
-        let at = self.targets.len();
-        self.targets.resize(at + n, 0);
-        self.actions.resize(at + n, filler);
-        (&mut self.targets[at..], &mut self.actions[at..])
+    /// Room for `n` more edges: their targets and actions, to be written in
+    /// place (in parallel) before [`appended`](Self::appended) counts them.
+    pub fn spare(&mut self, n: usize) -> (&mut [MaybeUninit<StateId>], &mut [MaybeUninit<A>]) {
+        self.targets.reserve(n);
+        self.actions.reserve(n);
+        (
+            &mut self.targets.spare_capacity_mut()[..n],
+            &mut self.actions.spare_capacity_mut()[..n],
+        )
+    }
+
+    /// Appends the `n` edges written into [`spare`](Self::spare)'s room.
+    ///
+    /// # Safety
+    /// The first `n` targets and actions of that room were written.
+    pub unsafe fn appended(&mut self, n: usize) {
+        self.targets.set_len(self.targets.len() + n);
+        self.actions.set_len(self.actions.len() + n);
     }
 
     /// Number of edges appended so far.
