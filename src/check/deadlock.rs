@@ -21,8 +21,9 @@ pub fn find(
     graph: Option<&LabeledGraph>,
 ) -> Option<Finding> {
     if exploration.final_states().count_ones() > 0 || graph.is_none() {
+        // One backward analysis: the first state outside it is the shortest stuck one.
         let can_finish = exploration.can_finish();
-        let stuck = exploration.first_state_that_cannot_finish()?;
+        let stuck = can_finish.iter_zeros().next()?;
         return Some(explain(
             model,
             exploration,
