@@ -10,9 +10,10 @@
 //!
 //! A safety violation stops a breadth-first search at its first fault, so
 //! its retrace is a plain search to the first fault: no edges are kept and
-//! no graph analysis follows (about half the transitions' cost on the
-//! barriers). A deadlock is a property of the whole graph: its retrace is
-//! the full check.
+//! no graph analysis follows (the same time, less memory:
+//! `sense_reversing_barrier --blocks 8` peaks at 189 MB instead of 306 MB).
+//! A deadlock is a property of the whole graph: its retrace is the full
+//! check.
 
 use super::{check_explored, fault_finding, time_left, CheckResult};
 use crate::explore::{explore, Options};
