@@ -33,8 +33,10 @@ use super::sync::{AtomicU64, Ordering};
 
 const PENDING: u64 = 1 << 32;
 const TAG_MASK: u64 = !0xFFFF_FFFF & !PENDING;
-/// Slots in a 4 KiB page.
-const PAGE_SLOTS: usize = 4096 / std::mem::size_of::<u64>();
+/// Bytes of a base page (the unit the kernel maps and advises).
+const PAGE_BYTES: usize = 4096;
+/// Slots in a page.
+const PAGE_SLOTS: usize = PAGE_BYTES / std::mem::size_of::<u64>();
 /// Fibonacci hashing of the tag to a bucket (the tag's top bits decide).
 const SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
 
@@ -78,9 +80,8 @@ fn prefetch<T>(x: &T) {
 pub(crate) fn advise_huge_pages<T>(xs: &[T]) {
     #[cfg(target_os = "linux")]
     {
-        const PAGE: usize = 4096;
-        let start = (xs.as_ptr() as usize).next_multiple_of(PAGE);
-        let end = (xs.as_ptr() as usize + std::mem::size_of_val(xs)) / PAGE * PAGE;
+        let start = (xs.as_ptr() as usize).next_multiple_of(PAGE_BYTES);
+        let end = (xs.as_ptr() as usize + std::mem::size_of_val(xs)) / PAGE_BYTES * PAGE_BYTES;
         if end >= start + (2 << 20) {
             // SAFETY: `start..end` lies in pages of `xs`, which are mapped;
             // MADV_HUGEPAGE changes no contents. Failure only loses speed.
