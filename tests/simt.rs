@@ -287,8 +287,7 @@ fn syncwarp_misuse_is_barrier_divergence() {
 }
 
 #[test]
-fn two_warps_of_four_check_in_seconds() {
-    let started = std::time::Instant::now();
+fn two_warps_of_four_check_within_a_small_state_space() {
     let out = in_one_block(
         &["check", "specs/validation_tinylock.gsync"],
         "8",
@@ -296,12 +295,11 @@ fn two_warps_of_four_check_in_seconds() {
     );
     let json = json_of(&out);
     assert_eq!(json["verdict"], "verified");
-    assert!(json["stats"]["states"].as_u64().unwrap() > 1000, "{json}");
-    assert!(
-        started.elapsed().as_secs() < 30,
-        "took {:?}",
-        started.elapsed()
-    );
+    // A count, not a timing (no test may depend on the machine's load):
+    // the reductions keep 8 threads in two warps to tens of thousands of
+    // states (72,095 today), where a slip would give millions.
+    let states = json["stats"]["states"].as_u64().unwrap();
+    assert!((1000..200_000).contains(&states), "{json}");
 }
 
 #[test]
