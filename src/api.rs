@@ -41,8 +41,7 @@ impl SpecSource {
     }
 
     pub fn from_file(path: &Path) -> Result<SpecSource, Error> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::Usage(format!("cannot read {}: {e}", path.display())))?;
+        let text = crate::spec::input::read_text(path).map_err(Error::Usage)?;
         let name = path
             .file_stem()
             .and_then(|s| s.to_str())
@@ -217,13 +216,14 @@ impl CheckConfig {
 
     /// The SIMT mode in force: the option, else the spec header's `simt:`
     /// line, else `its`. Lockstep masks lanes in 32-bit words.
-    fn resolve_simt(&mut self, file: &SpecFile, spec: &str) -> Result<(), Error> {
-        let from_header = file.header.extra.iter().find(|(k, _)| k == "simt");
-        let mode: SimtMode = match (&self.simt, from_header) {
+    fn resolve_simt(&mut self, file: &SpecFile, spec: &SpecSource) -> Result<(), Error> {
+        let mode: SimtMode = match (&self.simt, &file.header.simt) {
             (Some(m), _) => m.parse().map_err(Error::Usage)?,
-            (None, Some((_, v))) => v
-                .parse()
-                .map_err(|e| Error::Usage(format!("spec `{spec}`'s `simt:` header line: {e}")))?,
+            (None, Some(v)) => v.text.parse().map_err(|e: String| {
+                let d = Diagnostic::new(v.span, format!("`simt:` header line: {e}"))
+                    .label("not a SIMT mode");
+                Error::Spec(Box::new(d), Box::new(spec.source()))
+            })?,
             (None, None) => SimtMode::Its,
         };
         if mode == SimtMode::Lockstep && self.launch.warp_size > 32 {
@@ -298,7 +298,7 @@ pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Erro
     let file = parse(spec)?;
     check_param_names(&file, &config.params, &spec.name)?;
     let mut config = with_liveness_defaults(&file, config, &spec.name)?;
-    config.resolve_simt(&file, &spec.name)?;
+    config.resolve_simt(&file, spec)?;
     let config = &config;
     let source = spec.source();
     let program = lower(&file, &source, config.launch, &config.params)
@@ -367,22 +367,10 @@ fn with_liveness_defaults(
     if config.scheduler == Scheduler::Unfair {
         return Ok(config);
     }
-    for (key, value) in &file.header.extra {
-        if key != "liveness" {
-            continue;
-        }
-        for word in value.split_whitespace() {
-            let parsed = word
-                .split_once('=')
-                .and_then(|(k, v)| Some((k, v.parse::<i64>().ok()?)));
-            let Some((name, v)) = parsed else {
-                return Err(Error::Usage(format!(
-                    "the spec's `liveness:` header line has `{word}`; expected NAME=INTEGER"
-                )));
-            };
-            if !config.params.iter().any(|(n, _)| n == name) {
-                config.params.push((name.to_string(), v));
-            }
+    // The header parser checked the syntax and that each name is a parameter.
+    for (name, v) in &file.header.liveness {
+        if !config.params.iter().any(|(n, _)| *n == name.name) {
+            config.params.push((name.name.clone(), *v));
         }
     }
     check_param_names(file, &config.params, spec)?;

@@ -272,8 +272,7 @@ fn replay_file(path: &Path, output: &OutputArgs) -> Result<i32, Error> {
             "replay prints text or JSON (--format text|json)".into(),
         ));
     }
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::Usage(format!("cannot read {}: {e}", path.display())))?;
+    let text = gsync_check::spec::input::read_text(path).map_err(Error::Usage)?;
     let saved: SavedCounterexample = serde_json::from_str(&text).map_err(|e| {
         Error::Usage(format!(
             "{}:{}:{}: not a gsync-check counterexample: {e}",

@@ -3,7 +3,7 @@
 
 use super::ast::*;
 use super::diag::{Diagnostic, SpecResult};
-use super::header::parse_header;
+use super::header::{check_liveness_names, parse_header};
 use super::lexer::{lex, Kw, Sym, Tok, Token};
 
 /// Deeper nesting than this is an error rather than a stack overflow.
@@ -33,6 +33,14 @@ pub fn parse_file(text: &str) -> SpecResult<SpecFile> {
     while parser.peek().tok != Tok::Eof {
         items.push(parser.item()?);
     }
+    let params: Vec<&str> = items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Param(p) => Some(p.name.name.as_str()),
+            _ => None,
+        })
+        .collect();
+    check_liveness_names(&header, &params)?;
     Ok(SpecFile { header, items })
 }
 
