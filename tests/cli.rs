@@ -262,31 +262,6 @@ fn builtins_work_from_any_directory() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
 }
 
-#[test]
-fn replay_reports_divergence_with_exit_2() {
-    let golden = repo().join("counterexamples/sense_barrier_no_flip.json");
-    let mut saved: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(golden).unwrap()).unwrap();
-    // Drop the last step: the violation no longer happens at the end.
-    let schedule = saved["violation"]["trace"]["schedule"]
-        .as_array_mut()
-        .unwrap();
-    schedule.pop();
-    let path = std::env::temp_dir().join(format!("gsync-diverge-{}.json", std::process::id()));
-    std::fs::write(&path, serde_json::to_string(&saved).unwrap()).unwrap();
-    let out = run(&["replay", path.to_str().unwrap()]);
-    assert_eq!(code(&out), 2, "{}{}", stdout(&out), stderr(&out));
-    assert!(stdout(&out).contains("diverged"), "{}", stdout(&out));
-}
-
-#[test]
-fn replay_rejects_a_file_that_is_not_a_counterexample() {
-    let path = write_temp_spec("not_json", "{ \"hello\": 1 }");
-    let out = run(&["replay", path.to_str().unwrap()]);
-    assert_eq!(code(&out), 2);
-    assert!(stderr(&out).contains("not a gsync-check counterexample"));
-}
-
 /// The verdicts of a family run as (spec, verdict, first violation kind).
 fn family_verdicts(args: &[&str]) -> Vec<(String, String, String)> {
     let out = run(args);

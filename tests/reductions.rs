@@ -29,15 +29,10 @@ fn kinds(r: &Report) -> Vec<String> {
 
 fn assert_replays(spec: &api::SpecSource, report: &Report) {
     for v in &report.violations {
-        let saved = SavedCounterexample {
-            spec: report.spec.clone(),
-            source: report.source.clone(),
-            config: report.config.clone(),
-            violation: v.clone(),
-        };
+        let saved = SavedCounterexample::new(report, v, &spec.text);
         let prepared = api::prepare(spec, &api::config_of(&report.config)).unwrap();
         let model = api::model_of(&prepared);
-        match replay(&model, &saved) {
+        match replay(&model, &saved, &spec.text) {
             ReplayOutcome::Reproduced { kind, .. } => assert_eq!(kind, v.kind),
             other => panic!(
                 "{}: reduced counterexample does not replay: {other:?}",

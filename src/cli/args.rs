@@ -73,7 +73,7 @@ pub enum Command {
     },
     /// Re-execute a saved counterexample (JSON from --out) against its spec.
     #[command(
-        after_help = "Exit codes: 1 the violation is reproduced, 2 the run diverges from the recording.\n\nExample:\n  gsync-check replay counterexamples/sense_barrier_no_flip.json"
+        after_help = "The spec is a built-in (by name) or a file (its path relative to the counterexample's folder); its content hash, recorded with the counterexample, tells an edited spec from a damaged recording.\n\nExit codes:\n  1 reproduced: the schedule still leads to the recorded violation (also after an edit of the spec, which is noted)\n  0 fixed: the spec changed and the violation no longer happens on this schedule (a recorded step is no longer possible, or the schedule ends without it); `check` tells whether another schedule finds it\n  4 spec changed: the schedule now ends in another kind of violation, or the spec refuses the recorded options\n  5 corrupt: the spec is unchanged but the recording does not replay (the file was edited or damaged)\n  2 usage error: not a counterexample file, spec not found or not parsing\n\nExample:\n  gsync-check replay counterexamples/sense_barrier_no_flip.json"
     )]
     Replay {
         /// A counterexample file written by --out.

@@ -82,7 +82,7 @@ pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Resul
         let declared = declared_params(file);
         let config = config_from(check, Some(&declared));
         let mut report = api::check_spec(spec, &config)?;
-        write_counterexamples(&report, output)?;
+        write_counterexamples(&report, spec, output)?;
         if output.format == Format::Text {
             print_row(&report, reports.is_empty(), family, &config.launch);
         }

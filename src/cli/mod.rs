@@ -12,7 +12,7 @@ use args::{CheckArgs, Cli, ColorChoice, Command, Format, OutputArgs};
 use gsync_check::api::{self, CheckConfig, Error, SpecSource};
 use gsync_check::ir::Launch;
 use gsync_check::trace::render::render_report;
-use gsync_check::trace::replay::{replay, ReplayOutcome, SavedCounterexample};
+use gsync_check::trace::replay::{self, replay, ReplayOutcome, SavedCounterexample, SpecLocation};
 use gsync_check::trace::{sarif, svg, Report};
 use std::io::IsTerminal;
 use std::path::Path;
@@ -164,7 +164,7 @@ fn check_one(spec: &SpecSource, check: &CheckArgs, output: &OutputArgs) -> Resul
     }
     let config = config_from(check, None);
     let mut report = api::check_spec(spec, &config)?;
-    write_counterexamples(&report, output)?;
+    write_counterexamples(&report, spec, output)?;
     write_svg(&report, output)?;
     if !output.stats {
         strip_timings(&mut report);
@@ -206,19 +206,19 @@ pub fn to_json<T: serde::Serialize>(value: &T) -> String {
 }
 
 /// `--out DIR`: one JSON file per counterexample, named after the spec.
-pub fn write_counterexamples(report: &Report, output: &OutputArgs) -> Result<(), Error> {
+pub fn write_counterexamples(
+    report: &Report,
+    spec: &SpecSource,
+    output: &OutputArgs,
+) -> Result<(), Error> {
     let Some(dir) = &output.out else {
         return Ok(());
     };
     std::fs::create_dir_all(dir)
         .map_err(|e| Error::Usage(format!("cannot create {}: {e}", dir.display())))?;
     for (i, v) in report.violations.iter().enumerate() {
-        let saved = SavedCounterexample {
-            spec: report.spec.clone(),
-            source: report.source.clone(),
-            config: report.config.clone(),
-            violation: v.clone(),
-        };
+        let mut saved = SavedCounterexample::new(report, v, &spec.text);
+        saved.locate_source_from(dir);
         let name = if i == 0 {
             format!("{}.json", report.spec)
         } else {
@@ -281,13 +281,19 @@ fn replay_file(path: &Path, output: &OutputArgs) -> Result<i32, Error> {
             e.column()
         ))
     })?;
-    let spec = match saved.source.strip_prefix("builtin:") {
-        Some(name) => SpecSource::builtin(name).ok_or_else(|| {
+    let spec = match saved.spec_location(path) {
+        SpecLocation::Builtin(name) => SpecSource::builtin(&name).ok_or_else(|| {
             Error::Usage(format!(
                 "the counterexample names built-in spec `{name}`, which does not exist"
             ))
         })?,
-        None => SpecSource::from_file(Path::new(&saved.source))?,
+        SpecLocation::File(spec_path) => SpecSource::from_file(&spec_path).map_err(|e| {
+            Error::Usage(format!(
+                "{} (the counterexample's spec, `{}`, is found relative to the counterexample's folder)",
+                e.render(false).trim_end().trim_start_matches("error: "),
+                saved.source
+            ))
+        })?,
     };
     if let Some(path) = &output.svg {
         save_svg(
@@ -295,33 +301,86 @@ fn replay_file(path: &Path, output: &OutputArgs) -> Result<i32, Error> {
             &svg::render_svg(&saved.spec, &saved.config, &saved.violation),
         )?;
     }
-    let prepared = api::prepare(&spec, &api::config_of(&saved.config))?;
-    let model = api::model_of(&prepared);
-    let outcome = replay(&model, &saved);
-    let (code, json) = match &outcome {
-        ReplayOutcome::Reproduced { kind, message } => {
-            println_unless_json(output, &format!("reproduced: {kind}: {message}"));
-            (
-                1,
-                serde_json::json!({"replay": "reproduced", "kind": kind, "message": message}),
-            )
-        }
-        ReplayOutcome::Diverged { step, reason } => {
-            println_unless_json(output, &format!("diverged at step {step}: {reason}"));
-            (
-                EXIT_USAGE,
-                serde_json::json!({"replay": "diverged", "step": step, "reason": reason}),
-            )
+    let outcome = match api::prepare(&spec, &api::config_of(&saved.config)) {
+        Ok(prepared) => replay(&api::model_of(&prepared), &saved, &spec.text),
+        // A spec that no longer parses says where.
+        Err(e @ Error::Spec(..)) => return Err(e),
+        // A recorded configuration the spec refuses.
+        Err(Error::Usage(m)) => {
+            let reason = format!("the recorded configuration is refused: {m}");
+            if replay::spec_hash(&spec.text) == saved.spec_hash {
+                ReplayOutcome::Corrupt { step: 0, reason }
+            } else {
+                ReplayOutcome::SpecChanged { step: 0, reason }
+            }
         }
     };
-    if output.format == Format::Json {
-        println!("{}", to_json(&json));
+    match output.format {
+        Format::Json => println!("{}", to_json(&replay_json(&outcome))),
+        _ => println!("{}", replay_text(&outcome)),
     }
-    Ok(code)
+    Ok(outcome.exit_code())
 }
 
-fn println_unless_json(output: &OutputArgs, line: &str) {
-    if output.format == Format::Text {
-        println!("{line}");
+/// The replay's conclusion in words.
+fn replay_text(outcome: &ReplayOutcome) -> String {
+    const CHANGED: &str = "the spec changed since the counterexample was recorded";
+    match outcome {
+        ReplayOutcome::Reproduced {
+            kind,
+            message,
+            spec_changed,
+            ..
+        } => {
+            let note = if *spec_changed {
+                format!("\nnote: {CHANGED}; the schedule still leads to the violation")
+            } else {
+                String::new()
+            };
+            format!("reproduced: {kind}: {message}{note}")
+        }
+        ReplayOutcome::Fixed { step, reason } => format!(
+            "fixed: the violation no longer happens: {}{reason}\nnote: {CHANGED}; this schedule is fixed, `gsync-check check` tells whether every one is",
+            at(*step)
+        ),
+        ReplayOutcome::SpecChanged { step, reason } => {
+            format!(
+                "spec changed: {CHANGED} and the recording no longer applies: {}{reason}",
+                at(*step)
+            )
+        }
+        ReplayOutcome::Corrupt { step, reason } => format!(
+            "corrupt: the spec is unchanged but the recording does not replay: {}{reason}",
+            at(*step)
+        ),
+    }
+}
+
+/// `at step N, ` (nothing for step 0: before the first step).
+fn at(step: u32) -> String {
+    if step == 0 {
+        String::new()
+    } else {
+        format!("at step {step}, ")
+    }
+}
+
+fn replay_json(outcome: &ReplayOutcome) -> serde_json::Value {
+    let name = outcome.name();
+    match outcome {
+        ReplayOutcome::Reproduced {
+            kind,
+            message,
+            step,
+            spec_changed,
+        } => serde_json::json!({
+            "replay": name, "kind": kind, "message": message, "step": step,
+            "spec_changed": spec_changed,
+        }),
+        ReplayOutcome::Fixed { step, reason }
+        | ReplayOutcome::SpecChanged { step, reason }
+        | ReplayOutcome::Corrupt { step, reason } => {
+            serde_json::json!({"replay": name, "step": step, "reason": reason})
+        }
     }
 }
