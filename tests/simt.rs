@@ -57,7 +57,7 @@ fn bad_simt_options_exit_2_with_a_clear_message() {
         ),
         (
             vec!["lockbit_alias_self", "--lock-bits", "0"],
-            "--lock-bits must be at least 1",
+            "'--lock-bits <N>': must be at least 1",
         ),
         (
             vec![

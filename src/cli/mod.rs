@@ -8,7 +8,9 @@ mod gpu;
 mod litmus;
 mod verify;
 
-use args::{CheckArgs, Cli, ColorChoice, Command, Format, OutputArgs};
+use args::{
+    CheckArgs, Cli, ColorChoice, Command, Format, OutputArgs, ReplayOutputArgs, TextOrJson,
+};
 use gsync_check::api::{self, CheckConfig, Error, SpecSource};
 use gsync_check::ir::Launch;
 use gsync_check::trace::render::render_report;
@@ -129,10 +131,10 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
             warp_size: args.warp_size.unwrap_or(defaults.warp_size),
         },
         params,
-        memory_model: args.memory_model.clone(),
+        memory_model: args.memory_model.map(|m| m.name().to_string()),
         races: !args.no_races,
-        simt: args.simt.clone(),
-        branch_order: args.branch_order.clone(),
+        simt: args.simt.map(|m| m.name().to_string()),
+        branch_order: args.branch_order.map(|o| o.name().to_string()),
         lock_bits: args.lock_bits,
         fuse_local_steps: !(args.no_fuse_local || args.no_por),
         ample_sets: !(args.no_ample_sets || args.no_por),
@@ -159,12 +161,10 @@ fn available_cpus() -> usize {
 }
 
 fn check_one(spec: &SpecSource, check: &CheckArgs, output: &OutputArgs) -> Result<i32, Error> {
-    if output.format == Format::Junit {
-        return Err(junit_needs_verify());
-    }
+    stats_need_timings(output.stats, output.format == Format::Sarif)?;
     let config = config_from(check, None);
     let mut report = api::check_spec(spec, &config)?;
-    write_counterexamples(&report, spec, output)?;
+    write_counterexamples(&report, spec, output.out.as_deref(), &report.spec)?;
     write_svg(&report, output)?;
     if !output.stats {
         strip_timings(&mut report);
@@ -176,17 +176,19 @@ fn check_one(spec: &SpecSource, check: &CheckArgs, output: &OutputArgs) -> Resul
             "{}",
             to_json(&sarif::from_reports(std::slice::from_ref(&report)))
         ),
-        Format::Junit => unreachable!("refused above"),
     }
     Ok(report.verdict.exit_code())
 }
 
-/// JUnit reports test cases, which only `verify` has (expectations).
-pub fn junit_needs_verify() -> Error {
-    Error::Usage(
-        "--format junit reports expectations as test cases: use it with `gsync-check verify PATH`"
-            .into(),
-    )
+/// `--stats` adds timings to text and JSON; a format without them
+/// (SARIF, JUnit) refuses it rather than ignore it.
+pub fn stats_need_timings(stats: bool, format_has_none: bool) -> Result<(), Error> {
+    if stats && format_has_none {
+        return Err(Error::Usage(
+            "--stats adds timings to text and JSON output; this format has none".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Timings differ from run to run; JSON leaves them out unless `--stats`.
@@ -205,13 +207,15 @@ pub fn to_json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string_pretty(value).expect("reports serialize")
 }
 
-/// `--out DIR`: one JSON file per counterexample, named after the spec.
+/// `--out DIR`: one JSON file per counterexample, `STEM.json`, then
+/// `STEM.1.json`, ...
 pub fn write_counterexamples(
     report: &Report,
     spec: &SpecSource,
-    output: &OutputArgs,
+    dir: Option<&Path>,
+    stem: &str,
 ) -> Result<(), Error> {
-    let Some(dir) = &output.out else {
+    let Some(dir) = dir else {
         return Ok(());
     };
     std::fs::create_dir_all(dir)
@@ -220,9 +224,9 @@ pub fn write_counterexamples(
         let mut saved = SavedCounterexample::new(report, v, &spec.text);
         saved.locate_source_from(dir);
         let name = if i == 0 {
-            format!("{}.json", report.spec)
+            format!("{stem}.json")
         } else {
-            format!("{}.{i}.json", report.spec)
+            format!("{stem}.{i}.json")
         };
         let path = dir.join(name);
         std::fs::write(&path, to_json(&saved) + "\n")
@@ -256,22 +260,17 @@ fn save_svg(path: &Path, svg: &str) -> Result<(), Error> {
         .map_err(|e| Error::Usage(format!("cannot write {}: {e}", path.display())))
 }
 
-/// `--svg` draws one counterexample: refused where several specs run.
+/// `--svg` draws one counterexample: refused where a family runs.
 pub fn svg_needs_one_spec(output: &OutputArgs) -> Result<(), Error> {
     match &output.svg {
         Some(_) => Err(Error::Usage(
-            "--svg draws the counterexample of one spec: name a single spec, not a family or a directory".into(),
+            "--svg draws the counterexample of one spec: name a single spec, not a family".into(),
         )),
         None => Ok(()),
     }
 }
 
-fn replay_file(path: &Path, output: &OutputArgs) -> Result<i32, Error> {
-    if matches!(output.format, Format::Sarif | Format::Junit) {
-        return Err(Error::Usage(
-            "replay prints text or JSON (--format text|json)".into(),
-        ));
-    }
+fn replay_file(path: &Path, output: &ReplayOutputArgs) -> Result<i32, Error> {
     let text = gsync_check::spec::input::read_text(path).map_err(Error::Usage)?;
     let saved: SavedCounterexample = serde_json::from_str(&text).map_err(|e| {
         Error::Usage(format!(
@@ -316,8 +315,8 @@ fn replay_file(path: &Path, output: &OutputArgs) -> Result<i32, Error> {
         }
     };
     match output.format {
-        Format::Json => println!("{}", to_json(&replay_json(&outcome))),
-        _ => println!("{}", replay_text(&outcome)),
+        TextOrJson::Json => println!("{}", to_json(&replay_json(&outcome))),
+        TextOrJson::Text => println!("{}", replay_text(&outcome)),
     }
     Ok(outcome.exit_code())
 }
