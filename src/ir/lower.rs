@@ -1402,8 +1402,8 @@ fn fold(e: Expr) -> Expr {
             (Or, Expr::Const(x), _) if *x != 0 => Expr::Const(1),
             (And, Expr::Const(0), _) => Expr::Const(0),
             (_, Expr::Const(x), Expr::Const(y)) => match eval_binary(op, *x, *y) {
-                Some(v) => Expr::Const(v),
-                None => Expr::Binary(op, a, b), // division by zero: reported when run
+                Ok(v) => Expr::Const(v),
+                Err(_) => Expr::Binary(op, a, b), // no value: reported when run
             },
             _ => Expr::Binary(op, a, b),
         },
