@@ -12,8 +12,8 @@
 
 use super::expr::{self, cuda_type, word_type, Class, Code};
 use crate::ir::{
-    AtomicOp, Expr, InlinedCall, Instr, Loc, LocalId, LocalInit, Op, Order, Pc, Program, Scope,
-    VoteKind,
+    AtomicOp, Expr, InlinedCall, Instr, Loc, LocalId, LocalInit, MemAccess, MemOrder, Op, Order,
+    Pc, Program, Scope, VoteKind,
 };
 use crate::spec::ast::{Item, Participants, SpecFile, Storage, Type};
 use crate::spec::diag::Diagnostic;
@@ -795,7 +795,8 @@ impl Emitter<'_> {
     /// Emits an access with the fences its order needs around it: a scoped
     /// fence before a release and after an acquire (at least as strong as
     /// the PTX `.release`/`.acquire` forms, and plain CUDA).
-    fn fenced(&mut self, order: Order, scope: Scope, access: impl FnOnce(&mut Self)) {
+    fn fenced(&mut self, mo: MemOrder, access: impl FnOnce(&mut Self)) {
+        let MemOrder { order, scope } = mo;
         let f = Self::fence(
             if order == Order::Sc {
                 Order::Sc
@@ -837,73 +838,15 @@ impl Emitter<'_> {
                 let (name, ty) = self.local(*dst);
                 self.line(&format!("{name} = {};", expr::wrap_to(ty, &v)));
             }
-            Op::Load {
-                dst,
-                loc,
-                order,
-                scope,
-            } => {
-                let var = &self.program.vars[loc.var as usize];
-                let place = self.loc(loc);
-                let class = expr::class_of(var.ty);
-                let scoped = match order {
-                    Order::Relaxed => Some("relaxed"),
-                    Order::Acquire => Some("acquire"),
-                    _ => None,
-                };
-                if let Some(sem) = scoped {
-                    // ld.relaxed / ld.acquire at the spec's scope: no fences.
-                    let cast = if var.ty.signed() { "(int)" } else { "" };
-                    let raw = format!("{cast}gs_ld_{sem}_{}(&{place})", scope_name(*scope));
-                    self.assign_result(Some(*dst), raw, class);
-                } else {
-                    let raw = match order {
-                        Order::Weak => place,
-                        _ => format!("gs_ld_volatile(&{place})"),
-                    };
-                    self.fenced(*order, *scope, |e| e.assign_result(Some(*dst), raw, class));
-                }
-            }
-            Op::Store {
-                loc,
-                value,
-                order,
-                scope,
-            } => {
-                let ty = self.program.vars[loc.var as usize].ty;
-                let place = self.loc(loc);
-                let v = expr::wrap_to(ty, &self.expr(value));
-                match order {
-                    // st.release at the spec's scope: no fence.
-                    Order::Release => self.line(&format!(
-                        "gs_st_release_{}(&{place}, (unsigned int)({v}));",
-                        scope_name(*scope)
-                    )),
-                    Order::Weak => self.line(&format!("{place} = {v};")),
-                    _ => {
-                        let stmt = format!("gs_st_volatile(&{place}, {v});");
-                        self.fenced(*order, *scope, |e| e.line(&stmt));
-                    }
-                }
-            }
+            Op::Load { dst, access } => self.load(*dst, access),
+            Op::Store { access, value } => self.store(access, value),
             Op::Atomic {
                 dst,
                 op,
-                loc,
+                access,
                 operands,
-                order,
-                scope,
-            } => {
-                let class = expr::class_of(self.program.vars[loc.var as usize].ty);
-                match self.ordered_atomic(*op, loc, operands, *order, *scope) {
-                    Some(call) => self.assign_result(*dst, call, class),
-                    None => {
-                        let call = self.atomic(*op, loc, operands, *scope);
-                        self.fenced(*order, *scope, |e| e.assign_result(*dst, call, class));
-                    }
-                }
-            }
-            Op::Fence { order, scope } => self.line(Self::fence(*order, *scope)),
+            } => self.atomic_instr(*dst, *op, access, operands),
+            Op::Fence(mo) => self.line(Self::fence(mo.order, mo.scope)),
             Op::SyncThreads => match self.program.participants {
                 Participants::Master => self.line(
                     "// __syncthreads(): a no-op, as in the model: only the master thread runs the spec",
@@ -997,18 +940,77 @@ impl Emitter<'_> {
         Ok(())
     }
 
+    fn load(&mut self, dst: LocalId, access: &MemAccess) {
+        let var = &self.program.vars[access.loc.var as usize];
+        let place = self.loc(&access.loc);
+        let class = expr::class_of(var.ty);
+        let scoped = match access.order {
+            Order::Relaxed => Some("relaxed"),
+            Order::Acquire => Some("acquire"),
+            _ => None,
+        };
+        if let Some(sem) = scoped {
+            // ld.relaxed / ld.acquire at the spec's scope: no fences.
+            let cast = if var.ty.signed() { "(int)" } else { "" };
+            let raw = format!("{cast}gs_ld_{sem}_{}(&{place})", scope_name(access.scope));
+            self.assign_result(Some(dst), raw, class);
+        } else {
+            let raw = match access.order {
+                Order::Weak => place,
+                _ => format!("gs_ld_volatile(&{place})"),
+            };
+            self.fenced(access.mem_order(), |e| {
+                e.assign_result(Some(dst), raw, class)
+            });
+        }
+    }
+
+    fn store(&mut self, access: &MemAccess, value: &Expr) {
+        let ty = self.program.vars[access.loc.var as usize].ty;
+        let place = self.loc(&access.loc);
+        let v = expr::wrap_to(ty, &self.expr(value));
+        match access.order {
+            // st.release at the spec's scope: no fence.
+            Order::Release => self.line(&format!(
+                "gs_st_release_{}(&{place}, (unsigned int)({v}));",
+                scope_name(access.scope)
+            )),
+            Order::Weak => self.line(&format!("{place} = {v};")),
+            _ => {
+                let stmt = format!("gs_st_volatile(&{place}, {v});");
+                self.fenced(access.mem_order(), |e| e.line(&stmt));
+            }
+        }
+    }
+
+    fn atomic_instr(
+        &mut self,
+        dst: Option<LocalId>,
+        op: AtomicOp,
+        access: &MemAccess,
+        operands: &[Expr],
+    ) {
+        let class = expr::class_of(self.program.vars[access.loc.var as usize].ty);
+        match self.ordered_atomic(op, access, operands) {
+            Some(call) => self.assign_result(dst, call, class),
+            None => {
+                let call = self.atomic(op, &access.loc, operands, access.scope);
+                self.fenced(access.mem_order(), |e| e.assign_result(dst, call, class));
+            }
+        }
+    }
+
     /// An acquire, release or acq_rel atomic on a 32-bit word as one PTX
     /// `atom.<order>.<scope>` (prelude's gs_atom_*); None for the other
     /// orders and for narrow arithmetic (a CAS loop between fences).
     fn ordered_atomic(
         &self,
         op: AtomicOp,
-        loc: &Loc,
+        access: &MemAccess,
         operands: &[Expr],
-        order: Order,
-        scope: Scope,
     ) -> Option<String> {
-        let sem = match order {
+        let (loc, scope) = (&access.loc, access.scope);
+        let sem = match access.order {
             Order::Acquire => "acquire",
             Order::Release => "release",
             Order::AcqRel => "acq_rel",

@@ -137,22 +137,27 @@ pub fn op_reads_writes(op: &Op, used: &mut Vec<LocalId>) -> Option<LocalId> {
             expr_locals(value, used);
             Some(*dst)
         }
-        Op::Load { dst, loc: l, .. } => {
-            loc(l, used);
+        Op::Load { dst, access } => {
+            loc(&access.loc, used);
             Some(*dst)
         }
-        Op::Store { loc: l, value, .. } | Op::LockBitRelease { loc: l, value } => {
+        Op::Store { access, value } => {
+            loc(&access.loc, used);
+            expr_locals(value, used);
+            None
+        }
+        Op::LockBitRelease { loc: l, value } => {
             loc(l, used);
             expr_locals(value, used);
             None
         }
         Op::Atomic {
             dst,
-            loc: l,
+            access,
             operands,
             ..
         } => {
-            loc(l, used);
+            loc(&access.loc, used);
             operands.iter().for_each(|e| expr_locals(e, used));
             *dst
         }
@@ -188,7 +193,7 @@ pub fn op_reads_writes(op: &Op, used: &mut Vec<LocalId>) -> Option<LocalId> {
             expr_locals(weight, used);
             None
         }
-        Op::Fence { .. }
+        Op::Fence(_)
         | Op::SyncThreads
         | Op::KernelBoundary
         | Op::Backoff

@@ -364,17 +364,9 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Loads `loc` into a fresh temporary of its variable's type.
-    fn load_into_temp(&mut self, loc: Loc, order: Order, scope: Scope, span: Span) -> LocalId {
-        let dst = self.temp(self.vars[loc.var as usize].ty);
-        self.emit(
-            Op::Load {
-                dst,
-                loc,
-                order,
-                scope,
-            },
-            span,
-        );
+    fn load_into_temp(&mut self, access: MemAccess, span: Span) -> LocalId {
+        let dst = self.temp(self.vars[access.loc.var as usize].ty);
+        self.emit(Op::Load { dst, access }, span);
         dst
     }
 
@@ -702,31 +694,23 @@ impl<'a> Lowerer<'a> {
                 self.emit(Op::Assign { dst, value }, span);
             }
             Target::Mem(loc) => {
-                let (order, scope) = self.plain_access(loc.var);
+                let access = self.plain_access(loc.var).at(loc);
                 let value = match compound_op(op) {
                     None => rhs,
                     Some(bop) => {
                         // A plain read-modify-write: two steps, not atomic.
-                        let old = self.load_into_temp(loc.clone(), order, scope, span);
+                        let old = self.load_into_temp(access.clone(), span);
                         Expr::Binary(bop, Box::new(Expr::Local(old)), Box::new(rhs))
                     }
                 };
-                self.emit(
-                    Op::Store {
-                        loc,
-                        value,
-                        order,
-                        scope,
-                    },
-                    span,
-                );
+                self.emit(Op::Store { access, value }, span);
             }
         }
         Ok(())
     }
 
     /// The order and scope of a plain access to a variable.
-    fn plain_access(&self, var: VarId) -> (Order, Scope) {
+    fn plain_access(&self, var: VarId) -> MemOrder {
         let v = &self.vars[var as usize];
         let order = if v.volatile {
             Order::Volatile
@@ -738,7 +722,7 @@ impl<'a> Lowerer<'a> {
         } else {
             Scope::Gpu
         };
-        (order, scope)
+        MemOrder::new(order, scope)
     }
 
     fn place(&mut self, place: &'a ast::Place) -> SpecResult<Target> {
@@ -901,8 +885,8 @@ impl<'a> Lowerer<'a> {
         span: Span,
     ) -> SpecResult<Expr> {
         let loc = self.location(var, id, index, span)?;
-        let (order, scope) = self.plain_access(var);
-        Ok(Expr::Local(self.load_into_temp(loc, order, scope, span)))
+        let access = self.plain_access(var).at(loc);
+        Ok(Expr::Local(self.load_into_temp(access, span)))
     }
 
     /// `a && b` / `a || b` where `b` reads memory: `b` runs only if needed.
@@ -1073,46 +1057,34 @@ impl<'a> Lowerer<'a> {
         }
         let span = e.span;
         Ok(match kind {
-            CallKind::Atomic { op, order, scope } => {
-                let loc = self.mem_arg(&args[0], name)?;
+            CallKind::Atomic(op, mo) => {
+                let access = mo.at(self.mem_arg(&args[0], name)?);
                 let mut operands = Vec::with_capacity(op.operands());
                 for a in &args[1..] {
                     operands.push(self.expr(a)?);
                 }
-                let dst = want_value.then(|| self.temp(self.vars[loc.var as usize].ty));
-                self.emit(
-                    Op::Atomic {
-                        dst,
-                        op,
-                        loc,
-                        operands,
-                        order,
-                        scope,
-                    },
-                    span,
-                );
+                let dst = want_value.then(|| self.temp(self.vars[access.loc.var as usize].ty));
+                let atomic = Op::Atomic {
+                    dst,
+                    op,
+                    access,
+                    operands,
+                };
+                self.emit(atomic, span);
                 dst.map(Expr::Local)
             }
-            CallKind::Load { order, scope } => {
-                let loc = self.mem_arg(&args[0], name)?;
-                Some(Expr::Local(self.load_into_temp(loc, order, scope, span)))
+            CallKind::Load(mo) => {
+                let access = mo.at(self.mem_arg(&args[0], name)?);
+                Some(Expr::Local(self.load_into_temp(access, span)))
             }
-            CallKind::Store { order, scope } => {
-                let loc = self.mem_arg(&args[0], name)?;
+            CallKind::Store(mo) => {
+                let access = mo.at(self.mem_arg(&args[0], name)?);
                 let value = self.expr(&args[1])?;
-                self.emit(
-                    Op::Store {
-                        loc,
-                        value,
-                        order,
-                        scope,
-                    },
-                    span,
-                );
+                self.emit(Op::Store { access, value }, span);
                 None
             }
-            CallKind::Fence { order, scope } => {
-                self.emit(Op::Fence { order, scope }, span);
+            CallKind::Fence(mo) => {
+                self.emit(Op::Fence(mo), span);
                 None
             }
             CallKind::SyncThreads => {

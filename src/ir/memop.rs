@@ -1,30 +1,17 @@
 //! Classification of built-in calls: which memory operation, intrinsic or
 //! fence a name with its scope/order suffixes denotes.
 
-use super::{AtomicOp, Order, Scope, VoteKind};
+use super::{AtomicOp, MemOrder, Order, Scope, VoteKind};
 use crate::spec::ast::Ident;
 use crate::spec::diag::{Diagnostic, SpecResult};
 
 /// A built-in call, resolved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CallKind {
-    Atomic {
-        op: AtomicOp,
-        order: Order,
-        scope: Scope,
-    },
-    Load {
-        order: Order,
-        scope: Scope,
-    },
-    Store {
-        order: Order,
-        scope: Scope,
-    },
-    Fence {
-        order: Order,
-        scope: Scope,
-    },
+    Atomic(AtomicOp, MemOrder),
+    Load(MemOrder),
+    Store(MemOrder),
+    Fence(MemOrder),
     SyncThreads,
     KernelBoundary,
     SyncWarp,
@@ -38,12 +25,12 @@ pub enum CallKind {
 impl CallKind {
     pub fn arity(self) -> usize {
         match self {
-            CallKind::Atomic { op, .. } => 1 + op.operands(),
-            CallKind::Load { .. } => 1,
-            CallKind::Store { .. } | CallKind::LockBitTry | CallKind::LockBitRelease => 2,
+            CallKind::Atomic(op, _) => 1 + op.operands(),
+            CallKind::Load(_) => 1,
+            CallKind::Store(_) | CallKind::LockBitTry | CallKind::LockBitRelease => 2,
             CallKind::Vote(_) => 2,
             CallKind::SyncWarp => 1,
-            CallKind::Fence { .. }
+            CallKind::Fence(_)
             | CallKind::SyncThreads
             | CallKind::KernelBoundary
             | CallKind::ActiveMask
@@ -54,13 +41,11 @@ impl CallKind {
     /// How to call it, for error hints.
     pub fn usage(self) -> &'static str {
         match self {
-            CallKind::Atomic {
-                op: AtomicOp::Cas, ..
-            } => "usage: atomicCAS(location, expected, desired)",
-            CallKind::Atomic { .. } => "usage: atomicOp(location, value)",
-            CallKind::Load { .. } => "usage: load(location)",
-            CallKind::Store { .. } => "usage: store(location, value)",
-            CallKind::Fence { .. } => "usage: __threadfence()",
+            CallKind::Atomic(AtomicOp::Cas, _) => "usage: atomicCAS(location, expected, desired)",
+            CallKind::Atomic(..) => "usage: atomicOp(location, value)",
+            CallKind::Load(_) => "usage: load(location)",
+            CallKind::Store(_) => "usage: store(location, value)",
+            CallKind::Fence(_) => "usage: __threadfence()",
             CallKind::SyncThreads => "usage: __syncthreads()",
             CallKind::KernelBoundary => "usage: __kernel_boundary()",
             CallKind::SyncWarp => "usage: __syncwarp() or __syncwarp(mask)",
@@ -95,7 +80,7 @@ pub fn classify_call(name: &Ident, qualifiers: &[Ident]) -> SpecResult<CallKind>
         qualified(name, qualifiers, underscore_scope, default_order, allowed)
     };
     if let Some((_, op)) = ATOMICS.iter().find(|(n, _)| *n == base) {
-        let (order, scope) = memop(
+        let mo = memop(
             Order::Relaxed,
             &[
                 Order::Relaxed,
@@ -104,11 +89,7 @@ pub fn classify_call(name: &Ident, qualifiers: &[Ident]) -> SpecResult<CallKind>
                 Order::AcqRel,
             ],
         )?;
-        return Ok(CallKind::Atomic {
-            op: *op,
-            order,
-            scope,
-        });
+        return Ok(CallKind::Atomic(*op, mo));
     }
     let plain = |kind: CallKind| -> SpecResult<CallKind> {
         if let Some(q) = qualifiers.first() {
@@ -123,36 +104,21 @@ pub fn classify_call(name: &Ident, qualifiers: &[Ident]) -> SpecResult<CallKind>
         Ok(kind)
     };
     match base {
-        "load" => {
-            let (order, scope) = memop(
-                Order::Weak,
-                &[Order::Weak, Order::Volatile, Order::Relaxed, Order::Acquire],
-            )?;
-            Ok(CallKind::Load { order, scope })
-        }
-        "store" => {
-            let (order, scope) = memop(
-                Order::Weak,
-                &[Order::Weak, Order::Volatile, Order::Relaxed, Order::Release],
-            )?;
-            Ok(CallKind::Store { order, scope })
-        }
-        "fence" => {
-            let (order, scope) = memop(Order::Sc, &[Order::Sc, Order::AcqRel])?;
-            Ok(CallKind::Fence { order, scope })
-        }
-        "__threadfence" => plain(CallKind::Fence {
-            order: Order::Sc,
-            scope: Scope::Gpu,
-        }),
-        "__threadfence_block" => plain(CallKind::Fence {
-            order: Order::Sc,
-            scope: Scope::Cta,
-        }),
-        "__threadfence_system" => plain(CallKind::Fence {
-            order: Order::Sc,
-            scope: Scope::Sys,
-        }),
+        "load" => Ok(CallKind::Load(memop(
+            Order::Weak,
+            &[Order::Weak, Order::Volatile, Order::Relaxed, Order::Acquire],
+        )?)),
+        "store" => Ok(CallKind::Store(memop(
+            Order::Weak,
+            &[Order::Weak, Order::Volatile, Order::Relaxed, Order::Release],
+        )?)),
+        "fence" => Ok(CallKind::Fence(memop(
+            Order::Sc,
+            &[Order::Sc, Order::AcqRel],
+        )?)),
+        "__threadfence" => plain(CallKind::Fence(MemOrder::new(Order::Sc, Scope::Gpu))),
+        "__threadfence_block" => plain(CallKind::Fence(MemOrder::new(Order::Sc, Scope::Cta))),
+        "__threadfence_system" => plain(CallKind::Fence(MemOrder::new(Order::Sc, Scope::Sys))),
         "__syncthreads" => plain(CallKind::SyncThreads),
         "__kernel_boundary" => plain(CallKind::KernelBoundary),
         "__syncwarp" => plain(CallKind::SyncWarp),
@@ -219,7 +185,7 @@ fn qualified(
     underscore_scope: Option<Scope>,
     default_order: Order,
     allowed: &[Order],
-) -> SpecResult<(Order, Scope)> {
+) -> SpecResult<MemOrder> {
     let mut order = None;
     let mut scope = underscore_scope;
     for q in qualifiers {
@@ -257,7 +223,10 @@ fn qualified(
             }
         }
     }
-    Ok((order.unwrap_or(default_order), scope.unwrap_or(Scope::Gpu)))
+    Ok(MemOrder::new(
+        order.unwrap_or(default_order),
+        scope.unwrap_or(Scope::Gpu),
+    ))
 }
 
 /// The order a `.name` qualifier spells (the inverse of `order_name`); the

@@ -140,6 +140,45 @@ pub enum Order {
     Sc,
 }
 
+/// How a memory access or fence is ordered: its order at its scope (PTX's
+/// `.sem` and `.scope` qualifiers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MemOrder {
+    pub order: Order,
+    pub scope: Scope,
+}
+
+impl MemOrder {
+    pub fn new(order: Order, scope: Scope) -> MemOrder {
+        MemOrder { order, scope }
+    }
+
+    /// This ordering applied to an access of `loc`.
+    pub fn at(self, loc: Loc) -> MemAccess {
+        MemAccess {
+            loc,
+            order: self.order,
+            scope: self.scope,
+        }
+    }
+}
+
+/// One access to memory by a load, store or atomic: where, and how it is
+/// ordered. The IR, the memory models, the CUDA emitter and the litmus
+/// translator all read and build accesses through this one shape.
+#[derive(Clone, Debug)]
+pub struct MemAccess {
+    pub loc: Loc,
+    pub order: Order,
+    pub scope: Scope,
+}
+
+impl MemAccess {
+    pub fn mem_order(&self) -> MemOrder {
+        MemOrder::new(self.order, self.scope)
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum AtomicOp {
     Cas,
@@ -198,28 +237,20 @@ pub enum Op {
     },
     Load {
         dst: LocalId,
-        loc: Loc,
-        order: Order,
-        scope: Scope,
+        access: MemAccess,
     },
     Store {
-        loc: Loc,
+        access: MemAccess,
         value: Expr,
-        order: Order,
-        scope: Scope,
     },
+    /// A read-modify-write; `dst` receives the old value.
     Atomic {
         dst: Option<LocalId>,
         op: AtomicOp,
-        loc: Loc,
+        access: MemAccess,
         operands: Vec<Expr>,
-        order: Order,
-        scope: Scope,
     },
-    Fence {
-        order: Order,
-        scope: Scope,
-    },
+    Fence(MemOrder),
     SyncThreads,
     /// `__kernel_boundary()`: the end of one kernel and the start of the
     /// next, a grid-wide barrier whose waiting blocks give up their slots.
@@ -272,6 +303,17 @@ pub enum Op {
 }
 
 impl Op {
+    /// The access of a load, store or atomic; `None` for every other
+    /// instruction (the lock-bit instructions included: they have no order).
+    pub fn access(&self) -> Option<&MemAccess> {
+        match self {
+            Op::Load { access, .. } | Op::Store { access, .. } | Op::Atomic { access, .. } => {
+                Some(access)
+            }
+            _ => None,
+        }
+    }
+
     /// Reads and writes only the thread's own locals: the model may run it in
     /// the same step as the instruction before it. Entering or leaving a
     /// critical section or phase is *not* thread-local: the checks read every

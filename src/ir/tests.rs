@@ -88,12 +88,7 @@ fn scopes_and_orders_come_from_suffixes() {
     let atomics: Vec<(Order, Scope)> = p
         .code
         .iter()
-        .filter_map(|i| match &i.op {
-            Op::Atomic { order, scope, .. } | Op::Load { order, scope, .. } => {
-                Some((*order, *scope))
-            }
-            _ => None,
-        })
+        .filter_map(|i| i.op.access().map(|a| (a.order, a.scope)))
         .collect();
     assert_eq!(
         atomics,

@@ -15,8 +15,8 @@
 use super::parse::{Instr, Litmus, Operand, Stmt, Term};
 use crate::ir::memop::{order_named, scope_named};
 use crate::ir::{
-    AtomicOp, Builtin, Checks, Expr, Instr as IrInstr, Launch, Loc, LocalInit, LocalVar, MemVar,
-    Op, Order, Pc, Program, Scope, VarId,
+    AtomicOp, Builtin, Checks, Expr, Instr as IrInstr, Launch, Loc, LocalInit, LocalVar, MemOrder,
+    MemVar, Op, Order, Pc, Program, Scope, VarId,
 };
 use crate::spec::ast::{BinOp, Header, Participants, Span, Storage, Type};
 use crate::spec::diag::Source;
@@ -92,10 +92,7 @@ fn scope_or_sys(quals: &[String], scope: Scope) -> Scope {
     }
 }
 
-fn order_scope(
-    instr: &Instr,
-    quals: &[String],
-) -> Result<(Order, Scope, Vec<String>), Unsupported> {
+fn order_scope(instr: &Instr, quals: &[String]) -> Result<(MemOrder, Vec<String>), Unsupported> {
     let mut order = None;
     let mut scope = None;
     let mut rest = vec![];
@@ -127,7 +124,7 @@ fn order_scope(
         Order::Weak => scope.unwrap_or(Scope::Cta),
         _ => scope.unwrap_or(Scope::Sys),
     };
-    Ok((order, scope, rest))
+    Ok((MemOrder::new(order, scope), rest))
 }
 
 fn atomic_op(name: &str) -> Option<AtomicOp> {
@@ -348,202 +345,209 @@ impl Builder<'_> {
         instr: &Instr,
         fixups: &mut Vec<(usize, String, Span)>,
     ) -> Result<(), Unsupported> {
-        let ops = &instr.operands;
         let head = instr.opcode[0].as_str();
         let quals = &instr.opcode[1..];
-        let arity = |n: usize| -> Result<(), Unsupported> {
-            if ops.len() == n {
-                Ok(())
-            } else {
-                unsupported(
-                    instr.span,
-                    format!(
-                        "`{}` expects {n} operands, found {}",
-                        instr.opcode.join("."),
-                        ops.len()
-                    ),
-                )
-            }
-        };
         match head {
-            "ld" => {
-                arity(2)?;
-                let dst = self.reg(ops.first(), instr)?;
-                if quals.is_empty() && !matches!(ops[1], Operand::Name(_)) {
-                    // herd's `ld r0, 1`: a register move.
-                    let value = self.value(&ops[1], instr)?;
-                    self.emit(Op::Assign { dst, value }, instr.span);
-                    return Ok(());
-                }
-                let (order, scope, rest) = order_scope(instr, quals)?;
-                if !rest.is_empty() || matches!(order, Order::Release | Order::AcqRel | Order::Sc) {
-                    return unsupported(instr.span, format!("load `{}`", instr.opcode.join(".")));
-                }
-                let loc = self.loc(ops.get(1), instr)?;
-                self.emit(
-                    Op::Load {
-                        dst,
-                        loc,
-                        order,
-                        scope,
-                    },
-                    instr.span,
-                );
-            }
-            "st" => {
-                arity(2)?;
-                let (order, scope, rest) = order_scope(instr, quals)?;
-                if !rest.is_empty() || matches!(order, Order::Acquire | Order::AcqRel | Order::Sc) {
-                    return unsupported(instr.span, format!("store `{}`", instr.opcode.join(".")));
-                }
-                let loc = self.loc(ops.first(), instr)?;
-                let value = self.value(&ops[1], instr)?;
-                self.emit(
-                    Op::Store {
-                        loc,
-                        value,
-                        order,
-                        scope,
-                    },
-                    instr.span,
-                );
-            }
-            "atom" | "red" => {
-                let (order, scope, rest) = order_scope(instr, quals)?;
-                let op = match rest.as_slice() {
-                    [name] => atomic_op(name),
-                    _ => None,
-                };
-                let Some(op) = op else {
-                    return unsupported(instr.span, format!("atomic `{}`", instr.opcode.join(".")));
-                };
-                if order == Order::Weak && quals.iter().any(|q| q == "weak")
-                    || order == Order::Volatile
-                {
-                    return unsupported(instr.span, "atomics cannot be weak or volatile");
-                }
-                // An atomic without an order is relaxed.
-                let order = if order == Order::Weak {
-                    Order::Relaxed
-                } else {
-                    order
-                };
-                let scope = scope_or_sys(quals, scope);
-                let (dst, rest_ops) = if head == "atom" {
-                    arity(2 + op.operands())?;
-                    (Some(self.reg(ops.first(), instr)?), &ops[1..])
-                } else {
-                    arity(1 + op.operands())?;
-                    (None, &ops[..])
-                };
-                let loc = self.loc(rest_ops.first(), instr)?;
-                let mut operands = vec![];
-                for o in &rest_ops[1..] {
-                    operands.push(self.value(o, instr)?);
-                }
-                self.emit(
-                    Op::Atomic {
-                        dst,
-                        op,
-                        loc,
-                        operands,
-                        order,
-                        scope,
-                    },
-                    instr.span,
-                );
-            }
-            "fence" | "membar" => {
-                arity(0)?;
-                let (order, scope) = if head == "membar" {
-                    let scope = match quals {
-                        [q] if q == "cta" => Scope::Cta,
-                        [q] if q == "gl" => Scope::Gpu,
-                        [q] if q == "sys" => Scope::Sys,
-                        _ => {
-                            return unsupported(
-                                instr.span,
-                                format!("fence `{}`", instr.opcode.join(".")),
-                            )
-                        }
-                    };
-                    (Order::Sc, scope)
-                } else {
-                    let (order, scope, rest) = order_scope(instr, quals)?;
-                    if !rest.is_empty() || !matches!(order, Order::Sc | Order::AcqRel) {
-                        return unsupported(
-                            instr.span,
-                            format!("fence `{}`", instr.opcode.join(".")),
-                        );
-                    }
-                    // `fence.sc` without an order qualifier is not valid PTX; a
-                    // bare `fence` (order Weak here) was rejected just above.
-                    let scope = scope_or_sys(quals, scope);
-                    (order, scope)
-                };
-                self.emit(Op::Fence { order, scope }, instr.span);
-            }
+            "ld" => self.load(instr, quals),
+            "st" => self.store(instr, quals),
+            "atom" | "red" => self.atomic(instr, quals, head == "atom"),
+            "fence" | "membar" => self.fence(instr, quals, head == "membar"),
             "bar" | "barrier" => {
                 // `check_barriers` accepted it: a block-wide barrier.
                 self.emit(Op::SyncThreads, instr.span);
+                Ok(())
             }
             "goto" | "bra" => {
-                arity(1)?;
-                let Operand::Name(label) = &ops[0] else {
-                    return unsupported(instr.span, "expected a label");
-                };
-                fixups.push((self.code.len(), label.clone(), instr.span));
+                arity(instr, 1)?;
+                let label = label(instr, &instr.operands[0], "expected a label")?;
+                fixups.push((self.code.len(), label, instr.span));
                 self.emit(Op::Jump { target: 0 }, instr.span);
+                Ok(())
             }
-            "beq" | "bne" => {
-                arity(3)?;
-                let a = self.value(&ops[0], instr)?;
-                let b = self.value(&ops[1], instr)?;
-                let Operand::Name(label) = &ops[2] else {
-                    return unsupported(instr.span, "expected a label as the last operand");
-                };
-                let cmp = if head == "beq" { BinOp::Eq } else { BinOp::Ne };
-                fixups.push((self.code.len(), label.clone(), instr.span));
-                let next = self.code.len() as Pc + 1;
-                self.emit(
-                    Op::Branch {
-                        cond: Expr::Binary(cmp, Box::new(a), Box::new(b)),
-                        then_pc: 0,
-                        else_pc: next,
-                    },
-                    instr.span,
-                );
-            }
+            "beq" | "bne" => self.branch(instr, head == "beq", fixups),
             "mov" => {
-                arity(2)?;
-                let dst = self.reg(ops.first(), instr)?;
-                let value = self.value(&ops[1], instr)?;
+                arity(instr, 2)?;
+                let dst = self.reg(instr.operands.first(), instr)?;
+                let value = self.value(&instr.operands[1], instr)?;
                 self.emit(Op::Assign { dst, value }, instr.span);
+                Ok(())
             }
-            "add" | "sub" | "mul" | "and" | "or" | "xor" => {
-                arity(3)?;
-                let dst = self.reg(ops.first(), instr)?;
-                let a = self.value(&ops[1], instr)?;
-                let b = self.value(&ops[2], instr)?;
-                let op = match head {
-                    "add" => BinOp::Add,
-                    "sub" => BinOp::Sub,
-                    "mul" => BinOp::Mul,
-                    "and" => BinOp::BitAnd,
-                    "or" => BinOp::BitOr,
-                    _ => BinOp::BitXor,
-                };
-                let value = Expr::Binary(op, Box::new(a), Box::new(b));
-                self.emit(Op::Assign { dst, value }, instr.span);
-            }
-            _ => {
-                return unsupported(
-                    instr.span,
-                    format!("instruction `{}`", instr.opcode.join(".")),
-                );
-            }
+            "add" | "sub" | "mul" | "and" | "or" | "xor" => self.arith(instr, head),
+            _ => unsupported(
+                instr.span,
+                format!("instruction `{}`", instr.opcode.join(".")),
+            ),
         }
+    }
+
+    fn load(&mut self, instr: &Instr, quals: &[String]) -> Result<(), Unsupported> {
+        let ops = &instr.operands;
+        arity(instr, 2)?;
+        let dst = self.reg(ops.first(), instr)?;
+        if quals.is_empty() && !matches!(ops[1], Operand::Name(_)) {
+            // herd's `ld r0, 1`: a register move.
+            let value = self.value(&ops[1], instr)?;
+            self.emit(Op::Assign { dst, value }, instr.span);
+            return Ok(());
+        }
+        let (mo, rest) = order_scope(instr, quals)?;
+        if !rest.is_empty() || matches!(mo.order, Order::Release | Order::AcqRel | Order::Sc) {
+            return unsupported(instr.span, format!("load `{}`", instr.opcode.join(".")));
+        }
+        let access = mo.at(self.loc(ops.get(1), instr)?);
+        self.emit(Op::Load { dst, access }, instr.span);
         Ok(())
+    }
+
+    fn store(&mut self, instr: &Instr, quals: &[String]) -> Result<(), Unsupported> {
+        let ops = &instr.operands;
+        arity(instr, 2)?;
+        let (mo, rest) = order_scope(instr, quals)?;
+        if !rest.is_empty() || matches!(mo.order, Order::Acquire | Order::AcqRel | Order::Sc) {
+            return unsupported(instr.span, format!("store `{}`", instr.opcode.join(".")));
+        }
+        let access = mo.at(self.loc(ops.first(), instr)?);
+        let value = self.value(&ops[1], instr)?;
+        self.emit(Op::Store { access, value }, instr.span);
+        Ok(())
+    }
+
+    /// `atom` (the old value into a register) or `red` (no result).
+    fn atomic(&mut self, instr: &Instr, quals: &[String], atom: bool) -> Result<(), Unsupported> {
+        let ops = &instr.operands;
+        let (mo, rest) = order_scope(instr, quals)?;
+        let op = match rest.as_slice() {
+            [name] => atomic_op(name),
+            _ => None,
+        };
+        let Some(op) = op else {
+            return unsupported(instr.span, format!("atomic `{}`", instr.opcode.join(".")));
+        };
+        if mo.order == Order::Weak && quals.iter().any(|q| q == "weak")
+            || mo.order == Order::Volatile
+        {
+            return unsupported(instr.span, "atomics cannot be weak or volatile");
+        }
+        // An atomic without an order is relaxed.
+        let order = if mo.order == Order::Weak {
+            Order::Relaxed
+        } else {
+            mo.order
+        };
+        let mo = MemOrder::new(order, scope_or_sys(quals, mo.scope));
+        let (dst, rest_ops) = if atom {
+            arity(instr, 2 + op.operands())?;
+            (Some(self.reg(ops.first(), instr)?), &ops[1..])
+        } else {
+            arity(instr, 1 + op.operands())?;
+            (None, &ops[..])
+        };
+        let access = mo.at(self.loc(rest_ops.first(), instr)?);
+        let mut operands = vec![];
+        for o in &rest_ops[1..] {
+            operands.push(self.value(o, instr)?);
+        }
+        let atomic = Op::Atomic {
+            dst,
+            op,
+            access,
+            operands,
+        };
+        self.emit(atomic, instr.span);
+        Ok(())
+    }
+
+    /// `fence.sc`/`fence.acq_rel` at a scope, or the old `membar.{cta,gl,sys}`.
+    fn fence(&mut self, instr: &Instr, quals: &[String], membar: bool) -> Result<(), Unsupported> {
+        arity(instr, 0)?;
+        let refused = || unsupported(instr.span, format!("fence `{}`", instr.opcode.join(".")));
+        let mo = if membar {
+            let scope = match quals {
+                [q] if q == "cta" => Scope::Cta,
+                [q] if q == "gl" => Scope::Gpu,
+                [q] if q == "sys" => Scope::Sys,
+                _ => return refused(),
+            };
+            MemOrder::new(Order::Sc, scope)
+        } else {
+            let (mo, rest) = order_scope(instr, quals)?;
+            if !rest.is_empty() || !matches!(mo.order, Order::Sc | Order::AcqRel) {
+                return refused();
+            }
+            // `fence.sc` without an order qualifier is not valid PTX; a
+            // bare `fence` (order Weak here) was rejected just above.
+            MemOrder::new(mo.order, scope_or_sys(quals, mo.scope))
+        };
+        self.emit(Op::Fence(mo), instr.span);
+        Ok(())
+    }
+
+    /// `beq a, b, L` / `bne a, b, L`: to `L` when the test holds, else on.
+    fn branch(
+        &mut self,
+        instr: &Instr,
+        eq: bool,
+        fixups: &mut Vec<(usize, String, Span)>,
+    ) -> Result<(), Unsupported> {
+        let ops = &instr.operands;
+        arity(instr, 3)?;
+        let a = self.value(&ops[0], instr)?;
+        let b = self.value(&ops[1], instr)?;
+        let label = label(instr, &ops[2], "expected a label as the last operand")?;
+        let cmp = if eq { BinOp::Eq } else { BinOp::Ne };
+        fixups.push((self.code.len(), label, instr.span));
+        let next = self.code.len() as Pc + 1;
+        let branch = Op::Branch {
+            cond: Expr::Binary(cmp, Box::new(a), Box::new(b)),
+            then_pc: 0,
+            else_pc: next,
+        };
+        self.emit(branch, instr.span);
+        Ok(())
+    }
+
+    /// `add`, `sub`, `mul`, `and`, `or`, `xor`: `dst = a OP b`.
+    fn arith(&mut self, instr: &Instr, head: &str) -> Result<(), Unsupported> {
+        let ops = &instr.operands;
+        arity(instr, 3)?;
+        let dst = self.reg(ops.first(), instr)?;
+        let a = self.value(&ops[1], instr)?;
+        let b = self.value(&ops[2], instr)?;
+        let op = match head {
+            "add" => BinOp::Add,
+            "sub" => BinOp::Sub,
+            "mul" => BinOp::Mul,
+            "and" => BinOp::BitAnd,
+            "or" => BinOp::BitOr,
+            _ => BinOp::BitXor,
+        };
+        let value = Expr::Binary(op, Box::new(a), Box::new(b));
+        self.emit(Op::Assign { dst, value }, instr.span);
+        Ok(())
+    }
+}
+
+/// Refuses an instruction with other than `n` operands.
+fn arity(instr: &Instr, n: usize) -> Result<(), Unsupported> {
+    if instr.operands.len() == n {
+        Ok(())
+    } else {
+        unsupported(
+            instr.span,
+            format!(
+                "`{}` expects {n} operands, found {}",
+                instr.opcode.join("."),
+                instr.operands.len()
+            ),
+        )
+    }
+}
+
+/// The label a branch operand names.
+fn label(instr: &Instr, op: &Operand, refusal: &str) -> Result<String, Unsupported> {
+    match op {
+        Operand::Name(label) => Ok(label.clone()),
+        _ => unsupported(instr.span, refusal),
     }
 }
 
@@ -648,15 +652,9 @@ pub fn translate(test: &Litmus, source: &Source) -> Result<Translated, Unsupport
                 if *th == t.id {
                     let value = Expr::Local(b.local(r));
                     let var = term_vars[term];
-                    b.emit(
-                        Op::Store {
-                            loc: Loc { var, index: None },
-                            value,
-                            order: Order::Weak,
-                            scope: Scope::Cta,
-                        },
-                        test.condition_span,
-                    );
+                    let access =
+                        MemOrder::new(Order::Weak, Scope::Cta).at(Loc { var, index: None });
+                    b.emit(Op::Store { access, value }, test.condition_span);
                 }
             }
         }

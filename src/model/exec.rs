@@ -4,7 +4,7 @@
 
 use super::state::{CRITICAL, FINISHED, FLAGS, PC, PHASES, WAITING_BARRIER};
 use super::{Event, Model, Violation, ViolationKind};
-use crate::ir::{from_raw, to_raw, AtomicOp, Loc, Op, Pc};
+use crate::ir::{from_raw, to_raw, AtomicOp, Loc, MemAccess, Op, Pc};
 
 /// What a step reports besides its successor state.
 #[derive(Default)]
@@ -63,7 +63,7 @@ impl Model<'_> {
             }
         }
         self.clear_dead_locals(s, t);
-        if let Some(w) = &self.weak {
+        if let Some(w) = &self.ptx_memory {
             w.normalize(self, s);
         }
         Ok(())
@@ -119,7 +119,7 @@ impl Model<'_> {
             pc,
             ..Event::default()
         });
-        if let Some(w) = &self.weak {
+        if let Some(w) = &self.ptx_memory {
             if let Some(next) = w.exec(self, s, t, pc, ctx.choice, event.as_mut())? {
                 self.set_pc(s, t, next);
                 if let Some(e) = event {
@@ -138,7 +138,10 @@ impl Model<'_> {
                     self.write_local(s, t, *dst, v);
                 }
             }
-            Op::Load { dst, loc, .. } => {
+            Op::Load {
+                dst,
+                access: MemAccess { loc, .. },
+            } => {
                 let (w, index) = self.address(s, t, loc)?;
                 let v = from_raw(self.prog.vars[loc.var as usize].ty, s[w]);
                 self.write_local(s, t, *dst, v);
@@ -146,7 +149,10 @@ impl Model<'_> {
                     e.reads.push((self.location_name(t, loc, index), v));
                 }
             }
-            Op::Store { loc, value, .. } => {
+            Op::Store {
+                access: MemAccess { loc, .. },
+                value,
+            } => {
                 let v = self.eval(value, s, t)?;
                 let (w, index) = self.address(s, t, loc)?;
                 let ty = self.prog.vars[loc.var as usize].ty;
@@ -159,9 +165,8 @@ impl Model<'_> {
             Op::Atomic {
                 dst,
                 op,
-                loc,
+                access: MemAccess { loc, .. },
                 operands,
-                ..
             } => {
                 let mut args = [0i64; 2];
                 for (a, e) in args.iter_mut().zip(operands) {
@@ -185,7 +190,7 @@ impl Model<'_> {
                     }
                 }
             }
-            Op::Fence { .. } | Op::Backoff => {}
+            Op::Fence(_) | Op::Backoff => {}
             Op::Progress => ctx.progressed = true,
             Op::SyncThreads | Op::KernelBoundary => {
                 if matches!(instr.op, Op::SyncThreads) {
@@ -320,7 +325,7 @@ impl Model<'_> {
         if waiting == 0 {
             return None;
         }
-        if let Some(w) = &self.weak {
+        if let Some(w) = &self.ptx_memory {
             w.synchronize(self, s, group.clone());
         }
         for u in group {

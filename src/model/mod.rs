@@ -27,7 +27,7 @@ use simt::Warps;
 pub use simt::{BranchOrder, SimtMode};
 use state::{Layout, FINISHED, FLAGS, PC, WAITING_BARRIER};
 
-/// The kinds of violation of DESIGN.md's report format.
+/// The kinds of violation a report names (`violations[].kind` in JSON).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ViolationKind {
@@ -192,7 +192,7 @@ pub struct Model<'p> {
     pub warps: Warps,
     lock_bits: LockBits,
     /// The `ptx` memory model, when selected.
-    weak: Option<memory::Weak>,
+    ptx_memory: Option<memory::PtxMemory>,
     /// Interchangeable blocks, when symmetry reduction is on.
     symmetry: Option<symmetry::Symmetry>,
     /// Ample sets of independent steps, when that reduction is on.
@@ -219,13 +219,14 @@ impl<'p> Model<'p> {
             // Under sequential consistency a fence orders nothing extra.
             .map(|i| {
                 i.op.is_thread_local()
-                    || (!ptx && matches!(i.op, Op::Fence { .. }))
+                    || (!ptx && matches!(i.op, Op::Fence(_)))
                     || (lone_barrier && matches!(i.op, Op::SyncThreads))
             })
             .collect();
         let mut layout = Layout::new(prog);
-        let weak = ptx
-            .then(|| memory::Weak::new(prog, &mut layout, options.races, options.canonical_memory));
+        let ptx_memory = ptx.then(|| {
+            memory::PtxMemory::new(prog, &mut layout, options.races, options.canonical_memory)
+        });
         let warps = Warps::new(prog, &mut layout, &options);
         let lock_bits = LockBits::new(prog, &mut layout, options.lock_bits);
         Model {
@@ -236,7 +237,7 @@ impl<'p> Model<'p> {
             invisible,
             warps,
             lock_bits,
-            weak,
+            ptx_memory,
             symmetry: None,
             por: None,
         }
@@ -252,7 +253,7 @@ impl<'p> Model<'p> {
             return Err("blocks run on different GPUs".into());
         }
         let memory = self
-            .weak
+            .ptx_memory
             .as_ref()
             .map(|w| w.block_words(self.prog, &self.layout.var_base));
         let sym = symmetry::Symmetry::infer(self.prog, &self.layout, memory)?;
@@ -277,7 +278,7 @@ impl<'p> Model<'p> {
     /// describe (nothing changes then).
     pub fn enable_por(&mut self) -> Result<(), String> {
         self.reducible()?;
-        if self.weak.is_some() {
+        if self.ptx_memory.is_some() {
             return Err("the ptx memory model's state is not described to it yet".into());
         }
         self.por = Some(por::Independence::new(self)?);
@@ -366,7 +367,7 @@ impl<'p> Model<'p> {
     /// Under `ptx`, whether action `a` in `s` reads or writes the newest
     /// write of its location (memory fairness of the liveness checks).
     pub fn memory_effect(&self, s: &[u32], a: u32) -> Option<memory::MemoryEffect> {
-        self.weak.as_ref()?.effect(self, s, a)
+        self.ptx_memory.as_ref()?.effect(self, s, a)
     }
 
     /// Whether `local` may still be read at `pc`.
@@ -401,7 +402,7 @@ impl TransitionSystem for Model<'_> {
 
     fn initial_state(&self, out: &mut [u32]) {
         self.layout.initial(self.prog, out);
-        if let Some(w) = &self.weak {
+        if let Some(w) = &self.ptx_memory {
             w.initial(out);
         }
         if self.warps.is_lockstep() {
@@ -427,7 +428,7 @@ impl TransitionSystem for Model<'_> {
         let started = self.started_blocks(s) * self.layout.threads_per_block;
         for t in 0..started {
             if !self.is_finished(s, t) && !self.is_blocked(s, t) {
-                match &self.weak {
+                match &self.ptx_memory {
                     Some(w) => w.alternatives(self, s, t, out),
                     None => out.push(t as u32),
                 }

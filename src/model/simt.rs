@@ -211,16 +211,6 @@ impl Model<'_> {
         self.warps.is_shared(w).then(|| 1 << self.warps.lane_of(t))
     }
 
-    /// `block 0 thread 1` names of the lanes of `mask` in warp `w`.
-    pub fn lane_names(&self, w: usize, mask: u64) -> String {
-        self.warps
-            .threads(w)
-            .filter(|u| mask >> self.warps.lane_of(*u) & 1 == 1)
-            .map(|u| self.thread_name(u))
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-
     // ---- barrier divergence -------------------------------------------
 
     /// `t` arrives at `__syncthreads()`: a blockmate that already left the
@@ -380,7 +370,7 @@ impl Model<'_> {
             }
         }
         self.finish_collective(s, &lanes)?;
-        if let Some(weak) = &self.weak {
+        if let Some(weak) = &self.ptx_memory {
             // The named lanes synchronize memory as a barrier does.
             let group = lanes[0]..lanes[lanes.len() - 1] + 1;
             if group.len() != lanes.len() {

@@ -1,4 +1,4 @@
-//! Counterexamples and reports: the serde model of DESIGN.md's report,
+//! Counterexamples and reports: the serde model of the JSON report,
 //! building a readable trace by replaying a schedule, text rendering, and
 //! replay of a saved counterexample.
 

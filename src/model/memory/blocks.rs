@@ -5,7 +5,7 @@
 //! shared locations, block ids stored as written values).
 
 use super::layout::*;
-use super::Weak;
+use super::PtxMemory;
 use crate::spec::ast::Storage;
 
 /// A per-block run of words: `len` words at `base + block * stride`.
@@ -25,7 +25,7 @@ pub struct BlockWords {
     shared: Vec<(usize, usize)>,
 }
 
-impl Weak {
+impl PtxMemory {
     pub fn block_words(&self, prog: &crate::ir::Program, var_base: &[usize]) -> BlockWords {
         let shared = prog
             .vars

@@ -25,7 +25,7 @@
 
 use super::effective_scope;
 use super::layout::*;
-use super::Weak;
+use super::PtxMemory;
 use crate::ir::{AtomicOp, Op, Order, Program, Scope};
 use crate::spec::ast::Storage;
 
@@ -60,21 +60,13 @@ impl Locations {
                 Scope::Sys => true,
             };
             let accesses = || {
-                prog.code.iter().filter_map(|i| match &i.op {
-                    Op::Atomic {
-                        loc,
-                        op,
-                        scope,
-                        order,
-                        ..
-                    } if loc.var as usize == v => Some((Some(*op), *order, *scope)),
-                    Op::Load {
-                        loc, order, scope, ..
-                    }
-                    | Op::Store {
-                        loc, order, scope, ..
-                    } if loc.var as usize == v => Some((None, *order, *scope)),
-                    _ => None,
+                prog.code.iter().filter_map(|i| {
+                    let a = i.op.access().filter(|a| a.loc.var as usize == v)?;
+                    let op = match &i.op {
+                        Op::Atomic { op, .. } => Some(*op),
+                        _ => None,
+                    };
+                    Some((op, a.order, a.scope))
                 })
             };
             let strong = accesses().all(|(op, order, scope)| {
@@ -99,7 +91,7 @@ impl Locations {
     }
 }
 
-impl Weak {
+impl PtxMemory {
     /// Whether thread `t` can access location `x`.
     fn reads(&self, t: usize, x: usize) -> bool {
         self.locations.owners[x].is_none_or(|b| b as usize == t / self.tpb)

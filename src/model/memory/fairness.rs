@@ -3,7 +3,7 @@
 //! overwrites eventually becomes visible; book/src/ptx-model.md, "Memory
 //! fairness"). Read-only: computed from the state before the step.
 
-use super::{Weak, BELOW, EARLY_CHOICE};
+use super::{PtxMemory, BELOW, EARLY_CHOICE};
 use crate::ir::Op;
 use crate::model::exec::atomic_result;
 use crate::model::{thread_of, Model};
@@ -28,7 +28,7 @@ pub struct MemoryEffect {
     pub write: Option<Recency>,
 }
 
-impl Weak {
+impl PtxMemory {
     /// The access action `a` makes in state `s`, if it is a load, store or
     /// atomic (the first instruction of a step is the only memory access in
     /// it: fused instructions are thread-local).
@@ -41,10 +41,7 @@ impl Weak {
             choice &= !EARLY_CHOICE;
         }
         let op = &m.prog.code.get(pc as usize)?.op;
-        let loc = match op {
-            Op::Load { loc, .. } | Op::Store { loc, .. } | Op::Atomic { loc, .. } => loc,
-            _ => return None,
-        };
+        let loc = &op.access()?.loc;
         let x = m.address(s, t, loc).ok()?.0;
         // A write first makes room in a full history (the oldest goes; the
         // newest stays the newest): positions are counted after that.

@@ -48,7 +48,7 @@ pub use fairness::{MemoryEffect, Recency};
 use super::eval::runtime_error;
 use super::exec::atomic_result;
 use super::{Event, Model, Violation};
-use crate::ir::{from_raw, to_raw, Expr, Loc, Op, Order, Pc, Program, Scope};
+use crate::ir::{from_raw, to_raw, Expr, Loc, MemAccess, MemOrder, Op, Order, Pc, Program, Scope};
 pub use blocks::BlockWords;
 use layout::*;
 
@@ -61,8 +61,9 @@ const EARLY_CHOICE: u32 = 0x8000;
 /// older than its view.
 const BELOW: u32 = 0x4000;
 
-/// The `ptx` model of one program.
-pub struct Weak {
+/// The `ptx` memory model of one program (named apart from `Order::Weak`,
+/// plain accesses, and `Scheduler::Weak`, weak fairness).
+pub struct PtxMemory {
     sec: Sections,
     /// Per variable: some atomic accesses it.
     rmw_vars: Vec<bool>,
@@ -106,27 +107,14 @@ fn access_parts(op: &Op) -> Option<(Option<u32>, &Loc, Order, Vec<&Expr>)> {
         v.extend(loc.index.as_ref());
         v
     }
-    match op {
-        Op::Load {
-            dst, loc, order, ..
-        } => Some((Some(*dst), loc, *order, with_index(loc, vec![]))),
-        Op::Store {
-            loc, value, order, ..
-        } => Some((None, loc, *order, with_index(loc, vec![value]))),
-        Op::Atomic {
-            dst,
-            loc,
-            operands,
-            order,
-            ..
-        } => Some((
-            *dst,
-            loc,
-            *order,
-            with_index(loc, operands.iter().collect()),
-        )),
-        _ => None,
-    }
+    let (dst, operands) = match op {
+        Op::Load { dst, .. } => (Some(*dst), vec![]),
+        Op::Store { value, .. } => (None, vec![value]),
+        Op::Atomic { dst, operands, .. } => (*dst, operands.iter().collect()),
+        _ => return None,
+    };
+    let MemAccess { loc, order, .. } = op.access()?;
+    Some((dst, loc, *order, with_index(loc, operands)))
 }
 
 fn uses_local(e: &Expr, l: u32) -> bool {
@@ -140,14 +128,14 @@ fn uses_local(e: &Expr, l: u32) -> bool {
     }
 }
 
-impl Weak {
+impl PtxMemory {
     /// Sizes the model for `prog` and reserves its words in `layout`.
     pub fn new(
         prog: &Program,
         layout: &mut super::state::Layout,
         races: bool,
         canonical: bool,
-    ) -> Weak {
+    ) -> PtxMemory {
         let sec = Sections::new(
             layout.model_base(),
             layout.mem_words,
@@ -158,11 +146,11 @@ impl Weak {
         layout.model_words = sec.words();
         let mut rmw_vars = vec![false; prog.vars.len()];
         for i in &prog.code {
-            if let Op::Atomic { loc, .. } = &i.op {
-                rmw_vars[loc.var as usize] = true;
+            if let Op::Atomic { access, .. } = &i.op {
+                rmw_vars[access.loc.var as usize] = true;
             }
         }
-        Weak {
+        PtxMemory {
             sec,
             rmw_vars,
             devices: prog.devices.clone(),
@@ -254,9 +242,8 @@ impl Weak {
     /// write a load or atomic reads, where a store lands.
     fn choices(&self, m: &Model, s: &[u32], t: usize, pc: Pc, push: &mut impl FnMut(u32)) {
         let op = &m.prog.code[pc as usize].op;
-        let loc = match op {
-            Op::Load { loc, .. } | Op::Store { loc, .. } | Op::Atomic { loc, .. } => loc,
-            _ => return,
+        let Some(MemAccess { loc, .. }) = op.access() else {
+            return;
         };
         let Ok((x, _)) = m.address(s, t, loc) else {
             return;
@@ -275,7 +262,10 @@ impl Weak {
                     .into_iter()
                     .for_each(|p| push(BELOW | p as u32));
             }
-            Op::Store { order, scope, .. } => {
+            Op::Store {
+                access: MemAccess { order, scope, .. },
+                ..
+            } => {
                 let meta = meta(
                     t,
                     pc,
@@ -291,7 +281,7 @@ impl Weak {
             Op::Atomic {
                 op,
                 operands,
-                scope,
+                access: MemAccess { scope, .. },
                 ..
             } => {
                 let mut args = [0i64; 2];
@@ -359,9 +349,9 @@ impl Weak {
             return None;
         }
         let mut early = pc + 1;
-        if let Op::Fence {
+        if let Op::Fence(MemOrder {
             scope: Scope::Cta, ..
-        } = code.get(early as usize)?.op
+        }) = code.get(early as usize)?.op
         {
             early += 1;
         }
@@ -409,18 +399,12 @@ impl Weak {
             }
             let choice = choice & !EARLY_CHOICE;
             match &m.prog.code[early as usize].op {
-                Op::Store {
-                    loc,
-                    value,
-                    order,
-                    scope,
-                } => self.store(
+                Op::Store { access, value } => self.store(
                     m,
                     s,
                     t,
                     early,
-                    (loc, value),
-                    (*order, *scope),
+                    (access, value),
                     choice,
                     event.as_deref_mut(),
                 )?,
@@ -438,29 +422,19 @@ impl Weak {
             return Ok(Some(pc));
         }
         match op {
-            Op::Load {
-                dst,
-                loc,
-                order,
-                scope,
-            } => {
-                self.load(m, s, t, pc, (*dst, loc), (*order, *scope), choice, event)?;
+            Op::Load { dst, access } => {
+                self.load(m, s, t, pc, (*dst, access), choice, event)?;
                 Ok(Some(self.next_pc(s, t, pc)))
             }
-            Op::Store {
-                loc,
-                value,
-                order,
-                scope,
-            } => {
-                self.store(m, s, t, pc, (loc, value), (*order, *scope), choice, event)?;
+            Op::Store { access, value } => {
+                self.store(m, s, t, pc, (access, value), choice, event)?;
                 Ok(Some(self.next_pc(s, t, pc)))
             }
             Op::Atomic { .. } => {
                 self.rmw(m, s, t, pc, choice, event)?;
                 Ok(Some(self.next_pc(s, t, pc)))
             }
-            Op::Fence { order, scope } => {
+            Op::Fence(MemOrder { order, scope }) => {
                 self.fence(s, t, *order, *scope);
                 Ok(Some(self.next_pc(s, t, pc)))
             }
@@ -486,11 +460,12 @@ impl Weak {
         s: &mut [u32],
         t: usize,
         pc: Pc,
-        (dst, loc): (u32, &Loc),
-        (order, scope): (Order, Scope),
+        (dst, access): (u32, &MemAccess),
         choice: u32,
         event: Option<&mut Event>,
     ) -> Result<(), Violation> {
+        let MemAccess { loc, order, scope } = access;
+        let (order, scope) = (*order, *scope);
         let (x, index) = m.address(s, t, loc)?;
         let scope = effective_scope(order, scope);
         let strong = order != Order::Weak;
@@ -585,11 +560,12 @@ impl Weak {
         s: &mut [u32],
         t: usize,
         pc: Pc,
-        (loc, value): (&Loc, &Expr),
-        (order, scope): (Order, Scope),
+        (access, value): (&MemAccess, &Expr),
         choice: u32,
         event: Option<&mut Event>,
     ) -> Result<(), Violation> {
+        let MemAccess { loc, order, scope } = access;
+        let (order, scope) = (*order, *scope);
         let v = m.eval(value, s, t)?;
         let (x, index) = m.address(s, t, loc)?;
         let scope = effective_scope(order, scope);
@@ -630,10 +606,8 @@ impl Weak {
         let Op::Atomic {
             dst,
             op,
-            loc,
+            access: MemAccess { loc, order, scope },
             operands,
-            order,
-            scope,
         } = &m.prog.code[pc as usize].op
         else {
             unreachable!("rmw runs atomics")

@@ -10,11 +10,11 @@
 //! a read followed by an unordered write (R→W) is not reported.
 
 use super::layout::*;
-use super::Weak;
+use super::PtxMemory;
 use crate::ir::{Op, Order, Pc, Scope};
 use crate::model::{Model, Violation, ViolationKind};
 
-impl Weak {
+impl PtxMemory {
     /// Fails when an access of `t` at `pc` to `x` races with a write.
     pub(super) fn check_race(
         &self,
@@ -117,25 +117,24 @@ impl Weak {
     }
 
     fn location(&self, m: &Model, pc: Pc) -> String {
-        match &m.prog.code[pc as usize].op {
-            Op::Load { loc, .. } | Op::Store { loc, .. } | Op::Atomic { loc, .. } => {
-                m.prog.vars[loc.var as usize].name.clone()
-            }
-            _ => "?".into(),
+        match m.prog.code[pc as usize].op.access() {
+            Some(a) => m.prog.vars[a.loc.var as usize].name.clone(),
+            None => "?".into(),
         }
     }
 }
 
 /// `plain store`, `volatile load`, `block-scope atomicCAS`, ...
 fn describe(op: &Op) -> String {
-    let (order, scope, what) = match op {
-        Op::Load { order, scope, .. } => (*order, *scope, "load".to_string()),
-        Op::Store { order, scope, .. } => (*order, *scope, "store".to_string()),
-        Op::Atomic {
-            op, order, scope, ..
-        } => (*order, *scope, op.cuda_name().to_string()),
-        _ => (Order::Weak, Scope::Gpu, "access".to_string()),
+    let what = match op {
+        Op::Load { .. } => "load",
+        Op::Store { .. } => "store",
+        Op::Atomic { op, .. } => op.cuda_name(),
+        _ => "access",
     };
+    let (order, scope) = op
+        .access()
+        .map_or((Order::Weak, Scope::Gpu), |a| (a.order, a.scope));
     let order = match order {
         Order::Weak if !matches!(op, Op::Atomic { .. }) => "plain ",
         Order::Volatile => "volatile ",

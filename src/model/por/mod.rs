@@ -246,11 +246,13 @@ impl Independence {
                 let (reads, writes) =
                     table[pc * 2 * width..(pc + 1) * 2 * width].split_at_mut(width);
                 match &instr.op {
-                    Op::Load { loc, .. } => words(loc, reads),
-                    Op::Store { loc, .. } => words(loc, writes),
-                    Op::Atomic { loc, .. }
-                    | Op::LockBitTry { loc, .. }
-                    | Op::LockBitRelease { loc, .. } => {
+                    Op::Load { access, .. } => words(&access.loc, reads),
+                    Op::Store { access, .. } => words(&access.loc, writes),
+                    Op::Atomic { access, .. } => {
+                        words(&access.loc, reads);
+                        words(&access.loc, writes);
+                    }
+                    Op::LockBitTry { loc, .. } | Op::LockBitRelease { loc, .. } => {
                         words(loc, reads);
                         words(loc, writes);
                     }
@@ -625,10 +627,10 @@ impl Independence {
         };
         let local = |ok: bool| ok.then_some(None);
         match &prog.code[pc as usize].op {
-            Op::Load { loc, .. } => word(loc, false),
-            Op::Store { loc, .. } | Op::Atomic { loc, .. } => word(loc, true),
+            Op::Load { access, .. } => word(&access.loc, false),
+            Op::Store { access, .. } | Op::Atomic { access, .. } => word(&access.loc, true),
             // Thread-local (reached when local steps are not fused).
-            Op::Fence { .. }
+            Op::Fence(_)
             | Op::Backoff
             | Op::Assign { .. }
             | Op::Branch { .. }

@@ -38,7 +38,7 @@
 //! instead of everything it may ever access.
 
 use super::{set, Bits, Independence};
-use crate::ir::Op;
+use crate::ir::{MemAccess, Op};
 use crate::model::exec::StepCtx;
 use crate::model::state::FINISHED;
 use crate::model::Model;
@@ -116,13 +116,11 @@ impl Independence {
             if matches!(op, Op::Exit) && !self.alone_in_block(model, buf, t) {
                 return Settles::NotHere;
             }
-            let access = match op {
-                Op::Load { loc, .. } | Op::Store { loc, .. } | Op::Atomic { loc, .. } => {
-                    match model.address(buf, t, loc) {
-                        Ok((w, _)) => Some((w, buf[w], matches!(op, Op::Store { .. }))),
-                        Err(_) => return Settles::Never,
-                    }
-                }
+            let access = match op.access() {
+                Some(MemAccess { loc, .. }) => match model.address(buf, t, loc) {
+                    Ok((w, _)) => Some((w, buf[w], matches!(op, Op::Store { .. }))),
+                    Err(_) => return Settles::Never,
+                },
                 _ => None,
             };
             if let Some((w, _, false)) = access {

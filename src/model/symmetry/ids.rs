@@ -16,7 +16,8 @@
 
 use super::shapes::{self, Access, Owned, Shape};
 use crate::ir::{
-    eval_binary, eval_unary, AtomicOp, Builtin, Expr, Loc, LocalId, LocalInit, Op, Program, VarId,
+    eval_binary, eval_unary, AtomicOp, Builtin, Expr, Loc, LocalId, LocalInit, MemAccess, Op,
+    Program, VarId,
 };
 use crate::spec::ast::{BinOp, Participants, Storage, Type};
 
@@ -282,11 +283,17 @@ impl Inference<'_> {
                 let k = self.expr(value);
                 self.local(*dst, k);
             }
-            Op::Load { dst, loc, .. } => {
+            Op::Load {
+                dst,
+                access: MemAccess { loc, .. },
+            } => {
                 let k = self.vars[loc.var as usize];
                 self.local(*dst, k);
             }
-            Op::Store { loc, value, .. } => {
+            Op::Store {
+                access: MemAccess { loc, .. },
+                value,
+            } => {
                 let k = self.expr(value);
                 self.var(loc.var, k);
             }
@@ -433,13 +440,19 @@ impl Inference<'_> {
                 self.walk(value)?;
                 self.compare(self.locals[*dst as usize], value);
             }
-            Op::Load { dst, loc, .. } => {
+            Op::Load {
+                dst,
+                access: MemAccess { loc, .. },
+            } => {
                 self.index(loc)?;
                 if let Kind::Const(c) = self.vars[loc.var as usize] {
                     self.compare_const(self.locals[*dst as usize], c);
                 }
             }
-            Op::Store { loc, value, .. } => {
+            Op::Store {
+                access: MemAccess { loc, .. },
+                value,
+            } => {
                 self.index(loc)?;
                 self.walk(value)?;
                 self.compare(self.vars[loc.var as usize], value);
@@ -471,7 +484,7 @@ impl Inference<'_> {
             Op::Branch { cond: e, .. } | Op::Assert { cond: e, .. } => self.plain_expr(e)?,
             Op::CriticalEnter { weight } => self.plain_expr(weight)?,
             // No operands: nothing to check.
-            Op::Fence { .. } | Op::SyncThreads | Op::KernelBoundary | Op::Backoff => {}
+            Op::Fence(_) | Op::SyncThreads | Op::KernelBoundary | Op::Backoff => {}
             Op::CriticalExit | Op::PhaseEnter | Op::PhaseExit | Op::Progress => {}
             Op::Jump { .. } | Op::Exit => {}
             other => {
@@ -619,10 +632,9 @@ fn atomic_parts(op: &Op) -> (Option<LocalId>, AtomicOp, &Loc, &[Expr]) {
         Op::Atomic {
             dst,
             op,
-            loc,
+            access,
             operands,
-            ..
-        } => (*dst, *op, loc, operands),
+        } => (*dst, *op, &access.loc, operands),
         _ => unreachable!("called on atomics only"),
     }
 }
