@@ -41,8 +41,7 @@ impl SpecSource {
     }
 
     pub fn from_file(path: &Path) -> Result<SpecSource, Error> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::Usage(format!("cannot read {}: {e}", path.display())))?;
+        let text = crate::spec::input::read_text(path).map_err(Error::Usage)?;
         let name = path
             .file_stem()
             .and_then(|s| s.to_str())
@@ -167,6 +166,42 @@ pub const DEFAULT_MAX_MEMORY_MB: u64 = 8 * 1024;
 /// threads than this is hopeless anyway, and the state packs thread ids).
 pub const MAX_THREADS: u32 = 1024;
 
+/// The most explorer worker threads (far more than any machine's cores;
+/// tens of thousands only spend their time starting).
+pub const MAX_WORKER_THREADS: usize = 1024;
+
+/// The language's rule for parameter values: parameters count things
+/// (iterations, capacities, sizes, strides) or switch them on (0/1), so
+/// a value is a non-negative integer (`book/src/language.md`).
+pub fn check_param_value(value: i64) -> Result<(), String> {
+    if value < 0 {
+        return Err(format!(
+            "parameter values are non-negative (counts, sizes, 0/1 switches); got {value}"
+        ));
+    }
+    Ok(())
+}
+
+/// A time limit is a positive, finite number of seconds.
+pub fn check_seconds(seconds: f64) -> Result<(), String> {
+    if !(seconds.is_finite() && seconds > 0.0) {
+        return Err(format!(
+            "a time limit is a positive number of seconds (got {seconds})"
+        ));
+    }
+    Ok(())
+}
+
+/// Worker threads: 1 to [`MAX_WORKER_THREADS`].
+pub fn check_worker_threads(threads: usize) -> Result<(), String> {
+    if !(1..=MAX_WORKER_THREADS).contains(&threads) {
+        return Err(format!(
+            "worker threads are 1 to {MAX_WORKER_THREADS} (got {threads})"
+        ));
+    }
+    Ok(())
+}
+
 impl CheckConfig {
     fn validate(&self) -> Result<(), Error> {
         let l = self.launch;
@@ -195,8 +230,32 @@ impl CheckConfig {
         if self.resident == Some(0) {
             return Err(Error::Usage("--resident must be at least 1 (got 0)".into()));
         }
-        if self.threads == 0 {
-            return Err(Error::Usage("--threads must be at least 1 (got 0)".into()));
+        check_worker_threads(self.threads).map_err(|m| Error::Usage(format!("--threads: {m}")))?;
+        if let Some(s) = self.max_seconds {
+            check_seconds(s).map_err(|m| Error::Usage(format!("--max-seconds: {m}")))?;
+        }
+        let at_least_1 = [
+            ("--max-states", self.max_states),
+            ("--max-memory", self.max_memory_mb),
+        ];
+        for (flag, v) in at_least_1 {
+            if v == Some(0) {
+                return Err(Error::Usage(format!("{flag} must be at least 1 (got 0)")));
+            }
+        }
+        for (i, (name, value)) in self.params.iter().enumerate() {
+            check_param_value(*value)
+                .map_err(|m| Error::Usage(format!("--param {name}={value}: {m}")))?;
+            if self.params[..i].iter().any(|(n, _)| n == name) {
+                return Err(Error::Usage(format!(
+                    "parameter `{name}` is set twice (--param, --iters, --size): give it once"
+                )));
+            }
+        }
+        if !self.races && self.memory_model.as_deref() == Some(MemoryModel::Sc.name()) {
+            return Err(Error::Usage(
+                "--no-races applies under --memory-model ptx: sc reports no races".into(),
+            ));
         }
         if let Some(name) = self.memory_model.as_deref() {
             MemoryModel::parse_or_explain(name).map_err(Error::Usage)?;
@@ -217,13 +276,14 @@ impl CheckConfig {
 
     /// The SIMT mode in force: the option, else the spec header's `simt:`
     /// line, else `its`. Lockstep masks lanes in 32-bit words.
-    fn resolve_simt(&mut self, file: &SpecFile, spec: &str) -> Result<(), Error> {
-        let from_header = file.header.extra.iter().find(|(k, _)| k == "simt");
-        let mode: SimtMode = match (&self.simt, from_header) {
+    fn resolve_simt(&mut self, file: &SpecFile, spec: &SpecSource) -> Result<(), Error> {
+        let mode: SimtMode = match (&self.simt, &file.header.simt) {
             (Some(m), _) => m.parse().map_err(Error::Usage)?,
-            (None, Some((_, v))) => v
-                .parse()
-                .map_err(|e| Error::Usage(format!("spec `{spec}`'s `simt:` header line: {e}")))?,
+            (None, Some(v)) => v.text.parse().map_err(|e: String| {
+                let d = Diagnostic::new(v.span, format!("`simt:` header line: {e}"))
+                    .label("not a SIMT mode");
+                Error::Spec(Box::new(d), Box::new(spec.source()))
+            })?,
             (None, None) => SimtMode::Its,
         };
         if mode == SimtMode::Lockstep && self.launch.warp_size > 32 {
@@ -298,7 +358,7 @@ pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Erro
     let file = parse(spec)?;
     check_param_names(&file, &config.params, &spec.name)?;
     let mut config = with_liveness_defaults(&file, config, &spec.name)?;
-    config.resolve_simt(&file, &spec.name)?;
+    config.resolve_simt(&file, spec)?;
     let config = &config;
     let source = spec.source();
     let program = lower(&file, &source, config.launch, &config.params)
@@ -329,6 +389,14 @@ pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Erro
             ));
         }
     }
+    if config.lock_bits.is_some() && !lockbits::uses_lock_bits(&program) {
+        return Err(Error::Usage(format!(
+            "--lock-bits applies to specs that use the lock unit (ldslk/stsul); `{}` does not",
+            spec.name
+        )));
+    }
+    negative_default(&file, &program, &config.params)
+        .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
     if let Some((var, span)) = lockbits::misplaced_lock_bit(&program) {
         let d = Diagnostic::new(span, lockbits::misplaced_message(&var))
             .label("not in shared memory")
@@ -341,6 +409,35 @@ pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Erro
         program,
         config: config.clone(),
     })
+}
+
+/// A parameter whose default (not overridden) is negative, located at its
+/// declaration: parameter values are non-negative ([`check_param_value`]).
+fn negative_default(
+    file: &SpecFile,
+    program: &Program,
+    overrides: &[(String, i64)],
+) -> Result<(), Diagnostic> {
+    for (name, value) in &program.params {
+        if overrides.iter().any(|(n, _)| n == name) {
+            continue;
+        }
+        let Err(message) = check_param_value(*value) else {
+            continue;
+        };
+        let decl = file.items.iter().find_map(|i| match i {
+            Item::Param(p) if &p.name.name == name => Some(p.span),
+            _ => None,
+        });
+        if let Some(span) = decl {
+            return Err(
+                Diagnostic::new(span, format!("parameter `{name}`: {message}"))
+                    .label("negative default")
+                    .hint("a parameter counts something or switches it on (0/1)"),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The parameters a spec declares, in order.
@@ -367,22 +464,10 @@ fn with_liveness_defaults(
     if config.scheduler == Scheduler::Unfair {
         return Ok(config);
     }
-    for (key, value) in &file.header.extra {
-        if key != "liveness" {
-            continue;
-        }
-        for word in value.split_whitespace() {
-            let parsed = word
-                .split_once('=')
-                .and_then(|(k, v)| Some((k, v.parse::<i64>().ok()?)));
-            let Some((name, v)) = parsed else {
-                return Err(Error::Usage(format!(
-                    "the spec's `liveness:` header line has `{word}`; expected NAME=INTEGER"
-                )));
-            };
-            if !config.params.iter().any(|(n, _)| n == name) {
-                config.params.push((name.to_string(), v));
-            }
+    // The header parser checked the syntax and that each name is a parameter.
+    for (name, v) in &file.header.liveness {
+        if !config.params.iter().any(|(n, _)| *n == name.name) {
+            config.params.push((name.name.clone(), *v));
         }
     }
     check_param_names(file, &config.params, spec)?;
@@ -402,7 +487,9 @@ fn check_param_names(
             _ => None,
         })
         .collect();
-    for (name, _) in overrides {
+    for (name, value) in overrides {
+        check_param_value(*value)
+            .map_err(|m| Error::Usage(format!("spec `{spec}`: parameter `{name}={value}`: {m}")))?;
         if !declared.contains(&name.as_str()) {
             let known = if declared.is_empty() {
                 "it has none".to_string()

@@ -52,9 +52,7 @@ pub fn list() -> Result<(), Error> {
 }
 
 pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Result<i32, Error> {
-    if output.format == Format::Junit {
-        return Err(super::junit_needs_verify());
-    }
+    super::stats_need_timings(output.stats, output.format == Format::Sarif)?;
     super::svg_needs_one_spec(output)?;
     let members: Vec<(SpecSource, SpecFile)> = builtin_headers()?
         .into_iter()
@@ -82,7 +80,7 @@ pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Resul
         let declared = declared_params(file);
         let config = config_from(check, Some(&declared));
         let mut report = api::check_spec(spec, &config)?;
-        write_counterexamples(&report, output)?;
+        write_counterexamples(&report, spec, output.out.as_deref(), &report.spec)?;
         if output.format == Format::Text {
             print_row(&report, reports.is_empty(), family, &config.launch);
         }
@@ -100,7 +98,6 @@ pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Resul
             "{}",
             to_json(&gsync_check::trace::sarif::from_reports(&reports))
         ),
-        Format::Junit => unreachable!("refused above"),
         Format::Text => {
             let skipped: Vec<String> = requested
                 .iter()

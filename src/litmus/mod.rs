@@ -12,6 +12,7 @@ use crate::ir::from_raw;
 use crate::model::{MemoryModel, Model, ModelOptions};
 use crate::spec::ast::Type;
 use crate::spec::diag::{Diagnostic, Source};
+use crate::spec::input::read_text;
 use parse::{Cond, Litmus, Quantifier, Term};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -291,15 +292,13 @@ pub fn check_termination_parsed(
 }
 
 fn check_termination_file(path: &Path, config: &LitmusConfig) -> Result<Checked, Failure> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))?;
+    let text = read_text(path).map_err(Failure::Io)?;
     check_termination_source(&Source::new(path.display().to_string(), text), config)
 }
 
 /// Checks one file.
 pub fn check_file(path: &Path, config: &LitmusConfig) -> Result<Checked, Failure> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))?;
+    let text = read_text(path).map_err(Failure::Io)?;
     check_source(&Source::new(path.display().to_string(), text), config)
 }
 
@@ -396,8 +395,7 @@ pub struct DirReport {
 
 /// Reads `path,0|1` lines.
 pub fn read_expectations(path: &Path) -> Result<Vec<(String, bool)>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = read_text(path)?;
     let mut out = vec![];
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
