@@ -1,7 +1,7 @@
 //! `gsync-check litmus PATH --on-gpu`: run the tests on the GPU and compare
 //! the outcomes seen with the model's.
 
-use super::args::Format;
+use super::args::TextOrJson as Format;
 use super::to_json;
 use clap::Args;
 use gsync_check::api::Error;
@@ -127,7 +127,7 @@ pub fn run(
     }
     match format {
         Format::Json => println!("{}", to_json(&report)),
-        _ => print!("{}", render(&report)),
+        Format::Text => print!("{}", render(&report)),
     }
     Ok(report.exit_code())
 }
