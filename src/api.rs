@@ -21,7 +21,8 @@ pub const FAMILIES: &[&str] = &["barrier", "mutex", "semaphore"];
 /// A spec text and where it came from.
 #[derive(Clone, Debug)]
 pub struct SpecSource {
-    /// The spec's name: its file stem.
+    /// The spec's name: its file stem (a built-in's is its header's name;
+    /// [`prepare`] names a file's spec by its header too).
     pub name: String,
     /// `builtin:NAME` or the path it was read from.
     pub origin: String,
@@ -52,6 +53,18 @@ impl SpecSource {
             origin: path.display().to_string(),
             text,
         })
+    }
+
+    /// The spec named as its header's `//! name:` line says, if it has one
+    /// (a file's stem is only where it happens to be saved).
+    pub fn named_by_header(&self, file: &SpecFile) -> SpecSource {
+        let mut spec = self.clone();
+        if let Some(name) = file.header.name.as_deref().map(str::trim) {
+            if !name.is_empty() {
+                spec.name = name.to_string();
+            }
+        }
+        spec
     }
 
     pub fn source(&self) -> Source {
@@ -356,6 +369,7 @@ pub fn parse(spec: &SpecSource) -> Result<SpecFile, Error> {
 pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Error> {
     config.validate()?;
     let file = parse(spec)?;
+    let spec = &spec.named_by_header(&file);
     check_param_names(&file, &config.params, &spec.name)?;
     let mut config = with_liveness_defaults(&file, config, &spec.name)?;
     config.resolve_simt(&file, spec)?;
@@ -656,12 +670,20 @@ fn run_config(program: &Program, config: &CheckConfig) -> RunConfig {
 }
 
 fn violation_report(model: &Model, f: &Finding) -> ViolationReport {
-    let (trace, _) = build_trace(model, &f.schedule, &f.cycle);
+    let (trace, fault) = build_trace(model, &f.schedule, &f.cycle);
+    let location = crate::trace::location::violation_location(
+        model,
+        &f.schedule,
+        &f.cycle,
+        &trace,
+        fault.is_some(),
+    );
     ViolationReport {
         kind: f.kind.name().to_string(),
         property: f.property.to_string(),
         message: f.message.clone(),
         waiting: f.waiting.clone(),
+        location,
         trace,
     }
 }

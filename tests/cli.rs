@@ -259,6 +259,19 @@ fn values_that_mean_nothing_are_refused() {
     }
 }
 
+/// A report is named by the spec's `//! name:` line, not by the file it
+/// happens to be saved in.
+#[test]
+fn a_report_takes_its_name_from_the_header() {
+    let path = write_temp_spec("saved_under_another_name", GOOD);
+    let out = run(&["check", path.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["spec"], "good");
+    let out = run(&["verify", path.to_str().unwrap()]);
+    assert!(stdout(&out).contains("PASS good ["), "{}", stdout(&out));
+}
+
 /// A spec whose parameter defaults to a negative value is refused at the
 /// declaration, unless the command line overrides it.
 #[test]

@@ -224,6 +224,14 @@ pub fn write_counterexamples(
     for (i, v) in report.violations.iter().enumerate() {
         let mut saved = SavedCounterexample::new(report, v, &spec.text);
         saved.locate_source_from(dir);
+        // A header's name may hold anything: keep the file inside `dir`.
+        let stem: String = stem
+            .chars()
+            .map(|c| match c {
+                'a'..='z' | 'A'..='Z' | '0'..='9' | '_' | '-' | '.' => c,
+                _ => '_',
+            })
+            .collect();
         let name = if i == 0 {
             format!("{stem}.json")
         } else {

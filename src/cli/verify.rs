@@ -103,6 +103,7 @@ pub fn verify(paths: &[PathBuf], output: &VerifyOutputArgs) -> Result<i32, Error
     for path in spec_files(paths)? {
         let spec = SpecSource::from_file(&path)?;
         let file = api::parse(&spec)?;
+        let spec = spec.named_by_header(&file);
         if file.header.expects.is_empty() {
             return Err(Error::Usage(format!(
                 "{}: the header states no expectation; add `//! expect: verified` (or the verdict you expect)",
