@@ -173,6 +173,9 @@ fn impossible_launches_and_bad_options_exit_2() {
 #[test]
 fn values_that_mean_nothing_are_refused() {
     let cex = "counterexamples/spin_lock.json";
+    // An expectation file (any extension) without a row for the test.
+    let no_mp_row = write_temp_spec("no_mp_row", "SB.litmus,1\n");
+    let no_mp_row = no_mp_row.to_str().unwrap();
     for (args, fragment) in [
         (&["spin_lock", "--param", "iters=-1"][..], "non-negative"),
         (&["spin_lock", "--iters", "-1"], "non-negative"),
@@ -254,6 +257,10 @@ fn values_that_mean_nothing_are_refused() {
             "possible values: text, json",
         ),
         (&["bench", "--barrier-iters", "0"], "must be at least 1"),
+        (
+            &["litmus", "tests/litmus/MP.litmus", "--expect", no_mp_row],
+            "has no row",
+        ),
     ] {
         assert_usage_error(args, fragment);
     }

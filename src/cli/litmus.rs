@@ -69,9 +69,18 @@ pub fn run(args: &LitmusArgs) -> Result<i32, Error> {
         Some(csv) => {
             let rows = litmus::read_expectations(csv).map_err(Error::Usage)?;
             let shown = args.path.to_string_lossy().replace('\\', "/");
-            rows.into_iter()
+            let row = rows
+                .into_iter()
                 .find(|(p, _)| shown.ends_with(p.as_str()))
-                .map(|(_, e)| e)
+                .map(|(_, e)| e);
+            // An expectation file that does not name the test would be
+            // silently unused.
+            Some(row.ok_or_else(|| {
+                Error::Usage(format!(
+                    "{} has no row for {shown}: nothing to compare with",
+                    csv.display()
+                ))
+            })?)
         }
     };
     match litmus::check_file(&args.path, &config) {
