@@ -62,20 +62,9 @@ pub struct TestResult {
 pub struct GpuLitmusReport {
     pub gpu: Option<GpuInfo>,
     pub memory_model: String,
-    pub options: RunOptionsRecord,
+    pub options: RunOptions,
     pub environments: Vec<EnvironmentRecord>,
     pub tests: Vec<TestResult>,
-}
-
-/// The options as recorded in the report.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct RunOptionsRecord {
-    pub launches: u32,
-    pub blocks_per_sm: u32,
-    pub threads_per_block: u32,
-    pub max_slots: u32,
-    pub budget_us: u32,
-    pub seed: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -276,14 +265,7 @@ pub fn run_all(
     GpuLitmusReport {
         gpu: Some(GpuInfo::of(gpu)),
         memory_model: o.config.memory_model.clone(),
-        options: RunOptionsRecord {
-            launches: o.run.launches,
-            blocks_per_sm: o.run.blocks_per_sm,
-            threads_per_block: o.run.threads_per_block,
-            max_slots: o.run.max_slots,
-            budget_us: o.run.budget_us,
-            seed: o.run.seed,
-        },
+        options: o.run.clone(),
         environments: o
             .environments
             .iter()

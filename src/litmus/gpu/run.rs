@@ -15,7 +15,7 @@ use std::ffi::c_void;
 use std::time::{Duration, Instant};
 
 /// How much to run.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct RunOptions {
     /// Launches per environment.
     pub launches: u32,
