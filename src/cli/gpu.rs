@@ -210,6 +210,10 @@ pub struct BenchArgs {
     /// Only these families (barrier, mutex, semaphore), comma-separated
     #[arg(long, value_name = "F,F,...", value_delimiter = ',', value_parser = family_name)]
     pub family: Vec<String>,
+
+    /// Draw the plots of a recorded bench.json into --out, running nothing (no GPU needed)
+    #[arg(long, value_name = "FILE.json")]
+    pub from: Option<PathBuf>,
 }
 
 fn open_gpu() -> Result<cuda::device::Gpu, Error> {
@@ -255,7 +259,44 @@ pub fn run(args: &RunArgs) -> Result<i32, Error> {
     Ok(report.exit_code())
 }
 
+/// Redraws the plots of a recorded run.
+fn replot(from: &Path, out: &Path) -> Result<i32, Error> {
+    let bad = |e: &dyn std::fmt::Display| Error::Usage(format!("{}: {e}", from.display()));
+    let text = std::fs::read_to_string(from).map_err(|e| bad(&e))?;
+    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| bad(&e))?;
+    let rows: Vec<cuda::bench::Row> =
+        serde_json::from_value(json["rows"].clone()).map_err(|e| bad(&e))?;
+    let gpu = json["gpu"]["name"].as_str().unwrap_or("GPU");
+    let threads = json["threads_per_block"].as_u64().unwrap_or(128) as u32;
+    std::fs::create_dir_all(out)
+        .map_err(|e| Error::Usage(format!("cannot create {}: {e}", out.display())))?;
+    write_plots(&rows, gpu, threads, out)?;
+    eprintln!("wrote the plots of {} to {}", from.display(), out.display());
+    Ok(0)
+}
+
+fn write_plots(
+    rows: &[cuda::bench::Row],
+    gpu: &str,
+    threads: u32,
+    out: &Path,
+) -> Result<(), Error> {
+    for (family, title) in [
+        ("barrier", "Barriers: time per grid-wide barrier"),
+        ("mutex", "Mutexes: time per critical section"),
+        ("semaphore", "Semaphores: time per critical section"),
+    ] {
+        let title = format!("{title} ({gpu}, {threads} threads/block)");
+        cuda::bench::plot(rows, family, &title, &out.join(format!("{family}.svg")))
+            .map_err(|e| Error::Usage(format!("plot {family}: {e}")))?;
+    }
+    Ok(())
+}
+
 pub fn bench(args: &BenchArgs) -> Result<i32, Error> {
+    if let Some(from) = &args.from {
+        return replot(from, &args.out);
+    }
     let timeout = timeout(args.timeout)?;
     let gpu = open_gpu()?;
     let mut suite = cuda::bench::suite(args.barrier_iters, args.lock_iters);
@@ -321,23 +362,7 @@ pub fn bench(args: &BenchArgs) -> Result<i32, Error> {
     });
     write("bench.json", &super::to_json(&json))?;
     write("bench.csv", &cuda::bench::csv(&rows))?;
-    for (family, title) in [
-        ("barrier", "Barriers: ns per grid-wide barrier"),
-        ("mutex", "Mutexes: ns per critical section"),
-        ("semaphore", "Semaphores: ns per critical section"),
-    ] {
-        let title = format!(
-            "{title} ({}, {} threads/block)",
-            gpu.name, args.threads_per_block
-        );
-        cuda::bench::plot(
-            &rows,
-            family,
-            &title,
-            &args.out.join(format!("{family}.svg")),
-        )
-        .map_err(|e| Error::Usage(format!("plot {family}: {e}")))?;
-    }
+    write_plots(&rows, &gpu.name, args.threads_per_block, &args.out)?;
     eprintln!(
         "wrote {}/bench.csv, bench.json and the plots",
         args.out.display()

@@ -29,6 +29,9 @@ pub struct LitmusArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+
+    #[command(flatten)]
+    pub gpu: super::litmus_gpu::GpuLitmusArgs,
 }
 
 pub fn run(args: &LitmusArgs) -> Result<i32, Error> {
@@ -37,6 +40,15 @@ pub fn run(args: &LitmusArgs) -> Result<i32, Error> {
         max_states: args.max_states,
         ..LitmusConfig::default()
     };
+    if args.gpu.on_gpu {
+        return super::litmus_gpu::run(
+            &args.path,
+            args.expect.as_deref(),
+            config,
+            args.format,
+            &args.gpu,
+        );
+    }
     if args.path.is_dir() {
         let Some(expect) = &args.expect else {
             return Err(Error::Usage(format!(

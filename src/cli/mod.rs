@@ -6,6 +6,7 @@ mod bench;
 mod family;
 mod gpu;
 mod litmus;
+mod litmus_gpu;
 mod verify;
 
 use args::{
