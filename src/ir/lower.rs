@@ -29,6 +29,7 @@ pub fn lower<'a>(
         frames: Vec::new(),
         in_critical: false,
         in_phase: false,
+        region_at: None,
         unsupported: Vec::new(),
         inlined: Vec::new(),
     };
@@ -111,6 +112,10 @@ struct Lowerer<'a> {
     frames: Vec<Frame>,
     in_critical: bool,
     in_phase: bool,
+    /// Open loops and procedure activations when the innermost critical
+    /// section or phase was entered: a `break`, `continue` or `return` may
+    /// not jump out of it, but may leave loops and procedures inside it.
+    region_at: Option<(usize, usize)>,
     unsupported: Vec<(String, Span)>,
     inlined: Vec<InlinedCall>,
 }
@@ -470,7 +475,9 @@ impl<'a> Lowerer<'a> {
                 };
                 self.emit(Op::CriticalEnter { weight: w }, s.span);
                 self.in_critical = true;
+                let outer = self.region_at.replace((self.loops.len(), self.frames.len()));
                 let result = self.block(body);
+                self.region_at = outer;
                 self.in_critical = false;
                 result?;
                 self.emit(Op::CriticalExit, body.span);
@@ -483,7 +490,9 @@ impl<'a> Lowerer<'a> {
                 }
                 self.emit(Op::PhaseEnter, s.span);
                 self.in_phase = true;
+                let outer = self.region_at.replace((self.loops.len(), self.frames.len()));
                 let result = self.block(body);
+                self.region_at = outer;
                 self.in_phase = false;
                 result?;
                 self.emit(Op::PhaseExit, body.span);
@@ -557,7 +566,7 @@ impl<'a> Lowerer<'a> {
                     .label("no loop to leave"),
             );
         }
-        if self.in_critical || self.in_phase {
+        if self.region_at.is_some_and(|(loops, _)| self.loops.len() <= loops) {
             return Err(Diagnostic::new(
                 s.span,
                 format!("`{word}` may not leave a critical section or phase"),
@@ -576,7 +585,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn ret(&mut self, value: Option<&'a ast::Expr>, span: Span) -> SpecResult<()> {
-        if self.in_critical || self.in_phase {
+        if self.region_at.is_some_and(|(_, frames)| self.frames.len() <= frames) {
             return Err(Diagnostic::new(
                 span,
                 "`return` may not leave a critical section or phase",
