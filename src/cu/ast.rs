@@ -87,7 +87,8 @@ impl CType {
 /// reported only if the harness uses it.
 #[derive(Debug, Default)]
 pub struct CProgram {
-    pub functions: Vec<Result<CFunction, Diagnostic>>,
+    /// Device functions by name, each converted or refused.
+    pub functions: Vec<(String, Result<CFunction, Diagnostic>)>,
     /// Names of every function the unit declares (device, host or both),
     /// with whether it runs on the device and is defined there.
     pub declared: Vec<(String, FnSpace)>,
@@ -97,10 +98,10 @@ pub struct CProgram {
 impl CProgram {
     /// The device function called `name`, if the unit defines one.
     pub fn function(&self, name: &str) -> Option<&Result<CFunction, Diagnostic>> {
-        self.functions.iter().find(|f| match f {
-            Ok(f) => f.name == name,
-            Err(_) => false,
-        })
+        self.functions
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, f)| f)
     }
 }
 

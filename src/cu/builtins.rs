@@ -40,12 +40,30 @@ fn scope_name(s: Scope) -> &'static str {
 pub fn ctype_of(t: Type) -> CType {
     match t {
         Type::Bool => CType::Bool,
-        Type::U8 => CType::Int { bits: 8, signed: false },
-        Type::U16 => CType::Int { bits: 16, signed: false },
-        Type::U32 => CType::Int { bits: 32, signed: false },
-        Type::I8 => CType::Int { bits: 8, signed: true },
-        Type::I16 => CType::Int { bits: 16, signed: true },
-        Type::I32 => CType::Int { bits: 32, signed: true },
+        Type::U8 => CType::Int {
+            bits: 8,
+            signed: false,
+        },
+        Type::U16 => CType::Int {
+            bits: 16,
+            signed: false,
+        },
+        Type::U32 => CType::Int {
+            bits: 32,
+            signed: false,
+        },
+        Type::I8 => CType::Int {
+            bits: 8,
+            signed: true,
+        },
+        Type::I16 => CType::Int {
+            bits: 16,
+            signed: true,
+        },
+        Type::I32 => CType::Int {
+            bits: 32,
+            signed: true,
+        },
     }
 }
 
@@ -143,7 +161,9 @@ fn enumerator(e: &CExpr) -> Option<&str> {
 }
 
 fn order_arg(e: Option<&CExpr>, span: Span) -> R<MemOrder> {
-    let Some(e) = e else { return Ok(MemOrder::SeqCst) };
+    let Some(e) = e else {
+        return Ok(MemOrder::SeqCst);
+    };
     Ok(match enumerator(e) {
         Some("memory_order_relaxed") => MemOrder::Relaxed,
         Some("memory_order_acquire" | "memory_order_consume") => MemOrder::Acquire,
@@ -151,8 +171,15 @@ fn order_arg(e: Option<&CExpr>, span: Span) -> R<MemOrder> {
         Some("memory_order_acq_rel") => MemOrder::AcqRel,
         Some("memory_order_seq_cst") => MemOrder::SeqCst,
         _ => {
-            return Err(Diagnostic::new(if e.span == Span::default() { span } else { e.span }, "the memory order must be written as a `cuda::memory_order_*` constant")
-                .label("not a memory order"))
+            return Err(Diagnostic::new(
+                if e.span == Span::default() {
+                    span
+                } else {
+                    e.span
+                },
+                "the memory order must be written as a `cuda::memory_order_*` constant",
+            )
+            .label("not a memory order"))
         }
     })
 }
@@ -163,8 +190,11 @@ fn scope_arg(e: &CExpr) -> R<Scope> {
         Some("thread_scope_device") => Scope::Gpu,
         Some("thread_scope_system") => Scope::Sys,
         _ => {
-            return Err(Diagnostic::new(e.span, "the scope must be written as a `cuda::thread_scope_*` constant")
-                .label("not a scope"))
+            return Err(Diagnostic::new(
+                e.span,
+                "the scope must be written as a `cuda::thread_scope_*` constant",
+            )
+            .label("not a scope"))
         }
     })
 }
@@ -300,7 +330,10 @@ pub fn lower_atomic_member<'p>(
 
 fn name_expr(n: &str, span: Span) -> s::Expr {
     s::Expr {
-        kind: s::ExprKind::Name(s::Ident { name: n.to_string(), span }),
+        kind: s::ExprKind::Name(s::Ident {
+            name: n.to_string(),
+            span,
+        }),
         span,
     }
 }
@@ -309,9 +342,14 @@ fn name_expr(n: &str, span: Span) -> s::Expr {
 pub fn has_effects(e: &CExpr) -> bool {
     match &e.kind {
         CExprKind::Assign(..) | CExprKind::Method(..) | CExprKind::Construct(_) => true,
-        CExprKind::Call(n, args) => !matches!(n.as_str(), "clock" | "clock64") || args.iter().any(has_effects),
+        CExprKind::Call(n, args) => {
+            !matches!(n.as_str(), "clock" | "clock64") || args.iter().any(has_effects)
+        }
         CExprKind::Unary(op, a) => {
-            matches!(op, CUnOp::PreInc | CUnOp::PreDec | CUnOp::PostInc | CUnOp::PostDec) || has_effects(a)
+            matches!(
+                op,
+                CUnOp::PreInc | CUnOp::PreDec | CUnOp::PostInc | CUnOp::PostDec
+            ) || has_effects(a)
         }
         CExprKind::Binary(_, a, b) | CExprKind::Index(a, b) => has_effects(a) || has_effects(b),
         CExprKind::Cond(c, a, b) => has_effects(c) || has_effects(a) || has_effects(b),

@@ -241,7 +241,11 @@ impl<'u> Cursor<'u> {
         }
         let mut raw: Vec<CXCursor> = Vec::new();
         unsafe {
-            clang_visitChildren(self.raw, visit, &mut raw as *mut Vec<CXCursor> as *mut c_void);
+            clang_visitChildren(
+                self.raw,
+                visit,
+                &mut raw as *mut Vec<CXCursor> as *mut c_void,
+            );
         }
         raw.into_iter()
             .map(|raw| Cursor {

@@ -167,7 +167,12 @@ impl<'p> Lowering<'p> {
         if args.len() != f.params.len() {
             return Err(Diagnostic::new(
                 name.span,
-                format!("`{}` takes {} argument(s), found {}", f.name, f.params.len(), args.len()),
+                format!(
+                    "`{}` takes {} argument(s), found {}",
+                    f.name,
+                    f.params.len(),
+                    args.len()
+                ),
             )
             .label("wrong number of arguments"));
         }
@@ -178,7 +183,13 @@ impl<'p> Lowering<'p> {
                 continue;
             }
             let (buffer, offset) = match &a.kind {
-                s::ExprKind::Name(id) => (id.clone(), s::Expr { kind: s::ExprKind::Int(0), span: a.span }),
+                s::ExprKind::Name(id) => (
+                    id.clone(),
+                    s::Expr {
+                        kind: s::ExprKind::Int(0),
+                        span: a.span,
+                    },
+                ),
                 s::ExprKind::Binary(BinOp::Add, l, r) => match &l.kind {
                     s::ExprKind::Name(id) => (id.clone(), (**r).clone()),
                     _ => return Err(pointer_arg(a.span, &p.name)),
@@ -186,9 +197,18 @@ impl<'p> Lowering<'p> {
                 _ => return Err(pointer_arg(a.span, &p.name)),
             };
             let target = self.memory.get(&buffer.name).cloned().ok_or_else(|| {
-                Diagnostic::new(buffer.span, format!("`{}` is not a global or shared variable of the harness", buffer.name))
-                    .label("not a buffer")
-                    .hint(format!("declare it, e.g. `global u32 {}[4] = 0;`", buffer.name))
+                Diagnostic::new(
+                    buffer.span,
+                    format!(
+                        "`{}` is not a global or shared variable of the harness",
+                        buffer.name
+                    ),
+                )
+                .label("not a buffer")
+                .hint(format!(
+                    "declare it, e.g. `global u32 {}[4] = 0;`",
+                    buffer.name
+                ))
             })?;
             *a = offset;
             targets.push(Some(target));
@@ -252,8 +272,13 @@ impl<'p> Lowering<'p> {
             None => s::Init::Zero,
             Some(e) => match &e.kind {
                 CExprKind::Int(n) => s::Init::Expr(int(*n, e.span)),
-                _ => return Err(Diagnostic::new(e.span, "the initial value of a device variable must be a constant")
-                    .label("not a constant")),
+                _ => {
+                    return Err(Diagnostic::new(
+                        e.span,
+                        "the initial value of a device variable must be a constant",
+                    )
+                    .label("not a constant"))
+                }
             },
         };
         let target = Target {
@@ -283,15 +308,22 @@ impl<'p> Lowering<'p> {
 fn element_type(t: &CType) -> &CType {
     match t {
         CType::Array(e, _) => element_type(e),
-        CType::Atomic { value, by_ref: false, .. } => value,
+        CType::Atomic {
+            value,
+            by_ref: false,
+            ..
+        } => value,
         other => other,
     }
 }
 
 fn pointer_arg(span: Span, param: &str) -> Diagnostic {
-    Diagnostic::new(span, format!("the pointer parameter `{param}` needs a buffer"))
-        .label("not a buffer")
-        .hint("pass a global or shared variable of the harness, `buf` or `buf + offset`")
+    Diagnostic::new(
+        span,
+        format!("the pointer parameter `{param}` needs a buffer"),
+    )
+    .label("not a buffer")
+    .hint("pass a global or shared variable of the harness, `buf` or `buf + offset`")
 }
 
 // ----- small constructors ------------------------------------------------
@@ -342,6 +374,22 @@ pub(super) fn call(n: &str, qualifiers: &[&str], args: Vec<s::Expr>, span: Span)
     }
 }
 
+/// `local = value;`
+fn set(local: &str, value: s::Expr, span: Span) -> s::Stmt {
+    stmt(
+        s::StmtKind::Assign {
+            place: s::Place {
+                name: ident(local, span),
+                index: None,
+                span,
+            },
+            op: s::AssignOp::Set,
+            value,
+        },
+        span,
+    )
+}
+
 fn stmt(kind: s::StmtKind, span: Span) -> s::Stmt {
     s::Stmt { kind, span }
 }
@@ -354,23 +402,53 @@ fn block(stmts: Vec<s::Stmt>, span: Span) -> s::Block {
 pub fn spec_type(t: &CType, span: Span) -> R<Type> {
     Ok(match t {
         CType::Bool => Type::Bool,
-        CType::Int { bits: 8, signed } => if *signed { Type::I8 } else { Type::U8 },
-        CType::Int { bits: 16, signed } => if *signed { Type::I16 } else { Type::U16 },
-        CType::Int { bits: 32, signed } => if *signed { Type::I32 } else { Type::U32 },
+        CType::Int { bits: 8, signed } => {
+            if *signed {
+                Type::I8
+            } else {
+                Type::U8
+            }
+        }
+        CType::Int { bits: 16, signed } => {
+            if *signed {
+                Type::I16
+            } else {
+                Type::U16
+            }
+        }
+        CType::Int { bits: 32, signed } => {
+            if *signed {
+                Type::I32
+            } else {
+                Type::U32
+            }
+        }
         CType::Enum => Type::I32,
         CType::Int { bits: 64, .. } => {
-            return Err(Diagnostic::new(span, "64-bit integers are not modelled yet (state words are 32 bits; issue 20)")
-                .label("64-bit")
-                .hint("use a 32-bit type, or check a harness that avoids this function"))
+            return Err(Diagnostic::new(
+                span,
+                "64-bit integers are not modelled yet (state words are 32 bits; issue 20)",
+            )
+            .label("64-bit")
+            .hint("use a 32-bit type, or check a harness that avoids this function"))
         }
         CType::Float { .. } => {
-            return Err(Diagnostic::new(span, "floating-point values are outside the CUDA subset gsync-check reads")
-                .label("floating point")
-                .hint("a harness can call the functions that only use integers"))
+            return Err(Diagnostic::new(
+                span,
+                "floating-point values are outside the CUDA subset gsync-check reads",
+            )
+            .label("floating point")
+            .hint("a harness can call the functions that only use integers"))
         }
         other => {
-            return Err(Diagnostic::new(span, format!("values of type `{}` are outside the CUDA subset gsync-check reads", other.describe()))
-                .label("unsupported type"))
+            return Err(Diagnostic::new(
+                span,
+                format!(
+                    "values of type `{}` are outside the CUDA subset gsync-check reads",
+                    other.describe()
+                ),
+            )
+            .label("unsupported type"))
         }
     })
 }
@@ -391,7 +469,12 @@ pub fn wrap(e: s::Expr, t: &CType) -> s::Expr {
             if *signed {
                 let half = 1i64 << (bits - 1);
                 let shifted = bin(BinOp::Add, e, int(half, span), span);
-                bin(BinOp::Sub, bin(BinOp::BitAnd, shifted, int(mask, span), span), int(half, span), span)
+                bin(
+                    BinOp::Sub,
+                    bin(BinOp::BitAnd, shifted, int(mask, span), span),
+                    int(half, span),
+                    span,
+                )
             } else {
                 bin(BinOp::BitAnd, e, int(mask, span), span)
             }
@@ -413,10 +496,23 @@ fn storage_bits(t: Type) -> u32 {
 fn fits(from: &CType, to: &CType) -> bool {
     match (from, to) {
         (CType::Bool, CType::Int { .. }) => true,
-        (CType::Int { bits: a, signed: sa }, CType::Int { bits: b, signed: sb }) => {
-            (sa == sb && a <= b) || (!sa && *sb && a < b)
-        }
-        (CType::Enum, CType::Int { bits: 32, signed: true }) => true,
+        (
+            CType::Int {
+                bits: a,
+                signed: sa,
+            },
+            CType::Int {
+                bits: b,
+                signed: sb,
+            },
+        ) => (sa == sb && a <= b) || (!sa && *sb && a < b),
+        (
+            CType::Enum,
+            CType::Int {
+                bits: 32,
+                signed: true,
+            },
+        ) => true,
         _ => from == to,
     }
 }
@@ -450,14 +546,23 @@ impl<'l, 'p> FnLower<'l, 'p> {
                 CType::Pointer(pointee) => {
                     let target = self.key.targets[i].clone();
                     let n = self.local_name(&p.name);
-                    self.bindings.insert(p.id, Binding::Pointer(n.clone(), target, (**pointee).clone()));
-                    params.push(s::FnParam { ty: Type::I32, name: ident(&n, p.span) });
+                    self.bindings.insert(
+                        p.id,
+                        Binding::Pointer(n.clone(), target, (**pointee).clone()),
+                    );
+                    params.push(s::FnParam {
+                        ty: Type::I32,
+                        name: ident(&n, p.span),
+                    });
                 }
                 other => {
                     let ty = spec_type(other, p.span)?;
                     let n = self.local_name(&p.name);
                     self.bindings.insert(p.id, Binding::Value(n.clone(), ty));
-                    params.push(s::FnParam { ty, name: ident(&n, p.span) });
+                    params.push(s::FnParam {
+                        ty,
+                        name: ident(&n, p.span),
+                    });
                 }
             }
         }
@@ -472,10 +577,16 @@ impl<'l, 'p> FnLower<'l, 'p> {
         if ret.is_some() && !matches!(f.body.last().map(|s| &s.kind), Some(CStmtKind::Return(_))) {
             // C leaves falling off a value-returning function undefined.
             let end = f.end;
-            body.push(stmt(s::StmtKind::Assert {
-                cond: int(0, end),
-                message: Some(format!("control reaches the end of `{}` without `return`", f.name)),
-            }, end));
+            body.push(stmt(
+                s::StmtKind::Assert {
+                    cond: int(0, end),
+                    message: Some(format!(
+                        "control reaches the end of `{}` without `return`",
+                        f.name
+                    )),
+                },
+                end,
+            ));
             body.push(stmt(s::StmtKind::Return(Some(int(0, end))), end));
         }
         Ok(s::FnDecl {
@@ -504,9 +615,8 @@ impl<'l, 'p> FnLower<'l, 'p> {
 
     /// `T tmp = value;` appended to `pre`; returns `tmp`.
     fn temp(&mut self, ty: Type, value: s::Expr, pre: &mut Vec<s::Stmt>) -> s::Expr {
-        let n = self.temp_name();
         let span = value.span;
-        pre.push(stmt(s::StmtKind::Let { ty, name: ident(&n, span), init: Some(value) }, span));
+        let n = self.fresh_let(ty, value, pre);
         name(&n, span)
     }
 
@@ -514,6 +624,10 @@ impl<'l, 'p> FnLower<'l, 'p> {
 
     fn stmt(&mut self, st: &'p CStmt, out: &mut Vec<s::Stmt>) -> R<()> {
         let span = st.span;
+        if self.l.timing.is_delay_loop(st, self.f) {
+            out.push(self.delay(span));
+            return Ok(());
+        }
         match &st.kind {
             CStmtKind::Block(stmts) => {
                 let mut inner = Vec::new();
@@ -528,34 +642,41 @@ impl<'l, 'p> FnLower<'l, 'p> {
                 }
             }
             CStmtKind::Expr(e) => self.effect(e, out)?,
-            CStmtKind::If { cond, then, otherwise } => {
+            CStmtKind::If {
+                cond,
+                then,
+                otherwise,
+            } => {
                 let c = self.cond(cond, out)?;
                 let then_block = self.sub_block(then)?;
-                let else_block = otherwise.as_deref().map(|o| self.sub_block(o)).transpose()?;
-                out.push(stmt(s::StmtKind::If { cond: c, then_block, else_block }, span));
+                let else_block = otherwise
+                    .as_deref()
+                    .map(|o| self.sub_block(o))
+                    .transpose()?;
+                out.push(stmt(
+                    s::StmtKind::If {
+                        cond: c,
+                        then_block,
+                        else_block,
+                    },
+                    span,
+                ));
             }
             CStmtKind::While { cond, body } => {
-                if self.l.timing.is_delay_loop(st, self.f) {
-                    out.push(self.delay(span));
-                    return Ok(());
-                }
                 let mut pre = Vec::new();
                 let c = self.cond(cond, &mut pre)?;
                 let body = self.sub_block(body)?;
                 out.push(self.loop_with(pre, c, body, span));
             }
             CStmtKind::DoWhile { body, cond } => {
-                if self.l.timing.is_delay_loop(st, self.f) {
-                    out.push(self.delay(span));
-                    return Ok(());
-                }
                 self.do_while(body, cond, span, out)?;
             }
-            CStmtKind::For { init, cond, step, body } => {
-                if self.l.timing.is_delay_loop(st, self.f) {
-                    out.push(self.delay(span));
-                    return Ok(());
-                }
+            CStmtKind::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
                 let mut init_stmts = Vec::new();
                 if let Some(i) = init {
                     self.stmt(i, &mut init_stmts)?;
@@ -569,7 +690,10 @@ impl<'l, 'p> FnLower<'l, 'p> {
                 let step = match step_stmts.len() {
                     0 => None,
                     1 => step_stmts.pop().map(Box::new),
-                    _ => Some(Box::new(stmt(s::StmtKind::Block(block(step_stmts, span)), span))),
+                    _ => Some(Box::new(stmt(
+                        s::StmtKind::Block(block(step_stmts, span)),
+                        span,
+                    ))),
                 };
                 let mut body = self.sub_block(body)?;
                 let cond = match c {
@@ -587,20 +711,38 @@ impl<'l, 'p> FnLower<'l, 'p> {
                     1 => init_stmts.pop().map(Box::new),
                     _ => {
                         let outer = std::mem::take(&mut init_stmts);
-                        let f = stmt(s::StmtKind::For { init: None, cond, step, body }, span);
+                        let f = stmt(
+                            s::StmtKind::For {
+                                init: None,
+                                cond,
+                                step,
+                                body,
+                            },
+                            span,
+                        );
                         let mut all = outer;
                         all.push(f);
                         out.push(stmt(s::StmtKind::Block(block(all, span)), span));
                         return Ok(());
                     }
                 };
-                out.push(stmt(s::StmtKind::For { init: init_stmt, cond, step, body }, span));
+                out.push(stmt(
+                    s::StmtKind::For {
+                        init: init_stmt,
+                        cond,
+                        step,
+                        body,
+                    },
+                    span,
+                ));
             }
             CStmtKind::Break => out.push(stmt(s::StmtKind::Break, span)),
             CStmtKind::Continue => out.push(stmt(s::StmtKind::Continue, span)),
             CStmtKind::Return(v) => {
                 let value = match v {
-                    Some(e) if self.f.ret != CType::Void => Some(self.rvalue_as(e, &self.f.ret.clone(), out)?),
+                    Some(e) if self.f.ret != CType::Void => {
+                        Some(self.rvalue_as(e, &self.f.ret.clone(), out)?)
+                    }
                     Some(e) => {
                         self.effect(e, out)?;
                         None
@@ -634,24 +776,48 @@ impl<'l, 'p> FnLower<'l, 'p> {
 
     /// `while (c) body`, or `while (true) { pre; if (!c) break; body }`
     /// when evaluating the condition takes statements.
-    fn loop_with(&mut self, mut pre: Vec<s::Stmt>, c: s::Expr, mut body: s::Block, span: Span) -> s::Stmt {
+    fn loop_with(
+        &mut self,
+        mut pre: Vec<s::Stmt>,
+        c: s::Expr,
+        mut body: s::Block,
+        span: Span,
+    ) -> s::Stmt {
         if pre.is_empty() {
             return stmt(s::StmtKind::While { cond: c, body }, span);
         }
         pre.push(break_unless(c, span));
         pre.append(&mut body.stmts);
         body.stmts = pre;
-        stmt(s::StmtKind::While { cond: s::Expr { kind: s::ExprKind::Bool(true), span }, body }, span)
+        stmt(
+            s::StmtKind::While {
+                cond: s::Expr {
+                    kind: s::ExprKind::Bool(true),
+                    span,
+                },
+                body,
+            },
+            span,
+        )
     }
 
     /// `do body while (c)`: `while (true) { body; pre; if (!c) break; }`; a
     /// `continue` in the body must reach the condition, so then a flag
     /// skips the test on the first round instead.
-    fn do_while(&mut self, body: &'p CStmt, cond: &'p CExpr, span: Span, out: &mut Vec<s::Stmt>) -> R<()> {
+    fn do_while(
+        &mut self,
+        body: &'p CStmt,
+        cond: &'p CExpr,
+        span: Span,
+        out: &mut Vec<s::Stmt>,
+    ) -> R<()> {
         let mut pre = Vec::new();
         let c = self.cond(cond, &mut pre)?;
         let mut b = self.sub_block(body)?;
-        let yes = s::Expr { kind: s::ExprKind::Bool(true), span };
+        let yes = s::Expr {
+            kind: s::ExprKind::Bool(true),
+            span,
+        };
         if !continues(body) {
             b.stmts.append(&mut pre);
             b.stmts.push(break_unless(c, span));
@@ -659,21 +825,47 @@ impl<'l, 'p> FnLower<'l, 'p> {
             return Ok(());
         }
         let first = self.temp_name();
-        out.push(stmt(s::StmtKind::Let { ty: Type::Bool, name: ident(&first, span), init: Some(yes.clone()) }, span));
+        out.push(stmt(
+            s::StmtKind::Let {
+                ty: Type::Bool,
+                name: ident(&first, span),
+                init: Some(yes.clone()),
+            },
+            span,
+        ));
         pre.push(break_unless(c, span));
-        let test = stmt(s::StmtKind::If {
-            cond: un(UnOp::Not, name(&first, span), span),
-            then_block: block(pre, span),
-            else_block: None,
-        }, span);
-        let clear = stmt(s::StmtKind::Assign {
-            place: s::Place { name: ident(&first, span), index: None, span },
-            op: s::AssignOp::Set,
-            value: s::Expr { kind: s::ExprKind::Bool(false), span },
-        }, span);
+        let test = stmt(
+            s::StmtKind::If {
+                cond: un(UnOp::Not, name(&first, span), span),
+                then_block: block(pre, span),
+                else_block: None,
+            },
+            span,
+        );
+        let clear = stmt(
+            s::StmtKind::Assign {
+                place: s::Place {
+                    name: ident(&first, span),
+                    index: None,
+                    span,
+                },
+                op: s::AssignOp::Set,
+                value: s::Expr {
+                    kind: s::ExprKind::Bool(false),
+                    span,
+                },
+            },
+            span,
+        );
         let mut stmts = vec![test, clear];
         stmts.append(&mut b.stmts);
-        out.push(stmt(s::StmtKind::While { cond: yes, body: block(stmts, span) }, span));
+        out.push(stmt(
+            s::StmtKind::While {
+                cond: yes,
+                body: block(stmts, span),
+            },
+            span,
+        ));
         Ok(())
     }
 
@@ -721,11 +913,12 @@ impl<'l, 'p> FnLower<'l, 'p> {
                     .hint("declare it `__shared__` and index it by threadIdx.x, or pass a buffer from the harness"))
             }
             other => {
-                let ty = spec_type(other, span)?;
+                // A clock reading needs no value: only a delay may use it.
                 if v.init.as_ref().is_some_and(|e| self.l.timing.reads_clock(e)) {
                     self.bindings.insert(v.id, Binding::Clock);
                     return Ok(());
                 }
+                let ty = spec_type(other, span)?;
                 let init = v.init.as_ref().map(|e| self.rvalue_as(e, other, out)).transpose()?;
                 let n = self.local_name(&v.name);
                 out.push(stmt(s::StmtKind::Let { ty, name: ident(&n, span), init }, span));
@@ -742,8 +935,15 @@ impl<'l, 'p> FnLower<'l, 'p> {
             CExprKind::Assign(op, lhs, rhs) => {
                 self.assign(*op, lhs, rhs, out)?;
             }
-            CExprKind::Unary(op @ (CUnOp::PreInc | CUnOp::PostInc | CUnOp::PreDec | CUnOp::PostDec), a) => {
-                let delta = if matches!(op, CUnOp::PreInc | CUnOp::PostInc) { 1 } else { -1 };
+            CExprKind::Unary(
+                op @ (CUnOp::PreInc | CUnOp::PostInc | CUnOp::PreDec | CUnOp::PostDec),
+                a,
+            ) => {
+                let delta = if matches!(op, CUnOp::PreInc | CUnOp::PostInc) {
+                    1
+                } else {
+                    -1
+                };
                 self.step(a, delta, out)?;
             }
             CExprKind::Binary(CBinOp::Comma, a, b) => {
@@ -769,7 +969,13 @@ impl<'l, 'p> FnLower<'l, 'p> {
     }
 
     /// `lhs op= rhs` as statements; returns the value assigned.
-    fn assign(&mut self, op: Option<CBinOp>, lhs: &'p CExpr, rhs: &'p CExpr, out: &mut Vec<s::Stmt>) -> R<s::Expr> {
+    fn assign(
+        &mut self,
+        op: Option<CBinOp>,
+        lhs: &'p CExpr,
+        rhs: &'p CExpr,
+        out: &mut Vec<s::Stmt>,
+    ) -> R<s::Expr> {
         let span = lhs.span.to(rhs.span);
         if let Some(id) = var_id(lhs) {
             if self.l.timing.drops_variable(id) {
@@ -792,45 +998,85 @@ impl<'l, 'p> FnLower<'l, 'p> {
                 // leaves `a`'s own conversion implicit, so use the wider
                 // of the two types.
                 let r = self.rvalue(rhs, out)?;
-                let ty = if fits(&lhs.ty, &rhs.ty) { rhs.ty.clone() } else { lhs.ty.clone() };
+                let ty = if fits(&lhs.ty, &rhs.ty) {
+                    rhs.ty.clone()
+                } else {
+                    lhs.ty.clone()
+                };
                 wrap(arith(bop, old, r, &ty, span), &lhs.ty)
             }
         };
         self.write_place(place, value, span, out)
     }
 
-    fn assign_pointer(&mut self, id: DeclId, op: Option<CBinOp>, rhs: PtrRhs<'p>, span: Span, out: &mut Vec<s::Stmt>) -> R<s::Expr> {
+    fn assign_pointer(
+        &mut self,
+        id: DeclId,
+        op: Option<CBinOp>,
+        rhs: PtrRhs<'p>,
+        span: Span,
+        out: &mut Vec<s::Stmt>,
+    ) -> R<s::Expr> {
         let Some(Binding::Pointer(local, target, pointee)) = self.bindings.get(&id).cloned() else {
-            return Err(Diagnostic::new(span, "assigning to this pointer is outside the subset").label("not a local pointer"));
+            return Err(
+                Diagnostic::new(span, "assigning to this pointer is outside the subset")
+                    .label("not a local pointer"),
+            );
         };
         let (new_target, value) = match (op, rhs) {
-            (_, PtrRhs::Delta(d)) => (target.clone(), bin(BinOp::Add, name(&local, span), int(d, span), span)),
+            (_, PtrRhs::Delta(d)) => (
+                target.clone(),
+                bin(BinOp::Add, name(&local, span), int(d, span), span),
+            ),
             (None, PtrRhs::Expr(rhs)) => {
                 let p = self.pointer(rhs, out)?;
                 (p.target, p.offset)
             }
             (Some(op @ (CBinOp::Add | CBinOp::Sub)), PtrRhs::Expr(rhs)) => {
                 let d = self.rvalue(rhs, out)?;
-                let b = if op == CBinOp::Add { BinOp::Add } else { BinOp::Sub };
+                let b = if op == CBinOp::Add {
+                    BinOp::Add
+                } else {
+                    BinOp::Sub
+                };
                 (target.clone(), bin(b, name(&local, span), d, span))
             }
-            (Some(_), _) => return Err(Diagnostic::new(span, "this pointer arithmetic is outside the subset").label("pointer")),
+            (Some(_), _) => {
+                return Err(
+                    Diagnostic::new(span, "this pointer arithmetic is outside the subset")
+                        .label("pointer"),
+                )
+            }
         };
         let merged = match (&target, new_target) {
-            (Some(a), Some(b)) if *a != b => {
-                return Err(Diagnostic::new(span, format!("`{local}` would point into both `{}` and `{}`", a.var, b.var))
-                    .label("second buffer")
-                    .hint("the front end follows each pointer into one variable; use one pointer per buffer"))
-            }
+            (Some(a), Some(b)) if *a != b => return Err(Diagnostic::new(
+                span,
+                format!(
+                    "`{local}` would point into both `{}` and `{}`",
+                    a.var, b.var
+                ),
+            )
+            .label("second buffer")
+            .hint(
+                "the front end follows each pointer into one variable; use one pointer per buffer",
+            )),
             (Some(a), _) => Some(a.clone()),
             (None, b) => b,
         };
-        self.bindings.insert(id, Binding::Pointer(local.clone(), merged, pointee));
-        out.push(stmt(s::StmtKind::Assign {
-            place: s::Place { name: ident(&local, span), index: None, span },
-            op: s::AssignOp::Set,
-            value,
-        }, span));
+        self.bindings
+            .insert(id, Binding::Pointer(local.clone(), merged, pointee));
+        out.push(stmt(
+            s::StmtKind::Assign {
+                place: s::Place {
+                    name: ident(&local, span),
+                    index: None,
+                    span,
+                },
+                op: s::AssignOp::Set,
+                value,
+            },
+            span,
+        ));
         Ok(name(&local, span))
     }
 
@@ -854,7 +1100,11 @@ impl<'l, 'p> FnLower<'l, 'p> {
     fn read_place(&mut self, place: &Place, span: Span, pre: &mut Vec<s::Stmt>) -> R<s::Expr> {
         Ok(match place {
             Place::Local(n, _) => name(n, span),
-            Place::Mem { target, offset, volatile } => {
+            Place::Mem {
+                target,
+                offset,
+                volatile,
+            } => {
                 let e = self.load(target, offset.clone(), *volatile, span, pre)?;
                 self.temp(target.ty, e, pre)
             }
@@ -862,17 +1112,34 @@ impl<'l, 'p> FnLower<'l, 'p> {
     }
 
     /// Stores `value`; returns an expression for the value stored.
-    fn write_place(&mut self, place: Place, value: s::Expr, span: Span, out: &mut Vec<s::Stmt>) -> R<s::Expr> {
+    fn write_place(
+        &mut self,
+        place: Place,
+        value: s::Expr,
+        span: Span,
+        out: &mut Vec<s::Stmt>,
+    ) -> R<s::Expr> {
         match place {
             Place::Local(n, _) => {
-                out.push(stmt(s::StmtKind::Assign {
-                    place: s::Place { name: ident(&n, span), index: None, span },
-                    op: s::AssignOp::Set,
-                    value,
-                }, span));
+                out.push(stmt(
+                    s::StmtKind::Assign {
+                        place: s::Place {
+                            name: ident(&n, span),
+                            index: None,
+                            span,
+                        },
+                        op: s::AssignOp::Set,
+                        value,
+                    },
+                    span,
+                ));
                 Ok(name(&n, span))
             }
-            Place::Mem { target, offset, volatile } => {
+            Place::Mem {
+                target,
+                offset,
+                volatile,
+            } => {
                 let kept = match value.kind {
                     s::ExprKind::Int(_) => value,
                     _ => self.temp(target.ty, value, out),
@@ -880,10 +1147,25 @@ impl<'l, 'p> FnLower<'l, 'p> {
                 if volatile && !target.volatile {
                     let scope = if target.shared { "cta" } else { "gpu" };
                     let loc = self.location(&target, offset, span, out)?;
-                    out.push(stmt(s::StmtKind::Expr(call("store", &["volatile", scope], vec![loc, kept.clone()], span)), span));
+                    out.push(stmt(
+                        s::StmtKind::Expr(call(
+                            "store",
+                            &["volatile", scope],
+                            vec![loc, kept.clone()],
+                            span,
+                        )),
+                        span,
+                    ));
                 } else {
                     let place = self.spec_place(&target, offset, span, out)?;
-                    out.push(stmt(s::StmtKind::Assign { place, op: s::AssignOp::Set, value: kept.clone() }, span));
+                    out.push(stmt(
+                        s::StmtKind::Assign {
+                            place,
+                            op: s::AssignOp::Set,
+                            value: kept.clone(),
+                        },
+                        span,
+                    ));
                 }
                 Ok(kept)
             }
@@ -891,34 +1173,72 @@ impl<'l, 'p> FnLower<'l, 'p> {
     }
 
     /// The spec place of a memory location.
-    fn spec_place(&mut self, t: &Target, offset: s::Expr, span: Span, out: &mut Vec<s::Stmt>) -> R<s::Place> {
+    fn spec_place(
+        &mut self,
+        t: &Target,
+        offset: s::Expr,
+        span: Span,
+        out: &mut Vec<s::Stmt>,
+    ) -> R<s::Place> {
         let index = self.index_of(t, offset, span, out)?;
-        Ok(s::Place { name: ident(&t.var, span), index: index.map(Box::new), span })
+        Ok(s::Place {
+            name: ident(&t.var, span),
+            index: index.map(Box::new),
+            span,
+        })
     }
 
     /// The spec expression naming a memory location (an operation's argument).
-    pub(super) fn location(&mut self, t: &Target, offset: s::Expr, span: Span, out: &mut Vec<s::Stmt>) -> R<s::Expr> {
+    pub(super) fn location(
+        &mut self,
+        t: &Target,
+        offset: s::Expr,
+        span: Span,
+        out: &mut Vec<s::Stmt>,
+    ) -> R<s::Expr> {
         Ok(match self.index_of(t, offset, span, out)? {
-            Some(i) => s::Expr { kind: s::ExprKind::Index(ident(&t.var, span), Box::new(i)), span },
+            Some(i) => s::Expr {
+                kind: s::ExprKind::Index(ident(&t.var, span), Box::new(i)),
+                span,
+            },
             None => name(&t.var, span),
         })
     }
 
     /// The index into an array; a scalar takes offset 0 only.
-    fn index_of(&mut self, t: &Target, offset: s::Expr, span: Span, out: &mut Vec<s::Stmt>) -> R<Option<s::Expr>> {
+    fn index_of(
+        &mut self,
+        t: &Target,
+        offset: s::Expr,
+        span: Span,
+        out: &mut Vec<s::Stmt>,
+    ) -> R<Option<s::Expr>> {
         if t.is_array {
             return Ok(Some(offset));
         }
         if !matches!(offset.kind, s::ExprKind::Int(0)) {
-            out.push(stmt(s::StmtKind::Assert {
-                cond: bin(BinOp::Eq, offset, int(0, span), span),
-                message: Some(format!("a pointer to the scalar `{}` is used past it", t.var)),
-            }, span));
+            out.push(stmt(
+                s::StmtKind::Assert {
+                    cond: bin(BinOp::Eq, offset, int(0, span), span),
+                    message: Some(format!(
+                        "a pointer to the scalar `{}` is used past it",
+                        t.var
+                    )),
+                },
+                span,
+            ));
         }
         Ok(None)
     }
 
-    fn load(&mut self, t: &Target, offset: s::Expr, volatile: bool, span: Span, out: &mut Vec<s::Stmt>) -> R<s::Expr> {
+    fn load(
+        &mut self,
+        t: &Target,
+        offset: s::Expr,
+        volatile: bool,
+        span: Span,
+        out: &mut Vec<s::Stmt>,
+    ) -> R<s::Expr> {
         let loc = self.location(t, offset, span, out)?;
         if volatile && !t.volatile {
             let scope = if t.shared { "cta" } else { "gpu" };
@@ -948,8 +1268,11 @@ impl<'l, 'p> FnLower<'l, 'p> {
             CExprKind::Int(v) => int(*v, span),
             CExprKind::Null => int(NULL_OFFSET, span),
             CExprKind::Enumerator(n) => {
-                return Err(Diagnostic::new(span, format!("`{n}` is only meaningful as the order or scope of an atomic"))
-                    .label("used as a value"))
+                return Err(Diagnostic::new(
+                    span,
+                    format!("`{n}` is only meaningful as the order or scope of an atomic"),
+                )
+                .label("used as a value"))
             }
             CExprKind::Var(id, n) => match self.binding(*id, n, span)? {
                 Binding::Value(local, _) => name(&local, span),
@@ -963,8 +1286,11 @@ impl<'l, 'p> FnLower<'l, 'p> {
                     }
                 }
                 Binding::AtomicRef(..) => {
-                    return Err(Diagnostic::new(span, "a `cuda::atomic_ref` used as a value is outside the subset")
-                        .label("call a member: load(), store(), ..."))
+                    return Err(Diagnostic::new(
+                        span,
+                        "a `cuda::atomic_ref` used as a value is outside the subset",
+                    )
+                    .label("call a member: load(), store(), ..."))
                 }
                 Binding::Clock => return Err(clock_error(span)),
             },
@@ -1006,12 +1332,32 @@ impl<'l, 'p> FnLower<'l, 'p> {
                         let x = self.rvalue(a, pre)?;
                         let mut inner = Vec::new();
                         let y = self.rvalue(b, &mut inner)?;
-                        if !inner.is_empty() {
-                            return Err(Diagnostic::new(b.span, "an assignment or call on the right of `&&`/`||` is outside the subset")
-                                .label("evaluated only sometimes"));
+                        let o = if *op == CBinOp::LAnd {
+                            BinOp::And
+                        } else {
+                            BinOp::Or
+                        };
+                        if inner.is_empty() {
+                            bin(o, x, y, span)
+                        } else {
+                            // The right side's statements run only when it is evaluated.
+                            let t = self.fresh_let(Type::Bool, x, pre);
+                            inner.push(set(&t, y, span));
+                            let test = if *op == CBinOp::LAnd {
+                                name(&t, span)
+                            } else {
+                                un(UnOp::Not, name(&t, span), span)
+                            };
+                            pre.push(stmt(
+                                s::StmtKind::If {
+                                    cond: test,
+                                    then_block: block(inner, span),
+                                    else_block: None,
+                                },
+                                span,
+                            ));
+                            name(&t, span)
                         }
-                        let o = if *op == CBinOp::LAnd { BinOp::And } else { BinOp::Or };
-                        bin(o, x, y, span)
                     }
                     _ => {
                         let x = self.rvalue(a, pre)?;
@@ -1032,14 +1378,29 @@ impl<'l, 'p> FnLower<'l, 'p> {
             }
             CExprKind::Cond(c, a, b) => {
                 let c = self.rvalue(c, pre)?;
-                let mut inner = Vec::new();
-                let x = self.rvalue_as(a, &e.ty, &mut inner)?;
-                let y = self.rvalue_as(b, &e.ty, &mut inner)?;
-                if !inner.is_empty() {
-                    return Err(Diagnostic::new(span, "an assignment or call in a branch of `?:` is outside the subset")
-                        .label("evaluated only sometimes"));
+                let (mut then_pre, mut else_pre) = (Vec::new(), Vec::new());
+                let x = self.rvalue_as(a, &e.ty, &mut then_pre)?;
+                let y = self.rvalue_as(b, &e.ty, &mut else_pre)?;
+                if then_pre.is_empty() && else_pre.is_empty() {
+                    s::Expr {
+                        kind: s::ExprKind::Ternary(Box::new(c), Box::new(x), Box::new(y)),
+                        span,
+                    }
+                } else {
+                    // Each branch's statements run only on its side.
+                    let t = self.fresh_let(spec_type(&e.ty, span)?, int(0, span), pre);
+                    then_pre.push(set(&t, x, span));
+                    else_pre.push(set(&t, y, span));
+                    pre.push(stmt(
+                        s::StmtKind::If {
+                            cond: c,
+                            then_block: block(then_pre, span),
+                            else_block: Some(block(else_pre, span)),
+                        },
+                        span,
+                    ));
+                    name(&t, span)
                 }
-                s::Expr { kind: s::ExprKind::Ternary(Box::new(c), Box::new(x), Box::new(y)), span }
             }
             CExprKind::Index(..) => {
                 let place = self.place(e, pre)?;
@@ -1049,10 +1410,20 @@ impl<'l, 'p> FnLower<'l, 'p> {
                 if e.ty.pointee().is_some() {
                     return Ok(self.pointer(e, pre)?.offset);
                 }
-                if let (CType::Atomic { by_ref: false, value, .. }, true) = (&inner.ty, e.ty.is_integer()) {
+                if let (
+                    CType::Atomic {
+                        by_ref: false,
+                        value,
+                        ..
+                    },
+                    true,
+                ) = (&inner.ty, e.ty.is_integer())
+                {
                     // `cuda::atomic<T>` read as a `T`: a seq_cst load.
                     let _ = value;
-                    return self.atomic_member(inner, "load", &[], e, pre).map(|v| v.expect("load returns"));
+                    return self
+                        .atomic_member(inner, "load", &[], e, pre)
+                        .map(|v| v.expect("load returns"));
                 }
                 let v = self.rvalue(inner, pre)?;
                 if e.ty == CType::Void {
@@ -1066,11 +1437,16 @@ impl<'l, 'p> FnLower<'l, 'p> {
             CExprKind::Call(..) | CExprKind::Method(..) => match self.call_expr(e, pre, true)? {
                 Some(v) => v,
                 None => {
-                    return Err(Diagnostic::new(span, "this call returns no value").label("used as a value"))
+                    return Err(Diagnostic::new(span, "this call returns no value")
+                        .label("used as a value"))
                 }
             },
             CExprKind::Construct(_) => {
-                return Err(Diagnostic::new(span, "constructing an object here is outside the subset").label("constructor"))
+                return Err(Diagnostic::new(
+                    span,
+                    "constructing an object here is outside the subset",
+                )
+                .label("constructor"))
             }
         })
     }
@@ -1090,7 +1466,11 @@ impl<'l, 'p> FnLower<'l, 'p> {
     fn read_value(&mut self, place: Place, span: Span, pre: &mut Vec<s::Stmt>) -> R<s::Expr> {
         Ok(match place {
             Place::Local(n, _) => name(&n, span),
-            Place::Mem { target, offset, volatile } => self.load(&target, offset, volatile, span, pre)?,
+            Place::Mem {
+                target,
+                offset,
+                volatile,
+            } => self.load(&target, offset, volatile, span, pre)?,
         })
     }
 
@@ -1115,10 +1495,18 @@ impl<'l, 'p> FnLower<'l, 'p> {
                 Binding::Pointer(local, ..) => Place::Local(local, Type::I32),
                 Binding::Memory(t) => {
                     let volatile = t.volatile;
-                    Place::Mem { target: t, offset: int(0, span), volatile }
+                    Place::Mem {
+                        target: t,
+                        offset: int(0, span),
+                        volatile,
+                    }
                 }
                 Binding::AtomicRef(..) => {
-                    return Err(Diagnostic::new(span, "assigning a `cuda::atomic_ref` is outside the subset").label("atomic_ref"))
+                    return Err(Diagnostic::new(
+                        span,
+                        "assigning a `cuda::atomic_ref` is outside the subset",
+                    )
+                    .label("atomic_ref"))
                 }
                 Binding::Clock => return Err(clock_error(span)),
             }),
@@ -1133,8 +1521,11 @@ impl<'l, 'p> FnLower<'l, 'p> {
                 self.mem_place(Ptr { offset, ..p }, span)
             }
             CExprKind::Cast(inner) => self.place(inner, pre),
-            _ => Err(Diagnostic::new(span, "this expression is not a location the subset can write")
-                .label("not assignable")),
+            _ => Err(Diagnostic::new(
+                span,
+                "this expression is not a location the subset can write",
+            )
+            .label("not assignable")),
         }
     }
 
@@ -1145,7 +1536,11 @@ impl<'l, 'p> FnLower<'l, 'p> {
                 .hint("a pointer must be set from a harness buffer, a `__shared__`/`__device__` variable or another such pointer before it is used")
         })?;
         let volatile = p.pointee.volatile || target.volatile;
-        Ok(Place::Mem { target, offset: p.offset, volatile })
+        Ok(Place::Mem {
+            target,
+            offset: p.offset,
+            volatile,
+        })
     }
 
     /// The value of a pointer expression.
@@ -1153,8 +1548,14 @@ impl<'l, 'p> FnLower<'l, 'p> {
         let span = e.span;
         let pointee = match &e.ty {
             CType::Pointer(p) => (**p).clone(),
-            CType::Array(t, _) => Pointee { ty: (**t).clone(), volatile: false },
-            _ => Pointee { ty: e.ty.clone(), volatile: false },
+            CType::Array(t, _) => Pointee {
+                ty: (**t).clone(),
+                volatile: false,
+            },
+            _ => Pointee {
+                ty: e.ty.clone(),
+                volatile: false,
+            },
         };
         match &e.kind {
             CExprKind::Null => Ok(Ptr { target: None, offset: int(NULL_OFFSET, span), pointee }),
@@ -1239,7 +1640,11 @@ impl<'l, 'p> FnLower<'l, 'p> {
     // ----- helpers for built-ins -----------------------------------------
 
     /// The memory location a pointer argument points to.
-    pub(super) fn pointer_arg(&mut self, e: &'p CExpr, pre: &mut Vec<s::Stmt>) -> R<(Target, s::Expr)> {
+    pub(super) fn pointer_arg(
+        &mut self,
+        e: &'p CExpr,
+        pre: &mut Vec<s::Stmt>,
+    ) -> R<(Target, s::Expr)> {
         let p = self.pointer(e, pre)?;
         match self.mem_place(p, e.span)? {
             Place::Mem { target, offset, .. } => Ok((target, offset)),
@@ -1248,7 +1653,12 @@ impl<'l, 'p> FnLower<'l, 'p> {
     }
 
     /// Stores an instruction's result into an `asm` output operand.
-    pub(super) fn store_output(&mut self, e: &'p CExpr, value: s::Expr, out: &mut Vec<s::Stmt>) -> R<()> {
+    pub(super) fn store_output(
+        &mut self,
+        e: &'p CExpr,
+        value: s::Expr,
+        out: &mut Vec<s::Stmt>,
+    ) -> R<()> {
         let place = self.place(e, out)?;
         self.write_place(place, value, e.span, out)?;
         Ok(())
@@ -1260,8 +1670,10 @@ impl<'l, 'p> FnLower<'l, 'p> {
         let mut scratch = Vec::new();
         match self.place(e, &mut scratch)? {
             Place::Local(n, t) if scratch.is_empty() => Ok((n, t)),
-            _ => Err(Diagnostic::new(e.span, "`expected` must be a thread-local variable")
-                .label("not a local")),
+            _ => Err(
+                Diagnostic::new(e.span, "`expected` must be a thread-local variable")
+                    .label("not a local"),
+            ),
         }
     }
 
@@ -1269,26 +1681,47 @@ impl<'l, 'p> FnLower<'l, 'p> {
     pub(super) fn fresh_let(&mut self, ty: Type, value: s::Expr, pre: &mut Vec<s::Stmt>) -> String {
         let n = self.temp_name();
         let span = value.span;
-        pre.push(stmt(s::StmtKind::Let { ty, name: ident(&n, span), init: Some(value) }, span));
+        pre.push(stmt(
+            s::StmtKind::Let {
+                ty,
+                name: ident(&n, span),
+                init: Some(value),
+            },
+            span,
+        ));
         n
     }
 
     // ----- calls ---------------------------------------------------------
 
     /// A call; `Some(value)` when it has one (or when `want` and it must).
-    fn call_expr(&mut self, e: &'p CExpr, pre: &mut Vec<s::Stmt>, want: bool) -> R<Option<s::Expr>> {
+    fn call_expr(
+        &mut self,
+        e: &'p CExpr,
+        pre: &mut Vec<s::Stmt>,
+        want: bool,
+    ) -> R<Option<s::Expr>> {
         let span = e.span;
         match &e.kind {
-            CExprKind::Method(object, member, args) => self.atomic_member(object, member, args, e, pre),
+            CExprKind::Method(object, member, args) => {
+                self.atomic_member(object, member, args, e, pre)
+            }
             CExprKind::Call(fname, args) => {
                 if let Some(v) = super::builtins::lower_builtin(self, fname, args, e, pre)? {
                     if v.is_none() && want {
-                        return Err(Diagnostic::new(span, "this call returns no value").label("used as a value"));
+                        return Err(Diagnostic::new(span, "this call returns no value")
+                            .label("used as a value"));
                     }
                     return Ok(v);
                 }
                 let Some(f) = self.l.program.function(fname) else {
-                    let what = if self.l.program.declared.iter().any(|(n, sp)| n == fname && *sp == FnSpace::Host) {
+                    let what = if self
+                        .l
+                        .program
+                        .declared
+                        .iter()
+                        .any(|(n, sp)| n == fname && *sp == FnSpace::Host)
+                    {
                         "a host function"
                     } else {
                         "a function without a definition in the CUDA files"
@@ -1327,21 +1760,47 @@ impl<'l, 'p> FnLower<'l, 'p> {
 
     /// `ref.load(order)`, `flag.fetch_add(1, order)`, ... on a
     /// `cuda::atomic_ref` or `cuda::atomic`.
-    fn atomic_member(&mut self, object: &'p CExpr, member: &str, args: &'p [CExpr], e: &'p CExpr, pre: &mut Vec<s::Stmt>) -> R<Option<s::Expr>> {
+    fn atomic_member(
+        &mut self,
+        object: &'p CExpr,
+        member: &str,
+        args: &'p [CExpr],
+        e: &'p CExpr,
+        pre: &mut Vec<s::Stmt>,
+    ) -> R<Option<s::Expr>> {
         let span = e.span;
-        let (target, offset, scope) = match (&object.ty, var_id(object).and_then(|id| self.bindings.get(&id).cloned())) {
+        let (target, offset, scope) = match (
+            &object.ty,
+            var_id(object).and_then(|id| self.bindings.get(&id).cloned()),
+        ) {
             (_, Some(Binding::AtomicRef(t, holder, scope))) => (t, name(&holder, span), scope),
-            (CType::Atomic { scope, by_ref: false, .. }, _) => {
+            (
+                CType::Atomic {
+                    scope,
+                    by_ref: false,
+                    ..
+                },
+                _,
+            ) => {
                 let scope = *scope;
                 match self.place(object, pre)? {
                     Place::Mem { target, offset, .. } => (target, offset, scope),
-                    Place::Local(..) => return Err(Diagnostic::new(object.span, "a thread-local `cuda::atomic` is outside the subset").label("not in memory")),
+                    Place::Local(..) => {
+                        return Err(Diagnostic::new(
+                            object.span,
+                            "a thread-local `cuda::atomic` is outside the subset",
+                        )
+                        .label("not in memory"))
+                    }
                 }
             }
             _ => {
-                return Err(Diagnostic::new(span, format!("the member call `.{member}()` is outside the subset"))
-                    .label("not an atomic")
-                    .hint("members of cuda::atomic_ref and cuda::atomic are supported"))
+                return Err(Diagnostic::new(
+                    span,
+                    format!("the member call `.{member}()` is outside the subset"),
+                )
+                .label("not an atomic")
+                .hint("members of cuda::atomic_ref and cuda::atomic are supported"))
             }
         };
         super::builtins::lower_atomic_member(self, &target, offset, scope, member, args, e, pre)
@@ -1352,7 +1811,16 @@ impl<'l, 'p> FnLower<'l, 'p> {
 fn var_id(e: &CExpr) -> Option<DeclId> {
     match &e.kind {
         CExprKind::Var(id, _) => Some(*id),
+        CExprKind::Cast(inner) if same_shape(&inner.ty, &e.ty) => var_id(inner),
         _ => None,
+    }
+}
+
+/// A conversion that keeps the object (a qualifier or reference added).
+fn same_shape(a: &CType, b: &CType) -> bool {
+    match (a, b) {
+        (CType::Reference(x), y) | (y, CType::Reference(x)) => **x == *y,
+        _ => a == b,
     }
 }
 
@@ -1365,11 +1833,14 @@ fn add_offset(a: s::Expr, b: s::Expr, span: Span) -> s::Expr {
 }
 
 fn break_unless(c: s::Expr, span: Span) -> s::Stmt {
-    stmt(s::StmtKind::If {
-        cond: un(UnOp::Not, c, span),
-        then_block: block(vec![stmt(s::StmtKind::Break, span)], span),
-        else_block: None,
-    }, span)
+    stmt(
+        s::StmtKind::If {
+            cond: un(UnOp::Not, c, span),
+            then_block: block(vec![stmt(s::StmtKind::Break, span)], span),
+            else_block: None,
+        },
+        span,
+    )
 }
 
 /// Whether a `continue` in `body` belongs to the loop around it.
@@ -1377,7 +1848,9 @@ fn continues(body: &CStmt) -> bool {
     match &body.kind {
         CStmtKind::Continue => true,
         CStmtKind::Block(v) => v.iter().any(continues),
-        CStmtKind::If { then, otherwise, .. } => continues(then) || otherwise.as_deref().is_some_and(continues),
+        CStmtKind::If {
+            then, otherwise, ..
+        } => continues(then) || otherwise.as_deref().is_some_and(continues),
         _ => false,
     }
 }
@@ -1456,19 +1929,46 @@ mod tests {
 
     #[test]
     fn wraps_like_c() {
-        let u32t = CType::Int { bits: 32, signed: false };
-        let i32t = CType::Int { bits: 32, signed: true };
+        let u32t = CType::Int {
+            bits: 32,
+            signed: false,
+        };
+        let i32t = CType::Int {
+            bits: 32,
+            signed: true,
+        };
         let sp = Span::default();
         // A value the constant folding in `wrap` cannot see: BIG = 2^40.
         let big = || name("BIG", sp);
-        assert_eq!(eval(&wrap(bin(BinOp::Sub, big(), int(1, sp), sp), &u32t)), 0xFFFF_FFFF);
-        assert_eq!(eval(&wrap(bin(BinOp::Add, big(), int(0x8000_0000, sp), sp), &i32t)), i32::MIN as i64);
-        assert_eq!(eval(&wrap(bin(BinOp::Sub, int(0, sp), big(), sp), &i32t)), 0);
+        assert_eq!(
+            eval(&wrap(bin(BinOp::Sub, big(), int(1, sp), sp), &u32t)),
+            0xFFFF_FFFF
+        );
+        assert_eq!(
+            eval(&wrap(
+                bin(BinOp::Add, big(), int(0x8000_0000, sp), sp),
+                &i32t
+            )),
+            i32::MIN as i64
+        );
+        assert_eq!(
+            eval(&wrap(bin(BinOp::Sub, int(0, sp), big(), sp), &i32t)),
+            0
+        );
         assert_eq!(eval(&wrap(int(-1, sp), &u32t)), 0xFFFF_FFFF);
         assert_eq!(eval(&convert(int(-1, sp), &i32t, &u32t)), 4294967295);
         assert_eq!(eval(&convert(int(0xFFFF_FFFF, sp), &u32t, &i32t)), -1);
         assert_eq!(eval(&convert(int(7, sp), &i32t, &CType::Bool)), 1);
-        assert!(fits(&CType::Bool, &i32t) && fits(&CType::Int { bits: 16, signed: false }, &i32t));
+        assert!(
+            fits(&CType::Bool, &i32t)
+                && fits(
+                    &CType::Int {
+                        bits: 16,
+                        signed: false
+                    },
+                    &i32t
+                )
+        );
         assert!(!fits(&u32t, &i32t) && !fits(&i32t, &u32t));
     }
 }

@@ -17,7 +17,7 @@ mod parse;
 mod ptx;
 mod timing;
 
-use crate::spec::ast::{Expr, ExprKind, Item, SpecFile, Span, Stmt, StmtKind};
+use crate::spec::ast::{Expr, ExprKind, Item, Span, SpecFile, Stmt, StmtKind};
 use crate::spec::diag::{Diagnostic, Source};
 use std::path::{Path, PathBuf};
 
@@ -46,7 +46,11 @@ pub struct Request {
 
 impl Request {
     /// Reads the header of `file` (the harness at `origin`).
-    pub fn from_header(file: &SpecFile, source: &Source, origin: &Path) -> Result<Request, Diagnostic> {
+    pub fn from_header(
+        file: &SpecFile,
+        source: &Source,
+        origin: &Path,
+    ) -> Result<Request, Diagnostic> {
         let dir = origin.parent().unwrap_or(Path::new("."));
         let mut r = Request {
             abstract_timing: true,
@@ -58,21 +62,33 @@ impl Request {
                 CUDA_KEY => {
                     let path = dir.join(value);
                     if !path.is_file() {
-                        return Err(Diagnostic::new(span, format!("cannot read the CUDA file {}", path.display()))
-                            .label("not found")
-                            .hint("the path is relative to the harness's folder"));
+                        return Err(Diagnostic::new(
+                            span,
+                            format!("cannot read the CUDA file {}", path.display()),
+                        )
+                        .label("not found")
+                        .hint("the path is relative to the harness's folder"));
                     }
-                    r.files.push((path, span));
+                    r.files
+                        .push((std::fs::canonicalize(&path).unwrap_or(path), span));
                 }
-                DEFINE_KEY => r.defines.extend(value.split_whitespace().map(str::to_string)),
-                INCLUDE_KEY => r.include_dirs.push(dir.join(value)),
+                DEFINE_KEY => r
+                    .defines
+                    .extend(value.split_whitespace().map(str::to_string)),
+                INCLUDE_KEY => {
+                    let d = dir.join(value);
+                    r.include_dirs.push(std::fs::canonicalize(&d).unwrap_or(d));
+                }
                 TIMING_KEY => {
                     r.abstract_timing = match value.as_str() {
                         "abstract" => true,
                         "model" => false,
                         _ => {
-                            return Err(Diagnostic::new(span, format!("`{TIMING_KEY}` is `abstract` or `model`, not `{value}`"))
-                                .label("unknown setting"))
+                            return Err(Diagnostic::new(
+                                span,
+                                format!("`{TIMING_KEY}` is `abstract` or `model`, not `{value}`"),
+                            )
+                            .label("unknown setting"))
                         }
                     }
                 }
@@ -135,14 +151,15 @@ fn clang_args(r: &Request) -> Vec<String> {
 /// Parses the CUDA the harness names, adds its device functions (those the
 /// harness calls, directly or not) to `file` as procedures, and returns the
 /// combined source (the harness, then the CUDA files) every span points into.
-pub fn attach(file: &mut SpecFile, source: &mut Source, request: &Request) -> Result<(), Diagnostic> {
+pub fn attach(
+    file: &mut SpecFile,
+    source: &mut Source,
+    request: &Request,
+) -> Result<(), Diagnostic> {
     let main: String = request
         .files
         .iter()
-        .map(|(p, _)| {
-            let abs = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
-            format!("#include \"{}\"\n", abs.display())
-        })
+        .map(|(p, _)| format!("#include \"{}\"\n", p.display()))
         .collect();
     let first_line = request.files.first().map_or(Span::default(), |(_, s)| *s);
     let unit = libclang::Unit::parse(
@@ -196,14 +213,22 @@ pub fn attach(file: &mut SpecFile, source: &mut Source, request: &Request) -> Re
 }
 
 /// Points the harness's calls of device functions at their instances.
-fn rewrite_block(stmts: &mut [Stmt], spec_fns: &[String], l: &mut lower::Lowering) -> Result<(), Diagnostic> {
+fn rewrite_block(
+    stmts: &mut [Stmt],
+    spec_fns: &[String],
+    l: &mut lower::Lowering,
+) -> Result<(), Diagnostic> {
     for s in stmts {
         rewrite_stmt(s, spec_fns, l)?;
     }
     Ok(())
 }
 
-fn rewrite_stmt(s: &mut Stmt, spec_fns: &[String], l: &mut lower::Lowering) -> Result<(), Diagnostic> {
+fn rewrite_stmt(
+    s: &mut Stmt,
+    spec_fns: &[String],
+    l: &mut lower::Lowering,
+) -> Result<(), Diagnostic> {
     let mut exprs: Vec<&mut Expr> = Vec::new();
     match &mut s.kind {
         StmtKind::Let { init, .. } => exprs.extend(init.as_mut()),
@@ -214,7 +239,11 @@ fn rewrite_stmt(s: &mut Stmt, spec_fns: &[String], l: &mut lower::Lowering) -> R
             }
         }
         StmtKind::Expr(e) => exprs.push(e),
-        StmtKind::If { cond, then_block, else_block } => {
+        StmtKind::If {
+            cond,
+            then_block,
+            else_block,
+        } => {
             exprs.push(cond);
             rewrite_block(&mut then_block.stmts, spec_fns, l)?;
             if let Some(b) = else_block {
@@ -225,7 +254,12 @@ fn rewrite_stmt(s: &mut Stmt, spec_fns: &[String], l: &mut lower::Lowering) -> R
             exprs.push(cond);
             rewrite_block(&mut body.stmts, spec_fns, l)?;
         }
-        StmtKind::For { init, cond, step, body } => {
+        StmtKind::For {
+            init,
+            cond,
+            step,
+            body,
+        } => {
             if let Some(i) = init {
                 rewrite_stmt(i, spec_fns, l)?;
             }
@@ -241,7 +275,9 @@ fn rewrite_stmt(s: &mut Stmt, spec_fns: &[String], l: &mut lower::Lowering) -> R
             exprs.extend(weight.as_mut());
             rewrite_block(&mut body.stmts, spec_fns, l)?;
         }
-        StmtKind::Phase { body } | StmtKind::Block(body) => rewrite_block(&mut body.stmts, spec_fns, l)?,
+        StmtKind::Phase { body } | StmtKind::Block(body) => {
+            rewrite_block(&mut body.stmts, spec_fns, l)?
+        }
         StmtKind::Break | StmtKind::Continue | StmtKind::Progress => {}
     }
     for e in exprs {
@@ -250,9 +286,17 @@ fn rewrite_stmt(s: &mut Stmt, spec_fns: &[String], l: &mut lower::Lowering) -> R
     Ok(())
 }
 
-fn rewrite_expr(e: &mut Expr, spec_fns: &[String], l: &mut lower::Lowering) -> Result<(), Diagnostic> {
+fn rewrite_expr(
+    e: &mut Expr,
+    spec_fns: &[String],
+    l: &mut lower::Lowering,
+) -> Result<(), Diagnostic> {
     match &mut e.kind {
-        ExprKind::Call { name, qualifiers, args } => {
+        ExprKind::Call {
+            name,
+            qualifiers,
+            args,
+        } => {
             for a in args.iter_mut() {
                 rewrite_expr(a, spec_fns, l)?;
             }

@@ -78,7 +78,12 @@ pub fn program(unit: &Unit, files: &mut Files) -> CProgram {
     p
 }
 
-fn collect(parent: Cursor, files: &mut Files, p: &mut CProgram, seen: &mut std::collections::HashSet<DeclId>) {
+fn collect(
+    parent: Cursor,
+    files: &mut Files,
+    p: &mut CProgram,
+    seen: &mut std::collections::HashSet<DeclId>,
+) {
     for c in parent.children() {
         if Files::in_prelude(&c) {
             continue;
@@ -90,14 +95,19 @@ fn collect(parent: Cursor, files: &mut Files, p: &mut CProgram, seen: &mut std::
                 p.declared.push((c.spelling(), space));
                 if space != FnSpace::Host && c.is_definition() {
                     let f = Lower { files: &mut *files }.function(&c, space);
-                    p.functions.push(f);
+                    p.functions.push((c.spelling(), f));
                 }
             }
             CXCursor_VarDecl => {
                 // At file scope only the CUDA attributes make device memory
                 // (`static` there is a host variable).
                 let space = match var_space(&c) {
-                    Storage::Device if !has_child(&c, CXCursor_CUDADeviceAttr) && !has_child(&c, CXCursor_CUDAConstantAttr) => Storage::Auto,
+                    Storage::Device
+                        if !has_child(&c, CXCursor_CUDADeviceAttr)
+                            && !has_child(&c, CXCursor_CUDAConstantAttr) =>
+                    {
+                        Storage::Auto
+                    }
                     other => other,
                 };
                 if space != Storage::Auto {
@@ -129,9 +139,10 @@ fn fn_space(c: &Cursor) -> FnSpace {
 fn var_space(c: &Cursor) -> Storage {
     if has_child(c, CXCursor_CUDASharedAttr) {
         Storage::Shared
-    } else if has_child(c, CXCursor_CUDADeviceAttr) || has_child(c, CXCursor_CUDAConstantAttr) {
-        Storage::Device
-    } else if c.storage_class() == CX_SC_Static {
+    } else if has_child(c, CXCursor_CUDADeviceAttr)
+        || has_child(c, CXCursor_CUDAConstantAttr)
+        || c.storage_class() == CX_SC_Static
+    {
         Storage::Device
     } else {
         Storage::Auto
@@ -157,7 +168,8 @@ fn outside(span: Span, what: impl Into<String>) -> Diagnostic {
 }
 
 fn is_expr_kind(k: CXCursorKind) -> bool {
-    (CXCursor_UnexposedExpr..=CXCursor_PackIndexingExpr).contains(&k) || k == CXCursor_BuiltinBitCastExpr
+    (CXCursor_UnexposedExpr..=CXCursor_PackIndexingExpr).contains(&k)
+        || k == CXCursor_BuiltinBitCastExpr
 }
 
 impl Lower<'_, '_> {
@@ -185,7 +197,7 @@ impl Lower<'_, '_> {
             CStmtKind::Block(s) => s,
             _ => unreachable!("a compound statement lowers to a block"),
         };
-        let ret = self.ctype(c.result_type(), span)?;
+        let ret = self.ctype(c.result_type());
         Ok(CFunction {
             name: c.spelling(),
             id: decl_id(c, self.files),
@@ -201,12 +213,11 @@ impl Lower<'_, '_> {
     fn var(&mut self, c: &Cursor, storage: Storage) -> R<CVar> {
         let span = self.span(c);
         let raw = c.ty();
-        let ty = self.ctype(raw, span)?;
+        let ty = self.ctype(raw);
         let init = c
             .children()
             .into_iter()
-            .filter(|k| is_expr_kind(k.kind()))
-            .last()
+            .rfind(|k| is_expr_kind(k.kind()))
             .map(|k| self.expr(&k))
             .transpose()?;
         Ok(CVar {
@@ -220,19 +231,43 @@ impl Lower<'_, '_> {
         })
     }
 
-    fn ctype(&mut self, t: Ty, span: Span) -> R<CType> {
+    fn ctype(&mut self, t: Ty) -> CType {
         let c = t.canonical();
-        Ok(match c.kind() {
+        match c.kind() {
             CXType_Void => CType::Void,
             CXType_Bool => CType::Bool,
-            CXType_Char_S | CXType_SChar => CType::Int { bits: 8, signed: true },
-            CXType_Char_U | CXType_UChar => CType::Int { bits: 8, signed: false },
-            CXType_Short => CType::Int { bits: 16, signed: true },
-            CXType_UShort => CType::Int { bits: 16, signed: false },
-            CXType_Int => CType::Int { bits: 32, signed: true },
-            CXType_UInt => CType::Int { bits: 32, signed: false },
-            CXType_Long | CXType_LongLong => CType::Int { bits: 64, signed: true },
-            CXType_ULong | CXType_ULongLong => CType::Int { bits: 64, signed: false },
+            CXType_Char_S | CXType_SChar => CType::Int {
+                bits: 8,
+                signed: true,
+            },
+            CXType_Char_U | CXType_UChar => CType::Int {
+                bits: 8,
+                signed: false,
+            },
+            CXType_Short => CType::Int {
+                bits: 16,
+                signed: true,
+            },
+            CXType_UShort => CType::Int {
+                bits: 16,
+                signed: false,
+            },
+            CXType_Int => CType::Int {
+                bits: 32,
+                signed: true,
+            },
+            CXType_UInt => CType::Int {
+                bits: 32,
+                signed: false,
+            },
+            CXType_Long | CXType_LongLong => CType::Int {
+                bits: 64,
+                signed: true,
+            },
+            CXType_ULong | CXType_ULongLong => CType::Int {
+                bits: 64,
+                signed: false,
+            },
             CXType_Float => CType::Float { bits: 32 },
             CXType_Double => CType::Float { bits: 64 },
             CXType_Enum => CType::Enum,
@@ -240,19 +275,25 @@ impl Lower<'_, '_> {
                 let p = c.pointee();
                 CType::Pointer(Box::new(Pointee {
                     volatile: p.is_volatile(),
-                    ty: self.ctype(p, span)?,
+                    ty: self.ctype(p),
                 }))
             }
-            CXType_LValueReference => CType::Reference(Box::new(self.ctype(c.pointee(), span)?)),
-            CXType_ConstantArray => {
-                CType::Array(Box::new(self.ctype(c.element(), span)?), c.array_len().max(0) as u32)
-            }
+            CXType_LValueReference => CType::Reference(Box::new(self.ctype(c.pointee()))),
+            CXType_ConstantArray => CType::Array(
+                Box::new(self.ctype(c.element())),
+                c.array_len().max(0) as u32,
+            ),
             CXType_Record => {
-                let spelling = c.spelling();
+                let full = c.spelling();
+                let spelling = full
+                    .trim_start_matches("volatile ")
+                    .trim_start_matches("const ")
+                    .trim_start_matches("volatile ")
+                    .to_string();
                 let by_ref = spelling.starts_with("cuda::atomic_ref<");
                 if by_ref || spelling.starts_with("cuda::atomic<") {
                     let value = match c.template_arg_types().first() {
-                        Some(v) => self.ctype(*v, span)?,
+                        Some(v) => self.ctype(*v),
                         None => CType::Other(spelling.clone()),
                     };
                     CType::Atomic {
@@ -265,7 +306,7 @@ impl Lower<'_, '_> {
                 }
             }
             _ => CType::Other(t.spelling()),
-        })
+        }
     }
 
     // ----- statements ---------------------------------------------------
@@ -282,13 +323,14 @@ impl Lower<'_, '_> {
                 for k in &kids {
                     match k.kind() {
                         CXCursor_VarDecl => {
-                            let storage = match var_space(k) {
-                                Storage::Auto => Storage::Auto,
-                                other => other,
-                            };
-                            vars.push(self.var(k, storage)?);
+                            vars.push(self.var(k, var_space(k))?);
                         }
-                        _ => return Err(outside(self.span(k), format!("the declaration `{}`", k.spelling()))),
+                        _ => {
+                            return Err(outside(
+                                self.span(k),
+                                format!("the declaration `{}`", k.spelling()),
+                            ))
+                        }
                     }
                 }
                 CStmtKind::Decl(vars)
@@ -298,7 +340,11 @@ impl Lower<'_, '_> {
                 let cond = self.expr(&kids[0])?;
                 let then = Box::new(self.stmt(&kids[1])?);
                 let otherwise = kids.get(2).map(|k| self.stmt(k)).transpose()?.map(Box::new);
-                CStmtKind::If { cond, then, otherwise }
+                CStmtKind::If {
+                    cond,
+                    then,
+                    otherwise,
+                }
             }
             CXCursor_WhileStmt => {
                 self.plain_condition(&kids, span, "while")?;
@@ -314,7 +360,9 @@ impl Lower<'_, '_> {
             CXCursor_ForStmt => self.for_stmt(c, &kids, span)?,
             CXCursor_BreakStmt => CStmtKind::Break,
             CXCursor_ContinueStmt => CStmtKind::Continue,
-            CXCursor_ReturnStmt => CStmtKind::Return(kids.first().map(|k| self.expr(k)).transpose()?),
+            CXCursor_ReturnStmt => {
+                CStmtKind::Return(kids.first().map(|k| self.expr(k)).transpose()?)
+            }
             CXCursor_NullStmt => CStmtKind::Empty,
             CXCursor_AsmStmt => CStmtKind::Asm(self.asm(c, &kids, span)?),
             k if is_expr_kind(k) => CStmtKind::Expr(self.expr(c)?),
@@ -332,7 +380,10 @@ impl Lower<'_, '_> {
     fn plain_condition(&mut self, kids: &[Cursor], span: Span, word: &str) -> R<()> {
         match kids.first() {
             Some(k) if is_expr_kind(k.kind()) && kids.len() >= 2 => Ok(()),
-            _ => Err(outside(span, format!("a declaration in the condition of `{word}`"))),
+            _ => Err(outside(
+                span,
+                format!("a declaration in the condition of `{word}`"),
+            )),
         }
     }
 
@@ -358,11 +409,18 @@ impl Lower<'_, '_> {
                 _ => {}
             }
         }
-        let (Some(Some(s1)), Some(Some(s2)), Some(close)) = (semis.first(), semis.get(1), close) else {
+        let (Some(Some(s1)), Some(Some(s2)), Some(close)) = (semis.first(), semis.get(1), close)
+        else {
             return Err(outside(span, "this `for` header (it comes from a macro)"));
         };
-        let (s1, s2, close) = (self.files.offset(s1), self.files.offset(s2), self.files.offset(&close));
-        let (body, header) = kids.split_last().ok_or_else(|| outside(span, "a `for` without a body"))?;
+        let (s1, s2, close) = (
+            self.files.offset(s1),
+            self.files.offset(s2),
+            self.files.offset(&close),
+        );
+        let (body, header) = kids
+            .split_last()
+            .ok_or_else(|| outside(span, "a `for` without a body"))?;
         let (mut init, mut cond, mut step) = (None, None, None);
         for k in header {
             let start = self.span(k).start;
@@ -387,7 +445,10 @@ impl Lower<'_, '_> {
     /// expressions from the children (outputs first).
     fn asm(&mut self, c: &Cursor, kids: &[Cursor], span: Span) -> R<AsmStmt> {
         let tokens: Vec<String> = c.tokens().into_iter().map(|t| t.text).collect();
-        let open = tokens.iter().position(|t| t == "(").ok_or_else(|| outside(span, "this `asm` statement"))?;
+        let open = tokens
+            .iter()
+            .position(|t| t == "(")
+            .ok_or_else(|| outside(span, "this `asm` statement"))?;
         let mut template = String::new();
         let mut i = open + 1;
         while let Some(t) = tokens.get(i).filter(|t| t.starts_with('"')) {
@@ -403,6 +464,11 @@ impl Lower<'_, '_> {
                 ")" if depth == 0 => break,
                 ")" => depth -= 1,
                 ":" if depth == 0 => sections.push(Vec::new()),
+                // C++ lexes `::` (no outputs) as one token.
+                "::" if depth == 0 => {
+                    sections.push(Vec::new());
+                    sections.push(Vec::new());
+                }
                 s if depth == 0 && s.starts_with('"') => {
                     sections.last_mut().expect("one section").push(unquote(s))
                 }
@@ -431,7 +497,7 @@ impl Lower<'_, '_> {
 
     fn expr(&mut self, c: &Cursor) -> R<CExpr> {
         let span = self.span(c);
-        let ty = self.ctype(c.ty(), span)?;
+        let ty = self.ctype(c.ty());
         let kids = c.children();
         let node = |kind: CExprKind, ty: CType| CExpr { kind, ty, span };
         Ok(match c.kind() {
@@ -439,8 +505,13 @@ impl Lower<'_, '_> {
                 let inner = self.expr(&kids[0])?;
                 CExpr { span, ..inner }
             }
-            CXCursor_IntegerLiteral | CXCursor_CharacterLiteral | CXCursor_CXXBoolLiteralExpr | CXCursor_UnaryExpr => {
-                let v = c.evaluate_int().ok_or_else(|| outside(span, "this constant"))?;
+            CXCursor_IntegerLiteral
+            | CXCursor_CharacterLiteral
+            | CXCursor_CXXBoolLiteralExpr
+            | CXCursor_UnaryExpr => {
+                let v = c
+                    .evaluate_int()
+                    .ok_or_else(|| outside(span, "this constant"))?;
                 node(CExprKind::Int(v), ty)
             }
             CXCursor_CXXNullPtrLiteralExpr | CXCursor_GNUNullExpr => node(CExprKind::Null, ty),
@@ -482,7 +553,10 @@ impl Lower<'_, '_> {
                 ty,
             ),
             CXCursor_ArraySubscriptExpr => node(
-                CExprKind::Index(Box::new(self.expr(&kids[0])?), Box::new(self.expr(&kids[1])?)),
+                CExprKind::Index(
+                    Box::new(self.expr(&kids[0])?),
+                    Box::new(self.expr(&kids[1])?),
+                ),
                 ty,
             ),
             CXCursor_CStyleCastExpr
@@ -492,8 +566,7 @@ impl Lower<'_, '_> {
             | CXCursor_CXXFunctionalCastExpr => {
                 let inner = kids
                     .iter()
-                    .filter(|k| is_expr_kind(k.kind()))
-                    .last()
+                    .rfind(|k| is_expr_kind(k.kind()))
                     .ok_or_else(|| outside(span, "this cast"))?;
                 node(CExprKind::Cast(Box::new(self.expr(inner)?)), ty)
             }
@@ -512,15 +585,24 @@ impl Lower<'_, '_> {
                 // A default argument, or another constant clang folds.
                 [] => match c.evaluate_int() {
                     Some(v) => node(CExprKind::Int(v), ty),
-                    None => return Err(outside(span, format!("the expression `{}`", token_text(c)))),
+                    None => {
+                        return Err(outside(span, format!("the expression `{}`", token_text(c))))
+                    }
                 },
                 _ => return Err(outside(span, format!("the expression `{}`", token_text(c)))),
             },
             CXCursor_InitListExpr => return Err(outside(span, "a brace initializer")),
             CXCursor_LambdaExpr => return Err(outside(span, "a lambda")),
             CXCursor_CXXThisExpr => return Err(outside(span, "`this`")),
-            CXCursor_CXXNewExpr | CXCursor_CXXDeleteExpr => return Err(outside(span, "`new`/`delete`")),
-            _ => return Err(outside(span, format!("the expression `{}` ({})", token_text(c), c.kind_name()))),
+            CXCursor_CXXNewExpr | CXCursor_CXXDeleteExpr => {
+                return Err(outside(span, "`new`/`delete`"))
+            }
+            _ => {
+                return Err(outside(
+                    span,
+                    format!("the expression `{}` ({})", token_text(c), c.kind_name()),
+                ))
+            }
         })
     }
 
@@ -541,7 +623,10 @@ impl Lower<'_, '_> {
                 if Files::in_prelude(&d) {
                     CExprKind::Enumerator(d.spelling())
                 } else {
-                    CExprKind::Int(c.evaluate_int().ok_or_else(|| outside(span, "this enumerator"))?)
+                    CExprKind::Int(
+                        c.evaluate_int()
+                            .ok_or_else(|| outside(span, "this enumerator"))?,
+                    )
                 }
             }
             CXCursor_FunctionDecl => return Err(outside(span, "a function used as a value")),
@@ -553,7 +638,9 @@ impl Lower<'_, '_> {
     /// `threadIdx.x` and friends; any other member access is a struct field.
     fn member(&mut self, c: &Cursor, kids: &[Cursor], ty: CType, span: Span) -> R<CExpr> {
         let field = c.spelling();
-        let object = kids.first().ok_or_else(|| outside(span, "this member access"))?;
+        let object = kids
+            .first()
+            .ok_or_else(|| outside(span, "this member access"))?;
         let base = strip_implicit(object);
         if base.kind() == CXCursor_DeclRefExpr {
             if let Some(d) = base.referenced().filter(Files::in_prelude) {
@@ -579,7 +666,10 @@ impl Lower<'_, '_> {
                 }
             }
         }
-        Err(outside(span, format!("the member access `.{field}` (structs and classes are not modelled)")))
+        Err(outside(
+            span,
+            format!("the member access `.{field}` (structs and classes are not modelled)"),
+        ))
     }
 
     fn call(&mut self, c: &Cursor, kids: &[Cursor], ty: CType, span: Span) -> R<CExpr> {
@@ -691,7 +781,13 @@ fn token_text(c: &Cursor) -> String {
     let text: Vec<String> = c.tokens().into_iter().map(|t| t.text).collect();
     let joined = text.join(" ");
     if joined.len() > 60 {
-        format!("{}…", &joined[..joined.char_indices().nth(57).map_or(joined.len(), |(i, _)| i)])
+        format!(
+            "{}…",
+            &joined[..joined
+                .char_indices()
+                .nth(57)
+                .map_or(joined.len(), |(i, _)| i)]
+        )
     } else {
         joined
     }
@@ -723,15 +819,27 @@ mod tests {
 
     #[test]
     fn atomic_scopes_from_type_spellings() {
-        assert_eq!(atomic_scope("cuda::atomic_ref<unsigned int, cuda::thread_scope_device>"), Scope::Gpu);
-        assert_eq!(atomic_scope("cuda::atomic_ref<int, cuda::thread_scope_block>"), Scope::Cta);
+        assert_eq!(
+            atomic_scope("cuda::atomic_ref<unsigned int, cuda::thread_scope_device>"),
+            Scope::Gpu
+        );
+        assert_eq!(
+            atomic_scope("cuda::atomic_ref<int, cuda::thread_scope_block>"),
+            Scope::Cta
+        );
         assert_eq!(atomic_scope("cuda::atomic<int, 1>"), Scope::Gpu);
-        assert_eq!(atomic_scope("cuda::atomic<int, cuda::thread_scope_system>"), Scope::Sys);
+        assert_eq!(
+            atomic_scope("cuda::atomic<int, cuda::thread_scope_system>"),
+            Scope::Sys
+        );
     }
 
     #[test]
     fn unquotes_string_tokens() {
-        assert_eq!(unquote("\"ld.acquire.gpu.u32 %0, [%1];\""), "ld.acquire.gpu.u32 %0, [%1];");
+        assert_eq!(
+            unquote("\"ld.acquire.gpu.u32 %0, [%1];\""),
+            "ld.acquire.gpu.u32 %0, [%1];"
+        );
         assert_eq!(unquote("\"a\\n\\tb\""), "a\n\tb");
     }
 }

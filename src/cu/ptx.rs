@@ -81,7 +81,12 @@ fn qualifiers(parts: &[String], span: Span) -> R<Qualifiers> {
 }
 
 /// Lowers an `asm` statement to memory operations.
-pub fn lower_asm<'p>(fl: &mut FnLower<'_, 'p>, a: &'p AsmStmt, span: Span, out: &mut Vec<s::Stmt>) -> R<()> {
+pub fn lower_asm<'p>(
+    fl: &mut FnLower<'_, 'p>,
+    a: &'p AsmStmt,
+    span: Span,
+    out: &mut Vec<s::Stmt>,
+) -> R<()> {
     let operands: Vec<&'p CExpr> = a.outputs.iter().chain(&a.inputs).map(|(_, e)| e).collect();
     let refuse = |what: String| {
         Diagnostic::new(span, format!("{what} in inline PTX is outside the subset"))
@@ -97,13 +102,21 @@ pub fn lower_asm<'p>(fl: &mut FnLower<'_, 'p>, a: &'p AsmStmt, span: Span, out: 
         n.ok_or_else(|| refuse(format!("the operand `{text}`")))
     };
     let address = |text: &str| -> R<usize> {
-        let inner = text.trim().strip_prefix('[').and_then(|t| t.strip_suffix(']'));
+        let inner = text
+            .trim()
+            .strip_prefix('[')
+            .and_then(|t| t.strip_suffix(']'));
         operand(inner.ok_or_else(|| refuse(format!("the address `{text}`")))?)
     };
     for ins in instructions(&a.template) {
         let q = qualifiers(&ins.parts, span)?;
         let scope = q.scope.unwrap_or("gpu");
-        let emit = |out: &mut Vec<s::Stmt>, e: s::Expr| out.push(s::Stmt { kind: s::StmtKind::Expr(e), span });
+        let emit = |out: &mut Vec<s::Stmt>, e: s::Expr| {
+            out.push(s::Stmt {
+                kind: s::StmtKind::Expr(e),
+                span,
+            })
+        };
         match ins.parts[0].as_str() {
             "fence" => {
                 let o = match q.order {
@@ -135,7 +148,9 @@ pub fn lower_asm<'p>(fl: &mut FnLower<'_, 'p>, a: &'p AsmStmt, span: Span, out: 
                 emit(out, call("store", &[order, scope], vec![loc, v], span));
             }
             kind @ ("atom" | "red") => {
-                let op = q.op.clone().ok_or_else(|| refuse(format!("this `{kind}`")))?;
+                let op =
+                    q.op.clone()
+                        .ok_or_else(|| refuse(format!("this `{kind}`")))?;
                 let name = match op.as_str() {
                     "add" => "atomicAdd",
                     "exch" => "atomicExch",
@@ -150,12 +165,16 @@ pub fn lower_asm<'p>(fl: &mut FnLower<'_, 'p>, a: &'p AsmStmt, span: Span, out: 
                 };
                 let ops = ins.operands.as_slice();
                 let (dst, rest) = if kind == "atom" {
-                    let (d, r) = ops.split_first().ok_or_else(|| refuse("this `atom`".into()))?;
+                    let (d, r) = ops
+                        .split_first()
+                        .ok_or_else(|| refuse("this `atom`".into()))?;
                     (Some(d), r)
                 } else {
                     (None, ops)
                 };
-                let (addr, values) = rest.split_first().ok_or_else(|| refuse(format!("this `{kind}`")))?;
+                let (addr, values) = rest
+                    .split_first()
+                    .ok_or_else(|| refuse(format!("this `{kind}`")))?;
                 if values.len() != if op == "cas" { 2 } else { 1 } {
                     return Err(refuse(format!("this `{kind}.{op}`")));
                 }
@@ -200,7 +219,11 @@ mod tests {
     #[test]
     fn reads_orders_scopes_and_refuses_the_rest() {
         let sp = Span::default();
-        let q = qualifiers(&instructions("ld.acquire.sys.global.u32 %0, [%1];")[0].parts, sp).unwrap();
+        let q = qualifiers(
+            &instructions("ld.acquire.sys.global.u32 %0, [%1];")[0].parts,
+            sp,
+        )
+        .unwrap();
         assert_eq!((q.order, q.scope), (Some("acquire"), Some("sys")));
         assert!(qualifiers(&instructions("ld.global.u64 %0, [%1];")[0].parts, sp).is_err());
         assert!(qualifiers(&instructions("ld.global.nc.u32 %0, [%1];")[0].parts, sp).is_err());

@@ -33,7 +33,11 @@ impl Timing {
         if !enabled {
             return t;
         }
-        for f in program.functions.iter().flatten() {
+        for f in program
+            .functions
+            .iter()
+            .filter_map(|(_, f)| f.as_ref().ok())
+        {
             let mut candidates = HashSet::new();
             for st in &f.body {
                 declared_memory(st, &mut candidates);
@@ -83,9 +87,7 @@ impl Timing {
                 let Some(counter) = declared_counter(init) else {
                     return false;
                 };
-                counts_up(step, counter)
-                    && bounds(cond, counter)
-                    && self.inert(body)
+                counts_up(step, counter) && bounds(cond, counter) && self.inert(body)
             }
             CStmtKind::While { cond, body } | CStmtKind::DoWhile { body, cond } => {
                 mentions_clock(cond) && !has_effects(cond) && self.inert(body)
@@ -111,9 +113,10 @@ impl Timing {
             CExprKind::Assign(_, lhs, rhs) => {
                 var_of(lhs).is_some_and(|id| self.dropped.contains(&id)) && !has_effects(rhs)
             }
-            CExprKind::Unary(CUnOp::PreInc | CUnOp::PreDec | CUnOp::PostInc | CUnOp::PostDec, a) => {
-                var_of(a).is_some_and(|id| self.dropped.contains(&id))
-            }
+            CExprKind::Unary(
+                CUnOp::PreInc | CUnOp::PreDec | CUnOp::PostInc | CUnOp::PostDec,
+                a,
+            ) => var_of(a).is_some_and(|id| self.dropped.contains(&id)),
             _ => false,
         }
     }
@@ -133,7 +136,11 @@ impl Timing {
                 }
             }
             CStmtKind::Expr(e) => self.uses_in_effect(e, cand, bad),
-            CStmtKind::If { cond, then, otherwise } => {
+            CStmtKind::If {
+                cond,
+                then,
+                otherwise,
+            } => {
                 reads(cond, cand, bad);
                 self.uses_in_stmt(then, cand, bad);
                 if let Some(o) = otherwise {
@@ -144,7 +151,12 @@ impl Timing {
                 reads(cond, cand, bad);
                 self.uses_in_stmt(body, cand, bad);
             }
-            CStmtKind::For { init, cond, step, body } => {
+            CStmtKind::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
                 if let Some(i) = init {
                     self.uses_in_stmt(i, cand, bad);
                 }
@@ -162,7 +174,8 @@ impl Timing {
                     reads(e, cand, bad);
                 }
             }
-            CStmtKind::Return(None) | CStmtKind::Break | CStmtKind::Continue | CStmtKind::Empty => {}
+            CStmtKind::Return(None) | CStmtKind::Break | CStmtKind::Continue | CStmtKind::Empty => {
+            }
         }
     }
 
@@ -181,8 +194,10 @@ impl Timing {
                     bad.insert(target);
                 }
             }
-            CExprKind::Unary(CUnOp::PreInc | CUnOp::PreDec | CUnOp::PostInc | CUnOp::PostDec, a)
-                if var_of(a).is_some_and(|id| cand.contains(&id)) => {}
+            CExprKind::Unary(
+                CUnOp::PreInc | CUnOp::PreDec | CUnOp::PostInc | CUnOp::PostDec,
+                a,
+            ) if var_of(a).is_some_and(|id| cand.contains(&id)) => {}
             CExprKind::Call(n, _) if n == "__nanosleep" => {}
             _ => reads(e, cand, bad),
         }
@@ -207,12 +222,18 @@ fn reads(e: &CExpr, cand: &HashSet<DeclId>, bad: &mut HashSet<DeclId>) {
             reads(a, cand, bad);
             reads(b, cand, bad);
         }
-        CExprKind::Call(_, args) | CExprKind::Construct(args) => args.iter().for_each(|a| reads(a, cand, bad)),
+        CExprKind::Call(_, args) | CExprKind::Construct(args) => {
+            args.iter().for_each(|a| reads(a, cand, bad))
+        }
         CExprKind::Method(o, _, args) => {
             reads(o, cand, bad);
             args.iter().for_each(|a| reads(a, cand, bad));
         }
-        CExprKind::Int(_) | CExprKind::Null | CExprKind::Dim(..) | CExprKind::WarpSize | CExprKind::Enumerator(_) => {}
+        CExprKind::Int(_)
+        | CExprKind::Null
+        | CExprKind::Dim(..)
+        | CExprKind::WarpSize
+        | CExprKind::Enumerator(_) => {}
     }
 }
 
@@ -227,15 +248,17 @@ fn declared_memory(st: &CStmt, out: &mut HashSet<DeclId>) {
             }
         }
         CStmtKind::Block(v) => v.iter().for_each(|s| declared_memory(s, out)),
-        CStmtKind::If { then, otherwise, .. } => {
+        CStmtKind::If {
+            then, otherwise, ..
+        } => {
             declared_memory(then, out);
             if let Some(o) = otherwise {
                 declared_memory(o, out);
             }
         }
-        CStmtKind::While { body, .. } | CStmtKind::DoWhile { body, .. } | CStmtKind::For { body, .. } => {
-            declared_memory(body, out)
-        }
+        CStmtKind::While { body, .. }
+        | CStmtKind::DoWhile { body, .. }
+        | CStmtKind::For { body, .. } => declared_memory(body, out),
         _ => {}
     }
 }
@@ -250,7 +273,9 @@ fn var_of(e: &CExpr) -> Option<DeclId> {
 
 fn mentions_clock(e: &CExpr) -> bool {
     match &e.kind {
-        CExprKind::Call(n, args) => matches!(n.as_str(), "clock" | "clock64") || args.iter().any(mentions_clock),
+        CExprKind::Call(n, args) => {
+            matches!(n.as_str(), "clock" | "clock64") || args.iter().any(mentions_clock)
+        }
         CExprKind::Unary(_, a) | CExprKind::Cast(a) => mentions_clock(a),
         CExprKind::Binary(_, a, b) | CExprKind::Assign(_, a, b) | CExprKind::Index(a, b) => {
             mentions_clock(a) || mentions_clock(b)
@@ -265,7 +290,8 @@ fn declared_counter(init: &CStmt) -> Option<DeclId> {
     match &init.kind {
         CStmtKind::Decl(vars) if vars.len() == 1 && vars[0].ty.is_integer() => {
             let v = &vars[0];
-            (v.storage == Storage::Auto && !v.init.as_ref().is_some_and(has_effects)).then_some(v.id)
+            (v.storage == Storage::Auto && !v.init.as_ref().is_some_and(has_effects))
+                .then_some(v.id)
         }
         _ => None,
     }

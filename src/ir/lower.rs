@@ -475,7 +475,9 @@ impl<'a> Lowerer<'a> {
                 };
                 self.emit(Op::CriticalEnter { weight: w }, s.span);
                 self.in_critical = true;
-                let outer = self.region_at.replace((self.loops.len(), self.frames.len()));
+                let outer = self
+                    .region_at
+                    .replace((self.loops.len(), self.frames.len()));
                 let result = self.block(body);
                 self.region_at = outer;
                 self.in_critical = false;
@@ -490,7 +492,9 @@ impl<'a> Lowerer<'a> {
                 }
                 self.emit(Op::PhaseEnter, s.span);
                 self.in_phase = true;
-                let outer = self.region_at.replace((self.loops.len(), self.frames.len()));
+                let outer = self
+                    .region_at
+                    .replace((self.loops.len(), self.frames.len()));
                 let result = self.block(body);
                 self.region_at = outer;
                 self.in_phase = false;
@@ -566,7 +570,10 @@ impl<'a> Lowerer<'a> {
                     .label("no loop to leave"),
             );
         }
-        if self.region_at.is_some_and(|(loops, _)| self.loops.len() <= loops) {
+        if self
+            .region_at
+            .is_some_and(|(loops, _)| self.loops.len() <= loops)
+        {
             return Err(Diagnostic::new(
                 s.span,
                 format!("`{word}` may not leave a critical section or phase"),
@@ -585,7 +592,10 @@ impl<'a> Lowerer<'a> {
     }
 
     fn ret(&mut self, value: Option<&'a ast::Expr>, span: Span) -> SpecResult<()> {
-        if self.region_at.is_some_and(|(_, frames)| self.frames.len() <= frames) {
+        if self
+            .region_at
+            .is_some_and(|(_, frames)| self.frames.len() <= frames)
+        {
             return Err(Diagnostic::new(
                 span,
                 "`return` may not leave a critical section or phase",

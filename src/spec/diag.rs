@@ -55,7 +55,11 @@ impl Source {
     /// The name and byte range of the file that holds `offset`.
     pub fn file_of(&self, offset: u32) -> (&str, std::ops::Range<usize>) {
         let i = self.files.partition_point(|f| f.start <= offset);
-        let start = if i == 0 { 0 } else { self.files[i - 1].start as usize };
+        let start = if i == 0 {
+            0
+        } else {
+            self.files[i - 1].start as usize
+        };
         let end = self
             .files
             .get(i)

@@ -277,7 +277,10 @@ fn render_steps(steps: &[Step], threads: &[u32], tpb: u32, files: &[String]) -> 
     for s in steps {
         let col = threads.iter().position(|t| *t == s.thread).unwrap_or(0);
         // (indent, text): the instruction, then what it read and wrote.
-        let mut texts = vec![(format!("{:>3}: ", short_line_of(s, files)), shown_instruction(s))];
+        let mut texts = vec![(
+            format!("{:>3}: ", short_line_of(s, files)),
+            shown_instruction(s),
+        )];
         let fx = effects(s);
         if !fx.is_empty() {
             texts.push((" ".repeat(5), fx));

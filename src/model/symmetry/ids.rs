@@ -150,9 +150,8 @@ pub fn infer(prog: &Program, live_at_entry: &dyn Fn(LocalId) -> bool) -> Result<
         }
     }
     for instr in &prog.code {
-        inf.validate(&instr.op).map_err(|why| {
-            format!("{}: {why}", prog.source.line_label(instr.span.start))
-        })?;
+        inf.validate(&instr.op)
+            .map_err(|why| format!("{}: {why}", prog.source.line_label(instr.span.start)))?;
     }
     for (inv, _) in &prog.checks.invariants {
         if mentions_builtin(inv) {
