@@ -21,7 +21,8 @@ pub const FAMILIES: &[&str] = &["barrier", "mutex", "semaphore"];
 /// A spec text and where it came from.
 #[derive(Clone, Debug)]
 pub struct SpecSource {
-    /// The spec's name: its file stem.
+    /// The spec's name: its file stem (a built-in's is its header's name;
+    /// [`prepare`] names a file's spec by its header too).
     pub name: String,
     /// `builtin:NAME` or the path it was read from.
     pub origin: String,
@@ -41,8 +42,7 @@ impl SpecSource {
     }
 
     pub fn from_file(path: &Path) -> Result<SpecSource, Error> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::Usage(format!("cannot read {}: {e}", path.display())))?;
+        let text = crate::spec::input::read_text(path).map_err(Error::Usage)?;
         let name = path
             .file_stem()
             .and_then(|s| s.to_str())
@@ -53,6 +53,18 @@ impl SpecSource {
             origin: path.display().to_string(),
             text,
         })
+    }
+
+    /// The spec named as its header's `//! name:` line says, if it has one
+    /// (a file's stem is only where it happens to be saved).
+    pub fn named_by_header(&self, file: &SpecFile) -> SpecSource {
+        let mut spec = self.clone();
+        if let Some(name) = file.header.name.as_deref().map(str::trim) {
+            if !name.is_empty() {
+                spec.name = name.to_string();
+            }
+        }
+        spec
     }
 
     pub fn source(&self) -> Source {
@@ -167,6 +179,42 @@ pub const DEFAULT_MAX_MEMORY_MB: u64 = 8 * 1024;
 /// threads than this is hopeless anyway, and the state packs thread ids).
 pub const MAX_THREADS: u32 = 1024;
 
+/// The most explorer worker threads (far more than any machine's cores;
+/// tens of thousands only spend their time starting).
+pub const MAX_WORKER_THREADS: usize = 1024;
+
+/// The language's rule for parameter values: parameters count things
+/// (iterations, capacities, sizes, strides) or switch them on (0/1), so
+/// a value is a non-negative integer (`book/src/language.md`).
+pub fn check_param_value(value: i64) -> Result<(), String> {
+    if value < 0 {
+        return Err(format!(
+            "parameter values are non-negative (counts, sizes, 0/1 switches); got {value}"
+        ));
+    }
+    Ok(())
+}
+
+/// A time limit is a positive, finite number of seconds.
+pub fn check_seconds(seconds: f64) -> Result<(), String> {
+    if !(seconds.is_finite() && seconds > 0.0) {
+        return Err(format!(
+            "a time limit is a positive number of seconds (got {seconds})"
+        ));
+    }
+    Ok(())
+}
+
+/// Worker threads: 1 to [`MAX_WORKER_THREADS`].
+pub fn check_worker_threads(threads: usize) -> Result<(), String> {
+    if !(1..=MAX_WORKER_THREADS).contains(&threads) {
+        return Err(format!(
+            "worker threads are 1 to {MAX_WORKER_THREADS} (got {threads})"
+        ));
+    }
+    Ok(())
+}
+
 impl CheckConfig {
     fn validate(&self) -> Result<(), Error> {
         let l = self.launch;
@@ -195,8 +243,32 @@ impl CheckConfig {
         if self.resident == Some(0) {
             return Err(Error::Usage("--resident must be at least 1 (got 0)".into()));
         }
-        if self.threads == 0 {
-            return Err(Error::Usage("--threads must be at least 1 (got 0)".into()));
+        check_worker_threads(self.threads).map_err(|m| Error::Usage(format!("--threads: {m}")))?;
+        if let Some(s) = self.max_seconds {
+            check_seconds(s).map_err(|m| Error::Usage(format!("--max-seconds: {m}")))?;
+        }
+        let at_least_1 = [
+            ("--max-states", self.max_states),
+            ("--max-memory", self.max_memory_mb),
+        ];
+        for (flag, v) in at_least_1 {
+            if v == Some(0) {
+                return Err(Error::Usage(format!("{flag} must be at least 1 (got 0)")));
+            }
+        }
+        for (i, (name, value)) in self.params.iter().enumerate() {
+            check_param_value(*value)
+                .map_err(|m| Error::Usage(format!("--param {name}={value}: {m}")))?;
+            if self.params[..i].iter().any(|(n, _)| n == name) {
+                return Err(Error::Usage(format!(
+                    "parameter `{name}` is set twice (--param, --iters, --size): give it once"
+                )));
+            }
+        }
+        if !self.races && self.memory_model.as_deref() == Some(MemoryModel::Sc.name()) {
+            return Err(Error::Usage(
+                "--no-races applies under --memory-model ptx: sc reports no races".into(),
+            ));
         }
         if let Some(name) = self.memory_model.as_deref() {
             MemoryModel::parse_or_explain(name).map_err(Error::Usage)?;
@@ -217,13 +289,14 @@ impl CheckConfig {
 
     /// The SIMT mode in force: the option, else the spec header's `simt:`
     /// line, else `its`. Lockstep masks lanes in 32-bit words.
-    fn resolve_simt(&mut self, file: &SpecFile, spec: &str) -> Result<(), Error> {
-        let from_header = file.header.extra.iter().find(|(k, _)| k == "simt");
-        let mode: SimtMode = match (&self.simt, from_header) {
+    fn resolve_simt(&mut self, file: &SpecFile, spec: &SpecSource) -> Result<(), Error> {
+        let mode: SimtMode = match (&self.simt, &file.header.simt) {
             (Some(m), _) => m.parse().map_err(Error::Usage)?,
-            (None, Some((_, v))) => v
-                .parse()
-                .map_err(|e| Error::Usage(format!("spec `{spec}`'s `simt:` header line: {e}")))?,
+            (None, Some(v)) => v.text.parse().map_err(|e: String| {
+                let d = Diagnostic::new(v.span, format!("`simt:` header line: {e}"))
+                    .label("not a SIMT mode");
+                Error::Spec(Box::new(d), Box::new(spec.source()))
+            })?,
             (None, None) => SimtMode::Its,
         };
         if mode == SimtMode::Lockstep && self.launch.warp_size > 32 {
@@ -311,9 +384,10 @@ pub fn load(spec: &SpecSource) -> Result<(SpecFile, Source), Error> {
 pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Error> {
     config.validate()?;
     let (file, source) = load(spec)?;
+    let spec = &spec.named_by_header(&file);
     check_param_names(&file, &config.params, &spec.name)?;
     let mut config = with_liveness_defaults(&file, config, &spec.name)?;
-    config.resolve_simt(&file, &spec.name)?;
+    config.resolve_simt(&file, spec)?;
     let config = &config;
     let program = lower(&file, &source, config.launch, &config.params)
         .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
@@ -343,6 +417,14 @@ pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Erro
             ));
         }
     }
+    if config.lock_bits.is_some() && !lockbits::uses_lock_bits(&program) {
+        return Err(Error::Usage(format!(
+            "--lock-bits applies to specs that use the lock unit (ldslk/stsul); `{}` does not",
+            spec.name
+        )));
+    }
+    negative_default(&file, &program, &config.params)
+        .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
     if let Some((var, span)) = lockbits::misplaced_lock_bit(&program) {
         let d = Diagnostic::new(span, lockbits::misplaced_message(&var))
             .label("not in shared memory")
@@ -355,6 +437,35 @@ pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Erro
         program,
         config: config.clone(),
     })
+}
+
+/// A parameter whose default (not overridden) is negative, located at its
+/// declaration: parameter values are non-negative ([`check_param_value`]).
+fn negative_default(
+    file: &SpecFile,
+    program: &Program,
+    overrides: &[(String, i64)],
+) -> Result<(), Diagnostic> {
+    for (name, value) in &program.params {
+        if overrides.iter().any(|(n, _)| n == name) {
+            continue;
+        }
+        let Err(message) = check_param_value(*value) else {
+            continue;
+        };
+        let decl = file.items.iter().find_map(|i| match i {
+            Item::Param(p) if &p.name.name == name => Some(p.span),
+            _ => None,
+        });
+        if let Some(span) = decl {
+            return Err(
+                Diagnostic::new(span, format!("parameter `{name}`: {message}"))
+                    .label("negative default")
+                    .hint("a parameter counts something or switches it on (0/1)"),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The parameters a spec declares, in order.
@@ -381,22 +492,10 @@ fn with_liveness_defaults(
     if config.scheduler == Scheduler::Unfair {
         return Ok(config);
     }
-    for (key, value) in &file.header.extra {
-        if key != "liveness" {
-            continue;
-        }
-        for word in value.split_whitespace() {
-            let parsed = word
-                .split_once('=')
-                .and_then(|(k, v)| Some((k, v.parse::<i64>().ok()?)));
-            let Some((name, v)) = parsed else {
-                return Err(Error::Usage(format!(
-                    "the spec's `liveness:` header line has `{word}`; expected NAME=INTEGER"
-                )));
-            };
-            if !config.params.iter().any(|(n, _)| n == name) {
-                config.params.push((name.to_string(), v));
-            }
+    // The header parser checked the syntax and that each name is a parameter.
+    for (name, v) in &file.header.liveness {
+        if !config.params.iter().any(|(n, _)| *n == name.name) {
+            config.params.push((name.name.clone(), *v));
         }
     }
     check_param_names(file, &config.params, spec)?;
@@ -416,7 +515,9 @@ fn check_param_names(
             _ => None,
         })
         .collect();
-    for (name, _) in overrides {
+    for (name, value) in overrides {
+        check_param_value(*value)
+            .map_err(|m| Error::Usage(format!("spec `{spec}`: parameter `{name}={value}`: {m}")))?;
         if !declared.contains(&name.as_str()) {
             let known = if declared.is_empty() {
                 "it has none".to_string()
@@ -583,12 +684,20 @@ fn run_config(program: &Program, config: &CheckConfig) -> RunConfig {
 }
 
 fn violation_report(model: &Model, f: &Finding) -> ViolationReport {
-    let (trace, _) = build_trace(model, &f.schedule, &f.cycle);
+    let (trace, fault) = build_trace(model, &f.schedule, &f.cycle);
+    let location = crate::trace::location::violation_location(
+        model,
+        &f.schedule,
+        &f.cycle,
+        &trace,
+        fault.is_some(),
+    );
     ViolationReport {
         kind: f.kind.name().to_string(),
         property: f.property.to_string(),
         message: f.message.clone(),
         waiting: f.waiting.clone(),
+        location,
         trace,
     }
 }

@@ -137,11 +137,11 @@ fn impossible_launches_and_bad_options_exit_2() {
     for (args, fragment) in [
         (
             vec!["spin_lock", "--blocks", "0"],
-            "--blocks must be at least 1",
+            "'--blocks <N>': must be at least 1",
         ),
         (
             vec!["spin_lock", "--threads-per-block", "0"],
-            "--threads-per-block must be at least 1",
+            "'--threads-per-block <N>': must be at least 1",
         ),
         (
             vec!["spin_lock", "--blocks", "100000"],
@@ -159,11 +159,169 @@ fn impossible_launches_and_bad_options_exit_2() {
         (vec!["spin_lock", "--frobnicate"], "--frobnicate"),
         (
             vec!["spin_lock", "--threads", "0"],
-            "--threads must be at least 1",
+            "worker threads are 1 to 1024",
         ),
     ] {
         assert_usage_error(&args, fragment);
     }
+}
+
+/// Values that would run but mean nothing are refused, each naming its
+/// rule (#17): a negative parameter (the loop never runs, a capacity below
+/// zero), limits that stop before the first state, options that do not
+/// apply, and formats or outputs a command does not have.
+#[test]
+fn values_that_mean_nothing_are_refused() {
+    let cex = "counterexamples/spin_lock.json";
+    // An expectation file (any extension) without a row for the test.
+    let no_mp_row = write_temp_spec("no_mp_row", "SB.litmus,1\n");
+    let no_mp_row = no_mp_row.to_str().unwrap();
+    for (args, fragment) in [
+        (&["spin_lock", "--param", "iters=-1"][..], "non-negative"),
+        (&["spin_lock", "--iters", "-1"], "non-negative"),
+        (&["semaphore", "--size", "-3"], "non-negative"),
+        (
+            &["spin_lock", "--max-seconds", "nan"],
+            "positive number of seconds",
+        ),
+        (
+            &["spin_lock", "--max-seconds", "inf"],
+            "positive number of seconds",
+        ),
+        (
+            &["spin_lock", "--max-seconds", "0"],
+            "positive number of seconds",
+        ),
+        (&["spin_lock", "--max-memory", "0"], "must be at least 1"),
+        (&["spin_lock", "--max-states", "0"], "must be at least 1"),
+        (
+            &["spin_lock", "--threads", "100000"],
+            "worker threads are 1 to 1024",
+        ),
+        (
+            &["spin_lock", "--sms", "0", "--blocks-per-sm", "2"],
+            "'--sms <S>'",
+        ),
+        (
+            &["spin_lock", "--iters", "1", "--param", "iters=2"],
+            "set twice",
+        ),
+        (&["spin_lock", "--lock-bits", "8"], "use the lock unit"),
+        (
+            &["spin_lock", "--memory-model", "sc", "--no-races"],
+            "sc reports no races",
+        ),
+        (
+            &["spin_lock", "--format", "junit"],
+            "use it with `gsync-check verify",
+        ),
+        (
+            &["spin_lock", "--format", "xml"],
+            "expected text, json or sarif",
+        ),
+        (
+            &["spin_lock", "--format", "sarif", "--stats"],
+            "this format has none",
+        ),
+        (
+            &["replay", cex, "--out", "x"],
+            "unexpected argument '--out'",
+        ),
+        (
+            &["replay", cex, "--format", "sarif"],
+            "possible values: text, json",
+        ),
+        (
+            &["verify", "specs/spin_lock.gsync", "--svg", "x.svg"],
+            "'--svg'",
+        ),
+        (
+            &["litmus", "tests/litmus/MP.litmus", "--format", "junit"],
+            "possible values: text, json",
+        ),
+        (
+            &["litmus", "tests/litmus/MP.litmus", "--max-states", "0"],
+            "must be at least 1",
+        ),
+        (&["bench-checker", "--families", "barier"], "unknown family"),
+        (
+            &["bench-checker", "--max-seconds", "-5"],
+            "positive number of seconds",
+        ),
+        (
+            &["run", "spin_lock", "--repeats", "0"],
+            "must be at least 1",
+        ),
+        (
+            &["run", "spin_lock", "--format", "sarif"],
+            "possible values: text, json",
+        ),
+        (&["bench", "--barrier-iters", "0"], "must be at least 1"),
+        (
+            &["litmus", "tests/litmus/MP.litmus", "--expect", no_mp_row],
+            "has no row",
+        ),
+    ] {
+        assert_usage_error(args, fragment);
+    }
+}
+
+/// A report is named by the spec's `//! name:` line, not by the file it
+/// happens to be saved in.
+#[test]
+fn a_report_takes_its_name_from_the_header() {
+    let path = write_temp_spec("saved_under_another_name", GOOD);
+    let out = run(&["check", path.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["spec"], "good");
+    let out = run(&["verify", path.to_str().unwrap()]);
+    assert!(stdout(&out).contains("PASS good ["), "{}", stdout(&out));
+}
+
+/// A spec whose parameter defaults to a negative value is refused at the
+/// declaration, unless the command line overrides it.
+#[test]
+fn a_negative_parameter_default_is_a_located_error() {
+    let path = write_temp_spec("negative_default", &GOOD.replace("iters = 1", "iters = -1"));
+    let out = run(&["check", path.to_str().unwrap()]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("negative_default.gsync:4:1")
+            && stderr(&out).contains("non-negative"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&["check", path.to_str().unwrap(), "--iters", "1"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+}
+
+/// `verify --out` writes the counterexample of each expectation that found
+/// a violation, named after its expect line; `--stats` adds timings to JSON.
+#[test]
+fn verify_writes_counterexamples_and_stats() {
+    let dir = std::env::temp_dir().join(format!("gsync-verify-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let spec = "specs/sense_barrier_no_flip.gsync";
+    let out = run(&[
+        "verify",
+        spec,
+        "--out",
+        dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(json[0]["report"]["stats"].get("seconds").is_none());
+    // Line 7 is the first `expect ... violated` line.
+    let cex = dir.join("sense_barrier_no_flip.line7.json");
+    let replayed = run(&["replay", cex.to_str().unwrap()]);
+    assert_eq!(code(&replayed), 1, "{}", stdout(&replayed));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = run(&["verify", spec, "--stats", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(json[0]["report"]["stats"]["seconds"].is_number());
 }
 
 #[test]
@@ -260,31 +418,6 @@ fn help_has_examples() {
 fn builtins_work_from_any_directory() {
     let out = run_in(&std::env::temp_dir(), &["spin_lock"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-}
-
-#[test]
-fn replay_reports_divergence_with_exit_2() {
-    let golden = repo().join("counterexamples/sense_barrier_no_flip.json");
-    let mut saved: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(golden).unwrap()).unwrap();
-    // Drop the last step: the violation no longer happens at the end.
-    let schedule = saved["violation"]["trace"]["schedule"]
-        .as_array_mut()
-        .unwrap();
-    schedule.pop();
-    let path = std::env::temp_dir().join(format!("gsync-diverge-{}.json", std::process::id()));
-    std::fs::write(&path, serde_json::to_string(&saved).unwrap()).unwrap();
-    let out = run(&["replay", path.to_str().unwrap()]);
-    assert_eq!(code(&out), 2, "{}{}", stdout(&out), stderr(&out));
-    assert!(stdout(&out).contains("diverged"), "{}", stdout(&out));
-}
-
-#[test]
-fn replay_rejects_a_file_that_is_not_a_counterexample() {
-    let path = write_temp_spec("not_json", "{ \"hello\": 1 }");
-    let out = run(&["replay", path.to_str().unwrap()]);
-    assert_eq!(code(&out), 2);
-    assert!(stderr(&out).contains("not a gsync-check counterexample"));
 }
 
 /// The verdicts of a family run as (spec, verdict, first violation kind).

@@ -1,84 +1,15 @@
 //! The CUDA backend without a GPU: every built-in spec either lowers to
 //! CUDA C++ or is refused with a located reason, and the generated code of
-//! every spec that lowers compiles to PTX with NVRTC (from the PyPI wheel
-//! `nvidia-cuda-nvrtc` in CI; `.ci/run` installs it). With CI=true a
-//! missing NVRTC fails the test instead of skipping it.
+//! every spec that lowers compiles to PTX with NVRTC (`cuda_toolchain.rs`).
 
 mod common;
+#[path = "common/lowered.rs"]
+mod lowered;
 
 use common::*;
-use gsync_check::api::{self, Error, SpecSource};
-use gsync_check::cuda::{self, nvrtc, EmitOptions};
-use gsync_check::ir::{Launch, Op};
-
-/// A launch unlike the checker's: many threads, several blocks per "SM".
-fn launch() -> Launch {
-    Launch {
-        blocks: 8,
-        threads_per_block: 64,
-        warp_size: 32,
-    }
-}
-
-fn params_for(spec: &SpecSource) -> Vec<(String, i64)> {
-    let declared = api::declared_params(&api::parse(spec).unwrap());
-    let mut p = Vec::new();
-    if declared.iter().any(|d| d == "blocks_per_sm") {
-        p.push(("blocks_per_sm".to_string(), 4));
-    }
-    if declared.iter().any(|d| d == "iters") {
-        p.push(("iters".to_string(), 3));
-    }
-    p
-}
-
-fn options() -> EmitOptions {
-    EmitOptions {
-        cs_len: 4,
-        renumber: Some((2, 4)),
-        verified: vec!["model-checked: (test)".into()],
-        ..EmitOptions::default()
-    }
-}
-
-/// Whether the spec uses something with no single-kernel CUDA lowering.
-fn has_no_lowering(spec: &SpecSource) -> bool {
-    let gpu = cuda::lower_for_gpu(spec, launch(), &params_for(spec)).unwrap();
-    gpu.program.code.iter().any(|i| {
-        matches!(
-            i.op,
-            Op::KernelBoundary | Op::LockBitTry { .. } | Op::LockBitRelease { .. }
-        )
-    })
-}
-
-/// (spec, CUDA source) for every built-in spec with a GPU lowering.
-fn lowered_specs() -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for spec in api::builtins() {
-        let gpu = cuda::lower_for_gpu(&spec, launch(), &params_for(&spec)).unwrap();
-        match cuda::generate(&gpu, &options()) {
-            Ok(e) => {
-                assert!(
-                    !has_no_lowering(&spec),
-                    "{} should have been refused",
-                    spec.name
-                );
-                out.push((spec.name.clone(), e.source));
-            }
-            Err(Error::Spec(d, _)) => {
-                assert!(
-                    has_no_lowering(&spec),
-                    "{} refused: {}",
-                    spec.name,
-                    d.message
-                );
-            }
-            Err(e) => panic!("{}: {e}", spec.name),
-        }
-    }
-    out
-}
+use gsync_check::api::SpecSource;
+use gsync_check::cuda::{self, EmitOptions};
+use lowered::*;
 
 #[test]
 fn every_spec_lowers_or_is_refused_for_a_reason() {
@@ -227,46 +158,4 @@ fn emit_writes_a_file_naming_the_spec_and_its_verdict() {
     assert!(src.contains("blocks_per_sm = 8;"));
     let out = run(&["emit", "no_such_spec"]);
     assert_eq!(code(&out), 2);
-}
-
-#[test]
-fn generated_cuda_compiles_to_ptx_with_nvrtc() {
-    if !nvrtc::available() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but NVRTC was not found: .ci/run installs the nvidia-cuda-nvrtc wheel and puts it on LD_LIBRARY_PATH"
-        );
-        eprintln!("skipped: NVRTC not found (pip install nvidia-cuda-nvrtc; see .ci/run)");
-        return;
-    }
-    let mut failures = Vec::new();
-    for (name, src) in lowered_specs() {
-        match nvrtc::compile(&src, &format!("{name}.cu"), "compute_90") {
-            Ok(ptx) => assert!(
-                ptx.contains(".entry gsync_kernel"),
-                "{name}: no kernel in PTX"
-            ),
-            Err(e) => failures.push(format!("{name}: {e}")),
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-}
-
-#[test]
-fn without_a_gpu_run_and_bench_say_so_and_exit_2() {
-    if gsync_check::cuda::device::Gpu::open().is_ok() {
-        eprintln!("skipped: this machine has a GPU");
-        return;
-    }
-    for args in [&["run", "spin_lock"][..], &["bench"][..]] {
-        let out = run(args);
-        assert_eq!(code(&out), 2, "{args:?}");
-        assert!(
-            stderr(&out).contains("need an NVIDIA GPU"),
-            "{}",
-            stderr(&out)
-        );
-    }
-    // A bad spec name is a usage error before any GPU is looked for.
-    assert_eq!(code(&run(&["run", "no_such_spec"])), 2);
 }

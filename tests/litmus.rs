@@ -1,6 +1,6 @@
 //! The litmus front end: hand-written tests with known SC outcomes, located
-//! parse errors, the directory runner's summary line, and the PTX corpus in
-//! `../shared/litmus/PTX` (parsed without panics, run under SC).
+//! parse errors, the directory runner's summary line (the PTX corpus in
+//! `shared/litmus/PTX` is run by `litmus_corpus.rs`).
 
 mod common;
 
@@ -11,10 +11,6 @@ use std::path::PathBuf;
 
 fn hand(name: &str) -> PathBuf {
     repo().join("tests/litmus").join(name)
-}
-
-fn corpus() -> PathBuf {
-    repo().join("../shared/litmus/PTX")
 }
 
 fn check(name: &str) -> litmus::Checked {
@@ -124,85 +120,6 @@ fn directory_run_prints_the_summary_last() {
     );
 }
 
-fn corpus_files() -> Vec<PathBuf> {
-    fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(dir).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "litmus") {
-                out.push(p);
-            }
-        }
-    }
-    let mut out = vec![];
-    walk(&corpus(), &mut out);
-    out.sort();
-    out
-}
-
-#[test]
-fn every_corpus_file_parses() {
-    if !corpus().is_dir() {
-        eprintln!("no corpus at {}; skipped", corpus().display());
-        return;
-    }
-    let files = corpus_files();
-    assert!(files.len() >= 130, "{} files", files.len());
-    for f in files {
-        let text = std::fs::read_to_string(&f).unwrap();
-        if let Err(d) = parse::parse(&text) {
-            panic!(
-                "{}",
-                d.render(&Source::new(f.display().to_string(), text), false)
-            );
-        }
-    }
-}
-
-#[test]
-fn corpus_under_sc_is_never_weaker_than_ptx() {
-    if !corpus().is_dir() {
-        eprintln!("no corpus at {}; skipped", corpus().display());
-        return;
-    }
-    let dir = corpus();
-    let csv = dir.join("expected-safety.csv");
-    let out = run(&[
-        "litmus",
-        dir.to_str().unwrap(),
-        "--expect",
-        csv.to_str().unwrap(),
-        "--memory-model",
-        "sc",
-    ]);
-    let text = stdout(&out);
-    let last = text.lines().last().unwrap_or_default().to_string();
-    let words: Vec<&str> = last.split(' ').collect();
-    assert_eq!(
-        (words[0], words[2], words[4], words[6], words[8]),
-        ("litmus:", "tests,", "supported,", "agree,", "unsound"),
-        "{last}"
-    );
-    // Every interleaving is a PTX execution: SC may forbid, never add.
-    assert!(!text.contains("over-approximate\n"), "{text}");
-    let report = litmus::run_dir(&dir, &csv, &sc()).unwrap();
-    let s = &report.summary;
-    assert_eq!(s.over_approximate, 0);
-    assert_eq!(s.tests, s.supported + s.unsupported);
-    assert!(s.supported * 10 >= s.tests * 7, "{s:?}");
-    assert_eq!(last, s.line());
-    // Liveness expectations: every fair SC execution of a test whose spin
-    // loops PTX says terminate must terminate too (SC has fewer executions,
-    // so it may only miss hangs, never add one).
-    let live = litmus::run_dir(&dir, &dir.join("expected-liveness.csv"), &sc()).unwrap();
-    let l = &live.summary;
-    assert!(live.liveness && l.tests > 0);
-    assert_eq!(l.tests, l.supported + l.unsupported);
-    assert!(l.supported > 0, "{l:?}");
-    assert_eq!(l.over_approximate, 0, "{l:?}");
-}
-
 #[test]
 fn ctas_become_blocks_padded_with_exiting_threads() {
     let text = "PTX pad\n{ x=0; P2:r0=7; }\n P0@cta 5,gpu 0 | P1@cta 5,gpu 0 | P2@cta 1,gpu 0 ;\n st.weak x, 1 | st.weak x, 2 | ld.weak r1, x ;\nforall (P2:r0 == 7 /\\ (x == 1 \\/ x == 2))\n";
@@ -246,31 +163,4 @@ fn ptx_reaches_the_weak_outcomes_of_mp_sb_lb() {
     // Coherence of one location holds in every model.
     let c = litmus::check_file(&hand("CoRR.litmus"), &ptx()).unwrap();
     assert!(c.holds, "{:?}", c.outcomes);
-}
-
-#[test]
-fn corpus_under_ptx_is_sound_and_agrees() {
-    if !corpus().is_dir() {
-        eprintln!("no corpus at {}; skipped", corpus().display());
-        return;
-    }
-    let dir = corpus();
-    let report = litmus::run_dir(&dir, &dir.join("expected-safety.csv"), &ptx()).unwrap();
-    let s = &report.summary;
-    // The hard gate: the model never forbids what PTX allows.
-    assert_eq!(s.unsound, 0, "{s:?}");
-    assert!(s.agree * 10 >= s.supported * 9, "{s:?}");
-    assert!(s.supported * 10 >= s.tests * 8, "{s:?}");
-    let live = litmus::run_dir(&dir, &dir.join("expected-liveness.csv"), &ptx()).unwrap();
-    assert_eq!(live.summary.unsound, 0, "{:?}", live.summary);
-    // Memory fairness: the spin loops PTX says terminate (`XF-Barrier-relacq`,
-    // `-rlx`) terminate; the real hang of `XF-Barrier-weak` (racing weak
-    // flag writes: the reset may be ordered before the raise) is still found.
-    assert_eq!(live.summary.over_approximate, 0, "{:?}", live.summary);
-    let weak = live
-        .rows
-        .iter()
-        .find(|r| r.path.ends_with("XF-Barrier-weak.litmus"))
-        .expect("XF-Barrier-weak is in the liveness expectations");
-    assert_eq!(weak.model, Some(false), "{weak:?}");
 }

@@ -53,6 +53,27 @@ fn sarif_of_a_violation_validates_and_points_at_the_spec_line() {
     );
 }
 
+/// A spin deadlock is annotated where a thread spins forever (the
+/// `atomicCAS` of the wait loop), not at the last step before it.
+#[test]
+fn sarif_of_a_spin_deadlock_points_at_the_spinning_instruction() {
+    let spec = "tree_barrier_single";
+    let out = run(&[spec, "--param", "iters=1", "--format", "sarif"]);
+    assert_eq!(code(&out), 1);
+    let sarif = assert_valid_sarif(&out);
+    let result = &sarif["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "deadlock");
+    let line = result["locations"][0]["physicalLocation"]["region"]["startLine"]
+        .as_u64()
+        .unwrap() as usize;
+    let text = std::fs::read_to_string(repo().join(format!("specs/{spec}.gsync"))).unwrap();
+    let source_line = text.lines().nth(line - 1).unwrap();
+    assert!(
+        source_line.contains("if (atomicCAS("),
+        "line {line}: {source_line}"
+    );
+}
+
 #[test]
 fn sarif_of_verify_validates() {
     let out = run(&["verify", "specs", "--format", "sarif"]);

@@ -57,7 +57,7 @@ fn bad_simt_options_exit_2_with_a_clear_message() {
         ),
         (
             vec!["lockbit_alias_self", "--lock-bits", "0"],
-            "--lock-bits must be at least 1",
+            "'--lock-bits <N>': must be at least 1",
         ),
         (
             vec![
@@ -98,15 +98,13 @@ fn a_lock_bit_outside_shared_memory_is_a_located_spec_error() {
 }
 
 #[test]
-fn a_bad_simt_header_line_is_a_usage_error() {
+fn a_bad_simt_header_line_is_a_located_error() {
     let path = write_temp_spec("bad_header", "//! simt: volta\nharness master { }\n");
     let out = check(&path, &[]);
     assert_eq!(code(&out), 2);
-    assert!(
-        stderr(&out).contains("`simt:` header line"),
-        "{}",
-        stderr(&out)
-    );
+    let err = stderr(&out);
+    assert!(err.contains("`simt:` header line"), "{err}");
+    assert!(err.contains("bad_header.gsync:1:11"), "{err}");
 }
 
 #[test]

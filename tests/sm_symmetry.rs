@@ -122,14 +122,11 @@ fn sm_symmetry_keeps_the_ptx_verdict_and_its_counterexample_replays() {
         );
         assert!(reduced.stats.states < full.stats.states);
         for v in &reduced.violations {
-            let saved = gsync_check::trace::replay::SavedCounterexample {
-                spec: reduced.spec.clone(),
-                source: reduced.source.clone(),
-                config: reduced.config.clone(),
-                violation: v.clone(),
-            };
+            let saved =
+                gsync_check::trace::replay::SavedCounterexample::new(&reduced, v, &spec.text);
             let prepared = api::prepare(&spec, &api::config_of(&reduced.config)).unwrap();
-            let outcome = gsync_check::trace::replay::replay(&api::model_of(&prepared), &saved);
+            let outcome =
+                gsync_check::trace::replay::replay(&api::model_of(&prepared), &saved, &spec.text);
             assert!(
                 matches!(
                     outcome,

@@ -1,7 +1,8 @@
 //! Command-line arguments.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use gsync_check::model::Scheduler;
+use gsync_check::api;
+use gsync_check::model::{BranchOrder, MemoryModel, Scheduler, SimtMode};
 use std::path::PathBuf;
 
 const EXAMPLES: &str = "\
@@ -69,17 +70,17 @@ pub enum Command {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
         #[command(flatten)]
-        output: OutputArgs,
+        output: VerifyOutputArgs,
     },
     /// Re-execute a saved counterexample (JSON from --out) against its spec.
     #[command(
-        after_help = "Exit codes: 1 the violation is reproduced, 2 the run diverges from the recording.\n\nExample:\n  gsync-check replay counterexamples/sense_barrier_no_flip.json"
+        after_help = "The spec is a built-in (by name) or a file (its path relative to the counterexample's folder); its content hash, recorded with the counterexample, tells an edited spec from a damaged recording.\n\nExit codes:\n  1 reproduced: the schedule still leads to the recorded violation (also after an edit of the spec, which is noted)\n  0 fixed: the spec changed and the violation no longer happens on this schedule (a recorded step is no longer possible, or the schedule ends without it); `check` tells whether another schedule finds it\n  4 spec changed: the schedule now ends in another kind of violation, or the spec refuses the recorded options\n  5 corrupt: the spec is unchanged but the recording does not replay (the file was edited or damaged)\n  2 usage error: not a counterexample file, spec not found or not parsing\n\nExample:\n  gsync-check replay counterexamples/sense_barrier_no_flip.json"
     )]
     Replay {
         /// A counterexample file written by --out.
         file: PathBuf,
         #[command(flatten)]
-        output: OutputArgs,
+        output: ReplayOutputArgs,
     },
     /// Run herd PTX litmus tests: one file, or a directory against expected results.
     #[command(
@@ -109,47 +110,47 @@ pub enum Command {
 #[derive(Args, Debug, Clone, Default)]
 pub struct CheckArgs {
     /// Number of blocks in the launch [default: 2]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = at_least_1::<u32>, allow_negative_numbers = true)]
     pub blocks: Option<u32>,
 
     /// Threads per block [default: 1]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = at_least_1::<u32>, allow_negative_numbers = true)]
     pub threads_per_block: Option<u32>,
 
-    /// Threads per warp [default: 32]
-    #[arg(long, value_name = "N")]
+    /// Threads per warp, 1 to 64 [default: 32]
+    #[arg(long, value_name = "N", value_parser = at_least_1::<u32>, allow_negative_numbers = true)]
     pub warp_size: Option<u32>,
 
-    /// Override a spec parameter (repeatable): --param iters=2
+    /// Override a spec parameter (repeatable, once per name): --param iters=2. Parameters count things or switch them on (0/1): values are non-negative
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
     pub params: Vec<(String, i64)>,
 
     /// Shorthand for --param iters=N
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = param_value, allow_negative_numbers = true)]
     pub iters: Option<i64>,
 
     /// Shorthand for --param size=N (semaphore capacity)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = param_value, allow_negative_numbers = true)]
     pub size: Option<i64>,
 
     /// Memory model: ptx (scoped PTX model) or sc (sequential consistency). Default: ptx, except sc for a spec using lockstep warps or the lock unit (modelled under sc only)
-    #[arg(long, value_name = "MODEL")]
-    pub memory_model: Option<String>,
+    #[arg(long, value_name = "MODEL", value_parser = MemoryModel::parse_or_explain)]
+    pub memory_model: Option<MemoryModel>,
 
-    /// Under --memory-model ptx, do not report heterogeneous or data races: see what the racing loads read instead (stale values, lost updates)
+    /// Under --memory-model ptx, do not report heterogeneous or data races: see what the racing loads read instead (stale values, lost updates). Refused with --memory-model sc, which has no races to report
     #[arg(long)]
     pub no_races: bool,
 
     /// SIMT execution: its (Volta+ independent thread scheduling; the default unless the spec's header says `simt: lockstep`) or lockstep (pre-Volta: one instruction per warp, reconvergence at the immediate post-dominator). Example: --simt lockstep --threads-per-block 2
     #[arg(long, value_name = "MODE")]
-    pub simt: Option<String>,
+    pub simt: Option<SimtMode>,
 
     /// Under --simt lockstep, which side of a divergent branch runs first: then-first (default: the lanes whose condition holds, i.e. those staying in a loop) or else-first. Example: --simt lockstep --branch-order else-first
     #[arg(long, value_name = "ORDER")]
-    pub branch_order: Option<String>,
+    pub branch_order: Option<BranchOrder>,
 
-    /// Number of lock bits of the shared-memory lock unit (ldslk/stsul); word address A uses bit A mod N [default: 1024, Fermi]. Example: --lock-bits 2048
-    #[arg(long, value_name = "N")]
+    /// Number of lock bits of the shared-memory lock unit (ldslk/stsul), for specs that use it; word address A uses bit A mod N [default: 1024, Fermi]. Example: --lock-bits 2048
+    #[arg(long, value_name = "N", value_parser = at_least_1::<u32>, allow_negative_numbers = true)]
     pub lock_bits: Option<u32>,
 
     /// Fairness for liveness checks: unfair (deadlocks only), weak, strong, obe, hsa
@@ -157,31 +158,31 @@ pub struct CheckArgs {
     pub scheduler: Scheduler,
 
     /// At most R blocks resident at once; the others start as resident blocks finish
-    #[arg(long, value_name = "R", conflicts_with_all = ["sms", "blocks_per_sm"])]
+    #[arg(long, value_name = "R", conflicts_with_all = ["sms", "blocks_per_sm"], value_parser = at_least_1::<u32>)]
     pub resident: Option<u32>,
 
     /// Number of SMs (with --blocks-per-sm: resident = SMS × B)
-    #[arg(long, value_name = "S", requires = "blocks_per_sm")]
+    #[arg(long, value_name = "S", requires = "blocks_per_sm", value_parser = at_least_1::<u32>, allow_negative_numbers = true)]
     pub sms: Option<u32>,
 
     /// Blocks each SM holds at once (with --sms)
-    #[arg(long, value_name = "B", requires = "sms")]
+    #[arg(long, value_name = "B", requires = "sms", value_parser = at_least_1::<u32>, allow_negative_numbers = true)]
     pub blocks_per_sm: Option<u32>,
 
-    /// Stop with verdict inconclusive (exit 3) after this many states [default: 50000000]
-    #[arg(long, value_name = "N")]
+    /// Stop with verdict inconclusive (exit 3) after this many states, at least 1 [default: 50000000]
+    #[arg(long, value_name = "N", value_parser = at_least_1::<u64>, allow_negative_numbers = true)]
     pub max_states: Option<u64>,
 
-    /// Stop with verdict inconclusive (exit 3) after this many seconds (of the whole check, every search it runs included)
-    #[arg(long, value_name = "S")]
+    /// Stop with verdict inconclusive (exit 3) after this many seconds, a positive number (of the whole check, every search it runs included)
+    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_negative_numbers = true)]
     pub max_seconds: Option<f64>,
 
-    /// Stop with verdict inconclusive (exit 3) before the explorer uses this many MiB [default: 8192]
-    #[arg(long, value_name = "MIB")]
+    /// Stop with verdict inconclusive (exit 3) before the explorer uses this many MiB, at least 1 [default: 8192]
+    #[arg(long, value_name = "MIB", value_parser = at_least_1::<u64>, allow_negative_numbers = true)]
     pub max_memory: Option<u64>,
 
-    /// Explorer worker threads; verdicts, state counts and traces do not depend on it [default: the number of CPUs available]
-    #[arg(long, value_name = "N")]
+    /// Explorer worker threads, 1 to 1024; verdicts, state counts and traces do not depend on it [default: the number of CPUs available]
+    #[arg(long, value_name = "N", value_parser = worker_threads, allow_negative_numbers = true)]
     pub threads: Option<usize>,
 
     /// Store every state, not one per class of states equal up to renaming interchangeable blocks
@@ -205,13 +206,14 @@ pub struct CheckArgs {
     pub no_ample_sets: bool,
 }
 
+/// How a check reports (the top level and `check`).
 #[derive(Args, Debug, Clone, Default)]
 pub struct OutputArgs {
-    /// Output format
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    /// Output format: text, json or sarif (SARIF 2.1.0, for code-scanning annotations)
+    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = check_format)]
     pub format: Format,
 
-    /// Write each counterexample as JSON into this directory
+    /// Write each counterexample as JSON into this directory (for `replay`)
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 
@@ -219,7 +221,7 @@ pub struct OutputArgs {
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
 
-    /// Print states/s and memory (and include timings in JSON)
+    /// Print states/s and memory (and include timings in JSON; not with SARIF)
     #[arg(long)]
     pub stats: bool,
 
@@ -228,6 +230,43 @@ pub struct OutputArgs {
     pub color: ColorChoice,
 }
 
+/// How `verify` reports.
+#[derive(Args, Debug, Clone, Default)]
+pub struct VerifyOutputArgs {
+    /// Output format
+    #[arg(long, value_enum, default_value_t = VerifyFormat::Text)]
+    pub format: VerifyFormat,
+
+    /// Write the counterexample of each expectation that found a violation into this directory, as SPEC.lineN.json (N: the expect line)
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// Print states/s and memory per expectation (and include timings in JSON; not with SARIF or JUnit)
+    #[arg(long)]
+    pub stats: bool,
+
+    /// Colour: auto (on a terminal), always, never
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+/// How `replay` reports.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ReplayOutputArgs {
+    /// Output format
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
+
+    /// Draw the counterexample as an SVG sequence diagram into FILE
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+
+    /// Colour: auto (on a terminal), always, never
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+/// The reports of a check.
 #[derive(ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Format {
     #[default]
@@ -235,8 +274,26 @@ pub enum Format {
     Json,
     /// SARIF 2.1.0, for code-scanning annotations
     Sarif,
-    /// JUnit XML (with `verify`)
+}
+
+/// The reports of `verify`: a check's, and JUnit's test cases.
+#[derive(ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum VerifyFormat {
+    #[default]
+    Text,
+    Json,
+    /// SARIF 2.1.0, for code-scanning annotations
+    Sarif,
+    /// JUnit XML, one test case per expectation
     Junit,
+}
+
+/// Commands that report as text or JSON only (`replay`, `litmus`, `run`).
+#[derive(ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TextOrJson {
+    #[default]
+    Text,
+    Json,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -268,13 +325,84 @@ pub fn parse_param(s: &str) -> Result<(String, i64), String> {
     if name.is_empty() {
         return Err(format!("missing parameter name in `{s}`"));
     }
+    Ok((name.to_string(), param_value(value)?))
+}
+
+/// A parameter's value: a non-negative integer, decimal or `0x` hex.
+pub fn param_value(value: &str) -> Result<i64, String> {
     let value = value.trim();
     let parsed = match value.strip_prefix("0x") {
         Some(hex) => i64::from_str_radix(hex, 16),
         None => value.parse::<i64>(),
     };
     let v = parsed.map_err(|_| format!("`{value}` is not an integer"))?;
-    Ok((name.to_string(), v))
+    api::check_param_value(v)?;
+    Ok(v)
+}
+
+/// A check's `--format`; JUnit, offered by `verify`, is pointed there.
+fn check_format(s: &str) -> Result<Format, String> {
+    if s == "junit" {
+        return Err(
+            "JUnit reports expectations as test cases: use it with `gsync-check verify PATH`"
+                .into(),
+        );
+    }
+    Format::from_str(s, false).map_err(|_| format!("expected text, json or sarif, found `{s}`"))
+}
+
+/// A family's name: barrier, mutex, semaphore.
+pub fn family_name(s: &str) -> Result<String, String> {
+    if api::FAMILIES.contains(&s) {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "unknown family `{s}` (known: {})",
+            api::FAMILIES.join(", ")
+        ))
+    }
+}
+
+/// A whole number of at least 1 (launch sizes, limits, repeats).
+pub fn at_least_1<T>(s: &str) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialOrd + From<u8>,
+{
+    let v: T = s
+        .trim()
+        .parse()
+        .map_err(|_| match s.trim().starts_with('-') {
+            true => format!("must be at least 1 (got {s})"),
+            false => format!("`{s}` is not a whole number"),
+        })?;
+    if v < T::from(1) {
+        return Err(format!("must be at least 1 (got {s})"));
+    }
+    Ok(v)
+}
+
+/// A time limit: a positive, finite number of seconds.
+pub fn positive_seconds(s: &str) -> Result<f64, String> {
+    parse_then(s, "a number of seconds", api::check_seconds)
+}
+
+/// Explorer worker threads: 1 to [`api::MAX_WORKER_THREADS`].
+pub fn worker_threads(s: &str) -> Result<usize, String> {
+    parse_then(s, "a number of threads", api::check_worker_threads)
+}
+
+/// Parses `s`, then applies the library's rule for the value.
+fn parse_then<T: std::str::FromStr + Copy>(
+    s: &str,
+    what: &str,
+    rule: fn(T) -> Result<(), String>,
+) -> Result<T, String> {
+    let v: T = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not {what}"))?;
+    rule(v)?;
+    Ok(v)
 }
 
 #[cfg(test)]
@@ -288,6 +416,14 @@ mod tests {
         assert!(parse_param("iters").is_err());
         assert!(parse_param("=3").is_err());
         assert!(parse_param("iters=three").is_err());
+        assert!(parse_param("iters=-1")
+            .unwrap_err()
+            .contains("non-negative"));
+        for bad in ["nan", "inf", "-1", "0", "1e400", "soon"] {
+            assert!(positive_seconds(bad).is_err(), "{bad}");
+        }
+        assert_eq!(positive_seconds("0.5"), Ok(0.5));
+        assert!(worker_threads("0").is_err() && worker_threads("100000").is_err());
     }
 
     #[test]

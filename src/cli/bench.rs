@@ -1,36 +1,38 @@
 //! `gsync-check bench-checker`: the checker's own benchmark.
 
+use super::args::{at_least_1, family_name, positive_seconds, worker_threads};
 use clap::Args;
-use gsync_check::api::{Error, FAMILIES};
+use gsync_check::api::Error;
 use gsync_check::bench::{self, spin, BenchOptions};
+use gsync_check::model::MemoryModel;
 
 #[derive(Args, Debug, Clone)]
 pub struct BenchArgs {
     /// Families to measure (default: all)
-    #[arg(long, value_delimiter = ',', value_name = "FAMILY,...")]
+    #[arg(long, value_delimiter = ',', value_name = "FAMILY,...", value_parser = family_name)]
     pub families: Vec<String>,
 
-    /// Smallest launch
-    #[arg(long, value_name = "N", default_value_t = 2)]
+    /// Smallest launch, at least 1
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = at_least_1::<u32>, allow_negative_numbers = true)]
     pub min_blocks: u32,
 
     /// Largest launch tried (a mode stops growing once it runs out of time)
-    #[arg(long, value_name = "N", default_value_t = 8)]
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = at_least_1::<u32>, allow_negative_numbers = true)]
     pub max_blocks: u32,
 
-    /// Time budget of one family at one launch, in seconds
-    #[arg(long, value_name = "S", default_value_t = 60.0)]
+    /// Time budget of one family at one launch, in seconds (positive)
+    #[arg(long, value_name = "S", default_value_t = 60.0, value_parser = positive_seconds, allow_negative_numbers = true)]
     pub max_seconds: f64,
 
-    /// Explorer worker threads
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    /// Explorer worker threads, 1 to 1024
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = worker_threads, allow_negative_numbers = true)]
     pub threads: usize,
 
     /// Memory model of the measured runs: sc (the default here, as in the published scaling tables) or ptx
-    #[arg(long, value_name = "MODEL", default_value = "sc")]
-    pub memory_model: String,
-    /// Also run each reduced launch with N explorer threads, side by side (parallel speed-up)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "MODEL", default_value = "sc", value_parser = MemoryModel::parse_or_explain)]
+    pub memory_model: MemoryModel,
+    /// Also run each reduced launch with N explorer threads (1 to 1024), side by side (parallel speed-up)
+    #[arg(long, value_name = "N", value_parser = worker_threads, allow_negative_numbers = true)]
     pub speedup: Option<usize>,
 
     /// Only the reduced runs (no side-by-side run without symmetry and ample sets)
@@ -41,42 +43,30 @@ pub struct BenchArgs {
     #[arg(long)]
     pub spin: bool,
 
-    /// Process counts for the SPIN comparison
+    /// Process counts for the SPIN comparison, each at least 1
     #[arg(
         long,
         value_delimiter = ',',
         value_name = "N,...",
-        default_value = "3,4,5,6"
-    )]
+        default_value = "3,4,5,6",
+        value_parser = at_least_1::<u32>
+    , allow_negative_numbers = true)]
     pub spin_processes: Vec<u32>,
 }
 
 pub fn run(args: &BenchArgs) -> Result<i32, Error> {
-    for f in &args.families {
-        if !FAMILIES.contains(&f.as_str()) {
-            return Err(Error::Usage(format!(
-                "unknown family `{f}` (known: {})",
-                FAMILIES.join(", ")
-            )));
-        }
+    if args.min_blocks > args.max_blocks {
+        return Err(Error::Usage(format!(
+            "--min-blocks {} is more than --max-blocks {}",
+            args.min_blocks, args.max_blocks
+        )));
     }
-    if args.min_blocks == 0 || args.min_blocks > args.max_blocks {
-        return Err(Error::Usage(
-            "--min-blocks must be at least 1 and at most --max-blocks".into(),
-        ));
-    }
-    if args.threads == 0 || args.speedup == Some(0) {
-        return Err(Error::Usage(
-            "--threads and --speedup must be at least 1 (got 0)".into(),
-        ));
-    }
-    gsync_check::model::MemoryModel::parse_or_explain(&args.memory_model).map_err(Error::Usage)?;
     let mut opts = BenchOptions {
         blocks: (args.min_blocks..=args.max_blocks).collect(),
         max_seconds: args.max_seconds,
         threads: args.threads,
         compare: !args.no_compare,
-        memory_model: args.memory_model.clone(),
+        memory_model: args.memory_model.name().to_string(),
         speedup_threads: args.speedup,
         ..BenchOptions::default()
     };

@@ -52,9 +52,7 @@ pub fn list() -> Result<(), Error> {
 }
 
 pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Result<i32, Error> {
-    if output.format == Format::Junit {
-        return Err(super::junit_needs_verify());
-    }
+    super::stats_need_timings(output.stats, output.format == Format::Sarif)?;
     super::svg_needs_one_spec(output)?;
     let members: Vec<(SpecSource, SpecFile)> = builtin_headers()?
         .into_iter()
@@ -78,11 +76,16 @@ pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Resul
         }
     }
     let mut reports: Vec<Report> = Vec::new();
-    for (spec, file) in &members {
+    for (i, (spec, file)) in members.iter().enumerate() {
         let declared = declared_params(file);
         let config = config_from(check, Some(&declared));
-        let mut report = api::check_spec(spec, &config)?;
-        write_counterexamples(&report, output)?;
+        let running = config
+            .progress
+            .then(|| RunningLine::show(&spec.name, i + 1, members.len()));
+        let report = api::check_spec(spec, &config);
+        drop(running);
+        let mut report = report?;
+        write_counterexamples(&report, spec, output.out.as_deref(), &report.spec)?;
         if output.format == Format::Text {
             print_row(&report, reports.is_empty(), family, &config.launch);
         }
@@ -100,7 +103,6 @@ pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Resul
             "{}",
             to_json(&gsync_check::trace::sarif::from_reports(&reports))
         ),
-        Format::Junit => unreachable!("refused above"),
         Format::Text => {
             let skipped: Vec<String> = requested
                 .iter()
@@ -177,4 +179,23 @@ fn print_row(r: &Report, first: bool, family: &str, launch: &gsync_check::ir::La
         r.stats.states,
         r.stats.seconds.unwrap_or(0.0)
     );
+}
+
+/// While a variant is checked, a line on the terminal's stderr saying which
+/// (the explorer's progress spinner draws below it); erased when it ends,
+/// so the table is left as if it had not been there.
+struct RunningLine;
+
+impl RunningLine {
+    fn show(name: &str, i: usize, n: usize) -> RunningLine {
+        eprintln!("checking {name} ({i} of {n})...");
+        RunningLine
+    }
+}
+
+impl Drop for RunningLine {
+    fn drop(&mut self) {
+        // Up one line (the spinner has cleared its own), then clear it.
+        eprint!("\x1b[1A\x1b[2K\r");
+    }
 }

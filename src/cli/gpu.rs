@@ -1,5 +1,8 @@
 //! `emit`, `run` and `bench`: the CUDA backend's commands.
 
+use super::args::{
+    at_least_1, family_name, param_value, parse_param, positive_seconds, TextOrJson,
+};
 use gsync_check::api::{self, Error, SpecSource};
 use gsync_check::cuda::{self, EmitOptions};
 use gsync_check::ir::Launch;
@@ -12,27 +15,27 @@ pub struct GpuLaunchArgs {
     pub name: String,
 
     /// Blocks each SM runs at once (sets the spec's `blocks_per_sm` parameter, if it has one)
-    #[arg(long, value_name = "B", default_value_t = 1)]
+    #[arg(long, value_name = "B", default_value_t = 1, value_parser = at_least_1::<u32>, allow_negative_numbers = true)]
     pub blocks_per_sm: u32,
 
     /// Number of SMs [default: the GPU's; 132 (H100) for `emit`]
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", value_parser = at_least_1::<u32>, allow_negative_numbers = true)]
     pub sms: Option<u32>,
 
     /// Blocks in the launch [default: SMs × blocks per SM]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = at_least_1::<u32>, allow_negative_numbers = true)]
     pub blocks: Option<u32>,
 
-    /// Threads per block
-    #[arg(long, value_name = "T", default_value_t = 128)]
+    /// Threads per block, 1 to 1024
+    #[arg(long, value_name = "T", default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads_per_block: u32,
 
-    /// Operations per block (sets the spec's `iters` parameter) [default: the spec's for `emit`, 1000 for `run`]
-    #[arg(long, value_name = "K")]
+    /// Operations per block (sets the spec's `iters` parameter) [default: the spec's for `emit`, 100 for `run`]
+    #[arg(long, value_name = "K", value_parser = param_value, allow_negative_numbers = true)]
     pub iters: Option<i64>,
 
     /// Override a spec parameter (repeatable): --param size=10
-    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = super::args::parse_param)]
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
     pub params: Vec<(String, i64)>,
 
     /// Global loads and stores in each critical section
@@ -154,20 +157,20 @@ pub struct RunArgs {
     pub launch: GpuLaunchArgs,
 
     /// Seconds before a launch counts as hung and its spin loops are told to stop
-    #[arg(long, value_name = "S", default_value_t = 10.0)]
+    #[arg(long, value_name = "S", default_value_t = 10.0, value_parser = positive_seconds, allow_negative_numbers = true)]
     pub timeout: f64,
 
-    /// Timed launches (after one warm-up launch)
-    #[arg(long, value_name = "R", default_value_t = 3)]
+    /// Timed launches (after one warm-up launch), at least 1
+    #[arg(long, value_name = "R", default_value_t = 3, value_parser = at_least_1::<u32>, allow_negative_numbers = true)]
     pub repeats: u32,
 
     /// Run even if the model check finds a violation (to watch a predicted hang)
     #[arg(long)]
     pub force: bool,
 
-    /// Output format: text or json
-    #[arg(long, value_enum, default_value_t = super::args::Format::Text)]
-    pub format: super::args::Format,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
 }
 
 #[derive(clap::Args, Debug)]
@@ -177,27 +180,27 @@ pub struct BenchArgs {
     pub out: PathBuf,
 
     /// Contention levels (blocks per SM), comma-separated [default: 1,2,4,8,16 up to occupancy]
-    #[arg(long, value_name = "B,B,...", value_delimiter = ',')]
+    #[arg(long, value_name = "B,B,...", value_delimiter = ',', value_parser = at_least_1::<u32>, allow_negative_numbers = true)]
     pub blocks_per_sm: Vec<u32>,
 
-    /// Threads per block
-    #[arg(long, value_name = "T", default_value_t = 128)]
+    /// Threads per block, 1 to 1024
+    #[arg(long, value_name = "T", default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads_per_block: u32,
 
-    /// Barrier episodes per launch
-    #[arg(long, value_name = "K", default_value_t = 1000)]
+    /// Barrier episodes per launch, at least 1
+    #[arg(long, value_name = "K", default_value_t = 1000, value_parser = at_least_1::<i64>, allow_negative_numbers = true)]
     pub barrier_iters: i64,
 
-    /// Lock/semaphore operations per block per launch
-    #[arg(long, value_name = "K", default_value_t = 10)]
+    /// Lock/semaphore operations per block per launch, at least 1
+    #[arg(long, value_name = "K", default_value_t = 10, value_parser = at_least_1::<i64>, allow_negative_numbers = true)]
     pub lock_iters: i64,
 
     /// Seconds before a launch counts as hung
-    #[arg(long, value_name = "S", default_value_t = 5.0)]
+    #[arg(long, value_name = "S", default_value_t = 5.0, value_parser = positive_seconds, allow_negative_numbers = true)]
     pub timeout: f64,
 
-    /// Timed launches per point (after one warm-up)
-    #[arg(long, value_name = "R", default_value_t = 3)]
+    /// Timed launches per point (after one warm-up), at least 1
+    #[arg(long, value_name = "R", default_value_t = 3, value_parser = at_least_1::<u32>, allow_negative_numbers = true)]
     pub repeats: u32,
 
     /// Only the variants whose spec or label contains this text
@@ -205,8 +208,12 @@ pub struct BenchArgs {
     pub only: Option<String>,
 
     /// Only these families (barrier, mutex, semaphore), comma-separated
-    #[arg(long, value_name = "F,F,...", value_delimiter = ',')]
+    #[arg(long, value_name = "F,F,...", value_delimiter = ',', value_parser = family_name)]
     pub family: Vec<String>,
+
+    /// Draw the plots of a recorded bench.json into --out, running nothing (no GPU needed)
+    #[arg(long, value_name = "FILE.json")]
+    pub from: Option<PathBuf>,
 }
 
 fn open_gpu() -> Result<cuda::device::Gpu, Error> {
@@ -246,13 +253,50 @@ pub fn run(args: &RunArgs) -> Result<i32, Error> {
         },
     )?;
     match args.format {
-        super::args::Format::Json => println!("{}", super::to_json(&report)),
-        _ => print!("{}", cuda::runner::render(&report)),
+        TextOrJson::Json => println!("{}", super::to_json(&report)),
+        TextOrJson::Text => print!("{}", cuda::runner::render(&report)),
     }
     Ok(report.exit_code())
 }
 
+/// Redraws the plots of a recorded run.
+fn replot(from: &Path, out: &Path) -> Result<i32, Error> {
+    let bad = |e: &dyn std::fmt::Display| Error::Usage(format!("{}: {e}", from.display()));
+    let text = std::fs::read_to_string(from).map_err(|e| bad(&e))?;
+    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| bad(&e))?;
+    let rows: Vec<cuda::bench::Row> =
+        serde_json::from_value(json["rows"].clone()).map_err(|e| bad(&e))?;
+    let gpu = json["gpu"]["name"].as_str().unwrap_or("GPU");
+    let threads = json["threads_per_block"].as_u64().unwrap_or(128) as u32;
+    std::fs::create_dir_all(out)
+        .map_err(|e| Error::Usage(format!("cannot create {}: {e}", out.display())))?;
+    write_plots(&rows, gpu, threads, out)?;
+    eprintln!("wrote the plots of {} to {}", from.display(), out.display());
+    Ok(0)
+}
+
+fn write_plots(
+    rows: &[cuda::bench::Row],
+    gpu: &str,
+    threads: u32,
+    out: &Path,
+) -> Result<(), Error> {
+    for (family, title) in [
+        ("barrier", "Barriers: time per grid-wide barrier"),
+        ("mutex", "Mutexes: time per critical section"),
+        ("semaphore", "Semaphores: time per critical section"),
+    ] {
+        let title = format!("{title} ({gpu}, {threads} threads/block)");
+        cuda::bench::plot(rows, family, &title, &out.join(format!("{family}.svg")))
+            .map_err(|e| Error::Usage(format!("plot {family}: {e}")))?;
+    }
+    Ok(())
+}
+
 pub fn bench(args: &BenchArgs) -> Result<i32, Error> {
+    if let Some(from) = &args.from {
+        return replot(from, &args.out);
+    }
     let timeout = timeout(args.timeout)?;
     let gpu = open_gpu()?;
     let mut suite = cuda::bench::suite(args.barrier_iters, args.lock_iters);
@@ -261,6 +305,11 @@ pub fn bench(args: &BenchArgs) -> Result<i32, Error> {
     }
     if !args.family.is_empty() {
         suite.retain(|v| args.family.iter().any(|f| f == v.family));
+    }
+    if suite.is_empty() {
+        return Err(Error::Usage(
+            "no variant matches --only and --family: nothing to measure".into(),
+        ));
     }
     let max = 2048 / args.threads_per_block.max(1);
     let contention: Vec<u32> = if args.blocks_per_sm.is_empty() {
@@ -313,23 +362,7 @@ pub fn bench(args: &BenchArgs) -> Result<i32, Error> {
     });
     write("bench.json", &super::to_json(&json))?;
     write("bench.csv", &cuda::bench::csv(&rows))?;
-    for (family, title) in [
-        ("barrier", "Barriers: ns per grid-wide barrier"),
-        ("mutex", "Mutexes: ns per critical section"),
-        ("semaphore", "Semaphores: ns per critical section"),
-    ] {
-        let title = format!(
-            "{title} ({}, {} threads/block)",
-            gpu.name, args.threads_per_block
-        );
-        cuda::bench::plot(
-            &rows,
-            family,
-            &title,
-            &args.out.join(format!("{family}.svg")),
-        )
-        .map_err(|e| Error::Usage(format!("plot {family}: {e}")))?;
-    }
+    write_plots(&rows, &gpu.name, args.threads_per_block, &args.out)?;
     eprintln!(
         "wrote {}/bench.csv, bench.json and the plots",
         args.out.display()

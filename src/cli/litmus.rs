@@ -1,7 +1,7 @@
 //! `gsync-check litmus`: herd PTX litmus tests, one file or a directory
 //! against an expectation file.
 
-use super::args::Format;
+use super::args::TextOrJson as Format;
 use super::{to_json, EXIT_USAGE};
 use clap::Args;
 use gsync_check::api::Error;
@@ -19,30 +19,36 @@ pub struct LitmusArgs {
     pub expect: Option<PathBuf>,
 
     /// Memory model: ptx (scoped PTX model) or sc (sequential consistency)
-    #[arg(long, value_name = "MODEL", default_value = "ptx")]
-    pub memory_model: String,
+    #[arg(long, value_name = "MODEL", default_value = "ptx", value_parser = gsync_check::model::MemoryModel::parse_or_explain)]
+    pub memory_model: gsync_check::model::MemoryModel,
 
-    /// Per test: give up (unsupported) after this many states
-    #[arg(long, value_name = "N", default_value_t = 2_000_000)]
+    /// Per test: give up (unsupported) after this many states, at least 1
+    #[arg(long, value_name = "N", default_value_t = 2_000_000, value_parser = super::args::at_least_1::<u64>, allow_negative_numbers = true)]
     pub max_states: u64,
 
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+
+    #[command(flatten)]
+    pub gpu: super::litmus_gpu::GpuLitmusArgs,
 }
 
 pub fn run(args: &LitmusArgs) -> Result<i32, Error> {
-    if matches!(args.format, Format::Sarif | Format::Junit) {
-        return Err(Error::Usage(
-            "litmus reports are text or JSON (--format text|json)".into(),
-        ));
-    }
-    gsync_check::model::MemoryModel::parse_or_explain(&args.memory_model).map_err(Error::Usage)?;
     let config = LitmusConfig {
-        memory_model: args.memory_model.clone(),
+        memory_model: args.memory_model.name().to_string(),
         max_states: args.max_states,
         ..LitmusConfig::default()
     };
+    if args.gpu.on_gpu {
+        return super::litmus_gpu::run(
+            &args.path,
+            args.expect.as_deref(),
+            config,
+            args.format,
+            &args.gpu,
+        );
+    }
     if args.path.is_dir() {
         let Some(expect) = &args.expect else {
             return Err(Error::Usage(format!(
@@ -54,7 +60,6 @@ pub fn run(args: &LitmusArgs) -> Result<i32, Error> {
         match args.format {
             Format::Json => println!("{}", to_json(&report)),
             Format::Text => print!("{}", litmus::render_dir(&report)),
-            Format::Sarif | Format::Junit => unreachable!("refused above"),
         }
         return Ok(i32::from(report.summary.unsound > 0));
     }
@@ -64,9 +69,18 @@ pub fn run(args: &LitmusArgs) -> Result<i32, Error> {
         Some(csv) => {
             let rows = litmus::read_expectations(csv).map_err(Error::Usage)?;
             let shown = args.path.to_string_lossy().replace('\\', "/");
-            rows.into_iter()
+            let row = rows
+                .into_iter()
                 .find(|(p, _)| shown.ends_with(p.as_str()))
-                .map(|(_, e)| e)
+                .map(|(_, e)| e);
+            // An expectation file that does not name the test would be
+            // silently unused.
+            Some(row.ok_or_else(|| {
+                Error::Usage(format!(
+                    "{} has no row for {shown}: nothing to compare with",
+                    csv.display()
+                ))
+            })?)
         }
     };
     match litmus::check_file(&args.path, &config) {
@@ -86,7 +100,6 @@ pub fn run(args: &LitmusArgs) -> Result<i32, Error> {
                     }))
                 ),
                 Format::Text => print!("{}", litmus::render_checked(&c, expected)),
-                Format::Sarif | Format::Junit => unreachable!("refused above"),
             }
             Ok(i32::from(agreement == Some(litmus::Agreement::Unsound)))
         }
@@ -101,7 +114,6 @@ pub fn run(args: &LitmusArgs) -> Result<i32, Error> {
                     }))
                 ),
                 Format::Text => eprint!("{}", f.render(color)),
-                Format::Sarif | Format::Junit => unreachable!("refused above"),
             }
             Ok(match f {
                 Failure::Unsupported(..) => 3,

@@ -6,13 +6,16 @@ mod bench;
 mod family;
 mod gpu;
 mod litmus;
+mod litmus_gpu;
 mod verify;
 
-use args::{CheckArgs, Cli, ColorChoice, Command, Format, OutputArgs};
+use args::{
+    CheckArgs, Cli, ColorChoice, Command, Format, OutputArgs, ReplayOutputArgs, TextOrJson,
+};
 use gsync_check::api::{self, CheckConfig, Error, SpecSource};
 use gsync_check::ir::Launch;
 use gsync_check::trace::render::render_report;
-use gsync_check::trace::replay::{replay, ReplayOutcome, SavedCounterexample};
+use gsync_check::trace::replay::{self, replay, ReplayOutcome, SavedCounterexample, SpecLocation};
 use gsync_check::trace::{sarif, svg, Report};
 use std::io::IsTerminal;
 use std::path::Path;
@@ -129,10 +132,10 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
             warp_size: args.warp_size.unwrap_or(defaults.warp_size),
         },
         params,
-        memory_model: args.memory_model.clone(),
+        memory_model: args.memory_model.map(|m| m.name().to_string()),
         races: !args.no_races,
-        simt: args.simt.clone(),
-        branch_order: args.branch_order.clone(),
+        simt: args.simt.map(|m| m.name().to_string()),
+        branch_order: args.branch_order.map(|o| o.name().to_string()),
         lock_bits: args.lock_bits,
         fuse_local_steps: !(args.no_fuse_local || args.no_por),
         ample_sets: !(args.no_ample_sets || args.no_por),
@@ -159,12 +162,10 @@ fn available_cpus() -> usize {
 }
 
 fn check_one(spec: &SpecSource, check: &CheckArgs, output: &OutputArgs) -> Result<i32, Error> {
-    if output.format == Format::Junit {
-        return Err(junit_needs_verify());
-    }
+    stats_need_timings(output.stats, output.format == Format::Sarif)?;
     let config = config_from(check, None);
     let mut report = api::check_spec(spec, &config)?;
-    write_counterexamples(&report, output)?;
+    write_counterexamples(&report, spec, output.out.as_deref(), &report.spec)?;
     write_svg(&report, output)?;
     if !output.stats {
         strip_timings(&mut report);
@@ -176,17 +177,19 @@ fn check_one(spec: &SpecSource, check: &CheckArgs, output: &OutputArgs) -> Resul
             "{}",
             to_json(&sarif::from_reports(std::slice::from_ref(&report)))
         ),
-        Format::Junit => unreachable!("refused above"),
     }
     Ok(report.verdict.exit_code())
 }
 
-/// JUnit reports test cases, which only `verify` has (expectations).
-pub fn junit_needs_verify() -> Error {
-    Error::Usage(
-        "--format junit reports expectations as test cases: use it with `gsync-check verify PATH`"
-            .into(),
-    )
+/// `--stats` adds timings to text and JSON; a format without them
+/// (SARIF, JUnit) refuses it rather than ignore it.
+pub fn stats_need_timings(stats: bool, format_has_none: bool) -> Result<(), Error> {
+    if stats && format_has_none {
+        return Err(Error::Usage(
+            "--stats adds timings to text and JSON output; this format has none".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Timings differ from run to run; JSON leaves them out unless `--stats`.
@@ -205,24 +208,34 @@ pub fn to_json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string_pretty(value).expect("reports serialize")
 }
 
-/// `--out DIR`: one JSON file per counterexample, named after the spec.
-pub fn write_counterexamples(report: &Report, output: &OutputArgs) -> Result<(), Error> {
-    let Some(dir) = &output.out else {
+/// `--out DIR`: one JSON file per counterexample, `STEM.json`, then
+/// `STEM.1.json`, ...
+pub fn write_counterexamples(
+    report: &Report,
+    spec: &SpecSource,
+    dir: Option<&Path>,
+    stem: &str,
+) -> Result<(), Error> {
+    let Some(dir) = dir else {
         return Ok(());
     };
     std::fs::create_dir_all(dir)
         .map_err(|e| Error::Usage(format!("cannot create {}: {e}", dir.display())))?;
     for (i, v) in report.violations.iter().enumerate() {
-        let saved = SavedCounterexample {
-            spec: report.spec.clone(),
-            source: report.source.clone(),
-            config: report.config.clone(),
-            violation: v.clone(),
-        };
+        let mut saved = SavedCounterexample::new(report, v, &spec.text);
+        saved.locate_source_from(dir);
+        // A header's name may hold anything: keep the file inside `dir`.
+        let stem: String = stem
+            .chars()
+            .map(|c| match c {
+                'a'..='z' | 'A'..='Z' | '0'..='9' | '_' | '-' | '.' => c,
+                _ => '_',
+            })
+            .collect();
         let name = if i == 0 {
-            format!("{}.json", report.spec)
+            format!("{stem}.json")
         } else {
-            format!("{}.{i}.json", report.spec)
+            format!("{stem}.{i}.json")
         };
         let path = dir.join(name);
         std::fs::write(&path, to_json(&saved) + "\n")
@@ -256,24 +269,18 @@ fn save_svg(path: &Path, svg: &str) -> Result<(), Error> {
         .map_err(|e| Error::Usage(format!("cannot write {}: {e}", path.display())))
 }
 
-/// `--svg` draws one counterexample: refused where several specs run.
+/// `--svg` draws one counterexample: refused where a family runs.
 pub fn svg_needs_one_spec(output: &OutputArgs) -> Result<(), Error> {
     match &output.svg {
         Some(_) => Err(Error::Usage(
-            "--svg draws the counterexample of one spec: name a single spec, not a family or a directory".into(),
+            "--svg draws the counterexample of one spec: name a single spec, not a family".into(),
         )),
         None => Ok(()),
     }
 }
 
-fn replay_file(path: &Path, output: &OutputArgs) -> Result<i32, Error> {
-    if matches!(output.format, Format::Sarif | Format::Junit) {
-        return Err(Error::Usage(
-            "replay prints text or JSON (--format text|json)".into(),
-        ));
-    }
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::Usage(format!("cannot read {}: {e}", path.display())))?;
+fn replay_file(path: &Path, output: &ReplayOutputArgs) -> Result<i32, Error> {
+    let text = gsync_check::spec::input::read_text(path).map_err(Error::Usage)?;
     let saved: SavedCounterexample = serde_json::from_str(&text).map_err(|e| {
         Error::Usage(format!(
             "{}:{}:{}: not a gsync-check counterexample: {e}",
@@ -282,13 +289,19 @@ fn replay_file(path: &Path, output: &OutputArgs) -> Result<i32, Error> {
             e.column()
         ))
     })?;
-    let spec = match saved.source.strip_prefix("builtin:") {
-        Some(name) => SpecSource::builtin(name).ok_or_else(|| {
+    let spec = match saved.spec_location(path) {
+        SpecLocation::Builtin(name) => SpecSource::builtin(&name).ok_or_else(|| {
             Error::Usage(format!(
                 "the counterexample names built-in spec `{name}`, which does not exist"
             ))
         })?,
-        None => SpecSource::from_file(Path::new(&saved.source))?,
+        SpecLocation::File(spec_path) => SpecSource::from_file(&spec_path).map_err(|e| {
+            Error::Usage(format!(
+                "{} (the counterexample's spec, `{}`, is found relative to the counterexample's folder)",
+                e.render(false).trim_end().trim_start_matches("error: "),
+                saved.source
+            ))
+        })?,
     };
     if let Some(path) = &output.svg {
         save_svg(
@@ -296,33 +309,86 @@ fn replay_file(path: &Path, output: &OutputArgs) -> Result<i32, Error> {
             &svg::render_svg(&saved.spec, &saved.config, &saved.violation),
         )?;
     }
-    let prepared = api::prepare(&spec, &api::config_of(&saved.config))?;
-    let model = api::model_of(&prepared);
-    let outcome = replay(&model, &saved);
-    let (code, json) = match &outcome {
-        ReplayOutcome::Reproduced { kind, message } => {
-            println_unless_json(output, &format!("reproduced: {kind}: {message}"));
-            (
-                1,
-                serde_json::json!({"replay": "reproduced", "kind": kind, "message": message}),
-            )
-        }
-        ReplayOutcome::Diverged { step, reason } => {
-            println_unless_json(output, &format!("diverged at step {step}: {reason}"));
-            (
-                EXIT_USAGE,
-                serde_json::json!({"replay": "diverged", "step": step, "reason": reason}),
-            )
+    let outcome = match api::prepare(&spec, &api::config_of(&saved.config)) {
+        Ok(prepared) => replay(&api::model_of(&prepared), &saved, &spec.text),
+        // A spec that no longer parses says where.
+        Err(e @ Error::Spec(..)) => return Err(e),
+        // A recorded configuration the spec refuses.
+        Err(Error::Usage(m)) => {
+            let reason = format!("the recorded configuration is refused: {m}");
+            if replay::spec_hash(&spec.text) == saved.spec_hash {
+                ReplayOutcome::Corrupt { step: 0, reason }
+            } else {
+                ReplayOutcome::SpecChanged { step: 0, reason }
+            }
         }
     };
-    if output.format == Format::Json {
-        println!("{}", to_json(&json));
+    match output.format {
+        TextOrJson::Json => println!("{}", to_json(&replay_json(&outcome))),
+        TextOrJson::Text => println!("{}", replay_text(&outcome)),
     }
-    Ok(code)
+    Ok(outcome.exit_code())
 }
 
-fn println_unless_json(output: &OutputArgs, line: &str) {
-    if output.format == Format::Text {
-        println!("{line}");
+/// The replay's conclusion in words.
+fn replay_text(outcome: &ReplayOutcome) -> String {
+    const CHANGED: &str = "the spec changed since the counterexample was recorded";
+    match outcome {
+        ReplayOutcome::Reproduced {
+            kind,
+            message,
+            spec_changed,
+            ..
+        } => {
+            let note = if *spec_changed {
+                format!("\nnote: {CHANGED}; the schedule still leads to the violation")
+            } else {
+                String::new()
+            };
+            format!("reproduced: {kind}: {message}{note}")
+        }
+        ReplayOutcome::Fixed { step, reason } => format!(
+            "fixed: the violation no longer happens: {}{reason}\nnote: {CHANGED}; this schedule is fixed, `gsync-check check` tells whether every one is",
+            at(*step)
+        ),
+        ReplayOutcome::SpecChanged { step, reason } => {
+            format!(
+                "spec changed: {CHANGED} and the recording no longer applies: {}{reason}",
+                at(*step)
+            )
+        }
+        ReplayOutcome::Corrupt { step, reason } => format!(
+            "corrupt: the spec is unchanged but the recording does not replay: {}{reason}",
+            at(*step)
+        ),
+    }
+}
+
+/// `at step N, ` (nothing for step 0: before the first step).
+fn at(step: u32) -> String {
+    if step == 0 {
+        String::new()
+    } else {
+        format!("at step {step}, ")
+    }
+}
+
+fn replay_json(outcome: &ReplayOutcome) -> serde_json::Value {
+    let name = outcome.name();
+    match outcome {
+        ReplayOutcome::Reproduced {
+            kind,
+            message,
+            step,
+            spec_changed,
+        } => serde_json::json!({
+            "replay": name, "kind": kind, "message": message, "step": step,
+            "spec_changed": spec_changed,
+        }),
+        ReplayOutcome::Fixed { step, reason }
+        | ReplayOutcome::SpecChanged { step, reason }
+        | ReplayOutcome::Corrupt { step, reason } => {
+            serde_json::json!({"replay": name, "step": step, "reason": reason})
+        }
     }
 }

@@ -1,8 +1,8 @@
 //! `gsync-check verify PATH...`: check every spec's `//! expect` lines, for
 //! CI before merge.
 
-use super::args::{Cli, Command, Format, OutputArgs};
-use super::{config_from, to_json};
+use super::args::{Cli, Command, VerifyFormat as Format, VerifyOutputArgs};
+use super::{config_from, strip_timings, to_json, write_counterexamples};
 use colored::Colorize;
 use gsync_check::api::{self, Error, SpecSource};
 use gsync_check::spec::ast::Expectation;
@@ -94,12 +94,16 @@ fn run_case(spec: &SpecSource, e: &Expectation) -> CaseResult {
     case
 }
 
-pub fn verify(paths: &[PathBuf], output: &OutputArgs) -> Result<i32, Error> {
-    super::svg_needs_one_spec(output)?;
+pub fn verify(paths: &[PathBuf], output: &VerifyOutputArgs) -> Result<i32, Error> {
+    super::stats_need_timings(
+        output.stats,
+        matches!(output.format, Format::Sarif | Format::Junit),
+    )?;
     let mut cases = Vec::new();
     for path in spec_files(paths)? {
         let spec = SpecSource::from_file(&path)?;
         let file = api::parse(&spec)?;
+        let spec = spec.named_by_header(&file);
         if file.header.expects.is_empty() {
             return Err(Error::Usage(format!(
                 "{}: the header states no expectation; add `//! expect: verified` (or the verdict you expect)",
@@ -107,7 +111,14 @@ pub fn verify(paths: &[PathBuf], output: &OutputArgs) -> Result<i32, Error> {
             )));
         }
         for e in &file.header.expects {
-            let case = run_case(&spec, e);
+            let mut case = run_case(&spec, e);
+            if let Some(report) = &mut case.report {
+                let stem = format!("{}.line{}", report.spec, e.line);
+                write_counterexamples(report, &spec, output.out.as_deref(), &stem)?;
+                if !output.stats && output.format == Format::Json {
+                    strip_timings(report);
+                }
+            }
             if output.format == Format::Text {
                 let mark = if case.passed {
                     "PASS".green().bold()
@@ -115,6 +126,9 @@ pub fn verify(paths: &[PathBuf], output: &OutputArgs) -> Result<i32, Error> {
                     "FAIL".red().bold()
                 };
                 println!("{mark} {}", case.summary());
+                if let Some(report) = case.report.as_ref().filter(|_| output.stats) {
+                    println!("     {}", gsync_check::trace::render::render_stats(report));
+                }
             }
             cases.push(case);
         }

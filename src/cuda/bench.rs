@@ -54,17 +54,21 @@ pub fn suite(barrier_iters: i64, lock_iters: i64) -> Vec<Variant> {
             "sense_reversing_barrier_fast",
             barrier_iters,
         ),
-        // The tuned two-level barrier: groups of 16 blocks, backoff 64 ns
-        // between polls, the harness's data check on one episode in 8.
+        // The tuned barrier: one level up to 4 blocks per SM, above that
+        // groups of two SMs' worth of blocks (16 at 8 blocks/SM, 32 at 16),
+        // backoff 32 ns between polls, the harness's data check on one
+        // episode in 8.
         Variant {
             params: vec![
-                ("group_size".to_string(), 16),
+                ("group_size".to_string(), 0),
+                ("group_sms".to_string(), 2),
+                ("flat_max".to_string(), 4),
                 ("check_every".to_string(), 8),
             ],
-            backoff_max_ns: 64,
+            backoff_max_ns: 32,
             ..variant(
                 "barrier",
-                "sense-reversing, two-level, release/acquire (grouped spec)",
+                "sense-reversing, release/acquire: one level to 4 blocks/SM, then groups of 2 SMs (grouped spec)",
                 "sense_reversing_barrier_grouped",
                 barrier_iters,
             )
@@ -121,7 +125,7 @@ pub fn suite(barrier_iters: i64, lock_iters: i64) -> Vec<Variant> {
 }
 
 /// One measurement.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Row {
     pub family: String,
     pub variant: String,
@@ -249,8 +253,65 @@ pub fn csv(rows: &[Row]) -> String {
     out
 }
 
-/// One SVG plot per family: ns per operation (log scale) against blocks
-/// per SM; runs that hung or failed a check are drawn as crosses at the top.
+/// Distinct colours (Tableau 10 and four more), the baseline first.
+const COLORS: [RGBColor; 14] = [
+    RGBColor(0, 0, 0),
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(23, 190, 207),
+    RGBColor(188, 189, 34),
+    RGBColor(0, 0, 128),
+    RGBColor(255, 187, 0),
+    RGBColor(0, 128, 128),
+];
+
+/// A time in ns as a tick label in µs: `0.5`, `1`, `2.5`, `40`.
+pub fn us_label(ns: f64) -> String {
+    let us = ns / 1000.0;
+    let text = if us >= 10.0 {
+        format!("{us:.0}")
+    } else if us >= 1.0 {
+        format!("{us:.1}")
+    } else {
+        format!("{us:.2}")
+    };
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
+/// How a point did not complete, for its marker in the top row.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Missing {
+    Hung,
+    Refused,
+    CheckFailed,
+}
+
+impl Missing {
+    pub fn of(r: &Row) -> Option<Missing> {
+        match r.outcome.as_str() {
+            "completed" if r.checks_passed && r.ns_per_op.is_some() => None,
+            "completed" => Some(Missing::CheckFailed),
+            "refused" => Some(Missing::Refused),
+            _ => Some(Missing::Hung),
+        }
+    }
+}
+
+/// One SVG plot per family: time per operation (log scale, µs) against
+/// blocks per SM (log2 scale: 1, 2, 4, 8, 16); points that did not
+/// complete sit in a labelled row above the data (× hung, □ refused by
+/// the model check, △ a device check failed); the legend is below the
+/// chart, off the data.
 pub fn plot(rows: &[Row], family: &str, title: &str, path: &Path) -> Result<(), String> {
     let rows: Vec<&Row> = rows.iter().filter(|r| r.family == family).collect();
     if rows.is_empty() {
@@ -262,61 +323,160 @@ pub fn plot(rows: &[Row], family: &str, title: &str, path: &Path) -> Result<(), 
             labels.push(&r.variant);
         }
     }
-    let max_b = rows.iter().map(|r| r.blocks_per_sm).max().unwrap_or(1);
-    let ok = |r: &&&Row| r.outcome == "completed" && r.ns_per_op.is_some();
-    let ys: Vec<f64> = rows.iter().filter(ok).filter_map(|r| r.ns_per_op).collect();
-    let lo = ys.iter().cloned().fold(f64::INFINITY, f64::min).max(1.0) / 1.5;
-    let hi = ys.iter().cloned().fold(1.0, f64::max) * 3.0;
-    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
+    let levels: Vec<u32> = {
+        let mut l: Vec<u32> = rows.iter().map(|r| r.blocks_per_sm.max(1)).collect();
+        l.sort_unstable();
+        l.dedup();
+        l
+    };
+    let x_of = |b: u32| f64::from(b.max(1)).log2();
+    let (x_lo, x_hi) = (
+        x_of(levels[0]) - 0.35,
+        x_of(*levels.last().expect("rows")) + 0.35,
+    );
+    let ys: Vec<f64> = rows
+        .iter()
+        .filter(|r| Missing::of(r).is_none())
+        .filter_map(|r| r.ns_per_op)
+        .collect();
+    let lo = ys
+        .iter()
+        .cloned()
+        .fold(f64::INFINITY, f64::min)
+        .clamp(1.0, 1e12)
+        / 1.25;
+    let hi = ys.iter().cloned().fold(lo * 2.0, f64::max) * 1.25;
+    // The top row for points that did not complete, above a rule: a
+    // seventh of the height, whatever the data's range.
+    let band = ((hi / lo).ln() / 6.0).max(0.4);
+    let rule = hi * 1.1;
+    let (row_y, top) = (rule * (band * 0.4).exp(), rule * band.exp());
+    // Two legend columns when the labels are short enough, else one.
+    let columns = if labels.iter().all(|l| l.chars().count() <= 52) {
+        2
+    } else {
+        1
+    };
+    let legend_rows = labels.len().div_ceil(columns) as u32;
+    let (width, height) = (960u32, 560 + 24 * legend_rows + 8);
+    let root = SVGBackend::new(path, (width, height)).into_drawing_area();
     let err = |e: &dyn std::fmt::Display| e.to_string();
     root.fill(&WHITE).map_err(|e| err(&e))?;
-    let mut chart = ChartBuilder::on(&root)
+    let (upper, lower) = root.split_vertically(560);
+    let mut chart = ChartBuilder::on(&upper)
         .caption(title, ("sans-serif", 20))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(70)
-        .build_cartesian_2d(0.5f64..(f64::from(max_b) + 0.5), (lo..hi).log_scale())
+        .margin(14)
+        .x_label_area_size(48)
+        .y_label_area_size(64)
+        .build_cartesian_2d(x_lo..x_hi, (lo..top).log_scale())
         .map_err(|e| err(&e))?;
+    let level_of = |x: &f64| {
+        levels
+            .iter()
+            .find(|&&b| (x_of(b) - x).abs() < 1e-6)
+            .map(|b| b.to_string())
+            .unwrap_or_default()
+    };
+    let y_text = |y: &f64| {
+        if *y > rule {
+            String::new()
+        } else {
+            us_label(*y)
+        }
+    };
     chart
         .configure_mesh()
-        .x_desc("blocks per SM")
-        .y_desc("ns per operation (log)")
+        .x_labels(levels.len())
+        .x_label_formatter(&level_of)
+        .y_labels(12)
+        .y_label_formatter(&y_text)
+        .x_desc("blocks per SM (log2 scale)")
+        .y_desc("µs per operation (log scale)")
+        .label_style(("sans-serif", 15))
+        .axis_desc_style(("sans-serif", 16))
+        .light_line_style(WHITE.mix(0.0))
         .draw()
         .map_err(|e| err(&e))?;
+    chart
+        .draw_series(std::iter::once(PathElement::new(
+            vec![(x_lo, rule), (x_hi, rule)],
+            BLACK.mix(0.4).stroke_width(1),
+        )))
+        .map_err(|e| err(&e))?;
+    chart
+        .draw_series(std::iter::once(Text::new(
+            "did not complete:  × hung   □ refused   △ check failed",
+            (x_lo + 0.05, rule * (band * 0.93).exp()),
+            ("sans-serif", 14).into_font().color(&BLACK.mix(0.7)),
+        )))
+        .map_err(|e| err(&e))?;
+    let n = labels.len() as f64;
     for (i, label) in labels.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
-        let pts: Vec<(f64, f64)> = rows
+        let color = COLORS[i % COLORS.len()];
+        let mine: Vec<&&Row> = rows.iter().filter(|r| r.variant == *label).collect();
+        let pts: Vec<(f64, f64)> = mine
             .iter()
-            .filter(|r| r.variant == *label)
-            .filter(ok)
-            .map(|r| (f64::from(r.blocks_per_sm), r.ns_per_op.unwrap_or(0.0)))
+            .filter(|r| Missing::of(r).is_none())
+            .map(|r| (x_of(r.blocks_per_sm), r.ns_per_op.unwrap_or(1.0)))
             .collect();
+        let width = if i == 0 { 3 } else { 2 };
         chart
-            .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
-            .map_err(|e| err(&e))?
-            .label(label.to_string())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
-            });
-        chart
-            .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
+            .draw_series(LineSeries::new(pts.clone(), color.stroke_width(width)))
             .map_err(|e| err(&e))?;
-        let bad: Vec<(f64, f64)> = rows
-            .iter()
-            .filter(|r| r.variant == *label && (r.outcome != "completed" || !r.checks_passed))
-            .map(|r| (f64::from(r.blocks_per_sm), hi / 1.3))
-            .collect();
         chart
-            .draw_series(bad.iter().map(|&p| Cross::new(p, 6, color.stroke_width(2))))
+            .draw_series(pts.iter().map(|&p| Circle::new(p, 4, color.filled())))
+            .map_err(|e| err(&e))?;
+        // Spread the markers of the top row so that variants do not hide
+        // each other.
+        let dx = (i as f64 - (n - 1.0) / 2.0) * 0.045;
+        for r in &mine {
+            let at = (x_of(r.blocks_per_sm) + dx, row_y);
+            let style = color.stroke_width(2);
+            match Missing::of(r) {
+                None => {}
+                Some(Missing::Hung) => {
+                    chart
+                        .draw_series(std::iter::once(Cross::new(at, 6, style)))
+                        .map_err(|e| err(&e))?;
+                }
+                Some(Missing::Refused) => {
+                    chart
+                        .draw_series(std::iter::once(
+                            EmptyElement::at(at) + Rectangle::new([(-5, -5), (5, 5)], style),
+                        ))
+                        .map_err(|e| err(&e))?;
+                }
+                Some(Missing::CheckFailed) => {
+                    chart
+                        .draw_series(std::iter::once(TriangleMarker::new(at, 7, style)))
+                        .map_err(|e| err(&e))?;
+                }
+            }
+        }
+    }
+    // The legend, below the chart.
+    let col = width as i32 / columns as i32;
+    for (i, label) in labels.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        let (c, r) = ((i % columns) as i32, (i / columns) as i32);
+        let (x, y) = (24 + col * c, 8 + 24 * r);
+        lower
+            .draw(&PathElement::new(
+                vec![(x, y + 8), (x + 26, y + 8)],
+                color.stroke_width(3),
+            ))
+            .map_err(|e| err(&e))?;
+        lower
+            .draw(&Circle::new((x + 13, y + 8), 4, color.filled()))
+            .map_err(|e| err(&e))?;
+        lower
+            .draw(&Text::new(
+                label.to_string(),
+                (x + 34, y),
+                ("sans-serif", 15),
+            ))
             .map_err(|e| err(&e))?;
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperLeft)
-        .draw()
-        .map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))?;
     Ok(())
 }

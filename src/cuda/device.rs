@@ -263,6 +263,92 @@ impl Drop for Mapped {
     }
 }
 
+/// A stream for launches that follow each other without the host
+/// waiting in between (the litmus harness: reset, test, collect).
+pub struct Stream {
+    s: CUstream,
+}
+
+impl Stream {
+    pub fn new() -> Result<Stream, GpuError> {
+        let mut s: CUstream = std::ptr::null_mut();
+        // SAFETY: creates a stream into a valid out-pointer.
+        unsafe {
+            check(
+                sys::cuStreamCreate(&mut s, 1 /* CU_STREAM_NON_BLOCKING */),
+                "cuStreamCreate",
+            )?
+        };
+        Ok(Stream { s })
+    }
+
+    /// Queues `k` on `blocks` blocks of `threads`; `params` point to the
+    /// kernel's arguments, which the driver copies at the call.
+    pub fn launch(
+        &self,
+        k: &Kernel,
+        blocks: u32,
+        threads: u32,
+        params: &mut [*mut c_void],
+    ) -> Result<(), GpuError> {
+        // SAFETY: valid function and stream; the parameters outlive the call.
+        unsafe {
+            check(
+                sys::cuLaunchKernel(
+                    k.f,
+                    blocks,
+                    1,
+                    1,
+                    threads,
+                    1,
+                    1,
+                    0,
+                    self.s,
+                    params.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                ),
+                "launching the kernel",
+            )
+        }
+    }
+
+    /// Waits for everything queued; `Ok(false)` if it is still running
+    /// after `timeout` (the stream is then left alone).
+    pub fn wait(&self, timeout: Duration) -> Result<bool, GpuError> {
+        let start = Instant::now();
+        loop {
+            // SAFETY: valid stream.
+            let q = unsafe { sys::cuStreamQuery(self.s) };
+            if q == CUresult::CUDA_SUCCESS {
+                return Ok(true);
+            }
+            if q != CUresult::CUDA_ERROR_NOT_READY {
+                check(q, "the kernel")?;
+            }
+            let waited = start.elapsed();
+            if waited >= timeout {
+                return Ok(false);
+            }
+            // Short kernels: spin a little before sleeping.
+            if waited > Duration::from_millis(2) {
+                std::thread::sleep(Duration::from_micros(100));
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        // SAFETY: the stream was created here; destroying it with work
+        // pending lets that work finish first.
+        unsafe {
+            let _ = sys::cuStreamDestroy_v2(self.s);
+        }
+    }
+}
+
 /// How a launch ended.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Ended {

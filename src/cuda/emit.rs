@@ -61,6 +61,8 @@ pub struct Emitted {
 pub const KERNEL_NAME: &str = "gsync_kernel";
 
 const PRELUDE: &str = include_str!("prelude.cu");
+/// The arithmetic helpers (before the prelude, which uses `i64`).
+pub const ARITH: &str = include_str!("arith.h");
 
 /// C++ words (and CUDA names) a spec identifier must not become.
 const RESERVED: &[&str] = &[
@@ -269,6 +271,7 @@ pub fn emit(
     let mut out = String::new();
     header(&mut out, program, spec_name, options);
     defines(&mut out, program, participants, options);
+    out.push_str(ARITH);
     out.push_str(PRELUDE);
     memory(&mut out, program, &names)?;
     thread_state(&mut out, program, &names, top);
@@ -1072,8 +1075,9 @@ impl Emitter<'_> {
             let a = args[0].wide();
             let mask = (1u64 << ty.bits()) - 1;
             let next = match op {
-                AtomicOp::Add => format!("old + {a}"),
-                AtomicOp::Sub => format!("old - {a}"),
+                // The operand may be any i64: the helpers wrap as the model does.
+                AtomicOp::Add => format!("gs_add(old, {a})"),
+                AtomicOp::Sub => format!("gs_sub(old, {a})"),
                 AtomicOp::Or => format!("old | {a}"),
                 AtomicOp::And => format!("old & {a}"),
                 AtomicOp::Xor => format!("old ^ {a}"),

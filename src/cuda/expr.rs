@@ -6,7 +6,10 @@
 //! expression carries a class saying what C++ type it has, and an operator
 //! widens its operands to `i64` exactly where 32-bit C++ arithmetic could
 //! give a different answer. Comparisons of two small non-negative values
-//! (the common case in spin loops) stay as written.
+//! (the common case in spin loops) stay as written. Where C++ would leave
+//! the result undefined (signed 64-bit overflow, a shift by a negative count
+//! or by 64 or more, `INT64_MIN / -1`, a zero divisor) the operation is a
+//! call of a helper of `arith.h`, which computes what the model does.
 
 use crate::ir::{Builtin, Expr};
 use crate::spec::ast::{self, BinOp, ExprKind, Type, UnOp};
@@ -30,8 +33,16 @@ pub struct Code {
 }
 
 impl Code {
-    fn new(text: String, class: Class) -> Code {
+    pub fn new(text: String, class: Class) -> Code {
         Code { text, class }
+    }
+
+    /// The value of a literal from 0 to `i32::MAX`, as [`literal`] writes it.
+    fn small_literal(&self) -> Option<i64> {
+        match self.text.bytes().all(|b| b.is_ascii_digit()) {
+            true => self.text.parse().ok(),
+            false => None,
+        }
     }
 
     /// The text as an `i64` operand.
@@ -86,6 +97,9 @@ pub fn literal(v: i64) -> Code {
         Code::new(format!("{v}u"), Class::Nat)
     } else if (i64::from(i32::MIN)..0).contains(&v) {
         Code::new(format!("({v})"), Class::Signed)
+    } else if v == i64::MIN {
+        // `9223372036854775808LL` does not fit a `long long`.
+        Code::new(format!("({}LL - 1)", v + 1), Class::Wide)
     } else {
         Code::new(format!("({v}LL)"), Class::Wide)
     }
@@ -101,15 +115,26 @@ pub fn builtin(b: Builtin) -> &'static str {
     }
 }
 
-fn unary(op: UnOp, a: Code) -> Code {
+/// Emits a unary operator on an emitted operand (see [`binary`]).
+pub fn unary(op: UnOp, a: Code) -> Code {
     match op {
         UnOp::Not => Code::new(format!("!{}", a.text), Class::Nat),
+        // -INT64_MIN overflows; a 32-bit operand cannot.
+        UnOp::Neg if a.class == Class::Wide => helper("gs_neg", &[&a]),
         UnOp::Neg => Code::new(format!("(-{})", a.wide()), Class::Wide),
         UnOp::BitNot => Code::new(format!("(~{})", a.wide()), Class::Wide),
     }
 }
 
-fn binary(op: BinOp, a: Code, b: Code) -> Code {
+/// A call of an `arith.h` helper on `i64` operands.
+fn helper(name: &str, operands: &[&Code]) -> Code {
+    let args: Vec<String> = operands.iter().map(|c| c.wide()).collect();
+    Code::new(format!("{name}({})", args.join(", ")), Class::Wide)
+}
+
+/// Emits a binary operator on emitted operands, defined in C++ for every
+/// value the operands' classes allow and equal to the model's value.
+pub fn binary(op: BinOp, a: Code, b: Code) -> Code {
     let sym = op.symbol();
     let plain = |class| Code::new(format!("({} {sym} {})", a.text, b.text), class);
     // One `i64` operand makes C++ do the whole operation in 64 bits.
@@ -122,6 +147,11 @@ fn binary(op: BinOp, a: Code, b: Code) -> Code {
         Code::new(format!("({left} {sym} {})", b.text), class)
     };
     let both_nat = a.class == Class::Nat && b.class == Class::Nat;
+    let any_wide = a.class == Class::Wide || b.class == Class::Wide;
+    // A literal divisor from 1 up can neither be zero nor -1.
+    let safe_divisor = b.small_literal().is_some_and(|d| d > 0);
+    // A count below 32 keeps a 32-bit operand's shift inside 64 bits.
+    let small_count = b.small_literal().is_some_and(|s| s < 32);
     match op {
         BinOp::Or | BinOp::And => plain(Class::Nat),
         BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
@@ -132,12 +162,24 @@ fn binary(op: BinOp, a: Code, b: Code) -> Code {
             }
         }
         // Cannot leave [0, 2^32) when both operands are in it.
-        BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Div | BinOp::Rem | BinOp::Shr
-            if both_nat =>
-        {
-            plain(Class::Nat)
-        }
-        _ => widened(Class::Wide),
+        BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => match both_nat {
+            true => plain(Class::Nat),
+            false => widened(Class::Wide),
+        },
+        BinOp::Div | BinOp::Rem if safe_divisor && both_nat => plain(Class::Nat),
+        BinOp::Div | BinOp::Rem if safe_divisor => widened(Class::Wide),
+        BinOp::Div => helper("gs_div", &[&a, &b]),
+        BinOp::Rem => helper("gs_rem", &[&a, &b]),
+        BinOp::Shr if small_count && a.class == Class::Nat => plain(Class::Nat),
+        BinOp::Shl if small_count && a.class == Class::Nat => widened(Class::Wide),
+        BinOp::Shl => helper("gs_shl", &[&a, &b]),
+        BinOp::Shr => helper("gs_shr", &[&a, &b]),
+        // Two 32-bit operands cannot overflow 64 bits, except a product of
+        // two unsigned ones.
+        BinOp::Add if any_wide => helper("gs_add", &[&a, &b]),
+        BinOp::Sub if any_wide => helper("gs_sub", &[&a, &b]),
+        BinOp::Mul if any_wide || both_nat => helper("gs_mul", &[&a, &b]),
+        BinOp::Add | BinOp::Sub | BinOp::Mul => widened(Class::Wide),
     }
 }
 

@@ -1,7 +1,6 @@
 // ---------------------------------------------------------------------------
 // Runtime support: abort polling, backoff, the harness's invariant checks.
 // ---------------------------------------------------------------------------
-typedef long long i64;
 
 // What the host reads back after the launch.
 struct GsStats {

@@ -31,7 +31,7 @@ pub struct RunRequest {
     pub force: bool,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct GpuInfo {
     pub name: String,
     pub sms: u32,

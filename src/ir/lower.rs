@@ -8,6 +8,20 @@ use super::*;
 use crate::spec::ast::{self, AssignOp, ExprKind, Init, Item, SpecFile, StmtKind};
 use crate::spec::diag::{Diagnostic, SpecResult};
 
+/// Procedures are inlined, recursively: deeper call chains than this are an
+/// error rather than a stack overflow. Written specs nest a few levels.
+pub const MAX_CALL_DEPTH: usize = 64;
+
+/// Statements, expressions and inlined bodies nested inside one another,
+/// counted together: the bound on the lowering's recursion (each level is a
+/// few stack frames), whatever mix of them a spec nests.
+const MAX_NESTING: u32 = 1024;
+
+/// Inlining can double the code at each level (`f` calling `g` twice,
+/// `g` calling `h` twice, ...): the most instructions a program may have.
+/// The built-in specs have fewer than 300.
+pub const MAX_INSTRUCTIONS: usize = 1 << 16;
+
 /// Lowers `file` for one launch, with parameter `overrides` (already checked
 /// to name declared parameters).
 pub fn lower<'a>(
@@ -32,6 +46,7 @@ pub fn lower<'a>(
         region_at: None,
         unsupported: Vec::new(),
         inlined: Vec::new(),
+        nesting: 0,
     };
     l.declare_items(file, overrides)?;
     let harness = find_harness(file)?;
@@ -118,6 +133,8 @@ struct Lowerer<'a> {
     region_at: Option<(usize, usize)>,
     unsupported: Vec<(String, Span)>,
     inlined: Vec<InlinedCall>,
+    /// How deep the lowering's recursion is (see [`MAX_NESTING`]).
+    nesting: u32,
 }
 
 /// A redefinition error; `first` is where the name was defined before.
@@ -387,6 +404,50 @@ impl<'a> Lowerer<'a> {
     }
 
     fn stmt(&mut self, s: &'a ast::Stmt) -> SpecResult<()> {
+        self.descend(s.span)?;
+        let result = self.stmt_kind(s);
+        self.nesting -= 1;
+        result
+    }
+
+    /// One level deeper in the lowering's recursion, or a located error.
+    fn descend(&mut self, at: Span) -> SpecResult<()> {
+        self.nesting += 1;
+        if self.nesting > MAX_NESTING {
+            return Err(Diagnostic::new(
+                at,
+                format!(
+                    "blocks, expressions and inlined calls nest deeper than {MAX_NESTING} levels"
+                ),
+            )
+            .label("the limit is reached here")
+            .hint(format!(
+                "inlining {} nests each body inside its caller's; flatten the blocks or calls",
+                self.call_chain()
+            )));
+        }
+        Ok(())
+    }
+
+    /// `` `f` → `g` → `h` `` for the procedures being inlined (the first and last few).
+    fn call_chain(&self) -> String {
+        let names: Vec<String> = self
+            .frames
+            .iter()
+            .map(|f| format!("`{}`", f.name))
+            .collect();
+        match names.len() {
+            0 => "the harness".to_string(),
+            n if n <= 6 => names.join(" → "),
+            n => format!(
+                "{} → ... → {}",
+                names[..3].join(" → "),
+                names[n - 3..].join(" → ")
+            ),
+        }
+    }
+
+    fn stmt_kind(&mut self, s: &'a ast::Stmt) -> SpecResult<()> {
         match &s.kind {
             StmtKind::Let { ty, name, init } => {
                 self.check_not_reserved(name)?;
@@ -787,6 +848,13 @@ impl<'a> Lowerer<'a> {
     /// Lowers an expression; loads and calls inside it become instructions
     /// before it, in left-to-right order.
     fn expr(&mut self, e: &'a ast::Expr) -> SpecResult<Expr> {
+        self.descend(e.span)?;
+        let result = self.expr_kind(e);
+        self.nesting -= 1;
+        result
+    }
+
+    fn expr_kind(&mut self, e: &'a ast::Expr) -> SpecResult<Expr> {
         Ok(match &e.kind {
             ExprKind::Int(v) => Expr::Const(*v),
             ExprKind::Bool(b) => Expr::Const(*b as i64),
@@ -1187,6 +1255,18 @@ impl<'a> Lowerer<'a> {
                     .hint("procedures are inlined; write the recursion as a loop"),
             );
         }
+        if self.frames.len() >= MAX_CALL_DEPTH {
+            return Err(Diagnostic::new(
+                span,
+                format!("calls nest deeper than {MAX_CALL_DEPTH} levels"),
+            )
+            .label("one call too many")
+            .hint(format!(
+                "procedures are inlined: {} → `{}`; call some of them one after another instead",
+                self.call_chain(),
+                f.name.name
+            )));
+        }
         if args.len() != f.params.len() {
             return Err(Diagnostic::new(
                 span,
@@ -1223,6 +1303,19 @@ impl<'a> Lowerer<'a> {
         self.scopes.leave_procedure(caller_scopes);
         let frame = self.frames.pop().expect("pushed above");
         result?;
+        if self.code.len() > MAX_INSTRUCTIONS {
+            return Err(Diagnostic::new(
+                span,
+                format!("inlining makes the program longer than {MAX_INSTRUCTIONS} instructions"),
+            )
+            .label("this call's body is inlined once per call")
+            .hint(format!(
+                "procedures are inlined at each call, so a procedure that calls another twice, \
+                 which calls another twice, ... doubles the code at each level (here {} → `{}`)",
+                self.call_chain(),
+                f.name.name
+            )));
+        }
         let end = self.pc();
         for j in frame.returns {
             self.patch(j, end);
@@ -1328,8 +1421,8 @@ fn fold(e: Expr) -> Expr {
             (Or, Expr::Const(x), _) if *x != 0 => Expr::Const(1),
             (And, Expr::Const(0), _) => Expr::Const(0),
             (_, Expr::Const(x), Expr::Const(y)) => match eval_binary(op, *x, *y) {
-                Some(v) => Expr::Const(v),
-                None => Expr::Binary(op, a, b), // division by zero: reported when run
+                Ok(v) => Expr::Const(v),
+                Err(_) => Expr::Binary(op, a, b), // no value: reported when run
             },
             _ => Expr::Binary(op, a, b),
         },

@@ -15,7 +15,7 @@ mod lower;
 pub mod memop;
 mod resolve;
 
-pub use consteval::{binary as eval_binary, unary as eval_unary};
+pub use consteval::{binary as eval_binary, unary as eval_unary, ArithFault};
 pub use lower::lower;
 pub use resolve::{suggest, RESERVED};
 

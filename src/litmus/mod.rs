@@ -3,6 +3,7 @@
 //! condition evaluated over every reachable final state, and compared with
 //! expected results (`expected-safety.csv`).
 
+pub mod gpu;
 pub mod parse;
 pub mod translate;
 
@@ -11,6 +12,7 @@ use crate::ir::from_raw;
 use crate::model::{MemoryModel, Model, ModelOptions};
 use crate::spec::ast::Type;
 use crate::spec::diag::{Diagnostic, Source};
+use crate::spec::input::read_text;
 use parse::{Cond, Litmus, Quantifier, Term};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -92,7 +94,8 @@ pub fn parse_source(source: &Source) -> Result<Litmus, Failure> {
     parse::parse(&source.text).map_err(|d| Failure::Parse(Box::new(d), Box::new(source.clone())))
 }
 
-fn eval(c: &Cond, values: &BTreeMap<Term, i64>) -> bool {
+/// Whether the final condition `c` holds for the final values of its terms.
+pub fn eval(c: &Cond, values: &BTreeMap<Term, i64>) -> bool {
     let term = |t: &Term| match t {
         Term::Int(v) => *v,
         _ => values[t],
@@ -115,12 +118,23 @@ fn render_term(t: &Term) -> String {
     }
 }
 
-/// Parses and translates a test, refusing memory models that do not exist.
-fn prepare(
+/// One final outcome as the reports show it (`P1:r1=0; x=2`, terms in
+/// order): the key under which the model's outcomes and a GPU run's
+/// histogram are compared.
+pub fn render_outcome(values: &BTreeMap<Term, i64>) -> String {
+    let shown: Vec<String> = values
+        .iter()
+        .map(|(t, v)| format!("{}={v}", render_term(t)))
+        .collect();
+    shown.join("; ")
+}
+
+/// Translates a parsed test, refusing memory models that do not exist.
+fn prepare_parsed(
+    test: Litmus,
     source: &Source,
     config: &LitmusConfig,
 ) -> Result<(Litmus, translate::Translated), Failure> {
-    let test = parse_source(source)?;
     MemoryModel::parse_or_explain(&config.memory_model).map_err(Failure::Io)?;
     let tr =
         translate(&test, source).map_err(|u| Failure::Unsupported(u, Box::new(source.clone())))?;
@@ -153,7 +167,17 @@ fn explore_options(config: &LitmusConfig, keep_edges: bool) -> Options {
 
 /// Checks one litmus source under `config`.
 pub fn check_source(source: &Source, config: &LitmusConfig) -> Result<Checked, Failure> {
-    let (test, tr) = prepare(source, config)?;
+    check_parsed(parse_source(source)?, source, config)
+}
+
+/// Checks a parsed test (possibly rewritten, e.g. placed on one GPU) whose
+/// text is `source`.
+pub fn check_parsed(
+    test: Litmus,
+    source: &Source,
+    config: &LitmusConfig,
+) -> Result<Checked, Failure> {
+    let (test, tr) = prepare_parsed(test, source, config)?;
     let boxed = || Box::new(source.clone());
     let model = Model::new(&tr.program, model_options(config));
     let options = explore_options(config, false);
@@ -202,11 +226,7 @@ pub fn check_source(source: &Source, config: &LitmusConfig) -> Result<Checked, F
         let ok = eval(&test.condition, &values);
         any |= ok;
         all &= ok;
-        let shown: Vec<String> = values
-            .iter()
-            .map(|(t, v)| format!("{}={v}", render_term(t)))
-            .collect();
-        outcomes.insert(shown.join("; "));
+        outcomes.insert(render_outcome(&values));
     }
     let holds = match test.quantifier {
         Quantifier::Exists => any,
@@ -231,7 +251,16 @@ pub fn check_termination_source(
     source: &Source,
     config: &LitmusConfig,
 ) -> Result<Checked, Failure> {
-    let (test, tr) = prepare(source, config)?;
+    check_termination_parsed(parse_source(source)?, source, config)
+}
+
+/// [`check_termination_source`] for a parsed (possibly rewritten) test.
+pub fn check_termination_parsed(
+    test: Litmus,
+    source: &Source,
+    config: &LitmusConfig,
+) -> Result<Checked, Failure> {
+    let (test, tr) = prepare_parsed(test, source, config)?;
     let boxed = || Box::new(source.clone());
     let model = Model::new(&tr.program, model_options(config));
     let options = explore_options(config, true);
@@ -263,15 +292,13 @@ pub fn check_termination_source(
 }
 
 fn check_termination_file(path: &Path, config: &LitmusConfig) -> Result<Checked, Failure> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))?;
+    let text = read_text(path).map_err(Failure::Io)?;
     check_termination_source(&Source::new(path.display().to_string(), text), config)
 }
 
 /// Checks one file.
 pub fn check_file(path: &Path, config: &LitmusConfig) -> Result<Checked, Failure> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))?;
+    let text = read_text(path).map_err(Failure::Io)?;
     check_source(&Source::new(path.display().to_string(), text), config)
 }
 
@@ -368,8 +395,7 @@ pub struct DirReport {
 
 /// Reads `path,0|1` lines.
 pub fn read_expectations(path: &Path) -> Result<Vec<(String, bool)>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = read_text(path)?;
     let mut out = vec![];
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -395,7 +421,7 @@ pub fn read_expectations(path: &Path) -> Result<Vec<(String, bool)>, String> {
     Ok(out)
 }
 
-fn litmus_files(dir: &Path, base: &Path, out: &mut Vec<String>) {
+pub(crate) fn litmus_files(dir: &Path, base: &Path, out: &mut Vec<String>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };

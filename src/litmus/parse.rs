@@ -516,11 +516,20 @@ fn lex_cond(text: &str, start: usize, end: usize) -> Result<Vec<(Tok, usize, usi
     Ok(out)
 }
 
+/// The highest condition tree and the deepest nesting of `(` and `~`: the
+/// parser builds `a /\ b /\ ...` by a loop, but evaluating, translating and
+/// dropping the tree recurse, so its height is bounded with a located error.
+/// Herd's conditions are a few levels high.
+pub const MAX_COND_HEIGHT: u32 = 256;
+const MAX_COND_NESTING: u32 = 100;
+
 struct CondParser<'a> {
     toks: Vec<(Tok, usize, usize)>,
     pos: usize,
     end: usize,
     threads: &'a [Thread],
+    /// `(` and `~` open around the current token.
+    nesting: u32,
 }
 
 impl CondParser<'_> {
@@ -534,30 +543,75 @@ impl CondParser<'_> {
             .map_or((self.end.saturating_sub(1), self.end), |t| (t.1, t.2))
     }
 
-    fn or(&mut self) -> Result<Cond, Diagnostic> {
+    /// A `/\` or `\/` node over `a` and `b`, or an error at the operator
+    /// once the tree would be higher than [`MAX_COND_HEIGHT`].
+    fn join(
+        &self,
+        op: (usize, usize),
+        (a, ha): (Cond, u32),
+        (b, hb): (Cond, u32),
+        and: bool,
+    ) -> Result<(Cond, u32), Diagnostic> {
+        let height = ha.max(hb) + 1;
+        if height > MAX_COND_HEIGHT {
+            return Err(err(
+                op.0,
+                op.1,
+                format!("the final condition nests deeper than {MAX_COND_HEIGHT} levels"),
+            )
+            .label("the limit is reached here"));
+        }
+        let (a, b) = (Box::new(a), Box::new(b));
+        Ok((if and { Cond::And(a, b) } else { Cond::Or(a, b) }, height))
+    }
+
+    fn or(&mut self) -> Result<(Cond, u32), Diagnostic> {
         let mut c = self.and()?;
         while self.peek() == Some(&Tok::Or) {
+            let op = self.here();
             self.pos += 1;
-            c = Cond::Or(Box::new(c), Box::new(self.and()?));
+            let rhs = self.and()?;
+            c = self.join(op, c, rhs, false)?;
         }
         Ok(c)
     }
 
-    fn and(&mut self) -> Result<Cond, Diagnostic> {
+    fn and(&mut self) -> Result<(Cond, u32), Diagnostic> {
         let mut c = self.atom()?;
         while self.peek() == Some(&Tok::And) {
+            let op = self.here();
             self.pos += 1;
-            c = Cond::And(Box::new(c), Box::new(self.atom()?));
+            let rhs = self.atom()?;
+            c = self.join(op, c, rhs, true)?;
         }
         Ok(c)
     }
 
-    fn atom(&mut self) -> Result<Cond, Diagnostic> {
+    /// Enters a `(` or `~`: an error once they nest too deeply.
+    fn enter(&mut self) -> Result<(), Diagnostic> {
+        self.nesting += 1;
+        if self.nesting > MAX_COND_NESTING {
+            let (s, e) = self.here();
+            return Err(err(
+                s,
+                e,
+                format!(
+                    "the final condition nests deeper than {MAX_COND_NESTING} parentheses or `~`"
+                ),
+            )
+            .label("the limit is reached here"));
+        }
+        Ok(())
+    }
+
+    fn atom(&mut self) -> Result<(Cond, u32), Diagnostic> {
         let (s, e) = self.here();
         match self.peek().cloned() {
             Some(Tok::LParen) => {
                 self.pos += 1;
+                self.enter()?;
                 let c = self.or()?;
+                self.nesting -= 1;
                 if self.peek() != Some(&Tok::RParen) {
                     let (s2, e2) = self.here();
                     return Err(err(s2, e2, "expected `)`").label("unclosed `(`"));
@@ -567,15 +621,18 @@ impl CondParser<'_> {
             }
             Some(Tok::Not) => {
                 self.pos += 1;
-                Ok(Cond::Not(Box::new(self.atom()?)))
+                self.enter()?;
+                let (c, h) = self.atom()?;
+                self.nesting -= 1;
+                Ok((Cond::Not(Box::new(c)), h + 1))
             }
             Some(Tok::Word(w)) if w == "true" => {
                 self.pos += 1;
-                Ok(Cond::True)
+                Ok((Cond::True, 1))
             }
             Some(Tok::Word(w)) if w == "false" => {
                 self.pos += 1;
-                Ok(Cond::False)
+                Ok((Cond::False, 1))
             }
             Some(Tok::Word(_)) => {
                 let lhs = self.term()?;
@@ -589,7 +646,7 @@ impl CondParser<'_> {
                 };
                 self.pos += 1;
                 let rhs = self.term()?;
-                Ok(Cond::Cmp { eq, lhs, rhs })
+                Ok((Cond::Cmp { eq, lhs, rhs }, 1))
             }
             _ => Err(err(s, e, "expected a comparison, `(` or `~`").label("here")),
         }
@@ -641,8 +698,9 @@ fn parse_final(
         pos: 0,
         end: text.len(),
         threads,
+        nesting: 0,
     };
-    let cond = p.or()?;
+    let (cond, _) = p.or()?;
     if p.pos < p.toks.len() {
         let (s, e) = p.here();
         return Err(err(s, e, "unexpected text after the final condition").label("extra"));

@@ -156,7 +156,7 @@ fn is_barrier(opcode: &[String]) -> bool {
 /// inside a loop or skipped by a branch, and every thread of the CTA passes
 /// the same sequence of barrier ids (so no barrier synchronises a subset of
 /// the block).
-fn check_barriers(test: &Litmus) -> Result<(), Unsupported> {
+pub(crate) fn check_barriers(test: &Litmus) -> Result<(), Unsupported> {
     let mut by_cta: BTreeMap<u32, Vec<(usize, Vec<i64>)>> = BTreeMap::new();
     let cta_size = |cta: u32| test.threads.iter().filter(|t| t.cta == cta).count() as i64;
     for t in &test.threads {

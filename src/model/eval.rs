@@ -27,7 +27,7 @@ impl Model<'_> {
                 let x = self.eval(a, s, t)?;
                 let y = self.eval(b, s, t)?;
                 crate::ir::eval_binary(*op, x, y)
-                    .ok_or_else(|| runtime_error("division by zero"))?
+                    .map_err(|fault| runtime_error(&fault.to_string()))?
             }
             Expr::Ternary(c, a, b) => {
                 if self.eval(c, s, t)? != 0 {
@@ -60,7 +60,8 @@ impl Model<'_> {
     }
 }
 
-/// An error of the spec at run time (division by zero, index out of bounds).
+/// An error of the spec at run time (division by zero, a negative shift
+/// count, an index out of bounds).
 pub(super) fn runtime_error(message: &str) -> Violation {
     Violation {
         kind: ViolationKind::Assertion,

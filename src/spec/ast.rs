@@ -52,8 +52,18 @@ pub struct Header {
     /// Modelling decisions where a listing is simplified or ambiguous.
     pub notes: Vec<String>,
     pub expects: Vec<Expectation>,
-    /// Any other `key: value` lines, kept in order so later features can use them.
-    pub extra: Vec<(String, String)>,
+    /// `simt: MODE`: the SIMT mode the spec is written for; the model's
+    /// parser, which names the modes, reads it.
+    pub simt: Option<HeaderValue>,
+    /// `liveness: NAME=V ...`: parameter values used under a fair scheduler.
+    pub liveness: Vec<(Ident, i64)>,
+}
+
+/// A header value and where it is written, for errors found after parsing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeaderValue {
+    pub text: String,
+    pub span: Span,
 }
 
 /// One `//! expect [OPTIONS]: VERDICT [KIND]` line.

@@ -1,10 +1,23 @@
 //! The `//!` header: `key: value` lines with metadata and `expect` lines.
 
-use super::ast::{Expectation, Header, Span};
-use super::diag::{Diagnostic, SpecResult};
+use super::ast::{Expectation, Header, HeaderValue, Ident, Span};
+use super::diag::{suggest, Diagnostic, SpecResult};
 use super::lexer::HeaderLine;
 
 const VERDICTS: &[&str] = &["verified", "violated", "inconclusive"];
+
+/// Every header key. Any other is an error: a misspelt `expect` must not
+/// silently drop the check it was meant to add.
+pub const KEYS: &[&str] = &[
+    "name",
+    "family",
+    "source",
+    "description",
+    "note",
+    "expect",
+    "liveness",
+    "simt",
+];
 
 pub fn parse_header(lines: &[HeaderLine]) -> SpecResult<Header> {
     let mut header = Header::default();
@@ -62,6 +75,9 @@ fn parse_line(line: &HeaderLine, header: &mut Header) -> SpecResult<()> {
         .label("no key")
         .hint("header lines look like `//! name: spin_lock`"));
     };
+    if !KEYS.contains(&key) {
+        return Err(unknown_key(key, key_span));
+    }
     if key == "expect" {
         let args = keys[1..].iter().map(|(w, _)| w.to_string()).collect();
         let expect = parse_expect(&text[colon + 1..], value_start, args, line.line, whole)?;
@@ -76,13 +92,6 @@ fn parse_line(line: &HeaderLine, header: &mut Header) -> SpecResult<()> {
         .label("a key is one word")
         .hint("only `expect` takes options before the `:`"));
     }
-    if !is_word(key) {
-        return Err(
-            Diagnostic::new(key_span, format!("invalid header key `{key}`"))
-                .label("not a word")
-                .hint("keys are words such as `name`, `family`, `note` or `expect`"),
-        );
-    }
     if value.is_empty() {
         return Err(
             Diagnostic::new(key_span, format!("header key `{key}` has no value"))
@@ -90,28 +99,106 @@ fn parse_line(line: &HeaderLine, header: &mut Header) -> SpecResult<()> {
                 .hint(format!("write `//! {key}: ...`")),
         );
     }
-    let single = match key {
-        "name" => &mut header.name,
-        "family" => &mut header.family,
-        "source" => &mut header.source,
-        "description" => &mut header.description,
-        "note" => {
-            header.notes.push(value.to_string());
-            return Ok(());
-        }
-        _ => {
-            header.extra.push((key.to_string(), value.to_string()));
-            return Ok(());
-        }
+    if key == "note" {
+        header.notes.push(value.to_string());
+        return Ok(());
+    }
+    let given = match key {
+        "name" => header.name.is_some(),
+        "family" => header.family.is_some(),
+        "source" => header.source.is_some(),
+        "description" => header.description.is_some(),
+        "simt" => header.simt.is_some(),
+        _ => !header.liveness.is_empty(),
     };
-    if single.is_some() {
+    if given {
         return Err(
             Diagnostic::new(key_span, format!("duplicate header key `{key}`"))
                 .label("given twice")
                 .hint("`note` and `expect` may repeat; other keys appear once"),
         );
     }
-    *single = Some(value.to_string());
+    // The value runs from its first word to the end of the line.
+    let value_words = words(&text[colon + 1..], value_start);
+    let value_span = Span {
+        start: value_words.first().map_or(key_span.start, |w| w.1.start),
+        end: whole.end,
+    };
+    let value = value.to_string();
+    match key {
+        "name" => header.name = Some(value),
+        "family" => header.family = Some(value),
+        "source" => header.source = Some(value),
+        "description" => header.description = Some(value),
+        "simt" => {
+            header.simt = Some(HeaderValue {
+                text: value,
+                span: value_span,
+            })
+        }
+        _ => header.liveness = parse_liveness(&text[colon + 1..], value_start)?,
+    }
+    Ok(())
+}
+
+fn unknown_key(key: &str, span: Span) -> Diagnostic {
+    let d = Diagnostic::new(span, format!("unknown header key `{key}`")).label("not a header key");
+    match suggest(key, KEYS.iter().copied()) {
+        Some(known) => d.hint(format!("did you mean `{known}`?")),
+        None => d.hint(format!(
+            "the keys are {}; an ordinary comment is `//`",
+            KEYS.iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// `NAME=INTEGER ...`, the value of a `liveness` line.
+fn parse_liveness(rest: &str, base: usize) -> SpecResult<Vec<(Ident, i64)>> {
+    let mut out = Vec::new();
+    for (word, span) in words(rest, base) {
+        let parsed = word
+            .split_once('=')
+            .filter(|(name, _)| is_word(name))
+            .and_then(|(name, v)| Some((name, v.parse::<i64>().ok()?)));
+        let Some((name, value)) = parsed else {
+            return Err(
+                Diagnostic::new(span, format!("expected NAME=INTEGER, found `{word}`"))
+                    .label("not NAME=INTEGER")
+                    .hint("e.g. `//! liveness: iters=0` (a parameter's value under a fair --scheduler)"),
+            );
+        };
+        let name_span = Span::new(span.start as usize, span.start as usize + name.len());
+        out.push((
+            Ident {
+                name: name.to_string(),
+                span: name_span,
+            },
+            value,
+        ));
+    }
+    Ok(out)
+}
+
+/// Every name on the `liveness:` line is a declared parameter.
+pub fn check_liveness_names(header: &Header, params: &[&str]) -> SpecResult<()> {
+    for (name, _) in &header.liveness {
+        if params.contains(&name.name.as_str()) {
+            continue;
+        }
+        let d = Diagnostic::new(
+            name.span,
+            format!("`liveness:` sets `{}`, which is not a parameter", name.name),
+        )
+        .label("no such parameter");
+        return Err(match suggest(&name.name, params.iter().copied()) {
+            Some(p) => d.hint(format!("did you mean `{p}`?")),
+            None if params.is_empty() => d.hint("the spec declares no `param`"),
+            None => d.hint(format!("the parameters are: {}", params.join(", "))),
+        });
+    }
     Ok(())
 }
 
@@ -185,7 +272,7 @@ mod tests {
             "//! name: spin_lock\n//! family: mutex\n//! source: seed 003, Algorithm 1\n\
              //! description: test-and-set lock\n//! note: one\n//!\n//! note: two\n\
              //! expect: verified\n//! expect --blocks 3 --param iters=2: violated deadlock\n\
-             //! owner: someone: else\nparam x = 1;\n",
+             //! simt: lockstep\n//! liveness: iters=0 n=-2\nparam x = 1;\n",
         )
         .unwrap();
         assert_eq!(h.name.as_deref(), Some("spin_lock"));
@@ -193,10 +280,15 @@ mod tests {
         assert_eq!(h.source.as_deref(), Some("seed 003, Algorithm 1"));
         assert_eq!(h.description.as_deref(), Some("test-and-set lock"));
         assert_eq!(h.notes, vec!["one", "two"]);
-        assert_eq!(
-            h.extra,
-            vec![("owner".to_string(), "someone: else".to_string())]
-        );
+        let simt = h.simt.as_ref().unwrap();
+        assert_eq!(simt.text, "lockstep");
+        assert_eq!(simt.span, Span::new(227, 235));
+        let liveness: Vec<_> = h
+            .liveness
+            .iter()
+            .map(|(n, v)| (n.name.as_str(), *v))
+            .collect();
+        assert_eq!(liveness, vec![("iters", 0), ("n", -2)]);
         assert_eq!(
             h.expects,
             vec![
@@ -244,10 +336,10 @@ mod tests {
     fn other_header_errors() {
         assert_eq!(err("//! : x\n").0, "missing key before `:`");
         assert_eq!(
-            err("//! my name: x\n"),
+            err("//! name here: x\n"),
             (
-                "expected `:` after header key `my`, found `name`".into(),
-                (1, 8)
+                "expected `:` after header key `name`, found `here`".into(),
+                (1, 10)
             )
         );
         assert_eq!(err("//! name:\n").0, "header key `name` has no value");
@@ -255,5 +347,35 @@ mod tests {
             err("//! name: a\n//! name: b\n"),
             ("duplicate header key `name`".into(), (2, 5))
         );
+        assert_eq!(
+            err("//! liveness: iters=0\n//! liveness: x=1\n").0,
+            "duplicate header key `liveness`"
+        );
+        assert_eq!(
+            err("//! name: a\n//! liveness: iters=0 forever\n"),
+            ("expected NAME=INTEGER, found `forever`".into(), (2, 23))
+        );
+        assert_eq!(
+            err("//! liveness: =3\n").0,
+            "expected NAME=INTEGER, found `=3`"
+        );
+    }
+
+    /// A misspelt key is an error, never ignored: `expects:` would
+    /// otherwise drop the check it was meant to add.
+    #[test]
+    fn unknown_keys_are_errors_with_a_suggestion() {
+        let text = "//! name: a\n//! expects: violated deadlock\n";
+        let d = header(text).unwrap_err();
+        assert_eq!(d.message, "unknown header key `expects`");
+        assert_eq!(d.hint.as_deref(), Some("did you mean `expect`?"));
+        assert_eq!(Source::new("t", text).line_col(d.span.start), (2, 5));
+        let d = header("//! expects --blocks 3: verified\n").unwrap_err();
+        assert_eq!(d.message, "unknown header key `expects`");
+        let d = header("//! descripton: x\n").unwrap_err();
+        assert_eq!(d.hint.as_deref(), Some("did you mean `description`?"));
+        let d = header("//! colour: blue\n").unwrap_err();
+        assert_eq!(d.message, "unknown header key `colour`");
+        assert!(d.hint.unwrap().contains("`name`, `family`"));
     }
 }

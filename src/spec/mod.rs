@@ -3,6 +3,7 @@
 pub mod ast;
 pub mod diag;
 pub mod header;
+pub mod input;
 pub mod lexer;
 pub mod parser;
 

@@ -3,11 +3,16 @@
 
 use super::ast::*;
 use super::diag::{Diagnostic, SpecResult};
-use super::header::parse_header;
+use super::header::{check_liveness_names, parse_header};
 use super::lexer::{lex, Kw, Sym, Tok, Token};
 
 /// Deeper nesting than this is an error rather than a stack overflow.
 const MAX_DEPTH: u32 = 100;
+
+/// The highest expression tree: every pass after the parser (names,
+/// constants, lowering, evaluation, CUDA) recurses over it, so this bounds
+/// their stack. Written specs stay below 20.
+pub const MAX_EXPR_HEIGHT: u32 = 256;
 
 const TYPES_HINT: &str =
     "the types are bool, u8, u16, u32, i8, i16, i32 (`int` is i32, `unsigned` is u32)";
@@ -33,6 +38,14 @@ pub fn parse_file(text: &str) -> SpecResult<SpecFile> {
     while parser.peek().tok != Tok::Eof {
         items.push(parser.item()?);
     }
+    let params: Vec<&str> = items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Param(p) => Some(p.name.name.as_str()),
+            _ => None,
+        })
+        .collect();
+    check_liveness_names(&header, &params)?;
     Ok(SpecFile { header, items })
 }
 
@@ -741,21 +754,27 @@ impl Parser<'_> {
     }
 }
 
-// Expressions, by C precedence.
+// Expressions, by C precedence. Each parsing function returns the tree's
+// height with it: a long operator chain (`a + b + ...`) is built by a loop,
+// not by recursion, but every later pass walks the tree recursively, so its
+// height is bounded here with a located error.
 impl Parser<'_> {
     fn expr(&mut self) -> SpecResult<Expr> {
+        Ok(self.expr_tree()?.0)
+    }
+
+    fn expr_tree(&mut self) -> SpecResult<(Expr, u32)> {
         self.enter()?;
-        let cond = self.binary(1)?;
+        let (cond, h) = self.binary(1)?;
         let result = match self.eat(Sym::Question) {
-            None => cond,
-            Some(_) => {
-                let then = self.expr()?;
+            None => (cond, h),
+            Some(question) => {
+                let (then, h1) = self.expr_tree()?;
                 self.expect(Sym::Colon)?;
-                let other = self.expr()?;
-                Expr {
-                    span: cond.span.to(other.span),
-                    kind: ExprKind::Ternary(Box::new(cond), Box::new(then), Box::new(other)),
-                }
+                let (other, h2) = self.expr_tree()?;
+                let span = cond.span.to(other.span);
+                let kind = ExprKind::Ternary(Box::new(cond), Box::new(then), Box::new(other));
+                node(kind, span, h.max(h1).max(h2), question)?
             }
         };
         self.leave();
@@ -763,23 +782,22 @@ impl Parser<'_> {
     }
 
     /// Precedence climbing: left-associative operators binding at least `min`.
-    fn binary(&mut self, min: u8) -> SpecResult<Expr> {
-        let mut lhs = self.unary()?;
+    fn binary(&mut self, min: u8) -> SpecResult<(Expr, u32)> {
+        let (mut lhs, mut h) = self.unary()?;
         while let Some((op, prec)) = binop(&self.peek().tok) {
             if prec < min {
                 break;
             }
-            self.bump();
-            let rhs = self.binary(prec + 1)?;
-            lhs = Expr {
-                span: lhs.span.to(rhs.span),
-                kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
-            };
+            let op_span = self.bump().span;
+            let (rhs, rh) = self.binary(prec + 1)?;
+            let span = lhs.span.to(rhs.span);
+            let kind = ExprKind::Binary(op, Box::new(lhs), Box::new(rhs));
+            (lhs, h) = node(kind, span, h.max(rh), op_span)?;
         }
-        Ok(lhs)
+        Ok((lhs, h))
     }
 
-    fn unary(&mut self) -> SpecResult<Expr> {
+    fn unary(&mut self) -> SpecResult<(Expr, u32)> {
         let op = match self.peek().tok {
             Tok::Sym(Sym::Bang) => UnOp::Not,
             Tok::Sym(Sym::Minus) => UnOp::Neg,
@@ -788,15 +806,13 @@ impl Parser<'_> {
         };
         let start = self.bump().span;
         self.enter()?;
-        let operand = self.unary()?;
+        let (operand, h) = self.unary()?;
         self.leave();
-        Ok(Expr {
-            span: start.to(operand.span),
-            kind: ExprKind::Unary(op, Box::new(operand)),
-        })
+        let span = start.to(operand.span);
+        node(ExprKind::Unary(op, Box::new(operand)), span, h, start)
     }
 
-    fn primary(&mut self) -> SpecResult<Expr> {
+    fn primary(&mut self) -> SpecResult<(Expr, u32)> {
         let tok = self.peek().clone();
         let kind = match tok.tok {
             Tok::Int(v) => ExprKind::Int(v),
@@ -804,13 +820,17 @@ impl Parser<'_> {
             Tok::Kw(Kw::False) => ExprKind::Bool(false),
             Tok::Sym(Sym::LParen) => {
                 self.bump();
-                let inner = self.expr()?;
+                let (inner, h) = self.expr_tree()?;
                 let close = self.expect(Sym::RParen)?;
                 // The parentheses belong to the span, so enclosing spans cover them.
-                return Ok(Expr {
-                    kind: inner.kind,
-                    span: tok.span.to(close),
-                });
+                let span = tok.span.to(close);
+                return Ok((
+                    Expr {
+                        kind: inner.kind,
+                        span,
+                    },
+                    h,
+                ));
             }
             Tok::Ident(name) => {
                 self.bump();
@@ -822,14 +842,17 @@ impl Parser<'_> {
             _ => return Err(self.expected("an expression")),
         };
         self.bump();
-        Ok(Expr {
-            kind,
-            span: tok.span,
-        })
+        Ok((
+            Expr {
+                kind,
+                span: tok.span,
+            },
+            1,
+        ))
     }
 
     /// What follows a name: a call, a dotted call, an index, `blockIdx.x` or nothing.
-    fn name_expr(&mut self, name: Ident) -> SpecResult<Expr> {
+    fn name_expr(&mut self, name: Ident) -> SpecResult<(Expr, u32)> {
         let mut qualifiers = Vec::new();
         while self.eat(Sym::Dot).is_some() {
             let tok = self.peek().clone();
@@ -849,7 +872,7 @@ impl Parser<'_> {
             return self.call(name, qualifiers);
         }
         if let Some(first) = qualifiers.first() {
-            return self.launch_dim(name, &qualifiers, first);
+            return Ok((self.launch_dim(name, &qualifiers, first)?, 1));
         }
         if self.eat(Sym::LBracket).is_some() {
             if self.at(Sym::RBracket) {
@@ -857,17 +880,19 @@ impl Parser<'_> {
                     .expected("an index")
                     .hint("write the element index: `a[i]`"));
             }
-            let index = self.expr()?;
+            let (index, h) = self.expr_tree()?;
             let close = self.expect(Sym::RBracket)?;
-            return Ok(Expr {
-                span: name.span.to(close),
-                kind: ExprKind::Index(name, Box::new(index)),
-            });
+            let at = name.span;
+            let span = name.span.to(close);
+            return node(ExprKind::Index(name, Box::new(index)), span, h, at);
         }
-        Ok(Expr {
-            span: name.span,
-            kind: ExprKind::Name(name),
-        })
+        Ok((
+            Expr {
+                span: name.span,
+                kind: ExprKind::Name(name),
+            },
+            1,
+        ))
     }
 
     /// `blockIdx.x` / `threadIdx.x`: the launch is one-dimensional.
@@ -912,13 +937,16 @@ impl Parser<'_> {
         })
     }
 
-    fn call(&mut self, name: Ident, qualifiers: Vec<Ident>) -> SpecResult<Expr> {
+    fn call(&mut self, name: Ident, qualifiers: Vec<Ident>) -> SpecResult<(Expr, u32)> {
         self.bump();
         let mut args = Vec::new();
+        let mut h = 0;
         let close = match self.eat(Sym::RParen) {
             Some(close) => close,
             None => loop {
-                args.push(self.expr()?);
+                let (arg, ah) = self.expr_tree()?;
+                args.push(arg);
+                h = h.max(ah);
                 if let Some(close) = self.eat(Sym::RParen) {
                     break close;
                 }
@@ -933,15 +961,32 @@ impl Parser<'_> {
                 }
             },
         };
-        Ok(Expr {
-            span: name.span.to(close),
-            kind: ExprKind::Call {
-                name,
-                qualifiers,
-                args,
-            },
-        })
+        let (at, span) = (name.span, name.span.to(close));
+        let kind = ExprKind::Call {
+            name,
+            qualifiers,
+            args,
+        };
+        node(kind, span, h, at)
     }
+}
+
+/// A node over children at most `below` high: an error at `at` (the
+/// operator) once the tree would be higher than [`MAX_EXPR_HEIGHT`].
+fn node(kind: ExprKind, span: Span, below: u32, at: Span) -> SpecResult<(Expr, u32)> {
+    let height = below + 1;
+    if height > MAX_EXPR_HEIGHT {
+        return Err(Diagnostic::new(
+            at,
+            format!("expression nests deeper than {MAX_EXPR_HEIGHT} levels"),
+        )
+        .label("the limit is reached here")
+        .hint(
+            "a long chain such as `a + b + c + ...` nests one level per operator; \
+             split it with local variables (`u32 t = a + b; ... t + c ...`)",
+        ));
+    }
+    Ok((Expr { kind, span }, height))
 }
 
 #[cfg(test)]

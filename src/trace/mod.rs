@@ -4,6 +4,7 @@
 
 pub mod counterexample;
 pub mod junit;
+pub mod location;
 pub mod render;
 pub mod replay;
 pub mod report;

@@ -124,6 +124,10 @@ pub struct ViolationReport {
     /// What every unfinished thread is doing in the violating state.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub waiting: Vec<String>,
+    /// Where it shows in the spec: the failing instruction, or the one a
+    /// stuck thread spins or waits at (`trace::location`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<super::counterexample::SourcePos>,
     pub trace: Trace,
 }
 

@@ -34,8 +34,8 @@ fn results(report: &Report, expected: bool) -> Vec<Value> {
         .violations
         .iter()
         .map(|v| {
-            let step = v.trace.steps.last().or(v.trace.cycle.last());
-            let (line, column) = step.map_or((1, 1), |s| (s.span.line.max(1), s.span.column.max(1)));
+            let at = v.location.as_ref().or(v.trace.steps.last().map(|s| &s.span));
+            let (line, column) = at.map_or((1, 1), |p| (p.line.max(1), p.column.max(1)));
             let config: Vec<String> = report.config.params.iter().map(|(k, val)| format!("{k}={val}")).collect();
             json!({
                 "ruleId": v.kind,

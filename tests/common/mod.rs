@@ -83,3 +83,72 @@ pub fn remove_and_assert_goldens_match(tmp: &Path, failures: &[String]) {
         failures.join("\n")
     );
 }
+
+/// `shared/` (the litmus corpus, HeteroSync's CUDA): beside the repository
+/// in a fresh clone and in CI, inside it on a device machine, or above a
+/// worktree; `GSYNC_SHARED` names it explicitly.
+pub fn shared_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("GSYNC_SHARED") {
+        return Some(PathBuf::from(dir));
+    }
+    let repo = repo();
+    std::iter::once(repo.join("shared"))
+        .chain(repo.ancestors().skip(1).map(|a| a.join("shared")))
+        .find(|d| d.is_dir())
+}
+
+/// A test that needs something CI has but another machine may lack (the
+/// litmus corpus, NVRTC); `missing` says what is missing, if anything.
+/// The stable harness cannot skip at run time, so these tests run under
+/// `libtest_mimic` (`harness = false`): a missing need is reported as
+/// `ignored` in the summary, with a note saying why; under `CI=true` it is
+/// a failure instead, since CI must run every test.
+pub fn needs(
+    name: &str,
+    missing: Option<String>,
+    test: impl FnOnce() + Send + 'static,
+) -> libtest_mimic::Trial {
+    let ci = std::env::var("CI").as_deref() == Ok("true");
+    gated(name, missing, ci, test)
+}
+
+/// A test that cannot run on some machines by its nature (one about
+/// having no GPU, on a machine with one): reported as `ignored` there,
+/// with a note, under CI too.
+pub fn only_where(
+    name: &str,
+    missing: Option<String>,
+    test: impl FnOnce() + Send + 'static,
+) -> libtest_mimic::Trial {
+    gated(name, missing, false, test)
+}
+
+fn gated(
+    name: &str,
+    missing: Option<String>,
+    must_run: bool,
+    test: impl FnOnce() + Send + 'static,
+) -> libtest_mimic::Trial {
+    use libtest_mimic::Trial;
+    match missing {
+        Some(why) if must_run => {
+            Trial::test(name, move || Err(format!("CI=true but {why}").into()))
+        }
+        // Run anyway with `--include-ignored`: then it fails on what is missing.
+        missing => {
+            if let Some(why) = &missing {
+                println!("note: {name} ignored: {why}");
+            }
+            Trial::test(name, move || {
+                test();
+                Ok(())
+            })
+            .with_ignored_flag(missing.is_some())
+        }
+    }
+}
+
+/// Runs `trials` as the standard harness would (filters, `--include-ignored`).
+pub fn run_trials(trials: Vec<libtest_mimic::Trial>) -> std::process::ExitCode {
+    libtest_mimic::run(&libtest_mimic::Arguments::from_args(), trials).exit_code()
+}

@@ -1,0 +1,18 @@
+//! `gsync-check litmus PATH --on-gpu`: the litmus tests run on the GPU, many
+//! times, under stress, and what the hardware does compared with what the
+//! model allows.
+//!
+//! [`emit`] turns a test into a CUDA program ([`instr`] one instruction,
+//! [`layout`] where its threads and memory go), [`stress`] says how each
+//! launch is shuffled and stressed, [`run`] launches it and histograms the
+//! final outcomes, and [`compare`] sets them against the model's outcomes:
+//! allowed but not seen, seen but forbidden.
+
+pub mod compare;
+pub mod corpus;
+pub mod emit;
+pub mod instr;
+pub mod layout;
+pub mod report;
+pub mod run;
+pub mod stress;
