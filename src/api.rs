@@ -372,7 +372,7 @@ pub fn load(spec: &SpecSource) -> Result<(SpecFile, Source), Error> {
     let mut file = parse(spec)?;
     let mut source = spec.source();
     if crate::cu::imports_cuda(&file) {
-        let request = crate::cu::Request::from_header(&file, &source, Path::new(&spec.origin))
+        let request = crate::cu::Request::from_header(&file, Path::new(&spec.origin))
             .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
         crate::cu::attach(&mut file, &mut source, &request)
             .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;

@@ -29,7 +29,7 @@ pub const TIMING_KEY: &str = "cuda-timing";
 
 /// Whether a parsed spec imports CUDA.
 pub fn imports_cuda(file: &SpecFile) -> bool {
-    file.header.extra.iter().any(|(k, _)| k == CUDA_KEY)
+    file.header.cuda.iter().any(|(k, _)| k == CUDA_KEY)
 }
 
 /// What the harness asks of the CUDA: files, macros, include directories.
@@ -46,41 +46,32 @@ pub struct Request {
 
 impl Request {
     /// Reads the header of `file` (the harness at `origin`).
-    pub fn from_header(
-        file: &SpecFile,
-        source: &Source,
-        origin: &Path,
-    ) -> Result<Request, Diagnostic> {
+    pub fn from_header(file: &SpecFile, origin: &Path) -> Result<Request, Diagnostic> {
         let dir = origin.parent().unwrap_or(Path::new("."));
         let mut r = Request {
             abstract_timing: true,
             ..Request::default()
         };
-        for (key, value) in &file.header.extra {
-            let span = header_span(source, key, value);
+        for (key, v) in &file.header.cuda {
+            let (value, span) = (v.text.as_str(), v.span);
             match key.as_str() {
                 CUDA_KEY => {
-                    let path = dir.join(value);
-                    if !path.is_file() {
-                        return Err(Diagnostic::new(
-                            span,
-                            format!("cannot read the CUDA file {}", path.display()),
-                        )
-                        .label("not found")
-                        .hint("the path is relative to the harness's folder"));
-                    }
-                    r.files
-                        .push((std::fs::canonicalize(&path).unwrap_or(path), span));
+                    let path = resolve(dir, value).ok_or_else(|| {
+                        Diagnostic::new(span, format!("cannot read the CUDA file {}", dir.join(value).display()))
+                            .label("not found")
+                            .hint("the path is relative to the harness's folder; a path through a folder named `shared` is also looked up under $GSYNC_SHARED")
+                    })?;
+                    r.files.push((path, span));
                 }
                 DEFINE_KEY => r
                     .defines
                     .extend(value.split_whitespace().map(str::to_string)),
                 INCLUDE_KEY => {
-                    let d = dir.join(value);
-                    r.include_dirs.push(std::fs::canonicalize(&d).unwrap_or(d));
+                    let d = resolve(dir, value).unwrap_or_else(|| dir.join(value));
+                    r.include_dirs.push(d);
                 }
-                TIMING_KEY => {
-                    r.abstract_timing = match value.as_str() {
+                _ => {
+                    r.abstract_timing = match value {
                         "abstract" => true,
                         "model" => false,
                         _ => {
@@ -92,28 +83,28 @@ impl Request {
                         }
                     }
                 }
-                _ => {}
             }
         }
         Ok(r)
     }
 }
 
-/// The span of the header line `//! key: value` in the harness text.
-fn header_span(source: &Source, key: &str, value: &str) -> Span {
-    let mut offset = 0;
-    for line in source.text.lines() {
-        if let Some(rest) = line.trim_start().strip_prefix("//!") {
-            if let Some((k, v)) = rest.split_once(':') {
-                if k.trim() == key && v.trim() == value {
-                    let start = offset + line.len() - line.trim_start().len();
-                    return Span::new(start, offset + line.len());
-                }
-            }
-        }
-        offset += line.len() + 1;
+/// A `cuda:` path: relative to the harness's folder; a path through a
+/// folder named `shared` (the project's third-party inputs) is also
+/// looked up under `GSYNC_SHARED`, where a machine keeps them elsewhere.
+fn resolve(dir: &Path, value: &str) -> Option<PathBuf> {
+    let direct = dir.join(value);
+    if direct.exists() {
+        return std::fs::canonicalize(&direct).ok();
     }
-    Span::default()
+    let shared = std::env::var_os("GSYNC_SHARED")?;
+    let parts: Vec<&str> = value.split('/').collect();
+    let at = parts.iter().position(|p| *p == "shared")?;
+    let under = PathBuf::from(shared).join(parts[at + 1..].join("/"));
+    under
+        .exists()
+        .then(|| std::fs::canonicalize(&under).ok())
+        .flatten()
 }
 
 /// The compiler arguments for the device side of the CUDA.
