@@ -13,9 +13,7 @@ use gsync_check::cuda::nvrtc;
 use lowered::lowered_specs;
 
 fn main() -> std::process::ExitCode {
-    let no_nvrtc = (!nvrtc::available()).then(|| {
-        "NVRTC was not found (pip install nvidia-cuda-nvrtc and put it on LD_LIBRARY_PATH, as .ci/run does)".to_string()
-    });
+    let no_nvrtc = nvrtc_missing();
     let has_gpu = gsync_check::cuda::device::Gpu::open()
         .is_ok()
         .then(|| "this machine has a GPU".to_string());

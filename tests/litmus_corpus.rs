@@ -11,14 +11,8 @@ use gsync_check::spec::diag::Source;
 use std::path::{Path, PathBuf};
 
 fn main() -> std::process::ExitCode {
-    let corpus = shared_dir().map(|d| d.join("litmus/PTX"));
-    let missing = match &corpus {
-        Some(dir) if dir.is_dir() => None,
-        Some(dir) => Some(format!("no litmus corpus at {}", dir.display())),
-        None => {
-            Some("no shared/ folder beside or above the repository (set GSYNC_SHARED to it)".into())
-        }
-    };
+    let corpus = litmus_corpus();
+    let missing = corpus.as_ref().err().cloned();
     let dir = corpus.unwrap_or_default();
     type Test = fn(&Path);
     let tests: [(&str, Test); 3] = [

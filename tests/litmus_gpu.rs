@@ -13,13 +13,30 @@ use gsync_check::litmus::gpu::corpus::{prepare_all, CorpusOptions, GpuLitmusRepo
 use gsync_check::litmus::gpu::run::RunOptions;
 use gsync_check::litmus::gpu::stress::environments;
 use gsync_check::litmus::LitmusConfig;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// The shared corpus beside the checkout (`GSYNC_LITMUS_CORPUS` elsewhere).
-fn corpus() -> PathBuf {
-    std::env::var_os("GSYNC_LITMUS_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("../shared/litmus/PTX"))
+fn main() -> std::process::ExitCode {
+    let corpus = litmus_corpus();
+    let no_corpus = corpus.as_ref().err().cloned();
+    let dir = corpus.unwrap_or_default();
+    let (a, b) = (dir.clone(), dir);
+    run_trials(vec![
+        needs(
+            "every_supported_corpus_test_compiles_for_the_gpu",
+            no_corpus.clone().or_else(nvrtc_missing),
+            move || every_supported_corpus_test_compiles_for_the_gpu(&a),
+        ),
+        needs(
+            "recorded_h100_verdicts_follow_from_their_histograms",
+            None,
+            recorded_h100_verdicts_follow_from_their_histograms,
+        ),
+        needs(
+            "recorded_h100_outcomes_are_still_allowed_by_the_model",
+            no_corpus,
+            move || recorded_h100_outcomes_are_still_allowed_by_the_model(&b),
+        ),
+    ])
 }
 
 fn options(liveness: Option<&Path>) -> CorpusOptions<'_> {
@@ -43,14 +60,9 @@ fn ptxas() -> Option<String> {
         .map(|_| p)
 }
 
-#[test]
-fn every_supported_corpus_test_compiles_for_the_gpu() {
-    if !corpus().is_dir() {
-        eprintln!("no corpus at {}; skipped", corpus().display());
-        return;
-    }
-    let live = corpus().join("expected-liveness.csv");
-    let prepared = prepare_all(&corpus(), &options(Some(&live))).unwrap();
+fn every_supported_corpus_test_compiles_for_the_gpu(corpus: &Path) {
+    let live = corpus.join("expected-liveness.csv");
+    let prepared = prepare_all(corpus, &options(Some(&live))).unwrap();
     let ready: Vec<_> = prepared.iter().filter_map(|p| p.as_ref().ok()).collect();
     // Every test the model supports (110 with an expectation, and
     // MICRO24-Fig4b-correct) has a program.
@@ -63,14 +75,6 @@ fn every_supported_corpus_test_compiles_for_the_gpu() {
             p.path,
             p.reason
         );
-    }
-    if !nvrtc::available() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but NVRTC was not found (see .ci/run)"
-        );
-        eprintln!("skipped the compilation: NVRTC not found");
-        return;
     }
     let asm = ptxas();
     let dir = std::env::temp_dir().join(format!("gsync-litmus-ptx-{}", std::process::id()));
@@ -106,15 +110,17 @@ fn every_supported_corpus_test_compiles_for_the_gpu() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The committed H100 run: every verdict is what the comparison gives for
-/// its histograms and the model's outcomes of today (so a change of the
-/// model that forbids an outcome the H100 showed fails here), and no
-/// outcome the model forbids was seen.
-#[test]
-fn the_recorded_h100_histograms_are_judged_again() {
+/// The committed H100 run.
+fn recorded_h100_report() -> GpuLitmusReport {
     let path = repo().join("book/src/results/h100-2026-11-25/litmus-gpu.json");
-    let report: GpuLitmusReport =
-        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+/// Every verdict of the committed H100 run is what the comparison gives
+/// for its histograms and the model's outcomes recorded with it, and no
+/// outcome the model forbids was seen.
+fn recorded_h100_verdicts_follow_from_their_histograms() {
+    let report = recorded_h100_report();
     assert_eq!(
         report.exit_code(),
         0,
@@ -126,7 +132,6 @@ fn the_recorded_h100_histograms_are_judged_again() {
         .filter(|t| t.verdict.is_some())
         .collect();
     assert_eq!(run.len(), 111);
-    let have_corpus = corpus().is_dir();
     for t in run {
         let v = t.verdict.as_ref().unwrap();
         assert_eq!(
@@ -135,10 +140,19 @@ fn the_recorded_h100_histograms_are_judged_again() {
             "{}",
             t.path
         );
-        if !have_corpus {
-            continue;
-        }
-        let text = std::fs::read_to_string(corpus().join(&t.path)).unwrap();
+    }
+}
+
+/// The model of today still allows every outcome the H100 showed (so a
+/// change of the model that forbids one fails here), and gives the
+/// outcome sets recorded with the run.
+fn recorded_h100_outcomes_are_still_allowed_by_the_model(corpus: &Path) {
+    for t in recorded_h100_report()
+        .tests
+        .iter()
+        .filter(|t| t.verdict.is_some())
+    {
+        let text = std::fs::read_to_string(corpus.join(&t.path)).unwrap();
         let source = gsync_check::spec::diag::Source::new(t.path.clone(), text);
         let live = t.model_terminates.is_some();
         let p = gsync_check::litmus::gpu::corpus::prepare(

@@ -97,6 +97,24 @@ pub fn shared_dir() -> Option<PathBuf> {
         .find(|d| d.is_dir())
 }
 
+/// The PTX litmus corpus (`shared/litmus/PTX`), or why it is missing.
+pub fn litmus_corpus() -> Result<PathBuf, String> {
+    match shared_dir().map(|d| d.join("litmus/PTX")) {
+        Some(dir) if dir.is_dir() => Ok(dir),
+        Some(dir) => Err(format!("no litmus corpus at {}", dir.display())),
+        None => {
+            Err("no shared/ folder beside or above the repository (set GSYNC_SHARED to it)".into())
+        }
+    }
+}
+
+/// Why NVRTC cannot be used here, if it cannot.
+pub fn nvrtc_missing() -> Option<String> {
+    (!gsync_check::cuda::nvrtc::available()).then(|| {
+        "NVRTC was not found (pip install nvidia-cuda-nvrtc and put it on LD_LIBRARY_PATH, as .ci/run does)".to_string()
+    })
+}
+
 /// A test that needs something CI has but another machine may lack (the
 /// litmus corpus, NVRTC); `missing` says what is missing, if anything.
 /// The stable harness cannot skip at run time, so these tests run under
