@@ -365,16 +365,30 @@ pub fn parse(spec: &SpecSource) -> Result<SpecFile, Error> {
     crate::spec::parse(&source).map_err(|d| Error::Spec(Box::new(d), Box::new(source)))
 }
 
+/// Parses a spec and, for a harness whose header names CUDA files
+/// (`//! cuda: FILE.cu`), adds their device functions; returns the file
+/// and the source every span points into (the harness, then the CUDA).
+pub fn load(spec: &SpecSource) -> Result<(SpecFile, Source), Error> {
+    let mut file = parse(spec)?;
+    let mut source = spec.source();
+    if crate::cu::imports_cuda(&file) {
+        let request = crate::cu::Request::from_header(&file, Path::new(&spec.origin))
+            .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
+        crate::cu::attach(&mut file, &mut source, &request)
+            .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
+    }
+    Ok((file, source))
+}
+
 /// Parses and lowers a spec for `config`, refusing what cannot be checked yet.
 pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Error> {
     config.validate()?;
-    let file = parse(spec)?;
+    let (file, source) = load(spec)?;
     let spec = &spec.named_by_header(&file);
     check_param_names(&file, &config.params, &spec.name)?;
     let mut config = with_liveness_defaults(&file, config, &spec.name)?;
     config.resolve_simt(&file, spec)?;
     let config = &config;
-    let source = spec.source();
     let program = lower(&file, &source, config.launch, &config.params)
         .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
     if let Some((what, span)) = program.unsupported.first() {

@@ -8,6 +8,7 @@
 pub mod api;
 pub mod bench;
 pub mod check;
+pub mod cu;
 pub mod cuda;
 pub mod explore;
 pub mod ir;

@@ -165,7 +165,7 @@ pub fn thread_positions(model: &Model, state: &[u32]) -> Vec<(usize, String)> {
         }
         let pc = model.pc(state, t);
         let instr = &prog.code[pc as usize];
-        let (line, _) = prog.source.line_col(instr.span.start);
+        let line = prog.source.line_label(instr.span.start);
         let text = prog
             .source
             .snippet(instr.span)
@@ -177,9 +177,9 @@ pub fn thread_positions(model: &Model, state: &[u32]) -> Vec<(usize, String)> {
         let what = if !model.has_started(state, t) {
             "has not started: no block slot is free".to_string()
         } else if model.is_waiting_in_warp(state, t) {
-            format!("waits at line {line}: `{text}` for the other lanes its mask names")
+            format!("waits at {line}: `{text}` for the other lanes its mask names")
         } else if model.is_masked_off(state, t) {
-            format!("is masked off at line {line}: `{text}` (its warp runs other lanes until they reconverge)")
+            format!("is masked off at {line}: `{text}` (its warp runs other lanes until they reconverge)")
         } else if model.is_waiting_at_barrier(state, t) {
             let group = if matches!(instr.op, Op::KernelBoundary) {
                 0..model.layout.threads
@@ -198,7 +198,7 @@ pub fn thread_positions(model: &Model, state: &[u32]) -> Vec<(usize, String)> {
                 "`__syncthreads()`"
             };
             format!(
-                "waits at {barrier} (line {line}) for {}",
+                "waits at {barrier} ({line}) for {}",
                 if missing.is_empty() {
                     "the rest of its block".to_string()
                 } else {
@@ -208,9 +208,9 @@ pub fn thread_positions(model: &Model, state: &[u32]) -> Vec<(usize, String)> {
         } else {
             match &instr.op {
                 Op::Load { .. } | Op::Atomic { .. } | Op::LockBitTry { .. } => {
-                    format!("spins at line {line}: `{text}`")
+                    format!("spins at {line}: `{text}`")
                 }
-                _ => format!("is at line {line}: `{text}`"),
+                _ => format!("is at {line}: `{text}`"),
             }
         };
         lines.push((t, what));

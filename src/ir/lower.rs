@@ -43,6 +43,7 @@ pub fn lower<'a>(
         frames: Vec::new(),
         in_critical: false,
         in_phase: false,
+        region_at: None,
         unsupported: Vec::new(),
         inlined: Vec::new(),
         nesting: 0,
@@ -126,6 +127,10 @@ struct Lowerer<'a> {
     frames: Vec<Frame>,
     in_critical: bool,
     in_phase: bool,
+    /// Open loops and procedure activations when the innermost critical
+    /// section or phase was entered: a `break`, `continue` or `return` may
+    /// not jump out of it, but may leave loops and procedures inside it.
+    region_at: Option<(usize, usize)>,
     unsupported: Vec<(String, Span)>,
     inlined: Vec<InlinedCall>,
     /// How deep the lowering's recursion is (see [`MAX_NESTING`]).
@@ -523,7 +528,11 @@ impl<'a> Lowerer<'a> {
                 };
                 self.emit(Op::CriticalEnter { weight: w }, s.span);
                 self.in_critical = true;
+                let outer = self
+                    .region_at
+                    .replace((self.loops.len(), self.frames.len()));
                 let result = self.block(body);
+                self.region_at = outer;
                 self.in_critical = false;
                 result?;
                 self.emit(Op::CriticalExit, body.span);
@@ -536,7 +545,11 @@ impl<'a> Lowerer<'a> {
                 }
                 self.emit(Op::PhaseEnter, s.span);
                 self.in_phase = true;
+                let outer = self
+                    .region_at
+                    .replace((self.loops.len(), self.frames.len()));
                 let result = self.block(body);
+                self.region_at = outer;
                 self.in_phase = false;
                 result?;
                 self.emit(Op::PhaseExit, body.span);
@@ -610,7 +623,10 @@ impl<'a> Lowerer<'a> {
                     .label("no loop to leave"),
             );
         }
-        if self.in_critical || self.in_phase {
+        if self
+            .region_at
+            .is_some_and(|(loops, _)| self.loops.len() <= loops)
+        {
             return Err(Diagnostic::new(
                 s.span,
                 format!("`{word}` may not leave a critical section or phase"),
@@ -629,7 +645,10 @@ impl<'a> Lowerer<'a> {
     }
 
     fn ret(&mut self, value: Option<&'a ast::Expr>, span: Span) -> SpecResult<()> {
-        if self.in_critical || self.in_phase {
+        if self
+            .region_at
+            .is_some_and(|(_, frames)| self.frames.len() <= frames)
+        {
             return Err(Diagnostic::new(
                 span,
                 "`return` may not leave a critical section or phase",

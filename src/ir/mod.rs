@@ -17,7 +17,7 @@ mod resolve;
 
 pub use consteval::{binary as eval_binary, unary as eval_unary, ArithFault};
 pub use lower::lower;
-pub use resolve::suggest;
+pub use resolve::{suggest, RESERVED};
 
 use crate::spec::ast::{BinOp, Header, Participants, Span, Storage, Type, UnOp};
 use crate::spec::diag::Source;

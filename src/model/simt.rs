@@ -276,12 +276,12 @@ impl Model<'_> {
     /// `line 12: `text`` for the instruction at `pc`.
     pub fn line_text(&self, pc: Pc) -> String {
         let instr = &self.prog.code[pc as usize];
-        let (line, _) = self.prog.source.line_col(instr.span.start);
+        let line = self.prog.source.line_label(instr.span.start);
         if matches!(instr.op, Op::Exit) {
-            return format!("the end of the harness (line {line})");
+            return format!("the end of the harness ({line})");
         }
         let text = self.prog.source.snippet(instr.span);
-        format!("line {line} `{}`", text.lines().next().unwrap_or("").trim())
+        format!("{line} `{}`", text.lines().next().unwrap_or("").trim())
     }
 
     // ---- warp collectives ---------------------------------------------

@@ -57,6 +57,9 @@ pub struct Header {
     pub simt: Option<HeaderValue>,
     /// `liveness: NAME=V ...`: parameter values used under a fair scheduler.
     pub liveness: Vec<(Ident, i64)>,
+    /// `cuda: FILE`, `cuda-define: ...`, `cuda-include: DIR`, `cuda-timing:
+    /// MODE` (key, value), in order: a harness of CUDA code.
+    pub cuda: Vec<(String, HeaderValue)>,
 }
 
 /// A header value and where it is written, for errors found after parsing.

@@ -9,10 +9,24 @@ use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, termcolor};
 
 /// One spec source: its display name (a path, or `builtin:NAME`) and text.
+///
+/// A harness that imports CUDA files is one source made of several files:
+/// `text` is their concatenation, the spec first, and `files` says where
+/// each further file starts, so a span anywhere still names its own file,
+/// line and column.
 #[derive(Clone, Debug)]
 pub struct Source {
     pub name: String,
     pub text: String,
+    /// Files appended after the spec's own text, in offset order.
+    pub files: Vec<SourceFile>,
+}
+
+/// A file appended to a [`Source`]: its display name and first byte.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceFile {
+    pub name: String,
+    pub start: u32,
 }
 
 impl Source {
@@ -20,17 +34,71 @@ impl Source {
         Source {
             name: name.into(),
             text: text.into(),
+            files: Vec::new(),
         }
     }
 
-    /// 1-based line and column of a byte offset (columns count characters).
+    /// Appends a file's text; returns the offset of its first byte.
+    pub fn append_file(&mut self, name: impl Into<String>, text: &str) -> u32 {
+        if !self.text.ends_with('\n') {
+            self.text.push('\n');
+        }
+        let start = self.text.len() as u32;
+        self.text.push_str(text);
+        self.files.push(SourceFile {
+            name: name.into(),
+            start,
+        });
+        start
+    }
+
+    /// The name and byte range of the file that holds `offset`.
+    pub fn file_of(&self, offset: u32) -> (&str, std::ops::Range<usize>) {
+        let i = self.files.partition_point(|f| f.start <= offset);
+        let start = if i == 0 {
+            0
+        } else {
+            self.files[i - 1].start as usize
+        };
+        let end = self
+            .files
+            .get(i)
+            .map_or(self.text.len(), |f| f.start as usize);
+        let name = if i == 0 {
+            self.name.as_str()
+        } else {
+            self.files[i - 1].name.as_str()
+        };
+        (name, start..end)
+    }
+
+    /// 1-based line and column of a byte offset within its own file
+    /// (columns count characters).
     pub fn line_col(&self, offset: u32) -> (u32, u32) {
-        let offset = (offset as usize).min(self.text.len());
-        let before = &self.text[..floor_char_boundary(&self.text, offset)];
+        let (_, range) = self.file_of(offset);
+        let offset = (offset as usize).clamp(range.start, range.end.min(self.text.len()));
+        let before = &self.text[range.start..floor_char_boundary(&self.text, offset)];
         let line = before.matches('\n').count() as u32 + 1;
         let line_start = before.rfind('\n').map_or(0, |i| i + 1);
         let col = before[line_start..].chars().count() as u32 + 1;
         (line, col)
+    }
+
+    /// `line L` for the spec's own text, `FILE:L` for an appended file (by
+    /// its file name), for messages that point at a line.
+    pub fn line_label(&self, offset: u32) -> String {
+        let (line, _) = self.line_col(offset);
+        match self.appended_file_name(offset) {
+            Some(file) => format!("{file}:{line}"),
+            None => format!("line {line}"),
+        }
+    }
+
+    /// The short name (last path component) of the appended file holding
+    /// `offset`; `None` in the spec's own text.
+    pub fn appended_file_name(&self, offset: u32) -> Option<&str> {
+        let (name, range) = self.file_of(offset);
+        (range.start > 0).then(|| name.rsplit('/').next().unwrap_or(name))
     }
 
     /// The text of a span, for messages and traces.
@@ -82,9 +150,12 @@ impl Diagnostic {
 
     /// `file:line:col: error: message`, then the source line with a caret and the hint.
     pub fn render(&self, source: &Source, color: bool) -> String {
-        let file = SimpleFile::new(source.name.as_str(), source.text.as_str());
-        let start = floor_char_boundary(&source.text, self.span.start as usize);
-        let end = floor_char_boundary(&source.text, self.span.end as usize).max(start);
+        let (name, range) = source.file_of(self.span.start);
+        let text = &source.text[range.clone()];
+        let file = SimpleFile::new(name, text);
+        let local = |offset: u32| (offset as usize).clamp(range.start, range.end) - range.start;
+        let start = floor_char_boundary(text, local(self.span.start));
+        let end = floor_char_boundary(text, local(self.span.end)).max(start);
         let mut diag = CsDiagnostic::error()
             .with_message(&self.message)
             .with_labels(vec![
@@ -101,11 +172,7 @@ impl Diagnostic {
         let config = term::Config::default();
         // Writing into an in-memory buffer cannot fail for a span inside the file.
         if term::emit(&mut buffer, &config, &file, &diag).is_err() {
-            let (line, col) = source.line_col(self.span.start);
-            return format!(
-                "error: {}\n --> {}:{line}:{col}\n",
-                self.message, source.name
-            );
+            return format!("error: {}\n --> {}\n", self.message, self.location(source));
         }
         String::from_utf8_lossy(buffer.as_slice()).into_owned()
     }
@@ -113,7 +180,8 @@ impl Diagnostic {
     /// `file:line:col` of the start of the span.
     pub fn location(&self, source: &Source) -> String {
         let (line, col) = source.line_col(self.span.start);
-        format!("{}:{line}:{col}", source.name)
+        let (name, _) = source.file_of(self.span.start);
+        format!("{name}:{line}:{col}")
     }
 }
 

@@ -17,6 +17,10 @@ pub const KEYS: &[&str] = &[
     "expect",
     "liveness",
     "simt",
+    "cuda",
+    "cuda-define",
+    "cuda-include",
+    "cuda-timing",
 ];
 
 pub fn parse_header(lines: &[HeaderLine]) -> SpecResult<Header> {
@@ -101,6 +105,23 @@ fn parse_line(line: &HeaderLine, header: &mut Header) -> SpecResult<()> {
     }
     if key == "note" {
         header.notes.push(value.to_string());
+        return Ok(());
+    }
+    if key.starts_with("cuda") {
+        // A harness's CUDA files and how to compile them (repeatable; the
+        // CUDA front end reads them, `crate::cu`).
+        let first = words(&text[colon + 1..], value_start);
+        let span = Span {
+            start: first.first().map_or(key_span.start, |w| w.1.start),
+            end: whole.end,
+        };
+        header.cuda.push((
+            key.to_string(),
+            HeaderValue {
+                text: value.to_string(),
+                span,
+            },
+        ));
         return Ok(());
     }
     let given = match key {

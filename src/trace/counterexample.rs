@@ -8,6 +8,10 @@ use serde::{Deserialize, Serialize};
 /// Where an instruction is in the spec.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourcePos {
+    /// The file, when it is not the spec itself (a CUDA file a harness
+    /// imports): its last path component.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     pub line: u32,
     pub column: u32,
     pub end_line: u32,
@@ -153,6 +157,10 @@ fn step_of_any(prog: &Program, e: &Event, step_no: u32) -> Step {
         pc: e.pc,
         instruction,
         span: SourcePos {
+            file: prog
+                .source
+                .appended_file_name(instr.span.start)
+                .map(str::to_string),
             line,
             column,
             end_line,

@@ -61,6 +61,7 @@ pub fn violation_location(
     let (line, column) = source.line_col(span.start);
     let (end_line, end_column) = source.line_col(span.end);
     Some(SourcePos {
+        file: source.appended_file_name(span.start).map(str::to_string),
         line,
         column,
         end_line,

@@ -70,6 +70,16 @@ pub fn render_report(report: &Report, show_stats: bool) -> String {
         }
         let threads = thread_columns(&v.trace.steps, &v.trace.cycle);
         let _ = writeln!(out, "\ncounterexample: {} steps", v.trace.schedule.len());
+        let files = imported_files(v.trace.steps.iter().chain(&v.trace.cycle));
+        if !files.is_empty() {
+            let named: Vec<String> = files
+                .iter()
+                .enumerate()
+                .map(|(i, f)| format!("{}N in {f}", file_tag(i)))
+                .collect();
+            let legend = format!("  line N is in the spec, {}", named.join(", "));
+            let _ = writeln!(out, "{}", legend.dimmed());
+        }
         if v.trace
             .steps
             .iter()
@@ -90,6 +100,7 @@ pub fn render_report(report: &Report, show_stats: bool) -> String {
                 &v.trace.steps,
                 &threads,
                 report.config.launch.threads_per_block,
+                &files,
             ));
         }
         if !v.trace.cycle.is_empty() {
@@ -98,6 +109,7 @@ pub fn render_report(report: &Report, show_stats: bool) -> String {
                 &v.trace.cycle,
                 &threads,
                 report.config.launch.threads_per_block,
+                &files,
             ));
         }
     }
@@ -196,16 +208,53 @@ pub(super) fn effects(step: &Step) -> String {
     parts.join(", ")
 }
 
-fn render_steps(steps: &[Step], threads: &[u32], tpb: u32) -> String {
+/// `line 12`, or `FILE:12` in a file the spec imports.
+fn line_of(s: &Step) -> String {
+    match &s.span.file {
+        Some(f) => format!("{f}:{}", s.span.line),
+        None => format!("line {}", s.span.line),
+    }
+}
+
+/// The files other than the spec that steps are in, in order of appearance.
+fn imported_files<'a>(steps: impl Iterator<Item = &'a Step>) -> Vec<String> {
+    let mut files: Vec<String> = Vec::new();
+    for s in steps {
+        if let Some(f) = &s.span.file {
+            if !files.contains(f) {
+                files.push(f.clone());
+            }
+        }
+    }
+    files
+}
+
+/// `a`, `b`, ...: the tag of the i-th imported file in the step table.
+fn file_tag(i: usize) -> char {
+    char::from(b'a' + (i % 26) as u8)
+}
+
+/// `12`, or `a12` for line 12 of the first imported file.
+fn short_line_of(s: &Step, files: &[String]) -> String {
+    match &s.span.file {
+        Some(f) => {
+            let i = files.iter().position(|g| g == f).unwrap_or(0);
+            format!("{}{}", file_tag(i), s.span.line)
+        }
+        None => s.span.line.to_string(),
+    }
+}
+
+fn render_steps(steps: &[Step], threads: &[u32], tpb: u32, files: &[String]) -> String {
     let mut out = String::new();
     if threads.len() > MAX_COLUMNS {
         for s in steps {
             let _ = writeln!(
                 out,
-                "{:>4}  {:<10} line {:<4} {}  {}",
+                "{:>4}  {:<10} {:<9} {}  {}",
                 s.step,
                 thread_label(s.thread, tpb),
-                s.span.line,
+                line_of(s),
                 shown_instruction(s),
                 effects(s).cyan()
             );
@@ -228,7 +277,10 @@ fn render_steps(steps: &[Step], threads: &[u32], tpb: u32) -> String {
     for s in steps {
         let col = threads.iter().position(|t| *t == s.thread).unwrap_or(0);
         // (indent, text): the instruction, then what it read and wrote.
-        let mut texts = vec![(format!("{:>3}: ", s.span.line), shown_instruction(s))];
+        let mut texts = vec![(
+            format!("{:>3}: ", short_line_of(s, files)),
+            shown_instruction(s),
+        )];
         let fx = effects(s);
         if !fx.is_empty() {
             texts.push((" ".repeat(5), fx));

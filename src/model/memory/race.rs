@@ -53,10 +53,11 @@ impl PtxMemory {
         let wpc = write_pc(meta);
         let at = |pc: Pc| {
             let span = prog.code[pc as usize].span;
-            let (line, col) = prog.source.line_col(span.start);
+            let (_, col) = prog.source.line_col(span.start);
+            let line = prog.source.line_label(span.start);
             let text = prog.source.snippet(span);
             format!(
-                "`{}` (line {line}:{col})",
+                "`{}` ({line}:{col})",
                 text.lines().next().unwrap_or("").trim()
             )
         };

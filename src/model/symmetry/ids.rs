@@ -151,10 +151,8 @@ pub fn infer(prog: &Program, live_at_entry: &dyn Fn(LocalId) -> bool) -> Result<
         }
     }
     for instr in &prog.code {
-        inf.validate(&instr.op).map_err(|why| {
-            let (line, _) = prog.source.line_col(instr.span.start);
-            format!("line {line}: {why}")
-        })?;
+        inf.validate(&instr.op)
+            .map_err(|why| format!("{}: {why}", prog.source.line_label(instr.span.start)))?;
     }
     for (inv, _) in &prog.checks.invariants {
         if mentions_builtin(inv) {

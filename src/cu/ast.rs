@@ -1,0 +1,274 @@
+//! The CUDA subset the front end reads, as a typed syntax tree: what
+//! libclang parsed, with C++'s implicit conversions made explicit and
+//! every node located in the combined source. Only constructs of the
+//! subset have a node; anything else was refused with a located error.
+
+use crate::ir::Scope;
+use crate::spec::ast::Span;
+use crate::spec::diag::Diagnostic;
+
+/// A declaration's identity: where its name starts in the combined source.
+pub type DeclId = u32;
+
+/// The types of the subset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CType {
+    Void,
+    Bool,
+    Int {
+        bits: u8,
+        signed: bool,
+    },
+    Float {
+        bits: u8,
+    },
+    Pointer(Box<Pointee>),
+    /// `T&` (a `compare_exchange` argument).
+    Reference(Box<CType>),
+    Array(Box<CType>, u32),
+    /// `cuda::atomic_ref<T, S>` (`by_ref`) or `cuda::atomic<T, S>`.
+    Atomic {
+        value: Box<CType>,
+        scope: Scope,
+        by_ref: bool,
+    },
+    /// `cuda::memory_order`, `cuda::thread_scope` and other enums.
+    Enum,
+    /// Anything else, by its spelling (refused where it is used).
+    Other(String),
+}
+
+/// What a pointer points to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pointee {
+    pub ty: CType,
+    pub volatile: bool,
+}
+
+impl CType {
+    pub fn is_integer(&self) -> bool {
+        matches!(self, CType::Bool | CType::Int { .. } | CType::Enum)
+    }
+
+    pub fn pointee(&self) -> Option<&Pointee> {
+        match self {
+            CType::Pointer(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// How the type reads in messages.
+    pub fn describe(&self) -> String {
+        match self {
+            CType::Void => "void".into(),
+            CType::Bool => "bool".into(),
+            CType::Int { bits, signed } => format!("{}{bits}", if *signed { "i" } else { "u" }),
+            CType::Float { bits } => format!("f{bits}"),
+            CType::Pointer(p) => format!(
+                "{}{} *",
+                if p.volatile { "volatile " } else { "" },
+                p.ty.describe()
+            ),
+            CType::Reference(t) => format!("{} &", t.describe()),
+            CType::Array(t, n) => format!("{}[{n}]", t.describe()),
+            CType::Atomic { value, by_ref, .. } => format!(
+                "cuda::atomic{}<{}>",
+                if *by_ref { "_ref" } else { "" },
+                value.describe()
+            ),
+            CType::Enum => "enum".into(),
+            CType::Other(s) => s.clone(),
+        }
+    }
+}
+
+/// A translation unit: its device functions and file-scope device
+/// variables. A declaration the subset cannot express keeps its error,
+/// reported only if the harness uses it.
+#[derive(Debug, Default)]
+pub struct CProgram {
+    /// Device functions by name, each converted or refused.
+    pub functions: Vec<(String, Result<CFunction, Diagnostic>)>,
+    /// Names of every function the unit declares (device, host or both),
+    /// with whether it runs on the device and is defined there.
+    pub declared: Vec<(String, FnSpace)>,
+    pub globals: Vec<Result<CVar, Diagnostic>>,
+}
+
+impl CProgram {
+    /// The device function called `name`, if the unit defines one.
+    pub fn function(&self, name: &str) -> Option<&Result<CFunction, Diagnostic>> {
+        self.functions
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, f)| f)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FnSpace {
+    Device,
+    Global,
+    Host,
+}
+
+#[derive(Clone, Debug)]
+pub struct CFunction {
+    pub name: String,
+    pub id: DeclId,
+    pub space: FnSpace,
+    pub params: Vec<CVar>,
+    pub ret: CType,
+    pub body: Vec<CStmt>,
+    pub span: Span,
+    /// The closing brace, where a value-returning function may fall off.
+    pub end: Span,
+}
+
+/// Where a variable lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// A local or parameter: thread-private.
+    Auto,
+    /// `__shared__`: one copy per block.
+    Shared,
+    /// `__device__` at file scope, or `static` in a device function: one
+    /// copy in global memory.
+    Device,
+}
+
+#[derive(Clone, Debug)]
+pub struct CVar {
+    pub id: DeclId,
+    pub name: String,
+    pub ty: CType,
+    pub volatile: bool,
+    pub storage: Storage,
+    pub init: Option<CExpr>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct CStmt {
+    pub kind: CStmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum CStmtKind {
+    Block(Vec<CStmt>),
+    Decl(Vec<CVar>),
+    Expr(CExpr),
+    If {
+        cond: CExpr,
+        then: Box<CStmt>,
+        otherwise: Option<Box<CStmt>>,
+    },
+    While {
+        cond: CExpr,
+        body: Box<CStmt>,
+    },
+    DoWhile {
+        body: Box<CStmt>,
+        cond: CExpr,
+    },
+    For {
+        init: Option<Box<CStmt>>,
+        cond: Option<CExpr>,
+        step: Option<CExpr>,
+        body: Box<CStmt>,
+    },
+    Break,
+    Continue,
+    Return(Option<CExpr>),
+    Empty,
+    Asm(AsmStmt),
+}
+
+/// `asm volatile("template" : outputs : inputs : clobbers)`.
+#[derive(Clone, Debug)]
+pub struct AsmStmt {
+    pub template: String,
+    pub outputs: Vec<(String, CExpr)>,
+    pub inputs: Vec<(String, CExpr)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct CExpr {
+    pub kind: CExprKind,
+    pub ty: CType,
+    pub span: Span,
+}
+
+/// `threadIdx`, `blockIdx`, `blockDim`, `gridDim`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dim {
+    ThreadIdx,
+    BlockIdx,
+    BlockDim,
+    GridDim,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CUnOp {
+    LNot,
+    BitNot,
+    Neg,
+    Plus,
+    Deref,
+    AddrOf,
+    PreInc,
+    PreDec,
+    PostInc,
+    PostDec,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CBinOp {
+    Mul,
+    Div,
+    Rem,
+    Add,
+    Sub,
+    Shl,
+    Shr,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+    Eq,
+    Ne,
+    BitAnd,
+    BitXor,
+    BitOr,
+    LAnd,
+    LOr,
+    Comma,
+}
+
+#[derive(Clone, Debug)]
+pub enum CExprKind {
+    Int(i64),
+    Null,
+    /// A variable or parameter.
+    Var(DeclId, String),
+    /// `threadIdx.x` (axis 0), `.y` (1), `.z` (2), ...
+    Dim(Dim, u8),
+    WarpSize,
+    Unary(CUnOp, Box<CExpr>),
+    Binary(CBinOp, Box<CExpr>, Box<CExpr>),
+    /// `a = b` (`None`) or `a op= b`.
+    Assign(Option<CBinOp>, Box<CExpr>, Box<CExpr>),
+    Cond(Box<CExpr>, Box<CExpr>, Box<CExpr>),
+    Index(Box<CExpr>, Box<CExpr>),
+    /// A conversion (implicit or written) to the node's type.
+    Cast(Box<CExpr>),
+    /// A call of a function by name (a built-in or a device function).
+    Call(String, Vec<CExpr>),
+    /// `object.name(args)`: a member of `cuda::atomic_ref` / `cuda::atomic`.
+    Method(Box<CExpr>, String, Vec<CExpr>),
+    /// `T object(args)`: constructing a `cuda::atomic_ref`.
+    Construct(Vec<CExpr>),
+    /// An enumerator of `cuda::memory_order` or `cuda::thread_scope`, by name.
+    Enumerator(String),
+}

@@ -1,0 +1,313 @@
+//! The CUDA front end: a harness in the spec language names CUDA files in
+//! its header (`//! cuda: path.cu`); their device functions, read as
+//! written by libclang, become spec procedures the harness calls, so every
+//! check applies to the CUDA itself and counterexamples show its lines.
+//!
+//! Pipeline: [`parse`] (libclang's tree → the subset's typed tree, refusing
+//! what is outside the subset with a located error), [`timing`] (back-off
+//! that only passes time), [`lower`] (typed tree → spec procedures; with
+//! [`builtins`] and [`ptx`] for CUDA's built-ins and inline PTX). The spec
+//! lowering then does the rest.
+
+pub mod ast;
+mod builtins;
+pub mod libclang;
+mod lower;
+mod parse;
+mod ptx;
+mod timing;
+
+use crate::spec::ast::{Expr, ExprKind, Item, Span, SpecFile, Stmt, StmtKind};
+use crate::spec::diag::{Diagnostic, Source};
+use std::path::{Path, PathBuf};
+
+/// The header keys of a CUDA harness.
+pub const CUDA_KEY: &str = "cuda";
+pub const DEFINE_KEY: &str = "cuda-define";
+pub const INCLUDE_KEY: &str = "cuda-include";
+pub const TIMING_KEY: &str = "cuda-timing";
+
+/// Whether a parsed spec imports CUDA.
+pub fn imports_cuda(file: &SpecFile) -> bool {
+    file.header.cuda.iter().any(|(k, _)| k == CUDA_KEY)
+}
+
+/// What the harness asks of the CUDA: files, macros, include directories.
+#[derive(Clone, Debug, Default)]
+pub struct Request {
+    /// CUDA files, in include order, with the span of the header line
+    /// naming each (or the spec's start for files given on the command line).
+    pub files: Vec<(PathBuf, Span)>,
+    pub defines: Vec<String>,
+    pub include_dirs: Vec<PathBuf>,
+    /// Abstract back-off that only passes time (default on).
+    pub abstract_timing: bool,
+}
+
+impl Request {
+    /// Reads the header of `file` (the harness at `origin`).
+    pub fn from_header(file: &SpecFile, origin: &Path) -> Result<Request, Diagnostic> {
+        let dir = origin.parent().unwrap_or(Path::new("."));
+        let mut r = Request {
+            abstract_timing: true,
+            ..Request::default()
+        };
+        for (key, v) in &file.header.cuda {
+            let (value, span) = (v.text.as_str(), v.span);
+            match key.as_str() {
+                CUDA_KEY => {
+                    let path = resolve(dir, value).ok_or_else(|| {
+                        Diagnostic::new(span, format!("cannot read the CUDA file {}", dir.join(value).display()))
+                            .label("not found")
+                            .hint("the path is relative to the harness's folder; a path through a folder named `shared` is also looked up under $GSYNC_SHARED")
+                    })?;
+                    r.files.push((path, span));
+                }
+                DEFINE_KEY => r
+                    .defines
+                    .extend(value.split_whitespace().map(str::to_string)),
+                INCLUDE_KEY => {
+                    let d = resolve(dir, value).unwrap_or_else(|| dir.join(value));
+                    r.include_dirs.push(d);
+                }
+                _ => {
+                    r.abstract_timing = match value {
+                        "abstract" => true,
+                        "model" => false,
+                        _ => {
+                            return Err(Diagnostic::new(
+                                span,
+                                format!("`{TIMING_KEY}` is `abstract` or `model`, not `{value}`"),
+                            )
+                            .label("unknown setting"))
+                        }
+                    }
+                }
+            }
+        }
+        Ok(r)
+    }
+}
+
+/// A `cuda:` path: relative to the harness's folder; a path through a
+/// folder named `shared` (the project's third-party inputs) is also
+/// looked up under `GSYNC_SHARED`, where a machine keeps them elsewhere.
+fn resolve(dir: &Path, value: &str) -> Option<PathBuf> {
+    let direct = dir.join(value);
+    if direct.exists() {
+        return std::fs::canonicalize(&direct).ok();
+    }
+    let shared = std::env::var_os("GSYNC_SHARED")?;
+    let parts: Vec<&str> = value.split('/').collect();
+    let at = parts.iter().position(|p| *p == "shared")?;
+    let under = PathBuf::from(shared).join(parts[at + 1..].join("/"));
+    under
+        .exists()
+        .then(|| std::fs::canonicalize(&under).ok())
+        .flatten()
+}
+
+/// The compiler arguments for the device side of the CUDA.
+fn clang_args(r: &Request) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "-x",
+        "cuda",
+        "--cuda-device-only",
+        "--cuda-gpu-arch=sm_70",
+        "-nocudainc",
+        "-nocudalib",
+        "-std=c++17",
+        "-include",
+        parse::PRELUDE_PATH,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for d in &r.defines {
+        args.push(format!("-D{d}"));
+    }
+    let mut dirs: Vec<PathBuf> = r
+        .files
+        .iter()
+        .filter_map(|(p, _)| p.parent().map(Path::to_path_buf))
+        .collect();
+    dirs.extend(r.include_dirs.iter().cloned());
+    dirs.dedup();
+    for d in dirs {
+        args.push(format!("-I{}", d.display()));
+    }
+    args
+}
+
+/// Parses the CUDA the harness names, adds its device functions (those the
+/// harness calls, directly or not) to `file` as procedures, and returns the
+/// combined source (the harness, then the CUDA files) every span points into.
+pub fn attach(
+    file: &mut SpecFile,
+    source: &mut Source,
+    request: &Request,
+) -> Result<(), Diagnostic> {
+    let main: String = request
+        .files
+        .iter()
+        .map(|(p, _)| format!("#include \"{}\"\n", p.display()))
+        .collect();
+    let first_line = request.files.first().map_or(Span::default(), |(_, s)| *s);
+    let unit = libclang::Unit::parse(
+        (parse::MAIN_PATH, &main),
+        &clang_args(request),
+        &[(parse::PRELUDE_PATH.to_string(), parse::PRELUDE.to_string())],
+    )
+    .map_err(|e| Diagnostic::new(first_line, e).label("CUDA front end"))?;
+    let mut files = parse::Files::new(source);
+    if let Some(p) = unit.problems().into_iter().find(|p| p.error) {
+        let span = match &p.at {
+            Some(at) if at.file != parse::MAIN_PATH => {
+                let o = files.offset(at);
+                Span::new(o as usize, o as usize + 1)
+            }
+            _ => first_line,
+        };
+        return Err(Diagnostic::new(span, format!("the CUDA does not compile: {}", p.message))
+            .label("clang")
+            .hint("the CUDA is compiled for the device (sm_70) with gsync-check's stand-in for the CUDA headers; `cuda-define:` and `cuda-include:` header lines set macros and include folders"));
+    }
+    let program = parse::program(&unit, &mut files);
+    drop(unit);
+    let timing = timing::Timing::analyse(&program, request.abstract_timing);
+    let mut lowering = lower::Lowering::new(&program, file, timing);
+    lowering.declare_globals()?;
+    let spec_fns: Vec<String> = file
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Fn(f) => Some(f.name.name.clone()),
+            _ => None,
+        })
+        .collect();
+    for item in &mut file.items {
+        match item {
+            Item::Fn(f) => rewrite_block(&mut f.body.stmts, &spec_fns, &mut lowering)?,
+            Item::Harness(h) => rewrite_block(&mut h.body.stmts, &spec_fns, &mut lowering)?,
+            _ => {}
+        }
+    }
+    lowering.finish()?;
+    let harness_at = file
+        .items
+        .iter()
+        .position(|i| matches!(i, Item::Harness(_)))
+        .unwrap_or(file.items.len());
+    let generated = std::mem::take(&mut lowering.items);
+    file.items.splice(harness_at..harness_at, generated);
+    Ok(())
+}
+
+/// Points the harness's calls of device functions at their instances.
+fn rewrite_block(
+    stmts: &mut [Stmt],
+    spec_fns: &[String],
+    l: &mut lower::Lowering,
+) -> Result<(), Diagnostic> {
+    for s in stmts {
+        rewrite_stmt(s, spec_fns, l)?;
+    }
+    Ok(())
+}
+
+fn rewrite_stmt(
+    s: &mut Stmt,
+    spec_fns: &[String],
+    l: &mut lower::Lowering,
+) -> Result<(), Diagnostic> {
+    let mut exprs: Vec<&mut Expr> = Vec::new();
+    match &mut s.kind {
+        StmtKind::Let { init, .. } => exprs.extend(init.as_mut()),
+        StmtKind::Assign { place, value, .. } => {
+            exprs.push(value);
+            if let Some(i) = place.index.as_deref_mut() {
+                exprs.push(i);
+            }
+        }
+        StmtKind::Expr(e) => exprs.push(e),
+        StmtKind::If {
+            cond,
+            then_block,
+            else_block,
+        } => {
+            exprs.push(cond);
+            rewrite_block(&mut then_block.stmts, spec_fns, l)?;
+            if let Some(b) = else_block {
+                rewrite_block(&mut b.stmts, spec_fns, l)?;
+            }
+        }
+        StmtKind::While { cond, body } => {
+            exprs.push(cond);
+            rewrite_block(&mut body.stmts, spec_fns, l)?;
+        }
+        StmtKind::For {
+            init,
+            cond,
+            step,
+            body,
+        } => {
+            if let Some(i) = init {
+                rewrite_stmt(i, spec_fns, l)?;
+            }
+            exprs.extend(cond.as_mut());
+            if let Some(st) = step {
+                rewrite_stmt(st, spec_fns, l)?;
+            }
+            rewrite_block(&mut body.stmts, spec_fns, l)?;
+        }
+        StmtKind::Return(v) => exprs.extend(v.as_mut()),
+        StmtKind::Assert { cond, .. } => exprs.push(cond),
+        StmtKind::Critical { weight, body } => {
+            exprs.extend(weight.as_mut());
+            rewrite_block(&mut body.stmts, spec_fns, l)?;
+        }
+        StmtKind::Phase { body } | StmtKind::Block(body) => {
+            rewrite_block(&mut body.stmts, spec_fns, l)?
+        }
+        StmtKind::Break | StmtKind::Continue | StmtKind::Progress => {}
+    }
+    for e in exprs {
+        rewrite_expr(e, spec_fns, l)?;
+    }
+    Ok(())
+}
+
+fn rewrite_expr(
+    e: &mut Expr,
+    spec_fns: &[String],
+    l: &mut lower::Lowering,
+) -> Result<(), Diagnostic> {
+    match &mut e.kind {
+        ExprKind::Call {
+            name,
+            qualifiers,
+            args,
+        } => {
+            for a in args.iter_mut() {
+                rewrite_expr(a, spec_fns, l)?;
+            }
+            if qualifiers.is_empty() && !spec_fns.contains(&name.name) {
+                if let Some(inst) = l.harness_call(name, args)? {
+                    name.name = inst;
+                }
+            }
+        }
+        ExprKind::Index(_, i) | ExprKind::Unary(_, i) => rewrite_expr(i, spec_fns, l)?,
+        ExprKind::Binary(_, a, b) => {
+            rewrite_expr(a, spec_fns, l)?;
+            rewrite_expr(b, spec_fns, l)?;
+        }
+        ExprKind::Ternary(c, a, b) => {
+            rewrite_expr(c, spec_fns, l)?;
+            rewrite_expr(a, spec_fns, l)?;
+            rewrite_expr(b, spec_fns, l)?;
+        }
+        ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Name(_) => {}
+    }
+    Ok(())
+}

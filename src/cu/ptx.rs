@@ -1,0 +1,231 @@
+//! Inline PTX (`asm volatile(...)`): the memory instructions `ld`, `st`,
+//! `atom`, `red`, `fence` and `membar`, with their orders and scopes, on
+//! 32-bit values; operands are `%N` (outputs first, then inputs) and
+//! `[%N]` for an address.
+
+use super::ast::{AsmStmt, CExpr};
+use super::lower::{call, FnLower};
+use crate::spec::ast::{self as s, Span};
+use crate::spec::diag::Diagnostic;
+
+type R<T> = Result<T, Diagnostic>;
+
+/// One instruction, split into its opcode parts and operands.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Instruction {
+    /// `atom.add.release.gpu.u32` → `["atom", "add", "release", "gpu", "u32"]`.
+    pub parts: Vec<String>,
+    pub operands: Vec<String>,
+}
+
+/// Splits an asm template into instructions (`;`-separated; braces and
+/// blank pieces ignored).
+pub fn instructions(template: &str) -> Vec<Instruction> {
+    template
+        .split(';')
+        .map(|i| i.replace(['{', '}'], " "))
+        .map(|i| i.trim().to_string())
+        .filter(|i| !i.is_empty())
+        .map(|i| {
+            let (op, rest) = i.split_once(char::is_whitespace).unwrap_or((&i, ""));
+            Instruction {
+                parts: op.split('.').map(str::to_string).collect(),
+                operands: rest
+                    .split(',')
+                    .map(|o| o.trim().to_string())
+                    .filter(|o| !o.is_empty())
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+/// What an instruction's qualifiers say.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Qualifiers {
+    order: Option<&'static str>,
+    scope: Option<&'static str>,
+    op: Option<String>,
+}
+
+fn qualifiers(parts: &[String], span: Span) -> R<Qualifiers> {
+    let mut q = Qualifiers::default();
+    for p in &parts[1..] {
+        match p.as_str() {
+            "weak" => q.order = Some("weak"),
+            "volatile" => q.order = Some("volatile"),
+            "relaxed" => q.order = Some("relaxed"),
+            "acquire" => q.order = Some("acquire"),
+            "release" => q.order = Some("release"),
+            "acq_rel" => q.order = Some("acq_rel"),
+            "sc" => q.order = Some("sc"),
+            "cta" => q.scope = Some("cta"),
+            "gpu" | "gl" => q.scope = Some("gpu"),
+            "sys" => q.scope = Some("sys"),
+            "global" | "shared" | "generic" | "u32" | "s32" | "b32" => {}
+            "u64" | "s64" | "b64" => {
+                return Err(Diagnostic::new(span, "64-bit PTX operations are not modelled yet (issue 20)")
+                    .label("64-bit"))
+            }
+            "add" | "exch" | "cas" | "inc" | "dec" | "and" | "or" | "xor" | "min" | "max" => {
+                q.op = Some(p.clone())
+            }
+            other => {
+                return Err(Diagnostic::new(span, format!("the PTX qualifier `.{other}` is outside the subset"))
+                    .label("inline PTX")
+                    .hint("ld, st, atom, red on 32-bit values with .relaxed/.acquire/.release/.acq_rel/.volatile and .cta/.gpu/.sys; fence.sc/acq_rel; membar"))
+            }
+        }
+    }
+    Ok(q)
+}
+
+/// Lowers an `asm` statement to memory operations.
+pub fn lower_asm<'p>(
+    fl: &mut FnLower<'_, 'p>,
+    a: &'p AsmStmt,
+    span: Span,
+    out: &mut Vec<s::Stmt>,
+) -> R<()> {
+    let operands: Vec<&'p CExpr> = a.outputs.iter().chain(&a.inputs).map(|(_, e)| e).collect();
+    let refuse = |what: String| {
+        Diagnostic::new(span, format!("{what} in inline PTX is outside the subset"))
+            .label("inline PTX")
+            .hint("ld, st, atom, red, fence and membar on 32-bit values are supported")
+    };
+    let operand = |text: &str| -> R<usize> {
+        let n = text
+            .trim()
+            .strip_prefix('%')
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|n| *n < operands.len());
+        n.ok_or_else(|| refuse(format!("the operand `{text}`")))
+    };
+    let address = |text: &str| -> R<usize> {
+        let inner = text
+            .trim()
+            .strip_prefix('[')
+            .and_then(|t| t.strip_suffix(']'));
+        operand(inner.ok_or_else(|| refuse(format!("the address `{text}`")))?)
+    };
+    for ins in instructions(&a.template) {
+        let q = qualifiers(&ins.parts, span)?;
+        let scope = q.scope.unwrap_or("gpu");
+        let emit = |out: &mut Vec<s::Stmt>, e: s::Expr| {
+            out.push(s::Stmt {
+                kind: s::StmtKind::Expr(e),
+                span,
+            })
+        };
+        match ins.parts[0].as_str() {
+            "fence" => {
+                let o = match q.order {
+                    Some("sc") => "sc",
+                    Some("acq_rel" | "acquire" | "release") => "acq_rel",
+                    _ => return Err(refuse("this fence".into())),
+                };
+                emit(out, call("fence", &[o, scope], vec![], span));
+            }
+            "membar" => emit(out, call("fence", &["sc", scope], vec![], span)),
+            "ld" => {
+                let [dst, addr] = ins.operands.as_slice() else {
+                    return Err(refuse("this `ld`".into()));
+                };
+                let (target, offset) = fl.pointer_arg(operands[address(addr)?], out)?;
+                let loc = fl.location(&target, offset, span, out)?;
+                let order = q.order.unwrap_or("weak");
+                let value = call("load", &[order, scope], vec![loc], span);
+                fl.store_output(operands[operand(dst)?], value, out)?;
+            }
+            "st" => {
+                let [addr, src] = ins.operands.as_slice() else {
+                    return Err(refuse("this `st`".into()));
+                };
+                let (target, offset) = fl.pointer_arg(operands[address(addr)?], out)?;
+                let loc = fl.location(&target, offset, span, out)?;
+                let v = fl.rvalue(operands[operand(src)?], out)?;
+                let order = q.order.unwrap_or("weak");
+                emit(out, call("store", &[order, scope], vec![loc, v], span));
+            }
+            kind @ ("atom" | "red") => {
+                let op =
+                    q.op.clone()
+                        .ok_or_else(|| refuse(format!("this `{kind}`")))?;
+                let name = match op.as_str() {
+                    "add" => "atomicAdd",
+                    "exch" => "atomicExch",
+                    "cas" => "atomicCAS",
+                    "inc" => "atomicInc",
+                    "dec" => "atomicDec",
+                    "and" => "atomicAnd",
+                    "or" => "atomicOr",
+                    "xor" => "atomicXor",
+                    "min" => "atomicMin",
+                    _ => "atomicMax",
+                };
+                let ops = ins.operands.as_slice();
+                let (dst, rest) = if kind == "atom" {
+                    let (d, r) = ops
+                        .split_first()
+                        .ok_or_else(|| refuse("this `atom`".into()))?;
+                    (Some(d), r)
+                } else {
+                    (None, ops)
+                };
+                let (addr, values) = rest
+                    .split_first()
+                    .ok_or_else(|| refuse(format!("this `{kind}`")))?;
+                if values.len() != if op == "cas" { 2 } else { 1 } {
+                    return Err(refuse(format!("this `{kind}.{op}`")));
+                }
+                let (target, offset) = fl.pointer_arg(operands[address(addr)?], out)?;
+                let mut args = vec![fl.location(&target, offset, span, out)?];
+                for v in values {
+                    args.push(fl.rvalue(operands[operand(v)?], out)?);
+                }
+                let order = match q.order {
+                    None => "relaxed",
+                    Some(o @ ("relaxed" | "acquire" | "release" | "acq_rel")) => o,
+                    Some(o) => return Err(refuse(format!("the order `.{o}` on `{kind}`"))),
+                };
+                let c = call(name, &[order, scope], args, span);
+                match dst {
+                    Some(d) => fl.store_output(operands[operand(d)?], c, out)?,
+                    None => emit(out, c),
+                }
+            }
+            other => return Err(refuse(format!("the instruction `{other}`"))),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_instructions_and_operands() {
+        let i = instructions("atom.add.release.gpu.u32 %0,[%1],%2;");
+        assert_eq!(i.len(), 1);
+        assert_eq!(i[0].parts, ["atom", "add", "release", "gpu", "u32"]);
+        assert_eq!(i[0].operands, ["%0", "[%1]", "%2"]);
+        let two = instructions("{ fence.acq_rel.gpu;\n ld.relaxed.gpu.u32 %0, [%1]; }");
+        assert_eq!(two.len(), 2);
+        assert_eq!(two[0].parts, ["fence", "acq_rel", "gpu"]);
+        assert_eq!(two[1].operands, ["%0", "[%1]"]);
+    }
+
+    #[test]
+    fn reads_orders_scopes_and_refuses_the_rest() {
+        let sp = Span::default();
+        let q = qualifiers(
+            &instructions("ld.acquire.sys.global.u32 %0, [%1];")[0].parts,
+            sp,
+        )
+        .unwrap();
+        assert_eq!((q.order, q.scope), (Some("acquire"), Some("sys")));
+        assert!(qualifiers(&instructions("ld.global.u64 %0, [%1];")[0].parts, sp).is_err());
+        assert!(qualifiers(&instructions("ld.global.nc.u32 %0, [%1];")[0].parts, sp).is_err());
+    }
+}

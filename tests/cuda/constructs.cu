@@ -1,0 +1,51 @@
+// The CUDA subset's constructs, each with a result tests/cuda/constructs.gsync
+// asserts: C's unsigned wrap-around, do-while with continue, pointer
+// arithmetic and volatile casts, inline PTX, cuda::atomic_ref, macros,
+// clock()-bounded and counting delay loops.
+#define SHIFT(x) ((x) << 1)
+
+__device__ unsigned int wrap_sub(unsigned int a) { return a - 1u; }
+
+__device__ int sum_do(int n) {
+  int s = 0, i = 0;
+  do {
+    i++;
+    if (i == 2) continue;
+    s += i;
+  } while (i < n);
+  return s;
+}
+
+__device__ void ptrs(unsigned int *buf) {
+  unsigned int *p = buf + 1;
+  p[1] = 7;
+  *(p - 1) = 5;
+  volatile unsigned int *v = (volatile unsigned int *)buf;
+  v[3] = v[2] + 1;
+}
+
+__device__ unsigned int ptx_load(unsigned int *p) {
+  unsigned int v;
+  asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ void ptx_add(unsigned int *p) {
+  asm volatile("red.release.gpu.global.add.u32 [%0], %1;" :: "l"(p), "r"(2u) : "memory");
+}
+
+__device__ unsigned int ref_ops(unsigned int *p) {
+  cuda::atomic_ref<unsigned int, cuda::thread_scope_device> r(*p);
+  r.store(3, cuda::memory_order_release);
+  unsigned int e = 3;
+  bool ok = r.compare_exchange_strong(e, 9, cuda::memory_order_acq_rel);
+  return ok ? r.fetch_add(1, cuda::memory_order_relaxed) : 0;
+}
+
+__device__ int shifted(int x) { return SHIFT(x) + (int)((-1 >> 1) < 0); }
+
+__device__ void delay() {
+  long long start = clock64();
+  while (clock64() - start < 100) { }
+  for (int i = 0; i < 1000; ++i) { ; }
+}

@@ -1,0 +1,251 @@
+//! The CUDA front end: HeteroSync's real sources (read from
+//! `shared/heterosync`) against their harnesses' expected verdicts, the
+//! subset's constructs against C++'s meaning, located refusals of what is
+//! outside the subset, the timing abstraction, and CUDA lines in
+//! counterexamples. Without libclang or the sources these tests are
+//! reported as ignored (failed under CI=true): see `common::needs`.
+
+mod common;
+
+use common::*;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn main() -> std::process::ExitCode {
+    let shared = shared_dir();
+    let no_libclang = {
+        let out = gsync(
+            None,
+            &["check", "tests/cuda/constructs.gsync", "--blocks", "1"],
+        );
+        stderr(&out)
+            .contains("needs libclang")
+            .then(|| "libclang 17+ is not installed (apt-get install libclang1-19 libclang-common-19-dev)".to_string())
+    };
+    let no_sources = match &shared {
+        Some(d) if d.join("heterosync").is_dir() => None,
+        Some(d) => Some(format!(
+            "no HeteroSync sources at {}",
+            d.join("heterosync").display()
+        )),
+        None => {
+            Some("no shared/ folder beside or above the repository (set GSYNC_SHARED to it)".into())
+        }
+    };
+    let with_sources = no_libclang.clone().or(no_sources);
+    type Test = fn(&Path);
+    let tests: [(&str, Test, bool); 5] = [
+        (
+            "every_heterosync_harness_meets_its_expectations",
+            every_heterosync_harness_meets_its_expectations,
+            true,
+        ),
+        (
+            "the_subset_computes_what_cuda_cpp_says",
+            the_subset_computes_what_cuda_cpp_says,
+            false,
+        ),
+        (
+            "constructs_outside_the_subset_are_located_errors",
+            constructs_outside_the_subset_are_located_errors,
+            false,
+        ),
+        (
+            "abstracting_back_off_keeps_the_verdicts_and_saves_states",
+            abstracting_back_off_keeps_the_verdicts_and_saves_states,
+            true,
+        ),
+        (
+            "counterexamples_show_the_cuda_lines",
+            counterexamples_show_the_cuda_lines,
+            true,
+        ),
+    ];
+    let dir = shared.unwrap_or_default();
+    run_trials(
+        tests
+            .into_iter()
+            .map(|(name, test, sources)| {
+                let missing = if sources {
+                    with_sources.clone()
+                } else {
+                    no_libclang.clone()
+                };
+                let dir = dir.clone();
+                needs(name, missing, move || test(&dir))
+            })
+            .collect(),
+    )
+}
+
+/// Runs `gsync-check` from the repository root with `GSYNC_SHARED` set,
+/// so the harnesses find HeteroSync wherever this machine keeps it.
+fn gsync(shared: Option<&Path>, args: &[&str]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gsync-check"));
+    c.args(args).current_dir(repo()).env("NO_COLOR", "1");
+    if let Some(s) = shared {
+        c.env("GSYNC_SHARED", s);
+    }
+    c.output().expect("run gsync-check")
+}
+
+fn every_heterosync_harness_meets_its_expectations(shared: &Path) {
+    let out = gsync(Some(shared), &["verify", "harnesses/heterosync"]);
+    let text = stdout(&out);
+    assert_eq!(code(&out), 0, "{text}{}", stderr(&out));
+    assert!(!text.contains("FAIL"), "{text}");
+    // Every HeteroSync harness took part.
+    for name in [
+        "heterosync_spin_mutex",
+        "heterosync_ebo_mutex",
+        "heterosync_fa_mutex",
+        "heterosync_sleep_mutex",
+        "heterosync_spin_semaphore",
+        "heterosync_ebo_semaphore",
+        "heterosync_atomic_tree_barrier",
+        "heterosync_lf_tree_barrier",
+        "heterosync_seqlock",
+        "heterosync_ref_counter",
+        "heterosync_split_counter",
+    ] {
+        assert!(
+            text.contains(&format!("PASS {name} ")),
+            "{name} missing:\n{text}"
+        );
+    }
+}
+
+fn the_subset_computes_what_cuda_cpp_says(_: &Path) {
+    let out = run(&["check", "tests/cuda/constructs.gsync", "--blocks", "1"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    // The same harness with one wrong expectation fails on that line.
+    let text = std::fs::read_to_string(repo().join("tests/cuda/constructs.gsync")).unwrap();
+    let wrong = text.replace("sum_do(3) == 4", "sum_do(3) == 6");
+    let dir = std::env::temp_dir().join(format!("gsync-cu-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        repo().join("tests/cuda/constructs.cu"),
+        dir.join("constructs.cu"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("wrong.gsync"), wrong).unwrap();
+    let out = run(&[
+        "check",
+        dir.join("wrong.gsync").to_str().unwrap(),
+        "--blocks",
+        "1",
+    ]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("assertion `sum_do(3) == 6` failed"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+/// Checks a harness calling `f(buf)` in a one-function CUDA file.
+fn check_snippet(name: &str, cuda: &str) -> std::process::Output {
+    let dir = std::env::temp_dir().join(format!("gsync-cu-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("{name}.cu")), cuda).unwrap();
+    let harness =
+        format!("//! cuda: {name}.cu\nglobal u32 buf[4] = 0;\nharness all {{ f(buf); }}\n");
+    std::fs::write(dir.join(format!("{name}.gsync")), harness).unwrap();
+    run(&[
+        "check",
+        dir.join(format!("{name}.gsync")).to_str().unwrap(),
+        "--blocks",
+        "1",
+    ])
+}
+
+fn constructs_outside_the_subset_are_located_errors(_: &Path) {
+    let cases = [
+        ("switch", "__device__ void f(unsigned *p) {\n  switch (*p) { default: break; }\n}\n", "`switch`", 2),
+        ("goto", "__device__ void f(unsigned *p) {\n  goto end;\nend:\n  *p = 1;\n}\n", "`goto`", 2),
+        ("float", "__device__ void f(unsigned *p) {\n  float x = 1.5f;\n  *p = 1;\n}\n", "floating-point", 2),
+        ("wide", "__device__ void f(unsigned *p) {\n  unsigned long long x = 1;\n  *p = 1;\n}\n", "64-bit integers", 2),
+        ("member", "struct S { int a; };\n__device__ void f(unsigned *p) {\n  S s; *p = s.a;\n}\n", "member access", 3),
+        ("ptx", "__device__ void f(unsigned *p) {\n  asm volatile(\"ld.global.nc.u32 %0, [%1];\" : \"=r\"(*p) : \"l\"(p));\n}\n", "`.nc`", 2),
+        ("undefined", "__device__ void g();\n__device__ void f(unsigned *p) {\n  g();\n}\n", "without a definition", 3),
+        ("compile", "__device__ void f(unsigned *p) {\n  *p = undeclared;\n}\n", "does not compile", 2),
+    ];
+    for (name, cuda, construct, line) in cases {
+        let out = check_snippet(name, cuda);
+        let err = stderr(&out);
+        assert_eq!(code(&out), 2, "{name}: {err}");
+        assert!(err.contains(construct), "{name}: {err}");
+        assert!(
+            err.contains(&format!("{name}.cu:{line}:")),
+            "{name}: no location in {err}"
+        );
+    }
+}
+
+fn states(shared: &Path, args: &[&str]) -> (String, u64) {
+    let mut all = args.to_vec();
+    all.extend(["--format", "json"]);
+    let out = gsync(Some(shared), &all);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("{args:?}: {}", stderr(&out)));
+    (
+        json["verdict"].as_str().unwrap().to_string(),
+        json["stats"]["states"].as_u64().unwrap(),
+    )
+}
+
+fn abstracting_back_off_keeps_the_verdicts_and_saves_states(shared: &Path) {
+    let timed = "harnesses/heterosync/heterosync_ebo_mutex_timed.gsync";
+    let text = std::fs::read_to_string(repo().join(timed)).unwrap();
+    // The same harness and MAX_BACKOFF with the abstraction on (written
+    // elsewhere, so the CUDA paths become absolute).
+    let shared = std::fs::canonicalize(shared).unwrap();
+    let abstracted = text
+        .replace("//! cuda-timing: model\n", "")
+        .replace("../../../shared", shared.to_str().unwrap());
+    assert_ne!(abstracted, text);
+    let dir = std::env::temp_dir().join(format!("gsync-cu-{}-timing", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("abstracted_ebo_mutex.gsync");
+    std::fs::write(&path, abstracted).unwrap();
+    let p = path.to_str().unwrap();
+    for launch in [vec![], vec!["--blocks", "3", "--memory-model", "sc"]] {
+        let mut a = vec!["check", p];
+        a.extend(&launch);
+        let mut m = vec!["check", timed];
+        m.extend(&launch);
+        let (va, sa) = states(&shared, &a);
+        let (vm, sm) = states(&shared, &m);
+        assert_eq!(va, vm, "{launch:?}");
+        assert!(sa < sm, "{launch:?}: abstracted {sa} states, modelled {sm}");
+    }
+}
+
+fn counterexamples_show_the_cuda_lines(shared: &Path) {
+    let out = gsync(
+        Some(shared),
+        &["check", "harnesses/heterosync/heterosync_sleep_mutex.gsync"],
+    );
+    let text = stdout(&out);
+    assert_eq!(code(&out), 1);
+    assert!(text.contains("aN in cudaLocksMutexSleep.cu"), "{text}");
+    // The release that comes before its fence: line 102 of the source.
+    assert!(
+        text.contains("a102: atomicExch((int *)ringBuffer +"),
+        "{text}"
+    );
+    let json = gsync(
+        Some(shared),
+        &[
+            "check",
+            "harnesses/heterosync/heterosync_sleep_mutex.gsync",
+            "--format",
+            "json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let steps = v["violations"][0]["trace"]["steps"].as_array().unwrap();
+    assert!(steps
+        .iter()
+        .any(|s| s["span"]["file"] == "cudaLocksMutexSleep.cu" && s["span"]["line"] == 102));
+}
