@@ -127,6 +127,9 @@ pub struct CheckConfig {
     pub resident: Option<u32>,
     pub max_states: Option<u64>,
     pub max_seconds: Option<f64>,
+    /// When set, the check ends at this instant, whatever `max_seconds`
+    /// says: the variants of a family share the family's deadline.
+    pub deadline: Option<std::time::Instant>,
     pub max_memory_mb: Option<u64>,
     pub progress: bool,
     /// Worker threads of the explorer (the verdict and trace do not depend on it).
@@ -159,6 +162,7 @@ impl Default for CheckConfig {
             resident: None,
             max_states: Some(DEFAULT_MAX_STATES),
             max_seconds: None,
+            deadline: None,
             max_memory_mb: Some(DEFAULT_MAX_MEMORY_MB),
             progress: false,
             threads: 1,
@@ -584,7 +588,9 @@ pub fn run(prepared: &Prepared) -> Report {
     let (model, mut reductions) = reduced_model_of(prepared);
     let options = Options {
         max_states: config.max_states,
-        max_seconds: config.max_seconds,
+        deadline: config
+            .deadline
+            .or_else(|| crate::explore::deadline_in(config.max_seconds)),
         max_memory_bytes: config.max_memory_mb.map(|mb| mb * 1024 * 1024),
         keep_edges: true,
         progress: config.progress,

@@ -5,6 +5,11 @@ mod cli;
 
 use clap::Parser;
 
+/// Counts the heap, so that `--max-memory` bounds everything a check
+/// allocates (`gsync_check::explore::heap`).
+#[global_allocator]
+static HEAP: gsync_check::explore::heap::CountingAlloc = gsync_check::explore::heap::CountingAlloc;
+
 fn main() {
     // Rust ignores SIGPIPE, so printing into a closed pipe (`| head`) would
     // be an error on every print; a command-line tool should just stop.

@@ -3,7 +3,7 @@
 //! only when an analysis needs labels (liveness, and deadlock of harnesses
 //! that never finish).
 
-use crate::explore::{BitSet, Exploration, StateId};
+use crate::explore::{BitSet, Exploration, LimitKind, Options, StateId};
 use crate::model::{Model, Violation};
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
@@ -37,8 +37,13 @@ impl LabeledGraph {
 
     /// Labels every explored edge by re-taking its step (the explorer keeps
     /// only the thread; the progress bit costs one more step per edge here
-    /// instead of a word per edge during the search).
-    pub fn build(model: &Model, exploration: &Exploration<u32, Violation>) -> LabeledGraph {
+    /// instead of a word per edge during the search). As long as the search
+    /// in steps: stops at a time or memory limit of `options`.
+    pub fn build(
+        model: &Model,
+        exploration: &Exploration<u32, Violation>,
+        options: &Options,
+    ) -> Result<LabeledGraph, LimitKind> {
         let n = exploration.num_states();
         let mut graph = DiGraph::with_capacity(n, exploration.num_edges());
         for _ in 0..n {
@@ -49,6 +54,9 @@ impl LabeledGraph {
         for id in 0..n as StateId {
             if !exploration.is_expanded(id) {
                 continue;
+            }
+            if let Some(limit) = options.limit_reached() {
+                return Err(limit);
             }
             exploration.read_state(id, &mut state);
             let state = state.as_slice();
@@ -69,7 +77,7 @@ impl LabeledGraph {
                 );
             }
         }
-        LabeledGraph { graph }
+        Ok(LabeledGraph { graph })
     }
 
     /// For each thread, the states from which it can still pass a progress

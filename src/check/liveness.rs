@@ -36,7 +36,7 @@
 use super::graph::{Label, LabeledGraph};
 use super::memory_fairness::{Excluded, Requirement, Tally};
 use super::Finding;
-use crate::explore::{BitSet, Exploration, StateId, TransitionSystem};
+use crate::explore::{BitSet, Exploration, LimitKind, Options, StateId, TransitionSystem};
 use crate::model::{Model, Scheduler, Violation, ViolationKind};
 use petgraph::algo::TarjanScc;
 use petgraph::graph::{DiGraph, EdgeReference, NodeIndex};
@@ -83,14 +83,16 @@ impl Filter {
 }
 
 /// The first livelock, else the first starvation, under `scheduler` (and,
-/// under `ptx`, memory fairness).
+/// under `ptx`, memory fairness); stops at a time or memory limit of
+/// `options`.
 pub fn find(
     model: &Model,
     exploration: &Exploration<u32, Violation>,
     graph: &LabeledGraph,
     scheduler: Scheduler,
-) -> Option<Finding> {
-    find_with(model, exploration, graph, scheduler, true)
+    options: &Options,
+) -> Result<Option<Finding>, LimitKind> {
+    find_with(model, exploration, graph, (scheduler, options), true)
 }
 
 /// [`find`], with memory fairness on or off (off: what the check found
@@ -99,24 +101,28 @@ pub fn find_with(
     model: &Model,
     exploration: &Exploration<u32, Violation>,
     graph: &LabeledGraph,
-    scheduler: Scheduler,
+    (scheduler, options): (Scheduler, &Options),
     memory_fairness: bool,
-) -> Option<Finding> {
+) -> Result<Option<Finding>, LimitKind> {
     let search = Search {
-        enabled: EnabledSets::compute(model, exploration),
+        enabled: EnabledSets::compute(model, exploration, options)?,
         model,
         exploration,
         graph,
         scheduler,
         memory_fairness,
+        options,
     };
-    if let Some(comp) = search.fair_component(EdgeSet::NoProgress, None) {
-        return Some(search.report(comp));
+    if let Some(comp) = search.fair_component(EdgeSet::NoProgress, None)? {
+        return Ok(Some(search.report(comp)));
     }
-    (0..model.layout.threads).find_map(|t| {
-        let comp = search.fair_component(EdgeSet::AllButProgressOf(t as u32), Some(t))?;
-        Some(search.report(comp))
-    })
+    for t in 0..model.layout.threads {
+        let edges = EdgeSet::AllButProgressOf(t as u32);
+        if let Some(comp) = search.fair_component(edges, Some(t))? {
+            return Ok(Some(search.report(comp)));
+        }
+    }
+    Ok(None)
 }
 
 struct Search<'a, 'p> {
@@ -126,6 +132,7 @@ struct Search<'a, 'p> {
     graph: &'a LabeledGraph,
     scheduler: Scheduler,
     memory_fairness: bool,
+    options: &'a Options,
 }
 
 /// A fair cycle found: its states and the edge filter it lives in.
@@ -144,7 +151,11 @@ impl Search<'_, '_> {
     /// A component with a fair cycle using only `filter` edges; for
     /// starvation of `starving`, one where it is unfinished and someone else
     /// progresses.
-    fn fair_component(&self, edges: EdgeSet, starving: Option<usize>) -> Option<Component> {
+    fn fair_component(
+        &self,
+        edges: EdgeSet,
+        starving: Option<usize>,
+    ) -> Result<Option<Component>, LimitKind> {
         let all: Vec<StateId> = (0..self.exploration.num_states() as StateId).collect();
         let start = Filter {
             edges,
@@ -153,6 +164,9 @@ impl Search<'_, '_> {
         let mut work = vec![(all, start)];
         let mut found: Vec<(Vec<StateId>, Filter)> = Vec::new();
         while let Some((nodes, filter)) = work.pop() {
+            if let Some(limit) = self.options.limit_reached() {
+                return Err(limit);
+            }
             for comp in self.components(&nodes, &filter) {
                 match self.judge(&comp, &filter, starving) {
                     Judgement::Fair => found.push((comp, filter.clone())),
@@ -163,12 +177,14 @@ impl Search<'_, '_> {
             }
         }
         // Deterministic choice: the component reached first in BFS order.
-        let (states, filter) = found.into_iter().min_by_key(|c| c.0[0])?;
-        Some(Component {
+        let Some((states, filter)) = found.into_iter().min_by_key(|c| c.0[0]) else {
+            return Ok(None);
+        };
+        Ok(Some(Component {
             states,
             filter,
             starving,
-        })
+        }))
     }
 
     /// Non-trivial strongly connected components of the subgraph induced by
@@ -556,13 +572,22 @@ struct EnabledSets {
 }
 
 impl EnabledSets {
-    fn compute(model: &Model, exploration: &Exploration<u32, Violation>) -> EnabledSets {
+    fn compute(
+        model: &Model,
+        exploration: &Exploration<u32, Violation>,
+        options: &Options,
+    ) -> Result<EnabledSets, LimitKind> {
         let words = model.layout.threads.div_ceil(64);
         let n = exploration.num_states();
         let mut bits = vec![0u64; n * words];
         let mut actions = Vec::new();
         let mut state = vec![0u32; model.layout.words()];
         for id in 0..n {
+            if id % 1024 == 0 {
+                if let Some(limit) = options.limit_reached() {
+                    return Err(limit);
+                }
+            }
             actions.clear();
             exploration.read_state(id as StateId, &mut state);
             model.actions(&state, &mut actions);
@@ -571,7 +596,7 @@ impl EnabledSets {
                 bits[id * words + t / 64] |= 1 << (t % 64);
             }
         }
-        EnabledSets { words, bits }
+        Ok(EnabledSets { words, bits })
     }
 
     fn get(&self, id: StateId, t: usize) -> bool {

@@ -21,7 +21,6 @@ pub use deadlock::{describe_threads, thread_positions};
 use crate::explore::{explore, Exploration, LimitKind, Options, Outcome, Stats};
 use crate::model::{Model, Scheduler, Violation, ViolationKind};
 use graph::LabeledGraph;
-use std::time::Instant;
 
 /// What a check run found.
 #[derive(Clone, Debug)]
@@ -58,12 +57,13 @@ pub struct CheckResult {
 }
 
 /// Explores `model` and checks every property it defines; with a fair
-/// `scheduler`, also livelock and starvation.
+/// `scheduler`, also livelock and starvation. The limits of `options`
+/// bound the whole check: every search and analysis it runs stops at its
+/// deadline and memory limit.
 pub fn check(model: &Model, options: &Options, scheduler: Scheduler) -> CheckResult {
-    let started = Instant::now();
-    let mut result = check_explored(model, options, scheduler, started);
+    let mut result = check_explored(model, options, scheduler);
     if result.ample && !result.findings.is_empty() {
-        shortest::retrace(model, options, scheduler, &mut result, started);
+        shortest::retrace(model, options, scheduler, &mut result);
     }
     if let (Some(sym), true) = (model.symmetry(), result.symmetric) {
         for f in &mut result.findings {
@@ -73,25 +73,10 @@ pub fn check(model: &Model, options: &Options, scheduler: Scheduler) -> CheckRes
     result
 }
 
-/// `options` with `max_seconds` cut to what is left of it since `started`:
-/// the limit bounds the whole check, however many searches it runs.
-fn time_left(options: &Options, started: Instant) -> Options {
-    let spent = started.elapsed().as_secs_f64();
-    Options {
-        max_seconds: options.max_seconds.map(|s| (s - spent).max(0.0)),
-        ..options.clone()
-    }
-}
-
-fn check_explored(
-    model: &Model,
-    options: &Options,
-    scheduler: Scheduler,
-    started: Instant,
-) -> CheckResult {
+fn check_explored(model: &Model, options: &Options, scheduler: Scheduler) -> CheckResult {
     let options = Options {
         keep_edges: true,
-        ..time_left(options, started)
+        ..options.clone()
     };
     let exploration = explore(model, &options);
     let stats = exploration.stats().clone();
@@ -125,20 +110,24 @@ fn check_explored(
     };
     if labels && reduced_model {
         let full = Model::new(model.prog, *model.options());
-        return check_explored(&full, &again(exploration, options), scheduler, started);
+        return check_explored(&full, &again(exploration, options), scheduler);
     }
     if labels && options.hash_compaction {
         let full = Options {
             hash_compaction: false,
             ..again(exploration, options)
         };
-        return check_explored(model, &full, scheduler, started);
+        return check_explored(model, &full, scheduler);
     }
     // The analyses come on top of the explorer's own memory, whether the
     // search completed or stopped at a limit: skip what does not fit and
-    // stop cleanly instead of exceeding the limit (or being killed).
+    // stop cleanly instead of exceeding the limit (or being killed). Both
+    // the explorer's accounting and the process's heap must leave room.
     let used = stats.peak_bytes as usize;
-    let fits = |needed: usize| !matches!(options.max_memory_bytes, Some(max) if (used + needed) as u64 > max);
+    let fits = |needed: usize| {
+        !matches!(options.max_memory_bytes, Some(max) if (used + needed) as u64 > max)
+            && options.memory_allows(needed as u64)
+    };
     let reach = exploration.reachability_bytes();
     let label_bytes = match labels {
         true => LabeledGraph::estimated_bytes(exploration.num_states(), exploration.num_edges()),
@@ -153,15 +142,27 @@ fn check_explored(
         return CheckResult::of(model, &options, findings, Some(LimitKind::Memory), stats);
     }
     stats.analysis_bytes = (reach + label_bytes) as u64;
-    let graph = labels.then(|| LabeledGraph::build(model, &exploration));
+    let built = labels.then(|| LabeledGraph::build(model, &exploration, &options));
+    let graph = match built.transpose() {
+        Ok(graph) => graph,
+        Err(stop) => {
+            // Only a harness seen to finish can be judged without labels.
+            let findings = deadlocks_if(!never_finishes, model, &exploration, None);
+            return CheckResult::of(model, &options, findings, Some(stop), stats);
+        }
+    };
     // A deadlock found before a limit is still a real deadlock: unexpanded
     // states count as able to finish. Without labels only a harness seen to
     // finish is judged. Fair cycles need the whole graph.
     let judged = graph.is_some() || !never_finishes;
     let mut findings = deadlocks_if(judged, model, &exploration, graph.as_ref());
+    let mut limit = limit;
     if findings.is_empty() && limit.is_none() && scheduler != Scheduler::Unfair {
         if let Some(graph) = &graph {
-            findings.extend(liveness::find(model, &exploration, graph, scheduler));
+            match liveness::find(model, &exploration, graph, scheduler, &options) {
+                Ok(found) => findings.extend(found),
+                Err(stop) => limit = Some(stop),
+            }
         }
     }
     CheckResult::of(model, &options, findings, limit, stats)

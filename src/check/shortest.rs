@@ -15,10 +15,9 @@
 //! A deadlock is a property of the whole graph: its retrace is the full
 //! check.
 
-use super::{check_explored, fault_finding, time_left, CheckResult};
+use super::{check_explored, fault_finding, CheckResult};
 use crate::explore::{explore, Options};
 use crate::model::{Model, Scheduler};
-use std::time::Instant;
 
 /// States the full search may store per state of the reduced one.
 const BUDGET_FACTOR: u64 = 4;
@@ -26,15 +25,13 @@ const BUDGET_FACTOR: u64 = 4;
 const BUDGET_BASE: u64 = 200_000;
 
 /// Replaces the findings of a reduced search by those of the full graph
-/// when that search fits in the budget (and in what is left of
-/// `--max-seconds` since `started`); else marks the traces as taken from
-/// the reduced graph.
+/// when that search fits in the budget (and before the check's deadline);
+/// else marks the traces as taken from the reduced graph.
 pub(super) fn retrace(
     model: &Model,
     options: &Options,
     scheduler: Scheduler,
     result: &mut CheckResult,
-    started: Instant,
 ) {
     let mut full = Model::new(model.prog, *model.options());
     if model.symmetry().is_some() && full.enable_symmetry().is_err() {
@@ -49,12 +46,12 @@ pub(super) fn retrace(
     let findings = if result.fault {
         let options = Options {
             keep_edges: false,
-            ..time_left(&options, started)
+            ..options
         };
         let exploration = explore(&full, &options);
         fault_finding(&full, &exploration).map(|f| vec![f])
     } else {
-        let again = check_explored(&full, &options, scheduler, started);
+        let again = check_explored(&full, &options, scheduler);
         let usable = again.limit.is_none() && again.symmetric == result.symmetric;
         usable.then_some(again.findings)
     };

@@ -45,8 +45,9 @@ fn liveness_finding(
         "{:?}",
         e.outcome()
     );
-    let graph = LabeledGraph::build(&m, &e);
-    let found = liveness::find_with(&m, &e, &graph, Scheduler::Weak, memory_fairness)?;
+    let graph = LabeledGraph::build(&m, &e, &opts).expect("no limits");
+    let found = liveness::find_with(&m, &e, &graph, (Scheduler::Weak, &opts), memory_fairness)
+        .expect("no limits")?;
     let older = match memory_fairness {
         true => assert_memory_fair(&m, &found),
         false => 0,
@@ -269,4 +270,39 @@ fn a_reduced_search_cut_short_is_not_searched_again() {
         "the reported search is the reduced one"
     );
     assert!(cut.stats.states <= 201, "{} states", cut.stats.states);
+}
+
+/// The analyses after a search stop at the check's deadline too: the
+/// labelled graph and the fair-cycle search each give up with the limit
+/// instead of running past it.
+#[test]
+fn analyses_stop_at_the_deadline() {
+    let spec = crate::api::SpecSource::builtin("ticket_mutex").unwrap();
+    let config = crate::api::CheckConfig {
+        memory_model: Some("sc".into()),
+        scheduler: Scheduler::Weak,
+        ..crate::api::CheckConfig::default()
+    };
+    let prepared = crate::api::prepare(&spec, &config).unwrap();
+    let model = crate::api::model_of(&prepared);
+    let free = Options {
+        keep_edges: true,
+        ..Options::default()
+    };
+    let e = explore(&model, &free);
+    assert!(e.is_complete());
+    let passed = Options {
+        deadline: Some(std::time::Instant::now()),
+        ..free.clone()
+    };
+    let limit = Some(crate::explore::LimitKind::Time);
+    assert_eq!(LabeledGraph::build(&model, &e, &passed).err(), limit);
+    let graph = LabeledGraph::build(&model, &e, &free).unwrap();
+    let found = liveness::find(&model, &e, &graph, Scheduler::Weak, &passed);
+    assert_eq!(found.err(), limit);
+    assert!(liveness::find(&model, &e, &graph, Scheduler::Weak, &free).is_ok());
+    // The whole check, with its deadline already passed, is inconclusive.
+    let cut = super::check(&model, &passed, Scheduler::Weak);
+    assert_eq!(cut.limit, limit);
+    assert!(cut.findings.is_empty());
 }

@@ -173,11 +173,11 @@ pub struct CheckArgs {
     #[arg(long, value_name = "N", value_parser = at_least_1::<u64>, allow_negative_numbers = true)]
     pub max_states: Option<u64>,
 
-    /// Stop with verdict inconclusive (exit 3) after this many seconds, a positive number (of the whole check, every search it runs included)
+    /// Stop with verdict inconclusive (exit 3) after this many seconds, a positive number (of the whole check, every search and analysis included; for a family, of the whole family)
     #[arg(long, value_name = "S", value_parser = positive_seconds, allow_negative_numbers = true)]
     pub max_seconds: Option<f64>,
 
-    /// Stop with verdict inconclusive (exit 3) before the explorer uses this many MiB, at least 1 [default: 8192]
+    /// Stop with verdict inconclusive (exit 3) before the process holds this many MiB (the search, its batches and the analyses after it), at least 1 [default: 8192]
     #[arg(long, value_name = "MIB", value_parser = at_least_1::<u64>, allow_negative_numbers = true)]
     pub max_memory: Option<u64>,
 

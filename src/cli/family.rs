@@ -76,9 +76,15 @@ pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Resul
         }
     }
     let mut reports: Vec<Report> = Vec::new();
+    // `--max-seconds` bounds the whole family: every variant shares one
+    // deadline, and those reached after it are inconclusive at once.
+    let deadline = gsync_check::explore::deadline_in(check.max_seconds);
     for (i, (spec, file)) in members.iter().enumerate() {
         let declared = declared_params(file);
-        let config = config_from(check, Some(&declared));
+        let config = api::CheckConfig {
+            deadline,
+            ..config_from(check, Some(&declared))
+        };
         let running = config
             .progress
             .then(|| RunningLine::show(&spec.name, i + 1, members.len()));

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::batch::Claims;
 use super::bitset::BitSet;
-use super::expand::{Chunk, Expander, BATCH};
+use super::expand::{batch_len, Chunk, Expander};
 use super::graph::{Edges, Reverse};
 use super::limits::{vec_bytes, LimitKind, Options, Projection};
 use super::progress::Progress;
@@ -255,6 +255,9 @@ struct Bfs<'a, S: TransitionSystem> {
     transitions: u64,
     max_depth: u32,
     peak_bytes: usize,
+    /// Bytes the last batch's successors took per expanded state (sizes
+    /// the next batch: `batch_len`).
+    succ_bytes_per_state: usize,
     progress: Progress,
 }
 
@@ -283,6 +286,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             transitions: 0,
             max_depth: 0,
             peak_bytes: 0,
+            succ_bytes_per_state: 0,
             progress: Progress::new(opts.progress),
         }
     }
@@ -303,7 +307,8 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
     /// Makes room for `n` more states (of `bytes` bytes of codes in all),
     /// `sources` more expanded states and `transitions` more edges, unless
     /// that would break the memory limit (then returns `false` and
-    /// allocates nothing).
+    /// allocates nothing). What the process holds outside the explorer's
+    /// own buffers (batch buffers, the model, earlier phases) counts too.
     fn reserve(&mut self, (n, bytes): (usize, usize), sources: usize, transitions: usize) -> bool {
         let mut p = Projection::default();
         p.add(self.store.bytes_after_reserve(n, bytes));
@@ -314,7 +319,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             e.project(&mut p, sources, transitions);
         }
         if let Some(limit) = self.opts.max_memory_bytes {
-            if p.peak() as u64 > limit {
+            if p.peak() as u64 + self.opts.outside(self.bytes()) > limit {
                 return false;
             }
         }
@@ -359,7 +364,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         let mut level = Level { depth: 0, end: 1 };
         loop {
             while self.expanded < self.store.len() {
-                if let Some(limit) = self.check_clock(level.depth) {
+                if let Some(limit) = self.check_limits(level.depth) {
                     return Outcome::Limit(limit);
                 }
                 let head = self.expanded;
@@ -369,8 +374,15 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                 }
                 self.store.forget_before(head as StateId);
                 // A batch stays within one level, which gives max_depth.
-                let count = BATCH.min(level.end - head);
-                let chunks = expander.expand(workers, sys, &self.store, (head as StateId, count));
+                let batch = batch_len(self.succ_bytes_per_state, self.opts.max_memory_bytes);
+                let count = batch.min(level.end - head);
+                let span = (head as StateId, count);
+                let chunks = expander.expand(workers, sys, &self.store, span, self.opts);
+                if let Some(limit) = chunks.iter().find_map(|c| c.interrupted) {
+                    return Outcome::Limit(limit);
+                }
+                let taken: usize = chunks.iter().map(Chunk::succ_bytes).sum();
+                self.succ_bytes_per_state = taken.div_ceil(count);
                 let succs: usize = chunks.iter().map(|c| c.succs.len()).sum();
                 let bytes: usize = chunks.iter().map(|c| c.codes.len()).sum();
                 if !self.reserve((succs, bytes), count, succs) {
@@ -635,12 +647,11 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         }
     }
 
-    /// The time limit and the progress bar, checked once per batch.
-    fn check_clock(&mut self, depth: u32) -> Option<LimitKind> {
-        if let Some(limit) = self.opts.max_seconds {
-            if self.start.elapsed().as_secs_f64() >= limit {
-                return Some(LimitKind::Time);
-            }
+    /// The time and memory limits and the progress bar, checked once per
+    /// batch (and by the workers before each state they expand).
+    fn check_limits(&mut self, depth: u32) -> Option<LimitKind> {
+        if let Some(limit) = self.opts.limit_reached() {
+            return Some(limit);
         }
         if self.progress.active() {
             let bytes = self.bytes();

@@ -6,15 +6,34 @@
 //! threads.
 
 use super::codec::{self, hash_code};
+use super::limits::{LimitKind, Options};
 use super::store::{StateId, StateStore};
 use super::workers::Workers;
 use super::TransitionSystem;
 
 /// States expanded by one worker task.
 pub(crate) const CHUNK: usize = 64;
-/// States expanded per batch. Fixed, not scaled with the threads, so that
-/// a memory limit stops every thread count at the same batch.
+/// The most states expanded per batch. Not scaled with the threads, so
+/// that the explorer's own memory accounting stops every thread count at
+/// the same batch.
 pub(crate) const BATCH: usize = CHUNK * 32;
+/// The most bytes a batch's successors are meant to take (codes and their
+/// bookkeeping): wide launches have thousands of successors of kilobytes
+/// each per state, and a batch of [`BATCH`] of them would hold gigabytes.
+pub(crate) const BATCH_BYTES: usize = 32 << 20;
+
+/// States in the next batch, given what the states expanded so far took
+/// per state (`bytes_per_state`, 0 before the first batch) and the memory
+/// limit: as many as fit in [`BATCH_BYTES`] (an eighth of the limit if
+/// that is less), at least one, at most [`BATCH`]. It depends only on the
+/// states, so ids and outcomes stay those of a sequential search.
+pub(crate) fn batch_len(bytes_per_state: usize, max_memory: Option<u64>) -> usize {
+    let budget = max_memory.map_or(BATCH_BYTES, |m| BATCH_BYTES.min((m / 8) as usize));
+    match bytes_per_state {
+        0 => BATCH,
+        b => (budget / b).clamp(1, BATCH),
+    }
+}
 
 /// One generated successor.
 #[derive(Clone, Copy)]
@@ -48,6 +67,9 @@ pub(crate) struct Chunk<A, F> {
     pub fault: Option<(usize, A, F)>,
     /// `reduced[i]`: state `first + i` was expanded by an ample subset only.
     pub reduced: Vec<bool>,
+    /// A time or memory limit reached while filling the chunk: the run
+    /// stopped there and the chunk is incomplete.
+    pub interrupted: Option<LimitKind>,
 }
 
 impl<A: Copy, F> Chunk<A, F> {
@@ -60,7 +82,13 @@ impl<A: Copy, F> Chunk<A, F> {
             ends: Vec::new(),
             fault: None,
             reduced: Vec::new(),
+            interrupted: None,
         }
+    }
+
+    /// Bytes the chunk's successors take, as [`batch_len`] counts them.
+    pub fn succ_bytes(&self) -> usize {
+        self.codes.len() + self.succs.len() * std::mem::size_of::<Succ<A>>()
     }
 
     /// Code of successor `i`.
@@ -71,12 +99,15 @@ impl<A: Copy, F> Chunk<A, F> {
     }
 
     /// Expands states `first..first + count` by their ample sets (the
-    /// proviso expands some of them fully later, see `proviso`).
+    /// proviso expands some of them fully later, see `proviso`). Checks the
+    /// time and memory limits of `opts` before each state: one state of a
+    /// wide launch can take a long time and much memory.
     fn fill<S: TransitionSystem<Action = A, Fault = F>>(
         &mut self,
         sys: &S,
         store: &StateStore,
         (first, count): (StateId, usize),
+        opts: &Options,
     ) {
         self.first = first;
         self.codes.clear();
@@ -84,10 +115,15 @@ impl<A: Copy, F> Chunk<A, F> {
         self.ends.clear();
         self.reduced.clear();
         self.fault = None;
+        self.interrupted = None;
         let mut actions = Vec::new();
         let words = store.words();
         let mut cur = vec![0u32; words];
         for i in 0..count {
+            if let Some(limit) = opts.limit_reached() {
+                self.interrupted = Some(limit);
+                return;
+            }
             store.read(first + i as StateId, &mut cur);
             let (reduced, fault) = self.push_successors(sys, &cur, &mut actions);
             self.reduced.push(reduced);
@@ -145,9 +181,13 @@ pub(crate) struct Expander<A, F> {
 
 /// States in the next chunk when `left` states of the batch are left:
 /// [`CHUNK`], but the last `2 * CHUNK` go in chunks of `CHUNK / 4`, so
-/// that the workers finish a batch within a small chunk of each other
+/// that the workers finish a batch within a small chunk of each other;
+/// a batch of few (large) states is split so that every worker gets some
 /// (chunk bounds do not change ids: positions order successors the same).
-fn chunk_len(left: usize) -> usize {
+fn chunk_len(left: usize, batch: usize, threads: usize) -> usize {
+    if batch < CHUNK / 4 * threads {
+        return left.min(batch.div_ceil(threads).max(1));
+    }
     match left > 2 * CHUNK {
         true => CHUNK,
         false => left.min(CHUNK / 4),
@@ -163,13 +203,15 @@ impl<A: Copy + Send, F: Send> Expander<A, F> {
     }
 
     /// Expands states `first..first + count` (all stored) and returns their
-    /// chunks in state order.
+    /// chunks in state order; a chunk that a limit of `opts` interrupted
+    /// says so.
     pub fn expand<S>(
         &mut self,
         workers: &Workers,
         sys: &S,
         store: &StateStore,
         (first, count): (StateId, usize),
+        opts: &Options,
     ) -> &[Chunk<A, F>]
     where
         S: TransitionSystem<Action = A, Fault = F>,
@@ -177,7 +219,7 @@ impl<A: Copy + Send, F: Send> Expander<A, F> {
         self.spans.clear();
         let mut start = 0;
         while start < count {
-            let n = chunk_len(count - start);
+            let n = chunk_len(count - start, count, workers.count());
             self.spans.push((start, n));
             start += n;
         }
@@ -188,7 +230,7 @@ impl<A: Copy + Send, F: Send> Expander<A, F> {
         }
         workers.each(&mut self.chunks[..n], |k, c| {
             let (start, n) = spans[k];
-            c.fill(sys, store, (first + start as StateId, n));
+            c.fill(sys, store, (first + start as StateId, n), opts);
         });
         &self.chunks[..n]
     }

@@ -1,16 +1,28 @@
 //! Exploration options and resource limits.
+//!
+//! The limits bound a whole check, not one search: a check runs several
+//! searches and analyses, and a family several checks, all against one
+//! [`Options::deadline`] and one memory limit measured on the process's
+//! heap ([`heap`](super::heap)), so every phase can ask
+//! [`Options::limit_reached`] and stop cleanly.
 
 use std::fmt;
+use std::time::{Duration, Instant};
+
+use super::heap;
 
 /// How to run an exploration.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Options {
     /// Stop once this many states are stored (a further new state trips it).
     pub max_states: Option<u64>,
-    /// Stop after this many seconds of wall-clock time.
-    pub max_seconds: Option<f64>,
-    /// Stop before the explorer's own allocations (visited set, per-state
-    /// metadata, edges) would exceed this many bytes.
+    /// Stop at this instant (shared by every search and analysis of a
+    /// check: see [`Options::deadline_in`]).
+    pub deadline: Option<Instant>,
+    /// Stop before the process would hold more than this many bytes: its
+    /// heap as counted by [`heap::CountingAlloc`] plus what it held
+    /// outside the heap at start, or, without that allocator, the
+    /// explorer's own allocations (visited set, per-state metadata, edges).
     pub max_memory_bytes: Option<u64>,
     /// Keep every transition (from, action, to) for graph analyses
     /// (successors, backward reachability, cycles).
@@ -28,12 +40,58 @@ pub struct Options {
     pub hash_compaction: bool,
 }
 
+/// The deadline `seconds` from now (`None`: no time limit). A time too
+/// large for the clock is no limit.
+pub fn deadline_in(seconds: Option<f64>) -> Option<Instant> {
+    let s = seconds?;
+    let d = Duration::try_from_secs_f64(s.max(0.0)).ok()?;
+    Instant::now().checked_add(d)
+}
+
+impl Options {
+    /// Whether the deadline has passed.
+    #[inline]
+    pub fn time_up(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// The time or memory limit reached now, if any (the explorer counts
+    /// states itself). Cheap: a clock read and an atomic load.
+    #[inline]
+    pub fn limit_reached(&self) -> Option<LimitKind> {
+        if self.time_up() {
+            return Some(LimitKind::Time);
+        }
+        if !self.memory_allows(0) {
+            return Some(LimitKind::Memory);
+        }
+        None
+    }
+
+    /// Whether the process may allocate `extra` more bytes within the
+    /// memory limit. Without the counting allocator nothing outside the
+    /// explorer is known: only the explorer's own projection applies.
+    #[inline]
+    pub fn memory_allows(&self, extra: u64) -> bool {
+        match (self.max_memory_bytes, heap::in_use()) {
+            (Some(max), Some(used)) => used.saturating_add(extra) <= max,
+            _ => true,
+        }
+    }
+
+    /// Bytes the process holds beyond `own` (what the caller accounts for
+    /// itself): 0 without the counting allocator.
+    pub(crate) fn outside(&self, own: usize) -> u64 {
+        heap::in_use().map_or(0, |used| used.saturating_sub(own as u64))
+    }
+}
+
 /// Which limit stopped an exploration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LimitKind {
     /// [`Options::max_states`], or the `u32` id space ran out.
     States,
-    /// [`Options::max_seconds`].
+    /// [`Options::deadline`].
     Time,
     /// [`Options::max_memory_bytes`].
     Memory,

@@ -95,6 +95,11 @@ impl Pool {
         !self.helpers.is_empty()
     }
 
+    /// The workers: the helpers and the caller.
+    pub fn threads(&self) -> usize {
+        self.helpers.len() + 1
+    }
+
     /// Runs `work` on the caller and on every helper that joins in time,
     /// and returns once all have returned from it; a panic in any of them
     /// is resumed here. `work` must share its items out itself (each call

@@ -392,19 +392,20 @@ fn time_limit_stops_promptly() {
     let ex = explore(
         &Forever,
         &Options {
-            max_seconds: Some(0.2),
+            deadline: deadline_in(Some(0.2)),
             progress: true,
             ..Options::default()
         },
     );
     assert_eq!(ex.outcome(), &Outcome::Limit(LimitKind::Time));
+    // Promptly: well before ten times the limit, however busy the machine.
     assert!(t.elapsed() < Duration::from_secs(2));
+    assert!(t.elapsed() >= Duration::from_millis(200));
     assert!(ex.num_states() > 1);
-    assert!(ex.stats().seconds >= 0.2);
     let ex = explore(
         &Forever,
         &Options {
-            max_seconds: Some(0.0),
+            deadline: deadline_in(Some(0.0)),
             ..Options::default()
         },
     );

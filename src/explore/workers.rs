@@ -37,6 +37,11 @@ impl Workers {
         Workers { pool }
     }
 
+    /// How many threads run the jobs (the caller included).
+    pub fn count(&self) -> usize {
+        self.pool.as_ref().map_or(1, |p| p.threads())
+    }
+
     /// Calls `job(k, &mut items[k])` for every item, in parallel when there
     /// are workers and more than one item; returns when all are done.
     /// Workers take the items in order, one at a time.

@@ -158,7 +158,7 @@ fn model_options(config: &LitmusConfig) -> ModelOptions {
 fn explore_options(config: &LitmusConfig, keep_edges: bool) -> Options {
     Options {
         max_states: Some(config.max_states),
-        max_seconds: config.max_seconds,
+        deadline: crate::explore::deadline_in(config.max_seconds),
         max_memory_bytes: Some(2 * 1024 * 1024 * 1024),
         keep_edges,
         ..Options::default()

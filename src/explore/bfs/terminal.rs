@@ -27,7 +27,7 @@ impl<S: TransitionSystem> Bfs<'_, S> {
         self.searched = to;
         let bytes = self.bytes();
         let budget = match self.opts.max_memory_bytes {
-            Some(m) => (m as usize).saturating_sub(bytes),
+            Some(m) => (m as usize).saturating_sub(bytes + self.opts.outside(bytes) as usize),
             None => usize::MAX,
         };
         let edges = self.edges.as_ref().expect("edges are kept while reducing");
@@ -67,6 +67,9 @@ impl<S: TransitionSystem> Bfs<'_, S> {
     /// sequential search does (a failing step or a rejected new state stops
     /// it, a new state beyond the limits too); returns its edges.
     fn expand_fully(&mut self, state: StateId) -> Result<EdgeList<S::Action>, End<S>> {
+        if let Some(limit) = self.opts.limit_reached() {
+            return Err(Outcome::Limit(limit));
+        }
         let sys = self.sys;
         let cur = words_of(sys, &self.store, (&self.parents, &self.via), state);
         let mut actions = Vec::new();

@@ -354,16 +354,12 @@ impl Symmetry {
         (&self.rank_classes, &self.sm_classes)
     }
 
-    /// A one-line description for reports (`interchangeable blocks {1,2,3}`).
+    /// A one-line description for reports (`interchangeable blocks {1,2,3}`;
+    /// a run of eight or more consecutive ids is written `a-b`: a wide
+    /// launch has a thousand).
     pub fn describe(&self) -> String {
         let list = |classes: &[Vec<u32>]| -> String {
-            let names: Vec<String> = classes
-                .iter()
-                .map(|c| {
-                    let names: Vec<String> = c.iter().map(u32::to_string).collect();
-                    format!("{{{}}}", names.join(","))
-                })
-                .collect();
+            let names: Vec<String> = classes.iter().map(|c| format!("{{{}}}", runs(c))).collect();
             names.join(" ")
         };
         if self.cyclic {
@@ -896,3 +892,22 @@ fn gcd(a: usize, b: usize) -> usize {
 
 #[cfg(test)]
 mod tests;
+
+/// `ids` (ascending) written with runs of eight or more as `a-b`.
+fn runs(ids: &[u32]) -> String {
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < ids.len() {
+        let mut j = i;
+        while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
+            j += 1;
+        }
+        if j - i >= 7 {
+            parts.push(format!("{}-{}", ids[i], ids[j]));
+        } else {
+            parts.extend(ids[i..=j].iter().map(u32::to_string));
+        }
+        i = j + 1;
+    }
+    parts.join(",")
+}

@@ -365,3 +365,12 @@ fn canonicalization_cost() {
         assert!(ns > 0.0);
     }
 }
+
+#[test]
+fn long_runs_of_ids_are_written_as_ranges() {
+    assert_eq!(super::runs(&[0, 1, 2, 3]), "0,1,2,3");
+    assert_eq!(super::runs(&[0, 1, 2, 3, 4, 5, 6, 7]), "0-7");
+    assert_eq!(super::runs(&[1, 3, 4, 5, 6, 7, 8, 9, 10, 12]), "1,3-10,12");
+    let wide: Vec<u32> = (0..1024).collect();
+    assert_eq!(super::runs(&wide), "0-1023");
+}
