@@ -13,6 +13,7 @@ use gsync_check::api::{self, CheckConfig, SpecSource};
 use gsync_check::cuda::{self, EmitOptions};
 use gsync_check::ir::Launch;
 use gsync_check::litmus::{self, LitmusConfig};
+use gsync_check::model::MemoryModel;
 use gsync_check::spec::diag::Source;
 
 fn chain(term: &str, op: &str, n: usize) -> String {
@@ -199,7 +200,7 @@ fn a_spec_at_every_bound_goes_through_every_pass() {
         text: spec_at_the_bounds(),
     };
     let config = CheckConfig {
-        memory_model: Some("sc".into()),
+        memory_model: Some(MemoryModel::Sc),
         ..CheckConfig::default()
     };
     let report = api::check_spec(&spec, &config).unwrap_or_else(|e| panic!("{e}"));

@@ -16,6 +16,13 @@ mod common;
 use gsync_check::api::{self, CheckConfig};
 use gsync_check::explore::{explore, Options, TransitionSystem};
 use gsync_check::ir::Launch;
+use gsync_check::model::reduced::{Reduced, Reductions};
+use gsync_check::model::MemoryModel;
+
+const AMPLE_SETS: Reductions = Reductions {
+    symmetry: false,
+    ample_sets: true,
+};
 use rustc_hash::FxHashSet;
 
 /// Barriers (one and two levels, with and without bugs), mutexes and
@@ -46,7 +53,7 @@ const SPECS: &[(&str, u32)] = &[
 
 fn config(blocks: u32, ample_sets: bool) -> CheckConfig {
     CheckConfig {
-        memory_model: Some("sc".into()),
+        memory_model: Some(MemoryModel::Sc),
         launch: Launch {
             blocks,
             ..Launch::default()
@@ -83,8 +90,8 @@ fn reduced_graphs_keep_every_stuck_and_final_state_of_the_full_graph() {
         let spec = api::SpecSource::builtin(name).unwrap();
         let prepared = api::prepare(&spec, &config(blocks, true)).unwrap();
         let full = api::model_of(&prepared);
-        let mut por = api::model_of(&prepared);
-        por.enable_por().unwrap();
+        let (por, why) = Reduced::new(&full, AMPLE_SETS);
+        assert!(por.has_ample_sets(), "{why:?}");
         let opts = Options {
             keep_edges: true,
             ..Options::default()

@@ -6,13 +6,14 @@
 
 use gsync_check::api::{self, CheckConfig};
 use gsync_check::ir::Launch;
+use gsync_check::model::MemoryModel;
 use gsync_check::trace::replay::{replay, ReplayOutcome, SavedCounterexample};
 use gsync_check::trace::Report;
 
 /// A configuration under `sc` (the `ptx` tests below name their model).
 fn config(blocks: u32, symmetry: bool, threads: usize) -> CheckConfig {
     CheckConfig {
-        memory_model: Some("sc".into()),
+        memory_model: Some(MemoryModel::Sc),
         launch: Launch {
             blocks,
             ..Launch::default()
@@ -315,7 +316,7 @@ fn ample_sets_switch_themselves_off_with_a_reason() {
 #[test]
 fn ptx_canonical_form_keeps_every_verdict_and_counterexample() {
     let ptx = |canonical_memory: bool| CheckConfig {
-        memory_model: Some("ptx".into()),
+        memory_model: Some(MemoryModel::Ptx),
         canonical_memory,
         ..config(2, false, 1)
     };
@@ -341,7 +342,7 @@ fn ptx_canonical_form_is_on_by_default() {
     let spec = api::SpecSource::builtin("spin_lock").unwrap();
     let run = |canonical_memory: bool| {
         let config = CheckConfig {
-            memory_model: Some("ptx".into()),
+            memory_model: Some(MemoryModel::Ptx),
             canonical_memory,
             ..config(3, false, 1)
         };
@@ -350,7 +351,7 @@ fn ptx_canonical_form_is_on_by_default() {
     let default = api::check_spec(
         &spec,
         &CheckConfig {
-            memory_model: Some("ptx".into()),
+            memory_model: Some(MemoryModel::Ptx),
             ..config(3, false, 1)
         },
     )
@@ -373,7 +374,7 @@ fn ptx_canonical_form_is_on_by_default() {
 #[test]
 fn ptx_symmetry_keeps_every_verdict_and_its_counterexamples_replay() {
     let ptx = |blocks: u32, symmetry: bool| CheckConfig {
-        memory_model: Some("ptx".into()),
+        memory_model: Some(MemoryModel::Ptx),
         ..config(blocks, symmetry, 1)
     };
     let mut reduced_somewhere = false;

@@ -10,6 +10,7 @@ mod common;
 use gsync_check::api::{self, CheckConfig};
 use gsync_check::explore::{explore, Options};
 use gsync_check::ir::Launch;
+use gsync_check::model::reduced::{Reduced, Reductions};
 use rustc_hash::FxHashSet;
 
 /// Each block publishes a word, leaves its id in its SM's word and reads
@@ -37,7 +38,7 @@ fn config(blocks: u32, model: &str, symmetry: bool) -> CheckConfig {
             blocks,
             ..Launch::default()
         },
-        memory_model: Some(model.into()),
+        memory_model: Some(model.parse().unwrap()),
         symmetry,
         ..CheckConfig::default()
     }
@@ -52,8 +53,15 @@ fn representatives_are_real(
 ) -> (usize, usize, String) {
     let prepared = api::prepare(spec, &config(blocks, model, true)).unwrap();
     let full = api::model_of(&prepared);
-    let mut sym = api::model_of(&prepared);
-    let described = sym.enable_symmetry().unwrap().describe();
+    let symmetry = Reductions {
+        symmetry: true,
+        ample_sets: false,
+    };
+    let (sym, why) = Reduced::new(&full, symmetry);
+    let described = sym
+        .symmetry()
+        .unwrap_or_else(|| panic!("{why:?}"))
+        .describe();
     let opts = Options::default();
     let all = explore(&full, &opts);
     let reduced = explore(&sym, &opts);

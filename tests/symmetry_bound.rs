@@ -10,6 +10,8 @@
 use gsync_check::api::{self, CheckConfig};
 use gsync_check::explore::{explore, Options, TransitionSystem};
 use gsync_check::ir::Launch;
+use gsync_check::model::reduced::{Reduced, Reductions};
+use gsync_check::model::MemoryModel;
 use rustc_hash::FxHashMap;
 
 /// (full states, orbits, states in orbits of the largest size, largest orbit).
@@ -21,13 +23,17 @@ fn orbits(name: &str, blocks: u32) -> (usize, usize, usize, usize) {
             blocks,
             ..Launch::default()
         },
-        memory_model: Some("sc".into()),
+        memory_model: Some(MemoryModel::Sc),
         ..CheckConfig::default()
     };
     let prepared = api::prepare(&spec, &config).unwrap();
     let full = api::model_of(&prepared);
-    let mut sym = api::model_of(&prepared);
-    sym.enable_symmetry().unwrap();
+    let symmetry = Reductions {
+        symmetry: true,
+        ample_sets: false,
+    };
+    let (sym, why) = Reduced::new(&full, symmetry);
+    assert!(sym.symmetry().is_some(), "{why:?}");
     let opts = Options {
         max_states: Some(5_000_000),
         ..Options::default()

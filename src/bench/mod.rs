@@ -9,6 +9,7 @@ pub mod spin;
 
 use crate::api::{self, CheckConfig, SpecSource};
 use crate::ir::Launch;
+use crate::model::MemoryModel;
 use crate::trace::{Report, Verdict};
 use std::fmt::Write;
 use std::time::Instant;
@@ -27,7 +28,7 @@ pub struct BenchOptions {
     pub compare: bool,
     /// Memory model of the measured runs (`sc` unless asked: the
     /// published scaling tables measure the interleavings alone).
-    pub memory_model: String,
+    pub memory_model: MemoryModel,
     /// Also run every complete reduced row with this many explorer threads,
     /// side by side, for the parallel speed-up.
     pub speedup_threads: Option<usize>,
@@ -41,7 +42,7 @@ impl Default for BenchOptions {
             max_seconds: 60.0,
             threads: 1,
             compare: true,
-            memory_model: "sc".into(),
+            memory_model: MemoryModel::Sc,
             speedup_threads: None,
         }
     }
@@ -129,7 +130,7 @@ pub fn run_row(family: &str, blocks: u32, reduced: bool, opts: &BenchOptions) ->
             ample_sets: reduced,
             threads: opts.threads,
             max_seconds: Some(left),
-            memory_model: Some(opts.memory_model.clone()),
+            memory_model: Some(opts.memory_model),
             ..CheckConfig::default()
         };
         let Ok(report) = api::check_spec(&spec, &config) else {

@@ -13,6 +13,7 @@
 
 use crate::api::{self, CheckConfig, SpecSource};
 use crate::ir::Launch;
+use crate::model::MemoryModel;
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -166,7 +167,7 @@ fn compare_one(spec: &SpecSource, promela: &str, n: u32, dir: &Path) -> Comparis
             ..Launch::default()
         },
         // SPIN's interleavings are sequentially consistent.
-        memory_model: Some("sc".into()),
+        memory_model: Some(MemoryModel::Sc),
         ..CheckConfig::default()
     };
     let start = Instant::now();

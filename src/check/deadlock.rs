@@ -1,10 +1,9 @@
 //! Deadlock: a reachable state from which the harness can never finish.
 
 use super::graph::LabeledGraph;
-use super::Finding;
+use super::{Checkable, Finding};
 use crate::explore::{Exploration, StateId};
-use crate::ir::Op;
-use crate::model::{Model, Violation, ViolationKind};
+use crate::model::{Violation, ViolationKind};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
 
@@ -15,8 +14,8 @@ use std::collections::VecDeque;
 /// finishes, so there a deadlock is a reachable state from which some
 /// unfinished thread can never again pass a progress point; that needs the
 /// edge labels (`graph`).
-pub fn find(
-    model: &Model,
+pub fn find<S: Checkable>(
+    model: &S,
     exploration: &Exploration<u32, Violation>,
     graph: Option<&LabeledGraph>,
 ) -> Option<Finding> {
@@ -33,10 +32,10 @@ pub fn find(
         ));
     }
     let graph = graph.expect("checked above");
-    let can_progress = graph.can_progress(exploration, model.layout.threads);
+    let can_progress = graph.can_progress(exploration, model.thread_count());
     let stuck_thread = |id: StateId| {
         let s = exploration.decode_state(id);
-        (0..model.layout.threads).find(|t| !model.is_finished(&s, *t) && !can_progress[*t].get(id))
+        (0..model.thread_count()).find(|t| !model.is_finished(&s, *t) && !can_progress[*t].get(id))
     };
     let stuck = (0..exploration.num_states() as StateId).find(|id| stuck_thread(*id).is_some())?;
     let t = stuck_thread(stuck).expect("found above");
@@ -47,8 +46,8 @@ pub fn find(
 /// The finding for a deadlock first reached at `stuck`: the trace goes on
 /// to where the threads end up, the nearest state in which nobody can move
 /// (all blocked), or else a cycle they repeat forever (spinning).
-fn explain(
-    model: &Model,
+fn explain<S: Checkable>(
+    model: &S,
     exploration: &Exploration<u32, Violation>,
     stuck: StateId,
     trapped: &dyn Fn(StateId) -> bool,
@@ -75,30 +74,10 @@ fn explain(
     };
     let state = exploration.state_of(model, end);
     let state = &state[..];
-    let waiting = describe_threads(model, state);
-    let unstarted: Vec<String> = (0..model.layout.threads)
-        .filter(|t| !model.is_finished(state, *t) && !model.has_started(state, *t))
-        .map(|t| model.thread_name(t))
-        .collect();
     let who = match thread {
         Some(t) => format!("{} can never progress again", model.thread_name(t)),
         None => "no execution can finish the harness".to_string(),
     };
-    if !unstarted.is_empty() {
-        let resident = model.options().resident.unwrap_or(0);
-        return Finding {
-            kind: ViolationKind::OccupancyDeadlock,
-            property: "occupancy",
-            message: format!(
-                "{who}: the resident blocks wait for {}, which can never become resident (at most {resident} block{} resident at once)",
-                unstarted.join(", "),
-                if resident == 1 { "" } else { "s" }
-            ),
-            waiting,
-            schedule,
-            cycle,
-        };
-    }
     let how = if cycle.is_empty() {
         "every unfinished thread is blocked"
     } else {
@@ -108,12 +87,21 @@ fn explain(
         kind: ViolationKind::Deadlock,
         property: "deadlock",
         message: format!("{who}: {how}"),
-        waiting,
+        waiting: describe(model, state),
         schedule,
         cycle,
     };
-    super::simt::refine(model, &mut finding, state);
+    model.refine_deadlock(&mut finding, state, &who);
     finding
+}
+
+/// One line per unfinished thread: where it is and what it waits for.
+pub fn describe<S: Checkable>(model: &S, state: &[u32]) -> Vec<String> {
+    model
+        .thread_positions(state)
+        .into_iter()
+        .map(|(t, what)| format!("{} {what}", model.thread_name(t)))
+        .collect()
 }
 
 /// Breadth-first from `start` inside `within`: the nearest state with no
@@ -145,75 +133,4 @@ fn nearest_sink(
         }
     }
     None
-}
-
-/// One line per unfinished thread: where it is and what it waits for.
-pub fn describe_threads(model: &Model, state: &[u32]) -> Vec<String> {
-    thread_positions(model, state)
-        .into_iter()
-        .map(|(t, what)| format!("{} {what}", model.thread_name(t)))
-        .collect()
-}
-
-/// Each unfinished thread with what it is doing (`spins at line 20: ...`).
-pub fn thread_positions(model: &Model, state: &[u32]) -> Vec<(usize, String)> {
-    let prog = model.prog;
-    let mut lines = Vec::new();
-    for t in 0..model.layout.threads {
-        if model.is_finished(state, t) {
-            continue;
-        }
-        let pc = model.pc(state, t);
-        let instr = &prog.code[pc as usize];
-        let line = prog.source.line_label(instr.span.start);
-        let text = prog
-            .source
-            .snippet(instr.span)
-            .lines()
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_string();
-        let what = if !model.has_started(state, t) {
-            "has not started: no block slot is free".to_string()
-        } else if model.is_waiting_in_warp(state, t) {
-            format!("waits at {line}: `{text}` for the other lanes its mask names")
-        } else if model.is_masked_off(state, t) {
-            format!("is masked off at {line}: `{text}` (its warp runs other lanes until they reconverge)")
-        } else if model.is_waiting_at_barrier(state, t) {
-            let group = if matches!(instr.op, Op::KernelBoundary) {
-                0..model.layout.threads
-            } else {
-                model.layout.block_threads(t)
-            };
-            let missing: Vec<String> = group
-                .filter(|u| {
-                    !model.is_finished(state, *u) && !model.is_waiting_at_barrier(state, *u)
-                })
-                .map(|u| model.thread_name(u))
-                .collect();
-            let barrier = if matches!(instr.op, Op::KernelBoundary) {
-                "the kernel boundary"
-            } else {
-                "`__syncthreads()`"
-            };
-            format!(
-                "waits at {barrier} ({line}) for {}",
-                if missing.is_empty() {
-                    "the rest of its block".to_string()
-                } else {
-                    missing.join(", ")
-                }
-            )
-        } else {
-            match &instr.op {
-                Op::Load { .. } | Op::Atomic { .. } | Op::LockBitTry { .. } => {
-                    format!("spins at {line}: `{text}`")
-                }
-                _ => format!("is at {line}: `{text}`"),
-            }
-        };
-        lines.push((t, what));
-    }
-    lines
 }

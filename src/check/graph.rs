@@ -3,8 +3,9 @@
 //! only when an analysis needs labels (liveness, and deadlock of harnesses
 //! that never finish).
 
+use super::Checkable;
 use crate::explore::{BitSet, Exploration, LimitKind, Options, StateId};
-use crate::model::{Model, Violation};
+use crate::model::Violation;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 
@@ -39,8 +40,8 @@ impl LabeledGraph {
     /// only the thread; the progress bit costs one more step per edge here
     /// instead of a word per edge during the search). As long as the search
     /// in steps: stops at a time or memory limit of `options`.
-    pub fn build(
-        model: &Model,
+    pub fn build<S: Checkable>(
+        model: &S,
         exploration: &Exploration<u32, Violation>,
         options: &Options,
     ) -> Result<LabeledGraph, LimitKind> {
@@ -49,8 +50,8 @@ impl LabeledGraph {
         for _ in 0..n {
             graph.add_node(());
         }
-        let mut scratch = vec![0u32; model.layout.words()];
-        let mut state = vec![0u32; model.layout.words()];
+        let mut scratch = vec![0u32; model.state_words()];
+        let mut state = vec![0u32; model.state_words()];
         for id in 0..n as StateId {
             if !exploration.is_expanded(id) {
                 continue;
@@ -61,16 +62,15 @@ impl LabeledGraph {
             exploration.read_state(id, &mut state);
             let state = state.as_slice();
             for (t, to) in exploration.successors(id) {
-                let (_, progress) = model.step_progress(state, t, &mut scratch);
-                let (location, memory) =
-                    super::memory_fairness::encode(model.memory_effect(state, t));
+                let (_, labels) = model.step_labels(state, t, &mut scratch);
+                let (location, memory) = super::memory_fairness::encode(labels.memory);
                 graph.add_edge(
                     NodeIndex::new(id as usize),
                     NodeIndex::new(to as usize),
                     Label {
-                        thread: crate::model::thread_of(t) as u32,
+                        thread: model.thread_of(t) as u32,
                         action: t,
-                        progress,
+                        progress: labels.progressed,
                         location,
                         memory,
                     },

@@ -35,9 +35,9 @@
 
 use super::graph::{Label, LabeledGraph};
 use super::memory_fairness::{Excluded, Requirement, Tally};
-use super::Finding;
-use crate::explore::{BitSet, Exploration, LimitKind, Options, StateId, TransitionSystem};
-use crate::model::{Model, Scheduler, Violation, ViolationKind};
+use super::{Checkable, Finding};
+use crate::explore::{BitSet, Exploration, LimitKind, Options, StateId};
+use crate::model::{Scheduler, Violation, ViolationKind};
 use petgraph::algo::TarjanScc;
 use petgraph::graph::{DiGraph, EdgeReference, NodeIndex};
 use petgraph::visit::{EdgeFiltered, EdgeRef};
@@ -85,8 +85,8 @@ impl Filter {
 /// The first livelock, else the first starvation, under `scheduler` (and,
 /// under `ptx`, memory fairness); stops at a time or memory limit of
 /// `options`.
-pub fn find(
-    model: &Model,
+pub fn find<S: Checkable>(
+    model: &S,
     exploration: &Exploration<u32, Violation>,
     graph: &LabeledGraph,
     scheduler: Scheduler,
@@ -97,8 +97,8 @@ pub fn find(
 
 /// [`find`], with memory fairness on or off (off: what the check found
 /// before it had memory fairness, for the tests that show the difference).
-pub fn find_with(
-    model: &Model,
+pub fn find_with<S: Checkable>(
+    model: &S,
     exploration: &Exploration<u32, Violation>,
     graph: &LabeledGraph,
     (scheduler, options): (Scheduler, &Options),
@@ -116,7 +116,7 @@ pub fn find_with(
     if let Some(comp) = search.fair_component(EdgeSet::NoProgress, None)? {
         return Ok(Some(search.report(comp)));
     }
-    for t in 0..model.layout.threads {
+    for t in 0..model.thread_count() {
         let edges = EdgeSet::AllButProgressOf(t as u32);
         if let Some(comp) = search.fair_component(edges, Some(t))? {
             return Ok(Some(search.report(comp)));
@@ -125,8 +125,8 @@ pub fn find_with(
     Ok(None)
 }
 
-struct Search<'a, 'p> {
-    model: &'a Model<'p>,
+struct Search<'a, S> {
+    model: &'a S,
     enabled: EnabledSets,
     exploration: &'a Exploration<u32, Violation>,
     graph: &'a LabeledGraph,
@@ -143,7 +143,7 @@ struct Component {
     starving: Option<usize>,
 }
 
-impl Search<'_, '_> {
+impl<S: Checkable> Search<'_, S> {
     fn is_enabled(&self, id: StateId, t: usize) -> bool {
         self.enabled.get(id, t)
     }
@@ -254,7 +254,7 @@ impl Search<'_, '_> {
             }
         }
         let member = |id: StateId| comp.binary_search(&id).is_ok();
-        let threads = self.model.layout.threads;
+        let threads = self.model.thread_count();
         let mut moves = vec![false; threads];
         let mut disabled_somewhere = vec![false; threads];
         let mut enabled_somewhere = vec![false; threads];
@@ -479,20 +479,20 @@ impl Search<'_, '_> {
     /// Returns the lines and the progress count of each thread.
     fn round_summary(&self, entry: StateId, cycle: &[u32]) -> (Vec<String>, Vec<usize>) {
         let model = self.model;
-        let threads = model.layout.threads;
+        let threads = model.thread_count();
         let mut steps = vec![0usize; threads];
         let mut progress = vec![0usize; threads];
         let mut state = self.exploration.decode_state(entry);
         let mut next = state.clone();
         for &t in cycle {
-            let (_, progressed) = model.step_progress(&state, t, &mut next);
-            steps[crate::model::thread_of(t)] += 1;
-            progress[crate::model::thread_of(t)] += progressed as usize;
+            let (_, labels) = model.step_labels(&state, t, &mut next);
+            steps[model.thread_of(t)] += 1;
+            progress[model.thread_of(t)] += labels.progressed as usize;
             std::mem::swap(&mut state, &mut next);
         }
         let start = self.exploration.decode_state(entry);
         let mut lines = Vec::new();
-        for (t, what) in super::thread_positions(model, &start) {
+        for (t, what) in model.thread_positions(&start) {
             let verdict = match (steps[t], progress[t]) {
                 (0, _) => "never moves".to_string(),
                 (n, 0) => format!("moves {n} time{} per round and never progresses", plural(n)),
@@ -533,7 +533,7 @@ impl Search<'_, '_> {
                 cycle,
             },
             Some(t) => {
-                let mut winners: Vec<String> = (0..model.layout.threads)
+                let mut winners: Vec<String> = (0..model.thread_count())
                     .filter(|u| progress.get(*u).is_some_and(|p| *p > 0))
                     .map(|u| model.thread_name(u))
                     .collect();
@@ -572,16 +572,16 @@ struct EnabledSets {
 }
 
 impl EnabledSets {
-    fn compute(
-        model: &Model,
+    fn compute<S: Checkable>(
+        model: &S,
         exploration: &Exploration<u32, Violation>,
         options: &Options,
     ) -> Result<EnabledSets, LimitKind> {
-        let words = model.layout.threads.div_ceil(64);
+        let words = model.thread_count().div_ceil(64);
         let n = exploration.num_states();
         let mut bits = vec![0u64; n * words];
         let mut actions = Vec::new();
-        let mut state = vec![0u32; model.layout.words()];
+        let mut state = vec![0u32; model.state_words()];
         for id in 0..n {
             if id % 1024 == 0 {
                 if let Some(limit) = options.limit_reached() {
@@ -592,7 +592,7 @@ impl EnabledSets {
             exploration.read_state(id as StateId, &mut state);
             model.actions(&state, &mut actions);
             for &a in &actions {
-                let t = crate::model::thread_of(a);
+                let t = model.thread_of(a);
                 bits[id * words + t / 64] |= 1 << (t % 64);
             }
         }

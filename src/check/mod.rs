@@ -7,20 +7,65 @@
 //! execution reaches the end of the harness, whether the threads are
 //! blocked (no step enabled) or spin forever (steps enabled, none leading
 //! out). It is decided by backward reachability from the final states.
+//! Livelock and starvation are fair cycles of the graph (`liveness`).
+//!
+//! The analyses (`analyse`, `deadlock`, `liveness`, `graph`) are written
+//! against [`Checkable`], a narrow view of a threaded transition system,
+//! and tested on small hand-made systems (`tests`). [`check`] is the
+//! policy for the model: which reductions to search with (`reductions`),
+//! when the full graph must be searched instead, and how a reduced
+//! search's findings become real ones (`shortest`, `symmetric`).
 
+mod analyse;
 mod deadlock;
 mod graph;
 mod liveness;
 mod memory_fairness;
+mod reductions;
+mod semantics;
 mod shortest;
 mod simt;
 mod symmetric;
 
-pub use deadlock::{describe_threads, thread_positions};
+pub use semantics::{describe_threads, thread_positions};
 
-use crate::explore::{explore, Exploration, LimitKind, Options, Outcome, Stats};
-use crate::model::{Model, Scheduler, Violation, ViolationKind};
-use graph::LabeledGraph;
+use crate::explore::{LimitKind, Options, Stats, TransitionSystem};
+use crate::model::reduced::{Reduced, Reductions};
+use crate::model::{Model, Scheduler, StepLabels, Violation, ViolationKind};
+
+/// What the analyses need of a semantics besides its transition system:
+/// its threads, whether they finished, what a step did for liveness, the
+/// fairness a scheduler grants, and words to describe them.
+pub trait Checkable: TransitionSystem<Action = u32, Fault = Violation> {
+    /// Number of threads.
+    fn thread_count(&self) -> usize;
+    /// The thread that action `a` moves.
+    fn thread_of(&self, a: u32) -> usize {
+        crate::model::thread_of(a)
+    }
+    fn is_finished(&self, s: &[u32], t: usize) -> bool;
+    /// Takes action `a` from `s` into `out`; says whether the thread
+    /// passed a progress point and what it did to memory.
+    fn step_labels(
+        &self,
+        s: &[u32],
+        a: u32,
+        out: &mut [u32],
+    ) -> (Result<(), Violation>, StepLabels);
+    /// The threads `scheduler` treats fairly in `s`.
+    fn fairly_scheduled(&self, s: &[u32], scheduler: Scheduler) -> std::ops::Range<usize>;
+    /// `block 1` or `block 1 thread 3`.
+    fn thread_name(&self, t: usize) -> String;
+    /// Each unfinished thread of `s` with what it is doing (`spins at line 20: ...`).
+    fn thread_positions(&self, s: &[u32]) -> Vec<(usize, String)>;
+    /// Makes a deadlock found in the graph more precise with what the
+    /// semantics knows (`end`: the state its threads end up in; `who`:
+    /// whom the deadlock stops): an occupancy, SIMD or alias deadlock, or
+    /// barrier divergence.
+    fn refine_deadlock(&self, _finding: &mut Finding, _end: &[u32], _who: &str) {}
+    /// Adds what the semantics knows to a violation raised by a step.
+    fn refine_fault(&self, _finding: &mut Finding) {}
+}
 
 /// What a check run found.
 #[derive(Clone, Debug)]
@@ -36,201 +81,86 @@ pub struct Finding {
     pub cycle: Vec<u32>,
 }
 
+/// How to check: the liveness assumption, the reductions wanted (used
+/// where sound), and the limits of the whole check.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub scheduler: Scheduler,
+    pub reductions: Reductions,
+    pub limits: Options,
+}
+
 #[derive(Clone, Debug)]
 pub struct CheckResult {
     pub findings: Vec<Finding>,
-    /// Set when a limit stopped the exploration before an answer was known.
+    /// Set when a limit stopped the check before an answer was known.
     pub limit: Option<LimitKind>,
     pub stats: Stats,
-    /// The search stored one state per class of block-symmetric states.
-    pub symmetric: bool,
-    /// The search expanded ample sets of independent steps (POR).
-    pub ample: bool,
-    /// The counterexamples are traces of the reduced graph, not
-    /// necessarily shortest (see `shortest`).
-    pub reduced_trace: bool,
-    /// The search kept fingerprints only (hash compaction).
-    pub compacted: bool,
+    /// Which reductions the reported search used, and why the others not
+    /// (`--stats`).
+    pub reductions: String,
     /// The search stopped at a safety violation (the one finding), not at
     /// the end of the graph.
     pub fault: bool,
 }
 
-/// Explores `model` and checks every property it defines; with a fair
-/// `scheduler`, also livelock and starvation. The limits of `options`
-/// bound the whole check: every search and analysis it runs stops at its
-/// deadline and memory limit.
-pub fn check(model: &Model, options: &Options, scheduler: Scheduler) -> CheckResult {
-    let mut result = check_explored(model, options, scheduler);
-    if result.ample && !result.findings.is_empty() {
-        shortest::retrace(model, options, scheduler, &mut result);
-    }
-    if let (Some(sym), true) = (model.symmetry(), result.symmetric) {
-        for f in &mut result.findings {
-            symmetric::concretize(model, sym, f);
-        }
-    }
-    result
-}
-
-fn check_explored(model: &Model, options: &Options, scheduler: Scheduler) -> CheckResult {
-    let options = Options {
-        keep_edges: true,
-        ..options.clone()
-    };
-    let exploration = explore(model, &options);
-    let stats = exploration.stats().clone();
-    if let Some(finding) = fault_finding(model, &exploration) {
-        let mut result = CheckResult::of(model, &options, vec![finding], None, stats);
-        result.fault = true;
-        return result;
-    }
-    let limit = match exploration.outcome() {
-        Outcome::Limit(kind) => Some(*kind),
-        _ => None,
-    };
-    // Edge labels are needed for liveness, and for deadlock of a harness
-    // that never finishes.
-    let never_finishes = exploration.final_states().count_ones() == 0;
-    let wants_graph = scheduler != Scheduler::Unfair || never_finishes;
+/// Checks every property `model` defines; with a fair scheduler, also
+/// livelock and starvation. The limits bound the whole check: every search
+/// and analysis it runs stops at the same deadline and memory limit.
+pub fn check(model: &Model, settings: &Settings) -> CheckResult {
+    let scheduler = settings.scheduler;
+    let wanted = reductions::wanted(settings.reductions, scheduler);
+    let (reduced, refusals) = Reduced::new(model, wanted);
+    let mut note = reductions::Note::new(settings.reductions, scheduler, &reduced, &refusals);
+    let options = &settings.limits;
+    let first = analyse::analyse(&reduced, options, scheduler, reduced.is_reduced());
     // Edge labels of representatives name permuted threads, ample sets
     // leave out steps, and fingerprints drop states, all of which the
     // per-thread analyses need: they search the full graph again. Not
     // after a limit cut this search short: the full graph would get less
     // far still, and no liveness question is answered from part of a graph
     // (a harness not seen to finish may or may not).
-    let reduced_model = model.symmetry().is_some() || model.has_por();
-    let reduced = reduced_model || options.hash_compaction;
-    let labels = wants_graph && !(reduced && limit.is_some());
-    // A second search replaces this one: free this one's memory first, so
-    // that the memory limit holds for the second alone.
-    let again = |exploration: Exploration<u32, Violation>, options: Options| {
-        drop(exploration);
-        options
-    };
-    if labels && reduced_model {
-        let full = Model::new(model.prog, *model.options());
-        return check_explored(&full, &again(exploration, options), scheduler);
-    }
-    if labels && options.hash_compaction {
-        let full = Options {
-            hash_compaction: false,
-            ..again(exploration, options)
-        };
-        return check_explored(model, &full, scheduler);
-    }
-    // The analyses come on top of the explorer's own memory, whether the
-    // search completed or stopped at a limit: skip what does not fit and
-    // stop cleanly instead of exceeding the limit (or being killed). Both
-    // the explorer's accounting and the process's heap must leave room.
-    let used = stats.peak_bytes as usize;
-    let fits = |needed: usize| {
-        !matches!(options.max_memory_bytes, Some(max) if (used + needed) as u64 > max)
-            && options.memory_allows(needed as u64)
-    };
-    let reach = exploration.reachability_bytes();
-    let label_bytes = match labels {
-        true => LabeledGraph::estimated_bytes(exploration.num_states(), exploration.num_edges()),
-        false => 0,
-    };
-    let mut stats = stats;
-    if !fits(reach + label_bytes) {
-        // Without labels only a harness that can finish can be judged.
-        let judged = !never_finishes && fits(reach);
-        let findings = deadlocks_if(judged, model, &exploration, None);
-        stats.analysis_bytes = if judged { reach as u64 } else { 0 };
-        return CheckResult::of(model, &options, findings, Some(LimitKind::Memory), stats);
-    }
-    stats.analysis_bytes = (reach + label_bytes) as u64;
-    let built = labels.then(|| LabeledGraph::build(model, &exploration, &options));
-    let graph = match built.transpose() {
-        Ok(graph) => graph,
-        Err(stop) => {
-            // Only a harness seen to finish can be judged without labels.
-            let findings = deadlocks_if(!never_finishes, model, &exploration, None);
-            return CheckResult::of(model, &options, findings, Some(stop), stats);
+    let full = Reduced::none(model);
+    let (mut result, searched) = match first {
+        analyse::Outcome::Done(result) => {
+            if options.hash_compaction {
+                note.compacted(result.stats.states);
+            }
+            (result, &reduced)
         }
-    };
-    // A deadlock found before a limit is still a real deadlock: unexpanded
-    // states count as able to finish. Without labels only a harness seen to
-    // finish is judged. Fair cycles need the whole graph.
-    let judged = graph.is_some() || !never_finishes;
-    let mut findings = deadlocks_if(judged, model, &exploration, graph.as_ref());
-    let mut limit = limit;
-    if findings.is_empty() && limit.is_none() && scheduler != Scheduler::Unfair {
-        if let Some(graph) = &graph {
-            match liveness::find(model, &exploration, graph, scheduler, &options) {
-                Ok(found) => findings.extend(found),
-                Err(stop) => limit = Some(stop),
+        analyse::Outcome::NeedsFullGraph => {
+            if reduced.is_reduced() {
+                note.full_graph();
+            }
+            let again = Options {
+                hash_compaction: false,
+                ..options.clone()
+            };
+            match analyse::analyse(&full, &again, scheduler, false) {
+                analyse::Outcome::Done(result) => (result, &full),
+                analyse::Outcome::NeedsFullGraph => unreachable!("the full graph is not reduced"),
             }
         }
+    };
+    let shortened = searched.has_ample_sets() && !result.findings.is_empty();
+    if shortened && !shortest::retrace(model, searched, settings, &mut result) {
+        note.reduced_trace();
     }
-    CheckResult::of(model, &options, findings, limit, stats)
-}
-
-impl CheckResult {
-    /// The result of a search of `model` under `options`, with the
-    /// reductions it used.
-    fn of(
-        model: &Model,
-        options: &Options,
-        findings: Vec<Finding>,
-        limit: Option<LimitKind>,
-        stats: Stats,
-    ) -> CheckResult {
-        CheckResult {
-            findings,
-            limit,
-            stats,
-            symmetric: model.symmetry().is_some(),
-            ample: model.has_por(),
-            reduced_trace: false,
-            compacted: options.hash_compaction,
-            fault: false,
+    if let Some(sym) = searched.symmetry() {
+        for f in &mut result.findings {
+            symmetric::concretize(model, sym, f);
         }
     }
-}
-
-/// The deadlock of an explored graph, where it can be `judged`.
-fn deadlocks_if(
-    judged: bool,
-    model: &Model,
-    exploration: &Exploration<u32, Violation>,
-    graph: Option<&LabeledGraph>,
-) -> Vec<Finding> {
-    match judged {
-        true => deadlock::find(model, exploration, graph)
-            .into_iter()
-            .collect(),
-        false => Vec::new(),
+    CheckResult {
+        findings: result.findings,
+        limit: result.limit,
+        stats: result.stats,
+        reductions: note.finish(options.hash_compaction),
+        fault: result.fault,
     }
-}
-
-/// The violation at which a search stopped, if it did: the explorer's
-/// first, so shortest, fault, with the threads' schedule to it.
-fn fault_finding(model: &Model, exploration: &Exploration<u32, Violation>) -> Option<Finding> {
-    let Outcome::Fault { fault, .. } = exploration.outcome() else {
-        return None;
-    };
-    let schedule = exploration
-        .fault_path()
-        .unwrap_or_default()
-        .into_iter()
-        .map(|(_, a)| a)
-        .collect();
-    let mut finding = Finding {
-        kind: fault.kind,
-        property: fault.property,
-        message: fault.message.clone(),
-        waiting: Vec::new(),
-        schedule,
-        cycle: Vec::new(),
-    };
-    if finding.kind == ViolationKind::BarrierDivergence {
-        simt::explain_divergence(model, &mut finding);
-    }
-    Some(finding)
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod toys;

@@ -15,33 +15,41 @@
 //! A deadlock is a property of the whole graph: its retrace is the full
 //! check.
 
-use super::{check_explored, fault_finding, CheckResult};
+use super::analyse::{analyse, fault_finding, Analysis, Outcome};
+use super::Settings;
 use crate::explore::{explore, Options};
-use crate::model::{Model, Scheduler};
+use crate::model::reduced::{Reduced, Reductions};
+use crate::model::Model;
 
 /// States the full search may store per state of the reduced one.
 const BUDGET_FACTOR: u64 = 4;
 /// ...plus this many, so small searches always get their shortest trace.
 const BUDGET_BASE: u64 = 200_000;
 
-/// Replaces the findings of a reduced search by those of the full graph
-/// when that search fits in the budget (and before the check's deadline);
-/// else marks the traces as taken from the reduced graph.
+/// Replaces the findings of a search with ample sets (`searched`) by
+/// those of the graph without them (keeping its symmetry) when that
+/// search fits in the budget (and before the check's deadline); returns
+/// `false`, leaving them as they are, where it does not: the traces are
+/// then taken from the reduced graph.
 pub(super) fn retrace(
     model: &Model,
-    options: &Options,
-    scheduler: Scheduler,
-    result: &mut CheckResult,
-) {
-    let mut full = Model::new(model.prog, *model.options());
-    if model.symmetry().is_some() && full.enable_symmetry().is_err() {
-        result.reduced_trace = true;
-        return;
+    searched: &Reduced,
+    settings: &Settings,
+    result: &mut Analysis,
+) -> bool {
+    let symmetric = searched.symmetry().is_some();
+    let wanted = Reductions {
+        symmetry: symmetric,
+        ample_sets: false,
+    };
+    let (full, _) = Reduced::new(model, wanted);
+    if full.symmetry().is_some() != symmetric {
+        return false;
     }
     let budget = result.stats.states * BUDGET_FACTOR + BUDGET_BASE;
     let options = Options {
-        max_states: Some(options.max_states.map_or(budget, |m| m.min(budget))),
-        ..options.clone()
+        max_states: Some(settings.limits.max_states.map_or(budget, |m| m.min(budget))),
+        ..settings.limits.clone()
     };
     let findings = if result.fault {
         let options = Options {
@@ -51,12 +59,16 @@ pub(super) fn retrace(
         let exploration = explore(&full, &options);
         fault_finding(&full, &exploration).map(|f| vec![f])
     } else {
-        let again = check_explored(&full, &options, scheduler);
-        let usable = again.limit.is_none() && again.symmetric == result.symmetric;
-        usable.then_some(again.findings)
+        match analyse(&full, &options, settings.scheduler, full.is_reduced()) {
+            Outcome::Done(again) if again.limit.is_none() => Some(again.findings),
+            _ => None,
+        }
     };
     match findings {
-        Some(findings) if !findings.is_empty() => result.findings = findings,
-        _ => result.reduced_trace = true,
+        Some(findings) if !findings.is_empty() => {
+            result.findings = findings;
+            true
+        }
+        _ => false,
     }
 }

@@ -14,7 +14,7 @@
 //!
 //! Anything else stays a plain `deadlock`.
 
-use super::deadlock::thread_positions;
+use super::semantics::thread_positions;
 use super::Finding;
 use crate::explore::TransitionSystem;
 use crate::ir::{Op, Pc};
@@ -23,7 +23,7 @@ use crate::model::{Event, Model, ViolationKind};
 
 /// Replays `actions` from the initial state, recording every instruction.
 pub fn replay_events(model: &Model, actions: &[u32]) -> (Vec<Event>, Vec<u32>) {
-    let mut state = vec![0u32; model.layout.words()];
+    let mut state = vec![0u32; model.threads.layout.words()];
     model.initial_state(&mut state);
     let mut next = state.clone();
     let mut events = Vec::new();
@@ -53,7 +53,7 @@ pub fn split_branch(
             .iter()
             .filter(move |e| e.thread as usize == t)
             .map(|e| e.pc)
-            .chain([model.pc(state, t)])
+            .chain([model.threads.pc(state, t)])
     };
     let mut last = None;
     for (x, y) in pcs(a).zip(pcs(b)) {
@@ -79,9 +79,9 @@ fn split_sentence(
             let pc = split_branch(model, history, a, b)?;
             Some(format!(
                 " The threads split at the branch at {}: {} went one way, {} the other.",
-                model.line_text(pc),
-                model.thread_name(a),
-                model.thread_name(b)
+                model.threads.line_text(pc),
+                model.threads.thread_name(a),
+                model.threads.thread_name(b)
             ))
         })
         .unwrap_or_default()
@@ -96,10 +96,11 @@ pub fn explain_divergence(model: &Model, finding: &mut Finding) {
     let (events, state) = replay_events(model, before);
     let actor = crate::model::thread_of(actor);
     let others: Vec<usize> = model
+        .threads
         .layout
         .block_threads(actor)
-        .filter(|u| *u != actor && model.takes_part(*u))
-        .filter(|u| model.is_finished(&state, *u) || model.is_blocked(&state, *u))
+        .filter(|u| *u != actor && model.threads.takes_part(*u))
+        .filter(|u| model.threads.is_finished(&state, *u) || model.threads.is_blocked(&state, *u))
         .collect();
     finding
         .message
@@ -122,8 +123,8 @@ pub fn refine(model: &Model, finding: &mut Finding, end: &[u32]) {
         finding.message = message;
         return;
     }
-    for w in 0..model.warps.count(model.layout.threads) {
-        let (masked_off, active) = model.masked_off(end, w);
+    for w in 0..model.warps.count(model.threads.layout.threads) {
+        let (masked_off, active) = model.warps.masked_off(&model.threads, end, w);
         if masked_off == 0 {
             continue;
         }
@@ -138,8 +139,8 @@ pub fn refine(model: &Model, finding: &mut Finding, end: &[u32]) {
             continue;
         };
         let off: Vec<usize> = lane(masked_off).collect();
-        let waiting_at = model.pc(end, lead);
-        if model.is_blocked(end, lead)
+        let waiting_at = model.threads.pc(end, lead);
+        if model.threads.is_blocked(end, lead)
             && matches!(model.prog.code[waiting_at as usize].op, Op::SyncThreads)
         {
             finding.kind = ViolationKind::BarrierDivergence;
@@ -148,7 +149,7 @@ pub fn refine(model: &Model, finding: &mut Finding, end: &[u32]) {
                 "{} of {} wait at {} while {} of the same warp {} masked off by a divergent branch and can never reach it, so the barrier never opens.{}",
                 lanes_word(active),
                 model.warps.name(w),
-                model.line_text(waiting_at),
+                model.threads.line_text(waiting_at),
                 lanes_word(masked_off),
                 if masked_off.count_ones() == 1 { "is" } else { "are" },
                 split_sentence(model, (&events, end), lead, &off)
@@ -177,10 +178,10 @@ fn simd_message(
         .threads(w)
         .find(|u| active >> model.warps.lane_of(*u) & 1 == 1)
         .expect("active lanes exist");
-    let spin_pc = model.pc(end, lead);
-    let (_, rpc) = model.top_entry(end, w).unwrap_or((0, None));
+    let spin_pc = model.threads.pc(end, lead);
+    let (_, rpc) = model.warps.top_entry(end, w).unwrap_or((0, None));
     let reconverge = match rpc {
-        Some(pc) => format!("the reconvergence point {}", model.line_text(pc)),
+        Some(pc) => format!("the reconvergence point {}", model.threads.line_text(pc)),
         None => {
             "a reconvergence point they never reach (the warp has none below this loop)".to_string()
         }
@@ -218,11 +219,18 @@ fn simd_message(
     let where_off: Vec<String> = off_threads
         .iter()
         .map(|&u| {
-            let pc = model.pc(end, u);
+            let pc = model.threads.pc(end, u);
             if Some(pc) == rpc {
-                format!("{} waits at the reconvergence point", model.thread_name(u))
+                format!(
+                    "{} waits at the reconvergence point",
+                    model.threads.thread_name(u)
+                )
             } else {
-                format!("{} waits at {}", model.thread_name(u), model.line_text(pc))
+                format!(
+                    "{} waits at {}",
+                    model.threads.thread_name(u),
+                    model.threads.line_text(pc)
+                )
             }
         })
         .collect();
@@ -231,7 +239,7 @@ fn simd_message(
         model.warps.name(w),
         lanes_word(active),
         if active.count_ones() == 1 { "spins" } else { "spin" },
-        model.line_text(spin_pc),
+        model.threads.line_text(spin_pc),
         lanes_word(masked_off),
         if masked_off.count_ones() == 1 { "is" } else { "are" },
         where_off.join("; "),
@@ -263,13 +271,13 @@ struct FailedTry {
 /// `end`, then those of the cycle (without fusing, a spinner may end the
 /// cycle elsewhere in its loop).
 fn failed_tries(model: &Model, cycle: &[Event], end: &[u32]) -> Vec<FailedTry> {
-    let mut tries: Vec<FailedTry> = (0..model.layout.threads)
+    let mut tries: Vec<FailedTry> = (0..model.threads.layout.threads)
         .filter_map(|t| {
-            let (pc, r) = model.lock_bit_wait(end, t)?;
+            let (pc, r) = model.lock_bits.waiting(&model.threads, end, t)?;
             Some(FailedTry {
                 thread: t,
                 pc,
-                bit: model.lock_bit_location(t, &r),
+                bit: model.lock_bits.bit_name(&model.threads, t, &r),
                 location: r.location,
                 word_address: Some(r.word_address),
             })
@@ -312,7 +320,7 @@ fn alias(model: &Model, (events, cycle_from): (&[Event], usize), end: &[u32]) ->
                     .find(|(u, _)| *u == holder)
                     .map(|(_, what)| format!(", which {what}"))
                     .unwrap_or_else(|| ", which has finished".to_string());
-                format!("{}{what}", model.thread_name(holder))
+                format!("{}{what}", model.threads.thread_name(holder))
             };
             let word = w
                 .word_address
@@ -320,13 +328,13 @@ fn alias(model: &Model, (events, cycle_from): (&[Event], usize), end: &[u32]) ->
                 .unwrap_or_default();
             Some(format!(
                 "alias deadlock: {} waits at {} for {} through {}{word}, but that bit is held through the aliased address {} by {doing}; with {} lock bits, addresses that are equal modulo {} share a bit",
-                model.thread_name(w.thread),
-                model.line_text(w.pc),
+                model.threads.thread_name(w.thread),
+                model.threads.line_text(w.pc),
                 w.bit,
                 w.location,
                 via,
-                model.lock_bit_count(),
-                model.lock_bit_count()
+                model.lock_bits.count(),
+                model.lock_bits.count()
             ))
         })
 }

@@ -3,10 +3,11 @@
 
 use super::graph::LabeledGraph;
 use super::liveness;
-use super::Finding;
+use super::{Finding, Settings};
 use crate::explore::{explore, Options, Outcome, TransitionSystem};
 use crate::ir::{lower, Launch};
 use crate::model::memory::Recency;
+use crate::model::reduced::{Reduced, Reductions};
 use crate::model::{thread_of, MemoryModel, Model, ModelOptions, Scheduler, ViolationKind};
 use crate::spec::diag::Source;
 
@@ -45,8 +46,9 @@ fn liveness_finding(
         "{:?}",
         e.outcome()
     );
-    let graph = LabeledGraph::build(&m, &e, &opts).expect("no limits");
-    let found = liveness::find_with(&m, &e, &graph, (Scheduler::Weak, &opts), memory_fairness)
+    let sys = Reduced::none(&m);
+    let graph = LabeledGraph::build(&sys, &e, &opts).expect("no limits");
+    let found = liveness::find_with(&sys, &e, &graph, (Scheduler::Weak, &opts), memory_fairness)
         .expect("no limits")?;
     let older = match memory_fairness {
         true => assert_memory_fair(&m, &found),
@@ -84,8 +86,9 @@ fn assert_memory_fair(m: &Model, f: &Finding) -> usize {
     }
     let mut effects = vec![];
     for &a in &f.cycle {
-        effects.extend(m.memory_effect(&s, a).map(|e| (thread_of(a), e)));
-        m.step(&s, a, &mut next).unwrap();
+        let (result, labels) = m.step_labels(&s, a, &mut next);
+        result.unwrap();
+        effects.extend(labels.memory.map(|e| (thread_of(a), e)));
         std::mem::swap(&mut s, &mut next);
     }
     let renewed = |x: u32| {
@@ -202,6 +205,15 @@ fn lassos_under_ptx_meet_memory_fairness() {
     );
 }
 
+/// The settings of a check without reductions.
+fn settings(scheduler: Scheduler, limits: Options) -> Settings {
+    Settings {
+        scheduler,
+        reductions: Reductions::NONE,
+        limits,
+    }
+}
+
 /// The graph analyses after a search count against the memory limit even
 /// when the search itself stopped at another limit: what does not fit is
 /// not built, and the check ends at the memory limit instead.
@@ -209,7 +221,7 @@ fn lassos_under_ptx_meet_memory_fairness() {
 fn analyses_after_a_state_limit_stay_within_the_memory_limit() {
     let spec = crate::api::SpecSource::builtin("ticket_mutex").unwrap();
     let config = crate::api::CheckConfig {
-        memory_model: Some("sc".into()),
+        memory_model: Some(MemoryModel::Sc),
         scheduler: Scheduler::Weak,
         ..crate::api::CheckConfig::default()
     };
@@ -221,7 +233,7 @@ fn analyses_after_a_state_limit_stay_within_the_memory_limit() {
             max_memory_bytes,
             ..Options::default()
         };
-        super::check(&model, &opts, Scheduler::Weak)
+        super::check(&model, &settings(Scheduler::Weak, opts))
     };
     let free = run(None);
     assert_eq!(free.limit, Some(crate::explore::LimitKind::States));
@@ -247,7 +259,7 @@ fn analyses_after_a_state_limit_stay_within_the_memory_limit() {
 fn a_reduced_search_cut_short_is_not_searched_again() {
     let spec = crate::api::SpecSource::builtin("sense_reversing_barrier_fixed").unwrap();
     let config = crate::api::CheckConfig {
-        memory_model: Some("sc".into()),
+        memory_model: Some(MemoryModel::Sc),
         launch: Launch {
             blocks: 4,
             ..TWO_BLOCKS
@@ -255,19 +267,23 @@ fn a_reduced_search_cut_short_is_not_searched_again() {
         ..crate::api::CheckConfig::default()
     };
     let prepared = crate::api::prepare(&spec, &config).unwrap();
-    let mut model = crate::api::model_of(&prepared);
-    model.enable_symmetry().expect("interchangeable blocks");
-    model.enable_por().expect("ample sets");
+    let model = crate::api::model_of(&prepared);
     let opts = Options {
         max_states: Some(200),
         ..Options::default()
     };
-    let cut = super::check(&model, &opts, Scheduler::Unfair);
+    let all = Settings {
+        reductions: Reductions::ALL,
+        ..settings(Scheduler::Unfair, opts)
+    };
+    let cut = super::check(&model, &all);
     assert_eq!(cut.limit, Some(crate::explore::LimitKind::States));
     assert!(cut.findings.is_empty(), "{:?}", cut.findings);
     assert!(
-        cut.symmetric && cut.ample,
-        "the reported search is the reduced one"
+        cut.reductions.starts_with("symmetry: ")
+            && cut.reductions.contains("ample sets of independent steps"),
+        "the reported search is the reduced one: {}",
+        cut.reductions
     );
     assert!(cut.stats.states <= 201, "{} states", cut.stats.states);
 }
@@ -279,7 +295,7 @@ fn a_reduced_search_cut_short_is_not_searched_again() {
 fn analyses_stop_at_the_deadline() {
     let spec = crate::api::SpecSource::builtin("ticket_mutex").unwrap();
     let config = crate::api::CheckConfig {
-        memory_model: Some("sc".into()),
+        memory_model: Some(MemoryModel::Sc),
         scheduler: Scheduler::Weak,
         ..crate::api::CheckConfig::default()
     };
@@ -296,13 +312,14 @@ fn analyses_stop_at_the_deadline() {
         ..free.clone()
     };
     let limit = Some(crate::explore::LimitKind::Time);
-    assert_eq!(LabeledGraph::build(&model, &e, &passed).err(), limit);
-    let graph = LabeledGraph::build(&model, &e, &free).unwrap();
-    let found = liveness::find(&model, &e, &graph, Scheduler::Weak, &passed);
+    let sys = Reduced::none(&model);
+    assert_eq!(LabeledGraph::build(&sys, &e, &passed).err(), limit);
+    let graph = LabeledGraph::build(&sys, &e, &free).unwrap();
+    let found = liveness::find(&sys, &e, &graph, Scheduler::Weak, &passed);
     assert_eq!(found.err(), limit);
-    assert!(liveness::find(&model, &e, &graph, Scheduler::Weak, &free).is_ok());
+    assert!(liveness::find(&sys, &e, &graph, Scheduler::Weak, &free).is_ok());
     // The whole check, with its deadline already passed, is inconclusive.
-    let cut = super::check(&model, &passed, Scheduler::Weak);
+    let cut = super::check(&model, &settings(Scheduler::Weak, passed));
     assert_eq!(cut.limit, limit);
     assert!(cut.findings.is_empty());
 }

@@ -134,7 +134,7 @@ pub struct CheckArgs {
     pub size: Option<i64>,
 
     /// Memory model: ptx (scoped PTX model) or sc (sequential consistency). Default: ptx, except sc for a spec using lockstep warps or the lock unit (modelled under sc only)
-    #[arg(long, value_name = "MODEL", value_parser = MemoryModel::parse_or_explain)]
+    #[arg(long, value_name = "MODEL")]
     pub memory_model: Option<MemoryModel>,
 
     /// Under --memory-model ptx, do not report heterogeneous or data races: see what the racing loads read instead (stale values, lost updates). Refused with --memory-model sc, which has no races to report

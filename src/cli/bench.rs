@@ -29,7 +29,7 @@ pub struct BenchArgs {
     pub threads: usize,
 
     /// Memory model of the measured runs: sc (the default here, as in the published scaling tables) or ptx
-    #[arg(long, value_name = "MODEL", default_value = "sc", value_parser = MemoryModel::parse_or_explain)]
+    #[arg(long, value_name = "MODEL", default_value = "sc")]
     pub memory_model: MemoryModel,
     /// Also run each reduced launch with N explorer threads (1 to 1024), side by side (parallel speed-up)
     #[arg(long, value_name = "N", value_parser = worker_threads, allow_negative_numbers = true)]
@@ -66,7 +66,7 @@ pub fn run(args: &BenchArgs) -> Result<i32, Error> {
         max_seconds: args.max_seconds,
         threads: args.threads,
         compare: !args.no_compare,
-        memory_model: args.memory_model.name().to_string(),
+        memory_model: args.memory_model,
         speedup_threads: args.speedup,
         ..BenchOptions::default()
     };

@@ -19,7 +19,7 @@ pub struct LitmusArgs {
     pub expect: Option<PathBuf>,
 
     /// Memory model: ptx (scoped PTX model) or sc (sequential consistency)
-    #[arg(long, value_name = "MODEL", default_value = "ptx", value_parser = gsync_check::model::MemoryModel::parse_or_explain)]
+    #[arg(long, value_name = "MODEL", default_value = "ptx")]
     pub memory_model: gsync_check::model::MemoryModel,
 
     /// Per test: give up (unsupported) after this many states, at least 1

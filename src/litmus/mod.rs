@@ -135,7 +135,10 @@ fn prepare_parsed(
     source: &Source,
     config: &LitmusConfig,
 ) -> Result<(Litmus, translate::Translated), Failure> {
-    MemoryModel::parse_or_explain(&config.memory_model).map_err(Failure::Io)?;
+    config
+        .memory_model
+        .parse::<MemoryModel>()
+        .map_err(Failure::Io)?;
     let tr =
         translate(&test, source).map_err(|u| Failure::Unsupported(u, Box::new(source.clone())))?;
     Ok((test, tr))
@@ -147,7 +150,7 @@ fn prepare_parsed(
 /// barrier is not barrier divergence.
 fn model_options(config: &LitmusConfig) -> ModelOptions {
     ModelOptions {
-        memory_model: MemoryModel::parse(&config.memory_model).unwrap_or_default(),
+        memory_model: config.memory_model.parse().unwrap_or_default(),
         races: false,
         barrier_divergence: false,
         ..ModelOptions::default()
@@ -219,7 +222,7 @@ pub fn check_parsed(
             .terms
             .iter()
             .map(|(t, v)| {
-                let w = model.layout.mem(&tr.program, *v, 0, 0);
+                let w = model.threads.layout.mem(&tr.program, *v, 0, 0);
                 (t.clone(), from_raw(Type::I32, s[w]))
             })
             .collect();
@@ -264,7 +267,12 @@ pub fn check_termination_parsed(
     let boxed = || Box::new(source.clone());
     let model = Model::new(&tr.program, model_options(config));
     let options = explore_options(config, true);
-    let result = crate::check::check(&model, &options, crate::model::Scheduler::Weak);
+    let settings = crate::check::Settings {
+        scheduler: crate::model::Scheduler::Weak,
+        reductions: crate::model::reduced::Reductions::NONE,
+        limits: options,
+    };
+    let result = crate::check::check(&model, &settings);
     if let Some(kind) = result.limit {
         return Err(Failure::Unsupported(
             Unsupported {

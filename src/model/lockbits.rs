@@ -18,7 +18,8 @@
 //! all-zero state has every bit free.
 
 use super::state::Layout;
-use super::{Event, Model, Violation};
+use super::threads::Threads;
+use super::{Event, Violation};
 use crate::ir::{from_raw, to_raw, Expr, Loc, LocalId, Op, Pc, Program};
 use crate::spec::ast::{Span, Storage};
 
@@ -108,67 +109,69 @@ pub fn misplaced_lock_bit(prog: &Program) -> Option<(String, Span)> {
         .map(|(var, span)| (prog.vars[var as usize].name.clone(), span))
 }
 
-impl Model<'_> {
+impl LockBits {
     /// The lock bit of location `loc` for thread `t`.
-    pub(super) fn lock_bit_of(
+    fn bit_of(
         &self,
+        th: &Threads,
         s: &[u32],
         t: usize,
         loc: &Loc,
     ) -> Result<LockBitRef, Violation> {
-        let lb = &self.lock_bits;
-        let (_, index) = self.address(s, t, loc)?;
+        let (_, index) = th.address(s, t, loc)?;
         let word_address =
-            lb.word_base[loc.var as usize].expect("checked: lock bits are shared") + index;
-        let bit = word_address % lb.count;
-        let slot = lb
+            self.word_base[loc.var as usize].expect("checked: lock bits are shared") + index;
+        let bit = word_address % self.count;
+        let slot = self
             .bits
             .binary_search(&bit)
             .expect("every reachable bit has a slot");
-        let block = self.layout.block_of(t);
+        let block = th.layout.block_of(t);
         Ok(LockBitRef {
             bit,
             word_address,
-            location: self.prog.location_name(loc.var, index, block as u32),
-            word: lb.base + block * lb.words_per_block + slot / 32,
+            location: th.prog.location_name(loc.var, index, block as u32),
+            word: self.base + block * self.words_per_block + slot / 32,
             mask: 1 << (slot % 32),
         })
     }
 
     /// Number of lock bits (the modulus of the address hash).
-    pub fn lock_bit_count(&self) -> u32 {
-        self.lock_bits.count
+    pub fn count(&self) -> u32 {
+        self.count
     }
 
     /// Whether a lock bit is free.
-    pub fn lock_bit_is_free(&self, s: &[u32], r: &LockBitRef) -> bool {
+    pub fn is_free(&self, s: &[u32], r: &LockBitRef) -> bool {
         s[r.word] & r.mask == 0
     }
 
-    fn lock_bit_name(&self, t: usize, r: &LockBitRef) -> String {
-        format!("lock bit {}@b{}", r.bit, self.layout.block_of(t))
+    /// The name a trace gives the lock bit `r` of thread `t`'s block.
+    pub fn bit_name(&self, th: &Threads, t: usize, r: &LockBitRef) -> String {
+        format!("lock bit {}@b{}", r.bit, th.layout.block_of(t))
     }
 
     /// `pred = ldslk(loc, value)`.
-    pub(super) fn lock_bit_try(
+    pub(super) fn try_take(
         &self,
+        th: &Threads,
         s: &mut [u32],
         t: usize,
         (pred, value, loc): (LocalId, Option<LocalId>, &Loc),
         event: Option<&mut Event>,
     ) -> Result<(), Violation> {
-        let r = self.lock_bit_of(s, t, loc)?;
-        let (w, _) = self.address(s, t, loc)?;
-        let ty = self.prog.vars[loc.var as usize].ty;
+        let r = self.bit_of(th, s, t, loc)?;
+        let (w, _) = th.address(s, t, loc)?;
+        let ty = th.prog.vars[loc.var as usize].ty;
         let v = from_raw(ty, s[w]);
-        let free = self.lock_bit_is_free(s, &r);
+        let free = self.is_free(s, &r);
         s[r.word] |= r.mask;
-        self.write_local(s, t, pred, free as i64);
+        th.write_local(s, t, pred, free as i64);
         if let Some(d) = value {
-            self.write_local(s, t, d, v);
+            th.write_local(s, t, d, v);
         }
         if let Some(e) = event {
-            let name = self.lock_bit_name(t, &r);
+            let name = self.bit_name(th, t, &r);
             e.reads.push((r.location.clone(), v));
             e.reads.push((name.clone(), free as i64));
             if free {
@@ -179,23 +182,24 @@ impl Model<'_> {
     }
 
     /// `stsul(loc, value)`.
-    pub(super) fn lock_bit_release(
+    pub(super) fn release(
         &self,
+        th: &Threads,
         s: &mut [u32],
         t: usize,
         loc: &Loc,
         value: &Expr,
         event: Option<&mut Event>,
     ) -> Result<(), Violation> {
-        let v = self.eval(value, s, t)?;
-        let r = self.lock_bit_of(s, t, loc)?;
-        let (w, _) = self.address(s, t, loc)?;
-        let ty = self.prog.vars[loc.var as usize].ty;
+        let v = th.eval(value, s, t)?;
+        let r = self.bit_of(th, s, t, loc)?;
+        let (w, _) = th.address(s, t, loc)?;
+        let ty = th.prog.vars[loc.var as usize].ty;
         s[w] = to_raw(ty, v);
-        let was_free = self.lock_bit_is_free(s, &r);
+        let was_free = self.is_free(s, &r);
         s[r.word] &= !r.mask;
         if let Some(e) = event {
-            let name = self.lock_bit_name(t, &r);
+            let name = self.bit_name(th, t, &r);
             e.writes.push((r.location.clone(), from_raw(ty, s[w])));
             e.reads.push((name.clone(), was_free as i64));
             e.writes.push((name, 1));
@@ -204,21 +208,16 @@ impl Model<'_> {
     }
 
     /// When thread `t` is at an `ldslk` whose bit is taken: the bit it waits for.
-    pub fn lock_bit_wait(&self, s: &[u32], t: usize) -> Option<(Pc, LockBitRef)> {
-        if self.is_finished(s, t) {
+    pub fn waiting(&self, th: &Threads, s: &[u32], t: usize) -> Option<(Pc, LockBitRef)> {
+        if th.is_finished(s, t) {
             return None;
         }
-        let pc = self.pc(s, t);
-        let Op::LockBitTry { loc, .. } = &self.prog.code[pc as usize].op else {
+        let pc = th.pc(s, t);
+        let Op::LockBitTry { loc, .. } = &th.prog.code[pc as usize].op else {
             return None;
         };
-        let r = self.lock_bit_of(s, t, loc).ok()?;
-        (!self.lock_bit_is_free(s, &r)).then_some((pc, r))
-    }
-
-    /// The name a trace gives the lock bit `r` of thread `t`'s block.
-    pub fn lock_bit_location(&self, t: usize, r: &LockBitRef) -> String {
-        self.lock_bit_name(t, r)
+        let r = self.bit_of(th, s, t, loc).ok()?;
+        (!self.is_free(s, &r)).then_some((pc, r))
     }
 }
 

@@ -31,6 +31,7 @@
 //! How a cycle of the state graph is judged fair is in `check::liveness`.
 
 use super::named::named_choices;
+use super::threads::Threads;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -52,22 +53,29 @@ named_choices!(Scheduler, "scheduler", {
     Hsa => "hsa",
 });
 
-impl super::Model<'_> {
+/// How many blocks are resident at once (`--resident`): all, or a
+/// fixed number of slots.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Occupancy {
+    pub resident: Option<u32>,
+}
+
+impl Occupancy {
     /// How many blocks (a prefix in block order) have started: all of them,
     /// or with `resident` slots, one more for every block that finished.
-    pub fn started_blocks(&self, s: &[u32]) -> usize {
-        let tpb = self.layout.threads_per_block;
-        let blocks = self.layout.threads / tpb;
-        let Some(resident) = self.options.resident else {
+    pub fn started_blocks(&self, th: &Threads, s: &[u32]) -> usize {
+        let tpb = th.layout.threads_per_block;
+        let blocks = th.layout.threads / tpb;
+        let Some(resident) = self.resident else {
             return blocks;
         };
         // A block waiting at the kernel boundary has ended its kernel and
         // given up its slot, like a finished one.
         let done = |t: usize| {
-            self.is_finished(s, t)
-                || (self.is_waiting_at_barrier(s, t)
+            th.is_finished(s, t)
+                || (th.is_waiting_at_barrier(s, t)
                     && matches!(
-                        self.prog.code[self.pc(s, t) as usize].op,
+                        th.prog.code[th.pc(s, t) as usize].op,
                         crate::ir::Op::KernelBoundary
                     ))
         };
@@ -78,22 +86,24 @@ impl super::Model<'_> {
     }
 
     /// Whether thread `t`'s block has become resident.
-    pub fn has_started(&self, s: &[u32], t: usize) -> bool {
-        self.layout.block_of(t) < self.started_blocks(s)
+    pub fn has_started(&self, th: &Threads, s: &[u32], t: usize) -> bool {
+        th.layout.block_of(t) < self.started_blocks(th, s)
     }
+}
 
-    /// The threads a scheduler treats fairly in state `s`: every thread, or
-    /// under `hsa` those of the lowest-numbered unfinished block.
-    pub fn fairly_scheduled(&self, s: &[u32], scheduler: Scheduler) -> std::ops::Range<usize> {
-        match scheduler {
+impl Scheduler {
+    /// The threads the scheduler treats fairly in state `s`: every thread,
+    /// or under `hsa` those of the lowest-numbered unfinished block.
+    pub fn fairly_scheduled(self, th: &Threads, s: &[u32]) -> std::ops::Range<usize> {
+        match self {
             Scheduler::Hsa => {
-                let lowest = (0..self.layout.threads).find(|t| !self.is_finished(s, *t));
+                let lowest = (0..th.count()).find(|t| !th.is_finished(s, *t));
                 match lowest {
-                    Some(t) => self.layout.block_threads(t),
+                    Some(t) => th.layout.block_threads(t),
                     None => 0..0,
                 }
             }
-            _ => 0..self.layout.threads,
+            _ => 0..th.count(),
         }
     }
 }

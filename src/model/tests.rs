@@ -5,6 +5,14 @@ use crate::explore::{explore, Options, Outcome};
 use crate::ir::{lower, Launch};
 use crate::spec::diag::Source;
 
+/// The options of these tests: sequential consistency.
+fn sc() -> ModelOptions {
+    ModelOptions {
+        memory_model: MemoryModel::Sc,
+        ..ModelOptions::default()
+    }
+}
+
 fn program(text: &str, launch: Launch) -> Program {
     let source = Source::new("t.gsync", text);
     let file = crate::spec::parse(&source).unwrap_or_else(|d| panic!("parse: {}", d.message));
@@ -18,7 +26,7 @@ fn run(text: &str, launch: Launch, fuse: bool) -> (Option<Violation>, usize) {
         &prog,
         ModelOptions {
             fuse_local_steps: fuse,
-            ..ModelOptions::default()
+            ..sc()
         },
     );
     let e = explore(&model, &Options::default());
@@ -119,11 +127,11 @@ fn fusing_local_steps_keeps_verdicts_and_shrinks_the_space() {
 fn non_master_threads_finish_at_once() {
     let text = "global u32 n = 0;\nharness master { atomicAdd(n, 1); }\n";
     let prog = program(text, TWO_THREADS);
-    let model = Model::new(&prog, ModelOptions::default());
+    let model = Model::new(&prog, sc());
     let mut s = vec![0; model.state_words()];
     model.initial_state(&mut s);
-    assert!(!model.is_finished(&s, 0));
-    assert!(model.is_finished(&s, 1));
+    assert!(!model.threads.is_finished(&s, 0));
+    assert!(model.threads.is_finished(&s, 1));
 }
 
 #[test]
@@ -138,7 +146,7 @@ fn occupancy_starts_blocks_in_order_as_others_finish() {
         &prog,
         ModelOptions {
             resident: Some(1),
-            ..ModelOptions::default()
+            ..sc()
         },
     );
     let mut s = vec![0; model.state_words()];
@@ -161,16 +169,16 @@ fn progress_points_are_reported_by_steps() {
         ..Launch::default()
     };
     let prog = program(text, one);
-    let model = Model::new(&prog, ModelOptions::default());
+    let model = Model::new(&prog, sc());
     let mut s = vec![0; model.state_words()];
     model.initial_state(&mut s);
     let mut next = s.clone();
     // `x = 1` then the fused `progress;`.
-    let (r, progressed) = model.step_progress(&s, 0, &mut next);
-    assert!(r.is_ok() && progressed);
+    let (r, labels) = model.step_labels(&s, 0, &mut next);
+    assert!(r.is_ok() && labels.progressed);
     let s = next.clone();
-    let (_, progressed) = model.step_progress(&s, 0, &mut next);
-    assert!(!progressed, "x = 2 alone is no progress");
+    let (_, labels) = model.step_labels(&s, 0, &mut next);
+    assert!(!labels.progressed, "x = 2 alone is no progress");
 }
 
 #[test]

@@ -76,7 +76,7 @@ pub fn is_shown(op: &Op) -> bool {
 /// Replays `schedule` (then `cycle`) from the initial state and records the
 /// steps. Returns the trace and the violation the last step raised, if any.
 pub fn build_trace(model: &Model, schedule: &[u32], cycle: &[u32]) -> (Trace, Option<Violation>) {
-    let words = model.layout.words();
+    let words = model.threads.layout.words();
     let mut state = vec![0u32; words];
     crate::explore::TransitionSystem::initial_state(model, &mut state);
     let mut next = vec![0u32; words];

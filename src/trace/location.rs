@@ -23,7 +23,7 @@ pub fn violation_location(
     if faulted {
         return trace.steps.last().map(|s| s.span.clone());
     }
-    let words = model.layout.words();
+    let words = model.threads.layout.words();
     let mut state = vec![0u32; words];
     model.initial_state(&mut state);
     let mut next = vec![0u32; words];
@@ -32,25 +32,25 @@ pub fn violation_location(
         std::mem::swap(&mut state, &mut next);
     }
     // Threads that progress during the cycle are not the stuck ones.
-    let mut progressed = vec![false; model.layout.threads];
+    let mut progressed = vec![false; model.threads.layout.threads];
     let mut s = state.clone();
     for &t in cycle {
-        let (result, progress) = model.step_progress(&s, t, &mut next);
+        let (result, labels) = model.step_labels(&s, t, &mut next);
         result.ok()?;
-        progressed[thread_of(t)] |= progress;
+        progressed[thread_of(t)] |= labels.progressed;
         std::mem::swap(&mut s, &mut next);
     }
-    let stuck: Vec<usize> = (0..model.layout.threads)
-        .filter(|&t| !model.is_finished(&state, t) && !progressed[t])
+    let stuck: Vec<usize> = (0..model.threads.layout.threads)
+        .filter(|&t| !model.threads.is_finished(&state, t) && !progressed[t])
         .collect();
-    let op_of = |t: usize| &model.prog.code[model.pc(&state, t) as usize];
+    let op_of = |t: usize| &model.prog.code[model.threads.pc(&state, t) as usize];
     let spins = |t: &&usize| {
         matches!(
             op_of(**t).op,
             Op::Load { .. } | Op::Atomic { .. } | Op::LockBitTry { .. }
         )
     };
-    let at_barrier = |t: &&usize| model.is_waiting_at_barrier(&state, **t);
+    let at_barrier = |t: &&usize| model.threads.is_waiting_at_barrier(&state, **t);
     let t = *stuck
         .iter()
         .find(spins)

@@ -207,7 +207,7 @@ fn run_schedule(
     spec_changed: bool,
 ) -> Result<ReplayOutcome, (u32, Divergence)> {
     let v = &saved.violation;
-    let words = model.layout.words();
+    let words = model.threads.layout.words();
     let mut state = vec![0u32; words];
     model.initial_state(&mut state);
     let mut next = vec![0u32; words];
@@ -234,19 +234,19 @@ fn run_schedule(
     let gone = |reason: &str| Err((last_step, Divergence::Gone(reason.to_string())));
     let mut cycle_start = None;
     // Progress per thread during the cycle, for livelock and starvation.
-    let mut cycle_progress = vec![0usize; model.layout.threads];
+    let mut cycle_progress = vec![0usize; model.threads.layout.threads];
     for (i, &t) in all.iter().enumerate() {
         let step_no = i as u32 + 1;
         if i == v.trace.schedule.len() {
             cycle_start = Some(state.clone());
         }
         let thread = crate::model::thread_of(t);
-        if thread >= model.layout.threads {
+        if thread >= model.threads.layout.threads {
             return Err((
                 step_no,
                 Divergence::CannotMove(format!(
                     "the schedule moves thread {thread}, but the launch has {}",
-                    model.layout.threads
+                    model.threads.layout.threads
                 )),
             ));
         }
@@ -257,12 +257,12 @@ fn run_schedule(
                 step_no,
                 Divergence::CannotMove(format!(
                     "{} cannot make the recorded move in this state",
-                    model.thread_name(thread)
+                    model.threads.thread_name(thread)
                 )),
             ));
         }
-        let (result, progressed) = model.step_progress(&state, t, &mut next);
-        if cycle_start.is_some() && progressed {
+        let (result, labels) = model.step_labels(&state, t, &mut next);
+        if cycle_start.is_some() && labels.progressed {
             cycle_progress[thread] += 1;
         }
         match result {
@@ -300,8 +300,8 @@ fn run_schedule(
             return reproduced(v.message.clone(), last_step);
         }
         "starvation" => {
-            let starved = (0..model.layout.threads)
-                .any(|t| !model.is_finished(&state, t) && cycle_progress[t] == 0);
+            let starved = (0..model.threads.layout.threads)
+                .any(|t| !model.threads.is_finished(&state, t) && cycle_progress[t] == 0);
             if v.trace.cycle_schedule.is_empty()
                 || !starved
                 || cycle_progress.iter().all(|p| *p == 0)

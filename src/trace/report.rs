@@ -2,7 +2,7 @@
 
 use super::Trace;
 use crate::ir::Launch;
-use crate::model::Scheduler;
+use crate::model::{BranchOrder, MemoryModel, Scheduler, SimtMode};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -61,14 +61,14 @@ fn is_true(b: &bool) -> bool {
 pub struct RunConfig {
     #[serde(flatten)]
     pub launch: Launch,
-    pub memory_model: String,
+    pub memory_model: MemoryModel,
     /// Under `ptx`: whether races are reported (`--no-races`: false).
     #[serde(default = "crate::trace::report::yes", skip_serializing_if = "is_true")]
     pub races: bool,
-    pub simt: String,
+    pub simt: SimtMode,
     /// Under `--simt lockstep`: which side of a divergent branch ran first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub branch_order: Option<String>,
+    pub branch_order: Option<BranchOrder>,
     /// For specs that use the lock unit: its number of lock bits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lock_bits: Option<u32>,

@@ -6,7 +6,8 @@
 use super::{PtxMemory, BELOW, EARLY_CHOICE};
 use crate::ir::Op;
 use crate::model::exec::atomic_result;
-use crate::model::{thread_of, Model};
+use crate::model::thread_of;
+use crate::model::threads::Threads;
 
 /// Whether an access touched the newest write of its location (coherence
 /// order's last write: what the L2 holds).
@@ -32,17 +33,17 @@ impl PtxMemory {
     /// The access action `a` makes in state `s`, if it is a load, store or
     /// atomic (the first instruction of a step is the only memory access in
     /// it: fused instructions are thread-local).
-    pub fn effect(&self, m: &Model, s: &[u32], a: u32) -> Option<MemoryEffect> {
+    pub fn effect(&self, th: &Threads, s: &[u32], a: u32) -> Option<MemoryEffect> {
         let t = thread_of(a);
         let mut choice = a >> 16;
-        let mut pc = m.pc(s, t);
+        let mut pc = th.pc(s, t);
         if choice & EARLY_CHOICE != 0 {
-            pc = self.early_op(m, s, t, pc)?.0;
+            pc = self.early_op(th, s, t, pc)?.0;
             choice &= !EARLY_CHOICE;
         }
-        let op = &m.prog.code.get(pc as usize)?.op;
+        let op = &th.prog.code.get(pc as usize)?.op;
         let loc = &op.access()?.loc;
-        let x = m.address(s, t, loc).ok()?.0;
+        let x = th.address(s, t, loc).ok()?.0;
         // A write first makes room in a full history (the oldest goes; the
         // newest stays the newest): positions are counted after that.
         let roomy = match op {
@@ -64,9 +65,9 @@ impl PtxMemory {
                 let p = cur + choice as usize;
                 let mut args = [0i64; 2];
                 for (v, e) in args.iter_mut().zip(operands) {
-                    *v = m.eval(e, s, t).ok()?;
+                    *v = th.eval(e, s, t).ok()?;
                 }
-                let ty = m.prog.vars[loc.var as usize].ty;
+                let ty = th.prog.vars[loc.var as usize].ty;
                 let old = crate::ir::from_raw(ty, s[self.sec.msg(x, p)]);
                 // It lands right after what it read.
                 let writes = atomic_result(*op, ty.bits(), old, args).is_some();

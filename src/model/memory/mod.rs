@@ -45,9 +45,9 @@ mod race;
 
 pub use fairness::{MemoryEffect, Recency};
 
-use super::eval::runtime_error;
 use super::exec::atomic_result;
-use super::{Event, Model, Violation};
+use super::threads::{runtime_error, Threads};
+use super::{Event, MemoryModel, ModelOptions, Violation};
 use crate::ir::{from_raw, to_raw, Expr, Loc, MemAccess, MemOrder, Op, Order, Pc, Program, Scope};
 pub use blocks::BlockWords;
 use layout::*;
@@ -125,6 +125,43 @@ fn uses_local(e: &Expr, l: u32) -> bool {
         Expr::Binary(_, a, b) => uses_local(a, l) || uses_local(b, l),
         Expr::Ternary(a, b, c) => uses_local(a, l) || uses_local(b, l) || uses_local(c, l),
         Expr::Global(_, i) => i.as_deref().is_some_and(|i| uses_local(i, l)),
+    }
+}
+
+/// The memory part of a model. Under sequential consistency the memory
+/// words of the state are the memory, and loads and stores act on them
+/// (`exec`); under `ptx` a [`PtxMemory`] keeps histories and views in
+/// words of its own and executes the memory instructions itself.
+pub enum Memory {
+    Sc,
+    Ptx(Box<PtxMemory>),
+}
+
+impl Memory {
+    /// The memory `options` name, its words reserved in `layout`.
+    pub fn new(
+        prog: &Program,
+        layout: &mut super::state::Layout,
+        options: &ModelOptions,
+    ) -> Memory {
+        match options.memory_model {
+            MemoryModel::Sc => Memory::Sc,
+            MemoryModel::Ptx => Memory::Ptx(Box::new(PtxMemory::new(
+                prog,
+                layout,
+                options.races,
+                options.canonical_memory,
+            ))),
+        }
+    }
+
+    /// The PTX model, when it is the memory model.
+    #[inline]
+    pub fn ptx(&self) -> Option<&PtxMemory> {
+        match self {
+            Memory::Sc => None,
+            Memory::Ptx(w) => Some(w),
+        }
     }
 }
 
@@ -223,16 +260,16 @@ impl PtxMemory {
     }
 
     /// The alternatives of thread `t`'s next step, as actions.
-    pub fn alternatives(&self, m: &Model, s: &[u32], t: usize, out: &mut Vec<u32>) {
-        let pc = m.pc(s, t);
+    pub fn alternatives(&self, th: &Threads, s: &[u32], t: usize, out: &mut Vec<u32>) {
+        let pc = th.pc(s, t);
         let before = out.len();
-        self.choices(m, s, t, pc, &mut |c| out.push(t as u32 | c << 16));
+        self.choices(th, s, t, pc, &mut |c| out.push(t as u32 | c << 16));
         if out.len() == before {
             // Not a memory instruction, or one that fails: one way to go.
             out.push(t as u32);
         }
-        if let Some((early, _)) = self.early_op(m, s, t, pc) {
-            self.choices(m, s, t, early, &mut |c| {
+        if let Some((early, _)) = self.early_op(th, s, t, pc) {
+            self.choices(th, s, t, early, &mut |c| {
                 out.push(t as u32 | (EARLY_CHOICE | c) << 16)
             });
         }
@@ -240,12 +277,12 @@ impl PtxMemory {
 
     /// The choices of the memory instruction at `pc` for thread `t`: which
     /// write a load or atomic reads, where a store lands.
-    fn choices(&self, m: &Model, s: &[u32], t: usize, pc: Pc, push: &mut impl FnMut(u32)) {
-        let op = &m.prog.code[pc as usize].op;
+    fn choices(&self, th: &Threads, s: &[u32], t: usize, pc: Pc, push: &mut impl FnMut(u32)) {
+        let op = &th.prog.code[pc as usize].op;
         let Some(MemAccess { loc, .. }) = op.access() else {
             return;
         };
-        let Ok((x, _)) = m.address(s, t, loc) else {
+        let Ok((x, _)) = th.address(s, t, loc) else {
             return;
         };
         let roomy = match op {
@@ -286,12 +323,12 @@ impl PtxMemory {
             } => {
                 let mut args = [0i64; 2];
                 for (a, e) in args.iter_mut().zip(operands) {
-                    match m.eval(e, s, t) {
+                    match th.eval(e, s, t) {
                         Ok(v) => *a = v,
                         Err(_) => return,
                     }
                 }
-                let ty = m.prog.vars[loc.var as usize].ty;
+                let ty = th.prog.vars[loc.var as usize].ty;
                 let meta = meta(t, pc, true, *scope) | RMW;
                 for p in cur..len {
                     let old = from_raw(ty, s[self.sec.msg(x, p)]);
@@ -338,11 +375,11 @@ impl PtxMemory {
     /// fence, which orders them only for the block (`MICRO24-Fig4b`; for
     /// observers in the block this over-approximates). Returns its pc and
     /// location.
-    fn early_op(&self, m: &Model, s: &[u32], t: usize, pc: Pc) -> Option<(Pc, usize)> {
+    fn early_op(&self, th: &Threads, s: &[u32], t: usize, pc: Pc) -> Option<(Pc, usize)> {
         if skip_of(s[self.sec.flags(t)]).is_some() {
             return None;
         }
-        let code = &m.prog.code;
+        let code = &th.prog.code;
         let first = &code[pc as usize].op;
         let (dst, loc, order, reads) = access_parts(first)?;
         if matches!(first, Op::Store { .. }) {
@@ -373,8 +410,8 @@ impl PtxMemory {
         {
             return None;
         }
-        let x = m.address(s, t, loc).ok()?.0;
-        let y = m.address(s, t, loc2).ok()?.0;
+        let x = th.address(s, t, loc).ok()?.0;
+        let y = th.address(s, t, loc2).ok()?.0;
         (x != y).then_some((early, y))
     }
 
@@ -382,25 +419,25 @@ impl PtxMemory {
     /// sequentially consistent code runs them). Returns the next pc.
     pub fn exec(
         &self,
-        m: &Model,
+        th: &Threads,
         s: &mut [u32],
         t: usize,
         pc: Pc,
         choice: u32,
         mut event: Option<&mut Event>,
     ) -> Result<Option<Pc>, Violation> {
-        let op = &m.prog.code[pc as usize].op;
+        let op = &th.prog.code[pc as usize].op;
         if choice & EARLY_CHOICE != 0 {
-            let Some((early, _)) = self.early_op(m, s, t, pc) else {
+            let Some((early, _)) = self.early_op(th, s, t, pc) else {
                 return Err(runtime_error("no store or atomic to perform early"));
             };
             if let Some(e) = event.as_deref_mut() {
                 e.pc = early;
             }
             let choice = choice & !EARLY_CHOICE;
-            match &m.prog.code[early as usize].op {
+            match &th.prog.code[early as usize].op {
                 Op::Store { access, value } => self.store(
-                    m,
+                    th,
                     s,
                     t,
                     early,
@@ -408,7 +445,7 @@ impl PtxMemory {
                     choice,
                     event.as_deref_mut(),
                 )?,
-                _ => self.rmw(m, s, t, early, choice, event.as_deref_mut())?,
+                _ => self.rmw(th, s, t, early, choice, event.as_deref_mut())?,
             }
             let f = self.sec.flags(t);
             s[f] = with_skip(s[f], early);
@@ -423,15 +460,15 @@ impl PtxMemory {
         }
         match op {
             Op::Load { dst, access } => {
-                self.load(m, s, t, pc, (*dst, access), choice, event)?;
+                self.load(th, s, t, pc, (*dst, access), choice, event)?;
                 Ok(Some(self.next_pc(s, t, pc)))
             }
             Op::Store { access, value } => {
-                self.store(m, s, t, pc, (access, value), choice, event)?;
+                self.store(th, s, t, pc, (access, value), choice, event)?;
                 Ok(Some(self.next_pc(s, t, pc)))
             }
             Op::Atomic { .. } => {
-                self.rmw(m, s, t, pc, choice, event)?;
+                self.rmw(th, s, t, pc, choice, event)?;
                 Ok(Some(self.next_pc(s, t, pc)))
             }
             Op::Fence(MemOrder { order, scope }) => {
@@ -456,7 +493,7 @@ impl PtxMemory {
     #[allow(clippy::too_many_arguments)]
     fn load(
         &self,
-        m: &Model,
+        th: &Threads,
         s: &mut [u32],
         t: usize,
         pc: Pc,
@@ -466,7 +503,7 @@ impl PtxMemory {
     ) -> Result<(), Violation> {
         let MemAccess { loc, order, scope } = access;
         let (order, scope) = (*order, *scope);
-        let (x, index) = m.address(s, t, loc)?;
+        let (x, index) = th.address(s, t, loc)?;
         let scope = effective_scope(order, scope);
         let strong = order != Order::Weak;
         let cur = self.cur(s, t, x);
@@ -484,28 +521,28 @@ impl PtxMemory {
             return Err(runtime_error("the load has no such write to read"));
         }
         if self.races {
-            self.check_race(m, s, t, pc, x, (strong, scope))?;
+            self.check_race(th, s, t, pc, x, (strong, scope))?;
         }
         let raw = s[self.sec.msg(x, p)];
-        let note = self.read_source(m, s, t, x, p);
+        let note = self.read_source(th, s, t, x, p);
         self.observe(s, t, x, p, (strong, scope), is_acquire(order));
-        let v = from_raw(m.prog.vars[loc.var as usize].ty, raw);
-        m.write_local(s, t, dst, v);
+        let v = from_raw(th.prog.vars[loc.var as usize].ty, raw);
+        th.write_local(s, t, dst, v);
         if let Some(e) = event {
-            e.reads.push((m.location_name(t, loc, index), v));
+            e.reads.push((th.location_name(t, loc, index), v));
             e.note = Some(note);
         }
         Ok(())
     }
 
     /// Where a read of write `p` of `x` comes from, for traces.
-    fn read_source(&self, m: &Model, s: &[u32], t: usize, x: usize, p: usize) -> String {
+    fn read_source(&self, th: &Threads, s: &[u32], t: usize, x: usize, p: usize) -> String {
         let newer = self.len(s, x) - 1 - p;
         let meta = s[self.sec.msg(x, p) + 1];
         let whose = match writer(meta) {
             None => "the initial value".to_string(),
             Some(w) if w == t => "its own store".to_string(),
-            Some(w) => format!("{}'s store", m.thread_name(w)),
+            Some(w) => format!("{}'s store", th.thread_name(w)),
         };
         let plural = if newer == 1 { " is" } else { "s are" };
         if newer == 0 {
@@ -556,7 +593,7 @@ impl PtxMemory {
     #[allow(clippy::too_many_arguments)]
     fn store(
         &self,
-        m: &Model,
+        th: &Threads,
         s: &mut [u32],
         t: usize,
         pc: Pc,
@@ -566,19 +603,19 @@ impl PtxMemory {
     ) -> Result<(), Violation> {
         let MemAccess { loc, order, scope } = access;
         let (order, scope) = (*order, *scope);
-        let v = m.eval(value, s, t)?;
-        let (x, index) = m.address(s, t, loc)?;
+        let v = th.eval(value, s, t)?;
+        let (x, index) = th.address(s, t, loc)?;
         let scope = effective_scope(order, scope);
         let strong = order != Order::Weak;
         self.make_room(s, x);
         if self.races {
-            self.check_race(m, s, t, pc, x, (strong, scope))?;
+            self.check_race(th, s, t, pc, x, (strong, scope))?;
         }
         let q = self.cur(s, t, x) + 1 + choice as usize;
         if q > self.len(s, x) {
             return Err(runtime_error("the store has no such place to land"));
         }
-        let ty = m.prog.vars[loc.var as usize].ty;
+        let ty = th.prog.vars[loc.var as usize].ty;
         let w = NewWrite {
             x,
             raw: to_raw(ty, v),
@@ -588,7 +625,7 @@ impl PtxMemory {
         let note = self.write(s, t, q, w);
         if let Some(e) = event {
             e.writes
-                .push((m.location_name(t, loc, index), from_raw(ty, to_raw(ty, v))));
+                .push((th.location_name(t, loc, index), from_raw(ty, to_raw(ty, v))));
             e.note = note;
         }
         Ok(())
@@ -596,7 +633,7 @@ impl PtxMemory {
 
     fn rmw(
         &self,
-        m: &Model,
+        th: &Threads,
         s: &mut [u32],
         t: usize,
         pc: Pc,
@@ -608,26 +645,26 @@ impl PtxMemory {
             op,
             access: MemAccess { loc, order, scope },
             operands,
-        } = &m.prog.code[pc as usize].op
+        } = &th.prog.code[pc as usize].op
         else {
             unreachable!("rmw runs atomics")
         };
         let mut args = [0i64; 2];
         for (a, e) in args.iter_mut().zip(operands) {
-            *a = m.eval(e, s, t)?;
+            *a = th.eval(e, s, t)?;
         }
-        let (x, index) = m.address(s, t, loc)?;
+        let (x, index) = th.address(s, t, loc)?;
         self.make_room(s, x);
         if self.races {
-            self.check_race(m, s, t, pc, x, (true, *scope))?;
+            self.check_race(th, s, t, pc, x, (true, *scope))?;
         }
         let p = self.cur(s, t, x) + choice as usize;
         if p >= self.len(s, x) {
             return Err(runtime_error("the atomic has no such write to read"));
         }
-        let ty = m.prog.vars[loc.var as usize].ty;
+        let ty = th.prog.vars[loc.var as usize].ty;
         let old = from_raw(ty, s[self.sec.msg(x, p)]);
-        let source = self.read_source(m, s, t, x, p);
+        let source = self.read_source(th, s, t, x, p);
         self.observe(s, t, x, p, (true, *scope), is_acquire(*order));
         let new = atomic_result(*op, ty.bits(), old, args);
         let mut note = source;
@@ -646,10 +683,10 @@ impl PtxMemory {
             }
         }
         if let Some(d) = dst {
-            m.write_local(s, t, *d, old);
+            th.write_local(s, t, *d, old);
         }
         if let Some(e) = event {
-            let name = m.location_name(t, loc, index);
+            let name = th.location_name(t, loc, index);
             e.reads.push((name.clone(), old));
             if let Some(n) = new {
                 e.writes.push((name, from_raw(ty, to_raw(ty, n))));
@@ -807,9 +844,9 @@ impl PtxMemory {
 
     /// `__syncthreads()` (or a kernel boundary) releases `group`: everyone
     /// acquires what it read, then all views are joined.
-    pub fn synchronize(&self, m: &Model, s: &mut [u32], group: std::ops::Range<usize>) {
+    pub fn synchronize(&self, th: &Threads, s: &mut [u32], group: std::ops::Range<usize>) {
         let device = group.len() > self.tpb;
-        let live: Vec<usize> = group.filter(|&u| !m.is_finished(s, u)).collect();
+        let live: Vec<usize> = group.filter(|&u| !th.is_finished(s, u)).collect();
         let Some(&first) = live.first() else { return };
         for &u in &live {
             self.acquire_pending(s, u, device);
@@ -826,10 +863,10 @@ impl PtxMemory {
 
     /// After each step: finished threads forget their views; writes nobody
     /// can read any more are dropped.
-    pub fn normalize(&self, m: &Model, s: &mut [u32]) {
+    pub fn normalize(&self, th: &Threads, s: &mut [u32]) {
         let mut live = vec![];
         for t in 0..self.sec.threads {
-            if m.is_finished(s, t) {
+            if th.is_finished(s, t) {
                 s[self.sec.thread_views(t)].fill(0);
             } else {
                 live.push(t);

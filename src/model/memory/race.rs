@@ -12,13 +12,14 @@
 use super::layout::*;
 use super::PtxMemory;
 use crate::ir::{Op, Order, Pc, Scope};
-use crate::model::{Model, Violation, ViolationKind};
+use crate::model::threads::Threads;
+use crate::model::{Violation, ViolationKind};
 
 impl PtxMemory {
     /// Fails when an access of `t` at `pc` to `x` races with a write.
     pub(super) fn check_race(
         &self,
-        m: &Model,
+        th: &Threads,
         s: &[u32],
         t: usize,
         pc: Pc,
@@ -32,7 +33,7 @@ impl PtxMemory {
             if w == t || self.morally_strong(meta, t, strong, scope) {
                 continue;
             }
-            return Err(self.race(m, s, t, pc, (x, p), meta, strong));
+            return Err(self.race(th, s, t, pc, (x, p), meta, strong));
         }
         Ok(())
     }
@@ -40,7 +41,7 @@ impl PtxMemory {
     #[allow(clippy::too_many_arguments)]
     fn race(
         &self,
-        m: &Model,
+        th: &Threads,
         s: &[u32],
         t: usize,
         pc: Pc,
@@ -48,7 +49,7 @@ impl PtxMemory {
         meta: u32,
         strong: bool,
     ) -> Violation {
-        let prog = m.prog;
+        let prog = th.prog;
         let w = writer(meta).expect("races are with written values");
         let wpc = write_pc(meta);
         let at = |pc: Pc| {
@@ -63,7 +64,7 @@ impl PtxMemory {
         };
         let same_block = self.same_block(t, w);
         let both_strong = strong && meta & STRONG != 0;
-        let name = self.location(m, pc);
+        let name = self.location(th, pc);
         let ours = describe(&prog.code[pc as usize].op);
         let theirs = describe(&prog.code[wpc as usize].op);
         let (kind, why, fix) = if same_block {
@@ -81,11 +82,11 @@ impl PtxMemory {
         } else {
             let far = self.sec.thread_view(t, FAR);
             let why = if get(s, far, x) >= p {
-                format!("{} observed a device-scope release that covers the write, but never acquired it: a __threadfence() (or an .acquire access) is missing after that observation", m.thread_name(t))
+                format!("{} observed a device-scope release that covers the write, but never acquired it: a __threadfence() (or an .acquire access) is missing after that observation", th.thread_name(t))
             } else if self.block_scope_release(s, w) {
                 format!(
                     "{}'s last fence is block-scope: it does not order the write for another block",
-                    m.thread_name(w)
+                    th.thread_name(w)
                 )
             } else {
                 "no device-scope synchronization orders them (a plain access is not atomic and not ordered by itself)".to_string()
@@ -102,9 +103,9 @@ impl PtxMemory {
             message: format!(
                 "{} on `{name}`: {}'s {ours} {} and {}'s {theirs} {} conflict: {why}. Fix: {fix}",
                 kind.name().replace('_', " "),
-                m.thread_name(t),
+                th.thread_name(t),
                 at(pc),
-                m.thread_name(w),
+                th.thread_name(w),
                 at(wpc),
             ),
             pc: Some(pc),
@@ -117,9 +118,9 @@ impl PtxMemory {
         flags & HAS_REL != 0 && flags_rel_scope(flags) == Scope::Cta
     }
 
-    fn location(&self, m: &Model, pc: Pc) -> String {
-        match m.prog.code[pc as usize].op.access() {
-            Some(a) => m.prog.vars[a.loc.var as usize].name.clone(),
+    fn location(&self, th: &Threads, pc: Pc) -> String {
+        match th.prog.code[pc as usize].op.access() {
+            Some(a) => th.prog.vars[a.loc.var as usize].name.clone(),
             None => "?".into(),
         }
     }

@@ -207,7 +207,7 @@ impl Independence {
     /// says why not where the reduction does not apply.
     pub fn new(model: &Model) -> Result<Independence, String> {
         let prog = model.prog;
-        let layout = &model.layout;
+        let layout = &model.threads.layout;
         let collective = prog.code.iter().any(|i| {
             matches!(
                 i.op,
@@ -260,7 +260,7 @@ impl Independence {
                         .into_iter()
                         .for_each(|w| set(writes, w)),
                     Op::PhaseExit => (0..layout.threads)
-                        .filter(|u| model.takes_part(*u))
+                        .filter(|u| model.threads.takes_part(*u))
                         .filter_map(|u| phase_word(model, u))
                         .for_each(|w| set(reads, w)),
                     _ => {}
@@ -302,9 +302,9 @@ impl Independence {
         out: &mut Vec<u32>,
         start: usize,
     ) -> bool {
-        let threads = model.layout.threads;
+        let threads = model.threads.layout.threads;
         scratch.reset(threads, self.width);
-        let layout = &model.layout;
+        let layout = &model.threads.layout;
         scratch.memo.claim(
             self.memo_owner,
             layout.thread_words,
@@ -494,20 +494,20 @@ impl Independence {
     fn find_lassos(&self, scratch: &mut Scratch, model: &Model, s: &[u32]) {
         scratch.lassos_known = true;
         scratch.settled.fill(0);
-        for u in 0..model.layout.threads {
+        for u in 0..model.threads.layout.threads {
             if get(&scratch.enabled, u) && self.settles(scratch, model, s, u) {
                 set(&mut scratch.settled, u);
             }
         }
         let (tw, mw) = (scratch.width, self.width);
-        for b in 0..model.layout.threads {
+        for b in 0..model.threads.layout.threads {
             if !get(&scratch.settled, b) {
                 continue;
             }
             let reads = &scratch.lasso_reads[b * mw..(b + 1) * mw];
             let row = &mut scratch.clashers[b * tw..(b + 1) * tw];
             row.fill(0);
-            for c in 0..model.layout.threads {
+            for c in 0..model.threads.layout.threads {
                 let writes = &scratch.lasso_writes[c * mw..(c + 1) * mw];
                 if c != b
                     && get(&scratch.settled, c)
@@ -530,7 +530,7 @@ impl Independence {
         let mw = self.width;
         let reads = &mut scratch.lasso_reads[u * mw..(u + 1) * mw];
         let writes = &mut scratch.lasso_writes[u * mw..(u + 1) * mw];
-        let layout = &model.layout;
+        let layout = &model.threads.layout;
         let own = &s[layout.thread(u, 0)..layout.thread(u, layout.thread_words)];
         let mem = &s[..layout.mem_words];
         let remembered = scratch.memo.get(u, own, mem).filter(|e| {
@@ -569,7 +569,7 @@ impl Independence {
             let row = &mut scratch.writers[u * tw..(u + 1) * tw];
             row.fill(0);
             let reads = &scratch.lasso_reads[u * mw..(u + 1) * mw];
-            for w in 0..model.layout.threads {
+            for w in 0..model.threads.layout.threads {
                 if w != u && self.may_write_any(model, s, w, reads) {
                     set(row, w);
                 }
@@ -602,7 +602,7 @@ impl Independence {
         row.fill(0);
         scratch.access[m] = footprint;
         if let Some((w, write)) = footprint {
-            for u in 0..model.layout.threads {
+            for u in 0..model.threads.layout.threads {
                 if u != m && self.may_conflict(model, s, u, w, write) {
                     set(row, u);
                 }
@@ -617,12 +617,12 @@ impl Independence {
     /// visible or touches other threads (never in a stubborn set).
     fn footprint(&self, model: &Model, s: &[u32], t: usize) -> Option<Option<(usize, bool)>> {
         let prog = model.prog;
-        let pc = model.pc(s, t);
+        let pc = model.threads.pc(s, t);
         if pc == FINISHED {
             return None;
         }
         let word = |loc: &Loc, write: bool| {
-            let (w, _) = model.address(s, t, loc).ok()?;
+            let (w, _) = model.threads.address(s, t, loc).ok()?;
             (!write || !get(&self.watched, w)).then_some(Some((w, write)))
         };
         let local = |ok: bool| ok.then_some(None);
@@ -655,7 +655,7 @@ impl Independence {
     /// Whether unfinished thread `u` may still write `w` (or read it, when
     /// the other access is a write).
     fn may_conflict(&self, model: &Model, s: &[u32], u: usize, w: usize, write: bool) -> bool {
-        let pc = model.pc(s, u);
+        let pc = model.threads.pc(s, u);
         if pc == FINISHED {
             return false;
         }
@@ -666,9 +666,10 @@ impl Independence {
 
     fn alone_in_block(&self, model: &Model, s: &[u32], t: usize) -> bool {
         model
+            .threads
             .layout
             .block_threads(t)
-            .all(|u| u == t || model.is_finished(s, u))
+            .all(|u| u == t || model.threads.is_finished(s, u))
     }
 }
 
@@ -679,7 +680,7 @@ fn phase_word(model: &Model, t: usize) -> Option<usize> {
         .prog
         .checks
         .barrier
-        .then(|| model.layout.mem_words + t)
+        .then(|| model.threads.layout.mem_words + t)
 }
 
 /// Marks the words thread `t` may access through `loc` in `out`.
@@ -690,8 +691,8 @@ fn loc_words(
     loc: &Loc,
     out: &mut Bits,
 ) {
-    let block = model.layout.block_of(t);
-    let word = |index: u32| model.layout.mem(model.prog, loc.var, index, block);
+    let block = model.threads.layout.block_of(t);
+    let word = |index: u32| model.threads.layout.mem(model.prog, loc.var, index, block);
     let indices = match &loc.index {
         None => Some(vec![0]),
         Some(e) => values.eval(model, init, t, e),
@@ -700,7 +701,7 @@ fn loc_words(
         // An index out of bounds faults instead of accessing anything.
         Some(is) => is
             .into_iter()
-            .filter_map(|i| model.index(loc.var, i).ok())
+            .filter_map(|i| model.threads.index(loc.var, i).ok())
             .for_each(|i| set(out, word(i))),
         None => (0..model.prog.vars[loc.var as usize].len).for_each(|i| set(out, word(i))),
     }
@@ -712,7 +713,7 @@ fn watch(model: &Model, e: &Expr, out: &mut Bits) {
         Expr::Global(var, index) => {
             let v = &model.prog.vars[*var as usize];
             if v.storage == Storage::Global {
-                (0..v.len).for_each(|i| set(out, model.layout.mem(model.prog, *var, i, 0)));
+                (0..v.len).for_each(|i| set(out, model.threads.layout.mem(model.prog, *var, i, 0)));
             }
             if let Some(i) = index {
                 watch(model, i, out);
@@ -767,7 +768,7 @@ mod tests {
         let v = model.prog.vars.iter().position(|v| v.name == name).unwrap();
         let len = model.prog.vars[v].len;
         (0..len)
-            .map(|i| model.layout.mem(model.prog, v as u32, i, 0))
+            .map(|i| model.threads.layout.mem(model.prog, v as u32, i, 0))
             .collect()
     }
 

@@ -59,7 +59,7 @@ pub(super) fn may_settle_from(model: &Model, pc: usize, kernel_boundary: bool) -
         // whether the step fails; what it does otherwise is the thread's own.
         Op::PhaseEnter | Op::PhaseExit | Op::CriticalEnter { .. } | Op::CriticalExit => true,
         Op::Exit => !kernel_boundary,
-        _ => model.invisible[pc],
+        _ => model.is_fused(pc as u32),
     }
 }
 
@@ -94,7 +94,11 @@ impl Independence {
     ) -> Settles {
         buf.clear();
         buf.extend_from_slice(s);
-        let own = model.layout.thread(t, 0)..model.layout.thread(t, model.layout.thread_words);
+        let own = model.threads.layout.thread(t, 0)
+            ..model
+                .threads
+                .layout
+                .thread(t, model.threads.layout.thread_words);
         // Brent's cycle detection over solo states: the anchor is the own
         // state at the last write, then at steps 1, 2, 4, ... after it
         // (memory is unchanged since the anchor, so equal own words mean
@@ -104,20 +108,20 @@ impl Independence {
         let (mut power, mut since) = (1, 0);
         let mut exits = false;
         for _ in 0..MAX_LASSO_STEPS {
-            let pc = model.pc(buf, t);
+            let pc = model.threads.pc(buf, t);
             if pc == FINISHED {
                 return Settles::Yes { exits };
             }
             let op = &model.prog.code[pc as usize].op;
             exits |= matches!(op, Op::Exit);
-            if model.is_blocked(buf, t) || !self.settles_from[pc as usize] {
+            if model.threads.is_blocked(buf, t) || !self.settles_from[pc as usize] {
                 return Settles::Never;
             }
             if matches!(op, Op::Exit) && !self.alone_in_block(model, buf, t) {
                 return Settles::NotHere;
             }
             let access = match op.access() {
-                Some(MemAccess { loc, .. }) => match model.address(buf, t, loc) {
+                Some(MemAccess { loc, .. }) => match model.threads.address(buf, t, loc) {
                     Ok((w, _)) => Some((w, buf[w], matches!(op, Op::Store { .. }))),
                     Err(_) => return Settles::Never,
                 },
@@ -126,7 +130,10 @@ impl Independence {
             if let Some((w, _, false)) = access {
                 set(out.reads, w);
             }
-            if model.run_thread(buf, t, &mut StepCtx::default()).is_err() {
+            if model
+                .run_action(buf, t as u32, &mut StepCtx::default())
+                .is_err()
+            {
                 // The phase and capacity checks read the other threads.
                 let others = matches!(op, Op::PhaseExit | Op::CriticalEnter { .. });
                 return if others {
@@ -163,7 +170,7 @@ impl Independence {
 
     /// Whether unfinished thread `u` may still write a word of `words`.
     pub(super) fn may_write_any(&self, model: &Model, s: &[u32], u: usize, words: &Bits) -> bool {
-        let pc = model.pc(s, u);
+        let pc = model.threads.pc(s, u);
         if pc == FINISHED {
             return false;
         }

@@ -31,7 +31,7 @@ impl LocalValues {
             .map(|(l, local)| {
                 Some(vec![from_raw(
                     local.ty,
-                    init[model.layout.local(t, l as LocalId)],
+                    init[model.threads.layout.local(t, l as LocalId)],
                 )])
             })
             .collect();
@@ -103,10 +103,10 @@ impl LocalValues {
             for l in &locals {
                 let vals = self.sets[*l as usize].as_ref()?;
                 let ty = model.prog.locals[*l as usize].ty;
-                scratch[model.layout.local(t, *l)] = to_raw(ty, vals[k % vals.len()]);
+                scratch[model.threads.layout.local(t, *l)] = to_raw(ty, vals[k % vals.len()]);
                 k /= vals.len();
             }
-            if let Ok(v) = model.eval(e, &scratch, t) {
+            if let Ok(v) = model.threads.eval(e, &scratch, t) {
                 out.push(v);
             }
         }

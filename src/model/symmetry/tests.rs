@@ -3,8 +3,28 @@
 use super::Symmetry;
 use crate::explore::{explore, Options, TransitionSystem};
 use crate::ir::{lower, Launch, Program};
-use crate::model::{Model, ModelOptions};
+use crate::model::reduced::{Reduced, Reductions};
+use crate::model::{MemoryModel, Model, ModelOptions};
 use crate::spec::diag::Source;
+
+/// The options of these tests: sequential consistency.
+fn sc() -> ModelOptions {
+    ModelOptions {
+        memory_model: MemoryModel::Sc,
+        ..ModelOptions::default()
+    }
+}
+
+/// `model` with symmetry reduction, which must apply.
+fn symmetric<'m, 'p>(model: &'m Model<'p>) -> Reduced<'m, 'p> {
+    let symmetry = Reductions {
+        symmetry: true,
+        ample_sets: false,
+    };
+    let (reduced, why) = Reduced::new(model, symmetry);
+    assert!(reduced.symmetry().is_some(), "{why:?}");
+    reduced
+}
 
 fn program(text: &str, blocks: u32) -> Program {
     let source = Source::new("t.gsync", text);
@@ -18,8 +38,8 @@ fn program(text: &str, blocks: u32) -> Program {
 
 fn classes(text: &str, blocks: u32) -> Result<Vec<Vec<u32>>, String> {
     let prog = program(text, blocks);
-    let model = Model::new(&prog, ModelOptions::default());
-    Symmetry::infer(&prog, &model.layout, None).map(|s| s.classes().1.to_vec())
+    let model = Model::new(&prog, sc());
+    Symmetry::infer(&prog, &model.threads.layout, None).map(|s| s.classes().1.to_vec())
 }
 
 const LOCK: &str = "global u32 lock = 0;\nglobal u32 owner = 99;\n";
@@ -72,13 +92,10 @@ fn representatives_are_fixed_points_and_rename_ids() {
          critical {{ }} atomicExch(lock, 0); }}"
     );
     let prog = program(&text, 3);
-    let mut model = Model::new(&prog, ModelOptions::default());
-    model.enable_symmetry().unwrap();
+    let plain = Model::new(&prog, sc());
+    let model = symmetric(&plain);
     let reduced = explore(&model, &Options::default());
-    let full = explore(
-        &Model::new(&prog, ModelOptions::default()),
-        &Options::default(),
-    );
+    let full = explore(&Model::new(&prog, sc()), &Options::default());
     assert!(reduced.num_states() < full.num_states());
     // Every stored state is its own representative. (Representatives need
     // not be unique per class: that costs states, never soundness.)
@@ -88,7 +105,7 @@ fn representatives_are_fixed_points_and_rename_ids() {
         model.canonicalize(&mut s);
         assert_eq!(s, reduced.state(id));
     }
-    let owner = model.layout.var_base[1];
+    let owner = plain.threads.layout.var_base[1];
     let mut renamed = false;
     for id in 0..full.num_states() as u32 {
         s.copy_from_slice(full.state(id));
@@ -127,8 +144,8 @@ type Classes = Vec<Vec<u32>>;
 fn sm_classes(body: &str, blocks: u32) -> Result<(Classes, Classes), String> {
     let text = format!("{SMS}harness master {{ {body} }}");
     let prog = program(&text, blocks);
-    let model = Model::new(&prog, ModelOptions::default());
-    Symmetry::infer(&prog, &model.layout, None).map(|s| {
+    let model = Model::new(&prog, sc());
+    Symmetry::infer(&prog, &model.threads.layout, None).map(|s| {
         let (ranks, sms) = s.classes();
         (ranks.to_vec(), sms.to_vec())
     })
@@ -159,15 +176,11 @@ fn sms_and_their_blocks_are_interchangeable() {
 
 /// Explores `text` with and without symmetry; every stored state must be
 /// its own representative, and the reduced graph must be smaller.
-fn reduced_and_full(text: &str, blocks: u32) -> (Model<'static>, usize, usize) {
+fn reduced_and_full(text: &str, blocks: u32) -> (Reduced<'static, 'static>, usize, usize) {
     let prog: &'static Program = Box::leak(Box::new(program(text, blocks)));
-    let mut model = Model::new(prog, ModelOptions::default());
-    model.enable_symmetry().unwrap();
+    let model = symmetric(Box::leak(Box::new(Model::new(prog, sc()))));
     let reduced = explore(&model, &Options::default());
-    let full = explore(
-        &Model::new(prog, ModelOptions::default()),
-        &Options::default(),
-    );
+    let full = explore(&Model::new(prog, sc()), &Options::default());
     let mut s = vec![0u32; model.state_words()];
     for id in 0..reduced.num_states() as u32 {
         s.copy_from_slice(reduced.state(id));
@@ -192,11 +205,11 @@ fn an_sms_words_move_with_its_blocks() {
     // Swapping SM 0's blocks with SM 1's moves count[0..2] to count[2..4]
     // and renames the leaders: a state where only SM 0 counted maps to
     // one where only SM 1 did, so both have one representative.
-    let layout = &model.layout;
+    let layout = &model.model().threads.layout;
     let count = layout.var_base[0];
     let leader = layout.var_base[1];
     let mut a = vec![0u32; model.state_words()];
-    layout.initial(model.prog, &mut a);
+    layout.initial(model.model().prog, &mut a);
     let mut b = a.clone();
     a[count] = 1;
     a[leader] = 1;
@@ -214,14 +227,14 @@ fn ring_neighbours_allow_rotations_only() {
          assert(flags[(blockIdx + 1) % nblocks] <= 1, \"neighbour\"); }",
         4,
     );
-    let model = Model::new(&prog, ModelOptions::default());
-    let sym = Symmetry::infer(&prog, &model.layout, None).unwrap();
+    let model = Model::new(&prog, sc());
+    let sym = Symmetry::infer(&prog, &model.threads.layout, None).unwrap();
     assert_eq!(sym.describe(), "blocks {0,1,2,3} rotated as a ring");
     // Blocks 1 and 3 have written their flags: rotating block 1 to block 0
     // gives the smallest sequence of blocks... and moves the flags with them.
     let mut s = vec![0u32; model.state_words()];
-    model.layout.initial(&prog, &mut s);
-    let flags = model.layout.var_base[0];
+    model.threads.layout.initial(&prog, &mut s);
+    let flags = model.threads.layout.var_base[0];
     let mut a = s.clone();
     a[flags + 1] = 1;
     a[flags + 3] = 1;
@@ -252,7 +265,7 @@ fn builtin_under_sc(name: &str, blocks: u32) -> crate::api::Prepared {
             blocks,
             ..Launch::default()
         },
-        memory_model: Some("sc".into()),
+        memory_model: Some(MemoryModel::Sc),
         ..crate::api::CheckConfig::default()
     };
     crate::api::prepare(&spec, &config).unwrap()
@@ -266,8 +279,8 @@ fn builtin_under_sc(name: &str, blocks: u32) -> crate::api::Prepared {
 #[ignore = "a measurement (seconds): cargo test --release -- --ignored canonical_form"]
 fn canonical_form_exactness_on_the_sense_reversing_barrier() {
     let prepared = builtin_under_sc("sense_reversing_barrier_fixed", 5);
-    let mut model = crate::api::model_of(&prepared);
-    model.enable_symmetry().unwrap();
+    let plain = crate::api::model_of(&prepared);
+    let model = symmetric(&plain);
     let reduced = explore(&model, &Options::default());
     let sym = model.symmetry().unwrap();
     assert_eq!(
@@ -321,8 +334,8 @@ fn canonical_form_exactness_on_the_sense_reversing_barrier() {
 /// symmetry code can be compared without the rest of the search.
 fn canonicalization_ns(name: &str, blocks: u32) -> f64 {
     let prepared = builtin_under_sc(name, blocks);
-    let mut model = crate::api::model_of(&prepared);
-    model.enable_symmetry().unwrap();
+    let plain = crate::api::model_of(&prepared);
+    let model = symmetric(&plain);
     let reduced = explore(&model, &Options::default());
     let words = model.state_words();
     let (mut succ, mut actions) = (Vec::new(), Vec::new());

@@ -1,0 +1,240 @@
+//! How to check a spec ([`CheckConfig`]): typed options, their defaults,
+//! and the rules a value must meet.
+
+use super::{Error, SpecSource};
+use crate::ir::Launch;
+use crate::model::{BranchOrder, MemoryModel, Scheduler, SimtMode};
+use crate::spec::ast::SpecFile;
+use crate::spec::diag::Diagnostic;
+
+/// How to check a spec.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckConfig {
+    pub launch: Launch,
+    /// `--param name=value` overrides, in the order given.
+    pub params: Vec<(String, i64)>,
+    /// `None`: the default, `ptx`, or `sc` for a spec that uses what only
+    /// `sc` models (lockstep warps, the lock unit); [`prepare`] resolves it.
+    pub memory_model: Option<MemoryModel>,
+    /// Under `ptx`: report heterogeneous and data races.
+    pub races: bool,
+    /// `None`: the spec's `//! simt:` header line, else `its`.
+    pub simt: Option<SimtMode>,
+    /// Under lockstep: which side of a branch runs first (default then-first).
+    pub branch_order: Option<BranchOrder>,
+    /// Lock bits of the shared-memory lock unit (default 1024).
+    pub lock_bits: Option<u32>,
+    pub fuse_local_steps: bool,
+    /// Fairness assumed for liveness (livelock, starvation).
+    pub scheduler: Scheduler,
+    /// At most this many blocks resident at once.
+    pub resident: Option<u32>,
+    pub max_states: Option<u64>,
+    pub max_seconds: Option<f64>,
+    /// When set, the check ends at this instant, whatever `max_seconds`
+    /// says: the variants of a family share the family's deadline.
+    pub deadline: Option<std::time::Instant>,
+    pub max_memory_mb: Option<u64>,
+    pub progress: bool,
+    /// Worker threads of the explorer (the verdict and trace do not depend on it).
+    pub threads: usize,
+    /// Symmetry reduction over interchangeable blocks, where it is sound.
+    pub symmetry: bool,
+    /// Partial-order reduction of independent shared accesses (ample
+    /// sets), where it is sound.
+    pub ample_sets: bool,
+    /// Store 63-bit fingerprints instead of states (see `explore::Options`).
+    pub hash_compaction: bool,
+    /// Under `ptx`, put states in canonical form (`model::memory`); off
+    /// only to cross-check the reduction (the choices saved in a
+    /// counterexample depend on it, so replays assume it on).
+    pub canonical_memory: bool,
+}
+
+impl Default for CheckConfig {
+    fn default() -> CheckConfig {
+        CheckConfig {
+            launch: Launch::default(),
+            params: Vec::new(),
+            memory_model: None,
+            races: true,
+            simt: None,
+            branch_order: None,
+            lock_bits: None,
+            fuse_local_steps: true,
+            scheduler: Scheduler::Unfair,
+            resident: None,
+            max_states: Some(DEFAULT_MAX_STATES),
+            max_seconds: None,
+            deadline: None,
+            max_memory_mb: Some(DEFAULT_MAX_MEMORY_MB),
+            progress: false,
+            threads: 1,
+            symmetry: true,
+            ample_sets: true,
+            hash_compaction: false,
+            canonical_memory: true,
+        }
+    }
+}
+
+/// Default bounds: large enough for every built-in configuration, small
+/// enough that a state explosion ends cleanly instead of exhausting memory.
+pub const DEFAULT_MAX_STATES: u64 = 50_000_000;
+pub const DEFAULT_MAX_MEMORY_MB: u64 = 8 * 1024;
+
+/// The largest launch the checker accepts (explicit-state checking of more
+/// threads than this is hopeless anyway, and the state packs thread ids).
+pub const MAX_THREADS: u32 = 1024;
+
+/// The most explorer worker threads (far more than any machine's cores;
+/// tens of thousands only spend their time starting).
+pub const MAX_WORKER_THREADS: usize = 1024;
+
+/// The language's rule for parameter values: parameters count things
+/// (iterations, capacities, sizes, strides) or switch them on (0/1), so
+/// a value is a non-negative integer (`book/src/language.md`).
+pub fn check_param_value(value: i64) -> Result<(), String> {
+    if value < 0 {
+        return Err(format!(
+            "parameter values are non-negative (counts, sizes, 0/1 switches); got {value}"
+        ));
+    }
+    Ok(())
+}
+
+/// A time limit is a positive, finite number of seconds.
+pub fn check_seconds(seconds: f64) -> Result<(), String> {
+    if !(seconds.is_finite() && seconds > 0.0) {
+        return Err(format!(
+            "a time limit is a positive number of seconds (got {seconds})"
+        ));
+    }
+    Ok(())
+}
+
+/// Worker threads: 1 to [`MAX_WORKER_THREADS`].
+pub fn check_worker_threads(threads: usize) -> Result<(), String> {
+    if !(1..=MAX_WORKER_THREADS).contains(&threads) {
+        return Err(format!(
+            "worker threads are 1 to {MAX_WORKER_THREADS} (got {threads})"
+        ));
+    }
+    Ok(())
+}
+
+impl CheckConfig {
+    pub(super) fn validate(&self) -> Result<(), Error> {
+        let l = self.launch;
+        let positive = [
+            ("--blocks", l.blocks),
+            ("--threads-per-block", l.threads_per_block),
+            ("--warp-size", l.warp_size),
+        ];
+        for (flag, v) in positive {
+            if v == 0 {
+                return Err(Error::Usage(format!("{flag} must be at least 1 (got 0)")));
+            }
+        }
+        if l.warp_size > 64 {
+            return Err(Error::Usage(format!(
+                "--warp-size {} is larger than any GPU's (at most 64)",
+                l.warp_size
+            )));
+        }
+        if u64::from(l.blocks) * u64::from(l.threads_per_block) > u64::from(MAX_THREADS) {
+            return Err(Error::Usage(format!(
+                "a launch of {} blocks × {} threads has more than {MAX_THREADS} threads; explicit-state checking needs a small launch",
+                l.blocks, l.threads_per_block
+            )));
+        }
+        if self.resident == Some(0) {
+            return Err(Error::Usage("--resident must be at least 1 (got 0)".into()));
+        }
+        check_worker_threads(self.threads).map_err(|m| Error::Usage(format!("--threads: {m}")))?;
+        if let Some(s) = self.max_seconds {
+            check_seconds(s).map_err(|m| Error::Usage(format!("--max-seconds: {m}")))?;
+        }
+        let at_least_1 = [
+            ("--max-states", self.max_states),
+            ("--max-memory", self.max_memory_mb),
+        ];
+        for (flag, v) in at_least_1 {
+            if v == Some(0) {
+                return Err(Error::Usage(format!("{flag} must be at least 1 (got 0)")));
+            }
+        }
+        for (i, (name, value)) in self.params.iter().enumerate() {
+            check_param_value(*value)
+                .map_err(|m| Error::Usage(format!("--param {name}={value}: {m}")))?;
+            if self.params[..i].iter().any(|(n, _)| n == name) {
+                return Err(Error::Usage(format!(
+                    "parameter `{name}` is set twice (--param, --iters, --size): give it once"
+                )));
+            }
+        }
+        if !self.races && self.memory_model == Some(MemoryModel::Sc) {
+            return Err(Error::Usage(
+                "--no-races applies under --memory-model ptx: sc reports no races".into(),
+            ));
+        }
+        if self.lock_bits == Some(0) {
+            return Err(Error::Usage(
+                "--lock-bits must be at least 1 (got 0)".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The SIMT mode in force: the option, else the spec header's `simt:`
+    /// line, else `its`. Lockstep masks lanes in 32-bit words.
+    pub(super) fn resolve_simt(&mut self, file: &SpecFile, spec: &SpecSource) -> Result<(), Error> {
+        let mode: SimtMode = match (self.simt, &file.header.simt) {
+            (Some(m), _) => m,
+            (None, Some(v)) => v.text.parse().map_err(|e: String| {
+                let d = Diagnostic::new(v.span, format!("`simt:` header line: {e}"))
+                    .label("not a SIMT mode");
+                Error::Spec(Box::new(d), Box::new(spec.source()))
+            })?,
+            (None, None) => SimtMode::Its,
+        };
+        if mode == SimtMode::Lockstep && self.launch.warp_size > 32 {
+            return Err(Error::Usage(format!(
+                "--simt lockstep supports warps of at most 32 threads (got --warp-size {})",
+                self.launch.warp_size
+            )));
+        }
+        if mode != SimtMode::Lockstep && self.branch_order.is_some() {
+            return Err(Error::Usage(
+                "--branch-order only applies to --simt lockstep (under its every interleaving is explored)".into(),
+            ));
+        }
+        self.simt = Some(mode);
+        Ok(())
+    }
+
+    /// The memory model a run uses: the one named, else the default,
+    /// except that a spec using what only `sc` models (`sc_only`: lockstep
+    /// warps, the lock unit) runs under `sc` when none is named.
+    pub(super) fn resolve_memory_model(&mut self, sc_only: bool) {
+        self.memory_model = Some(match self.memory_model {
+            Some(named) => named,
+            None if sc_only => MemoryModel::Sc,
+            None => MemoryModel::default(),
+        });
+    }
+
+    /// The memory model (once resolved by [`prepare`](super::prepare); the
+    /// default before).
+    pub fn memory_model(&self) -> MemoryModel {
+        self.memory_model.unwrap_or_default()
+    }
+
+    pub fn simt_mode(&self) -> SimtMode {
+        self.simt.unwrap_or_default()
+    }
+
+    pub fn branch_order_value(&self) -> BranchOrder {
+        self.branch_order.unwrap_or_default()
+    }
+}

@@ -1,0 +1,14 @@
+//! The library API: load a spec (built-in or from a file), check it under a
+//! configuration, and get a [`Report`]. The CLI is a thin layer over this.
+
+mod config;
+mod error;
+mod prepare;
+mod run;
+mod source;
+
+pub use config::*;
+pub use error::Error;
+pub use prepare::*;
+pub use run::*;
+pub use source::*;

@@ -1,0 +1,163 @@
+//! One search and the analyses of its graph, for any [`Checkable`]
+//! system: the first safety violation, or else deadlock and (under a fair
+//! scheduler) livelock and starvation, within the limits.
+
+use super::graph::LabeledGraph;
+use super::{deadlock, liveness, Checkable, Finding};
+use crate::explore::{explore, Exploration, LimitKind, Options, Outcome as Explored, Stats};
+use crate::model::{Scheduler, Violation};
+
+/// What one search and its analyses found.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    pub findings: Vec<Finding>,
+    /// Set when a limit stopped the search or an analysis first.
+    pub limit: Option<LimitKind>,
+    pub stats: Stats,
+    /// The search stopped at a safety violation (the one finding).
+    pub fault: bool,
+}
+
+/// How an analysis ended.
+pub enum Outcome {
+    Done(Analysis),
+    /// The per-thread analyses need the full graph, which this reduced
+    /// search (`reduced`, or hash compaction) does not have.
+    NeedsFullGraph,
+}
+
+/// Searches `sys` and analyses its graph. `reduced`: the system stores
+/// representatives or expands ample sets, so its edges do not name every
+/// thread's steps.
+pub fn analyse<S: Checkable>(
+    sys: &S,
+    options: &Options,
+    scheduler: Scheduler,
+    reduced: bool,
+) -> Outcome {
+    let options = Options {
+        keep_edges: true,
+        ..options.clone()
+    };
+    let exploration = explore(sys, &options);
+    let mut stats = exploration.stats().clone();
+    if let Some(finding) = fault_finding(sys, &exploration) {
+        return Outcome::Done(Analysis {
+            findings: vec![finding],
+            limit: None,
+            stats,
+            fault: true,
+        });
+    }
+    let limit = match exploration.outcome() {
+        Explored::Limit(kind) => Some(*kind),
+        _ => None,
+    };
+    // Edge labels are needed for liveness, and for deadlock of a harness
+    // that never finishes.
+    let never_finishes = exploration.final_states().count_ones() == 0;
+    let wants_graph = scheduler != Scheduler::Unfair || never_finishes;
+    let labels = wants_graph && !((reduced || options.hash_compaction) && limit.is_some());
+    if labels && (reduced || options.hash_compaction) {
+        // The full search replaces this one: its memory is freed first
+        // (the caller drops nothing of it), so the limit holds for the
+        // second alone.
+        return Outcome::NeedsFullGraph;
+    }
+    let done = |findings: Vec<Finding>, limit: Option<LimitKind>, stats: Stats| {
+        Outcome::Done(Analysis {
+            findings,
+            limit,
+            stats,
+            fault: false,
+        })
+    };
+    // The analyses come on top of the explorer's own memory, whether the
+    // search completed or stopped at a limit: skip what does not fit and
+    // stop cleanly instead of exceeding the limit (or being killed). Both
+    // the explorer's accounting and the process's heap must leave room.
+    let used = stats.peak_bytes as usize;
+    let fits = |needed: usize| {
+        !matches!(options.max_memory_bytes, Some(max) if (used + needed) as u64 > max)
+            && options.memory_allows(needed as u64)
+    };
+    let reach = exploration.reachability_bytes();
+    let label_bytes = match labels {
+        true => LabeledGraph::estimated_bytes(exploration.num_states(), exploration.num_edges()),
+        false => 0,
+    };
+    if !fits(reach + label_bytes) {
+        // Without labels only a harness that can finish can be judged.
+        let judged = !never_finishes && fits(reach);
+        let findings = deadlocks_if(judged, sys, &exploration, None);
+        stats.analysis_bytes = if judged { reach as u64 } else { 0 };
+        return done(findings, Some(LimitKind::Memory), stats);
+    }
+    stats.analysis_bytes = (reach + label_bytes) as u64;
+    let built = labels.then(|| LabeledGraph::build(sys, &exploration, &options));
+    let graph = match built.transpose() {
+        Ok(graph) => graph,
+        Err(stop) => {
+            // Only a harness seen to finish can be judged without labels.
+            let findings = deadlocks_if(!never_finishes, sys, &exploration, None);
+            return done(findings, Some(stop), stats);
+        }
+    };
+    // A deadlock found before a limit is still a real deadlock: unexpanded
+    // states count as able to finish. Without labels only a harness seen to
+    // finish is judged. Fair cycles need the whole graph.
+    let judged = graph.is_some() || !never_finishes;
+    let mut findings = deadlocks_if(judged, sys, &exploration, graph.as_ref());
+    let mut limit = limit;
+    if findings.is_empty() && limit.is_none() && scheduler != Scheduler::Unfair {
+        if let Some(graph) = &graph {
+            match liveness::find(sys, &exploration, graph, scheduler, &options) {
+                Ok(found) => findings.extend(found),
+                Err(stop) => limit = Some(stop),
+            }
+        }
+    }
+    done(findings, limit, stats)
+}
+
+/// The deadlock of an explored graph, where it can be `judged`.
+fn deadlocks_if<S: Checkable>(
+    judged: bool,
+    sys: &S,
+    exploration: &Exploration<u32, Violation>,
+    graph: Option<&LabeledGraph>,
+) -> Vec<Finding> {
+    match judged {
+        true => deadlock::find(sys, exploration, graph)
+            .into_iter()
+            .collect(),
+        false => Vec::new(),
+    }
+}
+
+/// The violation at which a search stopped, if it did: the explorer's
+/// first, so shortest, fault, with the threads' schedule to it.
+pub fn fault_finding<S: Checkable>(
+    sys: &S,
+    exploration: &Exploration<u32, Violation>,
+) -> Option<Finding> {
+    let Explored::Fault { fault, .. } = exploration.outcome() else {
+        return None;
+    };
+    let schedule = exploration
+        .fault_path()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(_, a)| a)
+        .collect();
+    let mut finding = Finding {
+        kind: fault.kind,
+        property: fault.property,
+        message: fault.message.clone(),
+        waiting: Vec::new(),
+        schedule,
+        cycle: Vec::new(),
+    };
+    sys.refine_fault(&mut finding);
+    Some(finding)
+}

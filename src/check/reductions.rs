@@ -1,0 +1,98 @@
+//! Which reductions a check searches with, and the note `--stats` prints
+//! about them.
+//!
+//! Symmetry and ample sets are used where they are sound and the scheduler
+//! lets them: a fair scheduler's analyses are per thread (representatives
+//! rename threads, ample sets leave steps out), so under one they are off.
+
+use crate::explore::{collision_probability, FINGERPRINT_BITS};
+use crate::model::reduced::{Reduced, Reductions, Refusal};
+use crate::model::Scheduler;
+
+/// The reductions to try for `asked` under `scheduler`.
+pub fn wanted(asked: Reductions, scheduler: Scheduler) -> Reductions {
+    match scheduler {
+        Scheduler::Unfair => asked,
+        _ => Reductions::NONE,
+    }
+}
+
+/// What the note says, built as the check goes.
+pub struct Note {
+    text: String,
+    reduced_trace: bool,
+    compacted: Option<u64>,
+}
+
+impl Note {
+    /// What the search starts with: each reduction on (and what it is), or
+    /// off and why.
+    pub fn new(
+        asked: Reductions,
+        scheduler: Scheduler,
+        reduced: &Reduced,
+        refusals: &[Refusal; 2],
+    ) -> Note {
+        let fair = scheduler != Scheduler::Unfair;
+        let symmetry = if !asked.symmetry {
+            "symmetry off (--no-symmetry)".to_string()
+        } else if fair {
+            "symmetry off (fairness is checked per thread on the full graph)".to_string()
+        } else {
+            match (reduced.symmetry(), &refusals[0]) {
+                (Some(sym), _) => format!("symmetry: {}", sym.describe()),
+                (None, Err(why)) => format!("symmetry off ({why})"),
+                (None, Ok(())) => unreachable!("asked for, neither on nor refused"),
+            }
+        };
+        let ample = if !asked.ample_sets {
+            "ample sets off (--no-por)".to_string()
+        } else if fair {
+            "ample sets off (fairness reads every thread's enabled steps)".to_string()
+        } else {
+            match &refusals[1] {
+                Ok(()) => "ample sets of independent steps".to_string(),
+                Err(why) => format!("ample sets off ({why})"),
+            }
+        };
+        Note {
+            text: format!("{symmetry}; {ample}"),
+            reduced_trace: false,
+            compacted: None,
+        }
+    }
+
+    /// The reduced search was replaced by a search of the full graph.
+    pub fn full_graph(&mut self) {
+        self.text = "symmetry and ample sets off (the harness never finishes: per-thread progress is checked on the full graph)".into();
+    }
+
+    /// The counterexamples are traces of the reduced graph.
+    pub fn reduced_trace(&mut self) {
+        self.reduced_trace = true;
+    }
+
+    /// The reported search kept fingerprints of its `states`.
+    pub fn compacted(&mut self, states: u64) {
+        self.compacted = Some(states);
+    }
+
+    /// The note; `asked_compaction`: hash compaction was asked for (and is
+    /// off where the search did not use it).
+    pub fn finish(mut self, asked_compaction: bool) -> String {
+        if self.reduced_trace {
+            self.text.push_str("; counterexample from the reduced graph (not necessarily shortest: the full graph is too large to retrace it)");
+        }
+        match self.compacted {
+            Some(states) => self.text.push_str(&format!(
+                "; hash compaction: {FINGERPRINT_BITS}-bit fingerprints, P(two states merged) <= {:.1e}",
+                collision_probability(states)
+            )),
+            None if asked_compaction => self
+                .text
+                .push_str("; hash compaction off (the per-thread analyses read every state)"),
+            None => {}
+        }
+        self.text
+    }
+}

@@ -1,0 +1,365 @@
+//! The analyses on small hand-made systems: each toy is a few threads
+//! whose program is a table, so that the answer (deadlock, livelock,
+//! starvation, verified) can be worked out by hand and the analyses are
+//! tested without the model.
+
+use super::analyse::{analyse, Analysis, Outcome};
+use super::{Checkable, Finding};
+use crate::explore::{Options, TransitionSystem};
+use crate::model::{Scheduler, StepLabels, Violation, ViolationKind};
+
+/// `pc` of a finished thread.
+const DONE: u32 = 99;
+
+/// What a thread does at a pc. Shared words are `s[threads..]`.
+#[derive(Clone, Copy)]
+enum Op {
+    /// Waits (disabled) until `s[word] == value`, then goes on.
+    Await(usize, u32),
+    /// Goes back to `pc` unless `s[word] == value`, then goes on: a spin
+    /// loop, enabled all along.
+    SpinUntil(usize, u32, u32),
+    /// `s[word] = value`.
+    Set(usize, u32),
+    /// If `s[word] == 0` sets it to 1 and goes on, else goes back to `pc`.
+    TryLock(usize, u32),
+    /// Jumps to `pc` if `s[word] == value`, else goes on.
+    IfGoto(usize, u32, u32),
+    /// A progress point (`progress;`).
+    Progress,
+    /// Jumps to `pc`.
+    Jump(u32),
+    Done,
+}
+
+/// Threads running their tables over shared words.
+struct Toy {
+    programs: Vec<Vec<Op>>,
+    shared: usize,
+}
+
+impl Toy {
+    fn op(&self, s: &[u32], t: usize) -> Op {
+        match s[t] {
+            DONE => Op::Done,
+            pc => self.programs[t][pc as usize],
+        }
+    }
+
+    fn word(&self, w: usize) -> usize {
+        self.programs.len() + w
+    }
+}
+
+impl TransitionSystem for Toy {
+    type Action = u32;
+    type Fault = Violation;
+
+    fn state_words(&self) -> usize {
+        self.programs.len() + self.shared
+    }
+
+    fn initial_state(&self, out: &mut [u32]) {
+        out.fill(0);
+    }
+
+    fn actions(&self, s: &[u32], out: &mut Vec<u32>) {
+        for t in 0..self.programs.len() {
+            let enabled = match self.op(s, t) {
+                Op::Done => false,
+                Op::Await(w, v) => s[self.word(w)] == v,
+                _ => true,
+            };
+            if enabled {
+                out.push(t as u32);
+            }
+        }
+    }
+
+    fn step(&self, s: &[u32], a: u32, out: &mut [u32]) -> Result<(), Violation> {
+        self.step_labels(s, a, out).0
+    }
+
+    fn is_final(&self, s: &[u32]) -> bool {
+        (0..self.programs.len()).all(|t| s[t] == DONE)
+    }
+}
+
+impl Checkable for Toy {
+    fn thread_count(&self) -> usize {
+        self.programs.len()
+    }
+
+    fn is_finished(&self, s: &[u32], t: usize) -> bool {
+        s[t] == DONE
+    }
+
+    fn step_labels(
+        &self,
+        s: &[u32],
+        a: u32,
+        out: &mut [u32],
+    ) -> (Result<(), Violation>, StepLabels) {
+        out.copy_from_slice(s);
+        let t = a as usize;
+        let pc = s[t];
+        let mut next = pc + 1;
+        let mut progressed = false;
+        match self.op(s, t) {
+            Op::Await(..) => {}
+            Op::SpinUntil(w, v, back) => {
+                if s[self.word(w)] != v {
+                    next = back;
+                }
+            }
+            Op::Set(w, v) => out[self.word(w)] = v,
+            Op::TryLock(w, back) => match s[self.word(w)] {
+                0 => out[self.word(w)] = 1,
+                _ => next = back,
+            },
+            Op::IfGoto(w, v, to) => {
+                if s[self.word(w)] == v {
+                    next = to;
+                }
+            }
+            Op::Progress => progressed = true,
+            Op::Jump(to) => next = to,
+            Op::Done => unreachable!("a finished thread does not move"),
+        }
+        if next as usize == self.programs[t].len() {
+            next = DONE;
+            progressed = true;
+        }
+        out[t] = next;
+        let labels = StepLabels {
+            progressed,
+            memory: None,
+        };
+        (Ok(()), labels)
+    }
+
+    fn fairly_scheduled(&self, _: &[u32], _: Scheduler) -> std::ops::Range<usize> {
+        0..self.programs.len()
+    }
+
+    fn thread_name(&self, t: usize) -> String {
+        format!("t{t}")
+    }
+
+    fn thread_positions(&self, s: &[u32]) -> Vec<(usize, String)> {
+        (0..self.programs.len())
+            .filter(|&t| s[t] != DONE)
+            .map(|t| (t, format!("is at {}", s[t])))
+            .collect()
+    }
+}
+
+fn check(toy: &Toy, scheduler: Scheduler) -> Analysis {
+    match analyse(toy, &Options::default(), scheduler, false) {
+        Outcome::Done(analysis) => analysis,
+        Outcome::NeedsFullGraph => unreachable!("a toy is not reduced"),
+    }
+}
+
+fn kinds(a: &Analysis) -> Vec<ViolationKind> {
+    a.findings.iter().map(|f| f.kind).collect()
+}
+
+/// Replays a finding's stem and cycle on the toy: every step is enabled,
+/// and the cycle returns to where it started. Returns the threads that
+/// passed a progress point in the cycle.
+fn assert_replays(toy: &Toy, f: &Finding) -> Vec<usize> {
+    let mut s = vec![0u32; toy.state_words()];
+    let mut next = s.clone();
+    let mut take = |s: &mut Vec<u32>, a: u32| {
+        let mut enabled = Vec::new();
+        toy.actions(s, &mut enabled);
+        assert!(enabled.contains(&a), "{a} not enabled in {s:?}");
+        let (result, labels) = toy.step_labels(s, a, &mut next);
+        result.unwrap();
+        s.copy_from_slice(&next);
+        labels.progressed
+    };
+    for &a in &f.schedule {
+        take(&mut s, a);
+    }
+    let entry = s.clone();
+    let mut progressed = Vec::new();
+    for &a in &f.cycle {
+        if take(&mut s, a) {
+            progressed.push(a as usize);
+        }
+    }
+    assert_eq!(s, entry, "the cycle returns to its entry");
+    progressed
+}
+
+/// t0 sets the flag t1 waits for: nothing to find.
+#[test]
+fn a_handshake_is_verified_under_every_scheduler() {
+    let toy = Toy {
+        programs: vec![vec![Op::Set(0, 1)], vec![Op::Await(0, 1)]],
+        shared: 1,
+    };
+    for scheduler in [Scheduler::Unfair, Scheduler::Weak, Scheduler::Strong] {
+        let a = check(&toy, scheduler);
+        assert!(a.findings.is_empty() && a.limit.is_none(), "{scheduler}");
+    }
+}
+
+/// Each thread waits for a flag only the other sets after its own wait:
+/// both blocked, the shortest stuck state is the initial one.
+#[test]
+fn waiting_for_each_other_is_a_deadlock() {
+    let toy = Toy {
+        programs: vec![
+            vec![Op::Await(0, 1), Op::Set(1, 1)],
+            vec![Op::Await(1, 1), Op::Set(0, 1)],
+        ],
+        shared: 2,
+    };
+    let a = check(&toy, Scheduler::Unfair);
+    assert_eq!(kinds(&a), [ViolationKind::Deadlock]);
+    let f = &a.findings[0];
+    assert!(f.schedule.is_empty() && f.cycle.is_empty(), "{f:?}");
+    assert!(
+        f.message.contains("every unfinished thread is blocked"),
+        "{}",
+        f.message
+    );
+    assert_eq!(f.waiting, ["t0 is at 0", "t1 is at 0"]);
+}
+
+/// t0 spins on a flag nobody sets while t1 finishes: a deadlock whose
+/// threads spin, reported with the cycle they repeat.
+#[test]
+fn spinning_on_a_flag_nobody_sets_is_a_deadlock_with_a_cycle() {
+    let toy = Toy {
+        programs: vec![vec![Op::SpinUntil(0, 1, 0)], vec![Op::Set(1, 1)]],
+        shared: 2,
+    };
+    let a = check(&toy, Scheduler::Unfair);
+    assert_eq!(kinds(&a), [ViolationKind::Deadlock]);
+    let f = &a.findings[0];
+    assert!(f.message.contains("spin forever"), "{}", f.message);
+    assert_eq!(f.cycle, [0]);
+    assert_replays(&toy, f);
+}
+
+/// t0 spins until t1 sets the flag: the harness can finish, so no
+/// deadlock; but an unfair scheduler may run t0 alone forever, which weak
+/// fairness rules out (t1 is enabled all along).
+#[test]
+fn a_spin_another_thread_ends_is_fine_under_weak_fairness() {
+    let toy = Toy {
+        programs: vec![vec![Op::SpinUntil(0, 1, 0)], vec![Op::Set(0, 1)]],
+        shared: 1,
+    };
+    assert!(check(&toy, Scheduler::Unfair).findings.is_empty());
+    assert!(check(&toy, Scheduler::Weak).findings.is_empty());
+}
+
+/// Two threads loop forever and never pass a progress point: the harness
+/// never finishes and no thread can progress again, which is a deadlock
+/// whose threads spin (found before any fair cycle is looked for).
+#[test]
+fn looping_without_progress_is_a_deadlock_of_spinning_threads() {
+    let toy = Toy {
+        programs: vec![
+            vec![Op::Set(0, 1), Op::Set(0, 0), Op::Jump(0)],
+            vec![Op::Set(1, 1), Op::Set(1, 0), Op::Jump(0)],
+        ],
+        shared: 2,
+    };
+    for scheduler in [Scheduler::Unfair, Scheduler::Weak] {
+        let a = check(&toy, scheduler);
+        assert_eq!(kinds(&a), [ViolationKind::Deadlock], "{scheduler}");
+        let f = &a.findings[0];
+        assert!(
+            f.message.contains("can never progress again"),
+            "{}",
+            f.message
+        );
+        assert_replays(&toy, f);
+    }
+}
+
+/// The polite livelock: each thread raises its flag, backs off if the
+/// other's is up, and retries. Either could get through (no deadlock),
+/// but both can keep backing off forever, each moving in every round:
+/// a weakly fair cycle without progress. Unfair: no liveness question.
+#[test]
+fn backing_off_in_step_is_a_livelock() {
+    let polite = |mine: usize, other: usize| {
+        vec![
+            Op::Set(mine, 1),
+            Op::IfGoto(other, 0, 4),
+            Op::Set(mine, 0),
+            Op::Jump(0),
+            Op::Progress,
+            Op::Set(mine, 0),
+            Op::Jump(0),
+        ]
+    };
+    let toy = Toy {
+        programs: vec![polite(0, 1), polite(1, 0)],
+        shared: 2,
+    };
+    assert!(check(&toy, Scheduler::Unfair).findings.is_empty());
+    for scheduler in [Scheduler::Weak, Scheduler::Strong] {
+        let a = check(&toy, scheduler);
+        assert_eq!(kinds(&a), [ViolationKind::Livelock], "{scheduler}");
+        let f = &a.findings[0];
+        assert!(assert_replays(&toy, f).is_empty(), "nobody progresses");
+        for t in [0, 1] {
+            assert!(f.cycle.contains(&t), "both move: {f:?}");
+        }
+    }
+}
+
+/// A lock taken in a loop: t1 can keep winning while t0 keeps failing.
+/// t0 moves on every failed try, so the cycle is fair under weak and
+/// strong fairness alike, and t0 starves while t1 progresses.
+#[test]
+fn losing_a_lock_forever_is_starvation() {
+    let locker = vec![Op::TryLock(0, 0), Op::Progress, Op::Set(0, 0), Op::Jump(0)];
+    let toy = Toy {
+        programs: vec![locker.clone(), locker],
+        shared: 1,
+    };
+    for scheduler in [Scheduler::Weak, Scheduler::Strong] {
+        let a = check(&toy, scheduler);
+        assert_eq!(kinds(&a), [ViolationKind::Starvation], "{scheduler}");
+        let f = &a.findings[0];
+        assert!(
+            f.message
+                .contains("t0 never progresses while t1 keeps progressing"),
+            "{}",
+            f.message
+        );
+        let progressed = assert_replays(&toy, f);
+        assert!(
+            !progressed.is_empty() && progressed.iter().all(|&t| t == 1),
+            "{progressed:?}"
+        );
+    }
+    assert!(check(&toy, Scheduler::Unfair).findings.is_empty());
+}
+
+/// A thread waiting for a flag nobody sets is deadlocked even while the
+/// other thread keeps moving.
+#[test]
+fn waiting_while_the_other_loops_is_a_deadlock() {
+    let toy = Toy {
+        programs: vec![
+            vec![Op::Set(0, 1), Op::Set(0, 0), Op::Jump(0)],
+            vec![Op::Await(1, 1), Op::Progress],
+        ],
+        shared: 2,
+    };
+    let a = check(&toy, Scheduler::Weak);
+    assert_eq!(kinds(&a), [ViolationKind::Deadlock]);
+    let f = &a.findings[0];
+    assert!(f.waiting.contains(&"t1 is at 0".to_string()), "{f:?}");
+    assert_replays(&toy, f);
+}

@@ -1,0 +1,180 @@
+//! The reductions, as an adapter over a model: [`Reduced`] is the model's
+//! transition system with representatives of symmetric states
+//! (`symmetry`) and ample sets of independent steps (`por`) where they
+//! apply. The checker chooses them once ([`Reductions`]); a search of the
+//! full graph uses the model itself, which the reductions never change.
+
+use super::por::Independence;
+use super::symmetry::Symmetry;
+use super::{Model, Violation};
+use crate::explore::TransitionSystem;
+
+/// Which reductions to use where they are sound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reductions {
+    /// One representative per class of states equal up to renaming
+    /// interchangeable blocks.
+    pub symmetry: bool,
+    /// Only an ample set of independent steps from each state (with the
+    /// explorer's proviso).
+    pub ample_sets: bool,
+}
+
+impl Reductions {
+    pub const NONE: Reductions = Reductions {
+        symmetry: false,
+        ample_sets: false,
+    };
+    pub const ALL: Reductions = Reductions {
+        symmetry: true,
+        ample_sets: true,
+    };
+}
+
+/// A model with the reductions that apply to it.
+pub struct Reduced<'m, 'p> {
+    model: &'m Model<'p>,
+    symmetry: Option<Symmetry>,
+    ample: Option<Independence>,
+}
+
+/// A reduction asked for and why it is off, when it is.
+pub type Refusal = Result<(), String>;
+
+impl<'m, 'p> Reduced<'m, 'p> {
+    /// `model` with the reductions of `wanted` that apply to it; says why
+    /// each one asked for is off (symmetry first, then ample sets).
+    pub fn new(model: &'m Model<'p>, wanted: Reductions) -> (Reduced<'m, 'p>, [Refusal; 2]) {
+        let symmetry = wanted.symmetry.then(|| infer_symmetry(model));
+        let ample = wanted
+            .ample_sets
+            .then(|| reducible(model).and_then(|()| ample_sets(model)));
+        let refusals = [refusal(&symmetry), refusal(&ample)];
+        let reduced = Reduced {
+            model,
+            symmetry: symmetry.and_then(Result::ok),
+            ample: ample.and_then(Result::ok),
+        };
+        (reduced, refusals)
+    }
+
+    /// `model` with no reduction: its full graph.
+    pub fn none(model: &'m Model<'p>) -> Reduced<'m, 'p> {
+        Reduced {
+            model,
+            symmetry: None,
+            ample: None,
+        }
+    }
+
+    pub fn model(&self) -> &'m Model<'p> {
+        self.model
+    }
+
+    /// The symmetry in use, if any.
+    pub fn symmetry(&self) -> Option<&Symmetry> {
+        self.symmetry.as_ref()
+    }
+
+    /// Whether ample sets are in use.
+    pub fn has_ample_sets(&self) -> bool {
+        self.ample.is_some()
+    }
+
+    /// Whether any reduction is in use: the graph is not the model's own.
+    pub fn is_reduced(&self) -> bool {
+        self.symmetry.is_some() || self.ample.is_some()
+    }
+}
+
+/// Why a reduction asked for is off (`Ok`: on, or not asked for).
+fn refusal<T>(outcome: &Option<Result<T, String>>) -> Refusal {
+    match outcome {
+        Some(Err(why)) => Err(why.clone()),
+        _ => Ok(()),
+    }
+}
+
+/// Why the reductions cannot be used on `model`: they are described for
+/// independent thread scheduling and every block resident from the start.
+fn reducible(model: &Model) -> Result<(), String> {
+    if model.options().resident.is_some() {
+        return Err("blocks start in order under --resident".into());
+    }
+    if model.warps.is_lockstep() || model.lock_bits.has_state() {
+        return Err("lockstep warp stacks and lock bits are not described to it yet".into());
+    }
+    Ok(())
+}
+
+fn infer_symmetry(model: &Model) -> Result<Symmetry, String> {
+    reducible(model)?;
+    let prog = model.prog;
+    if prog.devices.windows(2).any(|d| d[0] != d[1]) {
+        return Err("blocks run on different GPUs".into());
+    }
+    let layout = &model.threads.layout;
+    let memory = model
+        .memory
+        .ptx()
+        .map(|w| w.block_words(prog, &layout.var_base));
+    Symmetry::infer(prog, layout, memory)
+}
+
+fn ample_sets(model: &Model) -> Result<Independence, String> {
+    if model.memory.ptx().is_some() {
+        return Err("the ptx memory model's state is not described to it yet".into());
+    }
+    Independence::new(model)
+}
+
+impl TransitionSystem for Reduced<'_, '_> {
+    type Action = u32;
+    type Fault = Violation;
+
+    fn state_words(&self) -> usize {
+        self.model.state_words()
+    }
+
+    fn initial_state(&self, out: &mut [u32]) {
+        self.model.initial_state(out)
+    }
+
+    fn actions(&self, s: &[u32], out: &mut Vec<u32>) {
+        self.model.actions(s, out)
+    }
+
+    fn step(&self, s: &[u32], a: u32, out: &mut [u32]) -> Result<(), Violation> {
+        self.model.step(s, a, out)
+    }
+
+    fn step_from_copy(&self, s: &[u32], a: u32, out: &mut [u32]) -> Result<(), Violation> {
+        self.model.step_from_copy(s, a, out)
+    }
+
+    fn check_state(&self, s: &[u32]) -> Result<(), Violation> {
+        self.model.check_state(s)
+    }
+
+    fn is_final(&self, s: &[u32]) -> bool {
+        self.model.is_final(s)
+    }
+
+    fn canonicalize(&self, s: &mut [u32]) {
+        if let Some(sym) = &self.symmetry {
+            sym.canonicalize(s);
+        }
+    }
+
+    fn ample_actions(&self, s: &[u32], out: &mut Vec<u32>) -> bool {
+        let start = out.len();
+        self.model.actions(s, out);
+        self.ample
+            .as_ref()
+            .is_some_and(|p| p.reduce(self.model, s, out, start))
+    }
+
+    fn reduces(&self) -> bool {
+        self.ample.is_some()
+    }
+}

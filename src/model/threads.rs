@@ -1,0 +1,196 @@
+//! The threads' part of a state: each thread's pc, flags and locals
+//! (`state::Layout` says where), read and written for the program they
+//! run, and the expressions they evaluate. Every other part of the model
+//! (memory, warps, the lock unit, occupancy, the properties) reads the
+//! threads through this, never through the whole model.
+
+use super::state::{Layout, FINISHED, FLAGS, PC, WAITING_BARRIER, WAITING_WARP};
+use super::{Violation, ViolationKind};
+use crate::ir::cfg::Liveness;
+use crate::ir::{from_raw, to_raw, Builtin, Expr, Loc, Op, Pc, Program};
+use crate::spec::ast::Participants;
+
+/// The program, the state's layout, and which locals are live where.
+pub struct Threads<'p> {
+    pub prog: &'p Program,
+    pub layout: Layout,
+    liveness: Liveness,
+}
+
+impl<'p> Threads<'p> {
+    /// The threads of `prog` in a state laid out as `layout` says.
+    pub fn new(prog: &'p Program, layout: Layout) -> Threads<'p> {
+        Threads {
+            prog,
+            layout,
+            liveness: Liveness::compute(&prog.code, prog.locals.len()),
+        }
+    }
+
+    /// Number of threads of the launch.
+    pub fn count(&self) -> usize {
+        self.layout.threads
+    }
+
+    pub fn pc(&self, s: &[u32], t: usize) -> Pc {
+        s[self.layout.thread(t, PC)]
+    }
+
+    pub fn set_pc(&self, s: &mut [u32], t: usize, pc: Pc) {
+        s[self.layout.thread(t, PC)] = pc;
+    }
+
+    pub fn is_finished(&self, s: &[u32], t: usize) -> bool {
+        self.pc(s, t) == FINISHED
+    }
+
+    pub fn is_waiting_at_barrier(&self, s: &[u32], t: usize) -> bool {
+        s[self.layout.thread(t, FLAGS)] & WAITING_BARRIER != 0
+    }
+
+    pub fn is_waiting_in_warp(&self, s: &[u32], t: usize) -> bool {
+        s[self.layout.thread(t, FLAGS)] & WAITING_WARP != 0
+    }
+
+    /// Waiting at `__syncthreads()`, the kernel boundary or a warp collective.
+    pub fn is_blocked(&self, s: &[u32], t: usize) -> bool {
+        s[self.layout.thread(t, FLAGS)] & (WAITING_BARRIER | WAITING_WARP) != 0
+    }
+
+    /// Whether thread `t` runs the harness body.
+    pub fn takes_part(&self, t: usize) -> bool {
+        self.prog.participants == Participants::All
+            || t.is_multiple_of(self.layout.threads_per_block)
+    }
+
+    /// `block 1` when one thread per block takes part, else `block 1 thread 3`.
+    pub fn thread_name(&self, t: usize) -> String {
+        let tpb = self.layout.threads_per_block;
+        if self.prog.participants == Participants::Master || tpb == 1 {
+            format!("block {}", t / tpb)
+        } else {
+            format!("block {} thread {}", t / tpb, t % tpb)
+        }
+    }
+
+    /// `line 12: `text`` for the instruction at `pc`.
+    pub fn line_text(&self, pc: Pc) -> String {
+        let instr = &self.prog.code[pc as usize];
+        let line = self.prog.source.line_label(instr.span.start);
+        if matches!(instr.op, Op::Exit) {
+            return format!("the end of the harness ({line})");
+        }
+        let text = self.prog.source.snippet(instr.span);
+        format!("{line} `{}`", text.lines().next().unwrap_or("").trim())
+    }
+
+    pub fn write_local(&self, s: &mut [u32], t: usize, l: u32, value: i64) {
+        let ty = self.prog.locals[l as usize].ty;
+        s[self.layout.local(t, l)] = to_raw(ty, value);
+    }
+
+    /// Resolves a location to its word in the state, and its index.
+    pub fn address(&self, s: &[u32], t: usize, loc: &Loc) -> Result<(usize, u32), Violation> {
+        let index = match &loc.index {
+            Some(i) => self.index(loc.var, self.eval(i, s, t)?)?,
+            None => 0,
+        };
+        let word = self
+            .layout
+            .mem(self.prog, loc.var, index, self.layout.block_of(t));
+        Ok((word, index))
+    }
+
+    /// `flags[1]` or `A@b0`: element `index` of `loc` as thread `t` names it.
+    pub fn location_name(&self, t: usize, loc: &Loc, index: u32) -> String {
+        self.prog
+            .location_name(loc.var, index, self.layout.block_of(t) as u32)
+    }
+
+    /// Whether `local` may still be read at `pc`.
+    pub fn is_live(&self, pc: Pc, local: u32) -> bool {
+        (pc as usize) < self.prog.code.len() && self.liveness.is_live(pc, local)
+    }
+
+    /// Zeroes the locals of `t` that are dead at its pc, so states that differ
+    /// only in values nobody will read again are the same state.
+    pub fn clear_dead_locals(&self, s: &mut [u32], t: usize) {
+        let pc = self.pc(s, t);
+        let range = self.layout.locals_range(t);
+        if pc == FINISHED {
+            s[range].fill(0);
+            return;
+        }
+        for (l, w) in range.enumerate() {
+            if s[w] != 0 && !self.liveness.is_live(pc, l as u32) {
+                s[w] = 0;
+            }
+        }
+    }
+
+    /// Evaluates a pure expression for thread `t`.
+    pub fn eval(&self, e: &Expr, s: &[u32], t: usize) -> Result<i64, Violation> {
+        Ok(match e {
+            Expr::Const(v) => *v,
+            Expr::Local(l) => {
+                let ty = self.prog.locals[*l as usize].ty;
+                from_raw(ty, s[self.layout.local(t, *l)])
+            }
+            Expr::Builtin(b) => {
+                let launch = self.prog.launch;
+                let in_block = (t as u32) % launch.threads_per_block;
+                i64::from(match b {
+                    Builtin::BlockIdx => t as u32 / launch.threads_per_block,
+                    Builtin::ThreadIdx => in_block,
+                    Builtin::LaneId => in_block % launch.warp_size,
+                    Builtin::WarpId => in_block / launch.warp_size,
+                })
+            }
+            Expr::Unary(op, a) => crate::ir::eval_unary(*op, self.eval(a, s, t)?),
+            Expr::Binary(op, a, b) => {
+                let x = self.eval(a, s, t)?;
+                let y = self.eval(b, s, t)?;
+                crate::ir::eval_binary(*op, x, y)
+                    .map_err(|fault| runtime_error(&fault.to_string()))?
+            }
+            Expr::Ternary(c, a, b) => {
+                if self.eval(c, s, t)? != 0 {
+                    self.eval(a, s, t)?
+                } else {
+                    self.eval(b, s, t)?
+                }
+            }
+            Expr::Global(var, index) => {
+                let i = match index {
+                    Some(i) => self.index(*var, self.eval(i, s, t)?)?,
+                    None => 0,
+                };
+                let ty = self.prog.vars[*var as usize].ty;
+                from_raw(ty, s[self.layout.mem(self.prog, *var, i, 0)])
+            }
+        })
+    }
+
+    /// Checks an array index against the variable's length.
+    pub fn index(&self, var: u32, i: i64) -> Result<u32, Violation> {
+        let v = &self.prog.vars[var as usize];
+        if i < 0 || i >= v.len as i64 {
+            return Err(runtime_error(&format!(
+                "index {i} is out of bounds for `{}` of length {}",
+                v.name, v.len
+            )));
+        }
+        Ok(i as u32)
+    }
+}
+
+/// An error of the spec at run time (division by zero, a negative shift
+/// count, an index out of bounds).
+pub fn runtime_error(message: &str) -> Violation {
+    Violation {
+        kind: ViolationKind::Assertion,
+        property: "runtime",
+        message: message.to_string(),
+        pc: None,
+    }
+}
