@@ -159,23 +159,18 @@ fn with_liveness_defaults(
     Ok(config)
 }
 
-fn check_param_names(
+/// Every override names a parameter `file` declares, with a value the
+/// language allows: the one check of parameter names, for every command.
+pub fn check_param_names(
     file: &SpecFile,
     overrides: &[(String, i64)],
     spec: &str,
 ) -> Result<(), Error> {
-    let declared: Vec<&str> = file
-        .items
-        .iter()
-        .filter_map(|i| match i {
-            Item::Param(p) => Some(p.name.name.as_str()),
-            _ => None,
-        })
-        .collect();
+    let declared = declared_params(file);
     for (name, value) in overrides {
         check_param_value(*value)
             .map_err(|m| Error::Usage(format!("spec `{spec}`: parameter `{name}={value}`: {m}")))?;
-        if !declared.contains(&name.as_str()) {
+        if !declared.contains(name) {
             let known = if declared.is_empty() {
                 "it has none".to_string()
             } else {

@@ -50,6 +50,7 @@ pub fn run(prepared: &Prepared) -> Report {
             progress: config.progress,
             threads: config.threads,
             hash_compaction: config.hash_compaction,
+            ..Options::default()
         },
     };
     let started = std::time::Instant::now();

@@ -3,24 +3,13 @@
 //! scheduler) livelock and starvation, within the limits.
 
 use super::graph::LabeledGraph;
-use super::{deadlock, liveness, Checkable, Finding};
+use super::{deadlock, liveness, CheckResult, Checkable, Finding};
 use crate::explore::{explore, Exploration, LimitKind, Options, Outcome as Explored, Stats};
 use crate::model::{Scheduler, Violation};
 
-/// What one search and its analyses found.
-#[derive(Clone, Debug)]
-pub struct Analysis {
-    pub findings: Vec<Finding>,
-    /// Set when a limit stopped the search or an analysis first.
-    pub limit: Option<LimitKind>,
-    pub stats: Stats,
-    /// The search stopped at a safety violation (the one finding).
-    pub fault: bool,
-}
-
 /// How an analysis ended.
 pub enum Outcome {
-    Done(Analysis),
+    Done(CheckResult),
     /// The per-thread analyses need the full graph, which this reduced
     /// search (`reduced`, or hash compaction) does not have.
     NeedsFullGraph,
@@ -42,10 +31,11 @@ pub fn analyse<S: Checkable>(
     let exploration = explore(sys, &options);
     let mut stats = exploration.stats().clone();
     if let Some(finding) = fault_finding(sys, &exploration) {
-        return Outcome::Done(Analysis {
+        return Outcome::Done(CheckResult {
             findings: vec![finding],
             limit: None,
             stats,
+            reductions: String::new(),
             fault: true,
         });
     }
@@ -65,10 +55,11 @@ pub fn analyse<S: Checkable>(
         return Outcome::NeedsFullGraph;
     }
     let done = |findings: Vec<Finding>, limit: Option<LimitKind>, stats: Stats| {
-        Outcome::Done(Analysis {
+        Outcome::Done(CheckResult {
             findings,
             limit,
             stats,
+            reductions: String::new(),
             fault: false,
         })
     };

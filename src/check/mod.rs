@@ -31,7 +31,7 @@ pub use semantics::{describe_threads, thread_positions};
 
 use crate::explore::{LimitKind, Options, Stats, TransitionSystem};
 use crate::model::reduced::{Reduced, Reductions};
-use crate::model::{Model, Scheduler, StepLabels, Violation, ViolationKind};
+use crate::model::{Labeled, Model, Scheduler, Violation, ViolationKind};
 
 /// What the analyses need of a semantics besides its transition system:
 /// its threads, whether they finished, what a step did for liveness, the
@@ -46,16 +46,16 @@ pub trait Checkable: TransitionSystem<Action = u32, Fault = Violation> {
     fn is_finished(&self, s: &[u32], t: usize) -> bool;
     /// Takes action `a` from `s` into `out`; says whether the thread
     /// passed a progress point and what it did to memory.
-    fn step_labels(
-        &self,
-        s: &[u32],
-        a: u32,
-        out: &mut [u32],
-    ) -> (Result<(), Violation>, StepLabels);
-    /// The threads `scheduler` treats fairly in `s`.
-    fn fairly_scheduled(&self, s: &[u32], scheduler: Scheduler) -> std::ops::Range<usize>;
-    /// `block 1` or `block 1 thread 3`.
-    fn thread_name(&self, t: usize) -> String;
+    fn step_labels(&self, s: &[u32], a: u32, out: &mut [u32]) -> Labeled;
+    /// The threads `scheduler` treats fairly in `s`: every thread, unless
+    /// the semantics knows better (HSA's lowest unfinished block).
+    fn fairly_scheduled(&self, _s: &[u32], _scheduler: Scheduler) -> std::ops::Range<usize> {
+        0..self.thread_count()
+    }
+    /// How reports name thread `t` (the model: `block 1 thread 3`).
+    fn thread_name(&self, t: usize) -> String {
+        format!("thread {t}")
+    }
     /// Each unfinished thread of `s` with what it is doing (`spins at line 20: ...`).
     fn thread_positions(&self, s: &[u32]) -> Vec<(usize, String)>;
     /// Makes a deadlock found in the graph more precise with what the
@@ -97,7 +97,7 @@ pub struct CheckResult {
     pub limit: Option<LimitKind>,
     pub stats: Stats,
     /// Which reductions the reported search used, and why the others not
-    /// (`--stats`).
+    /// (`--stats`; empty for one search of [`analyse`]).
     pub reductions: String,
     /// The search stopped at a safety violation (the one finding), not at
     /// the end of the graph.
@@ -151,13 +151,8 @@ pub fn check(model: &Model, settings: &Settings) -> CheckResult {
             symmetric::concretize(model, sym, f);
         }
     }
-    CheckResult {
-        findings: result.findings,
-        limit: result.limit,
-        stats: result.stats,
-        reductions: note.finish(options.hash_compaction),
-        fault: result.fault,
-    }
+    result.reductions = note.finish(options.hash_compaction);
+    result
 }
 
 #[cfg(test)]

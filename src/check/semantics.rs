@@ -6,7 +6,7 @@
 use super::{simt, Checkable, Finding};
 use crate::ir::Op;
 use crate::model::reduced::Reduced;
-use crate::model::{Model, Scheduler, StepLabels, Violation, ViolationKind};
+use crate::model::{Labeled, Model, Scheduler, ViolationKind};
 
 /// One line per unfinished thread of `state`: where it is and what it
 /// waits for.
@@ -89,12 +89,7 @@ impl Checkable for Reduced<'_, '_> {
         self.model().threads.is_finished(s, t)
     }
 
-    fn step_labels(
-        &self,
-        s: &[u32],
-        a: u32,
-        out: &mut [u32],
-    ) -> (Result<(), Violation>, StepLabels) {
+    fn step_labels(&self, s: &[u32], a: u32, out: &mut [u32]) -> Labeled {
         self.model().step_labels(s, a, out)
     }
 

@@ -15,8 +15,8 @@
 //! A deadlock is a property of the whole graph: its retrace is the full
 //! check.
 
-use super::analyse::{analyse, fault_finding, Analysis, Outcome};
-use super::Settings;
+use super::analyse::{analyse, fault_finding, Outcome};
+use super::{CheckResult, Settings};
 use crate::explore::{explore, Options};
 use crate::model::reduced::{Reduced, Reductions};
 use crate::model::Model;
@@ -35,7 +35,7 @@ pub(super) fn retrace(
     model: &Model,
     searched: &Reduced,
     settings: &Settings,
-    result: &mut Analysis,
+    result: &mut CheckResult,
 ) -> bool {
     let symmetric = searched.symmetry().is_some();
     let wanted = Reductions {

@@ -214,18 +214,23 @@ fn settings(scheduler: Scheduler, limits: Options) -> Settings {
     }
 }
 
-/// The graph analyses after a search count against the memory limit even
-/// when the search itself stopped at another limit: what does not fit is
-/// not built, and the check ends at the memory limit instead.
-#[test]
-fn analyses_after_a_state_limit_stay_within_the_memory_limit() {
+/// `ticket_mutex` (2 blocks, sc) prepared for a weakly fair check.
+fn ticket_mutex_under_weak_fairness() -> crate::api::Prepared {
     let spec = crate::api::SpecSource::builtin("ticket_mutex").unwrap();
     let config = crate::api::CheckConfig {
         memory_model: Some(MemoryModel::Sc),
         scheduler: Scheduler::Weak,
         ..crate::api::CheckConfig::default()
     };
-    let prepared = crate::api::prepare(&spec, &config).unwrap();
+    crate::api::prepare(&spec, &config).unwrap()
+}
+
+/// The graph analyses after a search count against the memory limit even
+/// when the search itself stopped at another limit: what does not fit is
+/// not built, and the check ends at the memory limit instead.
+#[test]
+fn analyses_after_a_state_limit_stay_within_the_memory_limit() {
+    let prepared = ticket_mutex_under_weak_fairness();
     let model = crate::api::model_of(&prepared);
     let run = |max_memory_bytes| {
         let opts = Options {
@@ -293,13 +298,7 @@ fn a_reduced_search_cut_short_is_not_searched_again() {
 /// instead of running past it.
 #[test]
 fn analyses_stop_at_the_deadline() {
-    let spec = crate::api::SpecSource::builtin("ticket_mutex").unwrap();
-    let config = crate::api::CheckConfig {
-        memory_model: Some(MemoryModel::Sc),
-        scheduler: Scheduler::Weak,
-        ..crate::api::CheckConfig::default()
-    };
-    let prepared = crate::api::prepare(&spec, &config).unwrap();
+    let prepared = ticket_mutex_under_weak_fairness();
     let model = crate::api::model_of(&prepared);
     let free = Options {
         keep_edges: true,

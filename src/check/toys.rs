@@ -3,10 +3,10 @@
 //! starvation, verified) can be worked out by hand and the analyses are
 //! tested without the model.
 
-use super::analyse::{analyse, Analysis, Outcome};
-use super::{Checkable, Finding};
+use super::analyse::{analyse, Outcome};
+use super::{CheckResult, Checkable, Finding};
 use crate::explore::{Options, TransitionSystem};
-use crate::model::{Scheduler, StepLabels, Violation, ViolationKind};
+use crate::model::{Labeled, Scheduler, StepLabels, Violation, ViolationKind};
 
 /// `pc` of a finished thread.
 const DONE: u32 = 99;
@@ -94,12 +94,7 @@ impl Checkable for Toy {
         s[t] == DONE
     }
 
-    fn step_labels(
-        &self,
-        s: &[u32],
-        a: u32,
-        out: &mut [u32],
-    ) -> (Result<(), Violation>, StepLabels) {
+    fn step_labels(&self, s: &[u32], a: u32, out: &mut [u32]) -> Labeled {
         out.copy_from_slice(s);
         let t = a as usize;
         let pc = s[t];
@@ -138,14 +133,6 @@ impl Checkable for Toy {
         (Ok(()), labels)
     }
 
-    fn fairly_scheduled(&self, _: &[u32], _: Scheduler) -> std::ops::Range<usize> {
-        0..self.programs.len()
-    }
-
-    fn thread_name(&self, t: usize) -> String {
-        format!("t{t}")
-    }
-
     fn thread_positions(&self, s: &[u32]) -> Vec<(usize, String)> {
         (0..self.programs.len())
             .filter(|&t| s[t] != DONE)
@@ -154,14 +141,14 @@ impl Checkable for Toy {
     }
 }
 
-fn check(toy: &Toy, scheduler: Scheduler) -> Analysis {
+fn check(toy: &Toy, scheduler: Scheduler) -> CheckResult {
     match analyse(toy, &Options::default(), scheduler, false) {
         Outcome::Done(analysis) => analysis,
         Outcome::NeedsFullGraph => unreachable!("a toy is not reduced"),
     }
 }
 
-fn kinds(a: &Analysis) -> Vec<ViolationKind> {
+fn kinds(a: &CheckResult) -> Vec<ViolationKind> {
     a.findings.iter().map(|f| f.kind).collect()
 }
 
@@ -227,7 +214,7 @@ fn waiting_for_each_other_is_a_deadlock() {
         "{}",
         f.message
     );
-    assert_eq!(f.waiting, ["t0 is at 0", "t1 is at 0"]);
+    assert_eq!(f.waiting, ["thread 0 is at 0", "thread 1 is at 0"]);
 }
 
 /// t0 spins on a flag nobody sets while t1 finishes: a deadlock whose
@@ -333,7 +320,7 @@ fn losing_a_lock_forever_is_starvation() {
         let f = &a.findings[0];
         assert!(
             f.message
-                .contains("t0 never progresses while t1 keeps progressing"),
+                .contains("thread 0 never progresses while thread 1 keeps progressing"),
             "{}",
             f.message
         );
@@ -360,6 +347,6 @@ fn waiting_while_the_other_loops_is_a_deadlock() {
     let a = check(&toy, Scheduler::Weak);
     assert_eq!(kinds(&a), [ViolationKind::Deadlock]);
     let f = &a.findings[0];
-    assert!(f.waiting.contains(&"t1 is at 0".to_string()), "{f:?}");
+    assert!(f.waiting.contains(&"thread 1 is at 0".to_string()), "{f:?}");
     assert_replays(&toy, f);
 }

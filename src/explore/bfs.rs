@@ -227,7 +227,7 @@ impl<A: Copy, F> Exploration<A, F> {
 /// them, so the same system always yields the same ids and result.
 pub fn explore<S: TransitionSystem>(sys: &S, opts: &Options) -> Exploration<S::Action, S::Fault> {
     let mut bfs = Bfs::new(sys, opts);
-    let workers = Workers::new(opts.threads.max(1));
+    let workers = Workers::of(opts.pool, opts.threads.max(1));
     let outcome = bfs.run(&workers);
     bfs.finish(outcome)
 }
@@ -458,7 +458,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         let first_id = self.store.len();
         self.commit(workers, chunks, claims, &kept);
         let edges_before = self.edges.as_ref().map_or(0, Edges::len);
-        self.record(workers, chunks, claims, &kept, &cuts);
+        self.record(workers, chunks, claims, (&kept, &cuts));
 
         // Finals, edge offsets and counts, sequentially in position order.
         let mut edge = edges_before;
@@ -591,8 +591,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         workers: &Workers,
         chunks: &[Chunk<S::Action, S::Fault>],
         claims: &Claims<S::Fault>,
-        kept: &[usize],
-        cuts: &[usize],
+        (kept, cuts): (&[usize], &[usize]),
     ) {
         let (won, edges): (usize, usize) = (kept.iter().sum(), cuts.iter().sum());
         let edges = if self.edges.is_some() { edges } else { 0 };

@@ -33,6 +33,8 @@ pub struct Options {
     /// Worker threads generating successors (0 or 1: the calling thread).
     /// The result does not depend on it.
     pub threads: usize,
+    /// Which pool runs them (the result does not depend on it either).
+    pub pool: super::WorkerPool,
     /// Keep a 63-bit fingerprint per state instead of its words (except the
     /// states still to expand): far less memory, at the risk stated by
     /// [`collision_probability`](super::collision_probability). Stored

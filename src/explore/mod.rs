@@ -117,3 +117,4 @@ pub use graph::Lasso;
 pub use limits::{deadline_in, LimitKind, Options};
 pub use stats::{peak_rss_bytes, Stats};
 pub use store::{collision_probability, Slot, StateId, StateStore, FINGERPRINT_BITS, MAX_STATES};
+pub use workers::WorkerPool;

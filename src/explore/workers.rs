@@ -1,12 +1,34 @@
 //! Parallel loops over a phase's items (chunks, jobs) on the explorer's
-//! [`Pool`], or on the caller's thread alone.
+//! [`Pool`], or on the caller's thread alone; or, to measure that choice,
+//! on a rayon pool ([`WorkerPool::Rayon`], `benches/pool.rs`).
 
 use super::pool::Pool;
+use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Which threads run the explorer's parallel phases. The result of a
+/// search does not depend on it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WorkerPool {
+    /// The explorer's own pool: helpers spin briefly between the short
+    /// phases of a batch and the caller takes part (explore/pool.rs).
+    #[default]
+    Own,
+    /// A rayon pool of as many threads (work stealing, parked between
+    /// phases): kept to measure against (`benches/pool.rs`).
+    Rayon,
+}
 
 /// Runs jobs on the explorer's worker threads, or on the caller's thread.
 pub(crate) struct Workers {
-    pool: Option<Pool>,
+    backend: Backend,
+}
+
+enum Backend {
+    /// The caller's thread alone.
+    Caller,
+    Own(Pool),
+    Rayon(rayon::ThreadPool),
 }
 
 /// The items of one [`Workers::each`], handed out one index at a time.
@@ -31,23 +53,51 @@ impl<T> Items<T> {
 }
 
 impl Workers {
-    /// `threads` workers (1: the caller's thread).
+    /// `threads` workers (1: the caller's thread) of the explorer's pool.
+    #[cfg(test)]
     pub fn new(threads: usize) -> Self {
-        let pool = Some(Pool::new(threads)).filter(Pool::has_helpers);
-        Workers { pool }
+        Self::of(WorkerPool::Own, threads)
+    }
+
+    /// `threads` workers of `pool` (1: the caller's thread).
+    pub fn of(pool: WorkerPool, threads: usize) -> Self {
+        let backend = match pool {
+            _ if threads <= 1 => Backend::Caller,
+            WorkerPool::Own => match Pool::new(threads) {
+                p if p.has_helpers() => Backend::Own(p),
+                _ => Backend::Caller,
+            },
+            WorkerPool::Rayon => match rayon::ThreadPoolBuilder::new().num_threads(threads).build()
+            {
+                Ok(p) => Backend::Rayon(p),
+                Err(_) => Backend::Caller,
+            },
+        };
+        Workers { backend }
     }
 
     /// How many threads run the jobs (the caller included).
     pub fn count(&self) -> usize {
-        self.pool.as_ref().map_or(1, |p| p.threads())
+        match &self.backend {
+            Backend::Caller => 1,
+            Backend::Own(p) => p.threads(),
+            Backend::Rayon(p) => p.current_num_threads(),
+        }
     }
 
     /// Calls `job(k, &mut items[k])` for every item, in parallel when there
     /// are workers and more than one item; returns when all are done.
     /// Workers take the items in order, one at a time.
     pub fn each<T: Send>(&self, items: &mut [T], job: impl Fn(usize, &mut T) + Sync) {
-        match &self.pool {
-            Some(pool) if items.len() > 1 => {
+        match &self.backend {
+            Backend::Rayon(pool) if items.len() > 1 => pool.install(|| {
+                items
+                    .par_iter_mut()
+                    .enumerate()
+                    .with_max_len(1)
+                    .for_each(|(k, t)| job(k, t))
+            }),
+            Backend::Own(pool) if items.len() > 1 => {
                 let items = Items {
                     first: items.as_mut_ptr(),
                     len: items.len(),

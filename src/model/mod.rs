@@ -40,7 +40,7 @@ pub use sched::{Occupancy, Scheduler};
 use serde::{Deserialize, Serialize};
 pub use simt::{BranchOrder, SimtMode, Warps};
 use state::Layout;
-pub use step::StepLabels;
+pub use step::{Labeled, StepLabels};
 pub use threads::Threads;
 
 /// The kinds of violation a report names (`violations[].kind` in JSON).

@@ -15,6 +15,9 @@ enum Unit {
     Warp(usize),
 }
 
+/// A step's outcome with its [`StepLabels`].
+pub type Labeled = (Result<(), Violation>, StepLabels);
+
 /// What the liveness checks need to know of a step besides its successor.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StepLabels {
@@ -44,12 +47,7 @@ impl Model<'_> {
 
     /// Takes action `a` from `s`; also says whether it passed a progress
     /// point and what it did to memory (for the liveness checks).
-    pub fn step_labels(
-        &self,
-        s: &[u32],
-        a: u32,
-        out: &mut [u32],
-    ) -> (Result<(), Violation>, StepLabels) {
+    pub fn step_labels(&self, s: &[u32], a: u32, out: &mut [u32]) -> Labeled {
         let memory = self
             .memory
             .ptx()

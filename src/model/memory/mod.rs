@@ -445,7 +445,7 @@ impl PtxMemory {
                     choice,
                     event.as_deref_mut(),
                 )?,
-                _ => self.rmw(th, s, t, early, choice, event.as_deref_mut())?,
+                _ => self.rmw(th, s, (t, early), choice, event.as_deref_mut())?,
             }
             let f = self.sec.flags(t);
             s[f] = with_skip(s[f], early);
@@ -468,7 +468,7 @@ impl PtxMemory {
                 Ok(Some(self.next_pc(s, t, pc)))
             }
             Op::Atomic { .. } => {
-                self.rmw(th, s, t, pc, choice, event)?;
+                self.rmw(th, s, (t, pc), choice, event)?;
                 Ok(Some(self.next_pc(s, t, pc)))
             }
             Op::Fence(MemOrder { order, scope }) => {
@@ -635,8 +635,7 @@ impl PtxMemory {
         &self,
         th: &Threads,
         s: &mut [u32],
-        t: usize,
-        pc: Pc,
+        (t, pc): (usize, Pc),
         choice: u32,
         event: Option<&mut Event>,
     ) -> Result<(), Violation> {

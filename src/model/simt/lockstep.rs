@@ -152,7 +152,9 @@ impl Warps {
         (mask, pc): (u64, Pc),
     ) -> Result<(), Violation> {
         match th.prog.code[pc as usize].op {
-            Op::Branch { .. } => self.diverge(th, s, w, (mask, pc))?,
+            Op::Branch {
+                then_pc, else_pc, ..
+            } => self.diverge(th, s, w, mask, (pc, then_pc, else_pc))?,
             Op::Exit => self.drop_finished(th, s, w),
             _ => {}
         }
@@ -160,20 +162,16 @@ impl Warps {
         Ok(())
     }
 
-    /// Splits the active lanes after a branch they disagreed on.
+    /// Splits the active lanes `mask` after the branch at `pc` (to
+    /// `then_pc` or `else_pc`) if they disagreed on it.
     fn diverge(
         &self,
         th: &Threads,
         s: &mut [u32],
         w: usize,
-        (mask, pc): (u64, Pc),
+        mask: u64,
+        (pc, then_pc, else_pc): (Pc, Pc, Pc),
     ) -> Result<(), Violation> {
-        let Op::Branch {
-            then_pc, else_pc, ..
-        } = th.prog.code[pc as usize].op
-        else {
-            return Ok(());
-        };
         let side = |target: Pc| {
             self.lanes_of(w, mask)
                 .filter(|u| th.pc(s, *u) == target)

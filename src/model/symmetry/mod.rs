@@ -148,6 +148,121 @@ pub struct Symmetry {
     value_ids: Vec<Option<IdWord>>,
 }
 
+/// Which words of a state move with a block or with an SM when blocks are
+/// renamed, and which hold block ids (renamed along).
+struct Words {
+    /// A block's threads, its shared memory, its own global words and
+    /// (under `ptx`) their histories.
+    block_segs: Vec<Segment>,
+    /// Whether each word of `block_segs` after the threads holds an id.
+    block_mask_tail: Vec<bool>,
+    /// The global words an SM owns (and their histories).
+    sm_segs: Vec<Segment>,
+    sm_mask: Vec<bool>,
+    /// Global words holding block ids.
+    global_ids: Vec<(usize, IdWord)>,
+    /// Shared variables holding block ids: (base, len, id).
+    shared_ids: Vec<(usize, usize, IdWord)>,
+}
+
+impl Words {
+    fn of(
+        prog: &Program,
+        layout: &Layout,
+        kinds: &ids::BlockIds,
+        memory: Option<&BlockWords>,
+    ) -> Words {
+        let g = kinds.g as usize;
+        let tpb = layout.threads_per_block;
+        let id_word = |k: ids::Kind, ty: Type| match k {
+            ids::Kind::Id(offset) => Some(IdWord { offset, ty }),
+            _ => None,
+        };
+        let seg = |base, len, stride, global| Segment {
+            base,
+            len,
+            stride,
+            global,
+        };
+        let mut w = Words {
+            block_segs: vec![seg(
+                layout.mem_words,
+                tpb * layout.thread_words,
+                tpb * layout.thread_words,
+                false,
+            )],
+            block_mask_tail: Vec::new(),
+            sm_segs: Vec::new(),
+            sm_mask: Vec::new(),
+            global_ids: Vec::new(),
+            shared_ids: Vec::new(),
+        };
+        let mut owned_segs = Vec::new();
+        for (v, var) in prog.vars.iter().enumerate() {
+            let base = layout.var_base[v];
+            let len = var.len as usize;
+            let id = id_word(kinds.vars[v], var.ty);
+            if var.storage == Storage::Shared {
+                w.block_segs.push(seg(base, len, len, false));
+                w.block_mask_tail
+                    .extend(std::iter::repeat_n(id.is_some(), len));
+                if let Some(id) = id {
+                    w.shared_ids.push((base, len, id));
+                }
+                continue;
+            }
+            if let Some(id) = id {
+                w.global_ids.extend((base..base + len).map(|w| (w, id)));
+            }
+            if let Some(o) = kinds.owned[v] {
+                for c in 0..o.chunks {
+                    let s = seg(base + o.base + c * o.period, o.len, o.stride, true);
+                    owned_segs.push((o.by_sm && g > 1, s, id.is_some()));
+                }
+            }
+        }
+        if let Some(m) = memory {
+            let runs = m.runs();
+            w.block_segs
+                .extend(runs.iter().map(|r| seg(r.base, r.len, r.stride, false)));
+            let words: usize = runs.iter().map(|r| r.len).sum();
+            w.block_mask_tail.extend(std::iter::repeat_n(false, words));
+        }
+        for &(by_sm, s, ids) in &owned_segs {
+            let (segs, mask) = match by_sm {
+                true => (&mut w.sm_segs, &mut w.sm_mask),
+                false => (&mut w.block_segs, &mut w.block_mask_tail),
+            };
+            segs.push(s);
+            mask.extend(std::iter::repeat_n(ids, s.len));
+            if let Some(m) = memory {
+                let h = m.history(s.base, s.len, s.stride);
+                segs.push(seg(h.base, h.len, h.stride, false));
+                mask.extend(std::iter::repeat_n(false, h.len));
+            }
+        }
+        w
+    }
+}
+
+/// The locals holding a unit's id (`a * unit + c`, a block or SM number).
+fn unit_locals(prog: &Program, kinds: &ids::BlockIds) -> Vec<UnitLocal> {
+    prog.locals
+        .iter()
+        .enumerate()
+        .filter_map(|(l, local)| {
+            let (ug, a, c) = kinds.locals[l].as_unit()?;
+            Some(UnitLocal {
+                local: l as LocalId,
+                sm: ug > 1,
+                a,
+                c,
+                ty: local.ty,
+            })
+        })
+        .collect()
+}
+
 thread_local! {
     /// Scratch state and permutation for [`Symmetry::canonicalize`].
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
@@ -163,7 +278,6 @@ impl Symmetry {
         memory: Option<BlockWords>,
     ) -> Result<Symmetry, String> {
         let blocks = prog.launch.blocks as usize;
-        let tpb = layout.threads_per_block;
         let described = match memory {
             Some(_) => layout.model_words,
             None => 0,
@@ -177,129 +291,47 @@ impl Symmetry {
         let live_at_entry = |l: LocalId| !prog.code.is_empty() && liveness.is_live(0, l);
         let kinds = ids::infer(prog, &live_at_entry)?;
         let g = kinds.g as usize;
-        let id_word = |k: ids::Kind, ty: Type| match k {
-            ids::Kind::Id(offset) => Some(IdWord { offset, ty }),
-            _ => None,
-        };
-        let seg = |base, len, stride, global| Segment {
-            base,
-            len,
-            stride,
-            global,
-        };
-
-        let mut block_segs = vec![seg(
-            layout.mem_words,
-            tpb * layout.thread_words,
-            tpb * layout.thread_words,
-            false,
-        )];
-        let mut block_mask_tail = Vec::new();
-        let mut sm_segs = Vec::new();
-        let mut sm_mask = Vec::new();
-        let mut global_ids = Vec::new();
-        let mut shared_ids = Vec::new();
-        let mut owned_segs = Vec::new();
-        for (v, var) in prog.vars.iter().enumerate() {
-            let base = layout.var_base[v];
-            let len = var.len as usize;
-            let id = id_word(kinds.vars[v], var.ty);
-            if var.storage == Storage::Shared {
-                block_segs.push(seg(base, len, len, false));
-                block_mask_tail.extend(std::iter::repeat_n(id.is_some(), len));
-                if let Some(id) = id {
-                    shared_ids.push((base, len, id));
-                }
-                continue;
-            }
-            if let Some(id) = id {
-                global_ids.extend((base..base + len).map(|w| (w, id)));
-            }
-            if let Some(o) = kinds.owned[v] {
-                for c in 0..o.chunks {
-                    let s = seg(base + o.base + c * o.period, o.len, o.stride, true);
-                    owned_segs.push((o.by_sm && g > 1, s, id.is_some()));
-                }
-            }
-        }
-        if let Some(m) = &memory {
-            block_segs.extend(
-                m.runs()
-                    .into_iter()
-                    .map(|r| seg(r.base, r.len, r.stride, false)),
-            );
-            let words: usize = m.runs().iter().map(|r| r.len).sum();
-            block_mask_tail.extend(std::iter::repeat_n(false, words));
-        }
-        for &(by_sm, s, ids) in &owned_segs {
-            let (segs, mask) = if by_sm {
-                (&mut sm_segs, &mut sm_mask)
-            } else {
-                (&mut block_segs, &mut block_mask_tail)
-            };
-            segs.push(s);
-            mask.extend(std::iter::repeat_n(ids, s.len));
-            if let Some(m) = &memory {
-                let h = m.history(s.base, s.len, s.stride);
-                segs.push(seg(h.base, h.len, h.stride, false));
-                mask.extend(std::iter::repeat_n(false, h.len));
-            }
-        }
-        let mut value_ids = vec![None; layout.mem_words];
-        for &(w, id) in &global_ids {
-            value_ids[w] = Some(id);
-        }
-        for &(base, len, id) in &shared_ids {
-            value_ids[base..base + blocks * len].fill(Some(id));
-        }
-        let local_ids: Vec<UnitLocal> = prog
-            .locals
-            .iter()
-            .enumerate()
-            .filter_map(|(l, local)| {
-                let (ug, a, c) = kinds.locals[l].as_unit()?;
-                Some(UnitLocal {
-                    local: l as LocalId,
-                    sm: ug > 1,
-                    a,
-                    c,
-                    ty: local.ty,
-                })
-            })
-            .collect();
+        let words = Words::of(prog, layout, &kinds, memory.as_ref());
+        let local_ids = unit_locals(prog, &kinds);
         let mut thread = vec![false; layout.thread_words];
         for u in &local_ids {
             thread[THREAD_HEADER + u.local as usize] = true;
         }
-        let mut block_mask = thread.repeat(tpb);
-        block_mask.extend(block_mask_tail);
-
+        let mut block_mask = thread.repeat(layout.threads_per_block);
+        block_mask.extend(words.block_mask_tail);
+        let mut value_ids = vec![None; layout.mem_words];
+        for &(w, id) in &words.global_ids {
+            value_ids[w] = Some(id);
+        }
+        for &(base, len, id) in &words.shared_ids {
+            value_ids[base..base + blocks * len].fill(Some(id));
+        }
+        let has_ids = !words.global_ids.is_empty()
+            || block_mask.contains(&true)
+            || words.sm_mask.contains(&true);
         let mut sym = Symmetry {
             blocks,
             g,
             sms: blocks.div_ceil(g),
-            threads_per_block: tpb,
+            threads_per_block: layout.threads_per_block,
             thread_words: layout.thread_words,
             mem_words: layout.mem_words,
             rank_classes: Vec::new(),
             sm_classes: Vec::new(),
             cyclic: kinds.cyclic,
-            block_segs,
-            sm_segs,
-            global_ids,
-            shared_ids,
+            block_segs: words.block_segs,
+            sm_segs: words.sm_segs,
+            global_ids: words.global_ids,
+            shared_ids: words.shared_ids,
             local_ids,
             block_mask,
-            sm_mask,
-            has_ids: false,
+            sm_mask: words.sm_mask,
+            has_ids,
             liveness,
             code_len: prog.code.len() as u32,
             memory,
             value_ids,
         };
-        sym.has_ids = !sym.global_ids.is_empty()
-            || sym.block_mask.contains(&true)
-            || sym.sm_mask.contains(&true);
         sym.find_classes(prog, layout, &kinds);
         if sym.cyclic {
             let all: Vec<u32> = (0..blocks as u32).collect();
