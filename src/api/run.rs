@@ -3,12 +3,13 @@
 
 use super::{prepare, CheckConfig, Error, Prepared, SpecSource};
 use crate::check::{check, Finding, Settings};
-use crate::explore::{LimitKind, Options};
+use crate::explore::Options;
 use crate::ir::Program;
 use crate::model::lockbits::{self, DEFAULT_LOCK_BITS};
 use crate::model::reduced::Reductions;
 use crate::model::{Model, ModelOptions, SimtMode};
-use crate::trace::{build_trace, Report, RunConfig, Stats, Verdict, ViolationReport};
+use crate::report::{Limit, Report, RunConfig, Stats, Verdict, ViolationReport};
+use crate::trace::{build_trace, violation_location};
 use std::collections::BTreeMap;
 
 /// The semantics of a prepared spec under its configuration.
@@ -77,7 +78,7 @@ pub fn run(prepared: &Prepared) -> Report {
         limit: result
             .limit
             .filter(|_| verdict == Verdict::Inconclusive)
-            .map(limit_name),
+            .map(Limit::from),
         stats: Stats {
             states: s.states,
             transitions: s.transitions,
@@ -98,15 +99,6 @@ pub fn run(prepared: &Prepared) -> Report {
 /// Loads, prepares and checks in one call.
 pub fn check_spec(spec: &SpecSource, config: &CheckConfig) -> Result<Report, Error> {
     Ok(run(&prepare(spec, config)?))
-}
-
-pub fn limit_name(kind: LimitKind) -> String {
-    match kind {
-        LimitKind::States => "max_states",
-        LimitKind::Time => "max_seconds",
-        LimitKind::Memory => "max_memory",
-    }
-    .to_string()
 }
 
 fn run_config(program: &Program, config: &CheckConfig) -> RunConfig {
@@ -131,15 +123,9 @@ fn run_config(program: &Program, config: &CheckConfig) -> RunConfig {
 
 fn violation_report(model: &Model, f: &Finding) -> ViolationReport {
     let (trace, fault) = build_trace(model, &f.schedule, &f.cycle);
-    let location = crate::trace::location::violation_location(
-        model,
-        &f.schedule,
-        &f.cycle,
-        &trace,
-        fault.is_some(),
-    );
+    let location = violation_location(model, &f.schedule, &f.cycle, &trace, fault.is_some());
     ViolationReport {
-        kind: f.kind.name().to_string(),
+        kind: f.kind,
         property: f.property.to_string(),
         message: f.message.clone(),
         waiting: f.waiting.clone(),

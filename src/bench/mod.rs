@@ -10,7 +10,7 @@ pub mod spin;
 use crate::api::{self, CheckConfig, SpecSource};
 use crate::ir::Launch;
 use crate::model::MemoryModel;
-use crate::trace::{Report, Verdict};
+use crate::report::{Report, Verdict};
 use std::fmt::Write;
 use std::time::Instant;
 

@@ -13,10 +13,11 @@ use args::{
     CheckArgs, Cli, ColorChoice, Command, Format, OutputArgs, ReplayOutputArgs, TextOrJson,
 };
 use gsync_check::api::{self, CheckConfig, Error, SpecSource};
+use gsync_check::format::text::render_report;
+use gsync_check::format::{sarif, svg};
 use gsync_check::ir::Launch;
-use gsync_check::trace::render::render_report;
-use gsync_check::trace::replay::{self, replay, ReplayOutcome, SavedCounterexample, SpecLocation};
-use gsync_check::trace::{sarif, svg, Report};
+use gsync_check::report::{spec_hash, Report, SavedCounterexample, SpecLocation};
+use gsync_check::trace::{replay, ReplayOutcome};
 use std::io::IsTerminal;
 use std::path::Path;
 
@@ -316,7 +317,7 @@ fn replay_file(path: &Path, output: &ReplayOutputArgs) -> Result<i32, Error> {
         // A recorded configuration the spec refuses.
         Err(Error::Usage(m)) => {
             let reason = format!("the recorded configuration is refused: {m}");
-            if replay::spec_hash(&spec.text) == saved.spec_hash {
+            if spec_hash(&spec.text) == saved.spec_hash {
                 ReplayOutcome::Corrupt { step: 0, reason }
             } else {
                 ReplayOutcome::SpecChanged { step: 0, reason }

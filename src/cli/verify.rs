@@ -5,9 +5,10 @@ use super::args::{Cli, Command, VerifyFormat as Format, VerifyOutputArgs};
 use super::{config_from, strip_timings, to_json, write_counterexamples};
 use colored::Colorize;
 use gsync_check::api::{self, Error, SpecSource};
+use gsync_check::format::text::render_stats;
+use gsync_check::format::{junit, sarif};
+use gsync_check::report::CaseResult;
 use gsync_check::spec::ast::Expectation;
-use gsync_check::trace::verify::CaseResult;
-use gsync_check::trace::{junit, sarif};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -83,7 +84,7 @@ fn run_case(spec: &SpecSource, e: &Expectation) -> CaseResult {
     let config = config_from(&check, None);
     match api::check_spec(spec, &config) {
         Ok(report) => {
-            let kind = report.violations.first().map(|v| v.kind.as_str());
+            let kind = report.violations.first().map(|v| v.kind.name());
             case.passed = report.verdict.name() == e.verdict
                 && (e.kind.is_none() || e.kind.as_deref() == kind);
             case.report = Some(report);
@@ -127,7 +128,7 @@ pub fn verify(paths: &[PathBuf], output: &VerifyOutputArgs) -> Result<i32, Error
                 };
                 println!("{mark} {}", case.summary());
                 if let Some(report) = case.report.as_ref().filter(|_| output.stats) {
-                    println!("     {}", gsync_check::trace::render::render_stats(report));
+                    println!("     {}", render_stats(report));
                 }
             }
             cases.push(case);

@@ -1,8 +1,8 @@
 //! SARIF 2.1.0 output, so code-scanning tools annotate the spec line of
 //! the violating step in a pull request.
 
-use super::verify::CaseResult;
-use super::Report;
+use crate::model::ViolationKind;
+use crate::report::{CaseResult, Report};
 use serde_json::{json, Value};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -63,22 +63,9 @@ fn results(report: &Report, expected: bool) -> Vec<Value> {
 }
 
 fn log(results: Vec<Value>) -> Value {
-    let kinds = [
-        "deadlock",
-        "simd_deadlock",
-        "alias_deadlock",
-        "occupancy_deadlock",
-        "barrier_divergence",
-        "livelock",
-        "starvation",
-        "heterogeneous_race",
-        "data_race",
-        "assertion",
-        "mutual_exclusion",
-    ];
-    let rules: Vec<Value> = kinds
+    let rules: Vec<Value> = ViolationKind::ALL
         .iter()
-        .map(|k| json!({ "id": k, "shortDescription": { "text": k.replace('_', " ") } }))
+        .map(|k| json!({ "id": k, "shortDescription": { "text": k.name().replace('_', " ") } }))
         .collect();
     json!({
         "$schema": SCHEMA,

@@ -1,7 +1,7 @@
 //! JUnit XML for CI systems: one test case per spec × configuration.
 
-use super::verify::CaseResult;
 use super::xml::escape;
+use crate::report::CaseResult;
 use std::fmt::Write;
 
 pub fn render(cases: &[CaseResult]) -> String {

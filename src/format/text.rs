@@ -1,9 +1,8 @@
 //! Text rendering of reports: the summary, who waits on what, and the
 //! counterexample as a table with one column per thread.
 
-use super::counterexample::Step;
-use super::{Report, Verdict};
 use crate::model::simt::lane_list;
+use crate::report::{Report, RunConfig, Step, Verdict};
 use colored::Colorize;
 use std::fmt::Write;
 
@@ -61,7 +60,7 @@ pub fn render_report(report: &Report, show_stats: bool) -> String {
         let _ = writeln!(
             out,
             "\n{} {}",
-            v.kind.red().bold(),
+            v.kind.name().red().bold(),
             format!("[{}]", v.property).dimmed()
         );
         let _ = writeln!(out, "  {}", v.message);
@@ -118,7 +117,7 @@ pub fn render_report(report: &Report, show_stats: bool) -> String {
 
 /// `, simt lockstep (then-first), 1024 lock bits` for the settings that
 /// differ from plain independent scheduling (the default says nothing).
-fn simt_settings(c: &super::RunConfig) -> String {
+fn simt_settings(c: &RunConfig) -> String {
     let mut out = String::new();
     if let Some(order) = &c.branch_order {
         let _ = write!(out, ", simt {} ({order})", c.simt);

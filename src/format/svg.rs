@@ -5,10 +5,9 @@
 //! deterministic: the book's figures are regenerated and compared by the
 //! tests like the golden counterexamples.
 
-use super::counterexample::Step;
-use super::render::{effects, thread_columns, thread_label, wrap, COLUMN};
+use super::text::{effects, thread_columns, thread_label, wrap, COLUMN};
 use super::xml::escape;
-use super::{RunConfig, ViolationReport};
+use crate::report::{RunConfig, Step, ViolationReport};
 use std::fmt::Write;
 
 /// Pixels: one text line, a lifeline's width, the step-number gutter.
@@ -43,7 +42,7 @@ pub fn render_svg(spec: &str, config: &RunConfig, violation: &ViolationReport) -
     let mut y = MARGIN;
 
     // Title: the spec and the violation, then the message and who waits.
-    let title = if violation.property == violation.kind {
+    let title = if violation.property == violation.kind.name() {
         format!("{spec}: {}", violation.kind)
     } else {
         format!("{spec}: {} [{}]", violation.kind, violation.property)
