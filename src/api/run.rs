@@ -8,7 +8,7 @@ use crate::ir::Program;
 use crate::model::lockbits::{self, DEFAULT_LOCK_BITS};
 use crate::model::reduced::Reductions;
 use crate::model::{Model, ModelOptions, SimtMode};
-use crate::report::{Limit, Report, RunConfig, Stats, Verdict, ViolationReport};
+use crate::report::{Limit, Measured, Report, RunConfig, Stats, Verdict, ViolationReport};
 use crate::trace::{build_trace, violation_location};
 use std::collections::BTreeMap;
 
@@ -83,14 +83,16 @@ pub fn run(prepared: &Prepared) -> Report {
             states: s.states,
             transitions: s.transitions,
             max_depth: u64::from(s.max_depth),
-            seconds: Some(seconds),
-            states_per_second: Some(s.states as f64 / seconds.max(1e-9)),
-            peak_store_bytes: Some(s.peak_bytes),
-            analysis_bytes: Some(s.analysis_bytes),
-            // The whole check's peak (search and analyses), not the search's.
-            peak_rss_bytes: crate::explore::peak_rss_bytes().or(s.peak_rss_bytes),
-            explore_seconds: Some(s.seconds),
-            reductions: Some(result.reductions),
+            measured: Some(Measured {
+                seconds,
+                states_per_second: s.states as f64 / seconds.max(1e-9),
+                peak_store_bytes: s.peak_bytes,
+                analysis_bytes: s.analysis_bytes,
+                // The whole check's peak (search and analyses), not the search's.
+                peak_rss_bytes: crate::explore::peak_rss_bytes().or(s.peak_rss_bytes),
+                explore_seconds: s.seconds,
+                reductions: result.reductions,
+            }),
         },
         violations,
     }

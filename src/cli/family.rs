@@ -177,7 +177,7 @@ fn print_row(r: &Report, first: bool, family: &str, launch: &gsync_check::ir::La
         verdict,
         kind,
         r.stats.states,
-        r.stats.seconds.unwrap_or(0.0)
+        r.stats.measured.as_ref().map_or(0.0, |m| m.seconds)
     );
 }
 

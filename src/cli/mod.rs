@@ -195,14 +195,7 @@ pub fn stats_need_timings(stats: bool, format_has_none: bool) -> Result<(), Erro
 
 /// Timings differ from run to run; JSON leaves them out unless `--stats`.
 pub fn strip_timings(report: &mut Report) {
-    let s = &mut report.stats;
-    s.seconds = None;
-    s.states_per_second = None;
-    s.peak_store_bytes = None;
-    s.analysis_bytes = None;
-    s.peak_rss_bytes = None;
-    s.reductions = None;
-    s.explore_seconds = None;
+    report.stats.measured = None;
 }
 
 pub fn to_json<T: serde::Serialize>(value: &T) -> String {

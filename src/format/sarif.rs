@@ -1,6 +1,7 @@
 //! SARIF 2.1.0 output, so code-scanning tools annotate the spec line of
 //! the violating step in a pull request.
 
+use super::text::launch_text;
 use crate::model::ViolationKind;
 use crate::report::{CaseResult, Report};
 use serde_json::{json, Value};
@@ -13,18 +14,6 @@ fn artifact_uri(source: &str) -> String {
         Some(name) => format!("specs/{name}.gsync"),
         None => source.trim_start_matches("./").to_string(),
     }
-}
-
-/// `2 blocks × 1 thread`.
-pub fn launch_text(l: &crate::ir::Launch) -> String {
-    let s = |n: u32| if n == 1 { "" } else { "s" };
-    format!(
-        "{} block{} × {} thread{}",
-        l.blocks,
-        s(l.blocks),
-        l.threads_per_block,
-        s(l.threads_per_block)
-    )
 }
 
 /// One SARIF result per violation; `level` is `error` unless the violation
@@ -94,10 +83,10 @@ pub fn from_reports(reports: &[Report]) -> Value {
 pub fn from_cases(cases: &[CaseResult]) -> Value {
     let mut all = Vec::new();
     for case in cases {
-        if let Some(report) = &case.report {
+        if let Some(report) = case.report() {
             all.extend(results(report, case.passed));
         }
-        if !case.passed && case.report.as_ref().is_none_or(|r| r.violations.is_empty()) {
+        if !case.passed && case.report().is_none_or(|r| r.violations.is_empty()) {
             all.push(json!({
                 "ruleId": case.expected_kind.clone().unwrap_or_else(|| "assertion".into()),
                 "level": "error",

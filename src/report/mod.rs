@@ -9,6 +9,6 @@ mod saved;
 mod verify;
 
 pub use counterexample::{Access, SourcePos, Step, Trace};
-pub use run::{Limit, Report, RunConfig, Stats, Verdict, ViolationReport};
+pub use run::{Limit, Measured, Report, RunConfig, Stats, Verdict, ViolationReport};
 pub use saved::{spec_hash, SavedCounterexample, SpecLocation};
-pub use verify::CaseResult;
+pub use verify::{CaseOutcome, CaseResult};

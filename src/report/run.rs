@@ -133,28 +133,31 @@ pub struct Stats {
     pub transitions: u64,
     /// Length of the longest shortest path (BFS depth).
     pub max_depth: u64,
-    /// Wall-clock time; left out of JSON unless `--stats`, so that reports are
-    /// reproducible byte for byte.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub seconds: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub states_per_second: Option<f64>,
+    /// Time, memory and reductions: they differ from run to run, so JSON
+    /// leaves them out unless `--stats` and reports are reproducible byte
+    /// for byte. Their fields stand in `stats` itself.
+    #[serde(flatten)]
+    pub measured: Option<Measured>,
+}
+
+/// How a run went on this machine (`--stats`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Measured {
+    /// Wall-clock time of the whole check.
+    pub seconds: f64,
+    pub states_per_second: f64,
     /// Bytes held by the state store, visited set and graph at their peak.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub peak_store_bytes: Option<u64>,
+    pub peak_store_bytes: u64,
     /// Bytes the graph analyses after the search (deadlock, liveness)
     /// allocate on top of the store, as `--max-memory` counts them.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub analysis_bytes: Option<u64>,
+    pub analysis_bytes: u64,
     /// Peak resident memory of the process (Linux only).
-    #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peak_rss_bytes: Option<u64>,
     /// Seconds of the state-space search alone (without the graph analyses).
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub explore_seconds: Option<f64>,
-    /// Which reductions the search used, or why one was off (with `--stats`).
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub reductions: Option<String>,
+    pub explore_seconds: f64,
+    /// Which reductions the search used, or why one was off.
+    pub reductions: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
