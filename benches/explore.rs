@@ -48,7 +48,9 @@ fn main() {
                 }
             };
             let s = &report.stats;
-            let store = s.peak_store_bytes.unwrap_or(0);
+            let (seconds, rate, store) = s.measured.as_ref().map_or((0.0, 0.0, 0), |m| {
+                (m.seconds, m.states_per_second, m.peak_store_bytes)
+            });
             total_states += s.states;
             println!(
                 "{:<34} {:>7} {:>11} {:>12} {:>9.3} {:>12.0} {:>10.1} {:>10.0}   {}",
@@ -56,8 +58,8 @@ fn main() {
                 blocks,
                 s.states,
                 s.transitions,
-                s.seconds.unwrap_or(0.0),
-                s.states_per_second.unwrap_or(0.0),
+                seconds,
+                rate,
                 store as f64 / (1024.0 * 1024.0),
                 store as f64 / s.states.max(1) as f64,
                 report.verdict.name()

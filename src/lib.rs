@@ -3,7 +3,9 @@
 //! Layers, each depending only on the ones before it:
 //! `spec` (text → AST) → `ir` (per-thread program, CFG) → `model`
 //! (semantics as a transition system) → `explore` (generic state-space
-//! search) → `check` (properties) → `trace` (counterexamples and reports).
+//! search) → `check` (properties) → `report` (what a run found, as data)
+//! → `trace` (counterexamples built and replayed on the model) → `format`
+//! (reports as text, SARIF, JUnit, SVG).
 
 pub mod api;
 pub mod bench;
@@ -11,8 +13,10 @@ pub mod check;
 pub mod cu;
 pub mod cuda;
 pub mod explore;
+pub mod format;
 pub mod ir;
 pub mod litmus;
 pub mod model;
+pub mod report;
 pub mod spec;
 pub mod trace;

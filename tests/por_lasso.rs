@@ -72,11 +72,8 @@ fn reduced_verdicts_match_the_full_search_on_spinning_specs() {
         let reduced = api::check_spec(&spec, &config(blocks, true)).unwrap();
         let what = format!("{name} --blocks {blocks}");
         assert_eq!(full.verdict, reduced.verdict, "{what}");
-        let kinds = |r: &gsync_check::trace::Report| {
-            r.violations
-                .iter()
-                .map(|v| v.kind.clone())
-                .collect::<Vec<_>>()
+        let kinds = |r: &gsync_check::report::Report| {
+            r.violations.iter().map(|v| v.kind).collect::<Vec<_>>()
         };
         assert_eq!(kinds(&full), kinds(&reduced), "{what}");
         assert!(reduced.stats.states <= full.stats.states, "{what}");
@@ -169,7 +166,7 @@ fn assertion_with_and_without_ample_sets(name: &str, text: &str, blocks: u32) ->
         .into_iter()
         .map(|ample_sets| {
             let report = api::check_spec(&spec, &config(blocks, ample_sets)).unwrap();
-            let kinds: Vec<&str> = report.violations.iter().map(|v| v.kind.as_str()).collect();
+            let kinds: Vec<&str> = report.violations.iter().map(|v| v.kind.name()).collect();
             assert_eq!(kinds, ["assertion"], "{name}, ample sets {ample_sets}");
             report.violations[0].message.clone()
         })

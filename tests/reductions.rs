@@ -6,9 +6,9 @@
 
 use gsync_check::api::{self, CheckConfig};
 use gsync_check::ir::Launch;
-use gsync_check::model::MemoryModel;
-use gsync_check::trace::replay::{replay, ReplayOutcome, SavedCounterexample};
-use gsync_check::trace::Report;
+use gsync_check::model::{MemoryModel, ViolationKind};
+use gsync_check::report::{Report, SavedCounterexample};
+use gsync_check::trace::{replay, ReplayOutcome};
 
 /// A configuration under `sc` (the `ptx` tests below name their model).
 fn config(blocks: u32, symmetry: bool, threads: usize) -> CheckConfig {
@@ -24,8 +24,8 @@ fn config(blocks: u32, symmetry: bool, threads: usize) -> CheckConfig {
     }
 }
 
-fn kinds(r: &Report) -> Vec<String> {
-    r.violations.iter().map(|v| v.kind.clone()).collect()
+fn kinds(r: &Report) -> Vec<ViolationKind> {
+    r.violations.iter().map(|v| v.kind).collect()
 }
 
 fn assert_replays(spec: &api::SpecSource, report: &Report) {

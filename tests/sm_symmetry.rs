@@ -130,15 +130,13 @@ fn sm_symmetry_keeps_the_ptx_verdict_and_its_counterexample_replays() {
         );
         assert!(reduced.stats.states < full.stats.states);
         for v in &reduced.violations {
-            let saved =
-                gsync_check::trace::replay::SavedCounterexample::new(&reduced, v, &spec.text);
+            let saved = gsync_check::report::SavedCounterexample::new(&reduced, v, &spec.text);
             let prepared = api::prepare(&spec, &api::config_of(&reduced.config)).unwrap();
-            let outcome =
-                gsync_check::trace::replay::replay(&api::model_of(&prepared), &saved, &spec.text);
+            let outcome = gsync_check::trace::replay(&api::model_of(&prepared), &saved, &spec.text);
             assert!(
                 matches!(
                     outcome,
-                    gsync_check::trace::replay::ReplayOutcome::Reproduced { .. }
+                    gsync_check::trace::ReplayOutcome::Reproduced { .. }
                 ),
                 "{outcome:?}"
             );

@@ -3,12 +3,13 @@
 
 use super::{prepare, CheckConfig, Error, Prepared, SpecSource};
 use crate::check::{check, Finding, Settings};
-use crate::explore::{LimitKind, Options};
+use crate::explore::Options;
 use crate::ir::Program;
 use crate::model::lockbits::{self, DEFAULT_LOCK_BITS};
 use crate::model::reduced::Reductions;
 use crate::model::{Model, ModelOptions, SimtMode};
-use crate::trace::{build_trace, Report, RunConfig, Stats, Verdict, ViolationReport};
+use crate::report::{Limit, Measured, Report, RunConfig, Stats, Verdict, ViolationReport};
+use crate::trace::{build_trace, violation_location};
 use std::collections::BTreeMap;
 
 /// The semantics of a prepared spec under its configuration.
@@ -78,19 +79,21 @@ pub fn run(prepared: &Prepared) -> Report {
         limit: result
             .limit
             .filter(|_| verdict == Verdict::Inconclusive)
-            .map(limit_name),
+            .map(Limit::from),
         stats: Stats {
             states: s.states,
             transitions: s.transitions,
             max_depth: u64::from(s.max_depth),
-            seconds: Some(seconds),
-            states_per_second: Some(s.states as f64 / seconds.max(1e-9)),
-            peak_store_bytes: Some(s.peak_bytes),
-            analysis_bytes: Some(s.analysis_bytes),
-            // The whole check's peak (search and analyses), not the search's.
-            peak_rss_bytes: crate::explore::peak_rss_bytes().or(s.peak_rss_bytes),
-            explore_seconds: Some(s.seconds),
-            reductions: Some(result.reductions),
+            measured: Some(Measured {
+                seconds,
+                states_per_second: s.states as f64 / seconds.max(1e-9),
+                peak_store_bytes: s.peak_bytes,
+                analysis_bytes: s.analysis_bytes,
+                // The whole check's peak (search and analyses), not the search's.
+                peak_rss_bytes: crate::explore::peak_rss_bytes().or(s.peak_rss_bytes),
+                explore_seconds: s.seconds,
+                reductions: result.reductions,
+            }),
         },
         violations,
     }
@@ -99,15 +102,6 @@ pub fn run(prepared: &Prepared) -> Report {
 /// Loads, prepares and checks in one call.
 pub fn check_spec(spec: &SpecSource, config: &CheckConfig) -> Result<Report, Error> {
     Ok(run(&prepare(spec, config)?))
-}
-
-pub fn limit_name(kind: LimitKind) -> String {
-    match kind {
-        LimitKind::States => "max_states",
-        LimitKind::Time => "max_seconds",
-        LimitKind::Memory => "max_memory",
-    }
-    .to_string()
 }
 
 fn run_config(program: &Program, config: &CheckConfig) -> RunConfig {
@@ -132,15 +126,9 @@ fn run_config(program: &Program, config: &CheckConfig) -> RunConfig {
 
 fn violation_report(model: &Model, f: &Finding) -> ViolationReport {
     let (trace, fault) = build_trace(model, &f.schedule, &f.cycle);
-    let location = crate::trace::location::violation_location(
-        model,
-        &f.schedule,
-        &f.cycle,
-        &trace,
-        fault.is_some(),
-    );
+    let location = violation_location(model, &f.schedule, &f.cycle, &trace, fault.is_some());
     ViolationReport {
-        kind: f.kind.name().to_string(),
+        kind: f.kind,
         property: f.property.to_string(),
         message: f.message.clone(),
         waiting: f.waiting.clone(),

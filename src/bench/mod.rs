@@ -10,7 +10,7 @@ pub mod spin;
 use crate::api::{self, CheckConfig, SpecSource};
 use crate::ir::Launch;
 use crate::model::MemoryModel;
-use crate::trace::{Report, Verdict};
+use crate::report::{Report, Verdict};
 use std::fmt::Write;
 use std::time::Instant;
 
@@ -148,8 +148,10 @@ fn add(row: &mut Row, report: &Report) {
     let s = &report.stats;
     row.states += s.states;
     row.transitions += s.transitions;
-    row.explore_seconds += s.explore_seconds.unwrap_or(0.0);
-    row.peak_store_bytes = row.peak_store_bytes.max(s.peak_store_bytes.unwrap_or(0));
+    if let Some(m) = &s.measured {
+        row.explore_seconds += m.explore_seconds;
+        row.peak_store_bytes = row.peak_store_bytes.max(m.peak_store_bytes);
+    }
     row.complete &= report.verdict != Verdict::Inconclusive;
     row.verdicts.push((report.spec.clone(), report.verdict));
 }

@@ -6,9 +6,10 @@ use super::{config_from, strip_timings, to_json, write_counterexamples};
 use colored::Colorize;
 use gsync_check::api::declared_params;
 use gsync_check::api::{self, Error, SpecSource};
+use gsync_check::format::sarif;
+use gsync_check::format::text::{render_stats, verdict_colored};
+use gsync_check::report::{Report, Verdict};
 use gsync_check::spec::ast::SpecFile;
-use gsync_check::trace::render::verdict_colored;
-use gsync_check::trace::{Report, Verdict};
 
 /// Built-in specs with their parsed headers.
 fn builtin_headers() -> Result<Vec<(SpecSource, SpecFile)>, Error> {
@@ -105,10 +106,7 @@ pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Resul
         .fold(Verdict::Verified, |w, r| w.worst(r.verdict));
     match output.format {
         Format::Json => println!("{}", to_json(&reports)),
-        Format::Sarif => println!(
-            "{}",
-            to_json(&gsync_check::trace::sarif::from_reports(&reports))
-        ),
+        Format::Sarif => println!("{}", to_json(&sarif::from_reports(&reports))),
         Format::Text => {
             let skipped: Vec<String> = requested
                 .iter()
@@ -127,11 +125,7 @@ pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Resul
             }
             if output.stats {
                 for r in &reports {
-                    println!(
-                        "{:<32} {}",
-                        r.spec,
-                        gsync_check::trace::render::render_stats(r)
-                    );
+                    println!("{:<32} {}", r.spec, render_stats(r));
                 }
             }
             println!("details: gsync-check NAME [options] (one variant, with its counterexample)");
@@ -170,7 +164,7 @@ fn print_row(r: &Report, first: bool, family: &str, launch: &gsync_check::ir::La
         );
     }
     let kind = match (r.violations.first(), &r.limit) {
-        (Some(v), _) => v.kind.clone(),
+        (Some(v), _) => v.kind.to_string(),
         (None, Some(l)) => format!("({l})"),
         (None, None) => "-".into(),
     };
@@ -183,7 +177,7 @@ fn print_row(r: &Report, first: bool, family: &str, launch: &gsync_check::ir::La
         verdict,
         kind,
         r.stats.states,
-        r.stats.seconds.unwrap_or(0.0)
+        r.stats.measured.as_ref().map_or(0.0, |m| m.seconds)
     );
 }
 

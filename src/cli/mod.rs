@@ -13,10 +13,11 @@ use args::{
     CheckArgs, Cli, ColorChoice, Command, Format, OutputArgs, ReplayOutputArgs, TextOrJson,
 };
 use gsync_check::api::{self, CheckConfig, Error, SpecSource};
+use gsync_check::format::text::render_report;
+use gsync_check::format::{sarif, svg};
 use gsync_check::ir::Launch;
-use gsync_check::trace::render::render_report;
-use gsync_check::trace::replay::{self, replay, ReplayOutcome, SavedCounterexample, SpecLocation};
-use gsync_check::trace::{sarif, svg, Report};
+use gsync_check::report::{spec_hash, Report, SavedCounterexample, SpecLocation};
+use gsync_check::trace::{replay, ReplayOutcome};
 use std::io::IsTerminal;
 use std::path::Path;
 
@@ -194,14 +195,7 @@ pub fn stats_need_timings(stats: bool, format_has_none: bool) -> Result<(), Erro
 
 /// Timings differ from run to run; JSON leaves them out unless `--stats`.
 pub fn strip_timings(report: &mut Report) {
-    let s = &mut report.stats;
-    s.seconds = None;
-    s.states_per_second = None;
-    s.peak_store_bytes = None;
-    s.analysis_bytes = None;
-    s.peak_rss_bytes = None;
-    s.reductions = None;
-    s.explore_seconds = None;
+    report.stats.measured = None;
 }
 
 pub fn to_json<T: serde::Serialize>(value: &T) -> String {
@@ -316,7 +310,7 @@ fn replay_file(path: &Path, output: &ReplayOutputArgs) -> Result<i32, Error> {
         // A recorded configuration the spec refuses.
         Err(Error::Usage(m)) => {
             let reason = format!("the recorded configuration is refused: {m}");
-            if replay::spec_hash(&spec.text) == saved.spec_hash {
+            if spec_hash(&spec.text) == saved.spec_hash {
                 ReplayOutcome::Corrupt { step: 0, reason }
             } else {
                 ReplayOutcome::SpecChanged { step: 0, reason }

@@ -5,9 +5,10 @@ use super::args::{Cli, Command, VerifyFormat as Format, VerifyOutputArgs};
 use super::{config_from, strip_timings, to_json, write_counterexamples};
 use colored::Colorize;
 use gsync_check::api::{self, Error, SpecSource};
+use gsync_check::format::text::render_stats;
+use gsync_check::format::{junit, sarif};
+use gsync_check::report::{CaseOutcome, CaseResult};
 use gsync_check::spec::ast::Expectation;
-use gsync_check::trace::verify::CaseResult;
-use gsync_check::trace::{junit, sarif};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -55,18 +56,29 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Error> {
 /// Runs one expectation of a spec.
 fn run_case(spec: &SpecSource, e: &Expectation) -> CaseResult {
     let started = Instant::now();
-    let mut case = CaseResult {
+    let outcome = run_config(spec, e);
+    let passed = match &outcome {
+        CaseOutcome::Report(report) => {
+            let kind = report.violations.first().map(|v| v.kind.name());
+            report.verdict.name() == e.verdict && (e.kind.is_none() || e.kind.as_deref() == kind)
+        }
+        CaseOutcome::Error(_) => false,
+    };
+    CaseResult {
         spec: spec.name.clone(),
         source: spec.origin.clone(),
         line: e.line,
         args: e.args.clone(),
         expected_verdict: e.verdict.clone(),
         expected_kind: e.kind.clone(),
-        passed: false,
-        report: None,
-        error: None,
-        seconds: 0.0,
-    };
+        passed,
+        outcome,
+        seconds: started.elapsed().as_secs_f64(),
+    }
+}
+
+/// Checks the spec under the options of an expectation.
+fn run_config(spec: &SpecSource, e: &Expectation) -> CaseOutcome {
     // The options are parsed exactly as the command line would parse them.
     let argv = ["gsync-check", "check", spec.origin.as_str()]
         .into_iter()
@@ -76,22 +88,14 @@ fn run_case(spec: &SpecSource, e: &Expectation) -> CaseResult {
         Ok(Some(Command::Check { check, .. })) => check,
         Ok(_) => unreachable!("parsed as `check`"),
         Err(message) => {
-            case.error = Some(format!("line {}: bad options: {message}", e.line));
-            return case;
+            return CaseOutcome::Error(format!("line {}: bad options: {message}", e.line))
         }
     };
     let config = config_from(&check, None);
     match api::check_spec(spec, &config) {
-        Ok(report) => {
-            let kind = report.violations.first().map(|v| v.kind.as_str());
-            case.passed = report.verdict.name() == e.verdict
-                && (e.kind.is_none() || e.kind.as_deref() == kind);
-            case.report = Some(report);
-        }
-        Err(err) => case.error = Some(err.render(false).trim_end().to_string()),
+        Ok(report) => CaseOutcome::Report(Box::new(report)),
+        Err(err) => CaseOutcome::Error(err.render(false).trim_end().to_string()),
     }
-    case.seconds = started.elapsed().as_secs_f64();
-    case
 }
 
 pub fn verify(paths: &[PathBuf], output: &VerifyOutputArgs) -> Result<i32, Error> {
@@ -112,7 +116,7 @@ pub fn verify(paths: &[PathBuf], output: &VerifyOutputArgs) -> Result<i32, Error
         }
         for e in &file.header.expects {
             let mut case = run_case(&spec, e);
-            if let Some(report) = &mut case.report {
+            if let CaseOutcome::Report(report) = &mut case.outcome {
                 let stem = format!("{}.line{}", report.spec, e.line);
                 write_counterexamples(report, &spec, output.out.as_deref(), &stem)?;
                 if !output.stats && output.format == Format::Json {
@@ -126,15 +130,15 @@ pub fn verify(paths: &[PathBuf], output: &VerifyOutputArgs) -> Result<i32, Error
                     "FAIL".red().bold()
                 };
                 println!("{mark} {}", case.summary());
-                if let Some(report) = case.report.as_ref().filter(|_| output.stats) {
-                    println!("     {}", gsync_check::trace::render::render_stats(report));
+                if let Some(report) = case.report().filter(|_| output.stats) {
+                    println!("     {}", render_stats(report));
                 }
             }
             cases.push(case);
         }
     }
     let failed = cases.iter().filter(|c| !c.passed).count();
-    let errors = cases.iter().filter(|c| c.error.is_some()).count();
+    let errors = cases.iter().filter(|c| c.error().is_some()).count();
     match output.format {
         Format::Text => println!("verify: {} passed, {} failed", cases.len() - failed, failed),
         Format::Json => println!("{}", to_json(&cases)),

@@ -6,7 +6,7 @@ use super::device::{launch_and_wait, Ended, Gpu};
 use super::nvrtc;
 use super::runner::{DeviceCheck, GpuInfo, GpuReport, GpuRunConfig};
 use crate::api::Error;
-use crate::trace::Verdict;
+use crate::report::Verdict;
 use std::ffi::c_void;
 use std::time::Duration;
 

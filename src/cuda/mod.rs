@@ -16,8 +16,8 @@ pub mod runner;
 
 use crate::api::{self, CheckConfig, Error, SpecSource};
 use crate::ir::{lower, Launch, Program};
+use crate::report::Report;
 use crate::spec::ast::SpecFile;
-use crate::trace::Report;
 pub use emit::{EmitOptions, Emitted};
 
 /// A spec parsed and lowered for a GPU launch (any size: the checker's

@@ -1,72 +1,16 @@
-//! A counterexample trace: the schedule (which thread moved at each step)
-//! and, for readers, what each step did, rebuilt by replaying the schedule.
+//! Building a counterexample's [`Trace`] from the model: replay the
+//! schedule (then the cycle) from the initial state and record, for
+//! readers, what each step did.
 
 use crate::ir::{Op, Program};
 use crate::model::{Event, Model, Violation};
-use serde::{Deserialize, Serialize};
-
-/// Where an instruction is in the spec.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SourcePos {
-    /// The file, when it is not the spec itself (a CUDA file a harness
-    /// imports): its last path component.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub file: Option<String>,
-    pub line: u32,
-    pub column: u32,
-    pub end_line: u32,
-    pub end_column: u32,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Access {
-    pub location: String,
-    pub value: i64,
-}
-
-/// One executed instruction.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Step {
-    /// Scheduling step (1-based): instructions with the same step ran as one
-    /// atomic move of their thread.
-    pub step: u32,
-    pub thread: u32,
-    pub block: u32,
-    pub warp: u32,
-    pub lane: u32,
-    pub pc: u32,
-    /// The source text of the instruction (its first line).
-    pub instruction: String,
-    pub span: SourcePos,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub reads: Vec<Access>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub writes: Vec<Access>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-    /// The warp's active mask: bit `l` set when lane `l` executed this
-    /// instruction in this step (absent for a warp of one thread).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub active_mask: Option<u64>,
-}
-
-/// A counterexample. For a safety violation `cycle` is empty; for a deadlock
-/// in which threads keep spinning, `cycle` shows a loop they can repeat
-/// forever without finishing.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Trace {
-    /// Thread index moved at each step from the initial state.
-    pub schedule: Vec<u32>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub cycle_schedule: Vec<u32>,
-    pub steps: Vec<Step>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub cycle: Vec<Step>,
-}
+use crate::report::{Access, SourcePos, Step, Trace};
+use crate::spec::ast::Span;
+use crate::spec::diag::Source;
 
 /// Instructions worth showing: memory, synchronization and checks, not the
 /// thread-local bookkeeping between them.
-pub fn is_shown(op: &Op) -> bool {
+fn is_shown(op: &Op) -> bool {
     !matches!(
         op,
         Op::Assign { .. } | Op::Jump { .. } | Op::Branch { .. } | Op::Progress
@@ -85,7 +29,6 @@ pub fn build_trace(model: &Model, schedule: &[u32], cycle: &[u32]) -> (Trace, Op
         cycle_schedule: cycle.to_vec(),
         ..Trace::default()
     };
-    let mut fault = None;
     let mut step_no = 0;
     for (part, actions) in [(0, schedule), (1, cycle)] {
         for &t in actions {
@@ -112,13 +55,12 @@ pub fn build_trace(model: &Model, schedule: &[u32], cycle: &[u32]) -> (Trace, Op
                     failing.note = Some(format!("violation: {}", v.message));
                     trace.steps.push(failing);
                 }
-                fault = Some(v);
-                return (trace, fault);
+                return (trace, Some(v));
             }
             std::mem::swap(&mut state, &mut next);
         }
     }
-    (trace, fault)
+    (trace, None)
 }
 
 fn step_of(prog: &Program, e: &Event, step_no: u32) -> Option<Step> {
@@ -127,18 +69,15 @@ fn step_of(prog: &Program, e: &Event, step_no: u32) -> Option<Step> {
 
 fn step_of_any(prog: &Program, e: &Event, step_no: u32) -> Step {
     let instr = &prog.code[e.pc as usize];
-    let (line, column) = prog.source.line_col(instr.span.start);
-    let (end_line, end_column) = prog.source.line_col(instr.span.end);
     let launch = prog.launch;
     let in_block = e.thread % launch.threads_per_block;
-    let text = prog.source.snippet(instr.span);
     let instruction = match instr.op {
         Op::Exit => "(finishes the harness)".to_string(),
         Op::CriticalEnter { .. } => "(enters the critical section)".to_string(),
         Op::CriticalExit => "(leaves the critical section)".to_string(),
         Op::PhaseEnter => "(enters the phase)".to_string(),
         Op::PhaseExit => "(leaves the phase)".to_string(),
-        _ => first_line(text),
+        _ => first_line(prog.source.snippet(instr.span)),
     };
     let access = |v: &Vec<(String, i64)>| {
         v.iter()
@@ -156,20 +95,24 @@ fn step_of_any(prog: &Program, e: &Event, step_no: u32) -> Step {
         lane: in_block % launch.warp_size,
         pc: e.pc,
         instruction,
-        span: SourcePos {
-            file: prog
-                .source
-                .appended_file_name(instr.span.start)
-                .map(str::to_string),
-            line,
-            column,
-            end_line,
-            end_column,
-        },
+        span: source_pos(&prog.source, instr.span),
         reads: access(&e.reads),
         writes: access(&e.writes),
         note: e.note.clone(),
         active_mask: e.active,
+    }
+}
+
+/// Where `span` of the program's source is, as a report names it.
+pub(super) fn source_pos(source: &Source, span: Span) -> SourcePos {
+    let (line, column) = source.line_col(span.start);
+    let (end_line, end_column) = source.line_col(span.end);
+    SourcePos {
+        file: source.appended_file_name(span.start).map(str::to_string),
+        line,
+        column,
+        end_line,
+        end_column,
     }
 }
 

@@ -2,10 +2,11 @@
 //! failing instruction of a safety violation; for a deadlock, livelock or
 //! starvation, the instruction a stuck thread spins or waits at.
 
-use super::counterexample::{SourcePos, Trace};
+use super::counterexample::source_pos;
 use crate::explore::TransitionSystem;
 use crate::ir::Op;
 use crate::model::{thread_of, Model};
+use crate::report::{SourcePos, Trace};
 
 /// `faulted`: the schedule's last step raised the violation (a safety
 /// violation); then `trace`'s last step is the failing instruction.
@@ -56,15 +57,5 @@ pub fn violation_location(
         .find(spins)
         .or(stuck.iter().find(at_barrier))
         .or(stuck.first())?;
-    let span = op_of(t).span;
-    let source = &model.prog.source;
-    let (line, column) = source.line_col(span.start);
-    let (end_line, end_column) = source.line_col(span.end);
-    Some(SourcePos {
-        file: source.appended_file_name(span.start).map(str::to_string),
-        line,
-        column,
-        end_line,
-        end_column,
-    })
+    Some(source_pos(&model.prog.source, op_of(t).span))
 }

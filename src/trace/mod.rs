@@ -1,17 +1,13 @@
-//! Counterexamples and reports: the serde model of the JSON report,
-//! building a readable trace by replaying a schedule, text rendering, and
-//! replay of a saved counterexample.
+//! Counterexample traces on the model: building the readable [`Trace`] of
+//! a schedule by replaying it, finding where in the spec its violation
+//! shows, and replaying a saved counterexample against the spec.
+//!
+//! [`Trace`]: crate::report::Trace
 
-pub mod counterexample;
-pub mod junit;
-pub mod location;
-pub mod render;
-pub mod replay;
-pub mod report;
-pub mod sarif;
-pub mod svg;
-pub mod verify;
-pub mod xml;
+mod counterexample;
+mod location;
+mod replay;
 
-pub use counterexample::{build_trace, Step, Trace};
-pub use report::{Report, RunConfig, Stats, Verdict, ViolationReport};
+pub use counterexample::build_trace;
+pub use location::violation_location;
+pub use replay::{replay, ReplayOutcome};

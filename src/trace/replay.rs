@@ -1,113 +1,12 @@
-//! Saved counterexamples and their replay: re-execute the schedule step by
-//! step against the spec and say whether the violation is still there, the
-//! bug is fixed, the spec changed under the recording, or the recording is
+//! Replay of a saved counterexample: re-execute its schedule step by step
+//! against the spec and say whether the violation is still there, the bug
+//! is fixed, the spec changed under the recording, or the recording is
 //! corrupt.
 
-use super::counterexample::{build_trace, Access, Step};
-use super::{Report, RunConfig, ViolationReport};
+use super::build_trace;
 use crate::explore::{explore, Options, TransitionSystem};
-use crate::model::Model;
-use serde::{Deserialize, Serialize};
-use std::path::{Component, Path, PathBuf};
-
-/// A counterexample file (`--out DIR`, `counterexamples/`): everything
-/// replay needs.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SavedCounterexample {
-    pub spec: String,
-    /// `builtin:NAME`, or the spec's path: relative to the folder of the
-    /// counterexample file (so replay works from any directory and the two
-    /// can move together), or absolute.
-    pub source: String,
-    /// [`spec_hash`] of the spec's text when it was checked: replay tells a
-    /// changed spec from a corrupt recording by it.
-    pub spec_hash: String,
-    pub config: RunConfig,
-    pub violation: ViolationReport,
-}
-
-impl SavedCounterexample {
-    /// The counterexample of `violation`, found by `report` on the spec
-    /// whose text is `spec_text`; `source` as the report has it.
-    pub fn new(report: &Report, violation: &ViolationReport, spec_text: &str) -> Self {
-        SavedCounterexample {
-            spec: report.spec.clone(),
-            source: report.source.clone(),
-            spec_hash: spec_hash(spec_text),
-            config: report.config.clone(),
-            violation: violation.clone(),
-        }
-    }
-
-    /// Records a spec file's path relative to `dir`, the folder the
-    /// counterexample is written to (built-ins keep their name).
-    pub fn locate_source_from(&mut self, dir: &Path) {
-        if self.source.starts_with(BUILTIN) {
-            return;
-        }
-        let absolute = |p: &Path| {
-            std::fs::canonicalize(p).unwrap_or_else(|_| {
-                std::env::current_dir()
-                    .map(|cwd| cwd.join(p))
-                    .unwrap_or_else(|_| p.to_path_buf())
-            })
-        };
-        let spec = absolute(Path::new(&self.source));
-        let path = relative_path(&spec, &absolute(dir)).unwrap_or(spec);
-        self.source = path.to_string_lossy().replace('\\', "/");
-    }
-
-    /// Where the spec is: a built-in's name, or the path of its file
-    /// (`source` resolved against the folder of `file`, this counterexample).
-    pub fn spec_location(&self, file: &Path) -> SpecLocation {
-        match self.source.strip_prefix(BUILTIN) {
-            Some(name) => SpecLocation::Builtin(name.to_string()),
-            None => {
-                let dir = file.parent().unwrap_or(Path::new(""));
-                SpecLocation::File(dir.join(&self.source))
-            }
-        }
-    }
-}
-
-const BUILTIN: &str = "builtin:";
-
-/// Where a saved counterexample's spec is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SpecLocation {
-    Builtin(String),
-    File(PathBuf),
-}
-
-/// `base`-relative path to `target` (both absolute); `None` when they have
-/// no common root (another drive).
-fn relative_path(target: &Path, base: &Path) -> Option<PathBuf> {
-    let t: Vec<Component> = target.components().collect();
-    let b: Vec<Component> = base.components().collect();
-    if t.first() != b.first() {
-        return None;
-    }
-    let common = t.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let mut out = PathBuf::new();
-    for _ in common..b.len() {
-        out.push("..");
-    }
-    for c in &t[common..] {
-        out.push(c);
-    }
-    Some(out)
-}
-
-/// A content hash of a spec's text (64-bit FNV-1a, as `fnv1a64:HEX`): it
-/// detects an edit, not an adversary.
-pub fn spec_hash(text: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("fnv1a64:{h:016x}")
-}
+use crate::model::{Model, ViolationKind};
+use crate::report::{spec_hash, Access, SavedCounterexample, Step, ViolationReport};
 
 /// What replay concluded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,7 +14,7 @@ pub enum ReplayOutcome {
     /// The schedule still leads to the recorded kind of violation (at
     /// `step`; earlier than recorded only where the spec changed).
     Reproduced {
-        kind: String,
+        kind: ViolationKind,
         message: String,
         step: u32,
         spec_changed: bool,
@@ -161,11 +60,17 @@ enum Divergence {
     /// The schedule ends without the violation (fixed, if the spec changed).
     Gone(String),
     /// Another kind of violation happens first.
-    Other { kind: String, message: String },
+    Other {
+        kind: ViolationKind,
+        message: String,
+    },
     /// What a step did differs from the recording (compared only when the
     /// spec is unchanged: an edit moves lines).
     StepDiffers(String),
 }
+
+/// Where replay stopped matching the recording: the step, and why.
+type Diverged = (u32, Divergence);
 
 /// Replays `saved` on `model`, built from the spec whose text is
 /// `spec_text` under the saved config.
@@ -199,116 +104,154 @@ pub fn replay(model: &Model, saved: &SavedCounterexample, spec_text: &str) -> Re
     }
 }
 
-/// Runs the schedule; `Err((step, why))` where it stops matching the
-/// recording.
+/// Runs the recorded moves and checks that they end in the recorded
+/// violation, and (spec unchanged) that each step did what was recorded.
 fn run_schedule(
     model: &Model,
     saved: &SavedCounterexample,
     spec_changed: bool,
-) -> Result<ReplayOutcome, (u32, Divergence)> {
+) -> Result<ReplayOutcome, Diverged> {
     let v = &saved.violation;
+    let (message, step) = match walk(model, v, spec_changed)? {
+        Walked::Raised { message, step } => (message, step),
+        Walked::Ended(end) => (v.message.clone(), check_end(model, v, &end)?),
+    };
+    if !spec_changed {
+        compare_steps(model, saved)?;
+    }
+    Ok(ReplayOutcome::Reproduced {
+        kind: v.kind,
+        message,
+        step,
+        spec_changed,
+    })
+}
+
+/// Where the recorded moves led, when each of them was possible.
+enum Walked {
+    /// A step raised the recorded kind of violation: the last step, or an
+    /// earlier one where the spec changed (the bug, reached sooner).
+    Raised { message: String, step: u32 },
+    /// The moves ran to the end without a violation.
+    Ended(End),
+}
+
+/// The end of the recorded moves, for the violations that show in the
+/// state graph rather than at a step (deadlock, livelock, starvation).
+struct End {
+    state: Vec<u32>,
+    /// The state the cycle started from (`None` without a cycle).
+    cycle_start: Option<Vec<u32>>,
+    /// Per thread: how many of its moves in the cycle made progress.
+    cycle_progress: Vec<usize>,
+}
+
+/// Makes the recorded moves (the schedule, then the cycle) from the
+/// initial state; `Err` at the first that is impossible or raises another
+/// violation than the recorded one.
+fn walk(model: &Model, v: &ViolationReport, spec_changed: bool) -> Result<Walked, Diverged> {
     let words = model.threads.layout.words();
     let mut state = vec![0u32; words];
     model.initial_state(&mut state);
     let mut next = vec![0u32; words];
-    let mut actions = Vec::new();
-    let all: Vec<u32> = v
+    let moves: Vec<u32> = v
         .trace
         .schedule
         .iter()
         .chain(&v.trace.cycle_schedule)
         .copied()
         .collect();
-    let last_step = all.len() as u32;
-    let reproduced = |message: String, step: u32| -> Result<ReplayOutcome, (u32, Divergence)> {
-        if !spec_changed {
-            compare_steps(model, saved)?;
-        }
-        Ok(ReplayOutcome::Reproduced {
-            kind: v.kind.clone(),
-            message,
-            step,
-            spec_changed,
-        })
-    };
-    let gone = |reason: &str| Err((last_step, Divergence::Gone(reason.to_string())));
     let mut cycle_start = None;
-    // Progress per thread during the cycle, for livelock and starvation.
     let mut cycle_progress = vec![0usize; model.threads.layout.threads];
-    for (i, &t) in all.iter().enumerate() {
-        let step_no = i as u32 + 1;
+    for (i, &t) in moves.iter().enumerate() {
+        let step = i as u32 + 1;
         if i == v.trace.schedule.len() {
             cycle_start = Some(state.clone());
         }
-        let thread = crate::model::thread_of(t);
-        if thread >= model.threads.layout.threads {
-            return Err((
-                step_no,
-                Divergence::CannotMove(format!(
-                    "the schedule moves thread {thread}, but the launch has {}",
-                    model.threads.layout.threads
-                )),
-            ));
-        }
-        actions.clear();
-        model.actions(&state, &mut actions);
-        if !actions.contains(&t) {
-            return Err((
-                step_no,
-                Divergence::CannotMove(format!(
-                    "{} cannot make the recorded move in this state",
-                    model.threads.thread_name(thread)
-                )),
-            ));
-        }
+        let thread = possible_move(model, &state, t).map_err(|d| (step, d))?;
         let (result, labels) = model.step_labels(&state, t, &mut next);
         if cycle_start.is_some() && labels.progressed {
             cycle_progress[thread] += 1;
         }
         match result {
             Ok(()) => std::mem::swap(&mut state, &mut next),
-            // The recorded kind, at the last step; or earlier, where the
-            // spec changed (then the bug is still there, reached sooner).
-            Err(fault) if fault.kind.name() == v.kind && (i + 1 == all.len() || spec_changed) => {
-                return reproduced(fault.message, step_no)
+            Err(fault) if fault.kind == v.kind && (i + 1 == moves.len() || spec_changed) => {
+                let message = fault.message;
+                return Ok(Walked::Raised { message, step });
             }
             Err(fault) => {
-                return Err((
-                    step_no,
-                    Divergence::Other {
-                        kind: fault.kind.name().to_string(),
-                        message: fault.message,
-                    },
-                ))
+                let (kind, message) = (fault.kind, fault.message);
+                return Err((step, Divergence::Other { kind, message }));
             }
         }
     }
-    if let Some(start) = cycle_start {
-        if start != state {
-            return gone("the recorded cycle does not return to the state it started from");
-        }
+    Ok(Walked::Ended(End {
+        state,
+        cycle_start,
+        cycle_progress,
+    }))
+}
+
+/// The thread that makes move `t`, where the launch has it and it can
+/// make that move in `state`.
+fn possible_move(model: &Model, state: &[u32], t: u32) -> Result<usize, Divergence> {
+    let thread = crate::model::thread_of(t);
+    let threads = model.threads.layout.threads;
+    if thread >= threads {
+        return Err(Divergence::CannotMove(format!(
+            "the schedule moves thread {thread}, but the launch has {threads}"
+        )));
     }
-    match v.kind.as_str() {
+    let mut actions = Vec::new();
+    model.actions(state, &mut actions);
+    if !actions.contains(&t) {
+        return Err(Divergence::CannotMove(format!(
+            "{} cannot make the recorded move in this state",
+            model.threads.thread_name(thread)
+        )));
+    }
+    Ok(thread)
+}
+
+/// Checks that the state the moves reach shows the recorded violation:
+/// for a deadlock, that the harness cannot finish from it; for a livelock
+/// or starvation, that the cycle returns to where it started and nobody
+/// (or only some) progress in it. Returns the violation's step, the last.
+fn check_end(model: &Model, v: &ViolationReport, end: &End) -> Result<u32, Diverged> {
+    let last_step = (v.trace.schedule.len() + v.trace.cycle_schedule.len()) as u32;
+    let gone = |reason: &str| Err((last_step, Divergence::Gone(reason.to_string())));
+    if end.cycle_start.as_ref().is_some_and(|s| *s != end.state) {
+        return gone("the recorded cycle does not return to the state it started from");
+    }
+    let no_cycle = v.trace.cycle_schedule.is_empty();
+    let progress = &end.cycle_progress;
+    match v.kind {
         // The refined deadlock classes (and a divergent barrier found as a
         // deadlock under lockstep) end where the harness cannot finish.
-        "deadlock" | "occupancy_deadlock" | "simd_deadlock" | "alias_deadlock"
-        | "barrier_divergence" => {}
-        "livelock" => {
-            if v.trace.cycle_schedule.is_empty() || cycle_progress.iter().any(|p| *p > 0) {
+        ViolationKind::Deadlock
+        | ViolationKind::OccupancyDeadlock
+        | ViolationKind::SimdDeadlock
+        | ViolationKind::AliasDeadlock
+        | ViolationKind::BarrierDivergence => {
+            if can_still_finish(model, &end.state) {
+                let reason = "the harness can still finish from the state the schedule reaches";
+                return Err((
+                    v.trace.schedule.len() as u32,
+                    Divergence::Gone(reason.into()),
+                ));
+            }
+        }
+        ViolationKind::Livelock => {
+            if no_cycle || progress.iter().any(|p| *p > 0) {
                 return gone("the recorded cycle is not a cycle without progress");
             }
-            return reproduced(v.message.clone(), last_step);
         }
-        "starvation" => {
+        ViolationKind::Starvation => {
             let starved = (0..model.threads.layout.threads)
-                .any(|t| !model.threads.is_finished(&state, t) && cycle_progress[t] == 0);
-            if v.trace.cycle_schedule.is_empty()
-                || !starved
-                || cycle_progress.iter().all(|p| *p == 0)
-            {
+                .any(|t| !model.threads.is_finished(&end.state, t) && progress[t] == 0);
+            if no_cycle || !starved || progress.iter().all(|p| *p == 0) {
                 return gone("in the recorded cycle nobody starves while others progress");
             }
-            return reproduced(v.message.clone(), last_step);
         }
         other => {
             return gone(&format!(
@@ -316,20 +259,12 @@ fn run_schedule(
             ))
         }
     }
-    if can_still_finish(model, &state) {
-        return Err((
-            v.trace.schedule.len() as u32,
-            Divergence::Gone(
-                "the harness can still finish from the state the schedule reaches".into(),
-            ),
-        ));
-    }
-    reproduced(v.message.clone(), last_step)
+    Ok(last_step)
 }
 
 /// Compares the recorded steps (instructions, values read and written) with
 /// a fresh replay; `Err` names the first difference.
-fn compare_steps(model: &Model, saved: &SavedCounterexample) -> Result<(), (u32, Divergence)> {
+fn compare_steps(model: &Model, saved: &SavedCounterexample) -> Result<(), Diverged> {
     let t = &saved.violation.trace;
     let (fresh, _) = build_trace(model, &t.schedule, &t.cycle_schedule);
     let recorded: Vec<&Step> = t.steps.iter().chain(&t.cycle).collect();
@@ -355,8 +290,44 @@ fn compare_steps(model: &Model, saved: &SavedCounterexample) -> Result<(), (u32,
 /// field that differs (two steps can agree on instruction and line).
 fn step_difference(recorded: &Step, replayed: &Step) -> String {
     let what = |s: &Step| format!("`{}` (line {})", s.instruction, s.span.line);
-    let accesses = |a: &[Access]| {
-        let shown: Vec<String> = a
+    let (a, b) = (recorded, replayed);
+    if (a.thread, a.block, a.warp, a.lane) != (b.thread, b.block, b.warp, b.lane) {
+        return format!(
+            "recorded thread {} (block {}) but replay moved thread {} (block {})",
+            a.thread, a.block, b.thread, b.block
+        );
+    }
+    if (&a.instruction, a.span.line) != (&b.instruction, b.span.line) {
+        return format!("recorded {} but replay executed {}", what(a), what(b));
+    }
+    if a.pc != b.pc || a.span != b.span {
+        return format!(
+            "{} is recorded as instruction {} at column {}, replay runs instruction {} at column {}",
+            what(a),
+            a.pc,
+            a.span.column,
+            b.pc,
+            b.span.column
+        );
+    }
+    let detail = if a.reads != b.reads {
+        accesses_differ("reads of", "read", &a.reads, &b.reads)
+    } else if a.writes != b.writes {
+        accesses_differ("writes of", "wrote", &a.writes, &b.writes)
+    } else if a.active_mask != b.active_mask {
+        let mask = |s: &Step| format!("{:?}", s.active_mask);
+        format!("recorded active lanes {}, replay {}", mask(a), mask(b))
+    } else {
+        let note = |s: &Step| format!("{:?}", s.note.as_deref().unwrap_or(""));
+        format!("recorded note {}, replay {}", note(a), note(b))
+    };
+    format!("{}: {detail}", what(a))
+}
+
+/// `recorded reads of x = 1, replay read x = 0`.
+fn accesses_differ(recorded_what: &str, replay_did: &str, a: &[Access], b: &[Access]) -> String {
+    let shown = |accesses: &[Access]| {
+        let shown: Vec<String> = accesses
             .iter()
             .map(|x| format!("{} = {}", x.location, x.value))
             .collect();
@@ -366,52 +337,11 @@ fn step_difference(recorded: &Step, replayed: &Step) -> String {
             shown.join(", ")
         }
     };
-    let (a, b) = (recorded, replayed);
-    if (a.thread, a.block, a.warp, a.lane) != (b.thread, b.block, b.warp, b.lane) {
-        format!(
-            "recorded thread {} (block {}) but replay moved thread {} (block {})",
-            a.thread, a.block, b.thread, b.block
-        )
-    } else if (&a.instruction, a.span.line) != (&b.instruction, b.span.line) {
-        format!("recorded {} but replay executed {}", what(a), what(b))
-    } else if a.pc != b.pc || a.span != b.span {
-        format!(
-            "{} is recorded as instruction {} at column {}, replay runs instruction {} at column {}",
-            what(a),
-            a.pc,
-            a.span.column,
-            b.pc,
-            b.span.column
-        )
-    } else if a.reads != b.reads {
-        format!(
-            "{}: recorded reads of {}, replay read {}",
-            what(a),
-            accesses(&a.reads),
-            accesses(&b.reads)
-        )
-    } else if a.writes != b.writes {
-        format!(
-            "{}: recorded writes of {}, replay wrote {}",
-            what(a),
-            accesses(&a.writes),
-            accesses(&b.writes)
-        )
-    } else if a.active_mask != b.active_mask {
-        format!(
-            "{}: recorded active lanes {:?}, replay {:?}",
-            what(a),
-            a.active_mask,
-            b.active_mask
-        )
-    } else {
-        format!(
-            "{}: recorded note {:?}, replay {:?}",
-            what(a),
-            a.note.as_deref().unwrap_or(""),
-            b.note.as_deref().unwrap_or("")
-        )
-    }
+    format!(
+        "recorded {recorded_what} {}, replay {replay_did} {}",
+        shown(a),
+        shown(b)
+    )
 }
 
 /// The model started from an arbitrary state.

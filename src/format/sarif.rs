@@ -1,8 +1,9 @@
 //! SARIF 2.1.0 output, so code-scanning tools annotate the spec line of
 //! the violating step in a pull request.
 
-use super::verify::CaseResult;
-use super::Report;
+use super::text::launch_text;
+use crate::model::ViolationKind;
+use crate::report::{CaseResult, Report};
 use serde_json::{json, Value};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -13,18 +14,6 @@ fn artifact_uri(source: &str) -> String {
         Some(name) => format!("specs/{name}.gsync"),
         None => source.trim_start_matches("./").to_string(),
     }
-}
-
-/// `2 blocks × 1 thread`.
-pub fn launch_text(l: &crate::ir::Launch) -> String {
-    let s = |n: u32| if n == 1 { "" } else { "s" };
-    format!(
-        "{} block{} × {} thread{}",
-        l.blocks,
-        s(l.blocks),
-        l.threads_per_block,
-        s(l.threads_per_block)
-    )
 }
 
 /// One SARIF result per violation; `level` is `error` unless the violation
@@ -63,22 +52,9 @@ fn results(report: &Report, expected: bool) -> Vec<Value> {
 }
 
 fn log(results: Vec<Value>) -> Value {
-    let kinds = [
-        "deadlock",
-        "simd_deadlock",
-        "alias_deadlock",
-        "occupancy_deadlock",
-        "barrier_divergence",
-        "livelock",
-        "starvation",
-        "heterogeneous_race",
-        "data_race",
-        "assertion",
-        "mutual_exclusion",
-    ];
-    let rules: Vec<Value> = kinds
+    let rules: Vec<Value> = ViolationKind::ALL
         .iter()
-        .map(|k| json!({ "id": k, "shortDescription": { "text": k.replace('_', " ") } }))
+        .map(|k| json!({ "id": k, "shortDescription": { "text": k.name().replace('_', " ") } }))
         .collect();
     json!({
         "$schema": SCHEMA,
@@ -107,10 +83,10 @@ pub fn from_reports(reports: &[Report]) -> Value {
 pub fn from_cases(cases: &[CaseResult]) -> Value {
     let mut all = Vec::new();
     for case in cases {
-        if let Some(report) = &case.report {
+        if let Some(report) = case.report() {
             all.extend(results(report, case.passed));
         }
-        if !case.passed && case.report.as_ref().is_none_or(|r| r.violations.is_empty()) {
+        if !case.passed && case.report().is_none_or(|r| r.violations.is_empty()) {
             all.push(json!({
                 "ruleId": case.expected_kind.clone().unwrap_or_else(|| "assertion".into()),
                 "level": "error",

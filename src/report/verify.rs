@@ -15,29 +15,51 @@ pub struct CaseResult {
     pub expected_verdict: String,
     pub expected_kind: Option<String>,
     pub passed: bool,
-    /// The report, unless the configuration could not be run.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub report: Option<Report>,
-    /// Why it could not be run (bad options, spec error).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    /// `report` or `error` in JSON.
+    #[serde(flatten)]
+    pub outcome: CaseOutcome,
     pub seconds: f64,
 }
 
+/// What running the configuration of a case gave.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CaseOutcome {
+    /// It ran: its report.
+    Report(Box<Report>),
+    /// It could not be run (bad options, spec error): why.
+    Error(String),
+}
+
 impl CaseResult {
+    /// The report, unless the configuration could not be run.
+    pub fn report(&self) -> Option<&Report> {
+        match &self.outcome {
+            CaseOutcome::Report(report) => Some(report),
+            CaseOutcome::Error(_) => None,
+        }
+    }
+
+    /// Why the configuration could not be run.
+    pub fn error(&self) -> Option<&str> {
+        match &self.outcome {
+            CaseOutcome::Report(_) => None,
+            CaseOutcome::Error(e) => Some(e),
+        }
+    }
+
     /// `spin_lock [--blocks 3]: expected verified, got violated starvation`.
     pub fn summary(&self) -> String {
         let expected = match &self.expected_kind {
             Some(k) => format!("{} {k}", self.expected_verdict),
             None => self.expected_verdict.clone(),
         };
-        let got = match (&self.report, &self.error) {
-            (_, Some(e)) => format!("error: {e}"),
-            (Some(r), None) => match r.violations.first() {
+        let got = match &self.outcome {
+            CaseOutcome::Error(e) => format!("error: {e}"),
+            CaseOutcome::Report(r) => match r.violations.first() {
                 Some(v) => format!("{} {}", r.verdict.name(), v.kind),
                 None => r.verdict.name().to_string(),
             },
-            (None, None) => "nothing".to_string(),
         };
         format!(
             "{} [{}]: expected {expected}, got {got}",

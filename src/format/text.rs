@@ -1,9 +1,9 @@
 //! Text rendering of reports: the summary, who waits on what, and the
 //! counterexample as a table with one column per thread.
 
-use super::counterexample::Step;
-use super::{Report, Verdict};
+use crate::ir::Launch;
 use crate::model::simt::lane_list;
+use crate::report::{Report, RunConfig, Step, Trace, Verdict, ViolationReport};
 use colored::Colorize;
 use std::fmt::Write;
 
@@ -15,30 +15,17 @@ const MAX_COLUMNS: usize = 4;
 /// The human summary of one report. Colour follows `colored`'s global switch.
 pub fn render_report(report: &Report, show_stats: bool) -> String {
     let mut out = String::new();
-    let c = &report.config;
-    let params: Vec<String> = c.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let _ = writeln!(
         out,
         "{} {}",
         report.spec.bold(),
-        format!(
-            "({} block{} × {} thread{}, warp {}, memory {}{}{}{})",
-            c.launch.blocks,
-            plural(c.launch.blocks),
-            c.launch.threads_per_block,
-            plural(c.launch.threads_per_block),
-            c.launch.warp_size,
-            c.memory_model,
-            simt_settings(c),
-            if params.is_empty() { "" } else { ", " },
-            params.join(", ")
-        )
-        .dimmed()
+        settings(&report.config).dimmed()
     );
     let stats = &report.stats;
     let seconds = stats
-        .seconds
-        .map(|s| format!(", {s:.2} s"))
+        .measured
+        .as_ref()
+        .map(|m| format!(", {:.2} s", m.seconds))
         .unwrap_or_default();
     let _ = writeln!(
         out,
@@ -48,7 +35,7 @@ pub fn render_report(report: &Report, show_stats: bool) -> String {
         stats.transitions,
         stats.max_depth
     );
-    if let Some(limit) = &report.limit {
+    if let Some(limit) = report.limit {
         let _ = writeln!(
             out,
             "  stopped by {limit} before the answer was known; raise it (--max-states, --max-seconds, --max-memory) or shrink the launch"
@@ -58,67 +45,96 @@ pub fn render_report(report: &Report, show_stats: bool) -> String {
         let _ = writeln!(out, "{}", render_stats(report));
     }
     for v in &report.violations {
-        let _ = writeln!(
-            out,
-            "\n{} {}",
-            v.kind.red().bold(),
-            format!("[{}]", v.property).dimmed()
-        );
-        let _ = writeln!(out, "  {}", v.message);
-        for w in &v.waiting {
-            let _ = writeln!(out, "    - {w}");
-        }
-        let threads = thread_columns(&v.trace.steps, &v.trace.cycle);
-        let _ = writeln!(out, "\ncounterexample: {} steps", v.trace.schedule.len());
-        let files = imported_files(v.trace.steps.iter().chain(&v.trace.cycle));
-        if !files.is_empty() {
-            let named: Vec<String> = files
-                .iter()
-                .enumerate()
-                .map(|(i, f)| format!("{}N in {f}", file_tag(i)))
-                .collect();
-            let legend = format!("  line N is in the spec, {}", named.join(", "));
-            let _ = writeln!(out, "{}", legend.dimmed());
-        }
-        if v.trace
-            .steps
-            .iter()
-            .chain(&v.trace.cycle)
-            .any(|s| s.active_mask.is_some())
-        {
-            let _ = writeln!(
-                out,
-                "{}",
-                "  [lanes ...]: the active mask, the lanes of the warp that executed the instruction"
-                    .dimmed()
-            );
-        }
-        if v.trace.steps.is_empty() {
-            let _ = writeln!(out, "  (already in the initial state)");
-        } else {
-            out.push_str(&render_steps(
-                &v.trace.steps,
-                &threads,
-                report.config.launch.threads_per_block,
-                &files,
-            ));
-        }
-        if !v.trace.cycle.is_empty() {
-            let _ = writeln!(out, "{}", "then forever, repeating:".yellow());
-            out.push_str(&render_steps(
-                &v.trace.cycle,
-                &threads,
-                report.config.launch.threads_per_block,
-                &files,
-            ));
-        }
+        render_violation(&mut out, v, report.config.launch.threads_per_block);
     }
     out
 }
 
+/// `(2 blocks × 1 thread, warp 32, memory ptx, iters=1)`: the options in
+/// force.
+fn settings(c: &RunConfig) -> String {
+    let params: Vec<String> = c.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!(
+        "({}, warp {}, memory {}{}{}{})",
+        launch_text(&c.launch),
+        c.launch.warp_size,
+        c.memory_model,
+        simt_settings(c),
+        if params.is_empty() { "" } else { ", " },
+        params.join(", ")
+    )
+}
+
+/// `2 blocks × 1 thread`.
+pub fn launch_text(l: &Launch) -> String {
+    format!(
+        "{} block{} × {} thread{}",
+        l.blocks,
+        plural(l.blocks),
+        l.threads_per_block,
+        plural(l.threads_per_block)
+    )
+}
+
+/// One violation: its kind, message and who waits on what, then the
+/// counterexample, one column per thread (`tpb` threads per block).
+fn render_violation(out: &mut String, v: &ViolationReport, tpb: u32) {
+    let _ = writeln!(
+        out,
+        "\n{} {}",
+        v.kind.name().red().bold(),
+        format!("[{}]", v.property).dimmed()
+    );
+    let _ = writeln!(out, "  {}", v.message);
+    for w in &v.waiting {
+        let _ = writeln!(out, "    - {w}");
+    }
+    let trace = &v.trace;
+    let threads = thread_columns(&trace.steps, &trace.cycle);
+    let _ = writeln!(out, "\ncounterexample: {} steps", trace.schedule.len());
+    let files = imported_files(trace.steps.iter().chain(&trace.cycle));
+    render_legend(out, trace, &files);
+    if trace.steps.is_empty() {
+        let _ = writeln!(out, "  (already in the initial state)");
+    } else {
+        out.push_str(&render_steps(&trace.steps, &threads, tpb, &files));
+    }
+    if !trace.cycle.is_empty() {
+        let _ = writeln!(out, "{}", "then forever, repeating:".yellow());
+        out.push_str(&render_steps(&trace.cycle, &threads, tpb, &files));
+    }
+}
+
+/// What the step table's marks mean, where it has them: the tags of the
+/// imported `files` its lines are in, and the active masks of warps.
+fn render_legend(out: &mut String, trace: &Trace, files: &[String]) {
+    if !files.is_empty() {
+        let named: Vec<String> = files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| format!("{}N in {f}", file_tag(i)))
+            .collect();
+        let legend = format!("  line N is in the spec, {}", named.join(", "));
+        let _ = writeln!(out, "{}", legend.dimmed());
+    }
+    if trace
+        .steps
+        .iter()
+        .chain(&trace.cycle)
+        .any(|s| s.active_mask.is_some())
+    {
+        let _ = writeln!(
+            out,
+            "{}",
+            "  [lanes ...]: the active mask, the lanes of the warp that executed the instruction"
+                .dimmed()
+        );
+    }
+}
+
 /// `, simt lockstep (then-first), 1024 lock bits` for the settings that
 /// differ from plain independent scheduling (the default says nothing).
-fn simt_settings(c: &super::RunConfig) -> String {
+fn simt_settings(c: &RunConfig) -> String {
     let mut out = String::new();
     if let Some(order) = &c.branch_order {
         let _ = write!(out, ", simt {} ({order})", c.simt);
@@ -133,29 +149,30 @@ fn simt_settings(c: &super::RunConfig) -> String {
 pub fn render_stats(report: &Report) -> String {
     let s = &report.stats;
     let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+    let m = s.measured.as_ref();
     let mut line = format!(
         "stats: {} states, {} transitions, {:.0} states/s",
         s.states,
         s.transitions,
-        s.states_per_second.unwrap_or(0.0)
+        m.map_or(0.0, |m| m.states_per_second)
     );
-    if let Some(b) = s.peak_store_bytes {
-        let per_state = if s.states > 0 {
-            b as f64 / s.states as f64
-        } else {
-            0.0
-        };
-        let _ = write!(line, ", store {:.1} MiB ({per_state:.0} B/state)", mib(b));
+    let Some(m) = m else {
+        return line;
+    };
+    let b = m.peak_store_bytes;
+    let per_state = if s.states > 0 {
+        b as f64 / s.states as f64
+    } else {
+        0.0
+    };
+    let _ = write!(line, ", store {:.1} MiB ({per_state:.0} B/state)", mib(b));
+    if m.analysis_bytes > 0 {
+        let _ = write!(line, ", graph analyses {:.1} MiB", mib(m.analysis_bytes));
     }
-    if let Some(b) = s.analysis_bytes.filter(|&b| b > 0) {
-        let _ = write!(line, ", graph analyses {:.1} MiB", mib(b));
-    }
-    if let Some(b) = s.peak_rss_bytes {
+    if let Some(b) = m.peak_rss_bytes {
         let _ = write!(line, ", peak RSS {:.1} MiB", mib(b));
     }
-    if let Some(r) = &s.reductions {
-        let _ = write!(line, "; {r}");
-    }
+    let _ = write!(line, "; {}", m.reductions);
     line
 }
 
@@ -245,25 +262,13 @@ fn short_line_of(s: &Step, files: &[String]) -> String {
     }
 }
 
+/// Steps as a table with one column per thread; above [`MAX_COLUMNS`]
+/// threads, one line per step.
 fn render_steps(steps: &[Step], threads: &[u32], tpb: u32, files: &[String]) -> String {
-    let mut out = String::new();
     if threads.len() > MAX_COLUMNS {
-        for s in steps {
-            let _ = writeln!(
-                out,
-                "{:>4}  {:<10} {:<9} {}  {}",
-                s.step,
-                thread_label(s.thread, tpb),
-                line_of(s),
-                shown_instruction(s),
-                effects(s).cyan()
-            );
-            if let Some(n) = &s.note {
-                let _ = writeln!(out, "{:>22}{}", "", n.yellow());
-            }
-        }
-        return out;
+        return render_step_lines(steps, tpb);
     }
+    let mut out = String::new();
     let header: Vec<String> = threads
         .iter()
         .map(|t| pad(&thread_label(*t, tpb), COLUMN))
@@ -276,19 +281,65 @@ fn render_steps(steps: &[Step], threads: &[u32], tpb: u32, files: &[String]) -> 
     );
     for s in steps {
         let col = threads.iter().position(|t| *t == s.thread).unwrap_or(0);
-        // (indent, text): the instruction, then what it read and wrote.
-        let mut texts = vec![(
-            format!("{:>3}: ", short_line_of(s, files)),
+        for (i, line) in cell_lines(s, files).iter().enumerate() {
+            let step_no = if i == 0 {
+                format!("{:>5}", s.step)
+            } else {
+                " ".repeat(5)
+            };
+            let mut cells: Vec<String> = vec![" ".repeat(COLUMN); threads.len()];
+            cells[col] = pad(line, COLUMN);
+            let row = cells.join(" │ ");
+            let row = if i == 0 {
+                row
+            } else {
+                row.dimmed().to_string()
+            };
+            let _ = writeln!(out, "{step_no} │ {}", row.trim_end());
+        }
+    }
+    out
+}
+
+/// One line per step, its note below it: for traces with too many threads
+/// for columns.
+fn render_step_lines(steps: &[Step], tpb: u32) -> String {
+    let mut out = String::new();
+    for s in steps {
+        let _ = writeln!(
+            out,
+            "{:>4}  {:<10} {:<9} {}  {}",
+            s.step,
+            thread_label(s.thread, tpb),
+            line_of(s),
             shown_instruction(s),
-        )];
-        let fx = effects(s);
-        if !fx.is_empty() {
-            texts.push((" ".repeat(5), fx));
-        }
+            effects(s).cyan()
+        );
         if let Some(n) = &s.note {
-            texts.push((" ".repeat(5), n.clone()));
+            let _ = writeln!(out, "{:>22}{}", "", n.yellow());
         }
-        let lines = texts.iter().flat_map(|(indent, text)| {
+    }
+    out
+}
+
+/// The lines of a step in its thread's column: line and instruction, then
+/// what it read and wrote, then its note, each wrapped to the column under
+/// its indent.
+fn cell_lines(s: &Step, files: &[String]) -> Vec<String> {
+    let mut texts = vec![(
+        format!("{:>3}: ", short_line_of(s, files)),
+        shown_instruction(s),
+    )];
+    let fx = effects(s);
+    if !fx.is_empty() {
+        texts.push((" ".repeat(5), fx));
+    }
+    if let Some(n) = &s.note {
+        texts.push((" ".repeat(5), n.clone()));
+    }
+    texts
+        .iter()
+        .flat_map(|(indent, text)| {
             wrap(text, COLUMN - indent.len())
                 .into_iter()
                 .enumerate()
@@ -300,25 +351,8 @@ fn render_steps(steps: &[Step], threads: &[u32], tpb: u32, files: &[String]) -> 
                     };
                     format!("{lead}{piece}")
                 })
-        });
-        for (i, line) in lines.enumerate() {
-            let step_no = if i == 0 {
-                format!("{:>5}", s.step)
-            } else {
-                " ".repeat(5)
-            };
-            let mut cells: Vec<String> = vec![" ".repeat(COLUMN); threads.len()];
-            cells[col] = pad(&line, COLUMN);
-            let row = cells.join(" │ ");
-            let row = if i == 0 {
-                row
-            } else {
-                row.dimmed().to_string()
-            };
-            let _ = writeln!(out, "{step_no} │ {}", row.trim_end());
-        }
-    }
-    out
+        })
+        .collect()
 }
 
 /// The instruction, led by the warp's active mask when the warp has

@@ -1,10 +1,13 @@
-//! The machine report (`--format json`) and the options in force.
+//! The report of one check (`--format json`): the options in force, the
+//! verdict, the statistics and each violation with its counterexample.
 
-use super::Trace;
+use super::{SourcePos, Trace};
+use crate::explore::LimitKind;
 use crate::ir::Launch;
-use crate::model::{BranchOrder, MemoryModel, Scheduler, SimtMode};
+use crate::model::{BranchOrder, MemoryModel, Scheduler, SimtMode, ViolationKind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -48,7 +51,47 @@ impl Verdict {
     }
 }
 
-pub(crate) fn yes() -> bool {
+/// What stopped an inconclusive run (`limit` in JSON), named after the
+/// option that sets it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Limit {
+    /// `--max-states` (or the search ran out of state ids).
+    MaxStates,
+    /// `--max-seconds`.
+    MaxSeconds,
+    /// `--max-memory`.
+    MaxMemory,
+}
+
+impl Limit {
+    /// `max_states`, `max_seconds`, `max_memory`: as in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Limit::MaxStates => "max_states",
+            Limit::MaxSeconds => "max_seconds",
+            Limit::MaxMemory => "max_memory",
+        }
+    }
+}
+
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl From<LimitKind> for Limit {
+    fn from(kind: LimitKind) -> Limit {
+        match kind {
+            LimitKind::States => Limit::MaxStates,
+            LimitKind::Time => Limit::MaxSeconds,
+            LimitKind::Memory => Limit::MaxMemory,
+        }
+    }
+}
+
+fn yes() -> bool {
     true
 }
 
@@ -63,7 +106,7 @@ pub struct RunConfig {
     pub launch: Launch,
     pub memory_model: MemoryModel,
     /// Under `ptx`: whether races are reported (`--no-races`: false).
-    #[serde(default = "crate::trace::report::yes", skip_serializing_if = "is_true")]
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub races: bool,
     pub simt: SimtMode,
     /// Under `--simt lockstep`: which side of a divergent branch ran first.
@@ -90,33 +133,36 @@ pub struct Stats {
     pub transitions: u64,
     /// Length of the longest shortest path (BFS depth).
     pub max_depth: u64,
-    /// Wall-clock time; left out of JSON unless `--stats`, so that reports are
-    /// reproducible byte for byte.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub seconds: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub states_per_second: Option<f64>,
+    /// Time, memory and reductions: they differ from run to run, so JSON
+    /// leaves them out unless `--stats` and reports are reproducible byte
+    /// for byte. Their fields stand in `stats` itself.
+    #[serde(flatten)]
+    pub measured: Option<Measured>,
+}
+
+/// How a run went on this machine (`--stats`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Measured {
+    /// Wall-clock time of the whole check.
+    pub seconds: f64,
+    pub states_per_second: f64,
     /// Bytes held by the state store, visited set and graph at their peak.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub peak_store_bytes: Option<u64>,
+    pub peak_store_bytes: u64,
     /// Bytes the graph analyses after the search (deadlock, liveness)
     /// allocate on top of the store, as `--max-memory` counts them.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub analysis_bytes: Option<u64>,
+    pub analysis_bytes: u64,
     /// Peak resident memory of the process (Linux only).
-    #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peak_rss_bytes: Option<u64>,
     /// Seconds of the state-space search alone (without the graph analyses).
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub explore_seconds: Option<f64>,
-    /// Which reductions the search used, or why one was off (with `--stats`).
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub reductions: Option<String>,
+    pub explore_seconds: f64,
+    /// Which reductions the search used, or why one was off.
+    pub reductions: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ViolationReport {
-    pub kind: String,
+    pub kind: ViolationKind,
     /// The property: `assert`, `capacity`, `barrier`, `invariant`,
     /// `runtime`, `deadlock`.
     pub property: String,
@@ -125,9 +171,9 @@ pub struct ViolationReport {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub waiting: Vec<String>,
     /// Where it shows in the spec: the failing instruction, or the one a
-    /// stuck thread spins or waits at (`trace::location`).
+    /// stuck thread spins or waits at (`trace::violation_location`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub location: Option<super::counterexample::SourcePos>,
+    pub location: Option<SourcePos>,
     pub trace: Trace,
 }
 
@@ -138,9 +184,9 @@ pub struct Report {
     pub source: String,
     pub config: RunConfig,
     pub verdict: Verdict,
-    /// Why the run is inconclusive (`max_states`, `max_seconds`, `max_memory`).
+    /// Why the run is inconclusive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub limit: Option<String>,
+    pub limit: Option<Limit>,
     pub stats: Stats,
     pub violations: Vec<ViolationReport>,
 }

@@ -5,10 +5,9 @@
 //! deterministic: the book's figures are regenerated and compared by the
 //! tests like the golden counterexamples.
 
-use super::counterexample::Step;
-use super::render::{effects, thread_columns, thread_label, wrap, COLUMN};
+use super::text::{effects, thread_columns, thread_label, wrap, COLUMN};
 use super::xml::escape;
-use super::{RunConfig, ViolationReport};
+use crate::report::{RunConfig, Step, Trace, ViolationReport};
 use std::fmt::Write;
 
 /// Pixels: one text line, a lifeline's width, the step-number gutter.
@@ -32,102 +31,27 @@ const CYCLE_FILL: &str = "#fff6d6";
 /// Draws one violation of spec `spec`, checked under `config`, as a
 /// sequence diagram.
 pub fn render_svg(spec: &str, config: &RunConfig, violation: &ViolationReport) -> String {
-    let tpb = config.launch.threads_per_block;
     let trace = &violation.trace;
     let threads = thread_columns(&trace.steps, &trace.cycle);
-    let lanes = threads.len().max(1);
-    let width = 2 * MARGIN + GUTTER + lanes * LANE;
-    let text_chars = (width - 2 * MARGIN) / 7;
-
-    let mut body = String::new();
-    let mut y = MARGIN;
-
-    // Title: the spec and the violation, then the message and who waits.
-    let title = if violation.property == violation.kind {
+    let width = 2 * MARGIN + GUTTER + threads.len().max(1) * LANE;
+    let title = if violation.property == violation.kind.name() {
         format!("{spec}: {}", violation.kind)
     } else {
         format!("{spec}: {} [{}]", violation.kind, violation.property)
     };
-    y += LINE;
-    text(&mut body, MARGIN, y, &title, "bold", BAD, 14);
-    for line in wrap(&violation.message, text_chars) {
-        y += LINE;
-        text(&mut body, MARGIN, y, &line, "", INK, 12);
-    }
-    for w in &violation.waiting {
-        for (k, line) in wrap(w, text_chars - 2).into_iter().enumerate() {
-            y += LINE;
-            let lead = if k == 0 { "• " } else { "  " };
-            text(
-                &mut body,
-                MARGIN,
-                y,
-                &format!("{lead}{line}"),
-                "",
-                FAINT,
-                12,
-            );
-        }
-    }
-
-    // Lane headers.
-    y += LINE + PAD;
-    let lanes_top = y;
-    for (i, t) in threads.iter().enumerate() {
-        let cx = lane_x(i) + LANE / 2;
-        let _ = writeln!(
-            body,
-            r#"<text x="{cx}" y="{}" text-anchor="middle" font-weight="bold" fill="{INK}">{}</text>"#,
-            y + LINE - 4,
-            escape(&thread_label(*t, tpb))
-        );
-    }
-    y += LINE + PAD;
-
+    let mut body = String::new();
+    let heading_end = draw_heading(&mut body, &title, violation, (width - 2 * MARGIN) / 7);
+    let lanes_top = heading_end + LINE + PAD;
+    draw_lane_labels(
+        &mut body,
+        &threads,
+        config.launch.threads_per_block,
+        lanes_top,
+    );
     // Rows, drawn after the lifelines so boxes cover them.
     let mut rows = String::new();
-    let failing = trace.steps.last().filter(|s| {
-        s.note
-            .as_deref()
-            .is_some_and(|n| n.starts_with("violation:"))
-    });
-    y = draw_steps(&mut rows, &trace.steps, &threads, y, failing);
-    if !trace.cycle.is_empty() {
-        let band_top = y + PAD;
-        let mut cycle_rows = String::new();
-        let label_y = band_top + LINE;
-        let end = draw_steps(&mut cycle_rows, &trace.cycle, &threads, label_y + PAD, None);
-        let _ = writeln!(
-            rows,
-            r#"<rect x="{MARGIN}" y="{band_top}" width="{}" height="{}" fill="{CYCLE_FILL}" stroke="{NOTE_INK}" stroke-dasharray="4 3"/>"#,
-            width - 2 * MARGIN,
-            end + PAD - band_top
-        );
-        text(
-            &mut rows,
-            MARGIN + PAD,
-            label_y,
-            "then forever, repeating:",
-            "bold",
-            NOTE_INK,
-            12,
-        );
-        rows.push_str(&cycle_rows);
-        y = end + PAD;
-    }
-    if trace.steps.is_empty() && trace.cycle.is_empty() {
-        y += LINE;
-        text(
-            &mut rows,
-            MARGIN,
-            y,
-            "(already violated in the initial state)",
-            "",
-            FAINT,
-            12,
-        );
-    }
-    let bottom = y + PAD;
+    let rows_end = draw_trace(&mut rows, trace, &threads, width, lanes_top + LINE + PAD);
+    let bottom = rows_end + PAD;
     for i in 0..threads.len() {
         let cx = lane_x(i) + LANE / 2;
         let _ = writeln!(
@@ -136,8 +60,11 @@ pub fn render_svg(spec: &str, config: &RunConfig, violation: &ViolationReport) -
         );
     }
     body.push_str(&rows);
+    document(width, bottom + MARGIN, &title, &body)
+}
 
-    let height = bottom + MARGIN;
+/// The whole picture: `body` on a white page of `width` × `height`.
+fn document(width: usize, height: usize, title: &str, body: &str) -> String {
     format!(
         concat!(
             r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" "#,
@@ -148,9 +75,85 @@ pub fn render_svg(spec: &str, config: &RunConfig, violation: &ViolationReport) -
         ),
         w = width,
         h = height,
-        title = escape(&title),
+        title = escape(title),
         body = body
     )
+}
+
+/// The title, then the message and who waits, wrapped to `text_chars`;
+/// returns the y of the last line.
+fn draw_heading(
+    out: &mut String,
+    title: &str,
+    violation: &ViolationReport,
+    text_chars: usize,
+) -> usize {
+    let mut y = MARGIN + LINE;
+    text(out, MARGIN, y, title, "bold", BAD, 14);
+    for line in wrap(&violation.message, text_chars) {
+        y += LINE;
+        text(out, MARGIN, y, &line, "", INK, 12);
+    }
+    for w in &violation.waiting {
+        for (k, line) in wrap(w, text_chars - 2).into_iter().enumerate() {
+            y += LINE;
+            let lead = if k == 0 { "• " } else { "  " };
+            text(out, MARGIN, y, &format!("{lead}{line}"), "", FAINT, 12);
+        }
+    }
+    y
+}
+
+/// The name of each lane's thread, on the line below `top`.
+fn draw_lane_labels(out: &mut String, threads: &[u32], tpb: u32, top: usize) {
+    for (i, t) in threads.iter().enumerate() {
+        let cx = lane_x(i) + LANE / 2;
+        let _ = writeln!(
+            out,
+            r#"<text x="{cx}" y="{}" text-anchor="middle" font-weight="bold" fill="{INK}">{}</text>"#,
+            top + LINE - 4,
+            escape(&thread_label(*t, tpb))
+        );
+    }
+}
+
+/// The steps from `y` down, then the cycle on its band (or a line saying
+/// the initial state already violates); returns the y below them.
+fn draw_trace(out: &mut String, trace: &Trace, threads: &[u32], width: usize, y: usize) -> usize {
+    let failing = trace.steps.last().filter(|s| {
+        s.note
+            .as_deref()
+            .is_some_and(|n| n.starts_with("violation:"))
+    });
+    let mut y = draw_steps(out, &trace.steps, threads, y, failing);
+    if !trace.cycle.is_empty() {
+        y = draw_cycle(out, &trace.cycle, threads, width, y);
+    }
+    if trace.steps.is_empty() && trace.cycle.is_empty() {
+        y += LINE;
+        let empty = "(already violated in the initial state)";
+        text(out, MARGIN, y, empty, "", FAINT, 12);
+    }
+    y
+}
+
+/// The repeating part of a lasso below `y`, on a shaded band under its
+/// label; returns the y below the band.
+fn draw_cycle(out: &mut String, cycle: &[Step], threads: &[u32], width: usize, y: usize) -> usize {
+    let band_top = y + PAD;
+    let label_y = band_top + LINE;
+    let mut rows = String::new();
+    let end = draw_steps(&mut rows, cycle, threads, label_y + PAD, None);
+    let _ = writeln!(
+        out,
+        r#"<rect x="{MARGIN}" y="{band_top}" width="{}" height="{}" fill="{CYCLE_FILL}" stroke="{NOTE_INK}" stroke-dasharray="4 3"/>"#,
+        width - 2 * MARGIN,
+        end + PAD - band_top
+    );
+    let label = "then forever, repeating:";
+    text(out, MARGIN + PAD, label_y, label, "bold", NOTE_INK, 12);
+    out.push_str(&rows);
+    end + PAD
 }
 
 /// Left edge of lane `i`.

@@ -1,15 +1,15 @@
 //! JUnit XML for CI systems: one test case per spec × configuration.
 
-use super::verify::CaseResult;
 use super::xml::escape;
+use crate::report::CaseResult;
 use std::fmt::Write;
 
 pub fn render(cases: &[CaseResult]) -> String {
     let failures = cases
         .iter()
-        .filter(|c| !c.passed && c.error.is_none())
+        .filter(|c| !c.passed && c.error().is_none())
         .count();
-    let errors = cases.iter().filter(|c| c.error.is_some()).count();
+    let errors = cases.iter().filter(|c| c.error().is_some()).count();
     let total: f64 = cases.iter().map(|c| c.seconds).sum();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
@@ -37,14 +37,13 @@ pub fn render(cases: &[CaseResult]) -> String {
             continue;
         }
         out.push_str(">\n");
-        let tag = if c.error.is_some() {
+        let tag = if c.error().is_some() {
             "error"
         } else {
             "failure"
         };
         let detail = c
-            .report
-            .as_ref()
+            .report()
             .and_then(|r| r.violations.first())
             .map(|v| format!("{}: {}\n{}", v.kind, v.message, v.waiting.join("\n")))
             .unwrap_or_default();
