@@ -11,6 +11,7 @@ pub mod check;
 pub mod cu;
 pub mod cuda;
 pub mod explore;
+pub mod gpu;
 pub mod ir;
 pub mod litmus;
 pub mod model;

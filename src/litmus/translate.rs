@@ -696,6 +696,7 @@ pub fn translate(test: &Litmus, source: &Source) -> Result<Translated, Unsupport
         unsupported: vec![],
         devices: placement.devices,
         inlined: vec![],
+        spec_locals: vec![],
     };
     Ok(Translated {
         program,

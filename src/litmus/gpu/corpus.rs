@@ -14,7 +14,7 @@ use super::layout::{on_one_gpu, Roles};
 use super::run::{run_test, RunError, RunOptions};
 use super::stress::Environment;
 use crate::cuda::device::Gpu;
-use crate::cuda::runner::GpuInfo;
+use crate::cuda::device::GpuInfo;
 use crate::spec::diag::Source;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
