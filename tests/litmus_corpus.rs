@@ -7,6 +7,7 @@ mod common;
 
 use common::*;
 use gsync_check::litmus::{self, parse, LitmusConfig};
+use gsync_check::model::MemoryModel;
 use gsync_check::spec::diag::Source;
 use std::path::{Path, PathBuf};
 
@@ -39,7 +40,7 @@ fn main() -> std::process::ExitCode {
 
 fn config(memory_model: &str) -> LitmusConfig {
     LitmusConfig {
-        memory_model: memory_model.into(),
+        memory_model: MemoryModel::parse(memory_model).expect("a memory model"),
         ..LitmusConfig::default()
     }
 }

@@ -36,14 +36,6 @@ impl Outcome {
             Outcome::Refused => "refused",
         }
     }
-
-    fn of_hang(drained: bool) -> Outcome {
-        if drained {
-            Outcome::Hung
-        } else {
-            Outcome::HungUndrained
-        }
-    }
 }
 
 /// One property checked on the device.
@@ -98,7 +90,11 @@ impl Timed {
     }
 
     pub fn outcome(&self) -> Outcome {
-        self.hung.map_or(Outcome::Completed, Outcome::of_hang)
+        match self.hung {
+            None => Outcome::Completed,
+            Some(true) => Outcome::Hung,
+            Some(false) => Outcome::HungUndrained,
+        }
     }
 
     /// The median kernel time, ms (the upper one of an even count).
