@@ -1,8 +1,8 @@
 //! The GPU commands' work above the layers they use: a spec parsed and
 //! lowered for a GPU launch, model-checked at a small configuration before
 //! its CUDA is trusted, emitted and run ([`run`]), and the benchmark suite
-//! that runs the seeds' primitives side by side ([`bench`], plotted by
-//! [`plot`]).
+//! that runs the seeds' primitives side by side ([`bench`](mod@bench),
+//! plotted by [`plot`]).
 //!
 //! Dependencies point down: this module uses `api` (parsing, checking),
 //! `trace` (the model's report) and the `cuda` backend, which reads only
@@ -202,4 +202,50 @@ pub fn verdict_line(report: &Report) -> String {
         c.scheduler.name(),
         report.stats.states
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(blocks: Option<u32>, iters: Option<i64>) -> LaunchRequest {
+        LaunchRequest {
+            blocks_per_sm: 4,
+            blocks,
+            threads_per_block: 32,
+            iters,
+            params: vec![("check_every".into(), 8)],
+        }
+    }
+
+    /// The spec's `blocks_per_sm` and `iters` follow the launch, the user's
+    /// overrides come last, and a launch that fills every SM renumbers.
+    #[test]
+    fn a_launch_request_sets_the_spec_parameters_it_declares() {
+        let spec = SpecSource::builtin("sense_reversing_barrier_grouped").unwrap();
+        let p = request(None, Some(7)).plan(&spec, 3).unwrap();
+        assert_eq!(p.launch.blocks, 12);
+        assert_eq!(p.renumber, Some((3, 4)));
+        let value = |name: &str| {
+            p.gpu
+                .program
+                .params
+                .iter()
+                .find(|(n, _)| n == name)
+                .unwrap()
+                .1
+        };
+        assert_eq!(
+            (value("blocks_per_sm"), value("iters"), value("check_every")),
+            (4, 7, 8)
+        );
+        let p = request(Some(5), None).plan(&spec, 3).unwrap();
+        assert_eq!((p.launch.blocks, p.renumber), (5, None));
+        let spin = SpecSource::builtin("spin_lock").unwrap();
+        let err = request(None, Some(7)).plan(&spin, 3).err().unwrap();
+        assert!(
+            err.to_string().contains("no parameter `check_every`"),
+            "{err}"
+        );
+    }
 }

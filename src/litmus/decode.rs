@@ -1,6 +1,7 @@
 //! What a litmus instruction says, read the same way by both of its
-//! translations (to the IR for the model, [`super::translate`]; to CUDA for
-//! the GPU, [`super::gpu::instr`]): its operands by position and kind, the
+//! translations (to the IR for the model,
+//! [`super::translate`](mod@super::translate); to CUDA for the GPU,
+//! [`super::gpu::instr`]): its operands by position and kind, the
 //! names of its atomic and arithmetic operations, and the refusal of what
 //! cannot be expressed, located at the instruction.
 

@@ -1,8 +1,8 @@
 //! The litmus front end: herd PTX litmus tests ([`parse`]) translated into
-//! the IR ([`translate`], reading instructions through [`decode`]),
-//! explored under a memory model, their final condition evaluated over
-//! every reachable final state, and compared with expected results
-//! (`expected-safety.csv`). [`gpu`] runs the same tests on a GPU.
+//! the IR ([`translate`](mod@translate), reading instructions through
+//! [`decode`]), explored under a memory model, their final condition
+//! evaluated over every reachable final state, and compared with expected
+//! results (`expected-safety.csv`). [`gpu`] runs the same tests on a GPU.
 //!
 //! Uses the IR, the model, the explorer and the checker (for liveness); the
 //! CLI calls it, never the other way round.
