@@ -14,6 +14,7 @@ pub mod cu;
 pub mod cuda;
 pub mod explore;
 pub mod format;
+pub mod gpu;
 pub mod ir;
 pub mod litmus;
 pub mod model;

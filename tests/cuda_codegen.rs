@@ -8,7 +8,8 @@ mod lowered;
 
 use common::*;
 use gsync_check::api::SpecSource;
-use gsync_check::cuda::{self, EmitOptions};
+use gsync_check::cuda::EmitOptions;
+use gsync_check::gpu;
 use lowered::*;
 
 #[test]
@@ -32,8 +33,8 @@ fn every_spec_lowers_or_is_refused_for_a_reason() {
 fn lowering_follows_the_spec_operations() {
     let src = |name: &str| {
         let spec = SpecSource::builtin(name).unwrap();
-        let gpu = cuda::lower_for_gpu(&spec, launch(), &params_for(&spec)).unwrap();
-        cuda::generate(&gpu, &options()).unwrap().source
+        let gpu = gpu::lower_for_gpu(&spec, launch(), &params_for(&spec)).unwrap();
+        gpu::generate(&gpu, &options()).unwrap().source
     };
     let spin = src("spin_lock");
     assert!(spin.contains("atomicExch(&lock, 1)"), "{spin}");
@@ -72,8 +73,8 @@ fn lowering_follows_the_spec_operations() {
 #[test]
 fn each_spec_procedure_is_one_device_function_called_where_the_spec_calls_it() {
     let spec = SpecSource::builtin("sense_reversing_barrier_fast").unwrap();
-    let gpu = cuda::lower_for_gpu(&spec, launch(), &params_for(&spec)).unwrap();
-    let src = cuda::generate(&gpu, &options()).unwrap().source;
+    let gpu = gpu::lower_for_gpu(&spec, launch(), &params_for(&spec)).unwrap();
+    let src = gpu::generate(&gpu, &options()).unwrap().source;
     // global_arrival() is called twice (with and without the local level),
     // defined once, before srb_barrier() that calls it.
     let def = |f: &str| format!("__device__ __forceinline__ bool {f}(GsThread& th)");
@@ -95,8 +96,8 @@ fn each_spec_procedure_is_one_device_function_called_where_the_spec_calls_it() {
     assert!(src.contains("struct GsThread : GsRuntime {\n    unsigned int my_sm;"));
     // Parameters by value, a result through a pointer, names as in the spec.
     let spec = SpecSource::builtin("validation_atomic_lock").unwrap();
-    let gpu = cuda::lower_for_gpu(&spec, launch(), &[]).unwrap();
-    let src = cuda::generate(&gpu, &options()).unwrap().source;
+    let gpu = gpu::lower_for_gpu(&spec, launch(), &[]).unwrap();
+    let src = gpu::generate(&gpu, &options()).unwrap().source;
     assert!(
         src.contains("bool unlock(GsThread& th, unsigned int i)\n"),
         "{src}"
@@ -117,8 +118,8 @@ fn lock_bits_and_kernel_boundaries_are_refused_with_located_messages() {
         origin: "lockbits.gsync".into(),
         text: text.into(),
     };
-    let gpu = cuda::lower_for_gpu(&spec, launch(), &[]).unwrap();
-    let err = cuda::generate(&gpu, &EmitOptions::default()).expect_err("refused");
+    let gpu = gpu::lower_for_gpu(&spec, launch(), &[]).unwrap();
+    let err = gpu::generate(&gpu, &EmitOptions::default()).expect_err("refused");
     let msg = err.render(false);
     assert!(
         msg.contains("lock-bit operations (ldslk/stsul) have no CUDA equivalent"),

@@ -10,7 +10,8 @@ mod common;
 
 use common::*;
 use gsync_check::api::{self, CheckConfig, SpecSource};
-use gsync_check::cuda::{self, EmitOptions};
+use gsync_check::cuda::EmitOptions;
+use gsync_check::gpu;
 use gsync_check::ir::Launch;
 use gsync_check::litmus::{self, LitmusConfig};
 use gsync_check::model::MemoryModel;
@@ -211,8 +212,8 @@ fn a_spec_at_every_bound_goes_through_every_pass() {
         threads_per_block: 32,
         warp_size: 32,
     };
-    let gpu = cuda::lower_for_gpu(&spec, launch, &[]).unwrap_or_else(|e| panic!("{e}"));
-    let emitted = cuda::generate(&gpu, &EmitOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let gpu = gpu::lower_for_gpu(&spec, launch, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let emitted = gpu::generate(&gpu, &EmitOptions::default()).unwrap_or_else(|e| panic!("{e}"));
     assert!(emitted.source.contains("y + y"), "the long sum is emitted");
 }
 

@@ -6,6 +6,7 @@ mod common;
 
 use common::*;
 use gsync_check::litmus::{self, parse, Agreement, LitmusConfig};
+use gsync_check::model::MemoryModel;
 use gsync_check::spec::diag::Source;
 use std::path::PathBuf;
 
@@ -137,14 +138,14 @@ fn ctas_become_blocks_padded_with_exiting_threads() {
 /// is `ptx`).
 fn sc() -> LitmusConfig {
     LitmusConfig {
-        memory_model: "sc".into(),
+        memory_model: MemoryModel::Sc,
         ..LitmusConfig::default()
     }
 }
 
 fn ptx() -> LitmusConfig {
     LitmusConfig {
-        memory_model: "ptx".into(),
+        memory_model: MemoryModel::Ptx,
         ..LitmusConfig::default()
     }
 }

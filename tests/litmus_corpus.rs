@@ -39,7 +39,7 @@ fn main() -> std::process::ExitCode {
 
 fn config(memory_model: &str) -> LitmusConfig {
     LitmusConfig {
-        memory_model: memory_model.into(),
+        memory_model: memory_model.parse().expect("a memory model"),
         ..LitmusConfig::default()
     }
 }

@@ -9,7 +9,7 @@ mod common;
 use common::*;
 use gsync_check::cuda::nvrtc;
 use gsync_check::litmus::gpu::compare::judge;
-use gsync_check::litmus::gpu::corpus::{prepare_all, CorpusOptions, GpuLitmusReport};
+use gsync_check::litmus::gpu::corpus::{prepare_all, CorpusOptions, GpuLitmusReport, Status};
 use gsync_check::litmus::gpu::run::RunOptions;
 use gsync_check::litmus::gpu::stress::environments;
 use gsync_check::litmus::LitmusConfig;
@@ -68,7 +68,7 @@ fn every_supported_corpus_test_compiles_for_the_gpu(corpus: &Path) {
     // MICRO24-Fig4b-correct) has a program.
     assert_eq!(ready.len(), 111, "{}", ready.len());
     for p in prepared.iter().filter_map(|p| p.as_ref().err()) {
-        assert_eq!(p.status, "unsupported");
+        assert_eq!(p.status, Status::Unsupported);
         assert!(
             p.reason.as_deref().unwrap_or("").starts_with("model"),
             "{}: {:?}",

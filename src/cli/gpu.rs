@@ -3,9 +3,12 @@
 use super::args::{
     at_least_1, family_name, param_value, parse_param, positive_seconds, TextOrJson,
 };
-use gsync_check::api::{self, Error, SpecSource};
-use gsync_check::cuda::{self, EmitOptions};
-use gsync_check::ir::Launch;
+use gsync_check::api::{Error, SpecSource};
+use gsync_check::cuda::device::{Gpu, GpuInfo};
+use gsync_check::cuda::EmitOptions;
+use gsync_check::gpu::bench::{self, BenchOptions, Row};
+use gsync_check::gpu::run::{self as runner, RunRequest};
+use gsync_check::gpu::{self, plot, verdict_line, LaunchRequest};
 use std::path::{Path, PathBuf};
 
 /// The GPU launch shared by `emit` and `run`.
@@ -71,69 +74,32 @@ pub fn load_spec(name: &str) -> Result<SpecSource, Error> {
     )))
 }
 
-/// The launch and parameter overrides the arguments ask for on `sms` SMs.
-pub fn launch_of(
-    args: &GpuLaunchArgs,
-    sms: u32,
-    declared: &[String],
-    default_iters: Option<i64>,
-) -> (Launch, Vec<(String, i64)>) {
-    let blocks = args
-        .blocks
-        .unwrap_or(sms.saturating_mul(args.blocks_per_sm));
-    let mut params = Vec::new();
-    if declared.iter().any(|d| d == "blocks_per_sm") {
-        params.push(("blocks_per_sm".to_string(), i64::from(args.blocks_per_sm)));
-    }
-    if let Some(k) = args.iters.or(default_iters) {
-        if declared.iter().any(|d| d == "iters") {
-            params.push(("iters".to_string(), k));
+impl GpuLaunchArgs {
+    /// The launch these arguments ask for.
+    fn request(&self) -> LaunchRequest {
+        LaunchRequest {
+            blocks_per_sm: self.blocks_per_sm,
+            blocks: self.blocks,
+            threads_per_block: self.threads_per_block,
+            iters: self.iters,
+            params: self.params.clone(),
         }
     }
-    params.extend(args.params.iter().cloned());
-    let launch = Launch {
-        blocks,
-        threads_per_block: args.threads_per_block,
-        warp_size: 32,
-    };
-    (launch, params)
-}
-
-/// Blocks renumbered so the spec's SM groups are the GPU's, when the launch
-/// fills every SM with exactly `blocks_per_sm` blocks.
-pub fn renumbering(
-    args: &GpuLaunchArgs,
-    launch: Launch,
-    sms: u32,
-    declared: &[String],
-) -> Option<(u32, u32)> {
-    let grouped = declared.iter().any(|d| d == "blocks_per_sm");
-    (grouped && args.blocks_per_sm > 1 && launch.blocks == sms * args.blocks_per_sm)
-        .then_some((sms, args.blocks_per_sm))
 }
 
 pub fn emit(args: &EmitArgs) -> Result<i32, Error> {
     let spec = load_spec(&args.launch.name)?;
-    let file = api::parse(&spec)?;
-    let declared = api::declared_params(&file);
     let sms = args.launch.sms.unwrap_or(132);
-    let (launch, params) = launch_of(&args.launch, sms, &declared, None);
-    let gpu = cuda::lower_for_gpu(&spec, launch, &params)?;
-    let report = api::check_spec(
-        &spec,
-        &cuda::precheck_config(
-            false,
-            gpu.program.participants == gsync_check::spec::ast::Participants::All,
-            &args.launch.params,
-        ),
-    )?;
+    let planned = args.launch.request().plan(&spec, sms)?;
+    let launch = planned.launch;
+    let report = gpu::precheck(&planned.gpu, false, &args.launch.params)?;
     let options = EmitOptions {
         cs_len: args.launch.cs_len,
         backoff_max_ns: args.launch.backoff_max_ns,
-        renumber: renumbering(&args.launch, launch, sms, &declared),
-        verified: vec![cuda::verdict_line(&report)],
+        renumber: planned.renumber,
+        verified: vec![verdict_line(&report)],
     };
-    let emitted = cuda::generate(&gpu, &options)?;
+    let emitted = gpu::generate(&planned.gpu, &options)?;
     match &args.output {
         Some(path) => {
             std::fs::write(path, &emitted.source)
@@ -216,8 +182,8 @@ pub struct BenchArgs {
     pub from: Option<PathBuf>,
 }
 
-fn open_gpu() -> Result<cuda::device::Gpu, Error> {
-    cuda::device::Gpu::open().map_err(|e| Error::Usage(e.to_string()))
+fn open_gpu() -> Result<Gpu, Error> {
+    Gpu::open().map_err(|e| Error::Usage(e.to_string()))
 }
 
 fn timeout(s: f64) -> Result<std::time::Duration, Error> {
@@ -236,15 +202,11 @@ pub fn run(args: &RunArgs) -> Result<i32, Error> {
     let timeout = timeout(args.timeout)?;
     let gpu = open_gpu()?;
     let l = &args.launch;
-    let report = cuda::runner::run(
+    let report = runner::run(
         &gpu,
-        &cuda::runner::RunRequest {
+        &RunRequest {
             spec,
-            blocks_per_sm: l.blocks_per_sm,
-            blocks: l.blocks,
-            threads_per_block: l.threads_per_block,
-            iters: l.iters.unwrap_or(100),
-            params: l.params.clone(),
+            launch: l.request(),
             cs_len: l.cs_len,
             backoff_max_ns: l.backoff_max_ns,
             timeout,
@@ -254,7 +216,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Error> {
     )?;
     match args.format {
         TextOrJson::Json => println!("{}", super::to_json(&report)),
-        TextOrJson::Text => print!("{}", cuda::runner::render(&report)),
+        TextOrJson::Text => print!("{}", runner::render(&report)),
     }
     Ok(report.exit_code())
 }
@@ -264,8 +226,7 @@ fn replot(from: &Path, out: &Path) -> Result<i32, Error> {
     let bad = |e: &dyn std::fmt::Display| Error::Usage(format!("{}: {e}", from.display()));
     let text = std::fs::read_to_string(from).map_err(|e| bad(&e))?;
     let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| bad(&e))?;
-    let rows: Vec<cuda::bench::Row> =
-        serde_json::from_value(json["rows"].clone()).map_err(|e| bad(&e))?;
+    let rows: Vec<Row> = serde_json::from_value(json["rows"].clone()).map_err(|e| bad(&e))?;
     let gpu = json["gpu"]["name"].as_str().unwrap_or("GPU");
     let threads = json["threads_per_block"].as_u64().unwrap_or(128) as u32;
     std::fs::create_dir_all(out)
@@ -275,19 +236,14 @@ fn replot(from: &Path, out: &Path) -> Result<i32, Error> {
     Ok(0)
 }
 
-fn write_plots(
-    rows: &[cuda::bench::Row],
-    gpu: &str,
-    threads: u32,
-    out: &Path,
-) -> Result<(), Error> {
+fn write_plots(rows: &[Row], gpu: &str, threads: u32, out: &Path) -> Result<(), Error> {
     for (family, title) in [
         ("barrier", "Barriers: time per grid-wide barrier"),
         ("mutex", "Mutexes: time per critical section"),
         ("semaphore", "Semaphores: time per critical section"),
     ] {
         let title = format!("{title} ({gpu}, {threads} threads/block)");
-        cuda::bench::plot(rows, family, &title, &out.join(format!("{family}.svg")))
+        plot::plot(rows, family, &title, &out.join(format!("{family}.svg")))
             .map_err(|e| Error::Usage(format!("plot {family}: {e}")))?;
     }
     Ok(())
@@ -299,7 +255,7 @@ pub fn bench(args: &BenchArgs) -> Result<i32, Error> {
     }
     let timeout = timeout(args.timeout)?;
     let gpu = open_gpu()?;
-    let mut suite = cuda::bench::suite(args.barrier_iters, args.lock_iters);
+    let mut suite = bench::suite(args.barrier_iters, args.lock_iters);
     if let Some(only) = &args.only {
         suite.retain(|v| v.spec.contains(only.as_str()) || v.label.contains(only.as_str()));
     }
@@ -325,19 +281,19 @@ pub fn bench(args: &BenchArgs) -> Result<i32, Error> {
         suite.len(),
         contention
     );
-    let options = cuda::bench::BenchOptions {
+    let options = BenchOptions {
         contention,
         threads_per_block: args.threads_per_block,
         timeout,
         repeats: args.repeats,
     };
-    let rows = cuda::bench::run_suite(&gpu, &suite, &options, |r| {
+    let rows = bench::run_suite(&gpu, &suite, &options, |r| {
         eprintln!(
             "  {:<9} {:<40} {:>2} blk/SM  {:<9} {:>12}  {}",
             r.family,
             r.variant,
             r.blocks_per_sm,
-            r.outcome,
+            r.outcome.name(),
             r.ns_per_op
                 .map(|n| format!("{n:.1} ns"))
                 .unwrap_or_default(),
@@ -355,13 +311,13 @@ pub fn bench(args: &BenchArgs) -> Result<i32, Error> {
             .map_err(|e| Error::Usage(format!("cannot write {name}: {e}")))
     };
     let json = serde_json::json!({
-        "gpu": cuda::runner::GpuInfo::of(&gpu),
+        "gpu": GpuInfo::of(&gpu),
         "date_utc": utc_now(),
         "threads_per_block": args.threads_per_block,
         "rows": rows,
     });
     write("bench.json", &super::to_json(&json))?;
-    write("bench.csv", &cuda::bench::csv(&rows))?;
+    write("bench.csv", &bench::csv(&rows))?;
     write_plots(&rows, &gpu.name, args.threads_per_block, &args.out)?;
     eprintln!(
         "wrote {}/bench.csv, bench.json and the plots",

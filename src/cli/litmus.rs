@@ -36,7 +36,7 @@ pub struct LitmusArgs {
 
 pub fn run(args: &LitmusArgs) -> Result<i32, Error> {
     let config = LitmusConfig {
-        memory_model: args.memory_model.name().to_string(),
+        memory_model: args.memory_model,
         max_states: args.max_states,
         ..LitmusConfig::default()
     };

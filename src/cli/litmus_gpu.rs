@@ -9,7 +9,7 @@ use gsync_check::cuda::device::Gpu;
 use gsync_check::litmus::gpu::corpus::{prepare_all, run_all, CorpusOptions};
 use gsync_check::litmus::gpu::report::{csv, render};
 use gsync_check::litmus::gpu::run::RunOptions;
-use gsync_check::litmus::gpu::stress::environments;
+use gsync_check::litmus::gpu::stress::{environments, Environment};
 use gsync_check::litmus::LitmusConfig;
 use std::path::{Path, PathBuf};
 
@@ -32,9 +32,10 @@ pub struct GpuLitmusArgs {
         long,
         value_name = "NAME,...",
         value_delimiter = ',',
+        value_parser = Environment::named,
         requires = "on_gpu"
     )]
-    pub environments: Vec<String>,
+    pub environments: Vec<Environment>,
 
     /// With --on-gpu: blocks per SM launched (at most what fits)
     #[arg(long, value_name = "B", default_value_t = 4, requires = "on_gpu")]
@@ -69,20 +70,10 @@ pub fn run(
     format: Format,
     g: &GpuLitmusArgs,
 ) -> Result<i32, Error> {
-    let all = environments();
     let chosen = if g.environments.is_empty() {
-        all
+        environments()
     } else {
-        let mut out = vec![];
-        for name in &g.environments {
-            let Some(e) = all.iter().find(|e| e.name == name) else {
-                return Err(Error::Usage(format!(
-                    "no environment `{name}` (there are: plain, shuffle, stress)"
-                )));
-            };
-            out.push(e.clone());
-        }
-        out
+        g.environments.clone()
     };
     let o = CorpusOptions {
         config,
@@ -117,7 +108,7 @@ pub fn run(
     let gpu = Gpu::open().map_err(|e| Error::Usage(e.to_string()))?;
     let report = run_all(&gpu, prepared, &o, |t| {
         let secs: f64 = t.runs.iter().map(|r| r.seconds).sum();
-        eprintln!("{} {} ({secs:.2} s)", t.path, t.status);
+        eprintln!("{} {} ({secs:.2} s)", t.path, t.status.name());
     });
     if let Some(dir) = &g.out {
         std::fs::create_dir_all(dir)

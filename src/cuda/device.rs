@@ -6,22 +6,31 @@ use cudarc::driver::sys::{
     self, CUcontext, CUdevice, CUdevice_attribute, CUdeviceptr, CUevent, CUfunction, CUmodule,
     CUresult, CUstream,
 };
+use serde::{Deserialize, Serialize};
 use std::ffi::{c_void, CStr, CString};
 use std::time::{Duration, Instant};
 
-/// Why the GPU cannot be used.
+/// Why the GPU cannot (or can no longer) run something.
 #[derive(Debug)]
 pub enum GpuError {
     /// No CUDA driver library, or no device: the plain "no GPU" case.
     NoGpu(String),
+    /// NVRTC or the driver refused the program, or it cannot be launched
+    /// as asked: a problem of this program, not of the GPU.
+    Program(String),
     /// A driver call failed.
     Cuda(String),
+    /// A launch did not finish long after every deadline: the context is
+    /// unusable and nothing more can run in this process.
+    Wedged(String),
 }
 
 impl std::fmt::Display for GpuError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            GpuError::NoGpu(m) | GpuError::Cuda(m) => f.write_str(m),
+            GpuError::NoGpu(m) | GpuError::Program(m) | GpuError::Cuda(m) | GpuError::Wedged(m) => {
+                f.write_str(m)
+            }
         }
     }
 }
@@ -40,6 +49,29 @@ fn check(r: CUresult, what: &str) -> Result<(), GpuError> {
         }
     };
     Err(GpuError::Cuda(format!("{what} failed: {name}")))
+}
+
+/// What a report says about the GPU it ran on.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct GpuInfo {
+    pub name: String,
+    pub sms: u32,
+    pub compute_capability: String,
+    pub driver: String,
+}
+
+impl GpuInfo {
+    pub fn of(gpu: &Gpu) -> GpuInfo {
+        GpuInfo {
+            name: gpu.name.clone(),
+            sms: gpu.sms,
+            compute_capability: format!(
+                "{}.{}",
+                gpu.compute_capability.0, gpu.compute_capability.1
+            ),
+            driver: gpu.driver.clone(),
+        }
+    }
 }
 
 /// The first GPU, with a current context.
@@ -263,8 +295,9 @@ impl Drop for Mapped {
     }
 }
 
-/// A stream for launches that follow each other without the host
-/// waiting in between (the litmus harness: reset, test, collect).
+/// A stream: the litmus harness queues launches that follow each other
+/// without the host waiting in between (reset, test, collect); a watched
+/// launch has one of its own.
 pub struct Stream {
     s: CUstream,
 }
@@ -291,11 +324,27 @@ impl Stream {
         threads: u32,
         params: &mut [*mut c_void],
     ) -> Result<(), GpuError> {
+        self.launch_as(k, blocks, threads, params, false)
+    }
+
+    /// [`Stream::launch`], or a cooperative launch (every block resident at
+    /// once, as `grid.sync()` needs).
+    fn launch_as(
+        &self,
+        k: &Kernel,
+        blocks: u32,
+        threads: u32,
+        params: &mut [*mut c_void],
+        cooperative: bool,
+    ) -> Result<(), GpuError> {
+        let (f, s, p) = (k.f, self.s, params.as_mut_ptr());
         // SAFETY: valid function and stream; the parameters outlive the call.
-        unsafe {
-            check(
+        let r = unsafe {
+            if cooperative {
+                sys::cuLaunchCooperativeKernel(f, blocks, 1, 1, threads, 1, 1, 0, s, p)
+            } else {
                 sys::cuLaunchKernel(
-                    k.f,
+                    f,
                     blocks,
                     1,
                     1,
@@ -303,13 +352,13 @@ impl Stream {
                     1,
                     1,
                     0,
-                    self.s,
-                    params.as_mut_ptr(),
+                    s,
+                    p,
                     std::ptr::null_mut(),
-                ),
-                "launching the kernel",
-            )
-        }
+                )
+            }
+        };
+        check(r, "launching the kernel")
     }
 
     /// Waits for everything queued; `Ok(false)` if it is still running
@@ -349,6 +398,63 @@ impl Drop for Stream {
     }
 }
 
+/// A CUDA event: a point in a stream whose completion the host can see.
+struct Event(CUevent);
+
+impl Event {
+    /// A new event recorded on `stream` now.
+    fn recorded(stream: &Stream) -> Result<Event, GpuError> {
+        let mut e: CUevent = std::ptr::null_mut();
+        // SAFETY: creates an event into a valid out-pointer and records it
+        // on a valid stream.
+        unsafe {
+            check(sys::cuEventCreate(&mut e, 0), "cuEventCreate")?;
+            check(sys::cuEventRecord(e, stream.s), "cuEventRecord")?;
+        }
+        Ok(Event(e))
+    }
+
+    /// Whether the event completes before `deadline`.
+    fn wait_until(&self, deadline: Instant) -> Result<bool, GpuError> {
+        loop {
+            // SAFETY: valid event.
+            let q = unsafe { sys::cuEventQuery(self.0) };
+            if q == CUresult::CUDA_SUCCESS {
+                return Ok(true);
+            }
+            if q != CUresult::CUDA_ERROR_NOT_READY {
+                check(q, "the kernel")?;
+            }
+            if Instant::now() >= deadline {
+                return Ok(false);
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+
+    /// Milliseconds from `self` to `later`, both completed.
+    fn ms_until(&self, later: &Event) -> Result<f64, GpuError> {
+        let mut ms = 0f32;
+        // SAFETY: both events completed.
+        unsafe {
+            check(
+                sys::cuEventElapsedTime_v2(&mut ms, self.0, later.0),
+                "cuEventElapsedTime",
+            )?
+        };
+        Ok(f64::from(ms))
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        // SAFETY: created here, destroyed once.
+        unsafe {
+            let _ = sys::cuEventDestroy_v2(self.0);
+        }
+    }
+}
+
 /// How a launch ended.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Ended {
@@ -373,92 +479,25 @@ pub fn launch_and_wait(
     timeout: Duration,
     grace: Duration,
 ) -> Result<Ended, GpuError> {
-    let mut stream: CUstream = std::ptr::null_mut();
-    let mut start: CUevent = std::ptr::null_mut();
-    let mut stop: CUevent = std::ptr::null_mut();
-    let f = k.f;
-    // SAFETY: handles are created here and the kernel parameters point to
-    // values that outlive the launch call (the driver copies them).
-    unsafe {
-        check(
-            sys::cuStreamCreate(&mut stream, 1 /* CU_STREAM_NON_BLOCKING */),
-            "cuStreamCreate",
-        )?;
-        check(sys::cuEventCreate(&mut start, 0), "cuEventCreate")?;
-        check(sys::cuEventCreate(&mut stop, 0), "cuEventCreate")?;
-        check(sys::cuEventRecord(start, stream), "cuEventRecord")?;
-        let r = if cooperative {
-            sys::cuLaunchCooperativeKernel(
-                f,
-                blocks,
-                1,
-                1,
-                threads,
-                1,
-                1,
-                0,
-                stream,
-                params.as_mut_ptr(),
-            )
-        } else {
-            sys::cuLaunchKernel(
-                f,
-                blocks,
-                1,
-                1,
-                threads,
-                1,
-                1,
-                0,
-                stream,
-                params.as_mut_ptr(),
-                std::ptr::null_mut(),
-            )
-        };
-        check(r, "launching the kernel")?;
-        check(sys::cuEventRecord(stop, stream), "cuEventRecord")?;
-    }
-    let done = |deadline: Instant| -> Result<bool, GpuError> {
-        loop {
-            // SAFETY: valid event.
-            let q = unsafe { sys::cuEventQuery(stop) };
-            if q == CUresult::CUDA_SUCCESS {
-                return Ok(true);
-            }
-            if q != CUresult::CUDA_ERROR_NOT_READY {
-                check(q, "the kernel")?;
-            }
-            if Instant::now() >= deadline {
-                return Ok(false);
-            }
-            std::thread::sleep(Duration::from_micros(200));
+    let stream = Stream::new()?;
+    let start = Event::recorded(&stream)?;
+    stream.launch_as(k, blocks, threads, params, cooperative)?;
+    let stop = Event::recorded(&stream)?;
+    let ended = if stop.wait_until(Instant::now() + timeout)? {
+        Ended::Completed {
+            ms: start.ms_until(&stop)?,
         }
-    };
-    let ended = if done(Instant::now() + timeout)? {
-        let mut ms = 0f32;
-        // SAFETY: both events completed.
-        unsafe {
-            check(
-                sys::cuEventElapsedTime_v2(&mut ms, start, stop),
-                "cuEventElapsedTime",
-            )?
-        };
-        Ended::Completed { ms: f64::from(ms) }
     } else {
         if let Some(a) = abort {
             a.set(0, 1);
         }
         Ended::Hung {
-            drained: done(Instant::now() + grace)?,
+            drained: stop.wait_until(Instant::now() + grace)?,
         }
     };
-    if ended != (Ended::Hung { drained: false }) {
-        // SAFETY: nothing is pending on the stream any more.
-        unsafe {
-            let _ = sys::cuEventDestroy_v2(start);
-            let _ = sys::cuEventDestroy_v2(stop);
-            let _ = sys::cuStreamDestroy_v2(stream);
-        }
+    if ended == (Ended::Hung { drained: false }) {
+        // Work is still pending: the handles stay until the process exits.
+        std::mem::forget((start, stop, stream));
     }
     Ok(ended)
 }

@@ -11,11 +11,10 @@
 //! volatile accesses), in the same order.
 
 use super::expr::{self, cuda_type, word_type, Class, Code};
-use crate::ir::{
-    AtomicOp, Expr, InlinedCall, Instr, Loc, LocalId, LocalInit, MemAccess, MemOrder, Op, Order,
-    Pc, Program, Scope, VoteKind,
-};
-use crate::spec::ast::{Item, Participants, SpecFile, Storage, Type};
+use super::names::{fresh_in, Names};
+use super::spell::fence;
+use crate::ir::{Expr, InlinedCall, Instr, Loc, LocalId, Op, Pc, Program, VoteKind};
+use crate::spec::ast::{Participants, Span, Storage, Type};
 use crate::spec::diag::Diagnostic;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
@@ -64,184 +63,10 @@ const PRELUDE: &str = include_str!("prelude.cu");
 /// The arithmetic helpers (before the prelude, which uses `i64`).
 pub const ARITH: &str = include_str!("arith.h");
 
-/// C++ words (and CUDA names) a spec identifier must not become.
-const RESERVED: &[&str] = &[
-    "asm",
-    "auto",
-    "bool",
-    "break",
-    "case",
-    "catch",
-    "char",
-    "class",
-    "const",
-    "continue",
-    "default",
-    "delete",
-    "do",
-    "double",
-    "else",
-    "enum",
-    "explicit",
-    "export",
-    "extern",
-    "false",
-    "float",
-    "for",
-    "friend",
-    "goto",
-    "if",
-    "inline",
-    "int",
-    "long",
-    "mutable",
-    "namespace",
-    "new",
-    "nullptr",
-    "operator",
-    "private",
-    "protected",
-    "public",
-    "register",
-    "return",
-    "short",
-    "signed",
-    "sizeof",
-    "static",
-    "struct",
-    "switch",
-    "template",
-    "this",
-    "throw",
-    "true",
-    "try",
-    "typedef",
-    "typename",
-    "union",
-    "unsigned",
-    "using",
-    "virtual",
-    "void",
-    "volatile",
-    "while",
-    "min",
-    "max",
-    "abs",
-    "clock",
-    "gridDim",
-    "blockDim",
-    "blockIdx",
-    "threadIdx",
-    "warpSize",
-    "i64",
-    "abort_flag",
-    "finished",
-    "th",
-    "result",
-    "GsThread",
-    "GsRuntime",
-    "GS_CALL",
-];
-
-/// Unique C++ names for the spec's parameters, memory and locals.
-struct Names {
-    used: BTreeSet<String>,
-    vars: Vec<String>,
-    /// Names of the spec's `local` variables (GsThread fields) and of
-    /// every other slot, unique over the whole file.
-    locals: Vec<String>,
-    /// Function name of each procedure.
-    procs: HashMap<String, String>,
-    /// What a function's own names must not be: launch constants,
-    /// parameters, memory and procedures.
-    globals: BTreeSet<String>,
-}
-
-impl Names {
-    fn fresh(&mut self, name: &str) -> String {
-        fresh_in(&mut self.used, name)
-    }
-}
-
-/// A C++ name for `name` not in `used` (then added to it).
-fn fresh_in(used: &mut BTreeSet<String>, name: &str) -> String {
-    let mut base: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    base = base.trim_start_matches('_').to_string();
-    if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
-        base = format!("v{base}");
-    }
-    if base.starts_with("gs_")
-        || base.starts_with("GS_")
-        || base == "BLOCK_IDX"
-        || base == "SPIN_BACK"
-    {
-        base = format!("spec_{base}");
-    }
-    let mut candidate = base.clone();
-    let mut n = 1;
-    while RESERVED.contains(&candidate.as_str()) || used.contains(&candidate) {
-        candidate = format!("{base}_{n}");
-        n += 1;
-    }
-    used.insert(candidate.clone());
-    candidate
-}
-
-impl Names {
-    fn new(program: &Program) -> Names {
-        let mut names = Names {
-            used: BTreeSet::new(),
-            vars: Vec::new(),
-            locals: Vec::new(),
-            procs: HashMap::new(),
-            globals: BTreeSet::new(),
-        };
-        for constant in ["nblocks", "threads_per_block", "warp_size"] {
-            names.used.insert(constant.to_string());
-        }
-        // Parameters keep their names: initial values refer to them as written.
-        for (p, _) in &program.params {
-            names.used.insert(p.clone());
-        }
-        for v in &program.vars {
-            let n = names.fresh(&v.name);
-            names.vars.push(n);
-        }
-        for c in &program.inlined {
-            if !names.procs.contains_key(&c.proc) {
-                let n = names.fresh(&c.proc);
-                names.procs.insert(c.proc.clone(), n);
-            }
-        }
-        names.globals = names.used.clone();
-        for l in &program.locals {
-            let base = l.name.strip_prefix('%').unwrap_or(&l.name);
-            let n = names.fresh(base);
-            names.locals.push(n);
-        }
-        names
-    }
-}
-
-/// A construct that has no CUDA lowering, located in the spec.
-fn refuse(instr: &Instr, message: &str, hint: &str) -> Diagnostic {
-    Diagnostic::new(instr.span, message.to_string())
-        .label("no CUDA lowering")
-        .hint(hint.to_string())
-}
-
-/// Lowers a spec lowered for the GPU launch to CUDA C++.
+/// Lowers a program lowered for the GPU launch to CUDA C++; `spec_name`
+/// names the spec in the file's header. A construct without a CUDA
+/// lowering is an error located in the spec.
 pub fn emit(
-    file: &SpecFile,
     program: &Program,
     spec_name: &str,
     options: &EmitOptions,
@@ -251,11 +76,7 @@ pub fn emit(
         Participants::Master => program.launch.blocks,
         Participants::All => program.launch.threads(),
     };
-    let top = file
-        .items
-        .iter()
-        .filter(|i| matches!(i, Item::Var(v) if v.storage == Storage::Local))
-        .count() as LocalId;
+    let top = program.spec_locals.len() as LocalId;
     let mut e = Emitter {
         program,
         names: &names,
@@ -266,7 +87,7 @@ pub fn emit(
         top,
         renames: HashMap::new(),
     };
-    let body = e.functions(file)?;
+    let body = e.functions()?;
     let asserts = e.asserts.clone();
     let mut out = String::new();
     header(&mut out, program, spec_name, options);
@@ -490,8 +311,8 @@ fn jump_targets(code: &[Instr], from: Pc, to: Pc, calls: &[&InlinedCall]) -> BTr
     t
 }
 
-struct Emitter<'a> {
-    program: &'a Program,
+pub(super) struct Emitter<'a> {
+    pub program: &'a Program,
     names: &'a Names,
     out: String,
     asserts: Vec<String>,
@@ -516,11 +337,11 @@ impl Emitter<'_> {
         }
     }
 
-    fn expr(&self, e: &Expr) -> Code {
+    pub(super) fn expr(&self, e: &Expr) -> Code {
         expr::emit(e, &|l| self.local(l))
     }
 
-    fn loc(&self, loc: &Loc) -> String {
+    pub(super) fn loc(&self, loc: &Loc) -> String {
         let name = &self.names.vars[loc.var as usize];
         match &loc.index {
             Some(i) => format!("{name}[{}]", self.expr(i).bare()),
@@ -528,12 +349,12 @@ impl Emitter<'_> {
         }
     }
 
-    fn line(&mut self, text: &str) {
+    pub(super) fn line(&mut self, text: &str) {
         let _ = writeln!(self.out, "    {text}");
     }
 
     /// Every procedure (callees first), then the harness's program.
-    fn functions(&mut self, file: &SpecFile) -> Result<String, Diagnostic> {
+    fn functions(&mut self) -> Result<String, Diagnostic> {
         let calls = &self.program.inlined;
         // Each procedure from its first activation.
         let mut first: Vec<usize> = Vec::new();
@@ -547,7 +368,7 @@ impl Emitter<'_> {
         for &f in &first {
             self.procedure_and_callees(f, &first, &mut done, &mut text)?;
         }
-        text.push_str(&self.harness(file)?);
+        text.push_str(&self.harness()?);
         Ok(text)
     }
 
@@ -635,7 +456,7 @@ impl Emitter<'_> {
     }
 
     /// The harness's program: every participant runs it.
-    fn harness(&mut self, file: &SpecFile) -> Result<String, Diagnostic> {
+    fn harness(&mut self) -> Result<String, Diagnostic> {
         let program = self.program;
         let _ = writeln!(
             self.out,
@@ -646,7 +467,7 @@ impl Emitter<'_> {
         );
         self.line("GsThread th;");
         self.line("gs_start(th, abort_flag, gs_me);");
-        self.init_spec_locals(file);
+        self.init_spec_locals();
         let children: Vec<&InlinedCall> = program.inlined.iter().filter(|c| c.depth == 0).collect();
         let own: Vec<LocalId> = (self.top..program.locals.len() as LocalId)
             .filter(|l| !children.iter().any(|c| c.locals.contains(l)))
@@ -727,30 +548,19 @@ impl Emitter<'_> {
     }
 
     /// The spec's `local` variables, with their initial values.
-    fn init_spec_locals(&mut self, file: &SpecFile) {
-        let inits: HashMap<&str, &crate::spec::ast::Expr> = file
-            .items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Var(v) if v.storage == Storage::Local => match &v.init {
-                    crate::spec::ast::Init::Expr(e) => Some((v.name.name.as_str(), e)),
-                    _ => None,
-                },
-                _ => None,
-            })
-            .collect();
-        for l in 0..self.top {
-            let (name, ty) = self.local(l);
-            let slot = &self.program.locals[l as usize];
-            let init = match (&slot.init, inits.get(slot.name.as_str())) {
-                (LocalInit::PerThread(_), Some(e)) => expr::wrap_to(ty, &expr::emit_const(e)),
-                _ => "0".to_string(),
+    fn init_spec_locals(&mut self) {
+        let program = self.program;
+        for (l, init) in program.spec_locals.iter().enumerate() {
+            let (name, ty) = self.local(l as LocalId);
+            let init = match init {
+                Some(e) => expr::wrap_to(ty, &expr::emit_const(e)),
+                None => "0".to_string(),
             };
             self.line(&format!("{name} = {init};"));
         }
     }
 
-    fn source_comment(&mut self, span: crate::spec::ast::Span) {
+    fn source_comment(&mut self, span: Span) {
         if span.end <= span.start {
             return;
         }
@@ -779,48 +589,7 @@ impl Emitter<'_> {
         }
     }
 
-    /// A fence: `__threadfence*()` is PTX `fence.sc`; an acq_rel fence is
-    /// the lighter `fence.acq_rel` (also what release/acquire accesses use).
-    fn fence(order: Order, scope: Scope) -> &'static str {
-        match (order, scope) {
-            (Order::Sc, Scope::Cta) => "__threadfence_block();",
-            (Order::Sc, Scope::Gpu) => "__threadfence();",
-            (Order::Sc, Scope::Sys) => "__threadfence_system();",
-            (_, Scope::Cta) => "gs_fence_acq_rel_cta();",
-            (_, Scope::Gpu) => "gs_fence_acq_rel_gpu();",
-            (_, Scope::Sys) => "gs_fence_acq_rel_sys();",
-        }
-    }
-
-    /// Emits an access with the fences its order needs around it: a scoped
-    /// fence before a release and after an acquire (at least as strong as
-    /// the PTX `.release`/`.acquire` forms, and plain CUDA).
-    fn fenced(&mut self, mo: MemOrder, access: impl FnOnce(&mut Self)) {
-        let MemOrder { order, scope } = mo;
-        let f = Self::fence(
-            if order == Order::Sc {
-                Order::Sc
-            } else {
-                Order::AcqRel
-            },
-            scope,
-        );
-        let (before, after) = match order {
-            Order::Release => (true, false),
-            Order::Acquire => (false, true),
-            Order::AcqRel | Order::Sc => (true, true),
-            Order::Weak | Order::Volatile | Order::Relaxed => (false, false),
-        };
-        if before {
-            self.line(f);
-        }
-        access(self);
-        if after {
-            self.line(f);
-        }
-    }
-
-    fn assign_result(&mut self, dst: Option<u32>, value: String, class: Class) {
+    pub(super) fn assign_result(&mut self, dst: Option<u32>, value: String, class: Class) {
         match dst {
             Some(d) => {
                 let (name, ty) = self.local(d);
@@ -831,6 +600,7 @@ impl Emitter<'_> {
         }
     }
 
+    /// One instruction as one statement (a branch: at most two gotos).
     fn instr(&mut self, pc: u32, instr: &Instr) -> Result<(), Diagnostic> {
         match &instr.op {
             Op::Assign { dst, value } => {
@@ -845,21 +615,8 @@ impl Emitter<'_> {
                 op,
                 access,
                 operands,
-            } => self.atomic_instr(*dst, *op, access, operands),
-            Op::Fence(mo) => self.line(Self::fence(mo.order, mo.scope)),
-            Op::SyncThreads => match self.program.participants {
-                Participants::Master => self.line(
-                    "// __syncthreads(): a no-op, as in the model: only the master thread runs the spec",
-                ),
-                Participants::All => self.line("__syncthreads();"),
-            },
-            Op::KernelBoundary => {
-                return Err(refuse(
-                    instr,
-                    "`__kernel_boundary()` ends the kernel: it has no lowering inside one kernel",
-                    "run the phases as separate kernel launches; the harness kernel is one launch",
-                ))
-            }
+            } => self.atomic(*dst, *op, access, operands),
+            Op::Fence(mo) => self.line(&fence(*mo)),
             Op::SyncWarp { mask } => {
                 let m = self.expr(mask);
                 self.line(&format!("__syncwarp({});", m.bare()));
@@ -870,267 +627,110 @@ impl Emitter<'_> {
                 mask,
                 pred,
             } => {
-                let f = match kind {
-                    VoteKind::Any => "__any_sync",
-                    VoteKind::All => "__all_sync",
-                    VoteKind::Ballot => "__ballot_sync",
-                };
-                let call = format!("{f}({}, {})", self.expr(mask).bare(), self.expr(pred).bare());
+                let call = format!(
+                    "{}({}, {})",
+                    vote_name(*kind),
+                    self.expr(mask).bare(),
+                    self.expr(pred).bare()
+                );
                 self.assign_result(Some(*dst), call, Class::Nat);
             }
             Op::ActiveMask { dst } => {
                 self.assign_result(Some(*dst), "__activemask()".into(), Class::Nat)
             }
-            Op::LockBitTry { .. } | Op::LockBitRelease { .. } => {
-                return Err(refuse(
-                    instr,
-                    "lock-bit operations (ldslk/stsul) have no CUDA equivalent",
-                    "the Fermi shared-memory lock unit is gone since Kepler; use atomicCAS on a shared word",
-                ))
-            }
-            Op::Backoff => self.line("gs_backoff(th);"),
-            Op::Assert { cond, message } => {
-                let id = self.asserts.len();
-                self.asserts.push(message.clone());
-                let c = self.expr(cond);
-                self.line(&format!(
-                    "if (!{}) gs_assert_failed({id}); // {}",
-                    paren(&c),
-                    message.replace('\n', " ")
-                ));
-            }
+            Op::Assert { cond, message } => self.assert(cond, message),
             Op::CriticalEnter { weight } => {
                 let w = self.expr(weight);
                 self.line(&format!("gs_critical_enter(th, (int){});", paren(&w)));
             }
-            Op::CriticalExit => self.line("gs_critical_exit(th);"),
-            Op::PhaseEnter => self.line("gs_phase_enter(th);"),
-            Op::PhaseExit => self.line("gs_phase_exit(th);"),
-            Op::Progress => self.line("th.gs_backoff_ns = GS_BACKOFF_MIN_NS; // progress"),
             Op::Branch {
                 cond,
                 then_pc,
                 else_pc,
-            } => {
-                let c = self.expr(cond);
-                let next = pc + 1;
-                match (*then_pc == next, *else_pc == next) {
-                    (true, true) => {}
-                    (false, true) => {
-                        self.line(&format!("if ({}) {}", c.bare(), Self::goto(pc, *then_pc)))
-                    }
-                    (true, false) => {
-                        self.line(&format!("if (!{}) {}", paren(&c), Self::goto(pc, *else_pc)))
-                    }
-                    (false, false) => self.line(&format!(
-                        "if ({}) {} else {}",
-                        c.bare(),
-                        Self::goto(pc, *then_pc),
-                        Self::goto(pc, *else_pc)
-                    )),
-                }
-            }
+            } => self.branch(pc, cond, *then_pc, *else_pc),
             Op::Jump { target } => {
                 if *target != pc + 1 {
                     self.line(&Self::goto(pc, *target));
                 }
             }
-            Op::Exit => self.line("return gs_finish(th);"),
+            Op::KernelBoundary | Op::LockBitTry { .. } | Op::LockBitRelease { .. } => {
+                return Err(refusal(instr))
+            }
+            op => self.line(self.fixed_statement(op)),
         }
         Ok(())
     }
 
-    fn load(&mut self, dst: LocalId, access: &MemAccess) {
-        let var = &self.program.vars[access.loc.var as usize];
-        let place = self.loc(&access.loc);
-        let class = expr::class_of(var.ty);
-        let scoped = match access.order {
-            Order::Relaxed => Some("relaxed"),
-            Order::Acquire => Some("acquire"),
-            _ => None,
-        };
-        if let Some(sem) = scoped {
-            // ld.relaxed / ld.acquire at the spec's scope: no fences.
-            let cast = if var.ty.signed() { "(int)" } else { "" };
-            let raw = format!("{cast}gs_ld_{sem}_{}(&{place})", scope_name(access.scope));
-            self.assign_result(Some(dst), raw, class);
-        } else {
-            let raw = match access.order {
-                Order::Weak => place,
-                _ => format!("gs_ld_volatile(&{place})"),
-            };
-            self.fenced(access.mem_order(), |e| {
-                e.assign_result(Some(dst), raw, class)
-            });
+    /// The statement of an instruction that has no operands.
+    fn fixed_statement(&self, op: &Op) -> &'static str {
+        match op {
+            Op::SyncThreads => match self.program.participants {
+                Participants::Master => "// __syncthreads(): a no-op, as in the model: only the master thread runs the spec",
+                Participants::All => "__syncthreads();",
+            },
+            Op::Backoff => "gs_backoff(th);",
+            Op::CriticalExit => "gs_critical_exit(th);",
+            Op::PhaseEnter => "gs_phase_enter(th);",
+            Op::PhaseExit => "gs_phase_exit(th);",
+            Op::Progress => "th.gs_backoff_ns = GS_BACKOFF_MIN_NS; // progress",
+            Op::Exit => "return gs_finish(th);",
+            other => unreachable!("{other:?} has operands"),
         }
     }
 
-    fn store(&mut self, access: &MemAccess, value: &Expr) {
-        let ty = self.program.vars[access.loc.var as usize].ty;
-        let place = self.loc(&access.loc);
-        let v = expr::wrap_to(ty, &self.expr(value));
-        match access.order {
-            // st.release at the spec's scope: no fence.
-            Order::Release => self.line(&format!(
-                "gs_st_release_{}(&{place}, (unsigned int)({v}));",
-                scope_name(access.scope)
+    fn assert(&mut self, cond: &Expr, message: &str) {
+        let id = self.asserts.len();
+        self.asserts.push(message.to_string());
+        let c = self.expr(cond);
+        self.line(&format!(
+            "if (!{}) gs_assert_failed({id}); // {}",
+            paren(&c),
+            message.replace('\n', " ")
+        ));
+    }
+
+    /// A branch to whichever side is not the next instruction.
+    fn branch(&mut self, pc: Pc, cond: &Expr, then_pc: Pc, else_pc: Pc) {
+        let c = self.expr(cond);
+        let next = pc + 1;
+        match (then_pc == next, else_pc == next) {
+            (true, true) => {}
+            (false, true) => self.line(&format!("if ({}) {}", c.bare(), Self::goto(pc, then_pc))),
+            (true, false) => self.line(&format!("if (!{}) {}", paren(&c), Self::goto(pc, else_pc))),
+            (false, false) => self.line(&format!(
+                "if ({}) {} else {}",
+                c.bare(),
+                Self::goto(pc, then_pc),
+                Self::goto(pc, else_pc)
             )),
-            Order::Weak => self.line(&format!("{place} = {v};")),
-            _ => {
-                let stmt = format!("gs_st_volatile(&{place}, {v});");
-                self.fenced(access.mem_order(), |e| e.line(&stmt));
-            }
         }
-    }
-
-    fn atomic_instr(
-        &mut self,
-        dst: Option<LocalId>,
-        op: AtomicOp,
-        access: &MemAccess,
-        operands: &[Expr],
-    ) {
-        let class = expr::class_of(self.program.vars[access.loc.var as usize].ty);
-        match self.ordered_atomic(op, access, operands) {
-            Some(call) => self.assign_result(dst, call, class),
-            None => {
-                let call = self.atomic(op, &access.loc, operands, access.scope);
-                self.fenced(access.mem_order(), |e| e.assign_result(dst, call, class));
-            }
-        }
-    }
-
-    /// An acquire, release or acq_rel atomic on a 32-bit word as one PTX
-    /// `atom.<order>.<scope>` (prelude's gs_atom_*); None for the other
-    /// orders and for narrow arithmetic (a CAS loop between fences).
-    fn ordered_atomic(
-        &self,
-        op: AtomicOp,
-        access: &MemAccess,
-        operands: &[Expr],
-    ) -> Option<String> {
-        let (loc, scope) = (&access.loc, access.scope);
-        let sem = match access.order {
-            Order::Acquire => "acquire",
-            Order::Release => "release",
-            Order::AcqRel => "acq_rel",
-            _ => return None,
-        };
-        let ty = self.program.vars[loc.var as usize].ty;
-        if ty.bits() < 32 && !matches!(op, AtomicOp::Cas | AtomicOp::Exch) {
-            return None;
-        }
-        let signed = ty.signed();
-        // (PTX operation, operand type, whether it takes the word as int)
-        let (name, ptx_ty, as_int) = match op {
-            AtomicOp::Add | AtomicOp::Sub if signed => ("add", "s32", true),
-            AtomicOp::Add | AtomicOp::Sub => ("add", "u32", false),
-            AtomicOp::Min if signed => ("min", "s32", true),
-            AtomicOp::Min => ("min", "u32", false),
-            AtomicOp::Max if signed => ("max", "s32", true),
-            AtomicOp::Max => ("max", "u32", false),
-            AtomicOp::Cas if signed => ("cas", "s32", true),
-            AtomicOp::Cas => ("cas", "b32", false),
-            AtomicOp::Exch => ("exch", "b32", false),
-            AtomicOp::Inc => ("inc", "u32", false),
-            AtomicOp::Dec => ("dec", "u32", false),
-            AtomicOp::And => ("and", "b32", false),
-            AtomicOp::Or => ("or", "b32", false),
-            AtomicOp::Xor => ("xor", "b32", false),
-        };
-        let word = if as_int { "int" } else { "unsigned int" };
-        let place = self.loc(loc);
-        let ptr = if as_int == signed {
-            format!("&{place}")
-        } else {
-            format!("({word}*)&{place}")
-        };
-        let mut args = vec![ptr];
-        for a in operands {
-            let v = expr::wrap_to(ty, &self.expr(a));
-            let v = if op == AtomicOp::Sub {
-                format!("-({v})")
-            } else {
-                v
-            };
-            args.push(format!("({word})({v})"));
-        }
-        let call = format!(
-            "gs_atom_{sem}_{}_{name}_{ptx_ty}({})",
-            scope_name(scope),
-            args.join(", ")
-        );
-        Some(if as_int == signed {
-            call
-        } else {
-            format!("({})({call})", word_type(ty))
-        })
-    }
-
-    /// The CUDA call of an atomic read-modify-write.
-    fn atomic(&self, op: AtomicOp, loc: &Loc, operands: &[Expr], scope: Scope) -> String {
-        let ty = self.program.vars[loc.var as usize].ty;
-        let place = self.loc(loc);
-        let args: Vec<Code> = operands.iter().map(|e| self.expr(e)).collect();
-        let narrow = ty.bits() < 32 && !matches!(op, AtomicOp::Cas | AtomicOp::Exch);
-        if narrow {
-            let a = args[0].wide();
-            let mask = (1u64 << ty.bits()) - 1;
-            let next = match op {
-                // The operand may be any i64: the helpers wrap as the model does.
-                AtomicOp::Add => format!("gs_add(old, {a})"),
-                AtomicOp::Sub => format!("gs_sub(old, {a})"),
-                AtomicOp::Or => format!("old | {a}"),
-                AtomicOp::And => format!("old & {a}"),
-                AtomicOp::Xor => format!("old ^ {a}"),
-                AtomicOp::Max => format!("old > {a} ? old : {a}"),
-                AtomicOp::Min => format!("old < {a} ? old : {a}"),
-                AtomicOp::Inc => format!("(old & {mask}) >= ({a} & {mask}) ? 0 : old + 1"),
-                AtomicOp::Dec => format!(
-                    "(old & {mask}) == 0 || (old & {mask}) > ({a} & {mask}) ? {a} : old - 1"
-                ),
-                AtomicOp::Cas | AtomicOp::Exch => unreachable!(),
-            };
-            return format!(
-                "gs_atomic_narrow<{}>((unsigned int*)&{place}, {}, [&](i64 old) {{ return {next}; }})",
-                cuda_type(ty),
-                scope == Scope::Cta
-            );
-        }
-        let suffix = match scope {
-            Scope::Cta => "_block",
-            Scope::Gpu => "",
-            Scope::Sys => "_system",
-        };
-        let word = word_type(ty);
-        let unsigned_only = matches!(op, AtomicOp::Inc | AtomicOp::Dec);
-        let ptr = if unsigned_only && ty.signed() {
-            format!("(unsigned int*)&{place}")
-        } else {
-            format!("&{place}")
-        };
-        let cast = if unsigned_only { "unsigned int" } else { word };
-        let vals: Vec<String> = args
-            .iter()
-            .map(|a| {
-                let v = expr::wrap_to(ty, a);
-                if expr::class_of(ty) == a.class && ty.bits() == 32 {
-                    v
-                } else {
-                    format!("({cast})({v})")
-                }
-            })
-            .collect();
-        format!("{}{suffix}({ptr}, {})", op.cuda_name(), vals.join(", "))
     }
 }
 
-fn scope_name(scope: Scope) -> &'static str {
-    match scope {
-        Scope::Cta => "cta",
-        Scope::Gpu => "gpu",
-        Scope::Sys => "sys",
+fn vote_name(kind: VoteKind) -> &'static str {
+    match kind {
+        VoteKind::Any => "__any_sync",
+        VoteKind::All => "__all_sync",
+        VoteKind::Ballot => "__ballot_sync",
     }
+}
+
+/// Why an instruction without a single-kernel CUDA lowering is refused,
+/// located in the spec.
+fn refusal(instr: &Instr) -> Diagnostic {
+    let (message, hint) = match instr.op {
+        Op::KernelBoundary => (
+            "`__kernel_boundary()` ends the kernel: it has no lowering inside one kernel",
+            "run the phases as separate kernel launches; the harness kernel is one launch",
+        ),
+        _ => (
+            "lock-bit operations (ldslk/stsul) have no CUDA equivalent",
+            "the Fermi shared-memory lock unit is gone since Kepler; use atomicCAS on a shared word",
+        ),
+    };
+    Diagnostic::new(instr.span, message)
+        .label("no CUDA lowering")
+        .hint(hint)
 }
 
 fn paren(c: &Code) -> String {

@@ -11,8 +11,8 @@
 //! or by 64 or more, `INT64_MIN / -1`, a zero divisor) the operation is a
 //! call of a helper of `arith.h`, which computes what the model does.
 
-use crate::ir::{Builtin, Expr};
-use crate::spec::ast::{self, BinOp, ExprKind, Type, UnOp};
+use crate::ir::{Builtin, Expr, InitExpr};
+use crate::spec::ast::{BinOp, Type, UnOp};
 
 /// What C++ type an emitted expression has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -214,26 +214,15 @@ pub fn emit(e: &Expr, local: &dyn Fn(u32) -> (String, Type)) -> Code {
 /// Emits a constant expression of the spec (an initial value): parameters
 /// and launch constants by name (the generated file defines them), the
 /// thread's coordinates as builtins.
-pub fn emit_const(e: &ast::Expr) -> Code {
-    match &e.kind {
-        ExprKind::Int(v) => literal(*v),
-        ExprKind::Bool(b) => literal(*b as i64),
-        ExprKind::Name(id) => match id.name.as_str() {
-            "blockIdx" => Code::new(builtin(Builtin::BlockIdx).into(), Class::Nat),
-            "threadIdx" => Code::new(builtin(Builtin::ThreadIdx).into(), Class::Nat),
-            "laneId" => Code::new(builtin(Builtin::LaneId).into(), Class::Nat),
-            "warpId" => Code::new(builtin(Builtin::WarpId).into(), Class::Nat),
-            "INT_MAX" => literal(i64::from(i32::MAX)),
-            "UINT_MAX" => literal(i64::from(u32::MAX)),
-            // Parameters and launch constants are `constexpr i64` in the file.
-            name => Code::new(name.to_string(), Class::Wide),
-        },
-        ExprKind::Unary(op, a) => unary(*op, emit_const(a)),
-        ExprKind::Binary(op, a, b) => binary(*op, emit_const(a), emit_const(b)),
-        ExprKind::Ternary(c, a, b) => ternary(emit_const(c), emit_const(a), emit_const(b)),
-        ExprKind::Index(id, _) | ExprKind::Call { name: id, .. } => {
-            Code::new(format!("0 /* {} */", id.name), Class::Nat)
-        }
+pub fn emit_const(e: &InitExpr) -> Code {
+    match e {
+        InitExpr::Const(v) => literal(*v),
+        // Parameters and launch constants are `constexpr i64` in the file.
+        InitExpr::Named(name) => Code::new(name.clone(), Class::Wide),
+        InitExpr::Builtin(b) => Code::new(builtin(*b).to_string(), Class::Nat),
+        InitExpr::Unary(op, a) => unary(*op, emit_const(a)),
+        InitExpr::Binary(op, a, b) => binary(*op, emit_const(a), emit_const(b)),
+        InitExpr::Ternary(c, a, b) => ternary(emit_const(c), emit_const(a), emit_const(b)),
     }
 }
 

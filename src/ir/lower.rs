@@ -64,6 +64,7 @@ pub fn lower<'a>(
         unsupported: l.unsupported,
         devices: vec![],
         inlined: l.inlined,
+        spec_locals: super::init::spec_locals(file),
     })
 }
 

@@ -11,11 +11,13 @@
 
 pub mod cfg;
 mod consteval;
+mod init;
 mod lower;
 pub mod memop;
 mod resolve;
 
 pub use consteval::{binary as eval_binary, unary as eval_unary, ArithFault};
+pub use init::InitExpr;
 pub use lower::lower;
 pub use resolve::{suggest, RESERVED};
 
@@ -397,6 +399,10 @@ pub struct Program {
     pub devices: Vec<u32>,
     /// Where procedures were inlined, innermost first.
     pub inlined: Vec<InlinedCall>,
+    /// The spec's top-level `local` variables are the first slots, in
+    /// declaration order: their initializers as written (`None`: zero),
+    /// for a backend that computes them on each thread (the CUDA emitter).
+    pub spec_locals: Vec<Option<InitExpr>>,
 }
 
 impl Program {

@@ -1,29 +1,34 @@
 //! The litmus front end: herd PTX litmus tests ([`parse`]) translated into
-//! the IR ([`translate`]), explored under a memory model, their final
-//! condition evaluated over every reachable final state, and compared with
-//! expected results (`expected-safety.csv`).
+//! the IR ([`translate`](mod@translate), reading instructions through
+//! [`decode`]), explored under a memory model, their final condition
+//! evaluated over every reachable final state, and compared with expected
+//! results (`expected-safety.csv`). [`gpu`] runs the same tests on a GPU.
+//!
+//! Uses the IR, the model, the explorer and the checker (for liveness); the
+//! CLI calls it, never the other way round.
 
+pub mod decode;
 pub mod gpu;
 pub mod parse;
 pub mod translate;
 
-use crate::explore::{explore, Options, Outcome};
+use crate::explore::{explore, LimitKind, Options, Outcome};
 use crate::ir::from_raw;
 use crate::model::{MemoryModel, Model, ModelOptions};
-use crate::spec::ast::Type;
+use crate::spec::ast::{Span, Type};
 use crate::spec::diag::{Diagnostic, Source};
 use crate::spec::input::read_text;
+use decode::Unsupported;
 use parse::{Cond, Litmus, Quantifier, Term};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use translate::{translate, Unsupported};
+use translate::{translate, Translated};
 
 /// How to run litmus tests.
 #[derive(Clone, Debug)]
 pub struct LitmusConfig {
-    /// Only `sc` exists so far.
-    pub memory_model: String,
+    pub memory_model: MemoryModel,
     pub max_states: u64,
     pub max_seconds: Option<f64>,
 }
@@ -31,7 +36,7 @@ pub struct LitmusConfig {
 impl Default for LitmusConfig {
     fn default() -> LitmusConfig {
         LitmusConfig {
-            memory_model: "ptx".into(),
+            memory_model: MemoryModel::Ptx,
             max_states: 2_000_000,
             max_seconds: Some(60.0),
         }
@@ -63,6 +68,20 @@ pub enum Failure {
 }
 
 impl Failure {
+    /// The test as a whole cannot be answered, for `reason`.
+    fn whole(source: &Source, reason: String) -> Failure {
+        let span = Span::new(0, source.text.len().min(1));
+        Failure::Unsupported(Unsupported { reason, span }, Box::new(source.clone()))
+    }
+
+    /// The exploration stopped at a limit after `states` states.
+    fn stopped(source: &Source, kind: LimitKind, states: impl std::fmt::Display) -> Failure {
+        Failure::whole(
+            source,
+            format!("exploration stopped at the {kind} ({states} states)"),
+        )
+    }
+
     /// One line for tables.
     pub fn reason(&self) -> String {
         match self {
@@ -129,28 +148,13 @@ pub fn render_outcome(values: &BTreeMap<Term, i64>) -> String {
     shown.join("; ")
 }
 
-/// Translates a parsed test, refusing memory models that do not exist.
-fn prepare_parsed(
-    test: Litmus,
-    source: &Source,
-    config: &LitmusConfig,
-) -> Result<(Litmus, translate::Translated), Failure> {
-    config
-        .memory_model
-        .parse::<MemoryModel>()
-        .map_err(Failure::Io)?;
-    let tr =
-        translate(&test, source).map_err(|u| Failure::Unsupported(u, Box::new(source.clone())))?;
-    Ok((test, tr))
-}
-
 /// The semantics a test runs under. Litmus tests race on purpose (their
 /// question is which values loads read), so races are not reported; an
 /// exited thread no longer counts at `bar.sync` (PTX), so leaving before a
 /// barrier is not barrier divergence.
 fn model_options(config: &LitmusConfig) -> ModelOptions {
     ModelOptions {
-        memory_model: config.memory_model.parse().unwrap_or_default(),
+        memory_model: config.memory_model,
         races: false,
         barrier_divergence: false,
         ..ModelOptions::default()
@@ -168,49 +172,85 @@ fn explore_options(config: &LitmusConfig, keep_edges: bool) -> Options {
     }
 }
 
-/// Checks one litmus source under `config`.
-pub fn check_source(source: &Source, config: &LitmusConfig) -> Result<Checked, Failure> {
-    check_parsed(parse_source(source)?, source, config)
+/// What a run asks of each test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Question {
+    /// Does the final condition hold, as herd means it?
+    Condition,
+    /// Liveness: does every execution terminate when threads are scheduled
+    /// with weak fairness (the assumption of the PTX progress
+    /// expectations)? The answer is reported as a `forall` test: `holds`
+    /// means every fair execution ends, so a model that says so while PTX
+    /// has a spinning execution is `unsound`.
+    Termination,
 }
 
-/// Checks a parsed test (possibly rewritten, e.g. placed on one GPU) whose
-/// text is `source`.
-pub fn check_parsed(
+/// Parses `source` and answers `question` about it under `config`.
+pub fn ask(source: &Source, config: &LitmusConfig, question: Question) -> Result<Checked, Failure> {
+    ask_parsed(parse_source(source)?, source, config, question)
+}
+
+/// Answers `question` about a parsed test (possibly rewritten, e.g. placed
+/// on one GPU) whose text is `source`.
+pub fn ask_parsed(
     test: Litmus,
     source: &Source,
     config: &LitmusConfig,
+    question: Question,
 ) -> Result<Checked, Failure> {
-    let (test, tr) = prepare_parsed(test, source, config)?;
-    let boxed = || Box::new(source.clone());
+    let tr =
+        translate(&test, source).map_err(|u| Failure::Unsupported(u, Box::new(source.clone())))?;
     let model = Model::new(&tr.program, model_options(config));
-    let options = explore_options(config, false);
-    let ex = explore(&model, &options);
-    let whole = crate::spec::ast::Span::new(0, source.text.len().min(1));
+    match question {
+        Question::Condition => condition(test, &tr, &model, source, config),
+        Question::Termination => termination(test, &model, source, config),
+    }
+}
+
+/// [`ask`] of the file at `path`.
+pub fn ask_file(
+    path: &Path,
+    config: &LitmusConfig,
+    question: Question,
+) -> Result<Checked, Failure> {
+    let text = read_text(path).map_err(Failure::Io)?;
+    ask(
+        &Source::new(path.display().to_string(), text),
+        config,
+        question,
+    )
+}
+
+/// Checks one litmus source's final condition under `config`.
+pub fn check_source(source: &Source, config: &LitmusConfig) -> Result<Checked, Failure> {
+    ask(source, config, Question::Condition)
+}
+
+/// Checks one file's final condition.
+pub fn check_file(path: &Path, config: &LitmusConfig) -> Result<Checked, Failure> {
+    ask_file(path, config, Question::Condition)
+}
+
+/// The final outcomes of every execution, and whether the condition holds.
+fn condition(
+    test: Litmus,
+    tr: &Translated,
+    model: &Model,
+    source: &Source,
+    config: &LitmusConfig,
+) -> Result<Checked, Failure> {
+    let ex = explore(model, &explore_options(config, false));
     match ex.outcome() {
         Outcome::Complete => {}
-        Outcome::Limit(kind) => {
-            return Err(Failure::Unsupported(
-                Unsupported {
-                    reason: format!(
-                        "exploration stopped at the {kind} ({} states)",
-                        ex.num_states()
-                    ),
-                    span: whole,
-                },
-                boxed(),
-            ))
-        }
+        Outcome::Limit(kind) => return Err(Failure::stopped(source, *kind, ex.num_states())),
         Outcome::Fault { fault, .. } => {
-            return Err(Failure::Unsupported(
-                Unsupported {
-                    reason: format!(
-                        "the model reported `{}`: {}",
-                        fault.kind.name(),
-                        fault.message
-                    ),
-                    span: whole,
-                },
-                boxed(),
+            return Err(Failure::whole(
+                source,
+                format!(
+                    "the model reported `{}`: {}",
+                    fault.kind.name(),
+                    fault.message
+                ),
             ))
         }
     }
@@ -245,45 +285,22 @@ pub fn check_parsed(
     })
 }
 
-/// Liveness: does every execution terminate when threads are scheduled
-/// with weak fairness (the assumption of the PTX progress expectations)?
-/// The answer is reported as a `forall` test: `holds` means every fair
-/// execution ends, so a model that says so while PTX has a spinning
-/// execution is `unsound`.
-pub fn check_termination_source(
-    source: &Source,
-    config: &LitmusConfig,
-) -> Result<Checked, Failure> {
-    check_termination_parsed(parse_source(source)?, source, config)
-}
-
-/// [`check_termination_source`] for a parsed (possibly rewritten) test.
-pub fn check_termination_parsed(
+/// [`Question::Termination`]: the fair executions that do not end.
+fn termination(
     test: Litmus,
+    model: &Model,
     source: &Source,
     config: &LitmusConfig,
 ) -> Result<Checked, Failure> {
-    let (test, tr) = prepare_parsed(test, source, config)?;
-    let boxed = || Box::new(source.clone());
-    let model = Model::new(&tr.program, model_options(config));
     let options = explore_options(config, true);
     let settings = crate::check::Settings {
         scheduler: crate::model::Scheduler::Weak,
         reductions: crate::model::reduced::Reductions::NONE,
         limits: options,
     };
-    let result = crate::check::check(&model, &settings);
+    let result = crate::check::check(model, &settings);
     if let Some(kind) = result.limit {
-        return Err(Failure::Unsupported(
-            Unsupported {
-                reason: format!(
-                    "exploration stopped at the {kind} ({} states)",
-                    result.stats.states
-                ),
-                span: crate::spec::ast::Span::new(0, source.text.len().min(1)),
-            },
-            boxed(),
-        ));
+        return Err(Failure::stopped(source, kind, result.stats.states));
     }
     let hangs: Vec<String> = result
         .findings
@@ -297,17 +314,6 @@ pub fn check_termination_parsed(
         outcomes: hangs,
         states: result.stats.states as usize,
     })
-}
-
-fn check_termination_file(path: &Path, config: &LitmusConfig) -> Result<Checked, Failure> {
-    let text = read_text(path).map_err(Failure::Io)?;
-    check_termination_source(&Source::new(path.display().to_string(), text), config)
-}
-
-/// Checks one file.
-pub fn check_file(path: &Path, config: &LitmusConfig) -> Result<Checked, Failure> {
-    let text = read_text(path).map_err(Failure::Io)?;
-    check_source(&Source::new(path.display().to_string(), text), config)
 }
 
 /// How the model's answer relates to the expected one.
@@ -367,6 +373,37 @@ pub struct TestRow {
     pub states: Option<usize>,
 }
 
+impl TestRow {
+    /// The row of the test at `rel`, expected to hold or not, with the
+    /// model's answer or why there is none.
+    fn of(rel: &str, expected: bool, result: Result<Checked, Failure>) -> TestRow {
+        let row = TestRow {
+            path: rel.to_string(),
+            name: None,
+            quantifier: None,
+            model: None,
+            expected: Some(expected),
+            agreement: Agreement::Unsupported,
+            reason: None,
+            states: None,
+        };
+        match result {
+            Ok(c) => TestRow {
+                agreement: agreement(c.quantifier, c.holds, expected),
+                name: Some(c.name),
+                quantifier: Some(c.quantifier.keyword()),
+                model: Some(c.holds),
+                states: Some(c.states),
+                ..row
+            },
+            Err(f) => TestRow {
+                reason: Some(f.reason()),
+                ..row
+            },
+        }
+    }
+}
+
 /// The figures of a directory run.
 #[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
 pub struct Summary {
@@ -379,6 +416,20 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// Counts one test.
+    fn count(&mut self, row: &TestRow) {
+        self.tests += 1;
+        match row.agreement {
+            Agreement::Unsupported => self.unsupported += 1,
+            Agreement::Same => self.agree += 1,
+            Agreement::Unsound => self.unsound += 1,
+            Agreement::OverApproximate => self.over_approximate += 1,
+        }
+        if row.agreement != Agreement::Unsupported {
+            self.supported += 1;
+        }
+    }
+
     /// `litmus: T tests, S supported, A agree, U unsound`
     pub fn line(&self) -> String {
         format!(
@@ -391,7 +442,7 @@ impl Summary {
 /// The result of running a directory against an expectation file.
 #[derive(Clone, Debug, Serialize)]
 pub struct DirReport {
-    pub memory_model: String,
+    pub memory_model: MemoryModel,
     pub expect: String,
     /// The expectation file is about liveness, which is not checked yet.
     pub liveness: bool,
@@ -448,57 +499,22 @@ pub(crate) fn litmus_files(dir: &Path, base: &Path, out: &mut Vec<String>) {
 
 /// Runs every test the expectation file names (paths relative to `dir`).
 /// A liveness file (its name contains `liveness`) asks whether every spin
-/// loop terminates under fair scheduling; see [`check_termination_source`].
+/// loop terminates under fair scheduling; see [`Question::Termination`].
 pub fn run_dir(dir: &Path, expect: &Path, config: &LitmusConfig) -> Result<DirReport, String> {
     let expectations = read_expectations(expect)?;
     let liveness = expect
         .file_name()
         .is_some_and(|n| n.to_string_lossy().contains("liveness"));
+    let question = if liveness {
+        Question::Termination
+    } else {
+        Question::Condition
+    };
     let mut rows = vec![];
     let mut summary = Summary::default();
     for (rel, expected) in &expectations {
-        summary.tests += 1;
-        let path = dir.join(rel);
-        let result = if liveness {
-            check_termination_file(&path, config)
-        } else {
-            check_file(&path, config)
-        };
-        let row = match result {
-            Ok(c) => {
-                let agreement = agreement(c.quantifier, c.holds, *expected);
-                summary.supported += 1;
-                match agreement {
-                    Agreement::Same => summary.agree += 1,
-                    Agreement::Unsound => summary.unsound += 1,
-                    Agreement::OverApproximate => summary.over_approximate += 1,
-                    Agreement::Unsupported => {}
-                }
-                TestRow {
-                    path: rel.clone(),
-                    name: Some(c.name),
-                    quantifier: Some(c.quantifier.keyword()),
-                    model: Some(c.holds),
-                    expected: Some(*expected),
-                    agreement,
-                    reason: None,
-                    states: Some(c.states),
-                }
-            }
-            Err(f) => {
-                summary.unsupported += 1;
-                TestRow {
-                    path: rel.clone(),
-                    name: None,
-                    quantifier: None,
-                    model: None,
-                    expected: Some(*expected),
-                    agreement: Agreement::Unsupported,
-                    reason: Some(f.reason()),
-                    states: None,
-                }
-            }
-        };
+        let row = TestRow::of(rel, *expected, ask_file(&dir.join(rel), config, question));
+        summary.count(&row);
         rows.push(row);
     }
     let mut files = vec![];
@@ -509,13 +525,18 @@ pub fn run_dir(dir: &Path, expect: &Path, config: &LitmusConfig) -> Result<DirRe
         .filter(|f| !named.contains(f.as_str()))
         .collect();
     Ok(DirReport {
-        memory_model: config.memory_model.clone(),
+        memory_model: config.memory_model,
         expect: expect.display().to_string(),
         liveness,
         rows,
         without_expectation,
         summary,
     })
+}
+
+/// The width of a table's first column, whose header is `test`.
+pub(crate) fn column_width(lengths: impl Iterator<Item = usize>) -> usize {
+    lengths.max().unwrap_or(4).max(4)
 }
 
 fn yes_no(b: Option<bool>) -> &'static str {
@@ -528,13 +549,7 @@ fn yes_no(b: Option<bool>) -> &'static str {
 
 /// The text table of a directory run; the summary line is the last line.
 pub fn render_dir(report: &DirReport) -> String {
-    let width = report
-        .rows
-        .iter()
-        .map(|r| r.path.len())
-        .max()
-        .unwrap_or(4)
-        .max(4);
+    let width = column_width(report.rows.iter().map(|r| r.path.len()));
     let mut out = format!(
         "{:width$}  {:8}  {:6}  {:8}  agreement\n",
         "test", "model", "expect", "cond",
@@ -572,7 +587,9 @@ pub fn render_dir(report: &DirReport) -> String {
     }
     out.push_str(&format!(
         "memory model {}: {} over-approximate, {} unsupported\n",
-        report.memory_model, report.summary.over_approximate, report.summary.unsupported
+        report.memory_model.name(),
+        report.summary.over_approximate,
+        report.summary.unsupported
     ));
     out.push_str(&report.summary.line());
     out.push('\n');

@@ -105,6 +105,16 @@ pub enum Term {
     Mem(String),
 }
 
+impl Litmus {
+    /// The test's CTAs as (gpu, cta) pairs, in order: CTA ids are per GPU.
+    pub fn ctas(&self) -> Vec<(u32, u32)> {
+        let mut ctas: Vec<(u32, u32)> = self.threads.iter().map(|t| (t.gpu, t.cta)).collect();
+        ctas.sort_unstable();
+        ctas.dedup();
+        ctas
+    }
+}
+
 impl Cond {
     /// Every register and location the condition reads.
     pub fn terms(&self, out: &mut Vec<Term>) {
@@ -166,6 +176,23 @@ fn trim_range(text: &str, start: usize, end: usize) -> (usize, usize) {
     (start + lead, end - trail)
 }
 
+/// The start of the first line from `from` on whose text, without its
+/// leading blanks, `is` accepts (that text's start).
+fn find_line(text: &str, from: usize, is: impl Fn(&str) -> bool) -> Option<usize> {
+    let mut line_start = from;
+    while line_start < text.len() {
+        let line_end = text[line_start..]
+            .find('\n')
+            .map_or(text.len(), |i| line_start + i);
+        let (ts, _) = trim_range(text, line_start, line_end);
+        if is(&text[ts..line_end]) {
+            return Some(ts);
+        }
+        line_start = line_end + 1;
+    }
+    None
+}
+
 /// Parses a whole litmus file.
 pub fn parse(text: &str) -> Result<Litmus, Diagnostic> {
     // Header line: `ARCH NAME`.
@@ -188,20 +215,7 @@ pub fn parse(text: &str) -> Result<Litmus, Diagnostic> {
     }
     // Comments in double quotes (which may themselves contain quotes), then
     // the initial state: the first line that starts with `{`.
-    let mut pos = None;
-    let mut line_start = first_end;
-    while line_start < text.len() {
-        let line_end = text[line_start..]
-            .find('\n')
-            .map_or(text.len(), |i| line_start + i);
-        let (ts, _) = trim_range(text, line_start, line_end);
-        if text[ts..line_end].starts_with('{') {
-            pos = Some(ts);
-            break;
-        }
-        line_start = line_end + 1;
-    }
-    let Some(pos) = pos else {
+    let Some(pos) = find_line(text, first_end, |l| l.starts_with('{')) else {
         return Err(err(
             first_end,
             text.len(),
@@ -217,25 +231,12 @@ pub fn parse(text: &str) -> Result<Litmus, Diagnostic> {
     let (mem_init, reg_init) = parse_init(text, open + 1, close)?;
     // The table runs until the line holding the final quantifier.
     let table_start = close + 1;
-    let mut cond_start = None;
-    let mut line_start = table_start;
-    while line_start < text.len() {
-        let line_end = text[line_start..]
-            .find('\n')
-            .map_or(text.len(), |i| line_start + i);
-        let (ts, _) = trim_range(text, line_start, line_end);
-        let t = &text[ts..line_end];
-        if t.starts_with("exists")
-            || t.starts_with("~exists")
-            || t.starts_with("forall")
-            || t.starts_with("~ exists")
-        {
-            cond_start = Some(ts);
-            break;
-        }
-        line_start = line_end + 1;
-    }
-    let Some(cond_start) = cond_start else {
+    let quantifier = |l: &str| {
+        ["exists", "~exists", "forall", "~ exists"]
+            .iter()
+            .any(|q| l.starts_with(q))
+    };
+    let Some(cond_start) = find_line(text, table_start, quantifier) else {
         return Err(err(
             text.len().saturating_sub(1),
             text.len(),
@@ -566,23 +567,25 @@ impl CondParser<'_> {
     }
 
     fn or(&mut self) -> Result<(Cond, u32), Diagnostic> {
-        let mut c = self.and()?;
-        while self.peek() == Some(&Tok::Or) {
-            let op = self.here();
-            self.pos += 1;
-            let rhs = self.and()?;
-            c = self.join(op, c, rhs, false)?;
-        }
-        Ok(c)
+        self.chain(Tok::Or, Self::and)
     }
 
     fn and(&mut self) -> Result<(Cond, u32), Diagnostic> {
-        let mut c = self.atom()?;
-        while self.peek() == Some(&Tok::And) {
-            let op = self.here();
+        self.chain(Tok::And, Self::atom)
+    }
+
+    /// `operand (op operand)*`, joined to the left.
+    fn chain(
+        &mut self,
+        op: Tok,
+        operand: fn(&mut Self) -> Result<(Cond, u32), Diagnostic>,
+    ) -> Result<(Cond, u32), Diagnostic> {
+        let mut c = operand(self)?;
+        while self.peek() == Some(&op) {
+            let at = self.here();
             self.pos += 1;
-            let rhs = self.atom()?;
-            c = self.join(op, c, rhs, true)?;
+            let rhs = operand(self)?;
+            c = self.join(at, c, rhs, op == Tok::And)?;
         }
         Ok(c)
     }

@@ -12,29 +12,16 @@
 //! into global variables named `P1:r1` (weak stores to locations no other
 //! thread touches). The final condition is then evaluated over memory.
 
-use super::parse::{Instr, Litmus, Operand, Stmt, Term};
+use super::decode::{arith_op, atomic_op, branch_cmp, membar_scope, unsupported, Unsupported};
+use super::parse::{Instr, Litmus, Operand, Stmt, Term, Thread};
 use crate::ir::memop::{order_named, scope_named};
 use crate::ir::{
-    AtomicOp, Builtin, Checks, Expr, Instr as IrInstr, Launch, Loc, LocalInit, LocalVar, MemOrder,
-    MemVar, Op, Order, Pc, Program, Scope, VarId,
+    Builtin, Checks, Expr, Instr as IrInstr, Launch, Loc, LocalInit, LocalVar, MemOrder, MemVar,
+    Op, Order, Pc, Program, Scope, VarId,
 };
 use crate::spec::ast::{BinOp, Header, Participants, Span, Storage, Type};
 use crate::spec::diag::Source;
 use std::collections::BTreeMap;
-
-/// Why a test cannot be expressed, with the text responsible.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unsupported {
-    pub reason: String,
-    pub span: Span,
-}
-
-fn unsupported<T>(span: Span, reason: impl Into<String>) -> Result<T, Unsupported> {
-    Err(Unsupported {
-        reason: reason.into(),
-        span,
-    })
-}
 
 /// A translated test: the program and where the final condition's terms live.
 pub struct Translated {
@@ -52,14 +39,9 @@ struct Placement {
     devices: Vec<u32>,
 }
 
-fn place(test: &Litmus) -> Result<Placement, Unsupported> {
+fn place(test: &Litmus) -> Placement {
     // CTA ids are per GPU: a block is a (gpu, cta) pair.
-    let ctas: Vec<(u32, u32)> = {
-        let mut c: Vec<(u32, u32)> = test.threads.iter().map(|t| (t.gpu, t.cta)).collect();
-        c.sort_unstable();
-        c.dedup();
-        c
-    };
+    let ctas = test.ctas();
     let mut per_block = vec![0u32; ctas.len()];
     let mut slots = vec![];
     for t in &test.threads {
@@ -71,7 +53,7 @@ fn place(test: &Litmus) -> Result<Placement, Unsupported> {
     if devices.iter().all(|d| *d == devices[0]) {
         devices.clear();
     }
-    Ok(Placement {
+    Placement {
         slots,
         devices,
         launch: Launch {
@@ -79,7 +61,7 @@ fn place(test: &Litmus) -> Result<Placement, Unsupported> {
             threads_per_block: per_block.iter().copied().max().unwrap_or(1).max(1),
             warp_size: 32,
         },
-    })
+    }
 }
 
 /// `scope` where a qualifier names one, else PTX's default for atomics and
@@ -107,10 +89,9 @@ fn order_scope(instr: &Instr, quals: &[String]) -> Result<(MemOrder, Vec<String>
             ) =>
             {
                 if q.ends_with("64") {
-                    return unsupported(
-                        instr.span,
-                        format!("64-bit access `.{q}`: locations are 32-bit in the IR"),
-                    );
+                    return instr.refuse(format!(
+                        "64-bit access `.{q}`: locations are 32-bit in the IR"
+                    ));
                 }
             }
             _ => rest.push(q.clone()),
@@ -127,23 +108,6 @@ fn order_scope(instr: &Instr, quals: &[String]) -> Result<(MemOrder, Vec<String>
     Ok((MemOrder::new(order, scope), rest))
 }
 
-fn atomic_op(name: &str) -> Option<AtomicOp> {
-    Some(match name {
-        "add" => AtomicOp::Add,
-        "sub" => AtomicOp::Sub,
-        "exch" => AtomicOp::Exch,
-        "cas" => AtomicOp::Cas,
-        "inc" => AtomicOp::Inc,
-        "dec" => AtomicOp::Dec,
-        "and" => AtomicOp::And,
-        "or" => AtomicOp::Or,
-        "xor" => AtomicOp::Xor,
-        "max" => AtomicOp::Max,
-        "min" => AtomicOp::Min,
-        _ => return None,
-    })
-}
-
 fn is_barrier(opcode: &[String]) -> bool {
     matches!(opcode.first().map(String::as_str), Some("bar" | "barrier"))
 }
@@ -155,98 +119,12 @@ fn is_barrier(opcode: &[String]) -> bool {
 /// the block).
 pub(crate) fn check_barriers(test: &Litmus) -> Result<(), Unsupported> {
     let mut by_cta: BTreeMap<u32, Vec<(usize, Vec<i64>)>> = BTreeMap::new();
-    let cta_size = |cta: u32| test.threads.iter().filter(|t| t.cta == cta).count() as i64;
     for t in &test.threads {
-        let instrs: Vec<&Instr> = t
-            .code
-            .iter()
-            .filter_map(|s| match s {
-                Stmt::Instr(i) => Some(i),
-                Stmt::Label(..) => None,
-            })
-            .collect();
-        let mut labels = BTreeMap::new();
-        let mut n = 0;
-        for s in &t.code {
-            match s {
-                Stmt::Label(l, _) => {
-                    labels.insert(l.clone(), n);
-                }
-                Stmt::Instr(_) => n += 1,
-            }
-        }
-        let mut ids = vec![];
-        for (i, instr) in instrs.iter().enumerate() {
-            if !is_barrier(&instr.opcode) {
-                continue;
-            }
-            let kind = instr.opcode.get(1).map(String::as_str);
-            let kind = if kind == Some("cta") {
-                instr.opcode.get(2).map(String::as_str)
-            } else {
-                kind
-            };
-            if kind != Some("sync") {
-                return unsupported(
-                    instr.span,
-                    format!(
-                        "`{}`: only bar.sync has an IR counterpart (__syncthreads)",
-                        instr.opcode.join(".")
-                    ),
-                );
-            }
-            let id =
-                match instr.operands.first() {
-                    Some(Operand::Imm(v)) => *v,
-                    Some(_) => return unsupported(
-                        instr.span,
-                        "barrier id in a register: the IR has only the block-wide __syncthreads",
-                    ),
-                    None => 0,
-                };
-            match &instr.operands[1.min(instr.operands.len())..] {
-                [] => {}
-                [Operand::Imm(c)] if *c == cta_size(t.cta) => {}
-                [Operand::Imm(c)] => {
-                    return unsupported(
-                        instr.span,
-                        format!("named barrier for {c} of the CTA's {} threads: the IR has only the block-wide __syncthreads", cta_size(t.cta)),
-                    )
-                }
-                _ => {
-                    return unsupported(
-                        instr.span,
-                        "barrier with a register thread count or extra operands (quorum form)",
-                    )
-                }
-            }
-            for (j, other) in instrs.iter().enumerate() {
-                let target = match (other.opcode[0].as_str(), other.operands.last()) {
-                    ("goto" | "bra" | "beq" | "bne", Some(Operand::Name(l))) => {
-                        labels.get(l).copied()
-                    }
-                    _ => None,
-                };
-                if let Some(k) = target {
-                    let crosses = if k <= j {
-                        k <= i && i < j
-                    } else {
-                        j < i && i < k
-                    };
-                    if crosses {
-                        return unsupported(instr.span, "barrier inside a loop or behind a branch: its instances cannot be matched statically");
-                    }
-                }
-            }
-            ids.push(id);
-        }
+        let cta_size = test.threads.iter().filter(|o| o.cta == t.cta).count() as i64;
+        let ids = barrier_ids(t, cta_size)?;
         by_cta.entry(t.cta).or_default().push((t.id, ids));
     }
     for members in by_cta.values() {
-        let any = members.iter().any(|(_, ids)| !ids.is_empty());
-        if !any {
-            continue;
-        }
         let first = &members[0].1;
         if let Some((t, _)) = members.iter().find(|(_, ids)| ids != first) {
             return unsupported(
@@ -258,6 +136,95 @@ pub(crate) fn check_barriers(test: &Litmus) -> Result<(), Unsupported> {
     Ok(())
 }
 
+/// The ids of the barriers thread `t` (of a CTA of `cta_size` threads)
+/// passes, in order, each one checked to be a whole-CTA `bar.sync`.
+fn barrier_ids(t: &Thread, cta_size: i64) -> Result<Vec<i64>, Unsupported> {
+    let instrs: Vec<&Instr> = t
+        .code
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Instr(i) => Some(i),
+            Stmt::Label(..) => None,
+        })
+        .collect();
+    // The index (among the instructions) each label stands before.
+    let mut labels = BTreeMap::new();
+    let mut n = 0;
+    for s in &t.code {
+        match s {
+            Stmt::Label(l, _) => {
+                labels.insert(l.as_str(), n);
+            }
+            Stmt::Instr(_) => n += 1,
+        }
+    }
+    let mut ids = vec![];
+    for (i, instr) in instrs.iter().enumerate() {
+        if !is_barrier(&instr.opcode) {
+            continue;
+        }
+        let id = block_wide_barrier(instr, cta_size)?;
+        if jumps_across(&instrs, &labels, i) {
+            return instr.refuse("barrier inside a loop or behind a branch: its instances cannot be matched statically");
+        }
+        ids.push(id);
+    }
+    Ok(ids)
+}
+
+/// The id of a `bar.sync` over the whole CTA; any other barrier is refused.
+fn block_wide_barrier(instr: &Instr, cta_size: i64) -> Result<i64, Unsupported> {
+    let kind = instr.opcode.get(1).map(String::as_str);
+    let kind = if kind == Some("cta") {
+        instr.opcode.get(2).map(String::as_str)
+    } else {
+        kind
+    };
+    if kind != Some("sync") {
+        return instr.refuse(format!(
+            "`{}`: only bar.sync has an IR counterpart (__syncthreads)",
+            instr.text()
+        ));
+    }
+    let id = match instr.operands.first() {
+        Some(Operand::Imm(v)) => *v,
+        Some(_) => {
+            return instr
+                .refuse("barrier id in a register: the IR has only the block-wide __syncthreads")
+        }
+        None => 0,
+    };
+    match &instr.operands[1.min(instr.operands.len())..] {
+        [] => Ok(id),
+        [Operand::Imm(c)] if *c == cta_size => Ok(id),
+        [Operand::Imm(c)] => instr.refuse(format!(
+            "named barrier for {c} of the CTA's {cta_size} threads: the IR has only the block-wide __syncthreads"
+        )),
+        _ => instr.refuse("barrier with a register thread count or extra operands (quorum form)"),
+    }
+}
+
+/// Whether some jump of `instrs` crosses instruction `i` (a backward jump
+/// over it: a loop; a forward one: a branch around it).
+fn jumps_across(instrs: &[&Instr], labels: &BTreeMap<&str, usize>, i: usize) -> bool {
+    instrs.iter().enumerate().any(|(j, other)| {
+        let target = match (other.opcode[0].as_str(), other.operands.last()) {
+            ("goto" | "bra" | "beq" | "bne", Some(Operand::Name(l))) => {
+                labels.get(l.as_str()).copied()
+            }
+            _ => None,
+        };
+        target.is_some_and(|k| {
+            if k <= j {
+                k <= i && i < j
+            } else {
+                j < i && i < k
+            }
+        })
+    })
+}
+
+/// Builds the program: memory, registers and code.
 struct Builder<'a> {
     test: &'a Litmus,
     vars: Vec<MemVar>,
@@ -266,6 +233,10 @@ struct Builder<'a> {
     local_ids: BTreeMap<String, u32>,
     code: Vec<IrInstr>,
 }
+
+/// A branch or jump whose target label is known once its thread is read:
+/// (instruction, label, span).
+type Fixup = (usize, String, Span);
 
 impl Builder<'_> {
     fn var(&mut self, name: &str, span: Span) -> VarId {
@@ -311,28 +282,23 @@ impl Builder<'_> {
         match op {
             Operand::Imm(v) => Ok(Expr::Const(*v)),
             Operand::Reg(r) => Ok(Expr::Local(self.local(r))),
-            Operand::Name(n) => unsupported(
-                instr.span,
-                format!("`{n}` used as a value: addresses in registers are not supported"),
-            ),
+            Operand::Name(n) => instr.refuse(format!(
+                "`{n}` used as a value: addresses in registers are not supported"
+            )),
         }
     }
 
-    fn reg(&mut self, op: Option<&Operand>, instr: &Instr) -> Result<u32, Unsupported> {
-        match op {
-            Some(Operand::Reg(r)) => Ok(self.local(r)),
-            _ => unsupported(instr.span, "expected a register operand"),
-        }
+    /// The local of register operand `i`.
+    fn reg(&mut self, instr: &Instr, i: usize) -> Result<u32, Unsupported> {
+        Ok(self.local(instr.register(i)?))
     }
 
-    fn loc(&mut self, op: Option<&Operand>, instr: &Instr) -> Result<Loc, Unsupported> {
-        match op {
-            Some(Operand::Name(n)) => Ok(Loc {
-                var: self.var(n, instr.span),
-                index: None,
-            }),
-            _ => unsupported(instr.span, "expected a memory location operand"),
-        }
+    /// The location operand `i` names.
+    fn loc(&mut self, instr: &Instr, i: usize) -> Result<Loc, Unsupported> {
+        Ok(Loc {
+            var: self.var(instr.location(i)?, instr.span),
+            index: None,
+        })
     }
 
     fn emit(&mut self, op: Op, span: Span) {
@@ -340,11 +306,7 @@ impl Builder<'_> {
     }
 
     /// Translates one instruction; branches get their target patched later.
-    fn instr(
-        &mut self,
-        instr: &Instr,
-        fixups: &mut Vec<(usize, String, Span)>,
-    ) -> Result<(), Unsupported> {
+    fn instr(&mut self, instr: &Instr, fixups: &mut Vec<Fixup>) -> Result<(), Unsupported> {
         let head = instr.opcode[0].as_str();
         let quals = &instr.opcode[1..];
         match head {
@@ -358,32 +320,35 @@ impl Builder<'_> {
                 Ok(())
             }
             "goto" | "bra" => {
-                arity(instr, 1)?;
-                let label = label(instr, &instr.operands[0], "expected a label")?;
-                fixups.push((self.code.len(), label, instr.span));
+                instr.arity(1)?;
+                let label = instr.label(0, "expected a label")?;
+                fixups.push((self.code.len(), label.to_string(), instr.span));
                 self.emit(Op::Jump { target: 0 }, instr.span);
                 Ok(())
             }
-            "beq" | "bne" => self.branch(instr, head == "beq", fixups),
             "mov" => {
-                arity(instr, 2)?;
-                let dst = self.reg(instr.operands.first(), instr)?;
+                instr.arity(2)?;
+                let dst = self.reg(instr, 0)?;
                 let value = self.value(&instr.operands[1], instr)?;
                 self.emit(Op::Assign { dst, value }, instr.span);
                 Ok(())
             }
-            "add" | "sub" | "mul" | "and" | "or" | "xor" => self.arith(instr, head),
-            _ => unsupported(
-                instr.span,
-                format!("instruction `{}`", instr.opcode.join(".")),
-            ),
+            _ => {
+                if let Some(cmp) = branch_cmp(head) {
+                    self.branch(instr, cmp, fixups)
+                } else if let Some(op) = arith_op(head) {
+                    self.arith(instr, op)
+                } else {
+                    instr.refuse(format!("instruction `{}`", instr.text()))
+                }
+            }
         }
     }
 
     fn load(&mut self, instr: &Instr, quals: &[String]) -> Result<(), Unsupported> {
         let ops = &instr.operands;
-        arity(instr, 2)?;
-        let dst = self.reg(ops.first(), instr)?;
+        instr.arity(2)?;
+        let dst = self.reg(instr, 0)?;
         if quals.is_empty() && !matches!(ops[1], Operand::Name(_)) {
             // herd's `ld r0, 1`: a register move.
             let value = self.value(&ops[1], instr)?;
@@ -392,41 +357,39 @@ impl Builder<'_> {
         }
         let (mo, rest) = order_scope(instr, quals)?;
         if !rest.is_empty() || matches!(mo.order, Order::Release | Order::AcqRel | Order::Sc) {
-            return unsupported(instr.span, format!("load `{}`", instr.opcode.join(".")));
+            return instr.refuse(format!("load `{}`", instr.text()));
         }
-        let access = mo.at(self.loc(ops.get(1), instr)?);
+        let access = mo.at(self.loc(instr, 1)?);
         self.emit(Op::Load { dst, access }, instr.span);
         Ok(())
     }
 
     fn store(&mut self, instr: &Instr, quals: &[String]) -> Result<(), Unsupported> {
-        let ops = &instr.operands;
-        arity(instr, 2)?;
+        instr.arity(2)?;
         let (mo, rest) = order_scope(instr, quals)?;
         if !rest.is_empty() || matches!(mo.order, Order::Acquire | Order::AcqRel | Order::Sc) {
-            return unsupported(instr.span, format!("store `{}`", instr.opcode.join(".")));
+            return instr.refuse(format!("store `{}`", instr.text()));
         }
-        let access = mo.at(self.loc(ops.first(), instr)?);
-        let value = self.value(&ops[1], instr)?;
+        let access = mo.at(self.loc(instr, 0)?);
+        let value = self.value(&instr.operands[1], instr)?;
         self.emit(Op::Store { access, value }, instr.span);
         Ok(())
     }
 
     /// `atom` (the old value into a register) or `red` (no result).
     fn atomic(&mut self, instr: &Instr, quals: &[String], atom: bool) -> Result<(), Unsupported> {
-        let ops = &instr.operands;
         let (mo, rest) = order_scope(instr, quals)?;
         let op = match rest.as_slice() {
             [name] => atomic_op(name),
             _ => None,
         };
         let Some(op) = op else {
-            return unsupported(instr.span, format!("atomic `{}`", instr.opcode.join(".")));
+            return instr.refuse(format!("atomic `{}`", instr.text()));
         };
         if mo.order == Order::Weak && quals.iter().any(|q| q == "weak")
             || mo.order == Order::Volatile
         {
-            return unsupported(instr.span, "atomics cannot be weak or volatile");
+            return instr.refuse("atomics cannot be weak or volatile");
         }
         // An atomic without an order is relaxed.
         let order = if mo.order == Order::Weak {
@@ -435,16 +398,17 @@ impl Builder<'_> {
             mo.order
         };
         let mo = MemOrder::new(order, scope_or_sys(quals, mo.scope));
-        let (dst, rest_ops) = if atom {
-            arity(instr, 2 + op.operands())?;
-            (Some(self.reg(ops.first(), instr)?), &ops[1..])
+        // The location follows the destination register of an `atom`.
+        let at = usize::from(atom);
+        instr.arity(at + 1 + op.operands())?;
+        let dst = if atom {
+            Some(self.reg(instr, 0)?)
         } else {
-            arity(instr, 1 + op.operands())?;
-            (None, &ops[..])
+            None
         };
-        let access = mo.at(self.loc(rest_ops.first(), instr)?);
+        let access = mo.at(self.loc(instr, at)?);
         let mut operands = vec![];
-        for o in &rest_ops[1..] {
+        for o in &instr.operands[at + 1..] {
             operands.push(self.value(o, instr)?);
         }
         let atomic = Op::Atomic {
@@ -459,14 +423,15 @@ impl Builder<'_> {
 
     /// `fence.sc`/`fence.acq_rel` at a scope, or the old `membar.{cta,gl,sys}`.
     fn fence(&mut self, instr: &Instr, quals: &[String], membar: bool) -> Result<(), Unsupported> {
-        arity(instr, 0)?;
-        let refused = || unsupported(instr.span, format!("fence `{}`", instr.opcode.join(".")));
+        instr.arity(0)?;
+        let refused = || instr.refuse(format!("fence `{}`", instr.text()));
         let mo = if membar {
             let scope = match quals {
-                [q] if q == "cta" => Scope::Cta,
-                [q] if q == "gl" => Scope::Gpu,
-                [q] if q == "sys" => Scope::Sys,
-                _ => return refused(),
+                [q] => membar_scope(q),
+                _ => None,
+            };
+            let Some(scope) = scope else {
+                return refused();
             };
             MemOrder::new(Order::Sc, scope)
         } else {
@@ -486,16 +451,15 @@ impl Builder<'_> {
     fn branch(
         &mut self,
         instr: &Instr,
-        eq: bool,
-        fixups: &mut Vec<(usize, String, Span)>,
+        cmp: BinOp,
+        fixups: &mut Vec<Fixup>,
     ) -> Result<(), Unsupported> {
         let ops = &instr.operands;
-        arity(instr, 3)?;
+        instr.arity(3)?;
         let a = self.value(&ops[0], instr)?;
         let b = self.value(&ops[1], instr)?;
-        let label = label(instr, &ops[2], "expected a label as the last operand")?;
-        let cmp = if eq { BinOp::Eq } else { BinOp::Ne };
-        fixups.push((self.code.len(), label, instr.span));
+        let label = instr.label(2, "expected a label as the last operand")?;
+        fixups.push((self.code.len(), label.to_string(), instr.span));
         let next = self.code.len() as Pc + 1;
         let branch = Op::Branch {
             cond: Expr::Binary(cmp, Box::new(a), Box::new(b)),
@@ -507,47 +471,144 @@ impl Builder<'_> {
     }
 
     /// `add`, `sub`, `mul`, `and`, `or`, `xor`: `dst = a OP b`.
-    fn arith(&mut self, instr: &Instr, head: &str) -> Result<(), Unsupported> {
+    fn arith(&mut self, instr: &Instr, op: BinOp) -> Result<(), Unsupported> {
         let ops = &instr.operands;
-        arity(instr, 3)?;
-        let dst = self.reg(ops.first(), instr)?;
+        instr.arity(3)?;
+        let dst = self.reg(instr, 0)?;
         let a = self.value(&ops[1], instr)?;
         let b = self.value(&ops[2], instr)?;
-        let op = match head {
-            "add" => BinOp::Add,
-            "sub" => BinOp::Sub,
-            "mul" => BinOp::Mul,
-            "and" => BinOp::BitAnd,
-            "or" => BinOp::BitOr,
-            _ => BinOp::BitXor,
-        };
         let value = Expr::Binary(op, Box::new(a), Box::new(b));
         self.emit(Op::Assign { dst, value }, instr.span);
         Ok(())
     }
-}
 
-/// Refuses an instruction with other than `n` operands.
-fn arity(instr: &Instr, n: usize) -> Result<(), Unsupported> {
-    if instr.operands.len() == n {
-        Ok(())
-    } else {
-        unsupported(
-            instr.span,
-            format!(
-                "`{}` expects {n} operands, found {}",
-                instr.opcode.join("."),
-                instr.operands.len()
-            ),
-        )
+    /// The variables of the locations in order of declaration, then those
+    /// of the final condition's terms (a register's as `P1:r1`): each term
+    /// with its variable.
+    fn locations(&mut self) -> (Vec<Term>, BTreeMap<Term, VarId>) {
+        let test = self.test;
+        for (name, _, span) in &test.mem_init {
+            self.var(name, *span);
+        }
+        let mut terms = vec![];
+        test.condition.terms(&mut terms);
+        let mut term_vars = BTreeMap::new();
+        for t in &terms {
+            let name = match t {
+                Term::Mem(m) => m.clone(),
+                Term::Reg(th, r) => format!("P{th}:{r}"),
+                Term::Int(_) => continue,
+            };
+            term_vars.insert(t.clone(), self.var(&name, test.condition_span));
+        }
+        (terms, term_vars)
     }
-}
 
-/// The label a branch operand names.
-fn label(instr: &Instr, op: &Operand, refusal: &str) -> Result<String, Unsupported> {
-    match op {
-        Operand::Name(label) => Ok(label.clone()),
-        _ => unsupported(instr.span, refusal),
+    /// The dispatch: one branch per litmus thread to its code (patched by
+    /// [`Builder::thread`]), then the exit of the padding threads.
+    fn dispatch(&mut self, placement: &Placement) {
+        let test = self.test;
+        for (i, t) in test.threads.iter().enumerate() {
+            let (blk, th) = placement.slots[i];
+            let pc = self.code.len() as Pc;
+            self.emit(
+                Op::Branch {
+                    cond: is_thread(blk, th),
+                    then_pc: 0,
+                    else_pc: pc + 1,
+                },
+                t.span,
+            );
+        }
+        self.emit(
+            Op::Exit,
+            test.threads.first().map_or(Span::default(), |t| t.span),
+        );
+    }
+
+    /// The code of litmus thread `i`: its instructions, then the copy of the
+    /// registers the condition reads into their variables, then the exit.
+    fn thread(
+        &mut self,
+        i: usize,
+        terms: &[Term],
+        term_vars: &BTreeMap<Term, VarId>,
+    ) -> Result<(), Unsupported> {
+        let test = self.test;
+        let t = &test.threads[i];
+        let start = self.code.len() as Pc;
+        if let Op::Branch { then_pc, .. } = &mut self.code[i].op {
+            *then_pc = start;
+        }
+        self.body(t)?;
+        for term in terms {
+            if let Term::Reg(th, r) = term {
+                if *th == t.id {
+                    let value = Expr::Local(self.local(r));
+                    let var = term_vars[term];
+                    let access =
+                        MemOrder::new(Order::Weak, Scope::Cta).at(Loc { var, index: None });
+                    self.emit(Op::Store { access, value }, test.condition_span);
+                }
+            }
+        }
+        self.emit(Op::Exit, t.span);
+        Ok(())
+    }
+
+    /// A thread's statements, its jumps resolved to its labels.
+    fn body(&mut self, t: &Thread) -> Result<(), Unsupported> {
+        let mut labels: BTreeMap<String, Pc> = BTreeMap::new();
+        let mut fixups = vec![];
+        for s in &t.code {
+            match s {
+                Stmt::Label(l, span) => {
+                    if labels.insert(l.clone(), self.code.len() as Pc).is_some() {
+                        return unsupported(
+                            *span,
+                            format!("label `{l}` defined twice in P{}", t.id),
+                        );
+                    }
+                }
+                Stmt::Instr(instr) => self.instr(instr, &mut fixups)?,
+            }
+        }
+        for (at, label, span) in fixups {
+            let Some(&target) = labels.get(&label) else {
+                return unsupported(span, format!("no label `{label}` in P{}", t.id));
+            };
+            match &mut self.code[at].op {
+                Op::Jump { target: tg } => *tg = target,
+                Op::Branch { then_pc, .. } => *then_pc = target,
+                _ => unreachable!("fixups are jumps and branches"),
+            }
+        }
+        Ok(())
+    }
+
+    /// Every register of the initial state gets a slot; registers given a
+    /// value other than 0 start with it in their thread.
+    fn init_registers(&mut self, placement: &Placement) {
+        let test = self.test;
+        for (_, r, _, _) in &test.reg_init {
+            self.local(r);
+        }
+        let threads = placement.launch.threads() as usize;
+        for local in self.locals.iter_mut() {
+            let mut values = vec![0u32; threads];
+            let mut any = false;
+            for (th, r, v, _) in &test.reg_init {
+                if *r == local.name && *th < test.threads.len() {
+                    let (blk, tt) = placement.slots[*th];
+                    values[(blk * placement.launch.threads_per_block + tt) as usize] =
+                        *v as i32 as u32;
+                    any |= *v != 0;
+                }
+            }
+            if any {
+                local.init = LocalInit::PerThread(values);
+            }
+        }
     }
 }
 
@@ -568,7 +629,7 @@ fn is_thread(block: u32, thread: u32) -> Expr {
 
 /// Translates a parsed test into a program for the IR.
 pub fn translate(test: &Litmus, source: &Source) -> Result<Translated, Unsupported> {
-    let placement = place(test)?;
+    let placement = place(test);
     check_barriers(test)?;
     let mut b = Builder {
         test,
@@ -578,108 +639,12 @@ pub fn translate(test: &Litmus, source: &Source) -> Result<Translated, Unsupport
         local_ids: BTreeMap::new(),
         code: vec![],
     };
-    // Locations in order of declaration, then of use.
-    for (name, _, span) in &test.mem_init {
-        b.var(name, *span);
+    let (terms, term_vars) = b.locations();
+    b.dispatch(&placement);
+    for i in 0..test.threads.len() {
+        b.thread(i, &terms, &term_vars)?;
     }
-    let mut terms = vec![];
-    test.condition.terms(&mut terms);
-    let mut term_vars = BTreeMap::new();
-    for t in &terms {
-        match t {
-            Term::Mem(m) => {
-                let v = b.var(m, test.condition_span);
-                term_vars.insert(t.clone(), v);
-            }
-            Term::Reg(th, r) => {
-                let v = b.var(&format!("P{th}:{r}"), test.condition_span);
-                term_vars.insert(t.clone(), v);
-            }
-            Term::Int(_) => {}
-        }
-    }
-    // Dispatch: one test per litmus thread, padding threads exit.
-    let n = test.threads.len();
-    for (i, t) in test.threads.iter().enumerate() {
-        let (blk, th) = placement.slots[i];
-        let pc = b.code.len() as Pc;
-        b.emit(
-            Op::Branch {
-                cond: is_thread(blk, th),
-                then_pc: 0,
-                else_pc: pc + 1,
-            },
-            t.span,
-        );
-    }
-    b.emit(
-        Op::Exit,
-        test.threads.first().map_or(Span::default(), |t| t.span),
-    );
-    for (i, t) in test.threads.iter().enumerate() {
-        let start = b.code.len() as Pc;
-        if let Op::Branch { then_pc, .. } = &mut b.code[i].op {
-            *then_pc = start;
-        }
-        let mut labels: BTreeMap<String, Pc> = BTreeMap::new();
-        let mut fixups = vec![];
-        for s in &t.code {
-            match s {
-                Stmt::Label(l, span) => {
-                    if labels.insert(l.clone(), b.code.len() as Pc).is_some() {
-                        return unsupported(
-                            *span,
-                            format!("label `{l}` defined twice in P{}", t.id),
-                        );
-                    }
-                }
-                Stmt::Instr(instr) => b.instr(instr, &mut fixups)?,
-            }
-        }
-        for (at, label, span) in fixups {
-            let Some(&target) = labels.get(&label) else {
-                return unsupported(span, format!("no label `{label}` in P{}", t.id));
-            };
-            match &mut b.code[at].op {
-                Op::Jump { target: tg } => *tg = target,
-                Op::Branch { then_pc, .. } => *then_pc = target,
-                _ => unreachable!("fixups are jumps and branches"),
-            }
-        }
-        // Copy the registers the condition reads into memory, then exit.
-        for term in &terms {
-            if let Term::Reg(th, r) = term {
-                if *th == t.id {
-                    let value = Expr::Local(b.local(r));
-                    let var = term_vars[term];
-                    let access =
-                        MemOrder::new(Order::Weak, Scope::Cta).at(Loc { var, index: None });
-                    b.emit(Op::Store { access, value }, test.condition_span);
-                }
-            }
-        }
-        b.emit(Op::Exit, t.span);
-    }
-    // Registers named in the initial state but never used still need a slot.
-    for (_, r, _, _) in &test.reg_init {
-        b.local(r);
-    }
-    let threads = placement.launch.threads() as usize;
-    for local in b.locals.iter_mut() {
-        let name = &local.name;
-        let mut values = vec![0u32; threads];
-        let mut any = false;
-        for (th, r, v, _) in &test.reg_init {
-            if r == name && *th < n {
-                let (blk, tt) = placement.slots[*th];
-                values[(blk * placement.launch.threads_per_block + tt) as usize] = *v as i32 as u32;
-                any |= *v != 0;
-            }
-        }
-        if any {
-            local.init = LocalInit::PerThread(values);
-        }
-    }
+    b.init_registers(&placement);
     let program = Program {
         source: source.clone(),
         header: Header {
@@ -696,6 +661,7 @@ pub fn translate(test: &Litmus, source: &Source) -> Result<Translated, Unsupport
         unsupported: vec![],
         devices: placement.devices,
         inlined: vec![],
+        spec_locals: vec![],
     };
     Ok(Translated {
         program,

@@ -2,7 +2,8 @@
 //! codegen tests and the NVRTC test.
 
 use gsync_check::api::{self, Error, SpecSource};
-use gsync_check::cuda::{self, EmitOptions};
+use gsync_check::cuda::EmitOptions;
+use gsync_check::gpu;
 use gsync_check::ir::{Launch, Op};
 
 /// A launch unlike the checker's: many threads, several blocks per "SM".
@@ -37,7 +38,7 @@ pub fn options() -> EmitOptions {
 
 /// Whether the spec uses something with no single-kernel CUDA lowering.
 pub fn has_no_lowering(spec: &SpecSource) -> bool {
-    let gpu = cuda::lower_for_gpu(spec, launch(), &params_for(spec)).unwrap();
+    let gpu = gpu::lower_for_gpu(spec, launch(), &params_for(spec)).unwrap();
     gpu.program.code.iter().any(|i| {
         matches!(
             i.op,
@@ -50,8 +51,8 @@ pub fn has_no_lowering(spec: &SpecSource) -> bool {
 pub fn lowered_specs() -> Vec<(String, String)> {
     let mut out = Vec::new();
     for spec in api::builtins() {
-        let gpu = cuda::lower_for_gpu(&spec, launch(), &params_for(&spec)).unwrap();
-        match cuda::generate(&gpu, &options()) {
+        let gpu = gpu::lower_for_gpu(&spec, launch(), &params_for(&spec)).unwrap();
+        match gpu::generate(&gpu, &options()) {
             Ok(e) => {
                 assert!(
                     !has_no_lowering(&spec),

@@ -5,16 +5,15 @@
 
 use super::super::parse::Litmus;
 use super::super::{
-    check_parsed, check_termination_parsed, litmus_files, parse_source, read_expectations,
-    LitmusConfig,
+    ask_parsed, litmus_files, parse_source, read_expectations, LitmusConfig, Question,
 };
 use super::compare::{judge, EnvRun, Verdict};
 use super::emit::{emit, LitmusKernel};
 use super::layout::{on_one_gpu, Roles};
-use super::run::{run_test, RunError, RunOptions};
+use super::run::{run_test, RunOptions};
 use super::stress::Environment;
-use crate::cuda::device::Gpu;
-use crate::cuda::runner::GpuInfo;
+use crate::cuda::device::{Gpu, GpuError, GpuInfo};
+use crate::model::MemoryModel;
 use crate::spec::diag::Source;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -50,18 +49,41 @@ pub struct TestResult {
     pub model_terminates: Option<bool>,
     pub runs: Vec<EnvRun>,
     pub verdict: Option<Verdict>,
-    /// `ok`, `forbidden` (the GPU did what the model forbids),
-    /// `unsupported` (the model or the harness cannot express the test) or
-    /// `error` (the GPU run failed).
-    pub status: String,
+    pub status: Status,
     pub reason: Option<String>,
+}
+
+/// Where a test got to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Run (or ready to run), and the GPU did nothing the model forbids.
+    Ok,
+    /// The GPU did what the model forbids.
+    Forbidden,
+    /// The model or the harness cannot express the test.
+    #[default]
+    Unsupported,
+    /// The GPU run failed.
+    Error,
+}
+
+impl Status {
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Forbidden => "forbidden",
+            Status::Unsupported => "unsupported",
+            Status::Error => "error",
+        }
+    }
 }
 
 /// The whole run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GpuLitmusReport {
     pub gpu: Option<GpuInfo>,
-    pub memory_model: String,
+    pub memory_model: MemoryModel,
     pub options: RunOptions,
     pub environments: Vec<EnvironmentRecord>,
     pub tests: Vec<TestResult>,
@@ -77,7 +99,7 @@ impl GpuLitmusReport {
     /// 0: nothing forbidden seen; 1: some test showed an outcome (or a
     /// hang) the model forbids.
     pub fn exit_code(&self) -> i32 {
-        i32::from(self.tests.iter().any(|t| t.status == "forbidden"))
+        i32::from(self.tests.iter().any(|t| t.status == Status::Forbidden))
     }
 }
 
@@ -99,7 +121,7 @@ pub fn prepare(
 ) -> Result<Prepared, Box<TestResult>> {
     let mut result = TestResult {
         path: rel.to_string(),
-        status: "unsupported".into(),
+        status: Status::Unsupported,
         ..TestResult::default()
     };
     let mut test = match parse_source(source) {
@@ -120,7 +142,7 @@ pub fn prepare(
         .collect::<Vec<_>>()
         .join(" ");
     result.placement = placement(&test);
-    match check_parsed(test.clone(), source, config) {
+    match ask_parsed(test.clone(), source, config, Question::Condition) {
         Ok(c) => {
             result.model_allowed = c.outcomes;
             result.model_holds = Some(c.holds);
@@ -131,7 +153,7 @@ pub fn prepare(
         }
     }
     if liveness {
-        match check_termination_parsed(test.clone(), source, config) {
+        match ask_parsed(test.clone(), source, config, Question::Termination) {
             Ok(c) => result.model_terminates = Some(c.holds),
             Err(f) => {
                 result.reason = Some(format!("model (termination): {}", f.reason()));
@@ -148,7 +170,7 @@ pub fn prepare(
             return Err(Box::new(result));
         }
     };
-    result.status = "ok".into();
+    result.status = Status::Ok;
     Ok(Prepared {
         test,
         roles,
@@ -218,6 +240,34 @@ pub fn prepare_all(
     Ok(out)
 }
 
+/// Runs one prepared test on `gpu` and judges it; with the message of the
+/// launch that wedged the GPU, if one did.
+fn run_one(gpu: &Gpu, p: Prepared, o: &CorpusOptions) -> (TestResult, Option<String>) {
+    let mut r = p.result;
+    match run_test(gpu, &p.test, &p.roles, &p.kernel, &o.environments, &o.run) {
+        Ok(runs) => {
+            let v = judge(&r.model_allowed, r.model_terminates, &runs);
+            r.status = if v.forbidden() {
+                Status::Forbidden
+            } else {
+                Status::Ok
+            };
+            r.runs = runs;
+            r.verdict = Some(v);
+            (r, None)
+        }
+        Err(e) => {
+            r.status = Status::Error;
+            r.reason = Some(e.to_string());
+            let wedged = match e {
+                GpuError::Wedged(m) => Some(m),
+                _ => None,
+            };
+            (r, wedged)
+        }
+    }
+}
+
 /// Runs every prepared test on `gpu`; `progress` sees each result. Stops
 /// (the rest marked as not run) if a launch wedges the GPU.
 pub fn run_all(
@@ -232,31 +282,17 @@ pub fn run_all(
         let mut r = match p {
             Err(r) => *r,
             Ok(p) if wedged.is_some() => TestResult {
-                status: "error".into(),
+                status: Status::Error,
                 reason: wedged.clone(),
                 ..p.result
             },
             Ok(p) => {
-                let mut r = p.result;
-                match run_test(gpu, &p.test, &p.roles, &p.kernel, &o.environments, &o.run) {
-                    Ok(runs) => {
-                        let v = judge(&r.model_allowed, r.model_terminates, &runs);
-                        r.status = if v.forbidden() { "forbidden" } else { "ok" }.into();
-                        r.runs = runs;
-                        r.verdict = Some(v);
-                    }
-                    Err(e) => {
-                        r.status = "error".into();
-                        r.reason = Some(e.to_string());
-                        if let RunError::Wedged(m) = e {
-                            wedged = Some(format!("not run: an earlier test wedged the GPU ({m})"));
-                        }
-                    }
-                }
+                let (r, wedge) = run_one(gpu, p, o);
+                wedged = wedge.map(|m| format!("not run: an earlier test wedged the GPU ({m})"));
                 r
             }
         };
-        if r.status == "unsupported" && r.reason.is_none() {
+        if r.status == Status::Unsupported && r.reason.is_none() {
             r.reason = Some("unsupported".into());
         }
         progress(&r);
@@ -264,7 +300,7 @@ pub fn run_all(
     }
     GpuLitmusReport {
         gpu: Some(GpuInfo::of(gpu)),
-        memory_model: o.config.memory_model.clone(),
+        memory_model: o.config.memory_model,
         options: o.run.clone(),
         environments: o
             .environments

@@ -9,8 +9,8 @@
 //! by `litmus_collect` after the launch), then per litmus thread its status
 //! (0 did not run, 1 finished, 2 gave up at the deadline) and its SM.
 
-use super::super::parse::{Litmus, Stmt, Term};
-use super::super::translate::Unsupported;
+use super::super::decode::{is_jump, Unsupported};
+use super::super::parse::{Litmus, Operand, Stmt, Term};
 use super::instr::{self, label_name, reg_name};
 use super::layout::Roles;
 use crate::spec::ast::Span;
@@ -57,9 +57,8 @@ fn locations_of(test: &Litmus) -> Vec<(String, i64)> {
     for t in &test.threads {
         for s in &t.code {
             if let Stmt::Instr(i) = s {
-                let is_jump = matches!(i.opcode[0].as_str(), "goto" | "bra" | "beq" | "bne");
                 for o in &i.operands {
-                    if let (false, super::super::parse::Operand::Name(n)) = (is_jump, o) {
+                    if let (false, Operand::Name(n)) = (is_jump(i), o) {
                         add(n);
                     }
                 }
@@ -145,7 +144,7 @@ fn registers(test: &Litmus, p: usize) -> BTreeMap<String, i64> {
     for s in &test.threads[p].code {
         if let Stmt::Instr(i) = s {
             for o in &i.operands {
-                if let super::super::parse::Operand::Reg(r) = o {
+                if let Operand::Reg(r) = o {
                     regs.insert(r.clone(), 0);
                 }
             }
@@ -215,7 +214,7 @@ fn thread_function(
                 let _ = writeln!(s, "{}: ;", label_name(l));
             }
             Stmt::Instr(i) => {
-                let scope = instr::Scope {
+                let context = instr::Context {
                     locations: &names,
                     labels: &labels,
                     at,
@@ -224,7 +223,7 @@ fn thread_function(
                     .get(i.span.start as usize..i.span.end as usize)
                     .unwrap_or("")
                     .trim();
-                let _ = writeln!(s, "    // {written}\n    {}", instr::lower(i, &scope)?);
+                let _ = writeln!(s, "    // {written}\n    {}", instr::lower(i, &context)?);
             }
         }
     }

@@ -7,26 +7,23 @@
 //! `red` is relaxed or release only) as an `atom` of that order whose result
 //! is dropped.
 
+use super::super::decode::{
+    arith_op, atomic_name, atomic_op, branch_cmp, membar_scope, Unsupported,
+};
 use super::super::parse::{Instr, Operand};
-use super::super::translate::Unsupported;
-use crate::spec::ast::Span;
+use crate::cuda::spell::scope_name;
+use crate::ir::memop::{order_name, order_named, scope_named};
+use crate::ir::{AtomicOp, Order, Scope};
 use std::collections::BTreeMap;
 
 /// What an instruction needs from its thread's code.
-pub struct Scope<'a> {
+pub struct Context<'a> {
     /// C name of the pointer to each location of the instance.
     pub locations: &'a BTreeMap<String, String>,
     /// Statement index of each label of the thread.
     pub labels: &'a BTreeMap<String, usize>,
     /// Statement index of this instruction.
     pub at: usize,
-}
-
-fn unsupported<T>(span: Span, reason: impl Into<String>) -> Result<T, Unsupported> {
-    Err(Unsupported {
-        reason: reason.into(),
-        span,
-    })
 }
 
 /// C name of a litmus register.
@@ -44,139 +41,119 @@ fn value(op: &Operand, instr: &Instr) -> Result<String, Unsupported> {
     match op {
         Operand::Imm(v) => Ok(format!("(u32)({v}LL)")),
         Operand::Reg(r) => Ok(reg_name(r)),
-        Operand::Name(n) => unsupported(instr.span, format!("`{n}` used as a value")),
+        Operand::Name(n) => instr.refuse(format!("`{n}` used as a value")),
     }
 }
 
-fn register(op: Option<&Operand>, instr: &Instr) -> Result<String, Unsupported> {
-    match op {
-        Some(Operand::Reg(r)) => Ok(reg_name(r)),
-        _ => unsupported(instr.span, "expected a register operand"),
-    }
+/// The C register of operand `i`.
+fn register(instr: &Instr, i: usize) -> Result<String, Unsupported> {
+    instr.register(i).map(reg_name)
 }
 
-fn location(op: Option<&Operand>, instr: &Instr, s: &Scope) -> Result<String, Unsupported> {
-    match op {
-        Some(Operand::Name(n)) => Ok(s.locations[n].clone()),
-        _ => unsupported(instr.span, "expected a memory location operand"),
-    }
-}
-
-fn arity(instr: &Instr, n: usize) -> Result<(), Unsupported> {
-    if instr.operands.len() == n {
-        Ok(())
-    } else {
-        unsupported(
-            instr.span,
-            format!(
-                "`{}` expects {n} operands, found {}",
-                instr.opcode.join("."),
-                instr.operands.len()
-            ),
-        )
-    }
+/// The C pointer to the location operand `i` names.
+fn location(instr: &Instr, i: usize, c: &Context) -> Result<String, Unsupported> {
+    Ok(c.locations[instr.location(i)?].clone())
 }
 
 /// The qualifiers of a memory instruction, sorted into PTX's order.
 #[derive(Default)]
-struct Quals {
-    sem: Option<String>,
-    scope: Option<String>,
-    space: Option<String>,
-    op: Option<String>,
-    ty: Option<String>,
+struct Quals<'i> {
+    order: Option<Order>,
+    scope: Option<Scope>,
+    global: bool,
+    op: Option<AtomicOp>,
+    ty: Option<&'i str>,
 }
 
-impl Quals {
-    fn read(instr: &Instr, sems: &[&str], ops: &[&str]) -> Result<Quals, Unsupported> {
+impl<'i> Quals<'i> {
+    /// Reads the qualifiers of `instr`: orders among `orders`, a scope,
+    /// `.global`, an atomic operation where `atomic`, a 32-bit type;
+    /// anything else, or anything twice, is refused.
+    fn read(instr: &'i Instr, orders: &[Order], atomic: bool) -> Result<Quals<'i>, Unsupported> {
         let mut q = Quals::default();
         for s in &instr.opcode[1..] {
-            let slot = match s.as_str() {
-                x if sems.contains(&x) => &mut q.sem,
-                "cta" | "gpu" | "sys" => &mut q.scope,
-                "global" => &mut q.space,
-                x if ops.contains(&x) => &mut q.op,
-                "u32" | "s32" | "b32" => &mut q.ty,
-                x if x.ends_with("64") => {
-                    return unsupported(instr.span, format!("64-bit access `.{x}`"))
-                }
-                x => {
-                    return unsupported(
-                        instr.span,
-                        format!("qualifier `.{x}` of `{}`", instr.opcode.join(".")),
-                    )
-                }
+            let x = s.as_str();
+            let twice = if let Some(o) = order_named(x).filter(|o| orders.contains(o)) {
+                q.order.replace(o).is_some()
+            } else if let Some(scope) = scope_named(x) {
+                q.scope.replace(scope).is_some()
+            } else if x == "global" {
+                std::mem::replace(&mut q.global, true)
+            } else if let Some(op) = atomic_op(x).filter(|_| atomic) {
+                q.op.replace(op).is_some()
+            } else if matches!(x, "u32" | "s32" | "b32") {
+                q.ty.replace(x).is_some()
+            } else if x.ends_with("64") {
+                return instr.refuse(format!("64-bit access `.{x}`"));
+            } else {
+                return instr.refuse(format!("qualifier `.{x}` of `{}`", instr.text()));
             };
-            if slot.replace(s.clone()).is_some() {
-                return unsupported(instr.span, format!("`.{s}` twice"));
+            if twice {
+                return instr.refuse(format!("`.{s}` twice"));
             }
         }
         let scoped = matches!(
-            q.sem.as_deref(),
-            Some("relaxed" | "acquire" | "release" | "acq_rel" | "sc")
+            q.order,
+            Some(Order::Relaxed | Order::Acquire | Order::Release | Order::AcqRel | Order::Sc)
         );
-        if scoped && q.scope.is_none() && instr.opcode[0] != "atom" && instr.opcode[0] != "red" {
-            return unsupported(
-                instr.span,
-                "a relaxed, acquire or release access needs a scope",
-            );
+        if scoped && q.scope.is_none() && !atomic {
+            return instr.refuse("a relaxed, acquire or release access needs a scope");
         }
         Ok(q)
     }
 
     /// `head.sem.scope.space.op.type`, the type defaulting to `ty`.
-    fn ptx(&self, head: &str, op: Option<&str>, ty: &str) -> String {
+    fn ptx(&self, head: &str, op: Option<AtomicOp>, ty: &str) -> String {
         let mut parts = vec![head];
-        parts.extend(self.sem.as_deref());
-        parts.extend(self.scope.as_deref());
-        parts.extend(self.space.as_deref());
-        parts.extend(op);
-        parts.push(self.ty.as_deref().unwrap_or(ty));
+        parts.extend(self.order.map(order_name));
+        parts.extend(self.scope.map(scope_name));
+        if self.global {
+            parts.push("global");
+        }
+        parts.extend(op.map(atomic_name));
+        parts.push(self.ty.unwrap_or(ty));
         parts.join(".")
     }
 }
 
-const ATOMIC_OPS: &[&str] = &[
-    "add", "sub", "exch", "cas", "inc", "dec", "and", "or", "xor", "max", "min",
-];
-
 /// The CUDA statement(s) for one instruction.
-pub fn lower(instr: &Instr, s: &Scope) -> Result<String, Unsupported> {
-    match instr.opcode[0].as_str() {
-        "ld" => load(instr, s),
-        "st" => store(instr, s),
-        "atom" | "red" => atomic(instr, s),
+pub fn lower(instr: &Instr, c: &Context) -> Result<String, Unsupported> {
+    let head = instr.opcode[0].as_str();
+    match head {
+        "ld" => load(instr, c),
+        "st" => store(instr, c),
+        "atom" | "red" => atomic(instr, c),
         "fence" | "membar" => fence(instr),
         "bar" | "barrier" => barrier(instr),
-        "goto" | "bra" => jump(instr, s),
-        "beq" | "bne" => branch(instr, s),
-        "mov" | "add" | "sub" | "mul" | "and" | "or" | "xor" => arith(instr),
-        _ => unsupported(
-            instr.span,
-            format!("instruction `{}`", instr.opcode.join(".")),
-        ),
+        "goto" | "bra" => jump(instr, c),
+        "mov" => arith(instr),
+        _ if branch_cmp(head).is_some() => branch(instr, c),
+        _ if arith_op(head).is_some() => arith(instr),
+        _ => instr.refuse(format!("instruction `{}`", instr.text())),
     }
 }
 
-fn load(instr: &Instr, s: &Scope) -> Result<String, Unsupported> {
-    arity(instr, 2)?;
-    let dst = register(instr.operands.first(), instr)?;
+fn load(instr: &Instr, c: &Context) -> Result<String, Unsupported> {
+    instr.arity(2)?;
+    let dst = register(instr, 0)?;
     if instr.opcode.len() == 1 && !matches!(instr.operands[1], Operand::Name(_)) {
         // herd's `ld r0, 1`: a register move.
         return Ok(format!("{dst} = {};", value(&instr.operands[1], instr)?));
     }
-    let q = Quals::read(instr, &["weak", "relaxed", "acquire", "volatile"], &[])?;
-    let loc = location(instr.operands.get(1), instr, s)?;
+    let orders = [Order::Weak, Order::Relaxed, Order::Acquire, Order::Volatile];
+    let q = Quals::read(instr, &orders, false)?;
+    let loc = location(instr, 1, c)?;
     Ok(format!(
         "asm volatile(\"{} %0, [%1];\" : \"=r\"({dst}) : \"l\"({loc}) : \"memory\");",
         q.ptx("ld", None, "u32")
     ))
 }
 
-fn store(instr: &Instr, s: &Scope) -> Result<String, Unsupported> {
-    arity(instr, 2)?;
-    let q = Quals::read(instr, &["weak", "relaxed", "release", "volatile"], &[])?;
-    let loc = location(instr.operands.first(), instr, s)?;
+fn store(instr: &Instr, c: &Context) -> Result<String, Unsupported> {
+    instr.arity(2)?;
+    let orders = [Order::Weak, Order::Relaxed, Order::Release, Order::Volatile];
+    let q = Quals::read(instr, &orders, false)?;
+    let loc = location(instr, 0, c)?;
     let v = value(&instr.operands[1], instr)?;
     Ok(format!(
         "asm volatile(\"{} [%0], %1;\" :: \"l\"({loc}), \"r\"({v}) : \"memory\");",
@@ -184,53 +161,45 @@ fn store(instr: &Instr, s: &Scope) -> Result<String, Unsupported> {
     ))
 }
 
-fn atomic(instr: &Instr, s: &Scope) -> Result<String, Unsupported> {
-    let head = instr.opcode[0].as_str();
-    let mut q = Quals::read(
-        instr,
-        &["relaxed", "acquire", "release", "acq_rel"],
-        ATOMIC_OPS,
-    )?;
+fn atomic(instr: &Instr, c: &Context) -> Result<String, Unsupported> {
+    let red = instr.opcode[0] == "red";
+    let orders = [
+        Order::Relaxed,
+        Order::Acquire,
+        Order::Release,
+        Order::AcqRel,
+    ];
+    let mut q = Quals::read(instr, &orders, true)?;
     let Some(op) = q.op.take() else {
-        return unsupported(instr.span, "an atomic without an operation");
+        return instr.refuse("an atomic without an operation");
     };
-    let inputs = match op.as_str() {
-        "cas" => 2,
-        _ => 1,
-    };
-    let (dst, rest) = if head == "atom" {
-        arity(instr, 2 + inputs)?;
-        (
-            Some(register(instr.operands.first(), instr)?),
-            &instr.operands[1..],
-        )
-    } else {
-        arity(instr, 1 + inputs)?;
-        (None, &instr.operands[..])
-    };
-    let loc = location(rest.first(), instr, s)?;
-    let mut args: Vec<String> = rest[1..]
+    // The location follows the destination register of an `atom`.
+    let at = usize::from(!red);
+    instr.arity(at + 1 + op.operands())?;
+    let dst = if red { None } else { Some(register(instr, 0)?) };
+    let loc = location(instr, at, c)?;
+    let mut args: Vec<String> = instr.operands[at + 1..]
         .iter()
         .map(|o| value(o, instr))
         .collect::<Result<_, _>>()?;
-    let op = if op == "sub" {
+    // PTX has no atomic `sub`: an `add` of the negated value.
+    let op = if op == AtomicOp::Sub {
         args[0] = format!("(0u - {})", args[0]);
-        "add".to_string()
+        AtomicOp::Add
     } else {
         op
     };
-    let ty = match op.as_str() {
-        "add" | "inc" | "dec" => "u32",
-        "max" | "min" => "s32",
+    let ty = match op {
+        AtomicOp::Add | AtomicOp::Inc | AtomicOp::Dec => "u32",
+        AtomicOp::Max | AtomicOp::Min => "s32",
         _ => "b32",
     };
     // PTX's red is relaxed or release: an acquiring one is an atom whose
     // result nobody reads.
-    let acquiring = matches!(q.sem.as_deref(), Some("acquire" | "acq_rel"));
-    let as_atom = head == "atom" || acquiring;
-    let text = q.ptx(if as_atom { "atom" } else { "red" }, Some(&op), ty);
-    let n = args.len();
-    let ins: Vec<String> = (0..n)
+    let acquiring = matches!(q.order, Some(Order::Acquire | Order::AcqRel));
+    let as_atom = !red || acquiring;
+    let text = q.ptx(if as_atom { "atom" } else { "red" }, Some(op), ty);
+    let ins: Vec<String> = (0..args.len())
         .map(|k| format!("%{}", k + 1 + usize::from(as_atom)))
         .collect();
     let consts = args
@@ -240,11 +209,7 @@ fn atomic(instr: &Instr, s: &Scope) -> Result<String, Unsupported> {
         .join(", ");
     if as_atom {
         let dst = dst.unwrap_or_else(|| "lt_dropped".to_string());
-        let decl = if head == "red" {
-            "u32 lt_dropped; "
-        } else {
-            ""
-        };
+        let decl = if red { "u32 lt_dropped; " } else { "" };
         Ok(format!(
             "{{ {decl}asm volatile(\"{text} %0, [%1], {};\" : \"=r\"({dst}) : \"l\"({loc}), {consts} : \"memory\"); }}",
             ins.join(", ")
@@ -258,18 +223,18 @@ fn atomic(instr: &Instr, s: &Scope) -> Result<String, Unsupported> {
 }
 
 fn fence(instr: &Instr) -> Result<String, Unsupported> {
-    arity(instr, 0)?;
-    let text = instr.opcode.join(".");
+    instr.arity(0)?;
+    let text = instr.text();
     let ok = match instr.opcode.as_slice() {
-        [m, s] if m == "membar" => matches!(s.as_str(), "cta" | "gl" | "sys"),
+        [m, s] if m == "membar" => membar_scope(s).is_some(),
         [f, sem, scope] if f == "fence" => {
-            matches!(sem.as_str(), "sc" | "acq_rel")
-                && matches!(scope.as_str(), "cta" | "gpu" | "sys")
+            matches!(order_named(sem), Some(Order::Sc | Order::AcqRel))
+                && scope_named(scope).is_some()
         }
         _ => false,
     };
     if !ok {
-        return unsupported(instr.span, format!("fence `{text}`"));
+        return instr.refuse(format!("fence `{text}`"));
     }
     Ok(format!("asm volatile(\"{text};\" ::: \"memory\");"))
 }
@@ -280,18 +245,18 @@ fn barrier(instr: &Instr) -> Result<String, Unsupported> {
     let id = match instr.operands.first() {
         Some(Operand::Imm(v)) if (0..16).contains(v) => *v,
         None => 0,
-        _ => return unsupported(instr.span, "barrier id must be a constant 0-15"),
+        _ => return instr.refuse("barrier id must be a constant 0-15"),
     };
     Ok(format!("lt_bar({id}u, c);"))
 }
 
 /// `goto L`: a jump back to an earlier label is a spin loop's back edge,
 /// which stops being taken once the thread runs out of time.
-fn goto(label: &str, s: &Scope, cond: &str) -> Result<String, String> {
-    let Some(&target) = s.labels.get(label) else {
-        return Err(format!("no label `{label}`"));
+fn goto(instr: &Instr, label: &str, c: &Context, cond: &str) -> Result<String, Unsupported> {
+    let Some(&target) = c.labels.get(label) else {
+        return instr.refuse(format!("no label `{label}`"));
     };
-    let back = target <= s.at;
+    let back = target <= c.at;
     let mut guard = cond.to_string();
     if back {
         guard = if guard.is_empty() {
@@ -308,44 +273,31 @@ fn goto(label: &str, s: &Scope, cond: &str) -> Result<String, String> {
     })
 }
 
-fn jump(instr: &Instr, s: &Scope) -> Result<String, Unsupported> {
-    arity(instr, 1)?;
-    let Operand::Name(l) = &instr.operands[0] else {
-        return unsupported(instr.span, "expected a label");
-    };
-    goto(l, s, "").or_else(|e| unsupported(instr.span, e))
+fn jump(instr: &Instr, c: &Context) -> Result<String, Unsupported> {
+    instr.arity(1)?;
+    goto(instr, instr.label(0, "expected a label")?, c, "")
 }
 
-fn branch(instr: &Instr, s: &Scope) -> Result<String, Unsupported> {
-    arity(instr, 3)?;
+fn branch(instr: &Instr, c: &Context) -> Result<String, Unsupported> {
+    instr.arity(3)?;
     let a = value(&instr.operands[0], instr)?;
     let b = value(&instr.operands[1], instr)?;
-    let Operand::Name(l) = &instr.operands[2] else {
-        return unsupported(instr.span, "expected a label as the last operand");
-    };
-    let cmp = if instr.opcode[0] == "beq" { "==" } else { "!=" };
-    goto(l, s, &format!("{a} {cmp} {b}")).or_else(|e| unsupported(instr.span, e))
+    let label = instr.label(2, "expected a label as the last operand")?;
+    let cmp = branch_cmp(&instr.opcode[0]).expect("a branch").symbol();
+    goto(instr, label, c, &format!("{a} {cmp} {b}"))
 }
 
 fn arith(instr: &Instr) -> Result<String, Unsupported> {
-    let head = instr.opcode[0].as_str();
-    let dst = register(instr.operands.first(), instr)?;
-    if head == "mov" {
-        arity(instr, 2)?;
+    let dst = register(instr, 0)?;
+    let Some(op) = arith_op(&instr.opcode[0]) else {
+        // `mov r, v`
+        instr.arity(2)?;
         return Ok(format!("{dst} = {};", value(&instr.operands[1], instr)?));
-    }
-    arity(instr, 3)?;
+    };
+    instr.arity(3)?;
     let a = value(&instr.operands[1], instr)?;
     let b = value(&instr.operands[2], instr)?;
-    let op = match head {
-        "add" => "+",
-        "sub" => "-",
-        "mul" => "*",
-        "and" => "&",
-        "or" => "|",
-        _ => "^",
-    };
-    Ok(format!("{dst} = {a} {op} {b};"))
+    Ok(format!("{dst} = {a} {} {b};", op.symbol()))
 }
 
 #[cfg(test)]
@@ -366,7 +318,7 @@ mod tests {
         let mut out = vec![];
         for (at, st) in t.threads[0].code.iter().enumerate() {
             if let Stmt::Instr(i) = st {
-                let s = Scope {
+                let s = Context {
                     locations: &locations,
                     labels: &labels,
                     at,
@@ -377,29 +329,53 @@ mod tests {
         out
     }
 
+    /// Lowers `code`; the CUDA of its `i`th instruction must contain every
+    /// text of `expected[i]`.
+    fn assert_lowered(code: &str, expected: &[&[&str]]) -> Vec<String> {
+        let l = lowered(code);
+        for (i, texts) in expected.iter().enumerate() {
+            for text in *texts {
+                assert!(
+                    l[i].contains(text),
+                    "instruction {i}: {text} not in {}",
+                    l[i]
+                );
+            }
+        }
+        l
+    }
+
     #[test]
     fn orders_and_scopes_are_kept_and_a_type_added() {
-        let l = lowered(" ld.acquire.gpu r1, x ;\n st.release.sys x, 2 ;\n ld.weak r2, x ;\n st.volatile x, r2 ;\n fence.sc.cta ;\n membar.gl ;");
-        assert!(l[0].contains("\"ld.acquire.gpu.u32 %0, [%1];\" : \"=r\"(reg_r1) : \"l\"(loc_x)"));
-        assert!(l[1].contains("\"st.release.sys.u32 [%0], %1;\""));
-        assert!(l[1].contains("\"r\"((u32)(2LL))"));
-        assert!(l[2].contains("\"ld.weak.u32 "));
-        assert!(l[3].contains("\"st.volatile.u32 "));
+        let l = assert_lowered(
+            " ld.acquire.gpu r1, x ;\n st.release.sys x, 2 ;\n ld.weak r2, x ;\n st.volatile x, r2 ;\n fence.sc.cta ;\n membar.gl ;",
+            &[
+                &["\"ld.acquire.gpu.u32 %0, [%1];\" : \"=r\"(reg_r1) : \"l\"(loc_x)"],
+                &["\"st.release.sys.u32 [%0], %1;\"", "\"r\"((u32)(2LL))"],
+                &["\"ld.weak.u32 "],
+                &["\"st.volatile.u32 "],
+                &[],
+                &["\"membar.gl;\""],
+            ],
+        );
         assert_eq!(l[4], "asm volatile(\"fence.sc.cta;\" ::: \"memory\");");
-        assert!(l[5].contains("\"membar.gl;\""));
     }
 
     #[test]
     fn atomics_sub_and_acquiring_red_have_their_ptx_forms() {
-        let l = lowered(" atom.acq_rel.gpu.add r1, x, 1 ;\n atom.relaxed.gpu.cas r2, x, 0, 1 ;\n red.acq_rel.sys.sub x, 1 ;\n red.release.gpu.add x, r1 ;\n atom.gpu.exch r3, x, 5 ;");
-        assert!(l[0].contains("\"atom.acq_rel.gpu.add.u32 %0, [%1], %2;\" : \"=r\"(reg_r1)"));
-        assert!(l[1].contains("\"atom.relaxed.gpu.cas.b32 %0, [%1], %2, %3;\""));
-        assert!(l[2].contains("\"atom.acq_rel.sys.add.u32 %0, [%1], %2;\" : \"=r\"(lt_dropped)"));
-        assert!(l[2].contains("(0u - (u32)(1LL))"));
-        assert!(
-            l[3].contains("\"red.release.gpu.add.u32 [%0], %1;\" :: \"l\"(loc_x), \"r\"(reg_r1)")
+        assert_lowered(
+            " atom.acq_rel.gpu.add r1, x, 1 ;\n atom.relaxed.gpu.cas r2, x, 0, 1 ;\n red.acq_rel.sys.sub x, 1 ;\n red.release.gpu.add x, r1 ;\n atom.gpu.exch r3, x, 5 ;",
+            &[
+                &["\"atom.acq_rel.gpu.add.u32 %0, [%1], %2;\" : \"=r\"(reg_r1)"],
+                &["\"atom.relaxed.gpu.cas.b32 %0, [%1], %2, %3;\""],
+                &[
+                    "\"atom.acq_rel.sys.add.u32 %0, [%1], %2;\" : \"=r\"(lt_dropped)",
+                    "(0u - (u32)(1LL))",
+                ],
+                &["\"red.release.gpu.add.u32 [%0], %1;\" :: \"l\"(loc_x), \"r\"(reg_r1)"],
+                &["\"atom.gpu.exch.b32 "],
+            ],
         );
-        assert!(l[4].contains("\"atom.gpu.exch.b32 "));
     }
 
     #[test]

@@ -32,9 +32,7 @@ pub struct Roles {
 impl Roles {
     /// CTA roles ordered by (gpu, cta), threads in column order.
     pub fn of(test: &Litmus) -> Roles {
-        let mut ctas: Vec<(u32, u32)> = test.threads.iter().map(|t| (t.gpu, t.cta)).collect();
-        ctas.sort_unstable();
-        ctas.dedup();
+        let ctas = test.ctas();
         let mut cta_sizes = vec![0u32; ctas.len()];
         let (mut cta_of, mut rank) = (vec![], vec![]);
         for t in &test.threads {
@@ -71,9 +69,7 @@ pub fn on_one_gpu(test: &mut Litmus) -> bool {
     if test.threads.iter().all(|t| t.gpu == 0) {
         return false;
     }
-    let mut ctas: Vec<(u32, u32)> = test.threads.iter().map(|t| (t.gpu, t.cta)).collect();
-    ctas.sort_unstable();
-    ctas.dedup();
+    let ctas = test.ctas();
     for t in &mut test.threads {
         t.cta = ctas.binary_search(&(t.gpu, t.cta)).expect("listed") as u32;
         t.gpu = 0;

@@ -2,8 +2,9 @@
 //! forbids that was seen), as CSV (one row per test, environment and
 //! outcome) and as JSON ([`GpuLitmusReport`]).
 
+use super::super::column_width;
 use super::compare::totals;
-pub use super::corpus::{GpuLitmusReport, TestResult};
+pub use super::corpus::{GpuLitmusReport, Status, TestResult};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -35,13 +36,7 @@ fn rate(hit: u64, all: u64) -> String {
 
 /// The text report; the summary is the last line.
 pub fn render(report: &GpuLitmusReport) -> String {
-    let width = report
-        .tests
-        .iter()
-        .map(|t| t.path.len())
-        .max()
-        .unwrap_or(4)
-        .max(4);
+    let width = column_width(report.tests.iter().map(|t| t.path.len()));
     let mut out = String::new();
     if let Some(g) = &report.gpu {
         let _ = writeln!(
@@ -51,7 +46,7 @@ pub fn render(report: &GpuLitmusReport) -> String {
             g.sms,
             g.compute_capability,
             g.driver,
-            report.memory_model,
+            report.memory_model.name(),
             report.options.launches,
             report
                 .environments
@@ -61,49 +56,25 @@ pub fn render(report: &GpuLitmusReport) -> String {
                 .join(", ")
         );
     }
-    let _ = writeln!(
-        out,
-        "{:width$}  {:7}  {:>10}  {:>10}  {:>7}  {:>6}  {:>6}  {:>9}  status",
-        "test", "cond", "instances", "cond seen", "rate", "seen", "model", "forbidden"
-    );
+    let header = [
+        "test",
+        "cond",
+        "instances",
+        "cond seen",
+        "rate",
+        "seen",
+        "model",
+        "forbidden",
+    ];
+    out.push_str(&line(width, header.map(String::from), "status"));
     for t in &report.tests {
-        let (hit, all) = condition_count(t);
-        let seen = totals(&t.runs).len();
-        let forbidden = t
-            .verdict
-            .as_ref()
-            .map_or(0, |v| v.seen_forbidden.iter().map(|(_, n)| n).sum::<u64>());
-        let mut status = t.status.clone();
-        if let Some(v) = &t.verdict {
-            if v.unfinished > 0 {
-                let _ = write!(status, " ({} unfinished)", v.unfinished);
-            }
-        }
-        if let Some(r) = &t.reason {
-            let _ = write!(status, ": {r}");
-        }
-        if t.runs.is_empty() {
-            let _ = writeln!(
-                out,
-                "{:width$}  {:7}  {:>10}  {:>10}  {:>7}  {:>6}  {:>6}  {:>9}  {status}",
-                t.path, t.quantifier, "-", "-", "-", "-", "-", "-"
-            );
-            continue;
-        }
-        let _ = writeln!(
-            out,
-            "{:width$}  {:7}  {:>10}  {:>10}  {:>7}  {:>6}  {:>6}  {:>9}  {status}",
-            t.path,
-            t.quantifier,
-            all,
-            hit,
-            rate(hit, all),
-            seen,
-            t.model_allowed.len(),
-            forbidden
-        );
+        out.push_str(&line(width, cells(t), &status(t)));
     }
-    for t in report.tests.iter().filter(|t| t.status == "forbidden") {
+    for t in report
+        .tests
+        .iter()
+        .filter(|t| t.status == Status::Forbidden)
+    {
         let v = t.verdict.as_ref().expect("judged");
         for (o, n) in &v.seen_forbidden {
             let _ = writeln!(
@@ -116,17 +87,68 @@ pub fn render(report: &GpuLitmusReport) -> String {
             let _ = writeln!(out, "FORBIDDEN {}: {} instances did not finish; the model says every fair execution terminates", t.path, v.unfinished);
         }
     }
-    let count = |s: &str| report.tests.iter().filter(|t| t.status == s).count();
+    let count = |s: Status| report.tests.iter().filter(|t| t.status == s).count();
     let _ = writeln!(
         out,
         "litmus on the GPU: {} tests, {} run, {} with outcomes the model forbids, {} unsupported, {} errors",
         report.tests.len(),
-        count("ok") + count("forbidden"),
-        count("forbidden"),
-        count("unsupported"),
-        count("error")
+        count(Status::Ok) + count(Status::Forbidden),
+        count(Status::Forbidden),
+        count(Status::Unsupported),
+        count(Status::Error)
     );
     out
+}
+
+/// One line of the table: the test's path, its condition and figures, its status.
+fn line(width: usize, c: [String; 8], status: &str) -> String {
+    format!(
+        "{:width$}  {:7}  {:>10}  {:>10}  {:>7}  {:>6}  {:>6}  {:>9}  {status}\n",
+        c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]
+    )
+}
+
+/// A test's cells: `-` for its figures when it did not run.
+fn cells(t: &TestResult) -> [String; 8] {
+    let mut c = [
+        t.path.as_str(),
+        t.quantifier.as_str(),
+        "-",
+        "-",
+        "-",
+        "-",
+        "-",
+        "-",
+    ]
+    .map(String::from);
+    if !t.runs.is_empty() {
+        let (hit, all) = condition_count(t);
+        let forbidden = t
+            .verdict
+            .as_ref()
+            .map_or(0, |v| v.seen_forbidden.iter().map(|(_, n)| n).sum::<u64>());
+        c[2] = all.to_string();
+        c[3] = hit.to_string();
+        c[4] = rate(hit, all);
+        c[5] = totals(&t.runs).len().to_string();
+        c[6] = t.model_allowed.len().to_string();
+        c[7] = forbidden.to_string();
+    }
+    c
+}
+
+/// The status, with the instances that did not finish and the reason.
+fn status(t: &TestResult) -> String {
+    let mut status = t.status.name().to_string();
+    if let Some(v) = &t.verdict {
+        if v.unfinished > 0 {
+            let _ = write!(status, " ({} unfinished)", v.unfinished);
+        }
+    }
+    if let Some(r) = &t.reason {
+        let _ = write!(status, ": {r}");
+    }
+    status
 }
 
 /// One row per test, environment and outcome seen, plus one per outcome

@@ -1,6 +1,8 @@
 //! One test on the GPU: compile its program, then for every environment
 //! launch it again and again (reset, test, collect on one stream), read the
-//! output rows back and count the final outcomes.
+//! output rows back and count the final outcomes. A program NVRTC or the
+//! driver refuses is a [`GpuError::Program`] (a harness bug for this test);
+//! a launch that never ends, [`GpuError::Wedged`] (the run must stop).
 
 use super::super::parse::{Litmus, Term};
 use super::super::{eval, render_outcome};
@@ -40,32 +42,6 @@ impl Default for RunOptions {
             budget_us: 20_000,
             seed: 1,
         }
-    }
-}
-
-/// Why a test's run stopped.
-#[derive(Debug)]
-pub enum RunError {
-    /// NVRTC or the driver refused the program: a harness bug for this test.
-    Compile(String),
-    Gpu(GpuError),
-    /// A launch did not finish long after every deadline: the context is
-    /// unusable and the run must stop.
-    Wedged(String),
-}
-
-impl std::fmt::Display for RunError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RunError::Compile(m) | RunError::Wedged(m) => f.write_str(m),
-            RunError::Gpu(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl From<GpuError> for RunError {
-    fn from(e: GpuError) -> RunError {
-        RunError::Gpu(e)
     }
 }
 
@@ -156,19 +132,19 @@ struct Loaded {
     blocks: u32,
 }
 
-fn load(gpu: &Gpu, kernel: &LitmusKernel, name: &str, o: &RunOptions) -> Result<Loaded, RunError> {
+fn load(gpu: &Gpu, kernel: &LitmusKernel, name: &str, o: &RunOptions) -> Result<Loaded, GpuError> {
     let ptx = nvrtc::compile(&kernel.source, &format!("{name}.cu"), &gpu.arch())
-        .map_err(RunError::Compile)?;
+        .map_err(GpuError::Program)?;
     let module = gpu
         .load(&ptx)
-        .map_err(|e| RunError::Compile(e.to_string()))?;
+        .map_err(|e| GpuError::Program(e.to_string()))?;
     let per_sm = {
         let f = module.function("litmus_test")?;
         gpu.max_blocks_per_sm(&f, o.threads_per_block)?
     };
     let blocks = gpu.sms * o.blocks_per_sm.min(per_sm);
     if blocks == 0 {
-        return Err(RunError::Compile(format!(
+        return Err(GpuError::Program(format!(
             "no block of {} threads fits on an SM",
             o.threads_per_block
         )));
@@ -184,7 +160,7 @@ fn launch(
     g: &Geometry,
     words: usize,
     timeout: Duration,
-) -> Result<Vec<u32>, RunError> {
+) -> Result<Vec<u32>, GpuError> {
     let init = l.module.function("litmus_init")?;
     let test = l.module.function("litmus_test")?;
     let collect = l.module.function("litmus_collect")?;
@@ -195,12 +171,12 @@ fn launch(
     stream.launch(&test, g.blocks, g.threads_per_block, &mut args)?;
     stream.launch(&collect, n.div_ceil(256), 256, &mut args)?;
     if !stream.wait(timeout)? {
-        return Err(RunError::Wedged(format!(
+        return Err(GpuError::Wedged(format!(
             "a launch was still running {:.1} s after it started, long after every spin loop's deadline: the GPU context is unusable",
             timeout.as_secs_f64()
         )));
     }
-    Ok(l.module.read_words("lt_out", n as usize * words)?)
+    l.module.read_words("lt_out", n as usize * words)
 }
 
 /// Runs `test` (placed on one GPU, `kernel` its program) in every
@@ -212,9 +188,9 @@ pub fn run_test(
     kernel: &LitmusKernel,
     environments: &[Environment],
     o: &RunOptions,
-) -> Result<Vec<EnvRun>, RunError> {
+) -> Result<Vec<EnvRun>, GpuError> {
     if kernel.terms.len() > MAX_TERMS {
-        return Err(RunError::Compile(format!(
+        return Err(GpuError::Program(format!(
             "{} terms in the final condition (at most {MAX_TERMS})",
             kernel.terms.len()
         )));
@@ -232,7 +208,7 @@ pub fn run_test(
             env.testing_share,
             o.max_slots,
         ) else {
-            return Err(RunError::Compile(format!(
+            return Err(GpuError::Program(format!(
                 "{} threads per block leave no room for a warp of instances of a CTA of {}",
                 o.threads_per_block,
                 roles.largest_cta()

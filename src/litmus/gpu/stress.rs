@@ -72,6 +72,16 @@ pub struct Environment {
     pub testing_share: f64,
 }
 
+impl Environment {
+    /// The environment of [`environments`] called `name`.
+    pub fn named(name: &str) -> Result<Environment, String> {
+        environments()
+            .into_iter()
+            .find(|e| e.name == name)
+            .ok_or_else(|| format!("no environment `{name}` (there are: plain, shuffle, stress)"))
+    }
+}
+
 /// The environments of a run, from the plainest to the most stressed.
 pub fn environments() -> Vec<Environment> {
     vec![
