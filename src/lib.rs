@@ -1,11 +1,14 @@
 //! gsync-check: a model checker for GPU synchronization algorithms.
 //!
-//! Layers, each depending only on the ones before it:
-//! `spec` (text → AST) → `ir` (per-thread program, CFG) → `model`
-//! (semantics as a transition system) → `explore` (generic state-space
-//! search) → `check` (properties) → `report` (what a run found, as data)
-//! → `trace` (counterexamples built and replayed on the model) → `format`
-//! (reports as text, SARIF, JUnit, SVG).
+//! `ARCHITECTURE.md` at the repository root is the map. In short, each
+//! layer depends only on those before it: `spec` (text → AST; `cu` reads
+//! CUDA into it) → `ir` (one launch's per-thread program) → `explore` (a
+//! generic search over any `TransitionSystem`) ← `model` (the semantics;
+//! reductions as adapters) → `check` (properties, over a narrow trait) →
+//! `report` (what a run found, as data) → `trace` (counterexamples on the
+//! model) → `format` (text, SARIF, JUnit, SVG). `api` is the entry point;
+//! `cuda` is a backend over `ir` that `gpu` drives; `litmus` runs herd
+//! tests on the model and the GPU; `bench` is the scaling benchmark.
 
 pub mod api;
 pub mod bench;
