@@ -44,15 +44,10 @@ pub fn parse_file(text: &str) -> SpecResult<SpecFile> {
     while parser.peek().tok != Tok::Eof {
         items.push(parser.item()?);
     }
-    let params: Vec<&str> = items
-        .iter()
-        .filter_map(|i| match i {
-            Item::Param(p) => Some(p.name.name.as_str()),
-            _ => None,
-        })
-        .collect();
-    check_liveness_names(&header, &params)?;
-    Ok(SpecFile { header, items })
+    let file = SpecFile { header, items };
+    let params: Vec<&str> = file.param_names().collect();
+    check_liveness_names(&file.header, &params)?;
+    Ok(file)
 }
 
 struct Parser<'a> {
