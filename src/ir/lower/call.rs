@@ -30,10 +30,6 @@ impl<'a> Lowerer<'a> {
         let kind = classify_call(name, qualifiers)?;
         check_arity(kind, name, args, e.span)?;
         let span = e.span;
-        let no_value = |l: &mut Self, op: Op| {
-            l.emit(op, span);
-            None
-        };
         Ok(match kind {
             CallKind::Atomic(op, mo) => self.atomic(op, mo, name, args, want_value, span)?,
             CallKind::Load(mo) => {
@@ -43,18 +39,18 @@ impl<'a> Lowerer<'a> {
             CallKind::Store(mo) => {
                 let access = mo.at(self.mem_arg(&args[0], name)?);
                 let value = self.expr(&args[1])?;
-                no_value(self, Op::Store { access, value })
+                self.no_value(span, Op::Store { access, value })
             }
-            CallKind::Fence(mo) => no_value(self, Op::Fence(mo)),
-            CallKind::SyncThreads => no_value(self, Op::SyncThreads),
-            CallKind::KernelBoundary => no_value(self, Op::KernelBoundary),
-            CallKind::Backoff => no_value(self, Op::Backoff),
+            CallKind::Fence(mo) => self.no_value(span, Op::Fence(mo)),
+            CallKind::SyncThreads => self.no_value(span, Op::SyncThreads),
+            CallKind::KernelBoundary => self.no_value(span, Op::KernelBoundary),
+            CallKind::Backoff => self.no_value(span, Op::Backoff),
             CallKind::SyncWarp => {
                 let mask = match args.first() {
                     Some(m) => self.expr(m)?,
                     None => Expr::Const(0xFFFF_FFFF),
                 };
-                no_value(self, Op::SyncWarp { mask })
+                self.no_value(span, Op::SyncWarp { mask })
             }
             CallKind::Vote(kind) => {
                 let mask = self.expr(&args[0])?;
@@ -82,9 +78,15 @@ impl<'a> Lowerer<'a> {
             CallKind::LockBitRelease => {
                 let loc = self.mem_arg(&args[0], name)?;
                 let value = self.expr(&args[1])?;
-                no_value(self, Op::LockBitRelease { loc, value })
+                self.no_value(span, Op::LockBitRelease { loc, value })
             }
         })
+    }
+
+    /// Emits `op`, which has no value.
+    fn no_value(&mut self, span: Span, op: Op) -> Option<Expr> {
+        self.emit(op, span);
+        None
     }
 
     /// Emits `op`, whose result goes to a fresh temporary of type `ty`;
