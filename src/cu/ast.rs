@@ -46,6 +46,10 @@ pub struct Pointee {
 }
 
 impl CType {
+    pub fn int(bits: u8, signed: bool) -> CType {
+        CType::Int { bits, signed }
+    }
+
     pub fn is_integer(&self) -> bool {
         matches!(self, CType::Bool | CType::Int { .. } | CType::Enum)
     }
@@ -223,6 +227,22 @@ pub enum CUnOp {
     PostDec,
 }
 
+impl CUnOp {
+    /// What `++` (1) or `--` (-1) adds; 0 for the other operators.
+    pub fn delta(self) -> i64 {
+        match self {
+            CUnOp::PreInc | CUnOp::PostInc => 1,
+            CUnOp::PreDec | CUnOp::PostDec => -1,
+            _ => 0,
+        }
+    }
+
+    /// `++` or `--`, before or after.
+    pub fn is_step(self) -> bool {
+        self.delta() != 0
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CBinOp {
     Mul,
@@ -271,4 +291,79 @@ pub enum CExprKind {
     Construct(Vec<CExpr>),
     /// An enumerator of `cuda::memory_order` or `cuda::thread_scope`, by name.
     Enumerator(String),
+}
+
+impl CExpr {
+    /// The expressions directly inside this one, left to right.
+    pub fn children(&self) -> impl Iterator<Item = &CExpr> {
+        let none: &[CExpr] = &[];
+        let (fixed, list): ([Option<&CExpr>; 3], &[CExpr]) = match &self.kind {
+            CExprKind::Unary(_, a) | CExprKind::Cast(a) => ([Some(a), None, None], none),
+            CExprKind::Binary(_, a, b) | CExprKind::Assign(_, a, b) | CExprKind::Index(a, b) => {
+                ([Some(a), Some(b), None], none)
+            }
+            CExprKind::Cond(c, a, b) => ([Some(c), Some(a), Some(b)], none),
+            CExprKind::Call(_, args) | CExprKind::Construct(args) => ([None; 3], args),
+            CExprKind::Method(object, _, args) => ([Some(object), None, None], args),
+            CExprKind::Int(_)
+            | CExprKind::Null
+            | CExprKind::Var(..)
+            | CExprKind::Dim(..)
+            | CExprKind::WarpSize
+            | CExprKind::Enumerator(_) => ([None; 3], none),
+        };
+        fixed.into_iter().flatten().chain(list)
+    }
+
+    /// Whether evaluating the expression assigns or calls something
+    /// (reading the clock aside).
+    pub fn has_effects(&self) -> bool {
+        match &self.kind {
+            CExprKind::Assign(..) | CExprKind::Method(..) | CExprKind::Construct(_) => true,
+            CExprKind::Call(n, _) if !is_clock(n) => true,
+            CExprKind::Unary(op, _) if op.is_step() => true,
+            _ => self.children().any(CExpr::has_effects),
+        }
+    }
+
+    /// Whether the expression reads the clock (outside member calls and
+    /// constructors).
+    pub fn mentions_clock(&self) -> bool {
+        match &self.kind {
+            CExprKind::Call(n, _) if is_clock(n) => true,
+            CExprKind::Method(..) | CExprKind::Construct(_) => false,
+            _ => self.children().any(CExpr::mentions_clock),
+        }
+    }
+}
+
+/// `clock()` or `clock64()`.
+pub fn is_clock(function: &str) -> bool {
+    matches!(function, "clock" | "clock64")
+}
+
+impl CStmt {
+    /// The statements directly inside this one: a block's, the branches
+    /// of an `if`, a loop's body and a `for`'s init.
+    pub fn sub_stmts(&self) -> impl Iterator<Item = &CStmt> {
+        let none: &[CStmt] = &[];
+        let (fixed, list): ([Option<&CStmt>; 2], &[CStmt]) = match &self.kind {
+            CStmtKind::Block(v) => ([None, None], v),
+            CStmtKind::If {
+                then, otherwise, ..
+            } => ([Some(then), otherwise.as_deref()], none),
+            CStmtKind::While { body, .. } | CStmtKind::DoWhile { body, .. } => {
+                ([Some(body), None], none)
+            }
+            CStmtKind::For { init, body, .. } => ([init.as_deref(), Some(body)], none),
+            CStmtKind::Decl(_)
+            | CStmtKind::Expr(_)
+            | CStmtKind::Break
+            | CStmtKind::Continue
+            | CStmtKind::Return(_)
+            | CStmtKind::Empty
+            | CStmtKind::Asm(_) => ([None, None], none),
+        };
+        fixed.into_iter().flatten().chain(list)
+    }
 }

@@ -7,149 +7,236 @@
 //! st.relaxed`, a seq_cst read-modify-write `fence.sc; atom.acquire`.
 
 use super::ast::*;
-use super::lower::{call, convert, FnLower, Target};
-use crate::ir::Scope;
-use crate::spec::ast::{self as s, Span, Type};
+use super::lower::syntax::{bin, call, expr_stmt, mem_call, name, set};
+use super::lower::types::{convert, ctype_of};
+use super::lower::{AtomicObject, FnLower};
+use crate::ir::{MemOrder, Order, Scope};
+use crate::spec::ast::{self as s, BinOp, Span, Type};
 use crate::spec::diag::Diagnostic;
 
 type R<T> = Result<T, Diagnostic>;
 
-const ATOMICS: &[(&str, &str)] = &[
-    ("atomicCAS", "atomicCAS"),
-    ("atomicExch", "atomicExch"),
-    ("atomicAdd", "atomicAdd"),
-    ("atomicSub", "atomicSub"),
-    ("atomicInc", "atomicInc"),
-    ("atomicDec", "atomicDec"),
-    ("atomicMin", "atomicMin"),
-    ("atomicMax", "atomicMax"),
-    ("atomicAnd", "atomicAnd"),
-    ("atomicOr", "atomicOr"),
-    ("atomicXor", "atomicXor"),
+/// CUDA's atomic functions, each with `_block` and `_system` forms; the
+/// spec spells them alike.
+const ATOMICS: &[&str] = &[
+    "atomicCAS",
+    "atomicExch",
+    "atomicAdd",
+    "atomicSub",
+    "atomicInc",
+    "atomicDec",
+    "atomicMin",
+    "atomicMax",
+    "atomicAnd",
+    "atomicOr",
+    "atomicXor",
 ];
 
-fn scope_name(s: Scope) -> &'static str {
-    match s {
-        Scope::Cta => "cta",
-        Scope::Gpu => "gpu",
-        Scope::Sys => "sys",
-    }
-}
+/// libcu++'s read-modify-write members and the spec's atomics for them.
+const RMW_MEMBERS: &[(&str, &str)] = &[
+    ("exchange", "atomicExch"),
+    ("fetch_add", "atomicAdd"),
+    ("fetch_sub", "atomicSub"),
+    ("fetch_and", "atomicAnd"),
+    ("fetch_or", "atomicOr"),
+    ("fetch_xor", "atomicXor"),
+    ("fetch_min", "atomicMin"),
+    ("fetch_max", "atomicMax"),
+];
 
-/// The C type of a variable's stored values.
-pub fn ctype_of(t: Type) -> CType {
-    match t {
-        Type::Bool => CType::Bool,
-        Type::U8 => CType::Int {
-            bits: 8,
-            signed: false,
-        },
-        Type::U16 => CType::Int {
-            bits: 16,
-            signed: false,
-        },
-        Type::U32 => CType::Int {
-            bits: 32,
-            signed: false,
-        },
-        Type::I8 => CType::Int {
-            bits: 8,
-            signed: true,
-        },
-        Type::I16 => CType::Int {
-            bits: 16,
-            signed: true,
-        },
-        Type::I32 => CType::Int {
-            bits: 32,
-            signed: true,
-        },
-    }
-}
-
-/// A call of a built-in: `Some(Some(call))`, `Some(None)` when it lowers
-/// to nothing (a relaxed fence), `None` if `fname` is not a built-in.
-pub fn lower_builtin<'p>(
-    fl: &mut FnLower<'_, 'p>,
-    fname: &str,
-    args: &'p [CExpr],
-    e: &'p CExpr,
-    pre: &mut Vec<s::Stmt>,
-) -> R<Option<Option<s::Expr>>> {
-    let span = e.span;
-    let (base, suffix) = split_scope(fname);
-    if let Some((_, spec_name)) = ATOMICS.iter().find(|(n, _)| *n == base) {
-        let p = fl.pointer_arg(&args[0], pre)?;
-        let (target, offset) = p;
-        let loc = fl.location(&target, offset, span, pre)?;
-        let value_ty = ctype_of(target.ty);
-        let mut spec_args = vec![loc];
-        for a in &args[1..] {
-            let v = fl.rvalue(a, pre)?;
-            spec_args.push(convert(v, &a.ty, &value_ty));
-        }
-        let name = format!("{spec_name}{suffix}");
-        let c = call(&name, &[], spec_args, span);
-        return Ok(Some(Some(convert(c, &value_ty, &e.ty))));
-    }
-    let plain = |n: &str, a: Vec<s::Expr>| Ok(Some(Some(call(n, &[], a, span))));
-    match fname {
-        "__threadfence" | "__threadfence_block" | "__threadfence_system" | "__syncthreads"
-        | "__activemask" => plain(fname, vec![]),
-        "__syncwarp" | "__any_sync" | "__all_sync" | "__ballot_sync" => {
-            let mut v = Vec::new();
-            for a in args {
-                v.push(fl.rvalue(a, pre)?);
-            }
-            plain(fname, v)
-        }
-        "__nanosleep" => {
-            // Time is not modelled: a sleep is a back-off step; the
-            // duration is dropped (reading it has no effect on others).
-            if let Some(a) = args.iter().find(|a| has_effects(a)) {
-                return Err(Diagnostic::new(a.span, "an assignment or call inside `__nanosleep(...)` is outside the subset")
-                    .label("side effect"));
-            }
-            plain("backoff", vec![])
-        }
-        "clock" | "clock64" => Err(Diagnostic::new(span, format!("`{fname}()` is used for more than a back-off delay"))
-            .label("time is not modelled")
-            .hint("the model explores every interleaving instead of timing; clock() may only bound a delay loop")),
-        "atomic_thread_fence" => {
-            let order = order_arg(args.first(), span)?;
-            let scope = match args.get(1) {
-                Some(a) => scope_arg(a)?,
-                None => Scope::Sys,
-            };
-            let o = match order {
-                // A relaxed fence orders nothing.
-                MemOrder::Relaxed => return Ok(Some(None)),
-                MemOrder::SeqCst => "sc",
-                _ => "acq_rel",
-            };
-            Ok(Some(Some(call("fence", &[o, scope_name(scope)], vec![], span))))
-        }
-        _ => Ok(None),
-    }
-}
-
-/// `atomicCAS_block` → (`atomicCAS`, `_block`).
-fn split_scope(name: &str) -> (&str, &str) {
-    for suffix in ["_block", "_system"] {
-        if let Some(base) = name.strip_suffix(suffix) {
-            return (base, suffix);
-        }
-    }
-    (name, "")
-}
-
+/// A C++ `memory_order`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum MemOrder {
+enum CppOrder {
     Relaxed,
     Acquire,
     Release,
     AcqRel,
     SeqCst,
+}
+
+/// What an atomic member does to memory, for its order.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Load,
+    Store,
+    ReadModifyWrite,
+}
+
+impl<'p> FnLower<'_, 'p> {
+    /// A call of a built-in: `Some(Some(call))`, `Some(None)` when it lowers
+    /// to nothing (a relaxed fence), `None` if `fname` is not a built-in.
+    pub(super) fn builtin(
+        &mut self,
+        fname: &str,
+        args: &'p [CExpr],
+        e: &'p CExpr,
+        pre: &mut Vec<s::Stmt>,
+    ) -> R<Option<Option<s::Expr>>> {
+        let span = e.span;
+        if ATOMICS.contains(&split_scope(fname)) {
+            let (target, offset) = self.pointer_arg(&args[0], pre)?;
+            let value_ty = ctype_of(target.ty);
+            let mut spec_args = vec![self.location(&target, offset, span, pre)?];
+            for a in &args[1..] {
+                spec_args.push(self.rvalue_as(a, &value_ty, pre)?);
+            }
+            let c = call(fname, &[], spec_args, span);
+            return Ok(Some(Some(convert(c, &value_ty, &e.ty))));
+        }
+        let plain = |n: &str, a: Vec<s::Expr>| Ok(Some(Some(call(n, &[], a, span))));
+        match fname {
+            "__threadfence" | "__threadfence_block" | "__threadfence_system" | "__syncthreads"
+            | "__activemask" => plain(fname, vec![]),
+            "__syncwarp" | "__any_sync" | "__all_sync" | "__ballot_sync" => {
+                let mut v = Vec::new();
+                for a in args {
+                    v.push(self.rvalue(a, pre)?);
+                }
+                plain(fname, v)
+            }
+            "__nanosleep" => {
+                // Time is not modelled: a sleep is a back-off step; the
+                // duration is dropped (reading it has no effect on others).
+                if let Some(a) = args.iter().find(|a| a.has_effects()) {
+                    return Err(Diagnostic::new(a.span, "an assignment or call inside `__nanosleep(...)` is outside the subset")
+                        .label("side effect"));
+                }
+                plain("backoff", vec![])
+            }
+            "clock" | "clock64" => Err(Diagnostic::new(span, format!("`{fname}()` is used for more than a back-off delay"))
+                .label("time is not modelled")
+                .hint("the model explores every interleaving instead of timing; clock() may only bound a delay loop")),
+            "atomic_thread_fence" => {
+                let order = order_arg(args.first(), span)?;
+                let scope = match args.get(1) {
+                    Some(a) => scope_arg(a)?,
+                    None => Scope::Sys,
+                };
+                let order = match order {
+                    // A relaxed fence orders nothing.
+                    CppOrder::Relaxed => return Ok(Some(None)),
+                    CppOrder::SeqCst => Order::Sc,
+                    _ => Order::AcqRel,
+                };
+                let fence = mem_call("fence", MemOrder::new(order, scope), vec![], span);
+                Ok(Some(Some(fence)))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// A member of `cuda::atomic_ref<T, S>` / `cuda::atomic<T, S>` on the
+    /// atomic object `a`.
+    pub(super) fn atomic_member(
+        &mut self,
+        a: AtomicObject,
+        member: &str,
+        args: &'p [CExpr],
+        e: &'p CExpr,
+        pre: &mut Vec<s::Stmt>,
+    ) -> R<Option<s::Expr>> {
+        let span = e.span;
+        let value_ty = ctype_of(a.target.ty);
+        let loc = self.location(&a.target, a.offset.clone(), span, pre)?;
+        match member {
+            "load" => {
+                let mo = self.access_order(args.first(), Access::Load, a.scope, span, pre)?;
+                let load = mem_call("load", mo, vec![loc], span);
+                Ok(Some(convert(load, &value_ty, &e.ty)))
+            }
+            "store" => {
+                let v = self.rvalue_as(&args[0], &value_ty, pre)?;
+                let mo = self.access_order(args.get(1), Access::Store, a.scope, span, pre)?;
+                pre.push(expr_stmt(mem_call("store", mo, vec![loc, v], span)));
+                Ok(None)
+            }
+            "compare_exchange_strong" | "compare_exchange_weak" => {
+                let exchange = self.compare_exchange(&a, loc, args, span, pre)?;
+                Ok(Some(exchange))
+            }
+            _ => {
+                let Some((_, op)) = RMW_MEMBERS.iter().find(|(m, _)| *m == member) else {
+                    return Err(Diagnostic::new(span, format!("`{member}` of a CUDA atomic is outside the subset"))
+                        .label("unsupported member")
+                        .hint("load, store, exchange, compare_exchange_strong/weak and fetch_add/sub/and/or/xor/min/max are supported"));
+                };
+                let v = self.rvalue_as(&args[0], &value_ty, pre)?;
+                let mo =
+                    self.access_order(args.get(1), Access::ReadModifyWrite, a.scope, span, pre)?;
+                let rmw = mem_call(op, mo, vec![loc, v], span);
+                Ok(Some(convert(rmw, &value_ty, &e.ty)))
+            }
+        }
+    }
+
+    /// `compare_exchange(expected, desired, order)`, where `expected` is a
+    /// thread-local lvalue: `old = CAS(loc, expected, desired); ok = old ==
+    /// expected; expected = old`. A weak exchange is modelled as a strong
+    /// one (no spurious failure).
+    fn compare_exchange(
+        &mut self,
+        a: &AtomicObject,
+        loc: s::Expr,
+        args: &'p [CExpr],
+        span: Span,
+        pre: &mut Vec<s::Stmt>,
+    ) -> R<s::Expr> {
+        let value_ty = ctype_of(a.target.ty);
+        let (exp_name, exp_ty) = self.local_place(&args[0])?;
+        let desired = self.rvalue_as(&args[1], &value_ty, pre)?;
+        let mo = self.access_order(args.get(2), Access::ReadModifyWrite, a.scope, span, pre)?;
+        let expected = || convert(name(&exp_name, span), &ctype_of(exp_ty), &value_ty);
+        let cas = mem_call("atomicCAS", mo, vec![loc, expected(), desired], span);
+        let old = self.fresh_let(a.target.ty, cas, pre);
+        let same = bin(BinOp::Eq, name(&old, span), expected(), span);
+        let ok = self.fresh_let(Type::Bool, same, pre);
+        pre.push(set(&exp_name, name(&old, span), span));
+        Ok(name(&ok, span))
+    }
+
+    /// The PTX order of an atomic access made with the C++ order `arg`;
+    /// a seq_cst access is preceded by `fence.sc`, pushed to `pre`.
+    fn access_order(
+        &mut self,
+        arg: Option<&CExpr>,
+        access: Access,
+        scope: Scope,
+        span: Span,
+        pre: &mut Vec<s::Stmt>,
+    ) -> R<MemOrder> {
+        let (fence, order) = match (order_arg(arg, span)?, access) {
+            (CppOrder::SeqCst, Access::ReadModifyWrite) => (true, Order::Acquire),
+            (CppOrder::SeqCst, _) => (true, Order::Relaxed),
+            (CppOrder::Relaxed, _) => (false, Order::Relaxed),
+            (CppOrder::Acquire, Access::Load | Access::ReadModifyWrite) => (false, Order::Acquire),
+            (CppOrder::Release, Access::Store | Access::ReadModifyWrite) => (false, Order::Release),
+            (CppOrder::AcqRel, Access::ReadModifyWrite) => (false, Order::AcqRel),
+            (_, Access::Load) => {
+                return Err(
+                    Diagnostic::new(span, "a load cannot be `release` or `acq_rel`").label("order"),
+                )
+            }
+            (_, Access::Store) => {
+                return Err(
+                    Diagnostic::new(span, "a store cannot be `acquire` or `acq_rel`")
+                        .label("order"),
+                )
+            }
+        };
+        if fence {
+            let sc = MemOrder::new(Order::Sc, scope);
+            pre.push(expr_stmt(mem_call("fence", sc, vec![], span)));
+        }
+        Ok(MemOrder::new(order, scope))
+    }
+}
+
+/// `atomicCAS_block` → `atomicCAS`.
+fn split_scope(name: &str) -> &str {
+    ["_block", "_system"]
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+        .unwrap_or(name)
 }
 
 fn enumerator(e: &CExpr) -> Option<&str> {
@@ -160,16 +247,16 @@ fn enumerator(e: &CExpr) -> Option<&str> {
     }
 }
 
-fn order_arg(e: Option<&CExpr>, span: Span) -> R<MemOrder> {
+fn order_arg(e: Option<&CExpr>, span: Span) -> R<CppOrder> {
     let Some(e) = e else {
-        return Ok(MemOrder::SeqCst);
+        return Ok(CppOrder::SeqCst);
     };
     Ok(match enumerator(e) {
-        Some("memory_order_relaxed") => MemOrder::Relaxed,
-        Some("memory_order_acquire" | "memory_order_consume") => MemOrder::Acquire,
-        Some("memory_order_release") => MemOrder::Release,
-        Some("memory_order_acq_rel") => MemOrder::AcqRel,
-        Some("memory_order_seq_cst") => MemOrder::SeqCst,
+        Some("memory_order_relaxed") => CppOrder::Relaxed,
+        Some("memory_order_acquire" | "memory_order_consume") => CppOrder::Acquire,
+        Some("memory_order_release") => CppOrder::Release,
+        Some("memory_order_acq_rel") => CppOrder::AcqRel,
+        Some("memory_order_seq_cst") => CppOrder::SeqCst,
         _ => {
             return Err(Diagnostic::new(
                 if e.span == Span::default() {
@@ -197,168 +284,4 @@ fn scope_arg(e: &CExpr) -> R<Scope> {
             .label("not a scope"))
         }
     })
-}
-
-/// A member of `cuda::atomic_ref<T, S>` / `cuda::atomic<T, S>` on the
-/// location `target[offset]`.
-#[allow(clippy::too_many_arguments)]
-pub fn lower_atomic_member<'p>(
-    fl: &mut FnLower<'_, 'p>,
-    target: &Target,
-    offset: s::Expr,
-    scope: Scope,
-    member: &str,
-    args: &'p [CExpr],
-    e: &'p CExpr,
-    pre: &mut Vec<s::Stmt>,
-) -> R<Option<s::Expr>> {
-    let span = e.span;
-    let sc = scope_name(scope);
-    let value_ty = ctype_of(target.ty);
-    let fence_sc = |pre: &mut Vec<s::Stmt>| {
-        pre.push(s::Stmt {
-            kind: s::StmtKind::Expr(call("fence", &["sc", sc], vec![], span)),
-            span,
-        })
-    };
-    let loc = fl.location(target, offset, span, pre)?;
-    let rmw = |order: MemOrder| match order {
-        MemOrder::Relaxed => "relaxed",
-        MemOrder::Acquire => "acquire",
-        MemOrder::Release => "release",
-        MemOrder::AcqRel => "acq_rel",
-        MemOrder::SeqCst => "acquire",
-    };
-    let value = |fl: &mut FnLower<'_, 'p>, a: &'p CExpr, pre: &mut Vec<s::Stmt>| -> R<s::Expr> {
-        let v = fl.rvalue(a, pre)?;
-        Ok(convert(v, &a.ty, &value_ty))
-    };
-    match member {
-        "load" => {
-            let order = order_arg(args.first(), span)?;
-            let o = match order {
-                MemOrder::Relaxed => "relaxed",
-                MemOrder::Acquire => "acquire",
-                MemOrder::SeqCst => {
-                    fence_sc(pre);
-                    "relaxed"
-                }
-                _ => return Err(Diagnostic::new(span, "a load cannot be `release` or `acq_rel`").label("order")),
-            };
-            Ok(Some(convert(call("load", &[o, sc], vec![loc], span), &value_ty, &e.ty)))
-        }
-        "store" => {
-            let v = value(fl, &args[0], pre)?;
-            let o = match order_arg(args.get(1), span)? {
-                MemOrder::Relaxed => "relaxed",
-                MemOrder::Release => "release",
-                MemOrder::SeqCst => {
-                    fence_sc(pre);
-                    "relaxed"
-                }
-                _ => return Err(Diagnostic::new(span, "a store cannot be `acquire` or `acq_rel`").label("order")),
-            };
-            pre.push(s::Stmt {
-                kind: s::StmtKind::Expr(call("store", &[o, sc], vec![loc, v], span)),
-                span,
-            });
-            Ok(None)
-        }
-        "exchange" | "fetch_add" | "fetch_sub" | "fetch_and" | "fetch_or" | "fetch_xor" | "fetch_min" | "fetch_max" => {
-            let op = match member {
-                "exchange" => "atomicExch",
-                "fetch_add" => "atomicAdd",
-                "fetch_sub" => "atomicSub",
-                "fetch_and" => "atomicAnd",
-                "fetch_or" => "atomicOr",
-                "fetch_xor" => "atomicXor",
-                "fetch_min" => "atomicMin",
-                _ => "atomicMax",
-            };
-            let v = value(fl, &args[0], pre)?;
-            let order = order_arg(args.get(1), span)?;
-            if order == MemOrder::SeqCst {
-                fence_sc(pre);
-            }
-            Ok(Some(convert(call(op, &[rmw(order), sc], vec![loc, v], span), &value_ty, &e.ty)))
-        }
-        "compare_exchange_strong" | "compare_exchange_weak" => {
-            // expected is a thread-local lvalue: old = CAS(loc, expected,
-            // desired); ok = old == expected; expected = old. A weak
-            // exchange is modelled as a strong one (no spurious failure).
-            let expected = fl.local_place(&args[0])?;
-            let desired = value(fl, &args[1], pre)?;
-            let order = order_arg(args.get(2), span)?;
-            if order == MemOrder::SeqCst {
-                fence_sc(pre);
-            }
-            let (exp_name, exp_ty) = expected;
-            let cas = call(
-                "atomicCAS",
-                &[rmw(order), sc],
-                vec![loc, convert(name_expr(&exp_name, span), &ctype_of(exp_ty), &value_ty), desired],
-                span,
-            );
-            let old = fl.fresh_let(target.ty, cas, pre);
-            let ok = fl.fresh_let(
-                Type::Bool,
-                s::Expr {
-                    kind: s::ExprKind::Binary(
-                        s::BinOp::Eq,
-                        Box::new(name_expr(&old, span)),
-                        Box::new(convert(name_expr(&exp_name, span), &ctype_of(exp_ty), &value_ty)),
-                    ),
-                    span,
-                },
-                pre,
-            );
-            pre.push(s::Stmt {
-                kind: s::StmtKind::Assign {
-                    place: s::Place { name: s::Ident { name: exp_name, span }, index: None, span },
-                    op: s::AssignOp::Set,
-                    value: name_expr(&old, span),
-                },
-                span,
-            });
-            Ok(Some(name_expr(&ok, span)))
-        }
-        other => Err(Diagnostic::new(span, format!("`{other}` of a CUDA atomic is outside the subset"))
-            .label("unsupported member")
-            .hint("load, store, exchange, compare_exchange_strong/weak and fetch_add/sub/and/or/xor/min/max are supported")),
-    }
-}
-
-fn name_expr(n: &str, span: Span) -> s::Expr {
-    s::Expr {
-        kind: s::ExprKind::Name(s::Ident {
-            name: n.to_string(),
-            span,
-        }),
-        span,
-    }
-}
-
-/// Whether evaluating `e` assigns or calls something.
-pub fn has_effects(e: &CExpr) -> bool {
-    match &e.kind {
-        CExprKind::Assign(..) | CExprKind::Method(..) | CExprKind::Construct(_) => true,
-        CExprKind::Call(n, args) => {
-            !matches!(n.as_str(), "clock" | "clock64") || args.iter().any(has_effects)
-        }
-        CExprKind::Unary(op, a) => {
-            matches!(
-                op,
-                CUnOp::PreInc | CUnOp::PreDec | CUnOp::PostInc | CUnOp::PostDec
-            ) || has_effects(a)
-        }
-        CExprKind::Binary(_, a, b) | CExprKind::Index(a, b) => has_effects(a) || has_effects(b),
-        CExprKind::Cond(c, a, b) => has_effects(c) || has_effects(a) || has_effects(b),
-        CExprKind::Cast(a) => has_effects(a),
-        CExprKind::Int(_)
-        | CExprKind::Null
-        | CExprKind::Var(..)
-        | CExprKind::Dim(..)
-        | CExprKind::WarpSize
-        | CExprKind::Enumerator(_) => false,
-    }
 }

@@ -6,18 +6,20 @@
 //! Pipeline: [`parse`] (libclang's tree → the subset's typed tree, refusing
 //! what is outside the subset with a located error), [`timing`] (back-off
 //! that only passes time), [`lower`] (typed tree → spec procedures; with
-//! [`builtins`] and [`ptx`] for CUDA's built-ins and inline PTX). The spec
+//! [`builtins`] and [`ptx`] for CUDA's built-ins and inline PTX), and
+//! [`harness`] (the harness's calls pointed at those procedures). The spec
 //! lowering then does the rest.
 
 pub mod ast;
 mod builtins;
+mod harness;
 pub mod libclang;
 mod lower;
 mod parse;
 mod ptx;
 mod timing;
 
-use crate::spec::ast::{Expr, ExprKind, Item, Span, SpecFile, Stmt, StmtKind};
+use crate::spec::ast::{Item, Span, SpecFile};
 use crate::spec::diag::{Diagnostic, Source};
 use std::path::{Path, PathBuf};
 
@@ -177,21 +179,7 @@ pub fn attach(
     let timing = timing::Timing::analyse(&program, request.abstract_timing);
     let mut lowering = lower::Lowering::new(&program, file, timing);
     lowering.declare_globals()?;
-    let spec_fns: Vec<String> = file
-        .items
-        .iter()
-        .filter_map(|i| match i {
-            Item::Fn(f) => Some(f.name.name.clone()),
-            _ => None,
-        })
-        .collect();
-    for item in &mut file.items {
-        match item {
-            Item::Fn(f) => rewrite_block(&mut f.body.stmts, &spec_fns, &mut lowering)?,
-            Item::Harness(h) => rewrite_block(&mut h.body.stmts, &spec_fns, &mut lowering)?,
-            _ => {}
-        }
-    }
+    harness::rewrite_calls(file, &mut lowering)?;
     lowering.finish()?;
     let harness_at = file
         .items
@@ -200,114 +188,5 @@ pub fn attach(
         .unwrap_or(file.items.len());
     let generated = std::mem::take(&mut lowering.items);
     file.items.splice(harness_at..harness_at, generated);
-    Ok(())
-}
-
-/// Points the harness's calls of device functions at their instances.
-fn rewrite_block(
-    stmts: &mut [Stmt],
-    spec_fns: &[String],
-    l: &mut lower::Lowering,
-) -> Result<(), Diagnostic> {
-    for s in stmts {
-        rewrite_stmt(s, spec_fns, l)?;
-    }
-    Ok(())
-}
-
-fn rewrite_stmt(
-    s: &mut Stmt,
-    spec_fns: &[String],
-    l: &mut lower::Lowering,
-) -> Result<(), Diagnostic> {
-    let mut exprs: Vec<&mut Expr> = Vec::new();
-    match &mut s.kind {
-        StmtKind::Let { init, .. } => exprs.extend(init.as_mut()),
-        StmtKind::Assign { place, value, .. } => {
-            exprs.push(value);
-            if let Some(i) = place.index.as_deref_mut() {
-                exprs.push(i);
-            }
-        }
-        StmtKind::Expr(e) => exprs.push(e),
-        StmtKind::If {
-            cond,
-            then_block,
-            else_block,
-        } => {
-            exprs.push(cond);
-            rewrite_block(&mut then_block.stmts, spec_fns, l)?;
-            if let Some(b) = else_block {
-                rewrite_block(&mut b.stmts, spec_fns, l)?;
-            }
-        }
-        StmtKind::While { cond, body } => {
-            exprs.push(cond);
-            rewrite_block(&mut body.stmts, spec_fns, l)?;
-        }
-        StmtKind::For {
-            init,
-            cond,
-            step,
-            body,
-        } => {
-            if let Some(i) = init {
-                rewrite_stmt(i, spec_fns, l)?;
-            }
-            exprs.extend(cond.as_mut());
-            if let Some(st) = step {
-                rewrite_stmt(st, spec_fns, l)?;
-            }
-            rewrite_block(&mut body.stmts, spec_fns, l)?;
-        }
-        StmtKind::Return(v) => exprs.extend(v.as_mut()),
-        StmtKind::Assert { cond, .. } => exprs.push(cond),
-        StmtKind::Critical { weight, body } => {
-            exprs.extend(weight.as_mut());
-            rewrite_block(&mut body.stmts, spec_fns, l)?;
-        }
-        StmtKind::Phase { body } | StmtKind::Block(body) => {
-            rewrite_block(&mut body.stmts, spec_fns, l)?
-        }
-        StmtKind::Break | StmtKind::Continue | StmtKind::Progress => {}
-    }
-    for e in exprs {
-        rewrite_expr(e, spec_fns, l)?;
-    }
-    Ok(())
-}
-
-fn rewrite_expr(
-    e: &mut Expr,
-    spec_fns: &[String],
-    l: &mut lower::Lowering,
-) -> Result<(), Diagnostic> {
-    match &mut e.kind {
-        ExprKind::Call {
-            name,
-            qualifiers,
-            args,
-        } => {
-            for a in args.iter_mut() {
-                rewrite_expr(a, spec_fns, l)?;
-            }
-            if qualifiers.is_empty() && !spec_fns.contains(&name.name) {
-                if let Some(inst) = l.harness_call(name, args)? {
-                    name.name = inst;
-                }
-            }
-        }
-        ExprKind::Index(_, i) | ExprKind::Unary(_, i) => rewrite_expr(i, spec_fns, l)?,
-        ExprKind::Binary(_, a, b) => {
-            rewrite_expr(a, spec_fns, l)?;
-            rewrite_expr(b, spec_fns, l)?;
-        }
-        ExprKind::Ternary(c, a, b) => {
-            rewrite_expr(c, spec_fns, l)?;
-            rewrite_expr(a, spec_fns, l)?;
-            rewrite_expr(b, spec_fns, l)?;
-        }
-        ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Name(_) => {}
-    }
     Ok(())
 }

@@ -1,10 +1,11 @@
 //! Inline PTX (`asm volatile(...)`): the memory instructions `ld`, `st`,
 //! `atom`, `red`, `fence` and `membar`, with their orders and scopes, on
 //! 32-bit values; operands are `%N` (outputs first, then inputs) and
-//! `[%N]` for an address.
+//! `[%N]` for an address. PTX spells orders and scopes as the spec does.
 
 use super::ast::{AsmStmt, CExpr};
-use super::lower::{call, FnLower};
+use super::lower::syntax::{call, expr_stmt};
+use super::lower::FnLower;
 use crate::spec::ast::{self as s, Span};
 use crate::spec::diag::Diagnostic;
 
@@ -80,125 +81,168 @@ fn qualifiers(parts: &[String], span: Span) -> R<Qualifiers> {
     Ok(q)
 }
 
-/// Lowers an `asm` statement to memory operations.
-pub fn lower_asm<'p>(
-    fl: &mut FnLower<'_, 'p>,
-    a: &'p AsmStmt,
+/// An `asm` statement's operands: `%N` (outputs first, then inputs) and
+/// `[%N]` for an address.
+struct Operands<'p> {
+    exprs: Vec<&'p CExpr>,
     span: Span,
-    out: &mut Vec<s::Stmt>,
-) -> R<()> {
-    let operands: Vec<&'p CExpr> = a.outputs.iter().chain(&a.inputs).map(|(_, e)| e).collect();
-    let refuse = |what: String| {
-        Diagnostic::new(span, format!("{what} in inline PTX is outside the subset"))
-            .label("inline PTX")
-            .hint("ld, st, atom, red, fence and membar on 32-bit values are supported")
-    };
-    let operand = |text: &str| -> R<usize> {
+}
+
+impl<'p> Operands<'p> {
+    fn refuse(&self, what: String) -> Diagnostic {
+        Diagnostic::new(
+            self.span,
+            format!("{what} in inline PTX is outside the subset"),
+        )
+        .label("inline PTX")
+        .hint("ld, st, atom, red, fence and membar on 32-bit values are supported")
+    }
+
+    /// The expression `%N` names.
+    fn value(&self, text: &str) -> R<&'p CExpr> {
         let n = text
             .trim()
             .strip_prefix('%')
             .and_then(|n| n.parse::<usize>().ok())
-            .filter(|n| *n < operands.len());
-        n.ok_or_else(|| refuse(format!("the operand `{text}`")))
-    };
-    let address = |text: &str| -> R<usize> {
+            .filter(|n| *n < self.exprs.len());
+        n.map(|n| self.exprs[n])
+            .ok_or_else(|| self.refuse(format!("the operand `{text}`")))
+    }
+
+    /// The pointer `[%N]` names.
+    fn address(&self, text: &str) -> R<&'p CExpr> {
         let inner = text
             .trim()
             .strip_prefix('[')
             .and_then(|t| t.strip_suffix(']'));
-        operand(inner.ok_or_else(|| refuse(format!("the address `{text}`")))?)
-    };
-    for ins in instructions(&a.template) {
-        let q = qualifiers(&ins.parts, span)?;
-        let scope = q.scope.unwrap_or("gpu");
-        let emit = |out: &mut Vec<s::Stmt>, e: s::Expr| {
-            out.push(s::Stmt {
-                kind: s::StmtKind::Expr(e),
-                span,
-            })
+        self.value(inner.ok_or_else(|| self.refuse(format!("the address `{text}`")))?)
+    }
+}
+
+impl<'p> FnLower<'_, 'p> {
+    /// Lowers an `asm` statement to memory operations.
+    pub(super) fn asm(&mut self, a: &'p AsmStmt, span: Span, out: &mut Vec<s::Stmt>) -> R<()> {
+        let operands = Operands {
+            exprs: a.outputs.iter().chain(&a.inputs).map(|(_, e)| e).collect(),
+            span,
         };
-        match ins.parts[0].as_str() {
-            "fence" => {
-                let o = match q.order {
-                    Some("sc") => "sc",
-                    Some("acq_rel" | "acquire" | "release") => "acq_rel",
-                    _ => return Err(refuse("this fence".into())),
-                };
-                emit(out, call("fence", &[o, scope], vec![], span));
-            }
-            "membar" => emit(out, call("fence", &["sc", scope], vec![], span)),
-            "ld" => {
-                let [dst, addr] = ins.operands.as_slice() else {
-                    return Err(refuse("this `ld`".into()));
-                };
-                let (target, offset) = fl.pointer_arg(operands[address(addr)?], out)?;
-                let loc = fl.location(&target, offset, span, out)?;
-                let order = q.order.unwrap_or("weak");
-                let value = call("load", &[order, scope], vec![loc], span);
-                fl.store_output(operands[operand(dst)?], value, out)?;
-            }
-            "st" => {
-                let [addr, src] = ins.operands.as_slice() else {
-                    return Err(refuse("this `st`".into()));
-                };
-                let (target, offset) = fl.pointer_arg(operands[address(addr)?], out)?;
-                let loc = fl.location(&target, offset, span, out)?;
-                let v = fl.rvalue(operands[operand(src)?], out)?;
-                let order = q.order.unwrap_or("weak");
-                emit(out, call("store", &[order, scope], vec![loc, v], span));
-            }
-            kind @ ("atom" | "red") => {
-                let op =
-                    q.op.clone()
-                        .ok_or_else(|| refuse(format!("this `{kind}`")))?;
-                let name = match op.as_str() {
-                    "add" => "atomicAdd",
-                    "exch" => "atomicExch",
-                    "cas" => "atomicCAS",
-                    "inc" => "atomicInc",
-                    "dec" => "atomicDec",
-                    "and" => "atomicAnd",
-                    "or" => "atomicOr",
-                    "xor" => "atomicXor",
-                    "min" => "atomicMin",
-                    _ => "atomicMax",
-                };
-                let ops = ins.operands.as_slice();
-                let (dst, rest) = if kind == "atom" {
-                    let (d, r) = ops
-                        .split_first()
-                        .ok_or_else(|| refuse("this `atom`".into()))?;
-                    (Some(d), r)
-                } else {
-                    (None, ops)
-                };
-                let (addr, values) = rest
-                    .split_first()
-                    .ok_or_else(|| refuse(format!("this `{kind}`")))?;
-                if values.len() != if op == "cas" { 2 } else { 1 } {
-                    return Err(refuse(format!("this `{kind}.{op}`")));
+        for ins in instructions(&a.template) {
+            let q = qualifiers(&ins.parts, span)?;
+            let scope = q.scope.unwrap_or("gpu");
+            match ins.parts[0].as_str() {
+                "fence" => {
+                    let o = match q.order {
+                        Some("sc") => "sc",
+                        Some("acq_rel" | "acquire" | "release") => "acq_rel",
+                        _ => return Err(operands.refuse("this fence".into())),
+                    };
+                    out.push(expr_stmt(call("fence", &[o, scope], vec![], span)));
                 }
-                let (target, offset) = fl.pointer_arg(operands[address(addr)?], out)?;
-                let mut args = vec![fl.location(&target, offset, span, out)?];
-                for v in values {
-                    args.push(fl.rvalue(operands[operand(v)?], out)?);
+                "membar" => out.push(expr_stmt(call("fence", &["sc", scope], vec![], span))),
+                "ld" => {
+                    let [dst, addr] = ins.operands.as_slice() else {
+                        return Err(operands.refuse("this `ld`".into()));
+                    };
+                    let loc = self.ptx_location(operands.address(addr)?, span, out)?;
+                    let order = q.order.unwrap_or("weak");
+                    let value = call("load", &[order, scope], vec![loc], span);
+                    self.store_output(operands.value(dst)?, value, out)?;
                 }
-                let order = match q.order {
-                    None => "relaxed",
-                    Some(o @ ("relaxed" | "acquire" | "release" | "acq_rel")) => o,
-                    Some(o) => return Err(refuse(format!("the order `.{o}` on `{kind}`"))),
-                };
-                let c = call(name, &[order, scope], args, span);
-                match dst {
-                    Some(d) => fl.store_output(operands[operand(d)?], c, out)?,
-                    None => emit(out, c),
+                "st" => {
+                    let [addr, src] = ins.operands.as_slice() else {
+                        return Err(operands.refuse("this `st`".into()));
+                    };
+                    let loc = self.ptx_location(operands.address(addr)?, span, out)?;
+                    let v = self.rvalue(operands.value(src)?, out)?;
+                    let order = q.order.unwrap_or("weak");
+                    out.push(expr_stmt(call(
+                        "store",
+                        &[order, scope],
+                        vec![loc, v],
+                        span,
+                    )));
                 }
+                kind @ ("atom" | "red") => self.ptx_atomic(kind, &ins, &q, &operands, out)?,
+                other => return Err(operands.refuse(format!("the instruction `{other}`"))),
             }
-            other => return Err(refuse(format!("the instruction `{other}`"))),
+        }
+        Ok(())
+    }
+
+    /// `atom` (with a destination) or `red` (without).
+    fn ptx_atomic(
+        &mut self,
+        kind: &str,
+        ins: &Instruction,
+        q: &Qualifiers,
+        operands: &Operands<'p>,
+        out: &mut Vec<s::Stmt>,
+    ) -> R<()> {
+        let span = operands.span;
+        let refuse = |what: String| operands.refuse(what);
+        let op =
+            q.op.clone()
+                .ok_or_else(|| refuse(format!("this `{kind}`")))?;
+        let name = PTX_ATOMICS
+            .iter()
+            .find(|(o, _)| *o == op)
+            .map_or("atomicMax", |(_, n)| n);
+        let ops = ins.operands.as_slice();
+        let (dst, rest) = if kind == "atom" {
+            let (d, r) = ops
+                .split_first()
+                .ok_or_else(|| refuse("this `atom`".into()))?;
+            (Some(d), r)
+        } else {
+            (None, ops)
+        };
+        let (addr, values) = rest
+            .split_first()
+            .ok_or_else(|| refuse(format!("this `{kind}`")))?;
+        if values.len() != if op == "cas" { 2 } else { 1 } {
+            return Err(refuse(format!("this `{kind}.{op}`")));
+        }
+        let mut args = vec![self.ptx_location(operands.address(addr)?, span, out)?];
+        for v in values {
+            args.push(self.rvalue(operands.value(v)?, out)?);
+        }
+        let order = match q.order {
+            None => "relaxed",
+            Some(o @ ("relaxed" | "acquire" | "release" | "acq_rel")) => o,
+            Some(o) => return Err(refuse(format!("the order `.{o}` on `{kind}`"))),
+        };
+        let scope = q.scope.unwrap_or("gpu");
+        let c = call(name, &[order, scope], args, span);
+        match dst {
+            Some(d) => self.store_output(operands.value(d)?, c, out),
+            None => {
+                out.push(expr_stmt(c));
+                Ok(())
+            }
         }
     }
-    Ok(())
+
+    /// The location an address operand points to.
+    fn ptx_location(&mut self, p: &'p CExpr, span: Span, out: &mut Vec<s::Stmt>) -> R<s::Expr> {
+        let (target, offset) = self.pointer_arg(p, out)?;
+        self.location(&target, offset, span, out)
+    }
 }
+
+/// PTX's atomic operations and the spec's atomics for them (`max`, the
+/// last, stands for any other the qualifiers let through).
+const PTX_ATOMICS: &[(&str, &str)] = &[
+    ("add", "atomicAdd"),
+    ("exch", "atomicExch"),
+    ("cas", "atomicCAS"),
+    ("inc", "atomicInc"),
+    ("dec", "atomicDec"),
+    ("and", "atomicAnd"),
+    ("or", "atomicOr"),
+    ("xor", "atomicXor"),
+    ("min", "atomicMin"),
+    ("max", "atomicMax"),
+];
 
 #[cfg(test)]
 mod tests {

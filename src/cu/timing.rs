@@ -14,7 +14,6 @@
 //! model` keeps both as written (the tests compare verdicts both ways).
 
 use super::ast::*;
-use super::builtins::has_effects;
 use std::collections::HashSet;
 
 #[derive(Debug, Default)]
@@ -68,7 +67,7 @@ impl Timing {
 
     /// `e` reads the clock (a value only a delay may use).
     pub fn reads_clock(&self, e: &CExpr) -> bool {
-        self.enabled && mentions_clock(e)
+        self.enabled && e.mentions_clock()
     }
 
     /// Whether `st` is a loop that only passes time.
@@ -90,7 +89,7 @@ impl Timing {
                 counts_up(step, counter) && bounds(cond, counter) && self.inert(body)
             }
             CStmtKind::While { cond, body } | CStmtKind::DoWhile { body, cond } => {
-                mentions_clock(cond) && !has_effects(cond) && self.inert(body)
+                cond.mentions_clock() && !cond.has_effects() && self.inert(body)
             }
             _ => false,
         }
@@ -109,16 +108,9 @@ impl Timing {
     /// `v = ...`, `v += ...`, `v++` on a dropped variable, with a
     /// right-hand side free of other effects.
     fn updates_dropped(&self, e: &CExpr) -> bool {
-        match &e.kind {
-            CExprKind::Assign(_, lhs, rhs) => {
-                var_of(lhs).is_some_and(|id| self.dropped.contains(&id)) && !has_effects(rhs)
-            }
-            CExprKind::Unary(
-                CUnOp::PreInc | CUnOp::PreDec | CUnOp::PostInc | CUnOp::PostDec,
-                a,
-            ) => var_of(a).is_some_and(|id| self.dropped.contains(&id)),
-            _ => false,
-        }
+        update_of(e).is_some_and(|(id, rhs)| {
+            self.dropped.contains(&id) && !rhs.is_some_and(CExpr::has_effects)
+        })
     }
 
     /// Marks as `bad` every candidate used other than for timing in `st`.
@@ -127,46 +119,22 @@ impl Timing {
             return; // everything a delay loop reads only sizes the delay
         }
         match &st.kind {
-            CStmtKind::Block(v) => v.iter().for_each(|s| self.uses_in_stmt(s, cand, bad)),
             CStmtKind::Decl(vars) => {
-                for v in vars {
-                    if let Some(i) = &v.init {
-                        reads(i, cand, bad);
-                    }
+                for i in vars.iter().filter_map(|v| v.init.as_ref()) {
+                    reads(i, cand, bad);
                 }
             }
             CStmtKind::Expr(e) => self.uses_in_effect(e, cand, bad),
-            CStmtKind::If {
-                cond,
-                then,
-                otherwise,
-            } => {
-                reads(cond, cand, bad);
-                self.uses_in_stmt(then, cand, bad);
-                if let Some(o) = otherwise {
-                    self.uses_in_stmt(o, cand, bad);
-                }
-            }
-            CStmtKind::While { cond, body } | CStmtKind::DoWhile { body, cond } => {
-                reads(cond, cand, bad);
-                self.uses_in_stmt(body, cand, bad);
-            }
-            CStmtKind::For {
-                init,
-                cond,
-                step,
-                body,
-            } => {
-                if let Some(i) = init {
-                    self.uses_in_stmt(i, cand, bad);
-                }
+            CStmtKind::If { cond, .. }
+            | CStmtKind::While { cond, .. }
+            | CStmtKind::DoWhile { cond, .. } => reads(cond, cand, bad),
+            CStmtKind::For { cond, step, .. } => {
                 if let Some(c) = cond {
                     reads(c, cand, bad);
                 }
                 if let Some(s) = step {
                     self.uses_in_effect(s, cand, bad);
                 }
-                self.uses_in_stmt(body, cand, bad);
             }
             CStmtKind::Return(Some(e)) => reads(e, cand, bad),
             CStmtKind::Asm(a) => {
@@ -174,66 +142,59 @@ impl Timing {
                     reads(e, cand, bad);
                 }
             }
-            CStmtKind::Return(None) | CStmtKind::Break | CStmtKind::Continue | CStmtKind::Empty => {
-            }
+            CStmtKind::Block(_)
+            | CStmtKind::Return(None)
+            | CStmtKind::Break
+            | CStmtKind::Continue
+            | CStmtKind::Empty => {}
+        }
+        for s in st.sub_stmts() {
+            self.uses_in_stmt(s, cand, bad);
         }
     }
 
     /// A statement expression: an update of a candidate from itself is a
     /// timing use; `__nanosleep(v)` is one too.
     fn uses_in_effect(&self, e: &CExpr, cand: &HashSet<DeclId>, bad: &mut HashSet<DeclId>) {
-        match &e.kind {
-            CExprKind::Assign(_, lhs, rhs) if var_of(lhs).is_some_and(|id| cand.contains(&id)) => {
-                let target = var_of(lhs).expect("checked");
+        match update_of(e) {
+            Some((target, rhs)) if cand.contains(&target) => {
+                let Some(rhs) = rhs else {
+                    return; // `v++`
+                };
                 let mut others = HashSet::new();
                 reads(rhs, cand, &mut others);
                 // Reading another candidate into this one ties them together.
                 others.remove(&target);
                 bad.extend(others);
-                if has_effects(rhs) {
+                if rhs.has_effects() {
                     bad.insert(target);
                 }
             }
-            CExprKind::Unary(
-                CUnOp::PreInc | CUnOp::PreDec | CUnOp::PostInc | CUnOp::PostDec,
-                a,
-            ) if var_of(a).is_some_and(|id| cand.contains(&id)) => {}
-            CExprKind::Call(n, _) if n == "__nanosleep" => {}
+            _ if matches!(&e.kind, CExprKind::Call(n, _) if n == "__nanosleep") => {}
             _ => reads(e, cand, bad),
         }
     }
 }
 
+/// The variable `e` assigns (`v = rhs`, `v op= rhs`) or steps (`v++`),
+/// with the right-hand side.
+fn update_of(e: &CExpr) -> Option<(DeclId, Option<&CExpr>)> {
+    match &e.kind {
+        CExprKind::Assign(_, lhs, rhs) => Some((var_of(lhs)?, Some(rhs))),
+        CExprKind::Unary(op, a) if op.is_step() => Some((var_of(a)?, None)),
+        _ => None,
+    }
+}
+
 /// Every read of a candidate in `e` is a non-timing use.
 fn reads(e: &CExpr, cand: &HashSet<DeclId>, bad: &mut HashSet<DeclId>) {
-    match &e.kind {
-        CExprKind::Var(id, _) => {
-            if cand.contains(id) {
-                bad.insert(*id);
-            }
+    if let CExprKind::Var(id, _) = &e.kind {
+        if cand.contains(id) {
+            bad.insert(*id);
         }
-        CExprKind::Unary(_, a) | CExprKind::Cast(a) => reads(a, cand, bad),
-        CExprKind::Binary(_, a, b) | CExprKind::Assign(_, a, b) | CExprKind::Index(a, b) => {
-            reads(a, cand, bad);
-            reads(b, cand, bad);
-        }
-        CExprKind::Cond(c, a, b) => {
-            reads(c, cand, bad);
-            reads(a, cand, bad);
-            reads(b, cand, bad);
-        }
-        CExprKind::Call(_, args) | CExprKind::Construct(args) => {
-            args.iter().for_each(|a| reads(a, cand, bad))
-        }
-        CExprKind::Method(o, _, args) => {
-            reads(o, cand, bad);
-            args.iter().for_each(|a| reads(a, cand, bad));
-        }
-        CExprKind::Int(_)
-        | CExprKind::Null
-        | CExprKind::Dim(..)
-        | CExprKind::WarpSize
-        | CExprKind::Enumerator(_) => {}
+    }
+    for c in e.children() {
+        reads(c, cand, bad);
     }
 }
 
@@ -247,19 +208,9 @@ fn declared_memory(st: &CStmt, out: &mut HashSet<DeclId>) {
                 }
             }
         }
-        CStmtKind::Block(v) => v.iter().for_each(|s| declared_memory(s, out)),
-        CStmtKind::If {
-            then, otherwise, ..
-        } => {
-            declared_memory(then, out);
-            if let Some(o) = otherwise {
-                declared_memory(o, out);
-            }
-        }
-        CStmtKind::While { body, .. }
-        | CStmtKind::DoWhile { body, .. }
-        | CStmtKind::For { body, .. } => declared_memory(body, out),
-        _ => {}
+        // A `for`'s init declares the loop's own variables.
+        CStmtKind::For { body, .. } => declared_memory(body, out),
+        _ => st.sub_stmts().for_each(|s| declared_memory(s, out)),
     }
 }
 
@@ -271,26 +222,12 @@ fn var_of(e: &CExpr) -> Option<DeclId> {
     }
 }
 
-fn mentions_clock(e: &CExpr) -> bool {
-    match &e.kind {
-        CExprKind::Call(n, args) => {
-            matches!(n.as_str(), "clock" | "clock64") || args.iter().any(mentions_clock)
-        }
-        CExprKind::Unary(_, a) | CExprKind::Cast(a) => mentions_clock(a),
-        CExprKind::Binary(_, a, b) | CExprKind::Assign(_, a, b) | CExprKind::Index(a, b) => {
-            mentions_clock(a) || mentions_clock(b)
-        }
-        CExprKind::Cond(c, a, b) => mentions_clock(c) || mentions_clock(a) || mentions_clock(b),
-        _ => false,
-    }
-}
-
 /// `int i = <constant or effect-free>` declaring one counter.
 fn declared_counter(init: &CStmt) -> Option<DeclId> {
     match &init.kind {
         CStmtKind::Decl(vars) if vars.len() == 1 && vars[0].ty.is_integer() => {
             let v = &vars[0];
-            (v.storage == Storage::Auto && !v.init.as_ref().is_some_and(has_effects))
+            (v.storage == Storage::Auto && !v.init.as_ref().is_some_and(CExpr::has_effects))
                 .then_some(v.id)
         }
         _ => None,
@@ -318,7 +255,7 @@ fn bounds(cond: &CExpr, counter: DeclId) -> bool {
         CBinOp::Gt | CBinOp::Ge => (b, a),
         _ => return false,
     };
-    var_of(i) == Some(counter) && !has_effects(bound) && !mentions(bound, counter)
+    var_of(i) == Some(counter) && !bound.has_effects() && !mentions(bound, counter)
 }
 
 fn strip(e: &CExpr) -> &CExpr {

@@ -238,13 +238,19 @@ pub fn order_named(name: &str) -> Option<Order> {
         .find(|o| order_name(*o) == name)
 }
 
-/// The scope a PTX `.cta`, `.gpu` or `.sys` qualifier names.
+/// The scope a PTX `.cta`, `.gpu` or `.sys` qualifier names (the inverse
+/// of `scope_name`).
 pub fn scope_named(name: &str) -> Option<Scope> {
-    match name {
-        "cta" => Some(Scope::Cta),
-        "gpu" => Some(Scope::Gpu),
-        "sys" => Some(Scope::Sys),
-        _ => None,
+    [Scope::Cta, Scope::Gpu, Scope::Sys]
+        .into_iter()
+        .find(|s| scope_name(*s) == name)
+}
+
+pub fn scope_name(s: Scope) -> &'static str {
+    match s {
+        Scope::Cta => "cta",
+        Scope::Gpu => "gpu",
+        Scope::Sys => "sys",
     }
 }
 

@@ -42,6 +42,24 @@ pub struct SpecFile {
     pub items: Vec<Item>,
 }
 
+impl SpecFile {
+    /// The names of the declared parameters, in order.
+    pub fn param_names(&self) -> impl Iterator<Item = &str> {
+        self.items.iter().filter_map(|i| match i {
+            Item::Param(p) => Some(p.name.name.as_str()),
+            _ => None,
+        })
+    }
+
+    /// The names of the declared procedures, in order.
+    pub fn fn_names(&self) -> impl Iterator<Item = &str> {
+        self.items.iter().filter_map(|i| match i {
+            Item::Fn(f) => Some(f.name.name.as_str()),
+            _ => None,
+        })
+    }
+}
+
 /// The `//!` header: metadata and expected verdicts.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Header {
@@ -132,6 +150,14 @@ impl Type {
 
     pub fn signed(self) -> bool {
         matches!(self, Type::I8 | Type::I16 | Type::I32)
+    }
+
+    /// The integer type of `bits` bits, signed or not, if there is one.
+    pub fn int(bits: u32, signed: bool) -> Option<Type> {
+        use Type::*;
+        [U8, U16, U32, I8, I16, I32]
+            .into_iter()
+            .find(|t| t.bits() == bits && t.signed() == signed)
     }
 
     pub fn name(self) -> &'static str {

@@ -55,40 +55,20 @@ fn is_word(s: &str) -> bool {
 }
 
 fn parse_line(line: &HeaderLine, header: &mut Header) -> SpecResult<()> {
-    let text = line.text.as_str();
-    let all = words(text, line.start);
-    let (Some(first), Some(last)) = (all.first(), all.last()) else {
+    let Some(entry) = Entry::split(line)? else {
         return Ok(()); // a blank `//!` line separates groups
     };
-    let whole = first.1.to(last.1);
-    let Some(colon) = text.find(':') else {
-        return Err(Diagnostic::new(whole, "header line is not `key: value`")
-            .label("expected `key: value`")
-            .hint(
-                "header lines look like `//! name: spin_lock`; use `//` for an ordinary comment",
-            ));
-    };
-    let keys = words(&text[..colon], line.start);
-    let value_start = line.start + colon + 1;
-    let value = text[colon + 1..].trim();
-    let Some(&(key, key_span)) = keys.first() else {
-        return Err(Diagnostic::new(
-            Span::new(value_start - 1, value_start),
-            "missing key before `:`",
-        )
-        .label("no key")
-        .hint("header lines look like `//! name: spin_lock`"));
-    };
+    let (key, key_span) = entry.keys[0];
     if !KEYS.contains(&key) {
         return Err(unknown_key(key, key_span));
     }
     if key == "expect" {
-        let args = keys[1..].iter().map(|(w, _)| w.to_string()).collect();
-        let expect = parse_expect(&text[colon + 1..], value_start, args, line.line, whole)?;
+        let args = entry.keys[1..].iter().map(|(w, _)| w.to_string()).collect();
+        let expect = parse_expect(entry.rest, entry.rest_start, args, line.line, entry.whole)?;
         header.expects.push(expect);
         return Ok(());
     }
-    if let Some(&(extra, span)) = keys.get(1) {
+    if let Some(&(extra, span)) = entry.keys.get(1) {
         return Err(Diagnostic::new(
             span,
             format!("expected `:` after header key `{key}`, found `{extra}`"),
@@ -96,6 +76,7 @@ fn parse_line(line: &HeaderLine, header: &mut Header) -> SpecResult<()> {
         .label("a key is one word")
         .hint("only `expect` takes options before the `:`"));
     }
+    let value = entry.rest.trim();
     if value.is_empty() {
         return Err(
             Diagnostic::new(key_span, format!("header key `{key}` has no value"))
@@ -103,63 +84,100 @@ fn parse_line(line: &HeaderLine, header: &mut Header) -> SpecResult<()> {
                 .hint(format!("write `//! {key}: ...`")),
         );
     }
-    if key == "note" {
-        header.notes.push(value.to_string());
-        return Ok(());
-    }
-    if key.starts_with("cuda") {
+    // The value runs from its first word to the end of the line.
+    let value = HeaderValue {
+        text: value.to_string(),
+        span: Span {
+            start: words(entry.rest, entry.rest_start)
+                .first()
+                .map_or(key_span.start, |w| w.1.start),
+            end: entry.whole.end,
+        },
+    };
+    match key {
+        "note" => header.notes.push(value.text),
         // A harness's CUDA files and how to compile them (repeatable; the
         // CUDA front end reads them, `crate::cu`).
-        let first = words(&text[colon + 1..], value_start);
-        let span = Span {
-            start: first.first().map_or(key_span.start, |w| w.1.start),
-            end: whole.end,
-        };
-        header.cuda.push((
-            key.to_string(),
-            HeaderValue {
-                text: value.to_string(),
-                span,
-            },
-        ));
-        return Ok(());
-    }
-    let given = match key {
-        "name" => header.name.is_some(),
-        "family" => header.family.is_some(),
-        "source" => header.source.is_some(),
-        "description" => header.description.is_some(),
-        "simt" => header.simt.is_some(),
-        _ => !header.liveness.is_empty(),
-    };
-    if given {
-        return Err(
-            Diagnostic::new(key_span, format!("duplicate header key `{key}`"))
-                .label("given twice")
-                .hint("`note` and `expect` may repeat; other keys appear once"),
-        );
-    }
-    // The value runs from its first word to the end of the line.
-    let value_words = words(&text[colon + 1..], value_start);
-    let value_span = Span {
-        start: value_words.first().map_or(key_span.start, |w| w.1.start),
-        end: whole.end,
-    };
-    let value = value.to_string();
-    match key {
-        "name" => header.name = Some(value),
-        "family" => header.family = Some(value),
-        "source" => header.source = Some(value),
-        "description" => header.description = Some(value),
-        "simt" => {
-            header.simt = Some(HeaderValue {
-                text: value,
-                span: value_span,
-            })
+        _ if key.starts_with("cuda") => header.cuda.push((key.to_string(), value)),
+        "simt" => set_once(&mut header.simt, value, key, key_span)?,
+        "liveness" => {
+            if !header.liveness.is_empty() {
+                return Err(duplicate(key, key_span));
+            }
+            header.liveness = parse_liveness(entry.rest, entry.rest_start)?;
         }
-        _ => header.liveness = parse_liveness(&text[colon + 1..], value_start)?,
+        _ => {
+            let slot = match key {
+                "name" => &mut header.name,
+                "family" => &mut header.family,
+                "source" => &mut header.source,
+                _ => &mut header.description,
+            };
+            set_once(slot, value.text, key, key_span)?;
+        }
     }
     Ok(())
+}
+
+/// A header line split at its `:`.
+struct Entry<'t> {
+    /// The words before the `:` (the key first, then `expect`'s options).
+    keys: Vec<(&'t str, Span)>,
+    /// The text after the `:`, and where it starts.
+    rest: &'t str,
+    rest_start: usize,
+    /// From the line's first word to its last.
+    whole: Span,
+}
+
+impl<'t> Entry<'t> {
+    /// `None` for a blank line.
+    fn split(line: &'t HeaderLine) -> SpecResult<Option<Entry<'t>>> {
+        let text = line.text.as_str();
+        let all = words(text, line.start);
+        let (Some(first), Some(last)) = (all.first(), all.last()) else {
+            return Ok(None);
+        };
+        let whole = first.1.to(last.1);
+        let Some(colon) = text.find(':') else {
+            return Err(Diagnostic::new(whole, "header line is not `key: value`")
+                .label("expected `key: value`")
+                .hint(
+                    "header lines look like `//! name: spin_lock`; use `//` for an ordinary comment",
+                ));
+        };
+        let keys = words(&text[..colon], line.start);
+        let rest_start = line.start + colon + 1;
+        if keys.is_empty() {
+            return Err(Diagnostic::new(
+                Span::new(rest_start - 1, rest_start),
+                "missing key before `:`",
+            )
+            .label("no key")
+            .hint("header lines look like `//! name: spin_lock`"));
+        }
+        Ok(Some(Entry {
+            keys,
+            rest: &text[colon + 1..],
+            rest_start,
+            whole,
+        }))
+    }
+}
+
+/// Sets a key that may appear once.
+fn set_once<T>(slot: &mut Option<T>, value: T, key: &str, key_span: Span) -> SpecResult<()> {
+    if slot.is_some() {
+        return Err(duplicate(key, key_span));
+    }
+    *slot = Some(value);
+    Ok(())
+}
+
+fn duplicate(key: &str, key_span: Span) -> Diagnostic {
+    Diagnostic::new(key_span, format!("duplicate header key `{key}`"))
+        .label("given twice")
+        .hint("`note` and `expect` may repeat; other keys appear once")
 }
 
 fn unknown_key(key: &str, span: Span) -> Diagnostic {

@@ -33,38 +33,18 @@ spelled_enum! {
     /// Reserved words. Type names are keywords too, so `u32 x` is recognisably a
     /// declaration wherever it appears.
     pub enum Kw, KEYWORDS {
-        Param = "param",
-        Global = "global",
-        Shared = "shared",
-        Local = "local",
-        Volatile = "volatile",
-        Fn = "fn",
-        Harness = "harness",
-        Master = "master",
-        All = "all",
+        // Items and storage.
+        Param = "param", Global = "global", Shared = "shared", Local = "local",
+        Volatile = "volatile", Fn = "fn", Harness = "harness", Master = "master", All = "all",
         Check = "check",
-        If = "if",
-        Else = "else",
-        While = "while",
-        For = "for",
-        Break = "break",
-        Continue = "continue",
-        Return = "return",
-        Assert = "assert",
-        Critical = "critical",
-        Phase = "phase",
-        Progress = "progress",
-        True = "true",
-        False = "false",
-        Bool = "bool",
-        U8 = "u8",
-        U16 = "u16",
-        U32 = "u32",
-        I8 = "i8",
-        I16 = "i16",
-        I32 = "i32",
-        Int = "int",
-        Unsigned = "unsigned",
+        // Statements.
+        If = "if", Else = "else", While = "while", For = "for", Break = "break",
+        Continue = "continue", Return = "return", Assert = "assert",
+        Critical = "critical", Phase = "phase", Progress = "progress",
+        // Values and types.
+        True = "true", False = "false",
+        Bool = "bool", U8 = "u8", U16 = "u16", U32 = "u32", I8 = "i8", I16 = "i16", I32 = "i32",
+        Int = "int", Unsigned = "unsigned",
     }
 }
 
@@ -78,43 +58,16 @@ spelled_enum! {
     /// Operators and punctuation. The table lists the longest spellings
     /// first, so `<<` wins over `<`.
     pub enum Sym, SYMBOLS {
-        Arrow = "->",
-        PlusEq = "+=",
-        MinusEq = "-=",
-        PlusPlus = "++",
-        MinusMinus = "--",
-        AndAnd = "&&",
-        OrOr = "||",
-        EqEq = "==",
-        Ne = "!=",
-        Le = "<=",
-        Ge = ">=",
-        Shl = "<<",
-        Shr = ">>",
-        Plus = "+",
-        Minus = "-",
-        Star = "*",
-        Slash = "/",
-        Percent = "%",
-        Bang = "!",
-        Tilde = "~",
-        Amp = "&",
-        Pipe = "|",
-        Caret = "^",
-        Lt = "<",
-        Gt = ">",
-        Assign = "=",
-        Question = "?",
-        Colon = ":",
-        Semi = ";",
-        Comma = ",",
-        Dot = ".",
-        LParen = "(",
-        RParen = ")",
-        LBracket = "[",
-        RBracket = "]",
-        LBrace = "{",
-        RBrace = "}",
+        // Two characters.
+        Arrow = "->", PlusEq = "+=", MinusEq = "-=", PlusPlus = "++", MinusMinus = "--",
+        AndAnd = "&&", OrOr = "||", EqEq = "==", Ne = "!=", Le = "<=", Ge = ">=",
+        Shl = "<<", Shr = ">>",
+        // One character: operators, then punctuation.
+        Plus = "+", Minus = "-", Star = "*", Slash = "/", Percent = "%",
+        Bang = "!", Tilde = "~", Amp = "&", Pipe = "|", Caret = "^", Lt = "<", Gt = ">",
+        Assign = "=", Question = "?", Colon = ":",
+        Semi = ";", Comma = ",", Dot = ".",
+        LParen = "(", RParen = ")", LBracket = "[", RBracket = "]", LBrace = "{", RBrace = "}",
     }
 }
 
@@ -173,19 +126,30 @@ struct Lexer<'a> {
     header: Vec<HeaderLine>,
 }
 
-impl Lexer<'_> {
+impl<'a> Lexer<'a> {
     fn byte_at(&self, i: usize) -> Option<u8> {
         self.bytes.get(i).copied()
     }
 
+    /// Advances over the bytes `pred` accepts.
+    fn skip_while(&mut self, pred: impl Fn(u8) -> bool) {
+        while self.byte_at(self.pos).is_some_and(&pred) {
+            self.pos += 1;
+        }
+    }
+
+    /// Advances over letters, digits and `_` (a word or a number with its
+    /// suffix); returns where they start and their text.
+    fn word_chars(&mut self) -> (usize, &'a str) {
+        let start = self.pos;
+        self.skip_while(|b| b.is_ascii_alphanumeric() || b == b'_');
+        let text: &'a str = self.text;
+        (start, &text[start..self.pos])
+    }
+
     fn run(&mut self) -> SpecResult<()> {
         loop {
-            while self
-                .byte_at(self.pos)
-                .is_some_and(|b| b.is_ascii_whitespace())
-            {
-                self.pos += 1;
-            }
+            self.skip_while(|b| b.is_ascii_whitespace());
             let start = self.pos;
             let Some(b) = self.byte_at(start) else {
                 self.push(Tok::Eof, start);
@@ -286,14 +250,7 @@ impl Lexer<'_> {
     }
 
     fn number(&mut self) -> SpecResult<()> {
-        let start = self.pos;
-        while self
-            .byte_at(self.pos)
-            .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
-        {
-            self.pos += 1;
-        }
-        let text = &self.text[start..self.pos];
+        let (start, text) = self.word_chars();
         let span = Span::new(start, self.pos);
         let (digits, radix) = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
             Some(hex) => (hex, 16),
@@ -320,14 +277,7 @@ impl Lexer<'_> {
     }
 
     fn word(&mut self) {
-        let start = self.pos;
-        while self
-            .byte_at(self.pos)
-            .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
-        {
-            self.pos += 1;
-        }
-        let text = &self.text[start..self.pos];
+        let (start, text) = self.word_chars();
         let tok = match Kw::from_str(text) {
             Some(kw) => Tok::Kw(kw),
             None => Tok::Ident(text.to_string()),
