@@ -19,11 +19,12 @@ use gsync_check::ir::Launch;
 use gsync_check::model::reduced::{Reduced, Reductions};
 use gsync_check::model::MemoryModel;
 
-const AMPLE_SETS: Reductions = Reductions {
-    symmetry: false,
-    ample_sets: true,
-};
 use rustc_hash::FxHashSet;
+
+const AMPLE_SETS: Reductions = Reductions {
+    ample_sets: true,
+    ..Reductions::NONE
+};
 
 /// Barriers (one and two levels, with and without bugs), mutexes and
 /// semaphores whose threads spin, at small launches.

@@ -310,55 +310,99 @@ fn ample_sets_switch_themselves_off_with_a_reason() {
     }
 }
 
+/// Every built-in spec checked under `ptx` at `blocks` with a `full` and a
+/// `reduced` configuration: verdicts and violation kinds agree, the reduced
+/// search stores no more states, its traces have the same lengths and
+/// replay. Runs either configuration stops at a limit are not compared.
+/// Returns whether some search was reduced.
+fn agree_under_ptx(
+    blocks: u32,
+    full: impl Fn(u32) -> CheckConfig,
+    reduced: impl Fn(u32) -> CheckConfig,
+) -> bool {
+    let mut reduced_somewhere = false;
+    for spec in api::builtins() {
+        // Specs refused under ptx (lock unit, lockstep warps) are skipped;
+        // any other error fails.
+        let a = match api::check_spec(&spec, &full(blocks)) {
+            Ok(a) => a,
+            Err(api::Error::Usage(m)) if m.contains("--memory-model sc only") => continue,
+            Err(e) => panic!("{}: {e}", spec.name),
+        };
+        let b = api::check_spec(&spec, &reduced(blocks)).unwrap();
+        if a.limit.is_some() || b.limit.is_some() {
+            continue;
+        }
+        let what = format!("{} --blocks {blocks} --memory-model ptx", spec.name);
+        reduced_somewhere |= agrees(&spec, &a, &b, &what);
+        assert_same_trace_lengths(&a, &b, &what);
+    }
+    reduced_somewhere
+}
+
+/// A `ptx` configuration with no reduction of the memory model's states
+/// but `canonical_memory` and `forget` as given.
+fn ptx(blocks: u32, canonical_memory: bool, forget: bool) -> CheckConfig {
+    CheckConfig {
+        memory_model: Some(MemoryModel::Ptx),
+        canonical_memory,
+        forget,
+        max_states: Some(300_000),
+        ..config(blocks, false, 1)
+    }
+}
+
 /// The `ptx` model's canonical form (unreadable writes dropped, bases and
 /// views clamped) keeps every verdict, its traces' lengths and replays,
 /// and stores fewer states.
 #[test]
 fn ptx_canonical_form_keeps_every_verdict_and_counterexample() {
-    let ptx = |canonical_memory: bool| CheckConfig {
-        memory_model: Some(MemoryModel::Ptx),
-        canonical_memory,
-        ..config(2, false, 1)
-    };
-    let mut reduced_somewhere = false;
-    for spec in api::builtins() {
-        // Specs refused under ptx (lock unit, lockstep warps) are skipped;
-        // any other error fails.
-        let full = match api::check_spec(&spec, &ptx(false)) {
-            Ok(full) => full,
-            Err(api::Error::Usage(m)) if m.contains("--memory-model sc only") => continue,
-            Err(e) => panic!("{}: {e}", spec.name),
-        };
-        let reduced = api::check_spec(&spec, &ptx(true)).unwrap();
-        let what = format!("{} --memory-model ptx", spec.name);
-        reduced_somewhere |= agrees(&spec, &full, &reduced, &what);
-        assert_same_trace_lengths(&full, &reduced, &what);
+    assert!(agree_under_ptx(
+        2,
+        |n| ptx(n, false, false),
+        |n| ptx(n, true, false)
+    ));
+}
+
+/// Forgetting the writers no step reads keeps every verdict, trace length
+/// and replay, at two blocks and at three, and stores fewer states.
+#[test]
+fn forgetting_writers_keeps_every_verdict_and_counterexample() {
+    for blocks in [2, 3] {
+        let reduced = agree_under_ptx(blocks, |n| ptx(n, true, false), |n| ptx(n, true, true));
+        assert!(reduced, "forgetting reduced nothing at {blocks} blocks");
     }
-    assert!(reduced_somewhere);
+    // The stored graph keeps every thread's edges: it stays on under a fair
+    // scheduler, and the liveness verdicts agree.
+    let weak = |n, forget| CheckConfig {
+        scheduler: gsync_check::model::Scheduler::Weak,
+        ..ptx(n, true, forget)
+    };
+    assert!(agree_under_ptx(2, |n| weak(n, false), |n| weak(n, true)));
 }
 
 #[test]
 fn ptx_canonical_form_is_on_by_default() {
     let spec = api::SpecSource::builtin("spin_lock").unwrap();
+    // Forgetting writers is on by default too; it is kept off here to
+    // measure the canonical form alone.
     let run = |canonical_memory: bool| {
+        let config = ptx(3, canonical_memory, false);
+        api::check_spec(&spec, &config).unwrap().stats.states
+    };
+    let default = |forget: bool| {
         let config = CheckConfig {
             memory_model: Some(MemoryModel::Ptx),
-            canonical_memory,
+            forget,
             ..config(3, false, 1)
         };
         api::check_spec(&spec, &config).unwrap().stats.states
     };
-    let default = api::check_spec(
-        &spec,
-        &CheckConfig {
-            memory_model: Some(MemoryModel::Ptx),
-            ..config(3, false, 1)
-        },
-    )
-    .unwrap()
-    .stats
-    .states;
-    assert_eq!(default, run(true));
+    assert_eq!(default(false), run(true));
+    assert!(
+        default(true) < default(false),
+        "forgetting is on by default"
+    );
     // spin_lock's lock is only swapped: one write of it is ever readable.
     assert!(
         run(true) * 3 < run(false),

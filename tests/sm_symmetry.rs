@@ -55,7 +55,7 @@ fn representatives_are_real(
     let full = api::model_of(&prepared);
     let symmetry = Reductions {
         symmetry: true,
-        ample_sets: false,
+        ..Reductions::NONE
     };
     let (sym, why) = Reduced::new(&full, symmetry);
     let described = sym

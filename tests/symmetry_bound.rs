@@ -30,7 +30,7 @@ fn orbits(name: &str, blocks: u32) -> (usize, usize, usize, usize) {
     let full = api::model_of(&prepared);
     let symmetry = Reductions {
         symmetry: true,
-        ample_sets: false,
+        ..Reductions::NONE
     };
     let (sym, why) = Reduced::new(&full, symmetry);
     assert!(sym.symmetry().is_some(), "{why:?}");

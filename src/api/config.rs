@@ -43,6 +43,9 @@ pub struct CheckConfig {
     /// Partial-order reduction of independent shared accesses (ample
     /// sets), where it is sound.
     pub ample_sets: bool,
+    /// Under `ptx`, store states without the writers no step reads
+    /// (`model::reduced::Reductions::forget`).
+    pub forget: bool,
     /// Store 63-bit fingerprints instead of states (see `explore::Options`).
     pub hash_compaction: bool,
     /// Under `ptx`, put states in canonical form (`model::memory`); off
@@ -72,6 +75,7 @@ impl Default for CheckConfig {
             threads: 1,
             symmetry: true,
             ample_sets: true,
+            forget: true,
             hash_compaction: false,
             canonical_memory: true,
         }

@@ -40,6 +40,7 @@ pub fn run(prepared: &Prepared) -> Report {
         reductions: Reductions {
             symmetry: config.symmetry,
             ample_sets: config.ample_sets,
+            forget: config.forget,
         },
         limits: Options {
             max_states: config.max_states,

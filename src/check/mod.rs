@@ -120,7 +120,7 @@ pub fn check(model: &Model, settings: &Settings) -> CheckResult {
     // after a limit cut this search short: the full graph would get less
     // far still, and no liveness question is answered from part of a graph
     // (a harness not seen to finish may or may not).
-    let full = Reduced::none(model);
+    let (full, _) = Reduced::new(model, wanted.per_thread());
     let (mut result, searched) = match first {
         analyse::Outcome::Done(result) => {
             if options.hash_compaction {

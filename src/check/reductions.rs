@@ -9,11 +9,12 @@ use crate::explore::{collision_probability, FINGERPRINT_BITS};
 use crate::model::reduced::{Reduced, Reductions, Refusal};
 use crate::model::Scheduler;
 
-/// The reductions to try for `asked` under `scheduler`.
+/// The reductions to try for `asked` under `scheduler`: a fair
+/// scheduler's analyses need every thread's edges.
 pub fn wanted(asked: Reductions, scheduler: Scheduler) -> Reductions {
     match scheduler {
         Scheduler::Unfair => asked,
-        _ => Reductions::NONE,
+        _ => asked.per_thread(),
     }
 }
 
@@ -55,8 +56,14 @@ impl Note {
                 Err(why) => format!("ample sets off ({why})"),
             }
         };
+        let ptx = reduced.model().memory.ptx().is_some();
+        let forget = match (ptx, asked.forget) {
+            (false, _) => "",
+            (true, false) => "; writers kept (--no-forget)",
+            (true, true) => "; writers no step reads forgotten",
+        };
         Note {
-            text: format!("{symmetry}; {ample}"),
+            text: format!("{symmetry}; {ample}{forget}"),
             reduced_trace: false,
             compacted: None,
         }
@@ -64,7 +71,11 @@ impl Note {
 
     /// The reduced search was replaced by a search of the full graph.
     pub fn full_graph(&mut self) {
+        let forgotten = self.text.ends_with("forgotten");
         self.text = "symmetry and ample sets off (the harness never finishes: per-thread progress is checked on the full graph)".into();
+        if forgotten {
+            self.text.push_str("; writers no step reads forgotten");
+        }
     }
 
     /// The counterexamples are traces of the reduced graph.

@@ -41,6 +41,7 @@ pub(super) fn retrace(
     let wanted = Reductions {
         symmetry: symmetric,
         ample_sets: false,
+        forget: searched.forgets(),
     };
     let (full, _) = Reduced::new(model, wanted);
     if full.symmetry().is_some() != symmetric {

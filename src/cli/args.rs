@@ -189,6 +189,10 @@ pub struct CheckArgs {
     #[arg(long)]
     pub no_symmetry: bool,
 
+    /// Under --memory-model ptx, store who wrote each write even where no step can tell writers apart (more states; for cross-checking)
+    #[arg(long)]
+    pub no_forget: bool,
+
     /// Keep a 63-bit fingerprint per state instead of the state (less memory; --stats states the collision probability)
     #[arg(long)]
     pub hash_compaction: bool,

@@ -151,6 +151,7 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
         progress: std::io::stderr().is_terminal(),
         threads: args.threads.unwrap_or_else(available_cpus),
         symmetry: !args.no_symmetry,
+        forget: !args.no_forget,
         hash_compaction: args.hash_compaction,
         ..base
     }

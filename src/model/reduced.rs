@@ -1,9 +1,12 @@
 //! The reductions, as an adapter over a model: [`Reduced`] is the model's
 //! transition system with representatives of symmetric states
-//! (`symmetry`) and ample sets of independent steps (`por`) where they
-//! apply. The checker chooses them once ([`Reductions`]); a search of the
-//! full graph uses the model itself, which the reductions never change.
+//! (`symmetry`), ample sets of independent steps (`por`), and states that
+//! forget what no future step reads (`memory::canon`'s `forget`: the
+//! writers of writes under `ptx`) where they apply. The checker chooses
+//! them once ([`Reductions`]); a search of the full graph uses the model
+//! itself, which the reductions never change.
 
+use super::memory::PtxMemory;
 use super::por::Independence;
 use super::symmetry::Symmetry;
 use super::{Model, Violation};
@@ -18,17 +21,35 @@ pub struct Reductions {
     /// Only an ample set of independent steps from each state (with the
     /// explorer's proviso).
     pub ample_sets: bool,
+    /// Under `ptx`, store states without the writers of writes that no
+    /// step can tell apart by their writer. The stored graph is a quotient
+    /// of the model's by states with the same futures, with the same
+    /// threads on the same edges: the per-thread analyses run on it too.
+    pub forget: bool,
 }
 
 impl Reductions {
     pub const NONE: Reductions = Reductions {
         symmetry: false,
         ample_sets: false,
+        forget: false,
     };
     pub const ALL: Reductions = Reductions {
         symmetry: true,
         ample_sets: true,
+        forget: true,
     };
+
+    /// These reductions, less those that rename threads or leave steps out
+    /// (symmetry, ample sets): what keeps the model's own graph, thread by
+    /// thread and edge by edge.
+    pub fn per_thread(self) -> Reductions {
+        Reductions {
+            symmetry: false,
+            ample_sets: false,
+            ..self
+        }
+    }
 }
 
 /// A model with the reductions that apply to it.
@@ -36,6 +57,8 @@ pub struct Reduced<'m, 'p> {
     model: &'m Model<'p>,
     symmetry: Option<Symmetry>,
     ample: Option<Independence>,
+    /// The `ptx` memory whose unread writers are forgotten.
+    forget: Option<&'m PtxMemory>,
 }
 
 /// A reduction asked for and why it is off, when it is.
@@ -54,6 +77,7 @@ impl<'m, 'p> Reduced<'m, 'p> {
             model,
             symmetry: symmetry.and_then(Result::ok),
             ample: ample.and_then(Result::ok),
+            forget: model.memory.ptx().filter(|_| wanted.forget),
         };
         (reduced, refusals)
     }
@@ -64,6 +88,7 @@ impl<'m, 'p> Reduced<'m, 'p> {
             model,
             symmetry: None,
             ample: None,
+            forget: None,
         }
     }
 
@@ -81,9 +106,16 @@ impl<'m, 'p> Reduced<'m, 'p> {
         self.ample.is_some()
     }
 
-    /// Whether any reduction is in use: the graph is not the model's own.
+    /// Whether the graph names other threads or has fewer edges than the
+    /// model's own (symmetry, ample sets): the per-thread analyses need a
+    /// search without them. Forgetting keeps every thread's edges.
     pub fn is_reduced(&self) -> bool {
         self.symmetry.is_some() || self.ample.is_some()
+    }
+
+    /// Whether states forget the writers no step reads.
+    pub fn forgets(&self) -> bool {
+        self.forget.is_some()
     }
 }
 
@@ -161,6 +193,9 @@ impl TransitionSystem for Reduced<'_, '_> {
     }
 
     fn canonicalize(&self, s: &mut [u32]) {
+        if let Some(memory) = self.forget {
+            memory.forget(s);
+        }
         if let Some(sym) = &self.symmetry {
             sym.canonicalize(s);
         }

@@ -95,7 +95,7 @@ impl BlockWords {
                 let msg = sec.msg(x, p);
                 s[msg] = value(x, s[msg]);
                 let meta = s[msg + MSG_META];
-                if let Some(w) = writer(meta) {
+                if let Some(w) = writer(meta).filter(|&w| w != FORGOTTEN_WRITER) {
                     let t = perm[w / self.tpb] as usize * self.tpb + w % self.tpb;
                     s[msg + MSG_META] = with_writer(meta, t);
                 }

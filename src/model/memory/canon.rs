@@ -27,7 +27,7 @@ use super::effective_scope;
 use super::layout::*;
 use super::PtxMemory;
 use crate::ir::{AtomicOp, Op, Order, Program, Scope};
-use crate::spec::ast::Storage;
+use crate::spec::ast::{Participants, Storage};
 
 /// What the code tells about each location (a word of memory).
 pub struct Locations {
@@ -42,6 +42,19 @@ pub struct Locations {
     /// `volatile`, relaxed at device scope, block scope for `shared`): no
     /// two of them ever race, so no report needs its writes' pcs.
     pub race_free: Vec<bool>,
+    /// Which writes' writers no step can read (`PtxMemory::forget`):
+    /// `Some(strong_stores)` for a location whose every access is strong at
+    /// device scope or wider on one GPU (no scope check depends on who
+    /// wrote), with `strong_stores` telling whether a strong store that is
+    /// not a read-modify-write accesses it (such a store continues the
+    /// release of its own thread's earlier write: a release's writer then
+    /// matters); `None` where a writer can matter.
+    pub writers_unread: Vec<Option<bool>>,
+    /// Whether a release read from one's own block can be acquired apart
+    /// from one read from another block (a block-scope fence or a
+    /// `__syncthreads()` acquires only the former) by a thread that did not
+    /// write it: when several threads of a block run the harness.
+    pub near_far_apart: bool,
 }
 
 impl Locations {
@@ -49,6 +62,7 @@ impl Locations {
         let mut owners = vec![None; locs];
         let mut latest_only = vec![false; locs];
         let mut race_free = vec![false; locs];
+        let mut writers_unread = vec![None; locs];
         let one_gpu = prog.devices.windows(2).all(|d| d[0] == d[1]);
         for (v, var) in prog.vars.iter().enumerate() {
             let shared = var.storage == Storage::Shared;
@@ -74,19 +88,35 @@ impl Locations {
             });
             let only_rmws =
                 strong && accesses().all(|(op, ..)| op.is_some_and(|o| o != AtomicOp::Cas));
+            let device_wide = one_gpu
+                && accesses().all(|(op, order, scope)| {
+                    (op.is_some() || order != Order::Weak)
+                        && effective_scope(order, scope) != Scope::Cta
+                });
+            let strong_stores = prog.code.iter().any(|i| {
+                matches!(&i.op, Op::Store { access, .. }
+                    if access.loc.var as usize == v && access.order != Order::Weak)
+            });
             for b in 0..copies {
                 let words = var_base[v] + b * len..var_base[v] + (b + 1) * len;
                 if shared {
                     owners[words.clone()].fill(Some(b as u32));
                 }
                 latest_only[words.clone()].fill(only_rmws);
+                writers_unread[words.clone()].fill(device_wide.then_some(strong_stores));
                 race_free[words].fill(strong);
             }
         }
+        let participants = match prog.participants {
+            Participants::All => prog.launch.threads_per_block,
+            Participants::Master => 1,
+        };
         Locations {
             owners,
             latest_only,
             race_free,
+            writers_unread,
+            near_far_apart: participants > 1,
         }
     }
 }
@@ -123,6 +153,32 @@ impl PtxMemory {
             floors.push(floor.map(|f| f - k));
         }
         self.clamp_views(s, &floors);
+    }
+
+    /// Forgets the writer of every write no step can tell apart by its
+    /// writer (it is kept for reports, so only the search forgets it:
+    /// `reduced`). Who wrote is read by scope checks (writer and reader in
+    /// each other's scope), by where a relaxed read puts a release (its own
+    /// block's or another's), and by a strong store continuing its own
+    /// thread's release; where none of them can happen, every step from
+    /// the state does the same whoever wrote, so states differing only
+    /// there have the same futures.
+    pub fn forget(&self, s: &mut [u32]) {
+        let near_far = self.locations.near_far_apart;
+        for x in 0..self.sec.locs {
+            let Some(strong_stores) = self.locations.writers_unread[x] else {
+                continue;
+            };
+            for p in 0..self.len(s, x) {
+                let meta = self.sec.msg(x, p) + MSG_META;
+                let m = s[meta];
+                let release_reads_writer = m & MSG_REL != 0
+                    && (strong_stores || near_far || release_scope(m) == Scope::Cta);
+                if writer(m).is_some() && !release_reads_writer {
+                    s[meta] = with_writer(m, FORGOTTEN_WRITER);
+                }
+            }
+        }
     }
 
     /// Clears the writing instruction of `x`'s writes: only race reports

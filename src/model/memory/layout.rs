@@ -95,6 +95,10 @@ pub fn with_release(meta: u32, scope: Scope) -> u32 {
     meta | MSG_REL | scope_code(scope) << MSG_REL_SHIFT
 }
 
+/// The writer of a write forgotten where no step reads it (`forget`): a
+/// thread that is not the initial value and is no thread of the launch.
+pub const FORGOTTEN_WRITER: usize = WRITER_BITS as usize - 1;
+
 /// The writer of a message (`None`: the initial value).
 pub fn writer(meta: u32) -> Option<usize> {
     let w = meta & WRITER_BITS;

@@ -19,7 +19,7 @@ fn sc() -> ModelOptions {
 fn symmetric<'m, 'p>(model: &'m Model<'p>) -> Reduced<'m, 'p> {
     let symmetry = Reductions {
         symmetry: true,
-        ample_sets: false,
+        ..Reductions::NONE
     };
     let (reduced, why) = Reduced::new(model, symmetry);
     assert!(reduced.symmetry().is_some(), "{why:?}");
