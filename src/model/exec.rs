@@ -2,6 +2,7 @@
 //! instruction at its pc, then (when fusing) the thread-local instructions
 //! after it.
 
+use super::eval::runtime_error;
 use super::state::{CRITICAL, FINISHED, FLAGS, PC, PHASES, WAITING_BARRIER};
 use super::{Event, Model, Violation, ViolationKind};
 use crate::ir::{from_raw, to_raw, AtomicOp, Loc, MemAccess, Op, Pc};
@@ -350,12 +351,21 @@ impl Model<'_> {
         for u in 0..self.layout.threads {
             let w = s[self.layout.thread(u, CRITICAL)];
             if u != t && w > 0 {
-                total += i64::from(w - 1);
+                total = total.saturating_add(i64::from(w - 1));
                 inside.push(u);
             }
         }
-        s[self.layout.thread(t, CRITICAL)] = weight as u32 + 1;
+        // The state keeps `weight + 1` in a word: a larger weight that the
+        // capacity admits cannot be counted.
+        let stored = weight.min(i64::from(u32::MAX - 1)) as u32;
+        s[self.layout.thread(t, CRITICAL)] = stored + 1;
         if total <= cap {
+            if i64::from(stored) != weight {
+                return Err(runtime_error(&format!(
+                    "critical section weight {weight} is larger than {} (a count of slots held)",
+                    u32::MAX - 1
+                )));
+            }
             return Ok(());
         }
         let others: Vec<String> = inside.iter().map(|u| self.thread_name(*u)).collect();
