@@ -5,7 +5,7 @@
 
 use super::counterexample::{build_trace, Access, Step};
 use super::{Report, RunConfig, ViolationReport};
-use crate::explore::{explore, Options, TransitionSystem};
+use crate::explore::{explore, LimitKind, Options, Outcome, TransitionSystem};
 use crate::model::Model;
 use serde::{Deserialize, Serialize};
 use std::path::{Component, Path, PathBuf};
@@ -130,6 +130,10 @@ pub enum ReplayOutcome {
     /// The spec is unchanged, yet the recording does not replay: the file
     /// was edited or damaged.
     Corrupt { step: u32, reason: String },
+    /// The schedule reaches the recorded deadlock's state, but whether the
+    /// harness can still finish from there was not decided within the
+    /// recorded limits (`max_states`, `max_seconds`, `max_memory_mb`).
+    Inconclusive { step: u32, reason: String },
 }
 
 impl ReplayOutcome {
@@ -140,6 +144,7 @@ impl ReplayOutcome {
             ReplayOutcome::Fixed { .. } => "fixed",
             ReplayOutcome::SpecChanged { .. } => "spec_changed",
             ReplayOutcome::Corrupt { .. } => "corrupt",
+            ReplayOutcome::Inconclusive { .. } => "inconclusive",
         }
     }
 
@@ -150,6 +155,8 @@ impl ReplayOutcome {
             ReplayOutcome::Reproduced { .. } => 1,
             ReplayOutcome::SpecChanged { .. } => 4,
             ReplayOutcome::Corrupt { .. } => 5,
+            // As for a check stopped by a limit.
+            ReplayOutcome::Inconclusive { .. } => 3,
         }
     }
 }
@@ -316,15 +323,21 @@ fn run_schedule(
             ))
         }
     }
-    if can_still_finish(model, &state) {
-        return Err((
+    match can_still_finish(model, &state, &saved.config) {
+        Finish::Yes => Err((
             v.trace.schedule.len() as u32,
             Divergence::Gone(
                 "the harness can still finish from the state the schedule reaches".into(),
             ),
-        ));
+        )),
+        Finish::No => reproduced(v.message.clone(), last_step),
+        Finish::Undecided(limit) => Ok(ReplayOutcome::Inconclusive {
+            step: last_step,
+            reason: format!(
+                "the schedule reaches the recorded state, but the search for a way to finish the harness from it stopped at the recorded {limit} limit"
+            ),
+        }),
     }
-    reproduced(v.message.clone(), last_step)
 }
 
 /// Compares the recorded steps (instructions, values read and written) with
@@ -445,8 +458,18 @@ impl TransitionSystem for FromState<'_, '_> {
     }
 }
 
-/// Whether some execution from `state` finishes the harness.
-fn can_still_finish(model: &Model, state: &[u32]) -> bool {
+/// Whether some execution from a state finishes the harness.
+enum Finish {
+    Yes,
+    No,
+    /// Neither found within the limits: the search stopped at this one.
+    Undecided(&'static str),
+}
+
+/// Whether some execution from `state` finishes the harness, searched
+/// within the limits the counterexample was recorded under (an edited
+/// launch must not make replay run for hours).
+fn can_still_finish(model: &Model, state: &[u32], config: &RunConfig) -> Finish {
     let sys = FromState {
         model,
         start: state,
@@ -455,9 +478,20 @@ fn can_still_finish(model: &Model, state: &[u32]) -> bool {
         &sys,
         &Options {
             keep_edges: true,
+            max_states: config.max_states,
+            max_seconds: config.max_seconds,
+            max_memory_bytes: config.max_memory_mb.map(|mb| mb.saturating_mul(1 << 20)),
             ..Options::default()
         },
     );
     // A fault on the way is not "finishing"; any final state found is.
-    exploration.final_states().count_ones() > 0
+    if exploration.final_states().count_ones() > 0 {
+        return Finish::Yes;
+    }
+    match exploration.outcome() {
+        Outcome::Limit(LimitKind::States) => Finish::Undecided("max_states"),
+        Outcome::Limit(LimitKind::Time) => Finish::Undecided("max_seconds"),
+        Outcome::Limit(LimitKind::Memory) => Finish::Undecided("max_memory_mb"),
+        _ => Finish::No,
+    }
 }
