@@ -1,5 +1,6 @@
 //! Fuzzing the three ways a user's file gets in (issue 17): the spec parser
-//! and lowering, the litmus parser, and replay of a saved counterexample.
+//! (and the lowering and checker after it), the litmus parser (and the
+//! translation), and replay of a saved counterexample.
 //! Each case is a real input (`specs/`, `tests/litmus/`,
 //! `counterexamples/`) mutated by a seeded, structure-aware mutator
 //! (`mutate.rs`: bit flips, tokens spliced between files, truncations,
@@ -18,7 +19,8 @@
 //! `cargo test --release --test fuzz` runs a short, fixed set of cases; a
 //! long run takes more, with another seed:
 //! `GSYNC_FUZZ_ITERS=1000000 GSYNC_FUZZ_SEED=$RANDOM cargo test --release --test fuzz -- --nocapture`
-//! (`GSYNC_FUZZ_FROM=N` starts at case N, to rerun one case).
+//! (`GSYNC_FUZZ_FROM=N` starts at case N, to rerun one case). The summary
+//! names the slowest case, and keeps its input if it took a second or more.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -349,8 +351,17 @@ fn parent(target: &'static str, default_iters: u64) -> Result<(), Failed> {
                 format!("{stage} {n}")
             })
             .collect();
+        // A slow case is worth a look (not a failure: no test depends on
+        // timing); its input is kept.
+        let kept = match (slowest.parse::<f64>(), slowest_case.parse::<u64>()) {
+            (Ok(s), Ok(case)) if s >= 1.0 => {
+                let path = save_input(target, seed, case, &input(&corpus(), target, seed, case));
+                format!(", input {}", path.display())
+            }
+            _ => String::new(),
+        };
         println!(
-            "fuzz {target}: {iters} cases from {from}, seed {seed}, in {seconds:.1} s: {} (slowest: case {slowest_case}, {slowest} s)",
+            "fuzz {target}: {iters} cases from {from}, seed {seed}, in {seconds:.1} s: {} (slowest: case {slowest_case}, {slowest} s{kept})",
             reached.join(", ")
         );
         return Ok(());
