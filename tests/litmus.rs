@@ -72,6 +72,108 @@ fn parse_errors_are_located() {
     assert!(parse::parse("X86 t\n{}\n").is_err());
 }
 
+/// Inputs the fuzzer (tests/fuzz) found: an operand left out between
+/// commas sliced the text backwards, and a character of several bytes in
+/// the condition was sliced through (panics); numbers past i64 or u32
+/// wrapped instead of being refused.
+#[test]
+fn fuzz_found_inputs_are_refused_with_a_location() {
+    let condition = "exists (x == 1)";
+    // (initial state, placement, code, condition, message, line).
+    let refused = [
+        (
+            "x=0;",
+            "cta 0,gpu 0",
+            "ld.weak , x",
+            condition,
+            "missing operand",
+            4,
+        ),
+        (
+            "x=0;",
+            "cta 0,gpu 0",
+            "st.weak x,  ",
+            condition,
+            "missing operand",
+            4,
+        ),
+        (
+            "x=0;",
+            "cta 0,gpu 0",
+            "st.weak x,,1",
+            condition,
+            "missing operand",
+            4,
+        ),
+        (
+            "x=--5;",
+            "cta 0,gpu 0",
+            "st.weak x, 1",
+            condition,
+            "expected an integer initial value",
+            2,
+        ),
+        (
+            "x=0x-5;",
+            "cta 0,gpu 0",
+            "st.weak x, 1",
+            condition,
+            "expected an integer initial value",
+            2,
+        ),
+        (
+            "x=9223372036854775808;",
+            "cta 0,gpu 0",
+            "st.weak x, 1",
+            condition,
+            "expected an integer initial value",
+            2,
+        ),
+        (
+            "x=-0x8000000000000001;",
+            "cta 0,gpu 0",
+            "st.weak x, 1",
+            condition,
+            "expected an integer initial value",
+            2,
+        ),
+        (
+            "x=0;",
+            "cta 4294967296,gpu 0",
+            "st.weak x, 1",
+            condition,
+            "cannot read the placement `cta 4294967296`",
+            3,
+        ),
+        // A character of two bytes in the condition was cut in half.
+        (
+            "x=0;",
+            "cta 0,gpu 0",
+            "st.weak x, 1",
+            "exists (x = 1ں9)",
+            "unexpected `ں` in the final condition",
+            5,
+        ),
+    ];
+    for (init, place, row, condition, message, line) in refused {
+        let text = format!("PTX t\n{{ {init} }}\n P0@{place} ;\n {row} ;\n{condition}\n");
+        let d = parse::parse(&text).unwrap_err();
+        assert_eq!(d.message, message, "{text}");
+        let at = d.location(&Source::new("t", text.as_str()));
+        assert!(at.starts_with(&format!("t:{line}:")), "{text}: {at}");
+    }
+    // The extremes of i64 are values.
+    for init in [
+        "x=-9223372036854775808;",
+        "x=-0x8000000000000000;",
+        "x=0x7fffffffffffffff;",
+    ] {
+        let text =
+            format!("PTX t\n{{ {init} }}\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\n{condition}\n");
+        parse::parse(&text).unwrap();
+    }
+}
+
 #[test]
 fn single_file_cli() {
     let out = run(&["litmus", "tests/litmus/MP.litmus", "--memory-model", "sc"]);

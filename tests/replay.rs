@@ -182,3 +182,64 @@ fn replay_rejects_a_file_that_is_not_a_counterexample() {
     assert_eq!(code(&out), 2);
     assert!(stderr(&out).contains("not a gsync-check counterexample"));
 }
+
+/// The committed counterexample of `spec` with `edit` applied, written to
+/// a scratch folder of `test`'s own.
+fn edited_golden(spec: &str, test: &str, edit: impl FnOnce(&mut serde_json::Value)) -> PathBuf {
+    let golden = repo().join(format!("counterexamples/{spec}.json"));
+    let mut saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(golden).unwrap()).unwrap();
+    edit(&mut saved);
+    let path = scratch(test).join(format!("{test}.json"));
+    std::fs::write(&path, serde_json::to_string(&saved).unwrap()).unwrap();
+    path
+}
+
+/// Found by the fuzzer (tests/fuzz): a recording whose launch has 0
+/// threads per block divided by zero drawing its SVG; it is a corrupt
+/// recording of an unchanged spec.
+#[test]
+fn a_recording_with_an_empty_block_is_corrupt_and_still_drawn() {
+    let path = edited_golden("spin_lock", "empty_block", |v| {
+        v["config"]["threads_per_block"] = 0.into();
+    });
+    let svg = path.with_extension("svg");
+    let out = run(&[
+        "replay",
+        path.to_str().unwrap(),
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    let text = stdout(&out) + &stderr(&out);
+    assert_eq!(code(&out), 5, "{text}");
+    assert!(
+        text.contains(
+            "the recorded configuration is refused: --threads-per-block must be at least 1"
+        ),
+        "{text}"
+    );
+    assert!(std::fs::read_to_string(svg).unwrap().starts_with("<svg"));
+}
+
+/// Found by the fuzzer (tests/fuzz): a recording edited to a large launch
+/// made replay search, without a bound, for a way to finish from the
+/// deadlock's state. The search keeps to the recorded limits, and says so
+/// when it stops at one (exit 3, as a check does).
+#[test]
+fn a_deadlock_whose_search_reaches_the_recorded_limit_is_inconclusive() {
+    let path = edited_golden("lockbit_alias_self", "wide", |v| {
+        v["config"]["blocks"] = 64.into();
+        v["config"]["max_states"] = 1000.into();
+    });
+    let (code, out) = replay(&path, "text");
+    assert_eq!(code, 3, "{out}");
+    assert!(
+        out.starts_with("inconclusive: ")
+            && out.contains("stopped at the recorded max_states limit"),
+        "{out}"
+    );
+    let (code, out) = replay(&path, "json");
+    assert_eq!(code, 3, "{out}");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["replay"], "inconclusive", "{out}");
+}

@@ -163,3 +163,35 @@ fn ring_representatives_are_real_states() {
         assert!(reduced * 3 < full, "{reduced} of {full}");
     }
 }
+
+/// Found by the fuzzer (tests/fuzz): a deadlock found among
+/// representatives was refined (is it a SIMD, alias or divergence
+/// deadlock?) by replaying its schedule of representatives' threads as if
+/// they were real ones, which moved a finished thread (an index out of
+/// bounds, a panic). The lock below breaks (a block that finds it taken
+/// stores 0xFFFFFFFF), so the harness can deadlock.
+#[test]
+fn a_deadlock_among_representatives_is_refined_on_the_real_run() {
+    let text = "param size = 2;\nglobal volatile u32 sem = size + 1;\n\
+        fn sem_wait() { while (true) { u32 v = atomicExch(sem, 0);\n\
+          if (v == 0) { sem = v - 1; }\n\
+          if (v == 1) { sem = 1; continue; }\n\
+          sem = v - 1; break; } }\n\
+        fn sem_post() { while (true) { u32 v = atomicExch(sem, 0);\n\
+          if (v != 0) { sem = v + 1; break; } } }\n\
+        harness master { sem_wait(); sem_post(); }\n";
+    let spec = api::SpecSource {
+        name: "broken_lock".into(),
+        origin: "broken_lock.gsync".into(),
+        text: text.into(),
+    };
+    for symmetry in [true, false] {
+        let report = api::check_spec(&spec, &config(2, "sc", symmetry)).unwrap();
+        assert_eq!(report.verdict.name(), "violated", "symmetry {symmetry}");
+        assert_eq!(
+            report.violations[0].kind.name(),
+            "deadlock",
+            "symmetry {symmetry}"
+        );
+    }
+}

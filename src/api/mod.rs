@@ -4,11 +4,13 @@
 mod config;
 mod error;
 mod prepare;
+mod replay;
 mod run;
 mod source;
 
 pub use config::*;
 pub use error::Error;
 pub use prepare::*;
+pub use replay::*;
 pub use run::*;
 pub use source::*;

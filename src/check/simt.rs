@@ -19,6 +19,7 @@ use super::Finding;
 use crate::explore::TransitionSystem;
 use crate::ir::{Op, Pc};
 use crate::model::simt::lane_list;
+use crate::model::symmetry::Symmetry;
 use crate::model::{Event, Model, ViolationKind};
 
 /// Replays `actions` from the initial state, recording every instruction.
@@ -108,15 +109,26 @@ pub fn explain_divergence(model: &Model, finding: &mut Finding) {
 }
 
 /// Refines a deadlock whose threads end in `end` after `schedule`+`cycle`.
-pub fn refine(model: &Model, finding: &mut Finding, end: &[u32]) {
-    let actions: Vec<u32> = finding
-        .schedule
-        .iter()
-        .chain(&finding.cycle)
-        .copied()
-        .collect();
+pub fn refine(model: &Model, symmetry: Option<&Symmetry>, finding: &mut Finding, end: &[u32]) {
+    // Under symmetry the search stored representatives: the schedule moves
+    // their threads (replayed as they are, it could move a finished one)
+    // and `end` is one. Refine the real run they stand for.
+    let (schedule, cycle, end) = match symmetry {
+        Some(sym) => {
+            let (schedule, cycle, end, _) =
+                super::symmetric::real_run(model, sym, &finding.schedule, &finding.cycle);
+            (schedule, cycle, end)
+        }
+        None => (
+            finding.schedule.clone(),
+            finding.cycle.clone(),
+            end.to_vec(),
+        ),
+    };
+    let end = &end[..];
+    let actions: Vec<u32> = schedule.iter().chain(&cycle).copied().collect();
     let (events, _) = replay_events(model, &actions);
-    let cycle_from = replay_events(model, &finding.schedule).0.len();
+    let cycle_from = replay_events(model, &schedule).0.len();
     if let Some(message) = alias(model, (&events, cycle_from), end) {
         finding.kind = ViolationKind::AliasDeadlock;
         finding.property = "alias_deadlock";

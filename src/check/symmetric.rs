@@ -8,14 +8,34 @@
 use super::{describe_threads, Finding};
 use crate::explore::TransitionSystem;
 use crate::model::symmetry::Symmetry;
-use crate::model::Model;
+use crate::model::{Model, Violation};
 
 /// Rewrites `finding` in real thread numbering.
 pub fn concretize(model: &Model, symmetry: &Symmetry, finding: &mut Finding) {
+    let (schedule, cycle, state, fault) =
+        real_run(model, symmetry, &finding.schedule, &finding.cycle);
+    let fault = fault.or_else(|| model.check_state(&state).err());
+    match fault {
+        Some(v) if v.kind == finding.kind => finding.message = v.message,
+        _ => finding.waiting = describe_threads(model, &state),
+    }
+    finding.schedule = schedule;
+    finding.cycle = cycle;
+}
+
+/// The real run that `schedule` and `cycle` of representatives stand
+/// for: the real threads they move, the real state `schedule` ends in, and
+/// the fault it raises on the way, if any (the run stops there).
+pub fn real_run(
+    model: &Model,
+    symmetry: &Symmetry,
+    schedule: &[u32],
+    cycle: &[u32],
+) -> (Vec<u32>, Vec<u32>, Vec<u32>, Option<Violation>) {
     let mut initial = vec![0u32; model.state_words()];
     model.initial_state(&mut initial);
     let step = |s: &[u32], t: u32, out: &mut [u32]| model.step(s, t, out).is_ok();
-    let (schedule, cycle) = symmetry.concretize(&initial, &finding.schedule, &finding.cycle, &step);
+    let (schedule, cycle) = symmetry.concretize(&initial, schedule, cycle, &step);
     // Replay the real schedule: the state it ends in, or the fault it raises.
     let mut state = initial;
     let mut next = state.clone();
@@ -29,11 +49,5 @@ pub fn concretize(model: &Model, symmetry: &Symmetry, finding: &mut Finding) {
             }
         }
     }
-    let fault = fault.or_else(|| model.check_state(&state).err());
-    match fault {
-        Some(v) if v.kind == finding.kind => finding.message = v.message,
-        _ => finding.waiting = describe_threads(model, &state),
-    }
-    finding.schedule = schedule;
-    finding.cycle = cycle;
+    (schedule, cycle, state, fault)
 }

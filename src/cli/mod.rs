@@ -16,8 +16,8 @@ use gsync_check::api::{self, CheckConfig, Error, SpecSource};
 use gsync_check::format::text::render_report;
 use gsync_check::format::{sarif, svg};
 use gsync_check::ir::Launch;
-use gsync_check::report::{spec_hash, Report, SavedCounterexample, SpecLocation};
-use gsync_check::trace::{replay, ReplayOutcome};
+use gsync_check::report::{Report, SavedCounterexample};
+use gsync_check::trace::ReplayOutcome;
 use std::io::IsTerminal;
 use std::path::Path;
 
@@ -276,48 +276,15 @@ pub fn svg_needs_one_spec(output: &OutputArgs) -> Result<(), Error> {
 
 fn replay_file(path: &Path, output: &ReplayOutputArgs) -> Result<i32, Error> {
     let text = gsync_check::spec::input::read_text(path).map_err(Error::Usage)?;
-    let saved: SavedCounterexample = serde_json::from_str(&text).map_err(|e| {
-        Error::Usage(format!(
-            "{}:{}:{}: not a gsync-check counterexample: {e}",
-            path.display(),
-            e.line(),
-            e.column()
-        ))
-    })?;
-    let spec = match saved.spec_location(path) {
-        SpecLocation::Builtin(name) => SpecSource::builtin(&name).ok_or_else(|| {
-            Error::Usage(format!(
-                "the counterexample names built-in spec `{name}`, which does not exist"
-            ))
-        })?,
-        SpecLocation::File(spec_path) => SpecSource::from_file(&spec_path).map_err(|e| {
-            Error::Usage(format!(
-                "{} (the counterexample's spec, `{}`, is found relative to the counterexample's folder)",
-                e.render(false).trim_end().trim_start_matches("error: "),
-                saved.source
-            ))
-        })?,
-    };
+    let saved = api::parse_counterexample(path, &text)?;
+    let spec = api::counterexample_spec(&saved, path)?;
     if let Some(path) = &output.svg {
         save_svg(
             path,
             &svg::render_svg(&saved.spec, &saved.config, &saved.violation),
         )?;
     }
-    let outcome = match api::prepare(&spec, &api::config_of(&saved.config)) {
-        Ok(prepared) => replay(&api::model_of(&prepared), &saved, &spec.text),
-        // A spec that no longer parses says where.
-        Err(e @ Error::Spec(..)) => return Err(e),
-        // A recorded configuration the spec refuses.
-        Err(Error::Usage(m)) => {
-            let reason = format!("the recorded configuration is refused: {m}");
-            if spec_hash(&spec.text) == saved.spec_hash {
-                ReplayOutcome::Corrupt { step: 0, reason }
-            } else {
-                ReplayOutcome::SpecChanged { step: 0, reason }
-            }
-        }
-    };
+    let outcome = api::replay_counterexample(&saved, &spec)?;
     match output.format {
         TextOrJson::Json => println!("{}", to_json(&replay_json(&outcome))),
         TextOrJson::Text => println!("{}", replay_text(&outcome)),
@@ -356,6 +323,9 @@ fn replay_text(outcome: &ReplayOutcome) -> String {
             "corrupt: the spec is unchanged but the recording does not replay: {}{reason}",
             at(*step)
         ),
+        ReplayOutcome::Inconclusive { step, reason } => {
+            format!("inconclusive: {}{reason}", at(*step))
+        }
     }
 }
 
@@ -382,7 +352,8 @@ fn replay_json(outcome: &ReplayOutcome) -> serde_json::Value {
         }),
         ReplayOutcome::Fixed { step, reason }
         | ReplayOutcome::SpecChanged { step, reason }
-        | ReplayOutcome::Corrupt { step, reason } => {
+        | ReplayOutcome::Corrupt { step, reason }
+        | ReplayOutcome::Inconclusive { step, reason } => {
             serde_json::json!({"replay": name, "step": step, "reason": reason})
         }
     }

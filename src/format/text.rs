@@ -201,7 +201,8 @@ pub(super) fn thread_columns(steps: &[Step], cycle: &[Step]) -> Vec<u32> {
 }
 
 pub(super) fn thread_label(t: u32, tpb: u32) -> String {
-    if tpb == 1 {
+    // 0 only in a damaged counterexample file (replay says it is corrupt).
+    if tpb <= 1 {
         format!("block {t}")
     } else {
         format!("b{} t{}", t / tpb, t % tpb)

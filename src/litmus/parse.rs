@@ -151,11 +151,17 @@ fn parse_int(s: &str) -> Option<i64> {
         Some(b) => (true, b),
         None => (false, s),
     };
-    let v = match body.strip_prefix("0x") {
-        Some(h) => i64::from_str_radix(h, 16).ok()?,
-        None => body.parse::<i64>().ok()?,
+    let (digits, radix) = match body.strip_prefix("0x") {
+        Some(h) => (h, 16),
+        None => (body, 10),
     };
-    Some(if neg { -v } else { v })
+    // Digits only after the one sign (`from_str_radix` would take another),
+    // and the value in range once negated (`-0x8000000000000000` is).
+    if digits.starts_with(['-', '+']) {
+        return None;
+    }
+    let v = i128::from_str_radix(digits, radix).ok()?;
+    i64::try_from(if neg { -v } else { v }).ok()
 }
 
 /// `P3` or `3` → 3.
@@ -168,12 +174,13 @@ fn parse_thread(s: &str) -> Option<usize> {
     digits.parse().ok()
 }
 
-/// Trims `s[start..end]`, returning the trimmed byte range.
+/// Trims `s[start..end]`, returning the trimmed byte range (empty, at
+/// `end`, where the range is all white space).
 fn trim_range(text: &str, start: usize, end: usize) -> (usize, usize) {
     let s = &text[start..end];
     let lead = s.len() - s.trim_start().len();
     let trail = s.len() - s.trim_end().len();
-    (start + lead, end - trail)
+    (start + lead, (end - trail).max(start + lead))
 }
 
 /// The start of the first line from `from` on whose text, without its
@@ -379,10 +386,13 @@ fn parse_thread_header(
         for part in p.split(',') {
             let mut w = part.split_whitespace();
             let key = w.next().unwrap_or("");
-            let value = w.next().and_then(parse_int).filter(|v| *v >= 0);
+            let value = w
+                .next()
+                .and_then(parse_int)
+                .and_then(|v| u32::try_from(v).ok());
             match (key, value) {
-                ("cta", Some(v)) => cta = v as u32,
-                ("gpu", Some(v)) => gpu = v as u32,
+                ("cta", Some(v)) => cta = v,
+                ("gpu", Some(v)) => gpu = v,
                 _ => {
                     return Err(err(
                         start,
@@ -429,11 +439,13 @@ fn parse_stmt(text: &str, start: usize, end: usize) -> Result<Stmt, Diagnostic> 
             let (ps, pe) = trim_range(text, o, o + piece.len());
             o += piece.len() + 1;
             let p = &text[ps..pe];
-            let operand = if let Some(v) = parse_int(p) {
+            let operand = if p.is_empty() {
+                return Err(err(ps, pe, "missing operand").label("expected an operand here"));
+            } else if let Some(v) = parse_int(p) {
                 Operand::Imm(v)
             } else if is_register(p) {
                 Operand::Reg(p.to_string())
-            } else if !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            } else if p.chars().all(|c| c.is_alphanumeric() || c == '_') {
                 Operand::Name(p.to_string())
             } else {
                 return Err(err(ps, pe, format!("cannot read the operand `{p}`")).label("operand"));
@@ -471,12 +483,13 @@ fn lex_cond(text: &str, start: usize, end: usize) -> Result<Vec<(Tok, usize, usi
             i += 1;
             continue;
         }
-        let two = if i + 1 < end { &text[i..i + 2] } else { "" };
+        // Bytes: the second may be the start of a character.
+        let two = &b[i..(i + 2).min(end)];
         let (tok, len) = match (c, two) {
-            (_, "/\\") => (Tok::And, 2),
-            (_, "\\/") => (Tok::Or, 2),
-            (_, "==") => (Tok::Eq, 2),
-            (_, "!=") => (Tok::Ne, 2),
+            (_, b"/\\") => (Tok::And, 2),
+            (_, b"\\/") => (Tok::Or, 2),
+            (_, b"==") => (Tok::Eq, 2),
+            (_, b"!=") => (Tok::Ne, 2),
             (b'=', _) => (Tok::Eq, 1),
             (b'(', _) => (Tok::LParen, 1),
             (b')', _) => (Tok::RParen, 1),
@@ -504,11 +517,13 @@ fn lex_cond(text: &str, start: usize, end: usize) -> Result<Vec<(Tok, usize, usi
                 (tok, j - i)
             }
             _ => {
+                // Every token is ASCII, so `i` starts a character.
+                let ch = text[i..].chars().next().unwrap_or('?');
                 return Err(err(
                     i,
-                    i + 1,
-                    format!("unexpected `{}` in the final condition", c as char),
-                ))
+                    i + ch.len_utf8(),
+                    format!("unexpected `{ch}` in the final condition"),
+                ));
             }
         };
         out.push((tok, i, i + len));

@@ -4,7 +4,7 @@
 //! and the spec's invariants.
 
 use super::state::{CRITICAL, PHASES};
-use super::threads::Threads;
+use super::threads::{runtime_error, Threads};
 use super::{Violation, ViolationKind};
 
 /// Thread `t` enters a critical section with `weight`: the weights inside
@@ -20,12 +20,21 @@ pub fn enter_critical(
     for u in 0..th.count() {
         let w = s[th.layout.thread(u, CRITICAL)];
         if u != t && w > 0 {
-            total += i64::from(w - 1);
+            total = total.saturating_add(i64::from(w - 1));
             inside.push(u);
         }
     }
-    s[th.layout.thread(t, CRITICAL)] = weight as u32 + 1;
+    // The state keeps `weight + 1` in a word: a larger weight that the
+    // capacity admits cannot be counted.
+    let stored = weight.min(i64::from(u32::MAX - 1)) as u32;
+    s[th.layout.thread(t, CRITICAL)] = stored + 1;
     if total <= cap {
+        if i64::from(stored) != weight {
+            return Err(runtime_error(&format!(
+                "critical section weight {weight} is larger than {} (a count of slots held)",
+                u32::MAX - 1
+            )));
+        }
         return Ok(());
     }
     let others: Vec<String> = inside.iter().map(|u| th.thread_name(*u)).collect();

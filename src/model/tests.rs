@@ -100,6 +100,35 @@ fn capacity_sums_weights() {
     assert!(run(&tight, Launch::default(), true).0.is_some());
 }
 
+/// Found by the fuzzer (tests/fuzz, with overflow checks): a weight near
+/// i64::MAX overflowed the sum of the weights inside, and a weight past
+/// u32 was cut to 32 bits in the state.
+#[test]
+fn huge_critical_weights_are_counted_or_refused() {
+    let base = "param size = 3;\nharness master { check capacity(size); critical(WEIGHT) { } }";
+    // Over the capacity: a capacity violation, whatever the width.
+    for weight in ["9223372036854775807", "4294967295", "4294967296"] {
+        let text = base.replace("WEIGHT", weight);
+        let fault = run(&text, Launch::default(), true)
+            .0
+            .expect("over capacity");
+        assert_eq!(fault.property, "capacity", "{weight}: {}", fault.message);
+    }
+    // Admitted by a capacity as large, but not countable in the state.
+    let text = base
+        .replace("size = 3", "size = 9223372036854775807")
+        .replace("WEIGHT", "4294967295");
+    let fault = run(&text, Launch::default(), true).0.expect("too large");
+    assert_eq!(fault.property, "runtime");
+    assert!(
+        fault
+            .message
+            .contains("critical section weight 4294967295 is larger than 4294967294"),
+        "{}",
+        fault.message
+    );
+}
+
 #[test]
 fn out_of_bounds_index_is_a_runtime_error() {
     let text = "global u32 a[2] = 0;\nharness master { a[blockIdx + 1] = 1; }";

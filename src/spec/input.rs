@@ -28,6 +28,12 @@ fn read_text_capped(path: &Path, cap: u64) -> Result<String, String> {
             size_text(cap)
         ));
     }
+    decode(&name.to_string(), bytes)
+}
+
+/// The text of the bytes read from `name`; for bytes that are not UTF-8,
+/// the error names the line and column of the first bad byte.
+pub fn decode(name: &str, bytes: Vec<u8>) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|e| {
         let bad = e.utf8_error().valid_up_to();
         let bytes = e.as_bytes();

@@ -4,9 +4,9 @@
 //! corrupt.
 
 use super::build_trace;
-use crate::explore::{explore, Options, TransitionSystem};
+use crate::explore::{explore, LimitKind, Options, Outcome, TransitionSystem};
 use crate::model::{Model, ViolationKind};
-use crate::report::{spec_hash, Access, SavedCounterexample, Step, ViolationReport};
+use crate::report::{spec_hash, Access, RunConfig, SavedCounterexample, Step, ViolationReport};
 
 /// What replay concluded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,16 +29,21 @@ pub enum ReplayOutcome {
     /// The spec is unchanged, yet the recording does not replay: the file
     /// was edited or damaged.
     Corrupt { step: u32, reason: String },
+    /// The schedule reaches the recorded deadlock's state, but whether the
+    /// harness can still finish from there was not decided within the
+    /// recorded limits (`max_states`, `max_seconds`, `max_memory_mb`).
+    Inconclusive { step: u32, reason: String },
 }
 
 impl ReplayOutcome {
-    /// `reproduced`, `fixed`, `spec_changed`, `corrupt`.
+    /// `reproduced`, `fixed`, `spec_changed`, `corrupt`, `inconclusive`.
     pub fn name(&self) -> &'static str {
         match self {
             ReplayOutcome::Reproduced { .. } => "reproduced",
             ReplayOutcome::Fixed { .. } => "fixed",
             ReplayOutcome::SpecChanged { .. } => "spec_changed",
             ReplayOutcome::Corrupt { .. } => "corrupt",
+            ReplayOutcome::Inconclusive { .. } => "inconclusive",
         }
     }
 
@@ -49,6 +54,8 @@ impl ReplayOutcome {
             ReplayOutcome::Reproduced { .. } => 1,
             ReplayOutcome::SpecChanged { .. } => 4,
             ReplayOutcome::Corrupt { .. } => 5,
+            // As for a check stopped by a limit.
+            ReplayOutcome::Inconclusive { .. } => 3,
         }
     }
 }
@@ -67,6 +74,9 @@ enum Divergence {
     /// What a step did differs from the recording (compared only when the
     /// spec is unchanged: an edit moves lines).
     StepDiffers(String),
+    /// Whether the harness can still finish from the end was not decided
+    /// within the recorded limits.
+    Undecided(String),
 }
 
 /// Where replay stopped matching the recording: the step, and why.
@@ -78,11 +88,17 @@ pub fn replay(model: &Model, saved: &SavedCounterexample, spec_text: &str) -> Re
     let spec_changed = spec_hash(spec_text) != saved.spec_hash;
     let (step, divergence) = match run_schedule(model, saved, spec_changed) {
         Ok(outcome) => return outcome,
+        Err((step, Divergence::Undecided(reason))) => {
+            return ReplayOutcome::Inconclusive { step, reason };
+        }
         Err(d) => d,
     };
     if !spec_changed {
         let reason = match divergence {
-            Divergence::CannotMove(r) | Divergence::Gone(r) | Divergence::StepDiffers(r) => r,
+            Divergence::CannotMove(r)
+            | Divergence::Gone(r)
+            | Divergence::StepDiffers(r)
+            | Divergence::Undecided(r) => r,
             Divergence::Other { kind, message } => {
                 format!("a {kind} violation happens instead: {message}")
             }
@@ -100,7 +116,9 @@ pub fn replay(model: &Model, saved: &SavedCounterexample, spec_text: &str) -> Re
                 saved.violation.kind
             ),
         },
-        Divergence::StepDiffers(reason) => ReplayOutcome::SpecChanged { step, reason },
+        Divergence::StepDiffers(reason) | Divergence::Undecided(reason) => {
+            ReplayOutcome::SpecChanged { step, reason }
+        }
     }
 }
 
@@ -114,7 +132,7 @@ fn run_schedule(
     let v = &saved.violation;
     let (message, step) = match walk(model, v, spec_changed)? {
         Walked::Raised { message, step } => (message, step),
-        Walked::Ended(end) => (v.message.clone(), check_end(model, v, &end)?),
+        Walked::Ended(end) => (v.message.clone(), check_end(model, v, &end, &saved.config)?),
     };
     if !spec_changed {
         compare_steps(model, saved)?;
@@ -217,7 +235,12 @@ fn possible_move(model: &Model, state: &[u32], t: u32) -> Result<usize, Divergen
 /// for a deadlock, that the harness cannot finish from it; for a livelock
 /// or starvation, that the cycle returns to where it started and nobody
 /// (or only some) progress in it. Returns the violation's step, the last.
-fn check_end(model: &Model, v: &ViolationReport, end: &End) -> Result<u32, Diverged> {
+fn check_end(
+    model: &Model,
+    v: &ViolationReport,
+    end: &End,
+    config: &RunConfig,
+) -> Result<u32, Diverged> {
     let last_step = (v.trace.schedule.len() + v.trace.cycle_schedule.len()) as u32;
     let gone = |reason: &str| Err((last_step, Divergence::Gone(reason.to_string())));
     if end.cycle_start.as_ref().is_some_and(|s| *s != end.state) {
@@ -233,12 +256,17 @@ fn check_end(model: &Model, v: &ViolationReport, end: &End) -> Result<u32, Diver
         | ViolationKind::SimdDeadlock
         | ViolationKind::AliasDeadlock
         | ViolationKind::BarrierDivergence => {
-            if can_still_finish(model, &end.state) {
-                let reason = "the harness can still finish from the state the schedule reaches";
-                return Err((
-                    v.trace.schedule.len() as u32,
-                    Divergence::Gone(reason.into()),
-                ));
+            let at = v.trace.schedule.len() as u32;
+            match can_still_finish(model, &end.state, config) {
+                Finish::Yes => {
+                    let reason = "the harness can still finish from the state the schedule reaches";
+                    return Err((at, Divergence::Gone(reason.into())));
+                }
+                Finish::Undecided(limit) => {
+                    let reason = format!("the schedule reaches the recorded state, but the search for a way to finish the harness from it stopped at the recorded {limit} limit");
+                    return Err((last_step, Divergence::Undecided(reason)));
+                }
+                Finish::No => {}
             }
         }
         ViolationKind::Livelock => {
@@ -375,8 +403,18 @@ impl TransitionSystem for FromState<'_, '_> {
     }
 }
 
-/// Whether some execution from `state` finishes the harness.
-fn can_still_finish(model: &Model, state: &[u32]) -> bool {
+/// Whether some execution from a state finishes the harness.
+enum Finish {
+    Yes,
+    No,
+    /// Neither found within the limits: the search stopped at this one.
+    Undecided(&'static str),
+}
+
+/// Whether some execution from `state` finishes the harness, searched
+/// within the limits the counterexample was recorded under (an edited
+/// launch must not make replay run for hours).
+fn can_still_finish(model: &Model, state: &[u32], config: &RunConfig) -> Finish {
     let sys = FromState {
         model,
         start: state,
@@ -385,9 +423,20 @@ fn can_still_finish(model: &Model, state: &[u32]) -> bool {
         &sys,
         &Options {
             keep_edges: true,
+            max_states: config.max_states,
+            deadline: crate::explore::deadline_in(config.max_seconds),
+            max_memory_bytes: config.max_memory_mb.map(|mb| mb.saturating_mul(1 << 20)),
             ..Options::default()
         },
     );
     // A fault on the way is not "finishing"; any final state found is.
-    exploration.final_states().count_ones() > 0
+    if exploration.final_states().count_ones() > 0 {
+        return Finish::Yes;
+    }
+    match exploration.outcome() {
+        Outcome::Limit(LimitKind::States) => Finish::Undecided("max_states"),
+        Outcome::Limit(LimitKind::Time) => Finish::Undecided("max_seconds"),
+        Outcome::Limit(LimitKind::Memory) => Finish::Undecided("max_memory_mb"),
+        _ => Finish::No,
+    }
 }

@@ -150,7 +150,10 @@ impl PtxMemory {
             if k > 0 {
                 self.drop_oldest(s, x, k);
             }
-            floors.push(floor.map(|f| f - k));
+            // Views moved down by `k`, saturating as `drop_oldest` does: a
+            // location written only by read-modify-writes keeps its latest
+            // write alone (`k = len - 1`), past readers' views.
+            floors.push(floor.map(|f| f.saturating_sub(k)));
         }
         self.clamp_views(s, &floors);
     }

@@ -46,6 +46,17 @@ fn mp(wfence: &str, rfence: &str) -> String {
     MP.replace("WFENCE", wfence).replace("RFENCE", rfence)
 }
 
+/// Found by cargo-fuzz (`fuzz/`, built with overflow checks): a location
+/// only read-modify-writes touch keeps only its latest write, so the floor
+/// of the readers' views fell below 0 (an overflow; `cargo test` without
+/// `--release` panicked here, a release build wrapped).
+#[test]
+fn a_location_only_rmws_touch_keeps_its_latest_write_past_old_views() {
+    let text =
+        "global u32 count = 0;\nharness all {\n atomicAdd(count, 1);\n atomicExch(count, 0);\n}";
+    assert_eq!(fault(text, TWO_BLOCKS, MemoryModel::Ptx, true), None);
+}
+
 #[test]
 fn message_passing_needs_device_fences_on_both_sides() {
     let bare = mp("", "");

@@ -715,63 +715,8 @@ fn deep_nesting_is_an_error_not_a_crash() {
     assert!(err(&text).0.contains("nested too deeply"));
 }
 
-/// A small deterministic generator, so the fuzz tests need no dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
-#[test]
-fn never_panics_on_random_bytes() {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let alphabet =
-        b"{}()[];,.=+-*/%!~&|^<>?:\"\\ \n\tax1_0x9#@fn harness check if else for u32 //!/* */";
-    for _ in 0..3000 {
-        let len = (rng.next() % 80) as usize;
-        let bytes: Vec<u8> = (0..len)
-            .map(|_| match rng.next() % 4 {
-                0 => rng.next() as u8,
-                _ => alphabet[(rng.next() % alphabet.len() as u64) as usize],
-            })
-            .collect();
-        let _ = parse_file(&String::from_utf8_lossy(&bytes));
-    }
-}
-
-#[test]
-fn never_panics_on_truncations_and_edits() {
-    for (cut, _) in EXAMPLE.char_indices() {
-        let _ = parse_file(&EXAMPLE[..cut]);
-    }
-    let mut rng = Rng(42);
-    let fillers = [
-        "", "{", "}", "(", ")", ";", "\"", "/*", "//!", "x", "0x", "..", "é", "else",
-    ];
-    for _ in 0..2000 {
-        let mut text = EXAMPLE.to_string();
-        for _ in 0..3 {
-            let at = (rng.next() as usize) % (text.len() + 1);
-            let len = (rng.next() % 4) as usize;
-            let (a, b) = (floor(&text, at), floor(&text, at + len));
-            let filler = fillers[(rng.next() as usize) % fillers.len()];
-            text.replace_range(a..b, filler);
-        }
-        let _ = parse_file(&text);
-    }
-}
-
-fn floor(s: &str, mut i: usize) -> usize {
-    i = i.min(s.len());
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
+// Random bytes, truncations and edits: tests/fuzz (every spec, through
+// the lowering and the checker too).
 
 #[test]
 fn public_entry_point() {
