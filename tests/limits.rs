@@ -67,7 +67,7 @@ fn a_memory_limit_bounds_the_resident_set() {
         &[
             "ticket_mutex",
             "--blocks",
-            "5",
+            "6",
             "--scheduler",
             "weak",
             "--max-memory",
@@ -76,7 +76,7 @@ fn a_memory_limit_bounds_the_resident_set() {
         &[
             "heterosync_tree_barrier",
             "--blocks",
-            "3",
+            "6",
             "--max-memory",
             "80",
             "--threads",

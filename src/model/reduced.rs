@@ -154,9 +154,6 @@ fn infer_symmetry(model: &Model) -> Result<Symmetry, String> {
 }
 
 fn ample_sets(model: &Model) -> Result<Independence, String> {
-    if model.memory.ptx().is_some() {
-        return Err("the ptx memory model's state is not described to it yet".into());
-    }
     Independence::new(model)
 }
 

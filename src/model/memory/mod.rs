@@ -369,6 +369,12 @@ impl PtxMemory {
             .collect()
     }
 
+    /// Whether thread `t`'s next step may perform the store or atomic after
+    /// it first (`early_op`): its alternatives then access two locations.
+    pub fn may_perform_early(&self, th: &Threads, s: &[u32], t: usize) -> bool {
+        self.early_op(th, s, t, th.pc(s, t)).is_some()
+    }
+
     /// The store or atomic right after a load or atomic may be performed
     /// first when it does not depend on it and nothing orders them
     /// (load→store reordering: load buffering), also across a block-scope

@@ -44,6 +44,20 @@
 //!   faults at run time fails alike whatever the others did first (it reads
 //!   only words they cannot write), so it is found from the reduced state.
 //!
+//! **Under `ptx`** a thread's next step has alternatives (which write a
+//! load reads, where a store lands), all in the set with the thread. A
+//! load, store or atomic of location `x` reads or changes only `x`'s
+//! history and its own thread's views, so it counts as an access to the
+//! word of `x`, as under sequential consistency: two steps of other
+//! threads on other locations commute, and dropping writes nobody can
+//! read, done after every step, maps both orders to states with the same
+//! futures. A fence other than SC moves only its thread's views
+//! (thread-local); an SC fence reads and writes the SC-fence views, one
+//! more word (`sc_word`) for every scope. A step that may perform the
+//! next store early (`may_perform_early`) accesses two locations and is
+//! never in a set. Threads do not sleep (`spin`): a lasso runs a thread
+//! alone as sequential consistency does.
+//!
 //! The proof that these preserve every fault and every deadlock is the
 //! usual one (the first member step on a path can be moved to its front;
 //! a path with none keeps its outcome after a member step is put before
@@ -66,7 +80,7 @@ mod values;
 
 use super::state::FINISHED;
 use super::{thread_of, Model};
-use crate::ir::{cfg, Expr, Loc, Op};
+use crate::ir::{cfg, Expr, Loc, MemOrder, Op, Order};
 use crate::spec::ast::Storage;
 use values::LocalValues;
 
@@ -200,6 +214,9 @@ pub struct Independence {
     /// (Measured on the mutex and semaphore families: states within 1%,
     /// the lassos' cost up to 1.7 times the search time.)
     sleeping: bool,
+    /// Under `ptx`: the word that stands for the SC-fence views (every
+    /// `fence.sc` reads and writes them; one word for all scopes).
+    sc_word: Option<usize>,
 }
 
 impl Independence {
@@ -217,13 +234,16 @@ impl Independence {
         if collective && prog.launch.threads_per_block > 1 && prog.launch.warp_size > 1 {
             return Err("warp-collective instructions read the other lanes' positions".into());
         }
-        // Phase words (`phase_word`) come after the memory words.
+        // Phase words (`phase_word`) come after the memory words, then
+        // under `ptx` one word for the SC-fence views (`sc_word`).
         let phase_words = if prog.checks.barrier {
             layout.threads
         } else {
             0
         };
-        let width = (layout.mem_words + phase_words).div_ceil(64).max(1);
+        let ptx = model.memory.ptx().is_some();
+        let sc_word = layout.mem_words + phase_words;
+        let width = (sc_word + ptx as usize).div_ceil(64).max(1);
         let pcs = prog.code.len();
         let bytes = layout.threads * pcs * 2 * width * 8;
         if bytes > MAX_TABLE_BYTES {
@@ -263,6 +283,9 @@ impl Independence {
                         .filter(|u| model.threads.takes_part(*u))
                         .filter_map(|u| phase_word(model, u))
                         .for_each(|w| set(reads, w)),
+                    Op::Fence(MemOrder {
+                        order: Order::Sc, ..
+                    }) if ptx => set(writes, sc_word),
                     _ => {}
                 }
             }
@@ -279,11 +302,14 @@ impl Independence {
             future,
             watched,
             kernel_boundary,
+            sc_word: ptx.then_some(sc_word),
             settles_from: (0..pcs)
                 .map(|pc| spin::may_settle_from(model, pc, kernel_boundary))
                 .collect(),
             memo_owner: memo::new_owner(),
-            sleeping: prog.checks.barrier,
+            // A lasso runs a thread alone as sequential consistency does
+            // (one next step, fixed by its words): not under `ptx`.
+            sleeping: prog.checks.barrier && !ptx,
         })
     }
 
@@ -621,6 +647,11 @@ impl Independence {
         if pc == FINISHED {
             return None;
         }
+        let ptx = model.memory.ptx();
+        if ptx.is_some_and(|w| w.may_perform_early(&model.threads, s, t)) {
+            // Its alternatives access two locations: never in a set.
+            return None;
+        }
         let word = |loc: &Loc, write: bool| {
             let (w, _) = model.threads.address(s, t, loc).ok()?;
             (!write || !get(&self.watched, w)).then_some(Some((w, write)))
@@ -629,7 +660,12 @@ impl Independence {
         match &prog.code[pc as usize].op {
             Op::Load { access, .. } => word(&access.loc, false),
             Op::Store { access, .. } | Op::Atomic { access, .. } => word(&access.loc, true),
-            // Thread-local (reached when local steps are not fused).
+            // Under `ptx` an SC fence reads and writes the SC-fence views.
+            Op::Fence(MemOrder {
+                order: Order::Sc, ..
+            }) if self.sc_word.is_some() => Some(self.sc_word.map(|w| (w, true))),
+            // Thread-local (reached when local steps are not fused; under
+            // `ptx` a fence other than SC moves only its thread's views).
             Op::Fence(_)
             | Op::Backoff
             | Op::Assign { .. }
