@@ -7,7 +7,7 @@
 //!    the lock unit and lockstep warps, are left out; a run that stops at
 //!    a violation stores the states up to it).
 //! 2. Families as `gsync-check FAMILY --blocks N` runs them, each in a
-//!    fresh process of the release binary: verdicts, states, wall seconds
+//!    fresh process of the release binary: verdicts, states, wall and CPU seconds
 //!    and peak RSS of the whole family.
 //!
 //! Run with `cargo bench --bench ptx` (`-- ratios` or `-- families` for
@@ -92,10 +92,11 @@ fn ratios() {
 fn families(max_seconds: &str) {
     let bin = env!("CARGO_BIN_EXE_gsync-check");
     println!("## Families, defaults (ptx, unfair), one thread, a process each\n");
-    println!("| run | verdicts | states | seconds | peak RSS MiB |");
-    println!("| --- | --- | ---: | ---: | ---: |");
+    println!("| run | verdicts | states | wall s | CPU s | peak RSS MiB |");
+    println!("| --- | --- | ---: | ---: | ---: | ---: |");
     for &(family, blocks) in FAMILIES {
         let start = Instant::now();
+        let cpu_before = children_cpu_seconds();
         let out = Command::new(bin)
             .args([family, "--blocks", &blocks.to_string()])
             .args(["--threads", "1", "--format", "json", "--stats"])
@@ -103,6 +104,7 @@ fn families(max_seconds: &str) {
             .output()
             .expect("run gsync-check");
         let wall = start.elapsed().as_secs_f64();
+        let cpu = children_cpu_seconds() - cpu_before;
         let reports: serde_json::Value =
             serde_json::from_slice(&out.stdout).expect("a JSON array of reports");
         let reports = reports.as_array().expect("one report per variant");
@@ -124,8 +126,22 @@ fn families(max_seconds: &str) {
             n => format!("{n} of {} inconclusive", reports.len()),
         };
         println!(
-            "| `{family} --blocks {blocks}` | {verdicts} | {states} | {wall:.1} | {} |",
+            "| `{family} --blocks {blocks}` | {verdicts} | {states} | {wall:.1} | {cpu:.1} | {} |",
             rss >> 20
         );
     }
+}
+
+/// User and system seconds of the finished child processes: the CPU time
+/// a family took, which other load on the machine inflates far less than
+/// the wall time.
+fn children_cpu_seconds() -> f64 {
+    // SAFETY: getrusage only writes the struct it is given.
+    let usage = unsafe {
+        let mut usage = std::mem::zeroed::<libc::rusage>();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        usage
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
 }
