@@ -6,9 +6,11 @@
 
 use gsync_check::api::{self, CheckConfig};
 use gsync_check::ir::Launch;
-use gsync_check::model::{MemoryModel, ViolationKind};
-use gsync_check::report::{Report, SavedCounterexample};
-use gsync_check::trace::{replay, ReplayOutcome};
+use gsync_check::model::MemoryModel;
+use gsync_check::report::Report;
+
+mod common;
+use common::verdicts::{assert_replays, kinds};
 
 /// A configuration under `sc` (the `ptx` tests below name their model).
 fn config(blocks: u32, symmetry: bool, threads: usize) -> CheckConfig {
@@ -21,25 +23,6 @@ fn config(blocks: u32, symmetry: bool, threads: usize) -> CheckConfig {
         symmetry,
         threads,
         ..CheckConfig::default()
-    }
-}
-
-fn kinds(r: &Report) -> Vec<ViolationKind> {
-    r.violations.iter().map(|v| v.kind).collect()
-}
-
-fn assert_replays(spec: &api::SpecSource, report: &Report) {
-    for v in &report.violations {
-        let saved = SavedCounterexample::new(report, v, &spec.text);
-        let prepared = api::prepare(spec, &api::config_of(&report.config)).unwrap();
-        let model = api::model_of(&prepared);
-        match replay(&model, &saved, &spec.text) {
-            ReplayOutcome::Reproduced { kind, .. } => assert_eq!(kind, v.kind),
-            other => panic!(
-                "{}: reduced counterexample does not replay: {other:?}",
-                spec.name
-            ),
-        }
     }
 }
 
@@ -172,8 +155,6 @@ fn symmetry_cuts_the_mutex_and_semaphore_families() {
         );
     }
 }
-
-mod common;
 
 #[test]
 fn bench_checker_measures_both_modes_side_by_side() {
