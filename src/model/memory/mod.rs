@@ -894,14 +894,18 @@ impl PtxMemory {
     }
 
     /// The oldest write of `x` that `t` may still read, or (for racing
-    /// writes older than its view) the base they are counted from.
+    /// writes older than its view) the base they are counted from: the
+    /// racing writes below a write are counted from its base, and `t` may
+    /// come to know any write from its view on, so every such write's base
+    /// must stay (dropping writes below it would move the base up onto a
+    /// racing write, and `t` could no longer read that one).
     fn oldest_readable(&self, s: &[u32], t: usize, x: usize) -> usize {
         let cur = self.cur(s, t, x);
-        let known = self.sec.msg(x, cur);
-        match writer(s[known + MSG_META]) {
-            Some(_) => cur.min(s[known + MSG_BASE] as usize),
-            None => cur,
-        }
+        (cur..self.len(s, x))
+            .map(|p| self.sec.msg(x, p))
+            .filter(|&msg| writer(s[msg + MSG_META]).is_some())
+            .map(|msg| s[msg + MSG_BASE] as usize)
+            .fold(cur, usize::min)
     }
 
     /// Retires the `k` oldest writes of `x`; views move past them.
