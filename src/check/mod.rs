@@ -19,6 +19,7 @@
 mod analyse;
 mod deadlock;
 mod graph;
+mod lasso;
 mod liveness;
 mod memory_fairness;
 mod reductions;
@@ -149,6 +150,11 @@ pub fn check(model: &Model, settings: &Settings) -> CheckResult {
     if let Some(sym) = searched.symmetry() {
         for f in &mut result.findings {
             symmetric::concretize(model, sym, f);
+        }
+    }
+    if searched.forgets() {
+        for f in &mut result.findings {
+            lasso::close(model, f);
         }
     }
     result.reductions = note.finish(options.hash_compaction);

@@ -702,7 +702,8 @@ impl Symmetry {
     /// Maps a schedule over representatives (each action a thread index of
     /// the representative it moves from) to one over real threads from the
     /// real `initial` state, and likewise a cycle after it, repeated until it
-    /// returns to the same real state. `step` takes one step and says
+    /// returns to a real state it started a round from (the rounds before
+    /// that one are added to the schedule). `step` takes one step and says
     /// whether it succeeded (a faulting step ends the schedule).
     ///
     /// Representatives and real states are stepped side by side, keeping
@@ -728,10 +729,13 @@ impl Symmetry {
         if cycle.is_empty() {
             return (real_schedule, real_cycle);
         }
-        let entry = walk.real.clone();
         // A cycle of representatives permutes real blocks; it closes after
         // at most the order of that permutation (at most lcm(1..=blocks)).
-        for _ in 0..self.max_rounds() {
+        // Where the stored states also forget what no step reads, a round
+        // may first change only that (the writers of the cycle's own
+        // writes): the rounds before the real states repeat join the stem.
+        let mut starts = vec![(walk.real.clone(), 0)];
+        for _ in 0..2 * self.max_rounds() {
             for &a in cycle {
                 let (t, ok) = walk.step(self, a, step);
                 real_cycle.push(t);
@@ -739,9 +743,11 @@ impl Symmetry {
                     return (real_schedule, real_cycle);
                 }
             }
-            if walk.real == entry {
+            if let Some(&(_, at)) = starts.iter().find(|(s, _)| *s == walk.real) {
+                real_schedule.extend(real_cycle.drain(..at));
                 break;
             }
+            starts.push((walk.real.clone(), real_cycle.len()));
         }
         (real_schedule, real_cycle)
     }
