@@ -29,6 +29,12 @@ use super::PtxMemory;
 use crate::ir::{AtomicOp, Op, Order, Program, Scope};
 use crate::spec::ast::{Participants, Storage};
 
+thread_local! {
+    /// Per location, every live reader's view after the drops
+    /// (`canonicalize`), reused from step to step.
+    static FLOORS: std::cell::RefCell<Vec<Option<usize>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// What the code tells about each location (a word of memory).
 pub struct Locations {
     /// The block whose threads alone can access it (`None`: global memory,
@@ -129,20 +135,38 @@ impl PtxMemory {
 
     /// Drops unreadable writes and puts bases and views in canonical form;
     /// `live` are the threads that have not finished.
-    pub(super) fn canonicalize(&self, s: &mut [u32], live: &[usize]) {
-        let mut floors = Vec::with_capacity(self.sec.locs);
+    /// `live(s, t)`: thread `t` has not finished.
+    pub(super) fn canonicalize(&self, s: &mut [u32], live: &dyn Fn(&[u32], usize) -> bool) {
+        FLOORS.with_borrow_mut(|floors| {
+            floors.clear();
+            self.canonicalize_into(s, live, floors);
+            self.clamp_views(s, floors);
+        })
+    }
+
+    fn canonicalize_into(
+        &self,
+        s: &mut [u32],
+        live: &dyn Fn(&[u32], usize) -> bool,
+        floors: &mut Vec<Option<usize>>,
+    ) {
         for x in 0..self.sec.locs {
             if !self.races || self.locations.race_free[x] {
                 self.forget_pcs(s, x);
             }
-            let readers = live.iter().copied().filter(|&t| self.reads(t, x));
+            self.merge_repeats(s, x);
+            let reader = |s: &[u32], t: usize| live(s, t) && self.reads(t, x);
             let len = self.len(s, x);
             // With no live reader nothing about `x` matters any more.
-            let floor = readers.clone().map(|t| self.cur(s, t, x)).min();
+            let floor = (0..self.sec.threads)
+                .filter(|&t| reader(s, t))
+                .map(|t| self.cur(s, t, x))
+                .min();
             self.tighten_bases(s, x, floor.unwrap_or(len - 1));
             let k = match self.locations.latest_only[x] {
                 true => len - 1,
-                false => readers
+                false => (0..self.sec.threads)
+                    .filter(|&t| reader(s, t))
                     .map(|t| self.oldest_readable(s, t, x))
                     .min()
                     .unwrap_or(len - 1),
@@ -155,7 +179,6 @@ impl PtxMemory {
             // write alone (`k = len - 1`), past readers' views.
             floors.push(floor.map(|f| f.saturating_sub(k)));
         }
-        self.clamp_views(s, &floors);
     }
 
     /// Forgets the writer of every write no step can tell apart by its
@@ -170,23 +193,66 @@ impl PtxMemory {
     /// writer, whose own view already holds it: forgotten, it reaches
     /// nobody, to the same effect.
     pub fn forget(&self, s: &mut [u32]) {
-        let near_far = self.locations.near_far_apart;
         for x in 0..self.sec.locs {
-            let Some(strong_stores) = self.locations.writers_unread[x] else {
-                continue;
-            };
             for p in 0..self.len(s, x) {
                 let meta = self.sec.msg(x, p) + MSG_META;
                 let m = s[meta];
-                // With one thread of a block in the harness, a release to
-                // the block (or read from it) is one to or from the writer
-                // itself, whose own view already holds it.
-                let release_reads_writer = m & MSG_REL != 0 && (strong_stores || near_far);
-                if writer(m).is_some() && !release_reads_writer {
+                if writer(m).is_some() && self.writer_unread(x, m) {
                     s[meta] = with_writer(m, FORGOTTEN_WRITER);
                 }
             }
         }
+    }
+
+    /// Whether the writer of a message of `x` with meta `m` can matter to
+    /// a step (`forget` has the rules); `None` for every message of a
+    /// location where it can.
+    fn writer_unread(&self, x: usize, m: u32) -> bool {
+        let Some(strong_stores) = self.locations.writers_unread[x] else {
+            return false;
+        };
+        !(m & MSG_REL != 0 && (strong_stores || self.locations.near_far_apart))
+    }
+
+    /// Merges each read-modify-write that wrote back the value it read into
+    /// the write it read, where no step can tell the two apart: on a
+    /// location whose accesses are all strong and device-wide (`forget`),
+    /// the second has the same value, neither has a writer a step reads,
+    /// and they have the same release (none, or the same view at the same
+    /// scope). Part of the canonical form (so traces, which name who
+    /// wrote, say that the earlier write was read). Nothing can land
+    /// between them (the second is an atomic's, morally strong with every
+    /// write), so reading either gives the same value, release and later
+    /// choices, and an atomic reading the first reads what it would read
+    /// in the second: the states have the same futures. (`atomicCAS(x, 0,
+    /// 0)` polls, `atomicOr` of a bit already set: each adds a write the
+    /// model would otherwise keep apart in every reader's view.) A merge
+    /// frees a slot of the bounded history, where the model retires the
+    /// oldest write; that only brings it closer to PTX.
+    fn merge_repeats(&self, s: &mut [u32], x: usize) {
+        let mut q = 1;
+        while q < self.len(s, x) {
+            if self.repeats(s, x, q) {
+                self.remove(s, x, q);
+            } else {
+                q += 1;
+            }
+        }
+    }
+
+    /// Whether write `q` of `x` repeats write `q - 1` (`merge_repeats`).
+    fn repeats(&self, s: &[u32], x: usize, q: usize) -> bool {
+        let (a, b) = (self.sec.msg(x, q - 1), self.sec.msg(x, q));
+        let (ma, mb) = (s[a + MSG_META], s[b + MSG_META]);
+        let release = |m: u32| (m & MSG_REL != 0).then(|| release_scope(m));
+        s[a] == s[b]
+            && mb & RMW != 0
+            && self.writer_unread(x, ma)
+            && self.writer_unread(x, mb)
+            && release(ma) == release(mb)
+            && (release(mb).is_none()
+                || s[a + MSG_VIEW..a + MSG_VIEW + self.sec.vw]
+                    == s[b + MSG_VIEW..b + MSG_VIEW + self.sec.vw])
     }
 
     /// Clears the writing instruction of `x`'s writes: only race reports
@@ -248,8 +314,26 @@ impl PtxMemory {
                 // Only a release carries a view (the others stay zero).
                 if s[msg + MSG_META] & MSG_REL != 0 {
                     clamp(s, msg + MSG_VIEW, sec.vw, |_, x, e| below(x, e));
+                    self.drop_empty_release(s, msg);
                 }
             }
+        }
+    }
+}
+
+impl PtxMemory {
+    /// A release whose view raises nobody is no release, where its scope
+    /// cannot narrow another's: at device scope or wider on one GPU (a
+    /// read-modify-write continuing it takes the narrower of its own
+    /// release and this one, and on one GPU device and system scope reach
+    /// the same threads).
+    fn drop_empty_release(&self, s: &mut [u32], msg: usize) {
+        let meta = s[msg + MSG_META];
+        let empty = s[msg + MSG_VIEW..msg + MSG_VIEW + self.sec.vw]
+            .iter()
+            .all(|w| *w == 0);
+        if empty && self.devices.is_empty() && release_scope(meta) != Scope::Cta {
+            s[msg + MSG_META] = without_release(meta);
         }
     }
 }

@@ -95,6 +95,11 @@ pub fn with_release(meta: u32, scope: Scope) -> u32 {
     meta | MSG_REL | scope_code(scope) << MSG_REL_SHIFT
 }
 
+/// The same meta word without a release.
+pub fn without_release(meta: u32) -> u32 {
+    meta & !(MSG_REL | 3 << MSG_REL_SHIFT)
+}
+
 /// The writer of a write forgotten where no step reads it (`forget`): a
 /// thread that is not the initial value and is no thread of the launch.
 pub const FORGOTTEN_WRITER: usize = WRITER_BITS as usize - 1;
@@ -201,6 +206,27 @@ impl Sections {
     /// The SC-fence view of the device (`None`) or of a block.
     pub fn sc_view(&self, block: Option<usize>) -> usize {
         self.sc_base + block.map_or(0, |b| 1 + b) * self.vw
+    }
+
+    /// Calls `f` with the first word of every view in the state (threads,
+    /// fences, messages): the hot loops (drops, inserts) use this, not
+    /// the chained iterator of [`all_views`](Self::all_views).
+    #[inline]
+    pub fn for_each_view(&self, mut f: impl FnMut(usize)) {
+        for t in 0..self.threads {
+            let base = self.thread_base + t * self.thread_words;
+            for k in 0..VIEWS {
+                f(base + k * self.vw);
+            }
+        }
+        for b in 0..=self.blocks {
+            f(self.sc_base + b * self.vw);
+        }
+        for x in 0..self.locs {
+            for p in 0..self.hist {
+                f(self.msg(x, p) + MSG_VIEW);
+            }
+        }
     }
 
     /// Every view in the state (threads, fences, messages), by first word.

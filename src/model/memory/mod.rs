@@ -65,8 +65,9 @@ const BELOW: u32 = 0x4000;
 /// plain accesses, and `Scheduler::Weak`, weak fairness).
 pub struct PtxMemory {
     sec: Sections,
-    /// Per variable: some atomic accesses it.
-    rmw_vars: Vec<bool>,
+    /// Per pc: the store or atomic after it that may be performed first
+    /// (`reorderable`).
+    early: Vec<Option<Pc>>,
     /// The GPU of each block (empty: one GPU).
     devices: Vec<u32>,
     tpb: usize,
@@ -74,6 +75,16 @@ pub struct PtxMemory {
     locations: canon::Locations,
     /// Put states in canonical form after each step (`canon`).
     canonical: bool,
+}
+
+/// The note for a write that lands before `later` writes already made.
+fn lands_before(later: usize) -> Option<String> {
+    (later > 0).then(|| {
+        format!(
+            "lands before {later} write{} already made to it (coherence order is not real time)",
+            if later == 1 { "" } else { "s" }
+        )
+    })
 }
 
 /// A write about to be placed in a history.
@@ -115,6 +126,44 @@ fn access_parts(op: &Op) -> Option<(Option<u32>, &Loc, Order, Vec<&Expr>)> {
     };
     let MemAccess { loc, order, .. } = op.access()?;
     Some((dst, loc, *order, with_index(loc, operands)))
+}
+
+/// The store or atomic right after a load or atomic at `pc` may be
+/// performed first when it does not depend on it and nothing orders them
+/// (load→store reordering: load buffering), also across a block-scope
+/// fence, which orders them only for the block (`MICRO24-Fig4b`; for
+/// observers in the block this over-approximates). Its pc, decided once
+/// per instruction from the code (`rmw_vars`: the variables some atomic
+/// accesses); where the two access the same word is decided when run.
+fn reorderable(code: &[crate::ir::Instr], pc: usize, rmw_vars: &[bool]) -> Option<Pc> {
+    let first = &code[pc].op;
+    let (dst, _, order, reads) = access_parts(first)?;
+    if matches!(first, Op::Store { .. }) {
+        return None;
+    }
+    let mut early = pc + 1;
+    if let Op::Fence(MemOrder {
+        scope: Scope::Cta, ..
+    }) = code.get(early)?.op
+    {
+        early += 1;
+    }
+    let second = &code.get(early)?.op;
+    let (dst2, loc2, order2, reads2) = access_parts(second)?;
+    if matches!(second, Op::Load { .. }) || is_release(order2) {
+        return None;
+    }
+    // Past an acquire only a weak store to a location some atomic reads:
+    // PTX lets that atomic read it without ordering the store after what
+    // the acquire saw (`LB+RMW-a`); other readers would see a coherence
+    // violation (`LB+RMW-b`).
+    if is_acquire(order) && (order2 != Order::Weak || !rmw_vars[loc2.var as usize]) {
+        return None;
+    }
+    // No dependency either way through registers.
+    let depends = dst.is_some_and(|d| reads2.iter().any(|e| uses_local(e, d)))
+        || dst2.is_some_and(|d| reads.iter().any(|e| uses_local(e, d)) || Some(d) == dst);
+    (!depends).then_some(early as Pc)
 }
 
 fn uses_local(e: &Expr, l: u32) -> bool {
@@ -187,9 +236,12 @@ impl PtxMemory {
                 rmw_vars[access.loc.var as usize] = true;
             }
         }
+        let early = (0..prog.code.len())
+            .map(|pc| reorderable(&prog.code, pc, &rmw_vars))
+            .collect();
         PtxMemory {
             sec,
-            rmw_vars,
+            early,
             devices: prog.devices.clone(),
             tpb: layout.threads_per_block,
             races,
@@ -375,47 +427,18 @@ impl PtxMemory {
         self.early_op(th, s, t, th.pc(s, t)).is_some()
     }
 
-    /// The store or atomic right after a load or atomic may be performed
-    /// first when it does not depend on it and nothing orders them
-    /// (load→store reordering: load buffering), also across a block-scope
-    /// fence, which orders them only for the block (`MICRO24-Fig4b`; for
-    /// observers in the block this over-approximates). Returns its pc and
-    /// location.
+    /// The store or atomic right after the load or atomic at `pc` that
+    /// thread `t` may perform first (`reorderable`), when it has not
+    /// performed one early already and the two access different words.
+    /// Returns its pc and location.
     fn early_op(&self, th: &Threads, s: &[u32], t: usize, pc: Pc) -> Option<(Pc, usize)> {
         if skip_of(s[self.sec.flags(t)]).is_some() {
             return None;
         }
+        let early = self.early.get(pc as usize).copied().flatten()?;
         let code = &th.prog.code;
-        let first = &code[pc as usize].op;
-        let (dst, loc, order, reads) = access_parts(first)?;
-        if matches!(first, Op::Store { .. }) {
-            return None;
-        }
-        let mut early = pc + 1;
-        if let Op::Fence(MemOrder {
-            scope: Scope::Cta, ..
-        }) = code.get(early as usize)?.op
-        {
-            early += 1;
-        }
-        let second = &code.get(early as usize)?.op;
-        let (dst2, loc2, order2, reads2) = access_parts(second)?;
-        if matches!(second, Op::Load { .. }) || is_release(order2) {
-            return None;
-        }
-        // Past an acquire only a weak store to a location some atomic
-        // reads: PTX lets that atomic read it without ordering the store
-        // after what the acquire saw (`LB+RMW-a`); other readers would see
-        // a coherence violation (`LB+RMW-b`).
-        if is_acquire(order) && (order2 != Order::Weak || !self.rmw_vars[loc2.var as usize]) {
-            return None;
-        }
-        // No dependency either way through registers.
-        if dst.is_some_and(|d| reads2.iter().any(|e| uses_local(e, d)))
-            || dst2.is_some_and(|d| reads.iter().any(|e| uses_local(e, d)) || Some(d) == dst)
-        {
-            return None;
-        }
+        let loc = &code[pc as usize].op.access()?.loc;
+        let loc2 = &code[early as usize].op.access()?.loc;
         let x = th.address(s, t, loc).ok()?.0;
         let y = th.address(s, t, loc2).ok()?.0;
         (x != y).then_some((early, y))
@@ -530,13 +553,14 @@ impl PtxMemory {
             self.check_race(th, s, t, pc, x, (strong, scope))?;
         }
         let raw = s[self.sec.msg(x, p)];
-        let note = self.read_source(th, s, t, x, p);
+        // Notes only for a recorded step: the search formats nothing.
+        let note = event.is_some().then(|| self.read_source(th, s, t, x, p));
         self.observe(s, t, x, p, (strong, scope), is_acquire(order));
         let v = from_raw(th.prog.vars[loc.var as usize].ty, raw);
         th.write_local(s, t, dst, v);
         if let Some(e) = event {
             e.reads.push((th.location_name(t, loc, index), v));
-            e.note = Some(note);
+            e.note = note;
         }
         Ok(())
     }
@@ -628,11 +652,11 @@ impl PtxMemory {
             meta: meta(t, pc, strong, scope),
             release: is_release(order).then_some(scope),
         };
-        let note = self.write(s, t, q, w);
+        let later = self.write(s, t, q, w);
         if let Some(e) = event {
             e.writes
                 .push((th.location_name(t, loc, index), from_raw(ty, to_raw(ty, v))));
-            e.note = note;
+            e.note = lands_before(later);
         }
         Ok(())
     }
@@ -669,10 +693,9 @@ impl PtxMemory {
         }
         let ty = th.prog.vars[loc.var as usize].ty;
         let old = from_raw(ty, s[self.sec.msg(x, p)]);
-        let source = self.read_source(th, s, t, x, p);
+        let mut note = event.is_some().then(|| self.read_source(th, s, t, x, p));
         self.observe(s, t, x, p, (true, *scope), is_acquire(*order));
         let new = atomic_result(*op, ty.bits(), old, args);
-        let mut note = source;
         if let Some(n) = new {
             let w = NewWrite {
                 x,
@@ -683,8 +706,9 @@ impl PtxMemory {
             if !self.may_insert(s, x, p + 1, w.meta) {
                 return Err(runtime_error("the atomic would break another's atomicity"));
             }
-            if let Some(extra) = self.write(s, t, p + 1, w) {
-                note = format!("{note}; {extra}");
+            let later = self.write(s, t, p + 1, w);
+            if let (Some(n), Some(extra)) = (note.as_mut(), lands_before(later)) {
+                *n = format!("{n}; {extra}");
             }
         }
         if let Some(d) = dst {
@@ -696,30 +720,19 @@ impl PtxMemory {
             if let Some(n) = new {
                 e.writes.push((name, from_raw(ty, to_raw(ty, n))));
             }
-            e.note = Some(note);
+            e.note = note;
         }
         Ok(())
     }
 
-    /// Places a write of `t` at position `q`; returns a note when it lands
-    /// before writes already made (coherence order is not real time).
-    fn write(&self, s: &mut [u32], t: usize, q: usize, w: NewWrite) -> Option<String> {
+    /// Places a write of `t` at position `q`; returns how many writes
+    /// already made it lands before (coherence order is not real time).
+    fn write(&self, s: &mut [u32], t: usize, q: usize, w: NewWrite) -> usize {
         let x = w.x;
         let len = self.len(s, x);
         let sec = &self.sec;
         let base = self.cur(s, t, x);
-        for view in sec.all_views() {
-            let v = get(s, view, x);
-            if v >= q {
-                set(s, view, x, v + 1);
-            }
-        }
-        for p in 0..len {
-            let b = sec.msg(x, p) + MSG_BASE;
-            if s[b] as usize >= q {
-                s[b] += 1;
-            }
-        }
+        self.renumber(s, x, |v| if v >= q { v + 1 } else { v });
         // Messages q.. move up one slot.
         for p in (q..len).rev() {
             let (from, to) = (sec.msg(x, p), sec.msg(x, p + 1));
@@ -743,13 +756,7 @@ impl PtxMemory {
         }
         let last = sec.msg(x, len);
         s[x] = s[last];
-        let later = len - q;
-        (later > 0).then(|| {
-            format!(
-                "lands before {later} write{} already made to it (coherence order is not real time)",
-                if later == 1 { "" } else { "s" }
-            )
-        })
+        len - q
     }
 
     /// The release a new write carries, and the views it releases: its own
@@ -869,22 +876,20 @@ impl PtxMemory {
     /// After each step: finished threads forget their views; writes nobody
     /// can read any more are dropped.
     pub fn normalize(&self, th: &Threads, s: &mut [u32]) {
-        let mut live = vec![];
         for t in 0..self.sec.threads {
             if th.is_finished(s, t) {
                 s[self.sec.thread_views(t)].fill(0);
-            } else {
-                live.push(t);
             }
         }
+        let live = |s: &[u32], t: usize| !th.is_finished(s, t);
         if self.canonical {
             return self.canonicalize(s, &live);
         }
         for x in 0..self.sec.locs {
             let len = self.len(s, x);
-            let k = live
-                .iter()
-                .map(|&t| self.oldest_readable(s, t, x))
+            let k = (0..self.sec.threads)
+                .filter(|&t| live(s, t))
+                .map(|t| self.oldest_readable(s, t, x))
                 .min()
                 .unwrap_or(len - 1);
             if k > 0 {
@@ -908,22 +913,46 @@ impl PtxMemory {
             .fold(cur, usize::min)
     }
 
+    /// Maps every position of `x` held in the state (views and the bases of
+    /// `x`'s writes) through `to`: a write inserted, retired or merged
+    /// moves the positions after it.
+    #[inline]
+    fn renumber(&self, s: &mut [u32], x: usize, to: impl Fn(usize) -> usize) {
+        let (word, shift) = (x / 4, (x % 4) * 8);
+        self.sec.for_each_view(|view| {
+            let w = &mut s[view + word];
+            let v = ((*w >> shift) & 0xFF) as usize;
+            let n = to(v);
+            if n != v {
+                *w = (*w & !(0xFF << shift)) | (n as u32) << shift;
+            }
+        });
+        for p in 0..self.len(s, x) {
+            let b = self.sec.msg(x, p) + MSG_BASE;
+            s[b] = to(s[b] as usize) as u32;
+        }
+    }
+
     /// Retires the `k` oldest writes of `x`; views move past them.
     fn drop_oldest(&self, s: &mut [u32], x: usize, k: usize) {
         let sec = &self.sec;
         let len = self.len(s, x);
-        for view in sec.all_views() {
-            let v = get(s, view, x);
-            set(s, view, x, v.saturating_sub(k));
-        }
-        for p in 0..len {
-            let b = sec.msg(x, p) + MSG_BASE;
-            s[b] = s[b].saturating_sub(k as u32);
-        }
+        self.renumber(s, x, |v| v.saturating_sub(k));
         let (from, to) = (sec.msg(x, k), sec.msg(x, 0));
         s.copy_within(from..sec.msg(x, len), to);
         s[sec.msg(x, len - k)..sec.msg(x, len)].fill(0);
         s[sec.len_word(x)] = (len - k) as u32;
+    }
+
+    /// Removes write `q` of `x`, which repeats write `q - 1`: views and
+    /// bases at or past it move down by one (`canon::merge_repeats`).
+    fn remove(&self, s: &mut [u32], x: usize, q: usize) {
+        let sec = &self.sec;
+        let len = self.len(s, x);
+        self.renumber(s, x, |v| if v >= q { v - 1 } else { v });
+        s.copy_within(sec.msg(x, q + 1)..sec.msg(x, len), sec.msg(x, q));
+        s[sec.msg(x, len - 1)..sec.msg(x, len)].fill(0);
+        s[sec.len_word(x)] = (len - 1) as u32;
     }
 
     /// A write needs a free slot: a full history retires its oldest write.
