@@ -779,9 +779,21 @@ impl PtxMemory {
         } else {
             Some(base)
         };
+        // The new write has one writer and one release scope, so it can
+        // continue only a release whose scope holds its writer: then the
+        // threads it reaches are ones the continued release reaches too. A
+        // block-scope release of another block continued by an atomic is
+        // dropped (the PTX release sequence reaches only that block, which
+        // this write's writer and scope cannot name): weaker, never
+        // stronger, than PTX.
         let continued = continued.map(|p| sec.msg(w.x, p)).filter(|&m| {
             let meta = s[m + MSG_META];
-            strong && meta & MSG_REL != 0 && (w.meta & RMW != 0 || writer(meta) == Some(t))
+            let reaches_writer =
+                writer(meta).is_none_or(|v| self.in_scope(v, t, release_scope(meta)));
+            strong
+                && meta & MSG_REL != 0
+                && reaches_writer
+                && (w.meta & RMW != 0 || writer(meta) == Some(t))
         });
         let mut views = vec![];
         let mut scope: Option<Scope> = None;
