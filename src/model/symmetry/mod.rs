@@ -703,8 +703,12 @@ impl Symmetry {
     /// the representative it moves from) to one over real threads from the
     /// real `initial` state, and likewise a cycle after it, repeated until it
     /// returns to a real state it started a round from (the rounds before
-    /// that one are added to the schedule). `step` takes one step and says
-    /// whether it succeeded (a faulting step ends the schedule).
+    /// that one are added to the schedule). `step` takes one real step and
+    /// says whether it succeeded (a faulting step ends the schedule);
+    /// `step_rep` takes a step of a representative as the search took it
+    /// (with whatever the search forgets forgotten, before this
+    /// canonicalizes: what is forgotten can decide which permutation
+    /// canonicalizes, and so which thread an action names).
     ///
     /// Representatives and real states are stepped side by side, keeping
     /// the renaming between them, so this does not rely on representatives
@@ -714,12 +718,13 @@ impl Symmetry {
         initial: &[u32],
         schedule: &[u32],
         cycle: &[u32],
-        step: &StepFn,
+        (step, step_rep): (&StepFn, &StepFn),
     ) -> (Vec<u32>, Vec<u32>) {
+        let steps = (step, step_rep);
         let mut walk = Walk::new(self, initial);
         let mut real_schedule = Vec::with_capacity(schedule.len());
         for &a in schedule {
-            let (t, ok) = walk.step(self, a, step);
+            let (t, ok) = walk.step(self, a, steps);
             real_schedule.push(t);
             if !ok {
                 return (real_schedule, Vec::new());
@@ -737,7 +742,7 @@ impl Symmetry {
         let mut starts = vec![(walk.real.clone(), 0)];
         for _ in 0..2 * self.max_rounds() {
             for &a in cycle {
-                let (t, ok) = walk.step(self, a, step);
+                let (t, ok) = walk.step(self, a, steps);
                 real_cycle.push(t);
                 if !ok {
                     return (real_schedule, real_cycle);
@@ -786,7 +791,12 @@ impl Walk {
 
     /// Takes action `a` of the representative; returns the real thread that
     /// moved and whether the step succeeded.
-    fn step(&mut self, sym: &Symmetry, a: u32, step: &StepFn) -> (u32, bool) {
+    fn step(
+        &mut self,
+        sym: &Symmetry,
+        a: u32,
+        (step, step_rep): (&StepFn, &StepFn),
+    ) -> (u32, bool) {
         let tpb = sym.threads_per_block;
         let thread = super::thread_of(a);
         let block = self.sigma.iter().position(|b| *b as usize == thread / tpb);
@@ -796,7 +806,7 @@ impl Walk {
             return (t, false);
         }
         self.real.copy_from_slice(&self.next);
-        if !step(&self.rep, a, &mut self.next) {
+        if !step_rep(&self.rep, a, &mut self.next) {
             return (t, false);
         }
         self.rep.copy_from_slice(&self.next);
