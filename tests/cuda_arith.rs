@@ -13,6 +13,7 @@
 
 mod common;
 
+use common::rng::Rng;
 use common::*;
 use gsync_check::cuda::emit::ARITH;
 use gsync_check::cuda::expr::{self, Class, Code};
@@ -64,26 +65,6 @@ const TYPES: [Type; 7] = [
     Type::I16,
     Type::I32,
 ];
-
-/// A small deterministic generator (xorshift64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
-    }
-}
 
 /// Values that meet the edge cases of the operators: around 0, the shift
 /// widths 32 and 64, and the limits of each width.
@@ -142,10 +123,10 @@ fn fits_type(ty: Type, v: i64) -> bool {
 fn value(rng: &mut Rng, fits: impl Fn(i64) -> bool) -> i64 {
     loop {
         let v = match rng.below(4) {
-            0 => rng.pick(&EDGES),
+            0 => *rng.pick(&EDGES),
             1 => rng.pick(&EDGES).wrapping_add(rng.below(5) as i64 - 2),
-            2 => rng.next() as i64 >> rng.below(64),
-            _ => rng.next() as i64,
+            2 => rng.next_u64() as i64 >> rng.below(64),
+            _ => rng.next_u64() as i64,
         };
         if fits(v) {
             return v;
@@ -312,7 +293,7 @@ fn codes_text(codes: &[Code]) -> String {
 fn tree_cases(rng: &mut Rng) -> Vec<Case> {
     let mut cases = Vec::new();
     for _ in 0..300 {
-        let types: Vec<Type> = (0..4).map(|_| rng.pick(&TYPES)).collect();
+        let types: Vec<Type> = (0..4).map(|_| *rng.pick(&TYPES)).collect();
         let tree = random_tree(rng, 4);
         let local = |l: u32| (format!("v{l}"), types[l as usize]);
         let code = expr::emit(&tree, &local);
@@ -339,19 +320,19 @@ fn tree_cases(rng: &mut Rng) -> Vec<Case> {
 fn random_tree(rng: &mut Rng, depth: u32) -> Expr {
     if depth == 0 || rng.below(4) == 0 {
         return match rng.below(3) {
-            0 => Expr::Const(rng.pick(&LITERALS)),
+            0 => Expr::Const(*rng.pick(&LITERALS)),
             _ => Expr::Local(rng.below(4) as u32),
         };
     }
     match rng.below(8) {
-        0 => Expr::Unary(rng.pick(&UNOPS), Box::new(random_tree(rng, depth - 1))),
+        0 => Expr::Unary(*rng.pick(&UNOPS), Box::new(random_tree(rng, depth - 1))),
         1 => Expr::Ternary(
             Box::new(random_tree(rng, depth - 1)),
             Box::new(random_tree(rng, depth - 1)),
             Box::new(random_tree(rng, depth - 1)),
         ),
         _ => Expr::Binary(
-            rng.pick(&BINOPS),
+            *rng.pick(&BINOPS),
             Box::new(random_tree(rng, depth - 1)),
             Box::new(random_tree(rng, depth - 1)),
         ),
@@ -427,7 +408,7 @@ fn failing_line<'a>(program: &'a str, report: &str) -> &'a str {
 }
 
 fn emitted_arithmetic_matches_the_model_on_the_host() {
-    let mut rng = Rng(0x5EED_0017_0009);
+    let mut rng = Rng::new(0x5EED_0017_0009);
     let mut cases = operator_cases(&mut rng);
     cases.extend(tree_cases(&mut rng));
     let dir = std::env::temp_dir().join(format!("gsync-arith-{}", std::process::id()));

@@ -6,9 +6,11 @@
 
 use gsync_check::api::{self, CheckConfig};
 use gsync_check::ir::Launch;
-use gsync_check::model::{MemoryModel, ViolationKind};
-use gsync_check::report::{Report, SavedCounterexample};
-use gsync_check::trace::{replay, ReplayOutcome};
+use gsync_check::model::MemoryModel;
+use gsync_check::report::{Report, Verdict};
+
+mod common;
+use common::verdicts::{assert_replays, kinds};
 
 /// A configuration under `sc` (the `ptx` tests below name their model).
 fn config(blocks: u32, symmetry: bool, threads: usize) -> CheckConfig {
@@ -21,25 +23,6 @@ fn config(blocks: u32, symmetry: bool, threads: usize) -> CheckConfig {
         symmetry,
         threads,
         ..CheckConfig::default()
-    }
-}
-
-fn kinds(r: &Report) -> Vec<ViolationKind> {
-    r.violations.iter().map(|v| v.kind).collect()
-}
-
-fn assert_replays(spec: &api::SpecSource, report: &Report) {
-    for v in &report.violations {
-        let saved = SavedCounterexample::new(report, v, &spec.text);
-        let prepared = api::prepare(spec, &api::config_of(&report.config)).unwrap();
-        let model = api::model_of(&prepared);
-        match replay(&model, &saved, &spec.text) {
-            ReplayOutcome::Reproduced { kind, .. } => assert_eq!(kind, v.kind),
-            other => panic!(
-                "{}: reduced counterexample does not replay: {other:?}",
-                spec.name
-            ),
-        }
     }
 }
 
@@ -172,8 +155,6 @@ fn symmetry_cuts_the_mutex_and_semaphore_families() {
         );
     }
 }
-
-mod common;
 
 #[test]
 fn bench_checker_measures_both_modes_side_by_side() {
@@ -482,4 +463,76 @@ fn sm_symmetry_keeps_every_barrier_verdict_at_four_blocks() {
         assert_same_trace_lengths(&full, &reduced, &what);
     }
     assert!(reduced_somewhere);
+}
+
+/// A spec written in a test.
+fn inline_spec(name: &str, text: &str) -> api::SpecSource {
+    api::SpecSource {
+        name: name.to_string(),
+        origin: format!("inline:{name}"),
+        text: text.to_string(),
+    }
+}
+
+/// Regression (found by `tests/generated.rs`): the writes that race with
+/// a write are counted from its base, so no write at or below the base of
+/// a write a live thread may still read can be dropped. Here block 1's
+/// relaxed store, made without knowing block 0's plain one, races with
+/// it: after reading it, block 0 can still read its own write, so its spin
+/// ends. The canonical form raised the plain write's base, dropped the
+/// initial value, and the store's base moved up onto the plain write: the
+/// spin seemed endless, a deadlock. With four blocks the model without its
+/// canonical form did the same.
+#[test]
+fn ptx_keeps_the_writes_that_race_with_a_write_a_thread_may_still_read() {
+    let two = inline_spec(
+        "racing_own_write",
+        "global u32 x = 0;\nharness master {\n    if (blockIdx == 0) {\n        x = 2;\n        while (load.relaxed(x) == 0) { }\n    } else {\n        store.relaxed(x, 0);\n    }\n}\n",
+    );
+    // Block 3 reads 2 (whose writer knew block 0's plain 1), then 3
+    // (whose writer did not) and waits for the 1, which races with the 3.
+    let four = inline_spec(
+        "racing_below_a_later_write",
+        "global u32 x = 0;\nglobal u32 flag = 0;\nharness master {\n    if (blockIdx == 0) {\n        x = 1;\n        store.release(flag, 1);\n    } else if (blockIdx == 1) {\n        while (load.acquire(flag) == 0) { }\n        store.relaxed(x, 2);\n    } else if (blockIdx == 2) {\n        store.relaxed(x, 3);\n    } else if (load.relaxed(x) == 2 && load.relaxed(x) == 3) {\n        while (load.relaxed(x) != 1) { }\n    }\n}\n",
+    );
+    for (spec, blocks) in [(two, 2), (four, 4)] {
+        let config = |canonical_memory| CheckConfig {
+            races: false,
+            ..ptx(blocks, canonical_memory, true)
+        };
+        let full = api::check_spec(&spec, &config(false)).unwrap();
+        let reduced = api::check_spec(&spec, &config(true)).unwrap();
+        agrees(&spec, &full, &reduced, &spec.name);
+        assert_eq!(full.verdict, Verdict::Verified, "{}", spec.name);
+    }
+}
+
+/// Regression (found by `tests/generated.rs`): a lasso found on a graph
+/// that forgets writers may return to a state that differs from where it
+/// started in a writer only. Here block 0 spins on `atomicOr` forever
+/// after block 1 has reset the counter: its first round makes it the
+/// writer of the value it reads, so the real cycle starts one round later.
+/// The counterexample (with symmetry or without) replayed as corrupt.
+#[test]
+fn forgetting_writers_keeps_lassos_that_replay() {
+    let spec = inline_spec(
+        "spin_on_rmw",
+        "global u32 count = 0;\nharness master {\n    atomicAdd(count, 1);\n    while (atomicOr(count, 0) < nblocks) { }\n    atomicExch(count, 1);\n}\n",
+    );
+    for blocks in [2, 3] {
+        for symmetry in [false, true] {
+            let config = |forget| CheckConfig {
+                symmetry,
+                ..ptx(blocks, true, forget)
+            };
+            let kept = api::check_spec(&spec, &config(false)).unwrap();
+            let forgotten = api::check_spec(&spec, &config(true)).unwrap();
+            let what = format!("--blocks {blocks}, symmetry {symmetry}");
+            agrees(&spec, &kept, &forgotten, &what);
+            assert!(
+                !forgotten.violations[0].trace.cycle_schedule.is_empty(),
+                "{what}"
+            );
+        }
+    }
 }

@@ -19,6 +19,7 @@
 mod analyse;
 mod deadlock;
 mod graph;
+mod lasso;
 mod liveness;
 mod memory_fairness;
 mod reductions;
@@ -147,8 +148,29 @@ pub fn check(model: &Model, settings: &Settings) -> CheckResult {
         note.reduced_trace();
     }
     if let Some(sym) = searched.symmetry() {
+        let before = result.fault.then(|| result.findings.clone());
+        let mut reproduced = true;
         for f in &mut result.findings {
-            symmetric::concretize(model, sym, f);
+            reproduced &= symmetric::concretize(searched, sym, f);
+        }
+        // With writers forgotten, the representatives of one class can
+        // differ in views no step reads, and then the renaming tracked
+        // along a path can name the wrong block: the violation is real but
+        // the schedule mapped to real blocks misses it. Search for it
+        // again remembering writers (symmetry alone concretizes exactly).
+        if let Some(before) = before.filter(|_| !reproduced && searched.forgets()) {
+            if !shortest::without_forget(model, settings, &mut result) {
+                result.findings = before;
+                for f in &mut result.findings {
+                    symmetric::concretize(searched, sym, f);
+                }
+                note.reduced_trace();
+            }
+        }
+    }
+    if searched.forgets() {
+        for f in &mut result.findings {
+            lasso::close(model, f);
         }
     }
     result.reductions = note.finish(options.hash_compaction);

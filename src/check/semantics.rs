@@ -115,7 +115,7 @@ impl Checkable for Reduced<'_, '_> {
             .map(|t| th.thread_name(t))
             .collect();
         if unstarted.is_empty() {
-            return simt::refine(model, self.symmetry(), finding, end);
+            return simt::refine(self, finding, end);
         }
         let resident = model.options().resident.unwrap_or(0);
         finding.kind = ViolationKind::OccupancyDeadlock;

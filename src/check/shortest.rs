@@ -37,14 +37,46 @@ pub(super) fn retrace(
     settings: &Settings,
     result: &mut CheckResult,
 ) -> bool {
-    let symmetric = searched.symmetry().is_some();
     let wanted = Reductions {
-        symmetry: symmetric,
+        symmetry: searched.symmetry().is_some(),
         ample_sets: false,
         forget: searched.forgets(),
     };
+    search_again(model, wanted, settings, result, |_, _| true)
+}
+
+/// Replaces the safety violation of a search with symmetry and forgotten
+/// writers by that of the search with symmetry alone, in real block
+/// numbering (`check` has why), within the same budget as [`retrace`];
+/// `false` where it does not fit or does not reproduce.
+pub(super) fn without_forget(model: &Model, settings: &Settings, result: &mut CheckResult) -> bool {
+    let wanted = Reductions {
+        symmetry: true,
+        ample_sets: false,
+        forget: false,
+    };
+    search_again(model, wanted, settings, result, |full, findings| {
+        let sym = full.symmetry().expect("the search again keeps symmetry");
+        let mut reproduced = true;
+        for f in findings {
+            reproduced &= super::symmetric::concretize(full, sym, f);
+        }
+        reproduced
+    })
+}
+
+/// Searches `model` again with `wanted` (symmetry kept as before) within
+/// the budget, and takes its findings where `accept` (given the search and
+/// the findings to adjust) says so.
+fn search_again(
+    model: &Model,
+    wanted: Reductions,
+    settings: &Settings,
+    result: &mut CheckResult,
+    accept: impl FnOnce(&Reduced, &mut Vec<super::Finding>) -> bool,
+) -> bool {
     let (full, _) = Reduced::new(model, wanted);
-    if full.symmetry().is_some() != symmetric {
+    if full.symmetry().is_some() != wanted.symmetry {
         return false;
     }
     let budget = result.stats.states * BUDGET_FACTOR + BUDGET_BASE;
@@ -65,11 +97,12 @@ pub(super) fn retrace(
             _ => None,
         }
     };
-    match findings {
-        Some(findings) if !findings.is_empty() => {
-            result.findings = findings;
-            true
-        }
-        _ => false,
+    let Some(mut findings) = findings.filter(|f| !f.is_empty()) else {
+        return false;
+    };
+    let accepted = accept(&full, &mut findings);
+    if accepted {
+        result.findings = findings;
     }
+    accepted
 }

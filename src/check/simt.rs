@@ -18,8 +18,8 @@ use super::semantics::thread_positions;
 use super::Finding;
 use crate::explore::TransitionSystem;
 use crate::ir::{Op, Pc};
+use crate::model::reduced::Reduced;
 use crate::model::simt::lane_list;
-use crate::model::symmetry::Symmetry;
 use crate::model::{Event, Model, ViolationKind};
 
 /// Replays `actions` from the initial state, recording every instruction.
@@ -109,14 +109,15 @@ pub fn explain_divergence(model: &Model, finding: &mut Finding) {
 }
 
 /// Refines a deadlock whose threads end in `end` after `schedule`+`cycle`.
-pub fn refine(model: &Model, symmetry: Option<&Symmetry>, finding: &mut Finding, end: &[u32]) {
+pub fn refine(searched: &Reduced, finding: &mut Finding, end: &[u32]) {
+    let model = searched.model();
     // Under symmetry the search stored representatives: the schedule moves
     // their threads (replayed as they are, it could move a finished one)
     // and `end` is one. Refine the real run they stand for.
-    let (schedule, cycle, end) = match symmetry {
+    let (schedule, cycle, end) = match searched.symmetry() {
         Some(sym) => {
             let (schedule, cycle, end, _) =
-                super::symmetric::real_run(model, sym, &finding.schedule, &finding.cycle);
+                super::symmetric::real_run(searched, sym, &finding.schedule, &finding.cycle);
             (schedule, cycle, end)
         }
         None => (

@@ -7,35 +7,47 @@
 
 use super::{describe_threads, Finding};
 use crate::explore::TransitionSystem;
+use crate::model::reduced::Reduced;
 use crate::model::symmetry::Symmetry;
-use crate::model::{Model, Violation};
+use crate::model::Violation;
 
-/// Rewrites `finding` in real thread numbering.
-pub fn concretize(model: &Model, symmetry: &Symmetry, finding: &mut Finding) {
+/// Rewrites `finding` of the search of `searched` in real thread numbering;
+/// says whether the real run ends in a violation of the finding's kind
+/// (for a safety violation, whether it reproduces).
+pub fn concretize(searched: &Reduced, symmetry: &Symmetry, finding: &mut Finding) -> bool {
+    let model = searched.model();
     let (schedule, cycle, state, fault) =
-        real_run(model, symmetry, &finding.schedule, &finding.cycle);
+        real_run(searched, symmetry, &finding.schedule, &finding.cycle);
     let fault = fault.or_else(|| model.check_state(&state).err());
+    let reproduced = fault.as_ref().is_some_and(|v| v.kind == finding.kind);
     match fault {
         Some(v) if v.kind == finding.kind => finding.message = v.message,
         _ => finding.waiting = describe_threads(model, &state),
     }
     finding.schedule = schedule;
     finding.cycle = cycle;
+    reproduced
 }
 
 /// The real run that `schedule` and `cycle` of representatives stand
 /// for: the real threads they move, the real state `schedule` ends in, and
 /// the fault it raises on the way, if any (the run stops there).
 pub fn real_run(
-    model: &Model,
+    searched: &Reduced,
     symmetry: &Symmetry,
     schedule: &[u32],
     cycle: &[u32],
 ) -> (Vec<u32>, Vec<u32>, Vec<u32>, Option<Violation>) {
+    let model = searched.model();
     let mut initial = vec![0u32; model.state_words()];
     model.initial_state(&mut initial);
     let step = |s: &[u32], t: u32, out: &mut [u32]| model.step(s, t, out).is_ok();
-    let (schedule, cycle) = symmetry.concretize(&initial, schedule, cycle, &step);
+    let step_rep = |s: &[u32], t: u32, out: &mut [u32]| {
+        let ok = model.step(s, t, out).is_ok();
+        searched.forget_writers(out);
+        ok
+    };
+    let (schedule, cycle) = symmetry.concretize(&initial, schedule, cycle, (&step, &step_rep));
     // Replay the real schedule: the state it ends in, or the fault it raises.
     let mut state = initial;
     let mut next = state.clone();

@@ -117,6 +117,13 @@ impl<'m, 'p> Reduced<'m, 'p> {
     pub fn forgets(&self) -> bool {
         self.forget.is_some()
     }
+
+    /// Forgets in `s` the writers no step reads, where the search does.
+    pub fn forget_writers(&self, s: &mut [u32]) {
+        if let Some(memory) = self.forget {
+            memory.forget(s);
+        }
+    }
 }
 
 /// Why a reduction asked for is off (`Ok`: on, or not asked for).
@@ -190,9 +197,7 @@ impl TransitionSystem for Reduced<'_, '_> {
     }
 
     fn canonicalize(&self, s: &mut [u32]) {
-        if let Some(memory) = self.forget {
-            memory.forget(s);
-        }
+        self.forget_writers(s);
         if let Some(sym) = &self.symmetry {
             sym.canonicalize(s);
         }

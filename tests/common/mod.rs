@@ -2,6 +2,9 @@
 
 #![allow(dead_code)]
 
+pub mod rng;
+pub mod verdicts;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

@@ -27,8 +27,8 @@ mod common;
 mod mutate;
 mod targets;
 
+use common::rng::Rng;
 use libtest_mimic::{Failed, Trial};
-use mutate::Rng;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;

@@ -779,9 +779,21 @@ impl PtxMemory {
         } else {
             Some(base)
         };
+        // The new write has one writer and one release scope, so it can
+        // continue only a release whose scope holds its writer: then the
+        // threads it reaches are ones the continued release reaches too. A
+        // block-scope release of another block continued by an atomic is
+        // dropped (the PTX release sequence reaches only that block, which
+        // this write's writer and scope cannot name): weaker, never
+        // stronger, than PTX.
         let continued = continued.map(|p| sec.msg(w.x, p)).filter(|&m| {
             let meta = s[m + MSG_META];
-            strong && meta & MSG_REL != 0 && (w.meta & RMW != 0 || writer(meta) == Some(t))
+            let reaches_writer =
+                writer(meta).is_none_or(|v| self.in_scope(v, t, release_scope(meta)));
+            strong
+                && meta & MSG_REL != 0
+                && reaches_writer
+                && (w.meta & RMW != 0 || writer(meta) == Some(t))
         });
         let mut views = vec![];
         let mut scope: Option<Scope> = None;
@@ -899,14 +911,18 @@ impl PtxMemory {
     }
 
     /// The oldest write of `x` that `t` may still read, or (for racing
-    /// writes older than its view) the base they are counted from.
+    /// writes older than its view) the base they are counted from: the
+    /// racing writes below a write are counted from its base, and `t` may
+    /// come to know any write from its view on, so every such write's base
+    /// must stay (dropping writes below it would move the base up onto a
+    /// racing write, and `t` could no longer read that one).
     fn oldest_readable(&self, s: &[u32], t: usize, x: usize) -> usize {
         let cur = self.cur(s, t, x);
-        let known = self.sec.msg(x, cur);
-        match writer(s[known + MSG_META]) {
-            Some(_) => cur.min(s[known + MSG_BASE] as usize),
-            None => cur,
-        }
+        (cur..self.len(s, x))
+            .map(|p| self.sec.msg(x, p))
+            .filter(|&msg| writer(s[msg + MSG_META]).is_some())
+            .map(|msg| s[msg + MSG_BASE] as usize)
+            .fold(cur, usize::min)
     }
 
     /// Maps every position of `x` held in the state (views and the bases of

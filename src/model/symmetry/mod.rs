@@ -702,8 +702,13 @@ impl Symmetry {
     /// Maps a schedule over representatives (each action a thread index of
     /// the representative it moves from) to one over real threads from the
     /// real `initial` state, and likewise a cycle after it, repeated until it
-    /// returns to the same real state. `step` takes one step and says
-    /// whether it succeeded (a faulting step ends the schedule).
+    /// returns to a real state it started a round from (the rounds before
+    /// that one are added to the schedule). `step` takes one real step and
+    /// says whether it succeeded (a faulting step ends the schedule);
+    /// `step_rep` takes a step of a representative as the search took it
+    /// (with whatever the search forgets forgotten, before this
+    /// canonicalizes: what is forgotten can decide which permutation
+    /// canonicalizes, and so which thread an action names).
     ///
     /// Representatives and real states are stepped side by side, keeping
     /// the renaming between them, so this does not rely on representatives
@@ -713,12 +718,13 @@ impl Symmetry {
         initial: &[u32],
         schedule: &[u32],
         cycle: &[u32],
-        step: &StepFn,
+        (step, step_rep): (&StepFn, &StepFn),
     ) -> (Vec<u32>, Vec<u32>) {
+        let steps = (step, step_rep);
         let mut walk = Walk::new(self, initial);
         let mut real_schedule = Vec::with_capacity(schedule.len());
         for &a in schedule {
-            let (t, ok) = walk.step(self, a, step);
+            let (t, ok) = walk.step(self, a, steps);
             real_schedule.push(t);
             if !ok {
                 return (real_schedule, Vec::new());
@@ -728,20 +734,25 @@ impl Symmetry {
         if cycle.is_empty() {
             return (real_schedule, real_cycle);
         }
-        let entry = walk.real.clone();
         // A cycle of representatives permutes real blocks; it closes after
         // at most the order of that permutation (at most lcm(1..=blocks)).
-        for _ in 0..self.max_rounds() {
+        // Where the stored states also forget what no step reads, a round
+        // may first change only that (the writers of the cycle's own
+        // writes): the rounds before the real states repeat join the stem.
+        let mut starts = vec![(walk.real.clone(), 0)];
+        for _ in 0..2 * self.max_rounds() {
             for &a in cycle {
-                let (t, ok) = walk.step(self, a, step);
+                let (t, ok) = walk.step(self, a, steps);
                 real_cycle.push(t);
                 if !ok {
                     return (real_schedule, real_cycle);
                 }
             }
-            if walk.real == entry {
+            if let Some(&(_, at)) = starts.iter().find(|(s, _)| *s == walk.real) {
+                real_schedule.extend(real_cycle.drain(..at));
                 break;
             }
+            starts.push((walk.real.clone(), real_cycle.len()));
         }
         (real_schedule, real_cycle)
     }
@@ -780,7 +791,12 @@ impl Walk {
 
     /// Takes action `a` of the representative; returns the real thread that
     /// moved and whether the step succeeded.
-    fn step(&mut self, sym: &Symmetry, a: u32, step: &StepFn) -> (u32, bool) {
+    fn step(
+        &mut self,
+        sym: &Symmetry,
+        a: u32,
+        (step, step_rep): (&StepFn, &StepFn),
+    ) -> (u32, bool) {
         let tpb = sym.threads_per_block;
         let thread = super::thread_of(a);
         let block = self.sigma.iter().position(|b| *b as usize == thread / tpb);
@@ -790,7 +806,7 @@ impl Walk {
             return (t, false);
         }
         self.real.copy_from_slice(&self.next);
-        if !step(&self.rep, a, &mut self.next) {
+        if !step_rep(&self.rep, a, &mut self.next) {
             return (t, false);
         }
         self.rep.copy_from_slice(&self.next);
