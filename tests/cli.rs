@@ -449,7 +449,7 @@ fn liveness_family_tables_under_weak_fairness() {
             "--blocks",
             "4",
             "--scheduler",
-            "weak",
+            "fair",
             "--memory-model",
             "sc",
             "--format",
@@ -520,7 +520,7 @@ fn too_few_resident_blocks_is_an_occupancy_deadlock_for_every_global_barrier() {
 
 #[test]
 fn liveness_defaults_apply_only_under_a_fair_scheduler() {
-    let fair = run(&["spin_lock", "--scheduler", "weak", "--format", "json"]);
+    let fair = run(&["spin_lock", "--scheduler", "fair", "--format", "json"]);
     let json: serde_json::Value = serde_json::from_slice(&fair.stdout).unwrap();
     assert_eq!(
         json["config"]["params"]["iters"], 0,
@@ -529,7 +529,7 @@ fn liveness_defaults_apply_only_under_a_fair_scheduler() {
     let explicit = run(&[
         "spin_lock",
         "--scheduler",
-        "weak",
+        "fair",
         "--iters",
         "1",
         "--format",
@@ -564,7 +564,7 @@ fn a_tiny_memory_limit_is_inconclusive_with_exit_3() {
             "--blocks",
             "4",
             "--scheduler",
-            "weak",
+            "fair",
             "--max-memory",
             "1",
             "--format",
