@@ -161,6 +161,18 @@ fn impossible_launches_and_bad_options_exit_2() {
             vec!["spin_lock", "--threads", "0"],
             "worker threads are 1 to 1024",
         ),
+        (
+            vec!["spin_lock", "--scheduler", "fiar"],
+            "unknown progress model `fiar`",
+        ),
+        (
+            vec!["spin_lock", "--scheduler", "blocks=obe,warps=fair"],
+            "unknown level `warps`",
+        ),
+        (
+            vec!["spin_lock", "--scheduler", "threads=strong"],
+            "give it alone, --scheduler strong",
+        ),
     ] {
         assert_usage_error(&args, fragment);
     }
@@ -449,7 +461,7 @@ fn liveness_family_tables_under_weak_fairness() {
             "--blocks",
             "4",
             "--scheduler",
-            "weak",
+            "fair",
             "--memory-model",
             "sc",
             "--format",
@@ -520,7 +532,7 @@ fn too_few_resident_blocks_is_an_occupancy_deadlock_for_every_global_barrier() {
 
 #[test]
 fn liveness_defaults_apply_only_under_a_fair_scheduler() {
-    let fair = run(&["spin_lock", "--scheduler", "weak", "--format", "json"]);
+    let fair = run(&["spin_lock", "--scheduler", "fair", "--format", "json"]);
     let json: serde_json::Value = serde_json::from_slice(&fair.stdout).unwrap();
     assert_eq!(
         json["config"]["params"]["iters"], 0,
@@ -529,7 +541,7 @@ fn liveness_defaults_apply_only_under_a_fair_scheduler() {
     let explicit = run(&[
         "spin_lock",
         "--scheduler",
-        "weak",
+        "fair",
         "--iters",
         "1",
         "--format",
@@ -564,7 +576,7 @@ fn a_tiny_memory_limit_is_inconclusive_with_exit_3() {
             "--blocks",
             "4",
             "--scheduler",
-            "weak",
+            "fair",
             "--max-memory",
             "1",
             "--format",
@@ -596,4 +608,56 @@ fn ptx_is_the_default_memory_model_except_for_what_only_sc_models() {
     assert!(stderr(&out).contains("under --memory-model sc only"));
     let help = stdout(&run(&["--help"]));
     assert!(help.contains("Default: ptx"), "{help}");
+}
+
+/// Occupancy is semantics, not a progress model: a block waiting for one
+/// that can never become resident is an occupancy deadlock under every
+/// scheduler, and a block that cannot start until another finishes cannot
+/// be left unstarted by `obe` or `unfair` while the other spins.
+#[test]
+fn resident_keeps_its_meaning_under_every_scheduler() {
+    for scheduler in [
+        "deadlock",
+        "fair",
+        "obe",
+        "hsa",
+        "unfair",
+        "blocks=obe,threads=fair",
+    ] {
+        let out = run(&[
+            "xiao_feng_barrier",
+            "--blocks",
+            "3",
+            "--resident",
+            "2",
+            "--scheduler",
+            scheduler,
+            "--memory-model",
+            "sc",
+            "--format",
+            "json",
+        ]);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(json["config"]["resident"], 2, "{scheduler}");
+        assert_eq!(
+            json["violations"][0]["kind"], "occupancy_deadlock",
+            "{scheduler}"
+        );
+        let spin = |resident: &[&str]| {
+            let mut args = vec![
+                "progress_hsa",
+                "--scheduler",
+                scheduler,
+                "--memory-model",
+                "sc",
+            ];
+            args.extend(resident);
+            code(&run(&args))
+        };
+        // Block 1 spins on block 0's store; with one slot it starts only
+        // after block 0 has finished.
+        assert_eq!(spin(&["--resident", "1"]), 0, "{scheduler}");
+        let hangs = ["obe", "unfair", "blocks=obe,threads=fair"].contains(&scheduler);
+        assert_eq!(spin(&[]), i32::from(hangs), "{scheduler}");
+    }
 }

@@ -80,14 +80,26 @@ fn configurations(base: &CheckConfig) -> Vec<(String, CheckConfig)> {
 /// small, and one that explodes only costs its comparison.
 const MAX_STATES: u64 = 50_000;
 
-/// The scheduler of seed `seed`: unfair, or where `fair`, weak fairness on
-/// even seeds and strong, OBE and HSA in turn on odd ones.
+/// The scheduler of seed `seed`: the deadlock-only check, or where
+/// `fair`, weak fairness on even seeds and on odd ones in turn each other
+/// progress model, uniform, and the default pair of levels.
 fn scheduler_of(seed: u64, fair: bool) -> Scheduler {
-    const OTHERS: [Scheduler; 3] = [Scheduler::Strong, Scheduler::Obe, Scheduler::Hsa];
+    use gsync_check::model::{Levels, Progress};
+    const OTHERS: [Progress; 6] = [
+        Progress::Strong,
+        Progress::Obe,
+        Progress::Hsa,
+        Progress::HsaObe,
+        Progress::Lobe,
+        Progress::Unfair,
+    ];
     match (fair, seed % 2) {
-        (false, _) => Scheduler::Unfair,
-        (true, 0) => Scheduler::Weak,
-        (true, _) => OTHERS[(seed / 2 % 3) as usize],
+        (false, _) => Scheduler::Deadlock,
+        (true, 0) => Scheduler::uniform(Progress::Fair),
+        (true, _) => match (seed / 2) as usize % (OTHERS.len() + 1) {
+            i if i < OTHERS.len() => Scheduler::uniform(OTHERS[i]),
+            _ => Scheduler::Progress(Levels::DEFAULT_PAIR),
+        },
     }
 }
 
@@ -98,7 +110,7 @@ fn scheduler_of(seed: u64, fair: bool) -> Scheduler {
 fn base_config(g: &Generated, model: MemoryModel, scheduler: Scheduler) -> CheckConfig {
     let mut params = Vec::new();
     // Under a fair scheduler, a looping harness runs forever half the time.
-    if scheduler != Scheduler::Unfair && g.endless && g.seed % 4 < 2 {
+    if scheduler != Scheduler::Deadlock && g.endless && g.seed % 4 < 2 {
         params.push(("iters".to_string(), 0));
     }
     CheckConfig {
@@ -597,8 +609,9 @@ fn reductions_keep_the_verdicts_of_generated_programs_under_ptx() {
     assert_meaningful(&tally);
 }
 
-/// Under the fair schedulers (weak on even seeds; strong, OBE and HSA in
-/// turn on odd ones), where liveness is checked too.
+/// Under the progress models (fair on even seeds; strong, OBE, HSA, HSA+OBE,
+/// LOBE, unfair and the default pair in turn on odd ones), where liveness
+/// is checked too.
 #[test]
 fn reductions_keep_the_verdicts_of_generated_programs_under_fair_schedulers() {
     let seeds: Vec<u64> = (0..SEEDS / 4).collect();
@@ -617,7 +630,7 @@ fn reductions_keep_the_verdicts_of_many_generated_programs() {
     let seeds = seeds_from_env(10_000);
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     let models = [MemoryModel::Sc, MemoryModel::Ptx];
-    let mut tally = run_seeds("unfair", &seeds, &models, false, workers);
+    let mut tally = run_seeds("deadlock", &seeds, &models, false, workers);
     let fair: Vec<u64> = seeds.iter().copied().step_by(10).collect();
     tally.add(run_seeds("fair", &fair, &models, true, workers));
     assert_agreed(&tally);

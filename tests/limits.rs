@@ -69,7 +69,7 @@ fn a_memory_limit_bounds_the_resident_set() {
             "--blocks",
             "6",
             "--scheduler",
-            "weak",
+            "fair",
             "--max-memory",
             "60",
         ],

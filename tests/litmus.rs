@@ -267,3 +267,118 @@ fn ptx_reaches_the_weak_outcomes_of_mp_sb_lb() {
     let c = litmus::check_file(&hand("CoRR.litmus"), &ptx()).unwrap();
     assert!(c.holds, "{:?}", c.outcomes);
 }
+
+/// `--liveness` on one file: P1 spins until P0 raises a flag. Under weak
+/// fairness (the default) every execution ends; under OBE P0 need never
+/// start, and the hang is printed as a lasso.
+#[test]
+fn liveness_of_one_file_is_judged_under_the_scheduler_asked_for() {
+    let file = "tests/litmus/liveness/MP-spin.litmus";
+    let out = run(&["litmus", file, "--liveness"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("termination (scheduler fair): every execution ends"),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(&["litmus", file, "--liveness", "--scheduler", "obe"]);
+    let text = stdout(&out);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(text.contains("termination (scheduler obe): some execution does not end"));
+    assert!(
+        text.contains("livelock") && text.contains("then forever, repeating:"),
+        "{text}"
+    );
+    assert!(text.contains("block 0 never moves"), "{text}");
+    // With the expectation (1: terminates), a hang the file does not
+    // expect is an over-approximation, not unsound.
+    let out = run(&[
+        "litmus",
+        file,
+        "--liveness",
+        "--scheduler",
+        "obe",
+        "--expect",
+        "tests/litmus/liveness/expected-liveness.csv",
+        "--format",
+        "json",
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["scheduler"], "obe");
+    assert_eq!(json["terminates"], false);
+    assert_eq!(json["expected"], true);
+    assert_eq!(json["agreement"], "over-approximate");
+    assert_eq!(json["violation"]["kind"], "livelock");
+    assert!(!json["violation"]["trace"]["cycle"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+fn liveness_of_a_directory_counts_agreement_with_terminates_for_1() {
+    let dir = |rest: &[&str]| {
+        let args = [
+            "litmus",
+            "tests/litmus/liveness",
+            "--expect",
+            "tests/litmus/liveness/expected-liveness.csv",
+        ];
+        run(&[&args[..], rest].concat())
+    };
+    let out = dir(&["--liveness"]);
+    let text = stdout(&out);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        text.contains("MP-spin.litmus  ends      ends    fair"),
+        "{text}"
+    );
+    assert!(text.contains("memory model ptx, scheduler fair:"), "{text}");
+    assert_eq!(
+        text.lines().last(),
+        Some("litmus: 1 tests, 1 supported, 1 agree, 0 unsound")
+    );
+    let out = dir(&["--liveness", "--scheduler", "unfair", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (&json["liveness"], &json["scheduler"]),
+        (&true.into(), &"unfair".into())
+    );
+    assert_eq!(json["rows"][0]["agreement"], "over-approximate");
+}
+
+/// Liveness is asked for, never guessed: a liveness file without
+/// `--liveness` is refused (it would compare "terminates" with "the final
+/// condition holds"), and `--scheduler` needs `--liveness`.
+#[test]
+fn liveness_is_explicit() {
+    let out = run(&[
+        "litmus",
+        "tests/litmus/liveness",
+        "--expect",
+        "tests/litmus/liveness/expected-liveness.csv",
+    ]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("looks like liveness expectations"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("add --liveness"), "{}", stderr(&out));
+    let out = run(&["litmus", "tests/litmus/MP.litmus", "--scheduler", "fair"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("--liveness"), "{}", stderr(&out));
+    let out = run(&[
+        "litmus",
+        "tests/litmus/liveness/MP-spin.litmus",
+        "--liveness",
+        "--scheduler",
+        "often",
+    ]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("unknown progress model `often`"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use gsync_check::litmus::{self, parse, LitmusConfig};
+use gsync_check::litmus::{self, parse, LitmusConfig, Question};
 use gsync_check::spec::diag::Source;
 use std::path::{Path, PathBuf};
 
@@ -94,7 +94,7 @@ fn corpus_under_sc_is_never_weaker_than_ptx(dir: &Path) {
     );
     // Every interleaving is a PTX execution: SC may forbid, never add.
     assert!(!text.contains("over-approximate\n"), "{text}");
-    let report = litmus::run_dir(dir, &csv, &config("sc")).unwrap();
+    let report = litmus::run_dir(dir, &csv, &config("sc"), Question::Condition).unwrap();
     let s = &report.summary;
     assert_eq!(s.over_approximate, 0);
     assert_eq!(s.tests, s.supported + s.unsupported);
@@ -103,7 +103,13 @@ fn corpus_under_sc_is_never_weaker_than_ptx(dir: &Path) {
     // Liveness expectations: every fair SC execution of a test whose spin
     // loops PTX says terminate must terminate too (SC has fewer executions,
     // so it may only miss hangs, never add one).
-    let live = litmus::run_dir(dir, &dir.join("expected-liveness.csv"), &config("sc")).unwrap();
+    let live = litmus::run_dir(
+        dir,
+        &dir.join("expected-liveness.csv"),
+        &config("sc"),
+        Question::FAIR_TERMINATION,
+    )
+    .unwrap();
     let l = &live.summary;
     assert!(live.liveness && l.tests > 0);
     assert_eq!(l.tests, l.supported + l.unsupported);
@@ -112,13 +118,25 @@ fn corpus_under_sc_is_never_weaker_than_ptx(dir: &Path) {
 }
 
 fn corpus_under_ptx_is_sound_and_agrees(dir: &Path) {
-    let report = litmus::run_dir(dir, &dir.join("expected-safety.csv"), &config("ptx")).unwrap();
+    let report = litmus::run_dir(
+        dir,
+        &dir.join("expected-safety.csv"),
+        &config("ptx"),
+        Question::Condition,
+    )
+    .unwrap();
     let s = &report.summary;
     // The hard gate: the model never forbids what PTX allows.
     assert_eq!(s.unsound, 0, "{s:?}");
     assert!(s.agree * 10 >= s.supported * 9, "{s:?}");
     assert!(s.supported * 10 >= s.tests * 8, "{s:?}");
-    let live = litmus::run_dir(dir, &dir.join("expected-liveness.csv"), &config("ptx")).unwrap();
+    let live = litmus::run_dir(
+        dir,
+        &dir.join("expected-liveness.csv"),
+        &config("ptx"),
+        Question::FAIR_TERMINATION,
+    )
+    .unwrap();
     assert_eq!(live.summary.unsound, 0, "{:?}", live.summary);
     // Memory fairness: the spin loops PTX says terminate (`XF-Barrier-relacq`,
     // `-rlx`) terminate; the real hang of `XF-Barrier-weak` (racing weak

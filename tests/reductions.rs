@@ -262,7 +262,7 @@ fn no_por_switches_off_both_reductions() {
 fn ample_sets_switch_themselves_off_with_a_reason() {
     for (args, why) in [
         (
-            vec!["spin_lock", "--scheduler", "weak"],
+            vec!["spin_lock", "--scheduler", "fair"],
             "ample sets off (fairness reads every thread's enabled steps)",
         ),
         (
@@ -377,7 +377,7 @@ fn forgetting_writers_keeps_every_verdict_and_counterexample() {
     // The stored graph keeps every thread's edges: it stays on under a fair
     // scheduler, and the liveness verdicts agree.
     let weak = |n, forget| CheckConfig {
-        scheduler: gsync_check::model::Scheduler::Weak,
+        scheduler: gsync_check::model::Scheduler::uniform(gsync_check::model::Progress::Fair),
         ..ptx(n, true, forget)
     };
     assert!(agree_under_ptx(2, |n| weak(n, false), |n| weak(n, true)));

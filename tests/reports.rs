@@ -99,8 +99,8 @@ fn verify_passes_on_the_corpus_and_fails_on_a_wrong_expectation() {
     let spec = std::fs::read_to_string(repo().join("specs/spin_lock.gsync")).unwrap();
     // Claim the unfair spin lock is starvation-free: verify must say no.
     let wrong = spec.replace(
-        "//! expect --blocks 3 --iters 0 --scheduler weak --memory-model sc: violated starvation",
-        "//! expect --blocks 3 --iters 0 --scheduler weak --memory-model sc: verified",
+        "//! expect --blocks 3 --iters 0 --scheduler fair --memory-model sc: violated starvation",
+        "//! expect --blocks 3 --iters 0 --scheduler fair --memory-model sc: verified",
     );
     assert_ne!(wrong, spec);
     std::fs::write(dir.join("spin_lock.gsync"), wrong).unwrap();
@@ -108,7 +108,7 @@ fn verify_passes_on_the_corpus_and_fails_on_a_wrong_expectation() {
     assert_eq!(code(&out), 1, "{}", stdout(&out));
     assert!(
         stdout(&out)
-            .contains("FAIL spin_lock [--blocks 3 --iters 0 --scheduler weak --memory-model sc]"),
+            .contains("FAIL spin_lock [--blocks 3 --iters 0 --scheduler fair --memory-model sc]"),
         "{}",
         stdout(&out)
     );

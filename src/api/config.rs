@@ -25,7 +25,8 @@ pub struct CheckConfig {
     /// Lock bits of the shared-memory lock unit (default 1024).
     pub lock_bits: Option<u32>,
     pub fuse_local_steps: bool,
-    /// Fairness assumed for liveness (livelock, starvation).
+    /// The liveness question: none (`deadlock`), or livelock and
+    /// starvation under a progress model per level.
     pub scheduler: Scheduler,
     /// At most this many blocks resident at once.
     pub resident: Option<u32>,
@@ -65,7 +66,7 @@ impl Default for CheckConfig {
             branch_order: None,
             lock_bits: None,
             fuse_local_steps: true,
-            scheduler: Scheduler::Unfair,
+            scheduler: Scheduler::Deadlock,
             resident: None,
             max_states: Some(DEFAULT_MAX_STATES),
             max_seconds: None,

@@ -4,7 +4,7 @@
 use super::{check_param_value, CheckConfig, Error, SpecSource};
 use crate::ir::{lower, Program};
 use crate::model::lockbits;
-use crate::model::{MemoryModel, Scheduler, SimtMode};
+use crate::model::{MemoryModel, SimtMode};
 use crate::spec::ast::{Item, SpecFile};
 use crate::spec::diag::{Diagnostic, Source};
 use std::path::Path;
@@ -136,7 +136,7 @@ pub fn declared_params(file: &SpecFile) -> Vec<String> {
         .collect()
 }
 
-/// Under a fair scheduler, the parameters a spec names in its
+/// Under a progress model, the parameters a spec names in its
 /// `//! liveness: NAME=V ...` header line (e.g. `iters=0`: run forever)
 /// apply unless the command line sets them: liveness is about executions
 /// that never end.
@@ -146,7 +146,7 @@ fn with_liveness_defaults(
     spec: &str,
 ) -> Result<CheckConfig, Error> {
     let mut config = config.clone();
-    if config.scheduler == Scheduler::Unfair {
+    if !config.scheduler.checks_liveness() {
         return Ok(config);
     }
     // The header parser checked the syntax and that each name is a parameter.

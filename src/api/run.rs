@@ -2,14 +2,14 @@
 //! checker's settings, the findings as traces.
 
 use super::{prepare, CheckConfig, Error, Prepared, SpecSource};
-use crate::check::{check, Finding, Settings};
+use crate::check::{check, Settings};
 use crate::explore::Options;
 use crate::ir::Program;
 use crate::model::lockbits::{self, DEFAULT_LOCK_BITS};
 use crate::model::reduced::Reductions;
 use crate::model::{Model, ModelOptions, SimtMode};
 use crate::report::{Limit, Measured, Report, RunConfig, Stats, Verdict, ViolationReport};
-use crate::trace::{build_trace, violation_location};
+use crate::trace::violation_report;
 use std::collections::BTreeMap;
 
 /// The semantics of a prepared spec under its configuration.
@@ -26,6 +26,7 @@ pub fn model_of(prepared: &Prepared) -> Model<'_> {
             memory_model: prepared.config.memory_model(),
             races: prepared.config.races,
             canonical_memory: prepared.config.canonical_memory,
+            track_started: prepared.config.scheduler.needs_started(),
         },
     )
 }
@@ -122,19 +123,6 @@ fn run_config(program: &Program, config: &CheckConfig) -> RunConfig {
         max_states: config.max_states,
         max_seconds: config.max_seconds,
         max_memory_mb: config.max_memory_mb,
-    }
-}
-
-fn violation_report(model: &Model, f: &Finding) -> ViolationReport {
-    let (trace, fault) = build_trace(model, &f.schedule, &f.cycle);
-    let location = violation_location(model, &f.schedule, &f.cycle, &trace, fault.is_some());
-    ViolationReport {
-        kind: f.kind,
-        property: f.property.to_string(),
-        message: f.message.clone(),
-        waiting: f.waiting.clone(),
-        location,
-        trace,
     }
 }
 

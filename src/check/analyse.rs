@@ -11,8 +11,13 @@ use crate::model::{Scheduler, Violation};
 pub enum Outcome {
     Done(CheckResult),
     /// The per-thread analyses need the full graph, which this reduced
-    /// search (`reduced`, or hash compaction) does not have.
-    NeedsFullGraph,
+    /// search (`reduced`, or hash compaction) does not have; the reason,
+    /// for the `--stats` note.
+    NeedsFullGraph(&'static str),
+    /// Hash compaction kept no states, and the harness cannot finish from
+    /// some: whether a thread keeps progressing there needs them (the same
+    /// search without compaction answers).
+    NeedsStates,
 }
 
 /// Searches `sys` and analyses its graph. `reduced`: the system stores
@@ -44,15 +49,28 @@ pub fn analyse<S: Checkable>(
         _ => None,
     };
     // Edge labels are needed for liveness, and for deadlock of a harness
-    // that never finishes.
+    // that never finishes or whose threads may progress forever without
+    // finishing.
     let never_finishes = exploration.final_states().count_ones() == 0;
-    let wants_graph = scheduler != Scheduler::Unfair || never_finishes;
+    let deadlock_only = !scheduler.checks_liveness() && !never_finishes;
+    let compacted_stuck = deadlock_only && options.hash_compaction && limit.is_none();
+    if compacted_stuck && exploration.can_finish().iter_zeros().next().is_some() {
+        return Outcome::NeedsStates;
+    }
+    let progress_while_stuck = deadlock_only
+        && !options.hash_compaction
+        && deadlock::progress_while_stuck(sys, &exploration);
+    let wants_graph = scheduler.checks_liveness() || never_finishes || progress_while_stuck;
     let labels = wants_graph && !((reduced || options.hash_compaction) && limit.is_some());
     if labels && (reduced || options.hash_compaction) {
         // The full search replaces this one: its memory is freed first
         // (the caller drops nothing of it), so the limit holds for the
         // second alone.
-        return Outcome::NeedsFullGraph;
+        return Outcome::NeedsFullGraph(match (never_finishes, progress_while_stuck) {
+            (true, _) => "the harness never finishes",
+            (false, true) => "threads keep progressing where the harness cannot finish",
+            (false, false) => "a progress model is checked",
+        });
     }
     let done = |findings: Vec<Finding>, limit: Option<LimitKind>, stats: Stats| {
         Outcome::Done(CheckResult {
@@ -100,9 +118,9 @@ pub fn analyse<S: Checkable>(
     let judged = graph.is_some() || !never_finishes;
     let mut findings = deadlocks_if(judged, sys, &exploration, graph.as_ref());
     let mut limit = limit;
-    if findings.is_empty() && limit.is_none() && scheduler != Scheduler::Unfair {
+    if let (true, None, Some(levels)) = (findings.is_empty(), limit, scheduler.levels()) {
         if let Some(graph) = &graph {
-            match liveness::find(sys, &exploration, graph, scheduler, &options) {
+            match liveness::find(sys, &exploration, graph, levels, &options) {
                 Ok(found) => findings.extend(found),
                 Err(stop) => limit = Some(stop),
             }

@@ -9,11 +9,14 @@ use std::collections::VecDeque;
 
 /// Finds the shortest-reachable deadlocked state, if any, and explains it.
 ///
-/// A harness that can finish is deadlocked in a reachable state from which
-/// it never finishes. A harness that runs forever (`iters = 0`) never
-/// finishes, so there a deadlock is a reachable state from which some
-/// unfinished thread can never again pass a progress point; that needs the
-/// edge labels (`graph`).
+/// A deadlock is a reachable state from which some unfinished thread can
+/// never again pass a progress point (finishing is one). In a harness that
+/// can finish, such a state cannot finish either, and without labels
+/// (`graph`) every state that cannot finish is taken for one: right unless
+/// a thread there keeps passing `progress;` forever, which
+/// [`progress_while_stuck`] tells the caller to label the graph for. A
+/// harness that runs forever (`iters = 0`) never finishes, so its deadlocks
+/// always need the labels.
 pub fn find<S: Checkable>(
     model: &S,
     exploration: &Exploration<u32, Violation>,
@@ -22,7 +25,24 @@ pub fn find<S: Checkable>(
     if exploration.final_states().count_ones() > 0 || graph.is_none() {
         // One backward analysis: the first state outside it is the shortest stuck one.
         let can_finish = exploration.can_finish();
-        let stuck = can_finish.iter_zeros().next()?;
+        let mut cannot = can_finish.iter_zeros();
+        let stuck = match graph {
+            None => cannot.next()?,
+            Some(graph) => {
+                // Of the states that cannot finish, the first where some
+                // thread can never progress again.
+                let first = cannot.next()?;
+                let can_progress = graph.can_progress(exploration, model.thread_count());
+                let stuck_thread = |id: StateId| {
+                    let s = exploration.decode_state(id);
+                    (0..model.thread_count())
+                        .any(|t| !model.is_finished(&s, t) && !can_progress[t].get(id))
+                };
+                std::iter::once(first)
+                    .chain(cannot)
+                    .find(|id| stuck_thread(*id))?
+            }
+        };
         return Some(explain(
             model,
             exploration,
@@ -41,6 +61,37 @@ pub fn find<S: Checkable>(
     let t = stuck_thread(stuck).expect("found above");
     let trapped = |id: StateId| !can_progress[t].get(id);
     Some(explain(model, exploration, stuck, &trapped, Some(t)))
+}
+
+/// Whether, in a harness that can finish, some step between states that
+/// cannot finish passes a progress point: then a thread may keep
+/// progressing there forever (a loop through `progress;`), which is no
+/// deadlock, and only the labelled graph tells whether some other thread
+/// is stuck. Without such a step every unfinished thread of those states
+/// is stuck, and no labels are needed.
+pub fn progress_while_stuck<S: Checkable>(
+    model: &S,
+    exploration: &Exploration<u32, Violation>,
+) -> bool {
+    if exploration.final_states().count_ones() == 0 {
+        return false;
+    }
+    let can_finish = exploration.can_finish();
+    let mut state = vec![0u32; model.state_words()];
+    let mut next = state.clone();
+    for id in can_finish.iter_zeros() {
+        let id = id as StateId;
+        if !exploration.is_expanded(id) {
+            continue;
+        }
+        exploration.read_state(id, &mut state);
+        for (a, to) in exploration.successors(id) {
+            if !can_finish.get(to) && model.step_labels(&state, a, &mut next).1.progressed {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// The finding for a deadlock first reached at `stuck`: the trace goes on

@@ -12,12 +12,12 @@
 //! graph).** A strongly connected component `C` has a cycle through every
 //! one of its states and edges, so:
 //!
-//! - weak fairness (also `obe`, and `hsa` for the threads it treats fairly):
-//!   `C` holds a fair cycle iff every fairly scheduled thread either is
-//!   disabled in some state of `C` or moves on some edge inside `C` — the
-//!   cycle through everything visits that state or takes that edge. Any
-//!   cycle of a component failing the test keeps the thread enabled and
-//!   still, so no sub-cycle can be fair either.
+//! - the progress models built on weak fairness (`fair`, `hsa`, `obe`,
+//!   `hsa-obe`, `lobe`, `unfair`, per level: `progress`): `C` holds an
+//!   admitted cycle iff the cycle through all of `C` is admitted, where a
+//!   thread the models keep running must be disabled in some state of `C`
+//!   or move on some edge inside `C` — the cycle through everything visits
+//!   that state or takes that edge.
 //! - strong fairness: a thread that is enabled somewhere in `C` but never
 //!   moves inside `C` forces a fair cycle to avoid every state where it is
 //!   enabled; those states are removed and the rest split into components
@@ -29,15 +29,16 @@
 //!   landing before its newest, while no write ever becomes its newest,
 //!   loses those edges and is split again (the same pruning, on edges).
 //!
-//! Within a component the set of finished threads is constant (finishing
-//! is permanent and a cycle returns to its start), so `hsa`'s "lowest
-//! unfinished block" is one block per component.
+//! Within a component the sets of finished threads and of threads that
+//! have run once are constant (both are permanent and a cycle returns to
+//! its start).
 
 use super::graph::{Label, LabeledGraph};
 use super::memory_fairness::{Excluded, Requirement, Tally};
+use super::progress::{self, Seen};
 use super::{Checkable, Finding};
 use crate::explore::{BitSet, Exploration, LimitKind, Options, StateId};
-use crate::model::{Scheduler, Violation, ViolationKind};
+use crate::model::{Levels, Scheduler, Violation, ViolationKind};
 use petgraph::algo::TarjanScc;
 use petgraph::graph::{DiGraph, EdgeReference, NodeIndex};
 use petgraph::visit::{EdgeFiltered, EdgeRef};
@@ -82,17 +83,17 @@ impl Filter {
     }
 }
 
-/// The first livelock, else the first starvation, under `scheduler` (and,
-/// under `ptx`, memory fairness); stops at a time or memory limit of
-/// `options`.
+/// The first livelock, else the first starvation, under the progress
+/// models `levels` (and, under `ptx`, memory fairness); stops at a time or
+/// memory limit of `options`.
 pub fn find<S: Checkable>(
     model: &S,
     exploration: &Exploration<u32, Violation>,
     graph: &LabeledGraph,
-    scheduler: Scheduler,
+    levels: Levels,
     options: &Options,
 ) -> Result<Option<Finding>, LimitKind> {
-    find_with(model, exploration, graph, (scheduler, options), true)
+    find_with(model, exploration, graph, (levels, options), true)
 }
 
 /// [`find`], with memory fairness on or off (off: what the check found
@@ -101,7 +102,7 @@ pub fn find_with<S: Checkable>(
     model: &S,
     exploration: &Exploration<u32, Violation>,
     graph: &LabeledGraph,
-    (scheduler, options): (Scheduler, &Options),
+    (levels, options): (Levels, &Options),
     memory_fairness: bool,
 ) -> Result<Option<Finding>, LimitKind> {
     let search = Search {
@@ -109,7 +110,7 @@ pub fn find_with<S: Checkable>(
         model,
         exploration,
         graph,
-        scheduler,
+        levels,
         memory_fairness,
         options,
     };
@@ -130,7 +131,7 @@ struct Search<'a, S> {
     enabled: EnabledSets,
     exploration: &'a Exploration<u32, Violation>,
     graph: &'a LabeledGraph,
-    scheduler: Scheduler,
+    levels: Levels,
     memory_fairness: bool,
     options: &'a Options,
 }
@@ -247,46 +248,21 @@ impl<S: Checkable> Search<'_, S> {
 
     fn judge(&self, comp: &[StateId], filter: &Filter, starving: Option<usize>) -> Judgement {
         let first = self.exploration.decode_state(comp[0]);
-        let first = first.as_slice();
         if let Some(t) = starving {
-            if self.model.is_finished(first, t) {
+            if self.model.is_finished(&first, t) {
                 return Judgement::Unfair; // a finished thread does not starve
             }
         }
-        let member = |id: StateId| comp.binary_search(&id).is_ok();
-        let threads = self.model.thread_count();
-        let mut moves = vec![false; threads];
-        let mut disabled_somewhere = vec![false; threads];
-        let mut enabled_somewhere = vec![false; threads];
-        let mut others_progress = false;
-        let mut memory = Tally::default();
-        for id in comp {
-            for t in 0..threads {
-                if self.is_enabled(*id, t) {
-                    enabled_somewhere[t] = true;
-                } else {
-                    disabled_somewhere[t] = true;
-                }
-            }
-            for e in self.graph.graph.edges(NodeIndex::new(*id as usize)) {
-                let l = *e.weight();
-                if filter.allows(&l) && member(e.target().index() as StateId) {
-                    moves[l.thread as usize] = true;
-                    others_progress |= l.progress;
-                    memory.add(&l);
-                }
-            }
-        }
-        if starving.is_some() && !others_progress {
+        let survey = self.survey(comp, filter);
+        if starving.is_some() && !survey.progress {
             return Judgement::Unfair; // no one progresses: a livelock, found before
         }
-        let threads =
-            self.thread_fairness(comp, first, &moves, &enabled_somewhere, &disabled_somewhere);
+        let threads = self.thread_fairness(comp, &survey.seen);
         if matches!(threads, Judgement::Unfair) {
             return threads;
         }
         let unmet = match self.memory_fairness {
-            true => memory.unmet(),
+            true => survey.memory.unmet(),
             false => Vec::new(),
         };
         match unmet.is_empty() {
@@ -295,44 +271,82 @@ impl<S: Checkable> Search<'_, S> {
         }
     }
 
-    /// Whether the fairly scheduled threads can all be treated fairly by a
-    /// cycle of `comp`, given which of them move, and where they are enabled.
-    fn thread_fairness(
-        &self,
-        comp: &[StateId],
-        first: &[u32],
-        moves: &[bool],
-        enabled_somewhere: &[bool],
-        disabled_somewhere: &[bool],
-    ) -> Judgement {
-        for t in self.model.fairly_scheduled(first, self.scheduler) {
-            let ok = match self.scheduler {
-                Scheduler::Unfair => true,
-                Scheduler::Strong => moves[t] || !enabled_somewhere[t],
-                Scheduler::Weak | Scheduler::Obe | Scheduler::Hsa => {
-                    moves[t] || disabled_somewhere[t]
+    /// What the cycle through all of `comp` (allowed edges inside it)
+    /// shows of each thread, whether someone progresses on it, and its
+    /// memory accesses.
+    fn survey(&self, comp: &[StateId], filter: &Filter) -> Survey {
+        let first = self.exploration.decode_state(comp[0]);
+        let first = first.as_slice();
+        let member = |id: StateId| comp.binary_search(&id).is_ok();
+        let mut seen: Vec<Seen> = (0..self.model.thread_count())
+            .map(|t| Seen {
+                finished: self.model.is_finished(first, t),
+                started: self.model.has_run(first, t),
+                ..Seen::default()
+            })
+            .collect();
+        let mut survey = Survey {
+            seen: Vec::new(),
+            progress: false,
+            memory: Tally::default(),
+        };
+        for id in comp {
+            for (t, s) in seen.iter_mut().enumerate() {
+                match self.is_enabled(*id, t) {
+                    true => s.enabled_somewhere = true,
+                    false => s.disabled_somewhere = true,
                 }
-            };
-            if ok {
-                continue;
             }
-            if self.scheduler != Scheduler::Strong {
-                return Judgement::Unfair;
+            for e in self.graph.graph.edges(NodeIndex::new(*id as usize)) {
+                let l = *e.weight();
+                if filter.allows(&l) && member(e.target().index() as StateId) {
+                    let s = &mut seen[l.thread as usize];
+                    s.moves = true;
+                    s.started = true;
+                    survey.progress |= l.progress;
+                    survey.memory.add(&l);
+                }
             }
-            // Strong fairness: a fair cycle must avoid every state where `t`
-            // is enabled; what remains may still hold one.
-            let rest: Vec<StateId> = comp
-                .iter()
-                .copied()
-                .filter(|id| !self.is_enabled(*id, t))
-                .collect();
-            return if rest.is_empty() {
-                Judgement::Unfair
-            } else {
-                Judgement::Prune(rest)
+        }
+        survey.seen = seen;
+        survey
+    }
+
+    /// The threads whose fairness the cycle through `comp` relies on (a
+    /// lasso shows each move or be disabled), if the models admit it.
+    fn relied_on(&self, seen: &[Seen]) -> Option<Vec<usize>> {
+        if self.levels.is_strong() {
+            return Some((0..seen.len()).collect());
+        }
+        progress::admitted(self.levels, self.model.threads_per_block(), seen)
+    }
+
+    /// Whether a cycle of `comp` is admitted by the progress models, given
+    /// what the cycle through all of it shows of each thread.
+    fn thread_fairness(&self, comp: &[StateId], seen: &[Seen]) -> Judgement {
+        if !self.levels.is_strong() {
+            return match self.relied_on(seen) {
+                Some(_) => Judgement::Fair,
+                None => Judgement::Unfair,
             };
         }
-        Judgement::Fair
+        // Strong fairness: a thread enabled somewhere that never moves
+        // forces a fair cycle to avoid every state where it is enabled;
+        // what remains may still hold one.
+        let Some(t) = (0..seen.len()).find(|t| !seen[*t].moves && seen[*t].enabled_somewhere)
+        else {
+            return Judgement::Fair;
+        };
+        let rest: Vec<StateId> = comp
+            .iter()
+            .copied()
+            .filter(|id| !self.is_enabled(*id, t))
+            .collect();
+        if rest.is_empty() {
+            Judgement::Unfair
+        } else {
+            Judgement::Prune(rest)
+        }
     }
 
     /// The lasso: a shortest path to the component, then a cycle inside it
@@ -368,8 +382,8 @@ impl<S: Checkable> Search<'_, S> {
         };
         // Witnesses in a fixed order: threads by index.
         let mut targets: Vec<Witness> = Vec::new();
-        let first = self.exploration.decode_state(entry);
-        for t in self.model.fairly_scheduled(&first, self.scheduler) {
+        let seen = self.survey(&comp.states, &comp.filter).seen;
+        for t in self.relied_on(&seen).unwrap_or_default() {
             match first_edge(&|l| l.thread == t as u32) {
                 Some(w) => targets.push(w),
                 None => {
@@ -513,13 +527,7 @@ impl<S: Checkable> Search<'_, S> {
     fn report(&self, comp: Component) -> Finding {
         let (schedule, cycle) = self.lasso(&comp);
         let model = self.model;
-        let fairness = match self.scheduler {
-            Scheduler::Hsa => {
-                "under the HSA scheduler (only the lowest unfinished block is scheduled fairly)"
-                    .to_string()
-            }
-            s => format!("under {s} fairness"),
-        };
+        let fairness = Scheduler::Progress(self.levels).under();
         let (waiting, progress) = self.round_summary(comp.states[0], &cycle);
         match comp.starving {
             None => Finding {
@@ -602,6 +610,14 @@ impl EnabledSets {
     fn get(&self, id: StateId, t: usize) -> bool {
         self.bits[id as usize * self.words + t / 64] >> (t % 64) & 1 == 1
     }
+}
+
+/// What the cycle through a component shows.
+struct Survey {
+    seen: Vec<Seen>,
+    /// Someone passes a progress point on an allowed edge.
+    progress: bool,
+    memory: Tally,
 }
 
 enum Judgement {

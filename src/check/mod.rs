@@ -22,6 +22,7 @@ mod graph;
 mod lasso;
 mod liveness;
 mod memory_fairness;
+mod progress;
 mod reductions;
 mod semantics;
 mod shortest;
@@ -36,7 +37,8 @@ use crate::model::{Labeled, Model, Scheduler, Violation, ViolationKind};
 
 /// What the analyses need of a semantics besides its transition system:
 /// its threads, whether they finished, what a step did for liveness, the
-/// fairness a scheduler grants, and words to describe them.
+/// launch's levels and who has run (for the progress models), and words
+/// to describe them.
 pub trait Checkable: TransitionSystem<Action = u32, Fault = Violation> {
     /// Number of threads.
     fn thread_count(&self) -> usize;
@@ -48,10 +50,15 @@ pub trait Checkable: TransitionSystem<Action = u32, Fault = Violation> {
     /// Takes action `a` from `s` into `out`; says whether the thread
     /// passed a progress point and what it did to memory.
     fn step_labels(&self, s: &[u32], a: u32, out: &mut [u32]) -> Labeled;
-    /// The threads `scheduler` treats fairly in `s`: every thread, unless
-    /// the semantics knows better (HSA's lowest unfinished block).
-    fn fairly_scheduled(&self, _s: &[u32], _scheduler: Scheduler) -> std::ops::Range<usize> {
-        0..self.thread_count()
+    /// How many consecutive threads make a block (the progress models'
+    /// levels: blocks of the grid, threads of a block).
+    fn threads_per_block(&self) -> usize {
+        1
+    }
+    /// Whether thread `t` has taken a step on the way to `s` (the OBE
+    /// models guarantee only such threads); `true` where not recorded.
+    fn has_run(&self, _s: &[u32], _t: usize) -> bool {
+        true
     }
     /// How reports name thread `t` (the model: `block 1 thread 3`).
     fn thread_name(&self, t: usize) -> String {
@@ -114,7 +121,17 @@ pub fn check(model: &Model, settings: &Settings) -> CheckResult {
     let (reduced, refusals) = Reduced::new(model, wanted);
     let mut note = reductions::Note::new(settings.reductions, scheduler, &reduced, &refusals);
     let options = &settings.limits;
-    let first = analyse::analyse(&reduced, options, scheduler, reduced.is_reduced());
+    let mut first = analyse::analyse(&reduced, options, scheduler, reduced.is_reduced());
+    let mut compacted = options.hash_compaction;
+    if let analyse::Outcome::NeedsStates = first {
+        // A possible deadlock: search again keeping the states.
+        let again = Options {
+            hash_compaction: false,
+            ..options.clone()
+        };
+        compacted = false;
+        first = analyse::analyse(&reduced, &again, scheduler, reduced.is_reduced());
+    }
     // Edge labels of representatives name permuted threads, ample sets
     // leave out steps, and fingerprints drop states, all of which the
     // per-thread analyses need: they search the full graph again. Not
@@ -124,14 +141,15 @@ pub fn check(model: &Model, settings: &Settings) -> CheckResult {
     let (full, _) = Reduced::new(model, wanted.per_thread());
     let (mut result, searched) = match first {
         analyse::Outcome::Done(result) => {
-            if options.hash_compaction {
+            if compacted {
                 note.compacted(result.stats.states);
             }
             (result, &reduced)
         }
-        analyse::Outcome::NeedsFullGraph => {
+        analyse::Outcome::NeedsStates => unreachable!("searched without hash compaction"),
+        analyse::Outcome::NeedsFullGraph(why) => {
             if reduced.is_reduced() {
-                note.full_graph();
+                note.full_graph(why);
             }
             let again = Options {
                 hash_compaction: false,
@@ -139,7 +157,9 @@ pub fn check(model: &Model, settings: &Settings) -> CheckResult {
             };
             match analyse::analyse(&full, &again, scheduler, false) {
                 analyse::Outcome::Done(result) => (result, &full),
-                analyse::Outcome::NeedsFullGraph => unreachable!("the full graph is not reduced"),
+                analyse::Outcome::NeedsFullGraph(_) | analyse::Outcome::NeedsStates => {
+                    unreachable!("the full graph is not reduced or compacted")
+                }
             }
         }
     };

@@ -13,8 +13,8 @@ use crate::model::Scheduler;
 /// scheduler's analyses need every thread's edges.
 pub fn wanted(asked: Reductions, scheduler: Scheduler) -> Reductions {
     match scheduler {
-        Scheduler::Unfair => asked,
-        _ => asked.per_thread(),
+        Scheduler::Deadlock => asked,
+        Scheduler::Progress(_) => asked.per_thread(),
     }
 }
 
@@ -34,7 +34,7 @@ impl Note {
         reduced: &Reduced,
         refusals: &[Refusal; 2],
     ) -> Note {
-        let fair = scheduler != Scheduler::Unfair;
+        let fair = scheduler.checks_liveness();
         let symmetry = if !asked.symmetry {
             "symmetry off (--no-symmetry)".to_string()
         } else if fair {
@@ -69,10 +69,12 @@ impl Note {
         }
     }
 
-    /// The reduced search was replaced by a search of the full graph.
-    pub fn full_graph(&mut self) {
+    /// The reduced search was replaced by a search of the full graph, `why`.
+    pub fn full_graph(&mut self, why: &str) {
         let forgotten = self.text.ends_with("forgotten");
-        self.text = "symmetry and ample sets off (the harness never finishes: per-thread progress is checked on the full graph)".into();
+        self.text = format!(
+            "symmetry and ample sets off ({why}: per-thread progress is checked on the full graph)"
+        );
         if forgotten {
             self.text.push_str("; writers no step reads forgotten");
         }

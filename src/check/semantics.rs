@@ -6,7 +6,7 @@
 use super::{simt, Checkable, Finding};
 use crate::ir::Op;
 use crate::model::reduced::Reduced;
-use crate::model::{Labeled, Model, Scheduler, ViolationKind};
+use crate::model::{Labeled, Model, ViolationKind};
 
 /// One line per unfinished thread of `state`: where it is and what it
 /// waits for.
@@ -33,7 +33,7 @@ pub fn thread_positions(model: &Model, state: &[u32]) -> Vec<(usize, String)> {
             .unwrap_or("")
             .trim()
             .to_string();
-        let what = if !model.occupancy.has_started(&model.threads, state, t) {
+        let what = if !model.occupancy.is_resident(&model.threads, state, t) {
             "has not started: no block slot is free".to_string()
         } else if model.threads.is_waiting_in_warp(state, t) {
             format!("waits at {line}: `{text}` for the other lanes its mask names")
@@ -93,8 +93,12 @@ impl Checkable for Reduced<'_, '_> {
         self.model().step_labels(s, a, out)
     }
 
-    fn fairly_scheduled(&self, s: &[u32], scheduler: Scheduler) -> std::ops::Range<usize> {
-        scheduler.fairly_scheduled(&self.model().threads, s)
+    fn threads_per_block(&self) -> usize {
+        self.model().threads.layout.threads_per_block
+    }
+
+    fn has_run(&self, s: &[u32], t: usize) -> bool {
+        !self.model().options().track_started || self.model().threads.has_run(s, t)
     }
 
     fn thread_name(&self, t: usize) -> String {
@@ -111,7 +115,7 @@ impl Checkable for Reduced<'_, '_> {
         let model = self.model();
         let th = &model.threads;
         let unstarted: Vec<String> = (0..th.count())
-            .filter(|t| !th.is_finished(end, *t) && !model.occupancy.has_started(th, end, *t))
+            .filter(|t| !th.is_finished(end, *t) && !model.occupancy.is_resident(th, end, *t))
             .map(|t| th.thread_name(t))
             .collect();
         if unstarted.is_empty() {

@@ -8,7 +8,9 @@ use crate::explore::{explore, Options, Outcome, TransitionSystem};
 use crate::ir::{lower, Launch};
 use crate::model::memory::Recency;
 use crate::model::reduced::{Reduced, Reductions};
-use crate::model::{thread_of, MemoryModel, Model, ModelOptions, Scheduler, ViolationKind};
+use crate::model::{
+    thread_of, Levels, MemoryModel, Model, ModelOptions, Progress, Scheduler, ViolationKind,
+};
 use crate::spec::diag::Source;
 
 const TWO_BLOCKS: Launch = Launch {
@@ -48,8 +50,14 @@ fn liveness_finding(
     );
     let sys = Reduced::none(&m);
     let graph = LabeledGraph::build(&sys, &e, &opts).expect("no limits");
-    let found = liveness::find_with(&sys, &e, &graph, (Scheduler::Weak, &opts), memory_fairness)
-        .expect("no limits")?;
+    let found = liveness::find_with(
+        &sys,
+        &e,
+        &graph,
+        (Levels::uniform(Progress::Fair), &opts),
+        memory_fairness,
+    )
+    .expect("no limits")?;
     let older = match memory_fairness {
         true => assert_memory_fair(&m, &found),
         false => 0,
@@ -219,7 +227,7 @@ fn ticket_mutex_under_weak_fairness() -> crate::api::Prepared {
     let spec = crate::api::SpecSource::builtin("ticket_mutex").unwrap();
     let config = crate::api::CheckConfig {
         memory_model: Some(MemoryModel::Sc),
-        scheduler: Scheduler::Weak,
+        scheduler: Scheduler::uniform(Progress::Fair),
         ..crate::api::CheckConfig::default()
     };
     crate::api::prepare(&spec, &config).unwrap()
@@ -238,7 +246,7 @@ fn analyses_after_a_state_limit_stay_within_the_memory_limit() {
             max_memory_bytes,
             ..Options::default()
         };
-        super::check(&model, &settings(Scheduler::Weak, opts))
+        super::check(&model, &settings(Scheduler::uniform(Progress::Fair), opts))
     };
     let free = run(None);
     assert_eq!(free.limit, Some(crate::explore::LimitKind::States));
@@ -279,7 +287,7 @@ fn a_reduced_search_cut_short_is_not_searched_again() {
     };
     let all = Settings {
         reductions: Reductions::ALL,
-        ..settings(Scheduler::Unfair, opts)
+        ..settings(Scheduler::Deadlock, opts)
     };
     let cut = super::check(&model, &all);
     assert_eq!(cut.limit, Some(crate::explore::LimitKind::States));
@@ -314,11 +322,14 @@ fn analyses_stop_at_the_deadline() {
     let sys = Reduced::none(&model);
     assert_eq!(LabeledGraph::build(&sys, &e, &passed).err(), limit);
     let graph = LabeledGraph::build(&sys, &e, &free).unwrap();
-    let found = liveness::find(&sys, &e, &graph, Scheduler::Weak, &passed);
+    let found = liveness::find(&sys, &e, &graph, Levels::uniform(Progress::Fair), &passed);
     assert_eq!(found.err(), limit);
-    assert!(liveness::find(&sys, &e, &graph, Scheduler::Weak, &free).is_ok());
+    assert!(liveness::find(&sys, &e, &graph, Levels::uniform(Progress::Fair), &free).is_ok());
     // The whole check, with its deadline already passed, is inconclusive.
-    let cut = super::check(&model, &settings(Scheduler::Weak, passed));
+    let cut = super::check(
+        &model,
+        &settings(Scheduler::uniform(Progress::Fair), passed),
+    );
     assert_eq!(cut.limit, limit);
     assert!(cut.findings.is_empty());
 }

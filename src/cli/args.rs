@@ -12,7 +12,8 @@ Examples:
   gsync-check semaphore --blocks 4 --memory-model sc   the same under sequential consistency
   gsync-check sense_barrier_no_flip --format json > report.json
   gsync-check check my_lock.gsync --param iters=2 --out cex/
-  gsync-check mutex --blocks 3 --iters 0 --scheduler weak   liveness: starvation, livelock
+  gsync-check mutex --blocks 3 --iters 0 --scheduler fair   liveness: starvation, livelock
+  gsync-check check my_flag.gsync --scheduler blocks=obe,threads=fair   progress models per level
   gsync-check barrier --blocks 3 --resident 2 --memory-model sc   occupancy deadlock
   gsync-check replay cex/my_lock.json       re-run a saved counterexample
   gsync-check list                          built-in specs and their sources
@@ -82,9 +83,9 @@ pub enum Command {
         #[command(flatten)]
         output: ReplayOutputArgs,
     },
-    /// Run herd PTX litmus tests: one file, or a directory against expected results.
+    /// Run herd PTX litmus tests: one file, or a directory against expected results; their final conditions, or with --liveness whether they terminate.
     #[command(
-        after_help = "Examples:\n  gsync-check litmus ../shared/litmus/PTX/Manual/MP-gpu.litmus\n  gsync-check litmus ../shared/litmus/PTX --expect ../shared/litmus/PTX/expected-safety.csv\n\nExit codes: 0 done (no unsound test), 1 some test is unsound, 2 usage or parse error, 3 the test cannot be expressed."
+        after_help = "Examples:\n  gsync-check litmus ../shared/litmus/PTX/Manual/MP-gpu.litmus\n  gsync-check litmus ../shared/litmus/PTX --expect ../shared/litmus/PTX/expected-safety.csv\n  gsync-check litmus ../shared/litmus/PTX/Manual/XF-Barrier-weak.litmus --liveness   a hang, as a lasso\n  gsync-check litmus ../shared/litmus/PTX --liveness --expect ../shared/litmus/PTX/expected-liveness.csv\n  gsync-check litmus ../shared/litmus/PTX --liveness --scheduler obe --expect ../shared/litmus/PTX/expected-liveness.csv\n\nExit codes: 0 done (no unsound test), 1 some test is unsound, 2 usage or parse error, 3 the test cannot be expressed."
     )]
     Litmus(super::litmus::LitmusArgs),
     /// Write the CUDA C++ of a spec (the program that was model-checked) for a GPU launch.
@@ -153,8 +154,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "N", value_parser = at_least_1::<u32>, allow_negative_numbers = true)]
     pub lock_bits: Option<u32>,
 
-    /// Fairness for liveness checks: unfair (deadlocks only), weak, strong, obe, hsa
-    #[arg(long, value_name = "MODEL", default_value = "unfair")]
+    /// The liveness question. `deadlock` (default): deadlocks only, no liveness. A progress model looks for livelock and starvation too: fair (weak fairness; alias weak), strong, hsa (only the lowest unfinished thread is guaranteed), obe (a thread that has run once is; others may never start), hsa-obe (both), lobe (obe, and every lower-numbered thread), unfair (none). One model applies between blocks and within a block; `blocks=MODEL,threads=MODEL` sets them apart (a key left out: blocks=obe, threads=fair). Examples: --scheduler fair, --scheduler blocks=obe,threads=fair. See book/src/progress-models.md
+    #[arg(long, value_name = "MODEL", default_value = "deadlock")]
     pub scheduler: Scheduler,
 
     /// At most R blocks resident at once; the others start as resident blocks finish

@@ -1,11 +1,14 @@
 //! `gsync-check litmus`: herd PTX litmus tests, one file or a directory
-//! against an expectation file.
+//! against an expectation file: their final conditions, or with
+//! `--liveness` whether they terminate under a progress model.
 
 use super::args::TextOrJson as Format;
 use super::{to_json, EXIT_USAGE};
 use clap::Args;
 use gsync_check::api::Error;
-use gsync_check::litmus::{self, Failure, LitmusConfig};
+use gsync_check::format::text::render_violation;
+use gsync_check::litmus::{self, Checked, Failure, LitmusConfig, Question};
+use gsync_check::model::{Progress, Scheduler};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -14,9 +17,17 @@ pub struct LitmusArgs {
     /// A `.litmus` file, or a directory of them (with --expect).
     pub path: PathBuf,
 
-    /// Expected results, `path,0|1` per line, paths relative to the directory
+    /// Expected results, `path,0|1` per line, paths relative to the directory: 1 means the final condition holds, or with --liveness that the test terminates (Dat3M's convention)
     #[arg(long, value_name = "FILE.csv")]
     pub expect: Option<PathBuf>,
+
+    /// Ask whether every execution terminates (under --scheduler) instead of checking the final condition; a hang is printed as a lasso: the steps to a cycle, then the cycle repeated forever
+    #[arg(long, conflicts_with = "on_gpu")]
+    pub liveness: bool,
+
+    /// With --liveness: the progress model executions are judged under, as for specs: fair (default; weak fairness, what expected-liveness.csv assumes), strong, hsa, obe, hsa-obe, lobe, unfair, blocks=MODEL,threads=MODEL, or deadlock (only executions that get stuck)
+    #[arg(long, value_name = "MODEL", requires = "liveness")]
+    pub scheduler: Option<Scheduler>,
 
     /// Memory model: ptx (scoped PTX model) or sc (sequential consistency)
     #[arg(long, value_name = "MODEL", default_value = "ptx")]
@@ -34,7 +45,30 @@ pub struct LitmusArgs {
     pub gpu: super::litmus_gpu::GpuLitmusArgs,
 }
 
+/// What the run asks of each test.
+fn question(args: &LitmusArgs) -> Result<Question, Error> {
+    if args.liveness {
+        let scheduler = args.scheduler.unwrap_or(Scheduler::uniform(Progress::Fair));
+        return Ok(Question::Termination(scheduler));
+    }
+    // Liveness expectations checked as final conditions would compare
+    // "terminates" with "the condition holds": refuse rather than guess.
+    if let Some(csv) = &args.expect {
+        let named = csv
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().to_lowercase().contains("liveness"));
+        if named {
+            return Err(Error::Usage(format!(
+                "{} looks like liveness expectations (1: the test terminates), but without --liveness each test's final condition is checked; add --liveness (and --scheduler MODEL, default fair)",
+                csv.display()
+            )));
+        }
+    }
+    Ok(Question::Condition)
+}
+
 pub fn run(args: &LitmusArgs) -> Result<i32, Error> {
+    let question = question(args)?;
     let config = LitmusConfig {
         memory_model: args.memory_model,
         max_states: args.max_states,
@@ -56,7 +90,8 @@ pub fn run(args: &LitmusArgs) -> Result<i32, Error> {
                 args.path.display()
             )));
         };
-        let report = litmus::run_dir(&args.path, expect, &config).map_err(Error::Usage)?;
+        let report =
+            litmus::run_dir(&args.path, expect, &config, question).map_err(Error::Usage)?;
         match args.format {
             Format::Json => println!("{}", to_json(&report)),
             Format::Text => print!("{}", litmus::render_dir(&report)),
@@ -83,23 +118,12 @@ pub fn run(args: &LitmusArgs) -> Result<i32, Error> {
             })?)
         }
     };
-    match litmus::check_file(&args.path, &config) {
+    match litmus::ask_file(&args.path, &config, question) {
         Ok(c) => {
             let agreement = expected.map(|e| litmus::agreement(c.quantifier, c.holds, e));
             match args.format {
-                Format::Json => println!(
-                    "{}",
-                    to_json(&serde_json::json!({
-                        "test": c.name,
-                        "quantifier": c.quantifier.keyword(),
-                        "model": c.holds,
-                        "expected": expected,
-                        "agreement": agreement,
-                        "outcomes": c.outcomes,
-                        "states": c.states,
-                    }))
-                ),
-                Format::Text => print!("{}", litmus::render_checked(&c, expected)),
+                Format::Json => println!("{}", to_json(&json_of(&c, question, expected))),
+                Format::Text => print!("{}", text_of(&c, question, expected)),
             }
             Ok(i32::from(agreement == Some(litmus::Agreement::Unsound)))
         }
@@ -121,4 +145,41 @@ pub fn run(args: &LitmusArgs) -> Result<i32, Error> {
             })
         }
     }
+}
+
+/// One test's answer as JSON.
+fn json_of(c: &Checked, question: Question, expected: Option<bool>) -> serde_json::Value {
+    let agreement = expected.map(|e| litmus::agreement(c.quantifier, c.holds, e));
+    match question {
+        Question::Condition => serde_json::json!({
+            "test": c.name,
+            "quantifier": c.quantifier.keyword(),
+            "model": c.holds,
+            "expected": expected,
+            "agreement": agreement,
+            "outcomes": c.outcomes,
+            "states": c.states,
+        }),
+        Question::Termination(scheduler) => serde_json::json!({
+            "test": c.name,
+            "scheduler": scheduler,
+            "terminates": c.holds,
+            "expected": expected,
+            "agreement": agreement,
+            "violation": c.violation,
+            "states": c.states,
+        }),
+    }
+}
+
+/// One test's answer as text; under --liveness a hang's lasso follows.
+fn text_of(c: &Checked, question: Question, expected: Option<bool>) -> String {
+    let Question::Termination(scheduler) = question else {
+        return litmus::render_checked(c, expected);
+    };
+    let mut out = litmus::render_termination(c, scheduler, expected);
+    if let Some(v) = &c.violation {
+        render_violation(&mut out, v, c.threads_per_block);
+    }
+    out
 }

@@ -19,9 +19,9 @@ pub struct GpuLitmusArgs {
     #[arg(long)]
     pub on_gpu: bool,
 
-    /// With --on-gpu: liveness expectations (`path,0|1`); their tests are also checked for termination by the model, and a GPU instance still spinning at its deadline counts as a hang
+    /// With --on-gpu: liveness expectations (`path,0|1`, 1: terminates); their tests are also checked for termination by the model (weak fairness), and a GPU instance still spinning at its deadline counts as a hang
     #[arg(long, value_name = "FILE.csv", requires = "on_gpu")]
-    pub liveness: Option<PathBuf>,
+    pub expect_liveness: Option<PathBuf>,
 
     /// With --on-gpu: launches per environment per test
     #[arg(long, value_name = "N", default_value_t = 200, requires = "on_gpu")]
@@ -78,7 +78,7 @@ pub fn run(
     let o = CorpusOptions {
         config,
         expect,
-        liveness: g.liveness.as_deref(),
+        liveness: g.expect_liveness.as_deref(),
         environments: chosen,
         run: RunOptions {
             launches: g.launches,

@@ -78,7 +78,7 @@ pub fn launch_text(l: &Launch) -> String {
 
 /// One violation: its kind, message and who waits on what, then the
 /// counterexample, one column per thread (`tpb` threads per block).
-fn render_violation(out: &mut String, v: &ViolationReport, tpb: u32) {
+pub fn render_violation(out: &mut String, v: &ViolationReport, tpb: u32) {
     let _ = writeln!(
         out,
         "\n{} {}",

@@ -199,7 +199,7 @@ pub fn verdict_line(report: &Report) -> String {
         params.join(" "),
         c.memory_model,
         c.simt,
-        c.scheduler.name(),
+        c.scheduler,
         report.stats.states
     )
 }

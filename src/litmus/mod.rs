@@ -14,7 +14,8 @@ pub mod translate;
 
 use crate::explore::{explore, LimitKind, Options, Outcome};
 use crate::ir::from_raw;
-use crate::model::{MemoryModel, Model, ModelOptions};
+use crate::model::{MemoryModel, Model, ModelOptions, Scheduler};
+use crate::report::ViolationReport;
 use crate::spec::ast::{Span, Type};
 use crate::spec::diag::{Diagnostic, Source};
 use crate::spec::input::read_text;
@@ -44,7 +45,7 @@ impl Default for LitmusConfig {
 }
 
 /// The outcome of one test under the model.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Checked {
     pub name: String,
     pub quantifier: Quantifier,
@@ -55,6 +56,12 @@ pub struct Checked {
     /// Distinct final outcomes over the condition's terms, rendered.
     pub outcomes: Vec<String>,
     pub states: usize,
+    /// [`Question::Termination`]: an execution that does not end (a
+    /// deadlock, or a lasso: the steps to a cycle, then the cycle).
+    pub violation: Option<ViolationReport>,
+    /// Threads per block of the launch the test became (how the
+    /// violation's trace names threads).
+    pub threads_per_block: u32,
 }
 
 /// Why a test was not answered.
@@ -151,12 +158,14 @@ pub fn render_outcome(values: &BTreeMap<Term, i64>) -> String {
 /// The semantics a test runs under. Litmus tests race on purpose (their
 /// question is which values loads read), so races are not reported; an
 /// exited thread no longer counts at `bar.sync` (PTX), so leaving before a
-/// barrier is not barrier divergence.
-fn model_options(config: &LitmusConfig) -> ModelOptions {
+/// barrier is not barrier divergence. The OBE progress models need to
+/// know which threads have run.
+fn model_options(config: &LitmusConfig, question: Question) -> ModelOptions {
     ModelOptions {
         memory_model: config.memory_model,
         races: false,
         barrier_divergence: false,
+        track_started: matches!(question, Question::Termination(s) if s.needs_started()),
         ..ModelOptions::default()
     }
 }
@@ -177,12 +186,20 @@ fn explore_options(config: &LitmusConfig, keep_edges: bool) -> Options {
 pub enum Question {
     /// Does the final condition hold, as herd means it?
     Condition,
-    /// Liveness: does every execution terminate when threads are scheduled
-    /// with weak fairness (the assumption of the PTX progress
-    /// expectations)? The answer is reported as a `forall` test: `holds`
-    /// means every fair execution ends, so a model that says so while PTX
-    /// has a spinning execution is `unsound`.
-    Termination,
+    /// Liveness (`--liveness`): does every execution terminate when
+    /// threads are scheduled as the scheduler promises (the PTX progress
+    /// expectations assume `fair`, weak fairness)? The answer is reported
+    /// as a `forall` test: `holds` means every admitted execution ends, so
+    /// a model that says so while PTX has a spinning execution is
+    /// `unsound`.
+    Termination(Scheduler),
+}
+
+impl Question {
+    /// Liveness under weak fairness: what Dat3M's liveness expectations
+    /// (`expected-liveness.csv`) assume.
+    pub const FAIR_TERMINATION: Question =
+        Question::Termination(Scheduler::uniform(crate::model::Progress::Fair));
 }
 
 /// Parses `source` and answers `question` about it under `config`.
@@ -200,10 +217,10 @@ pub fn ask_parsed(
 ) -> Result<Checked, Failure> {
     let tr =
         translate(&test, source).map_err(|u| Failure::Unsupported(u, Box::new(source.clone())))?;
-    let model = Model::new(&tr.program, model_options(config));
+    let model = Model::new(&tr.program, model_options(config, question));
     match question {
         Question::Condition => condition(test, &tr, &model, source, config),
-        Question::Termination => termination(test, &model, source, config),
+        Question::Termination(scheduler) => termination(test, &model, source, config, scheduler),
     }
 }
 
@@ -282,19 +299,23 @@ fn condition(
         holds,
         outcomes: outcomes.into_iter().collect(),
         states: ex.num_states(),
+        violation: None,
+        threads_per_block: model.threads.layout.threads_per_block as u32,
     })
 }
 
-/// [`Question::Termination`]: the fair executions that do not end.
+/// [`Question::Termination`]: the executions `scheduler` admits that do
+/// not end (under `deadlock`, the deadlocks only).
 fn termination(
     test: Litmus,
     model: &Model,
     source: &Source,
     config: &LitmusConfig,
+    scheduler: Scheduler,
 ) -> Result<Checked, Failure> {
     let options = explore_options(config, true);
     let settings = crate::check::Settings {
-        scheduler: crate::model::Scheduler::Weak,
+        scheduler,
         reductions: crate::model::reduced::Reductions::NONE,
         limits: options,
     };
@@ -313,6 +334,11 @@ fn termination(
         holds: hangs.is_empty(),
         outcomes: hangs,
         states: result.stats.states as usize,
+        violation: result
+            .findings
+            .first()
+            .map(|f| crate::trace::violation_report(model, f)),
+        threads_per_block: model.threads.layout.threads_per_block as u32,
     })
 }
 
@@ -444,8 +470,12 @@ impl Summary {
 pub struct DirReport {
     pub memory_model: MemoryModel,
     pub expect: String,
-    /// The expectation file is about liveness, which is not checked yet.
+    /// The tests were asked whether they terminate (`--liveness`), not
+    /// their final condition; 1 in the file means "terminates".
     pub liveness: bool,
+    /// Under `--liveness`: the scheduler termination was judged under.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<Scheduler>,
     pub rows: Vec<TestRow>,
     /// Litmus files under the directory that the expectation file does not name.
     pub without_expectation: Vec<String>,
@@ -497,19 +527,16 @@ pub(crate) fn litmus_files(dir: &Path, base: &Path, out: &mut Vec<String>) {
     }
 }
 
-/// Runs every test the expectation file names (paths relative to `dir`).
-/// A liveness file (its name contains `liveness`) asks whether every spin
-/// loop terminates under fair scheduling; see [`Question::Termination`].
-pub fn run_dir(dir: &Path, expect: &Path, config: &LitmusConfig) -> Result<DirReport, String> {
+/// Runs every test the expectation file names (paths relative to `dir`),
+/// asking each `question`: its final condition, or (`--liveness`) whether
+/// it terminates, which a liveness file's 1 means.
+pub fn run_dir(
+    dir: &Path,
+    expect: &Path,
+    config: &LitmusConfig,
+    question: Question,
+) -> Result<DirReport, String> {
     let expectations = read_expectations(expect)?;
-    let liveness = expect
-        .file_name()
-        .is_some_and(|n| n.to_string_lossy().contains("liveness"));
-    let question = if liveness {
-        Question::Termination
-    } else {
-        Question::Condition
-    };
     let mut rows = vec![];
     let mut summary = Summary::default();
     for (rel, expected) in &expectations {
@@ -524,10 +551,15 @@ pub fn run_dir(dir: &Path, expect: &Path, config: &LitmusConfig) -> Result<DirRe
         .into_iter()
         .filter(|f| !named.contains(f.as_str()))
         .collect();
+    let scheduler = match question {
+        Question::Condition => None,
+        Question::Termination(s) => Some(s),
+    };
     Ok(DirReport {
         memory_model: config.memory_model,
         expect: expect.display().to_string(),
-        liveness,
+        liveness: scheduler.is_some(),
+        scheduler,
         rows,
         without_expectation,
         summary,
@@ -547,20 +579,38 @@ fn yes_no(b: Option<bool>) -> &'static str {
     }
 }
 
+/// A termination answer: every execution ends, or some hangs.
+fn ends_hangs(b: Option<bool>) -> &'static str {
+    match b {
+        Some(true) => "ends",
+        Some(false) => "hangs",
+        None => "-",
+    }
+}
+
 /// The text table of a directory run; the summary line is the last line.
 pub fn render_dir(report: &DirReport) -> String {
     let width = column_width(report.rows.iter().map(|r| r.path.len()));
+    let (answer, cond): (fn(Option<bool>) -> &'static str, &str) = match report.liveness {
+        true => (ends_hangs, "scheduler"),
+        false => (yes_no, "cond"),
+    };
+    let scheduler = report.scheduler.map(|s| s.to_string()).unwrap_or_default();
     let mut out = format!(
         "{:width$}  {:8}  {:6}  {:8}  agreement\n",
-        "test", "model", "expect", "cond",
+        "test", "model", "expect", cond,
     );
     for r in &report.rows {
+        let asked = match report.liveness {
+            true => scheduler.as_str(),
+            false => r.quantifier.unwrap_or("-"),
+        };
         out.push_str(&format!(
             "{:width$}  {:8}  {:6}  {:8}  {}",
             r.path,
-            yes_no(r.model),
-            yes_no(r.expected),
-            r.quantifier.unwrap_or("-"),
+            answer(r.model),
+            answer(r.expected),
+            asked,
             r.agreement.name()
         ));
         if let Some(reason) = &r.reason {
@@ -585,8 +635,12 @@ pub fn render_dir(report: &DirReport) -> String {
             many[0]
         )),
     }
+    let scheduler = report
+        .scheduler
+        .map(|s| format!(", scheduler {s}"))
+        .unwrap_or_default();
     out.push_str(&format!(
-        "memory model {}: {} over-approximate, {} unsupported\n",
+        "memory model {}{scheduler}: {} over-approximate, {} unsupported\n",
         report.memory_model.name(),
         report.summary.over_approximate,
         report.summary.unsupported
@@ -612,6 +666,26 @@ pub fn render_checked(c: &Checked, expected: Option<bool>) -> String {
         out.push_str(&format!(
             "expected: {}; {}\n",
             yes_no(Some(e)),
+            agreement(c.quantifier, c.holds, e).name()
+        ));
+    }
+    out
+}
+
+/// The text report of a single test asked whether it terminates under
+/// `scheduler`: the answer, and for a hang what it found (the lasso itself
+/// is the caller's to print).
+pub fn render_termination(c: &Checked, scheduler: Scheduler, expected: Option<bool>) -> String {
+    let mut out = format!("test {}: {} states\n", c.name, c.states);
+    let answer = match c.holds {
+        true => "every execution ends",
+        false => "some execution does not end",
+    };
+    out.push_str(&format!("termination (scheduler {scheduler}): {answer}\n"));
+    if let Some(e) = expected {
+        out.push_str(&format!(
+            "expected: {}; {}\n",
+            ends_hangs(Some(e)),
             agreement(c.quantifier, c.holds, e).name()
         ));
     }

@@ -36,7 +36,7 @@ use crate::ir::{Op, Program};
 use lockbits::LockBits;
 pub use memory::Memory;
 use named::named_choices;
-pub use sched::{Occupancy, Scheduler};
+pub use sched::{Levels, Occupancy, Progress, Scheduler};
 use serde::{Deserialize, Serialize};
 pub use simt::{BranchOrder, SimtMode, Warps};
 use state::Layout;
@@ -144,6 +144,11 @@ pub struct ModelOptions {
     /// Under `ptx`, store states in canonical form (unreadable writes
     /// dropped, views clamped: `memory/canon.rs`). Off only to cross-check.
     pub canonical_memory: bool,
+    /// Record in each thread's flags whether it has taken a step: the OBE
+    /// progress models guarantee only threads that have run once
+    /// (`Scheduler::needs_started`). Off, states do not tell a thread that
+    /// has spun back to its first instruction from one that never ran.
+    pub track_started: bool,
 }
 
 impl Default for ModelOptions {
@@ -158,6 +163,7 @@ impl Default for ModelOptions {
             memory_model: MemoryModel::default(),
             races: true,
             canonical_memory: true,
+            track_started: false,
         }
     }
 }
@@ -256,7 +262,7 @@ impl TransitionSystem for Model<'_> {
             return self.warp_actions(s, out);
         }
         let th = &self.threads;
-        let started = self.occupancy.started_blocks(th, s) * th.layout.threads_per_block;
+        let started = self.occupancy.resident_blocks(th, s) * th.layout.threads_per_block;
         for t in 0..started {
             if !th.is_finished(s, t) && !th.is_blocked(s, t) {
                 match self.memory.ptx() {

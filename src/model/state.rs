@@ -21,6 +21,9 @@ pub const WAITING_BARRIER: u32 = 1;
 /// Thread flag: arrived at a warp-collective instruction (`__syncwarp`, a
 /// vote) under independent thread scheduling, waiting for the named lanes.
 pub const WAITING_WARP: u32 = 2;
+/// Thread flag: has taken a step (kept only when the model tracks it, for
+/// the OBE progress models: `ModelOptions::track_started`).
+pub const STARTED: u32 = 4;
 
 pub const PC: usize = 0;
 pub const FLAGS: usize = 1;

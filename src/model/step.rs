@@ -73,7 +73,18 @@ impl Model<'_> {
         let t = thread_of(a);
         ctx.choice = a >> 16;
         if self.warps.is_lockstep() {
-            return self.fused_step(s, Unit::Warp(self.warps.warp_of(t)), ctx);
+            let w = self.warps.warp_of(t);
+            if self.options.track_started {
+                for u in self.warps.threads(w) {
+                    if !self.threads.is_finished(s, u) {
+                        self.threads.mark_run(s, u);
+                    }
+                }
+            }
+            return self.fused_step(s, Unit::Warp(w), ctx);
+        }
+        if self.options.track_started {
+            self.threads.mark_run(s, t);
         }
         let first_event = ctx.events.as_ref().map_or(0, |e| e.len());
         let result = self.fused_step(s, Unit::Thread(t), ctx);
@@ -193,7 +204,7 @@ impl Model<'_> {
         let th = &self.threads;
         for w in 0..self.warps.count(th.count()) {
             if let Some(lead) = self.warps.leader(s, w) {
-                if self.occupancy.has_started(th, s, lead) && !th.is_blocked(s, lead) {
+                if self.occupancy.is_resident(th, s, lead) && !th.is_blocked(s, lead) {
                     out.push(lead as u32);
                 }
             }

@@ -4,7 +4,7 @@
 //! (memory, warps, the lock unit, occupancy, the properties) reads the
 //! threads through this, never through the whole model.
 
-use super::state::{Layout, FINISHED, FLAGS, PC, WAITING_BARRIER, WAITING_WARP};
+use super::state::{Layout, FINISHED, FLAGS, PC, STARTED, WAITING_BARRIER, WAITING_WARP};
 use super::{Violation, ViolationKind};
 use crate::ir::cfg::Liveness;
 use crate::ir::{from_raw, to_raw, Builtin, Expr, Loc, Op, Pc, Program};
@@ -50,6 +50,17 @@ impl<'p> Threads<'p> {
 
     pub fn is_waiting_in_warp(&self, s: &[u32], t: usize) -> bool {
         s[self.layout.thread(t, FLAGS)] & WAITING_WARP != 0
+    }
+
+    /// Whether thread `t` has taken a step (recorded only under
+    /// `ModelOptions::track_started`).
+    pub fn has_run(&self, s: &[u32], t: usize) -> bool {
+        s[self.layout.thread(t, FLAGS)] & STARTED != 0
+    }
+
+    /// Records that thread `t` has taken a step.
+    pub fn mark_run(&self, s: &mut [u32], t: usize) {
+        s[self.layout.thread(t, FLAGS)] |= STARTED;
     }
 
     /// Waiting at `__syncthreads()`, the kernel boundary or a warp collective.

@@ -90,7 +90,7 @@ pub fn litmus(bytes: &[u8]) -> usize {
             std::hint::black_box((f.reason(), f.render(false)));
         }
     }
-    match litmus::ask_parsed(test, &source, &config, Question::Termination) {
+    match litmus::ask_parsed(test, &source, &config, Question::FAIR_TERMINATION) {
         Ok(checked) => std::hint::black_box(litmus::render_checked(&checked, None)),
         Err(f) => std::hint::black_box(f.render(false)),
     };

@@ -153,7 +153,7 @@ pub fn prepare(
         }
     }
     if liveness {
-        match ask_parsed(test.clone(), source, config, Question::Termination) {
+        match ask_parsed(test.clone(), source, config, Question::FAIR_TERMINATION) {
             Ok(c) => result.model_terminates = Some(c.holds),
             Err(f) => {
                 result.reason = Some(format!("model (termination): {}", f.reason()));

@@ -62,7 +62,7 @@ const EARLY_CHOICE: u32 = 0x8000;
 const BELOW: u32 = 0x4000;
 
 /// The `ptx` memory model of one program (named apart from `Order::Weak`,
-/// plain accesses, and `Scheduler::Weak`, weak fairness).
+/// plain accesses, and `Progress::Fair`, weak fairness).
 pub struct PtxMemory {
     sec: Sections,
     /// Per pc: the store or atomic after it that may be performed first
