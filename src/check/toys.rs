@@ -186,6 +186,14 @@ fn check(toy: &Toy, scheduler: Scheduler) -> CheckResult {
     }
 }
 
+/// The one finding of checking `toy` under `scheduler`, which must be of
+/// `kind`.
+fn the_finding(toy: &Toy, scheduler: Scheduler, kind: ViolationKind) -> Finding {
+    let a = check(toy, scheduler);
+    assert_eq!(kinds(&a), [kind]);
+    a.findings[0].clone()
+}
+
 fn kinds(a: &CheckResult) -> Vec<ViolationKind> {
     a.findings.iter().map(|f| f.kind).collect()
 }
@@ -244,9 +252,7 @@ fn waiting_for_each_other_is_a_deadlock() {
         ],
         2,
     );
-    let a = check(&toy, DEADLOCK);
-    assert_eq!(kinds(&a), [ViolationKind::Deadlock]);
-    let f = &a.findings[0];
+    let f = &the_finding(&toy, DEADLOCK, ViolationKind::Deadlock);
     assert!(f.schedule.is_empty() && f.cycle.is_empty(), "{f:?}");
     assert!(
         f.message.contains("every unfinished thread is blocked"),
@@ -261,12 +267,16 @@ fn waiting_for_each_other_is_a_deadlock() {
 #[test]
 fn spinning_on_a_flag_nobody_sets_is_a_deadlock_with_a_cycle() {
     let toy = Toy::new(vec![vec![Op::SpinUntil(0, 1, 0)], vec![Op::Set(1, 1)]], 2);
-    let a = check(&toy, DEADLOCK);
-    assert_eq!(kinds(&a), [ViolationKind::Deadlock]);
-    let f = &a.findings[0];
+    let f = &the_finding(&toy, DEADLOCK, ViolationKind::Deadlock);
     assert!(f.message.contains("spin forever"), "{}", f.message);
     assert_eq!(f.cycle, [0]);
     assert_replays(&toy, f);
+}
+
+/// A thread that sets variable `v` and clears it again, forever, never
+/// passing a progress point.
+fn looping(v: usize) -> Vec<Op> {
+    vec![Op::Set(v, 1), Op::Set(v, 0), Op::Jump(0)]
 }
 
 /// t0 spins until t1 sets the flag: the harness can finish, so no
@@ -284,13 +294,7 @@ fn a_spin_another_thread_ends_is_fine_under_weak_fairness() {
 /// whose threads spin (found before any fair cycle is looked for).
 #[test]
 fn looping_without_progress_is_a_deadlock_of_spinning_threads() {
-    let toy = Toy::new(
-        vec![
-            vec![Op::Set(0, 1), Op::Set(0, 0), Op::Jump(0)],
-            vec![Op::Set(1, 1), Op::Set(1, 0), Op::Jump(0)],
-        ],
-        2,
-    );
+    let toy = Toy::new(vec![looping(0), looping(1)], 2);
     for scheduler in [DEADLOCK, FAIR] {
         let a = check(&toy, scheduler);
         assert_eq!(kinds(&a), [ViolationKind::Deadlock], "{scheduler}");
@@ -364,16 +368,8 @@ fn losing_a_lock_forever_is_starvation() {
 /// other thread keeps moving.
 #[test]
 fn waiting_while_the_other_loops_is_a_deadlock() {
-    let toy = Toy::new(
-        vec![
-            vec![Op::Set(0, 1), Op::Set(0, 0), Op::Jump(0)],
-            vec![Op::Await(1, 1), Op::Progress],
-        ],
-        2,
-    );
-    let a = check(&toy, FAIR);
-    assert_eq!(kinds(&a), [ViolationKind::Deadlock]);
-    let f = &a.findings[0];
+    let toy = Toy::new(vec![looping(0), vec![Op::Await(1, 1), Op::Progress]], 2);
+    let f = &the_finding(&toy, FAIR, ViolationKind::Deadlock);
     assert!(f.waiting.contains(&"thread 1 is at 0".to_string()), "{f:?}");
     assert_replays(&toy, f);
 }
@@ -454,9 +450,7 @@ fn dat3m_progress_programs_hang_where_dat3m_says() {
 #[test]
 fn unfair_reports_a_spinner_whose_partner_never_runs() {
     let toy = Toy::new(vec![vec![Op::SpinUntil(0, 1, 0)], vec![Op::Set(0, 1)]], 1);
-    let a = check(&toy, UNFAIR);
-    assert_eq!(kinds(&a), [ViolationKind::Livelock]);
-    let f = &a.findings[0];
+    let f = &the_finding(&toy, UNFAIR, ViolationKind::Livelock);
     assert!(
         f.message.starts_with("under the unfair scheduler"),
         "{}",
@@ -523,9 +517,7 @@ fn looping_through_progress_forever_is_not_a_deadlock() {
         ],
         2,
     );
-    let a = check(&toy, DEADLOCK);
-    assert_eq!(kinds(&a), [ViolationKind::Deadlock]);
-    let f = &a.findings[0];
+    let f = &the_finding(&toy, DEADLOCK, ViolationKind::Deadlock);
     assert_eq!(f.schedule, [1, 0], "{f:?}");
     assert!(f.waiting.iter().any(|w| w.starts_with("thread 2")), "{f:?}");
     assert_replays(&toy, f);

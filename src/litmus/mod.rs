@@ -662,13 +662,7 @@ pub fn render_checked(c: &Checked, expected: Option<bool>) -> String {
         c.quantifier.keyword(),
         yes_no(Some(c.holds))
     ));
-    if let Some(e) = expected {
-        out.push_str(&format!(
-            "expected: {}; {}\n",
-            yes_no(Some(e)),
-            agreement(c.quantifier, c.holds, e).name()
-        ));
-    }
+    push_expected(&mut out, c, expected, yes_no);
     out
 }
 
@@ -682,12 +676,23 @@ pub fn render_termination(c: &Checked, scheduler: Scheduler, expected: Option<bo
         false => "some execution does not end",
     };
     out.push_str(&format!("termination (scheduler {scheduler}): {answer}\n"));
+    push_expected(&mut out, c, expected, ends_hangs);
+    out
+}
+
+/// The `expected:` line of a text report: the expectation in `word`s and
+/// whether the result agrees.
+fn push_expected(
+    out: &mut String,
+    c: &Checked,
+    expected: Option<bool>,
+    word: fn(Option<bool>) -> &'static str,
+) {
     if let Some(e) = expected {
         out.push_str(&format!(
             "expected: {}; {}\n",
-            ends_hangs(Some(e)),
+            word(Some(e)),
             agreement(c.quantifier, c.holds, e).name()
         ));
     }
-    out
 }
