@@ -107,7 +107,8 @@ pub fn run(
     }
     let gpu = Gpu::open().map_err(|e| Error::Usage(e.to_string()))?;
     let report = run_all(&gpu, prepared, &o, |t| {
-        let secs: f64 = t.runs.iter().map(|r| r.seconds).sum();
+        // Not `sum()`: the empty sum of f64 is -0.0, printed `-0.00`.
+        let secs = t.runs.iter().fold(0.0, |a, r| a + r.seconds);
         eprintln!("{} {} ({secs:.2} s)", t.path, t.status.name());
     });
     if let Some(dir) = &g.out {
