@@ -174,3 +174,66 @@ fn temporaries_die_after_their_use() {
     let last = pc_of(&p, |op| matches!(op, Op::Exit));
     assert!(!live.is_live(last, t), "dead after the loop");
 }
+
+/// The targets of every jump in `p` (a `return` is a jump to the end of its
+/// inlined body).
+fn jump_targets(p: &Program) -> Vec<Pc> {
+    p.code
+        .iter()
+        .filter_map(|i| match i.op {
+            Op::Jump { target } => Some(target),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_helper_may_return_inside_a_critical_section_or_phase() {
+    // Issue #20: the `return` leaves only the helper, whose inlined body
+    // ends inside the region, so the region still closes normally.
+    let helpers = "global u32 a = 0;\n\
+                   fn pick(u32 x) -> u32 { if (x == 0) { return 1; } return 2; }\n\
+                   fn early() { if (blockIdx == 0) { return; } a = 1; }\n";
+    for (region, enter, exit) in [
+        ("critical", "CriticalEnter", "CriticalExit"),
+        ("phase", "PhaseEnter", "PhaseExit"),
+    ] {
+        let text = format!(
+            "{helpers}harness master {{ {region} {{ u32 y = pick(blockIdx); early(); a = y; }} }}"
+        );
+        let p = lower_text(&text, Launch::default());
+        let kinds = kinds(&p);
+        let enter = kinds.iter().position(|k| k == enter).expect("entered") as Pc;
+        let exit = kinds.iter().position(|k| k == exit).expect("left") as Pc;
+        let targets = jump_targets(&p);
+        assert!(targets.len() >= 3, "three returns: {targets:?}");
+        for t in targets {
+            assert!(
+                enter < t && t < exit,
+                "{region}: a return jumps to {t}, outside {enter}..{exit}"
+            );
+        }
+    }
+}
+
+#[test]
+fn return_break_and_continue_may_not_leave_a_region() {
+    let leaves = "may not leave a critical section or phase";
+    for body in [
+        "harness master { critical { return; } }",
+        "harness master { phase { return; } }",
+        // The region is inside the helper: its return would leave it.
+        "fn f() { critical { return; } }\nharness master { f(); }",
+        "fn f() -> u32 { phase { if (blockIdx == 0) { return 1; } } return 0; }\n\
+         harness master { u32 x = f(); }",
+        "harness master { while (true) { critical { break; } } }",
+        "harness master { for (u32 i = 0; i < 2; i++) { phase { continue; } } }",
+    ] {
+        assert!(lower_err(body).contains(leaves), "{body}");
+    }
+    // Loops inside the region may still be left.
+    lower_text(
+        "harness master { critical { for (u32 i = 0; i < 2; i++) { if (i == 1) { break; } } } }",
+        Launch::default(),
+    );
+}
