@@ -119,6 +119,52 @@ fn array_sizes_and_shared_initial_values_use_launch_constants() {
 }
 
 #[test]
+fn designated_elements_are_set_and_the_rest_are_zero() {
+    let launch = Launch {
+        blocks: 4,
+        ..Launch::default()
+    };
+    let p = lower_text(
+        "global u32 flags[nblocks] = {[0] = 1, [nblocks - 1] = 9};\n\
+         shared i8 mine[2] = {[1] = -1 - blockIdx};\nharness master { }",
+        launch,
+    );
+    assert_eq!(p.vars[0].init, vec![1, 0, 0, 9]);
+    // Per block, wrapped to the type (raw two's complement bytes).
+    assert_eq!(p.vars[1].init, vec![0, 0xFF, 0, 0xFE, 0, 0xFD, 0, 0xFC]);
+}
+
+#[test]
+fn a_designated_index_outside_this_launch_is_a_located_error() {
+    let text = "global u32 flags[nblocks] = {[2] = 1};\nharness master { }";
+    let source = Source::new("t.gsync", text);
+    let file = parse(&source).expect("parses");
+    let three = Launch {
+        blocks: 3,
+        ..Launch::default()
+    };
+    assert_eq!(
+        lower(&file, &source, three, &[]).unwrap().vars[0].init,
+        [0, 0, 1]
+    );
+    let d = lower(&file, &source, Launch::default(), &[]).expect_err("2 blocks");
+    assert!(
+        d.message
+            .contains("index 2 is out of range for `flags`, which has 2 element(s)"),
+        "{}",
+        d.message
+    );
+    assert_eq!(source.line_col(d.span.start), (1, 31));
+    assert!(lower_err("global u32 a[2] = {[-1] = 1};\nharness master { }").contains("index -1"));
+    assert!(
+        lower_err("global u32 a[2] = {[1] = 1, [1] = 2};\nharness master { }")
+            .contains("element 1 of `a` is initialised twice")
+    );
+    assert!(lower_err("local u32 a = {[0] = 1};\nharness master { }")
+        .contains("a scalar takes one initial value"));
+}
+
+#[test]
 fn semantic_errors_are_reported() {
     assert!(lower_err("fn f() { f(); }\nharness master { f(); }").contains("recursive"));
     assert!(lower_err("harness master { critical { critical { } } }").contains("cannot nest"));

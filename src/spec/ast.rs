@@ -194,6 +194,16 @@ pub enum Init {
     Expr(Expr),
     /// `= {a, b, c}`: one value per element.
     List(Vec<Expr>, Span),
+    /// `= {[i] = a, [j] = b}`: the named elements, the rest zero (C's
+    /// designated initializers, for arrays whose size depends on the launch).
+    Designated(Vec<Designator>, Span),
+}
+
+/// `[index] = value` in a designated initializer list.
+#[derive(Clone, Debug)]
+pub struct Designator {
+    pub index: Expr,
+    pub value: Expr,
 }
 
 /// `fn NAME(T a, T b) -> T { ... }`

@@ -645,6 +645,39 @@ fn error_empty_array() {
 }
 
 #[test]
+fn designated_initializers() {
+    let file = ok("global u32 flags[nblocks] = {[0] = 1, [nblocks - 1] = 2,};\nharness master { }");
+    let Item::Var(flags) = &file.items[0] else {
+        panic!()
+    };
+    let Init::Designated(entries, _) = &flags.init else {
+        panic!("{:?}", flags.init)
+    };
+    let pairs: Vec<(String, String)> = entries
+        .iter()
+        .map(|d| (sx(&d.index), sx(&d.value)))
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            ("0".into(), "1".into()),
+            ("(- nblocks 1)".into(), "2".into())
+        ]
+    );
+    assert_err(
+        "global u32 a[2] = {[0] = 1, 2};",
+        "either one value per element or `[index] = value`",
+        (1, 29),
+    );
+    assert_err(
+        "global u32 a[2] = {1, [1] = 2};",
+        "either one value per element or `[index] = value`",
+        (1, 23),
+    );
+    assert_err("global u32 a[2] = {[0] 1};", "expected `=`", (1, 24));
+}
+
+#[test]
 fn error_launch_dimensions() {
     let (msg, at) = err("fn f() {\n    x = blockIdx.y;\n}");
     assert!(msg.contains("only .x exists"), "{msg}");
