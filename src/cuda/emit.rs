@@ -282,7 +282,7 @@ fn thread_state(out: &mut String, program: &Program, names: &Names, top: LocalId
 }
 
 /// A stored raw value as a literal of the variable's word type.
-fn raw_literal(ty: Type, raw: u32) -> String {
+fn raw_literal(ty: Type, raw: u64) -> String {
     let v = crate::ir::from_raw(ty, raw);
     expr::literal(v).text
 }

@@ -182,6 +182,10 @@ fn semantic_errors_are_reported() {
     );
     assert!(lower_err("global u32 a[3] = {1, 2};\nharness master { }").contains("2 initial values"));
     assert!(lower_err("global u32 x = 0;").contains("no harness"));
+    assert!(
+        lower_err("global u64 w = 0;\nharness master { atomicInc(w, 3); }")
+            .contains("`atomicInc` has no 64-bit form")
+    );
 }
 
 #[test]

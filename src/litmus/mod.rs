@@ -263,7 +263,7 @@ fn condition(
             .iter()
             .map(|(t, v)| {
                 let w = model.threads.layout.mem(&tr.program, *v, 0, 0);
-                (t.clone(), from_raw(Type::I32, s[w]))
+                (t.clone(), from_raw(Type::I32, u64::from(s[w])))
             })
             .collect();
         let ok = eval(&test.condition, &values);

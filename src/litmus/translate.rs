@@ -257,7 +257,7 @@ impl Builder<'_> {
             volatile: false,
             len: 1,
             is_array: false,
-            init: vec![init as i32 as u32],
+            init: vec![u64::from(init as i32 as u32)],
             span,
         });
         self.var_ids.insert(name.to_string(), id);
@@ -595,13 +595,13 @@ impl Builder<'_> {
         }
         let threads = placement.launch.threads() as usize;
         for local in self.locals.iter_mut() {
-            let mut values = vec![0u32; threads];
+            let mut values = vec![0u64; threads];
             let mut any = false;
             for (th, r, v, _) in &test.reg_init {
                 if *r == local.name && *th < test.threads.len() {
                     let (blk, tt) = placement.slots[*th];
                     values[(blk * placement.launch.threads_per_block + tt) as usize] =
-                        *v as i32 as u32;
+                        u64::from(*v as i32 as u32);
                     any |= *v != 0;
                 }
             }

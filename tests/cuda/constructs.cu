@@ -49,3 +49,10 @@ __device__ void delay() {
   while (clock64() - start < 100) { }
   for (int i = 0; i < 1000; ++i) { ; }
 }
+
+// A 64-bit word (issue 20): a flag in the high half, a value in the low.
+__device__ unsigned long long packed(unsigned long long *w) {
+    unsigned long long old = atomicCAS(w, 0ull, (1ull << 32) | 5ull);
+    atomicAdd(w, 2ull);
+    return atomicExch(w, old) + old;
+}

@@ -72,11 +72,13 @@ impl<'a> Lowerer<'a> {
             }
             CallKind::LockBitTry => {
                 let loc = self.mem_arg(&args[0], name)?;
+                self.refuse_wide(&loc, name, "the lock unit loads and stores 32-bit words")?;
                 let value = Some(self.local_arg(&args[1])?);
                 self.result_in_temp(Type::Bool, span, |pred| Op::LockBitTry { pred, value, loc })
             }
             CallKind::LockBitRelease => {
                 let loc = self.mem_arg(&args[0], name)?;
+                self.refuse_wide(&loc, name, "the lock unit loads and stores 32-bit words")?;
                 let value = self.expr(&args[1])?;
                 self.no_value(span, Op::LockBitRelease { loc, value })
             }
@@ -112,6 +114,13 @@ impl<'a> Lowerer<'a> {
         span: Span,
     ) -> SpecResult<Option<Expr>> {
         let access = mo.at(self.mem_arg(&args[0], name)?);
+        if matches!(op, AtomicOp::Inc | AtomicOp::Dec) {
+            self.refuse_wide(
+                &access.loc,
+                name,
+                "CUDA's atomicInc and atomicDec are 32-bit only",
+            )?;
+        }
         let mut operands = Vec::with_capacity(op.operands());
         for a in &args[1..] {
             operands.push(self.expr(a)?);
@@ -125,6 +134,20 @@ impl<'a> Lowerer<'a> {
         };
         self.emit(atomic, span);
         Ok(dst.map(Expr::Local))
+    }
+
+    /// An error at `name` when `loc` is a 64-bit variable, which `why`.
+    fn refuse_wide(&self, loc: &Loc, name: &ast::Ident, why: &str) -> SpecResult<()> {
+        let v = &self.vars[loc.var as usize];
+        if v.ty.words() == 1 {
+            return Ok(());
+        }
+        Err(Diagnostic::new(
+            name.span,
+            format!("`{}` has no 64-bit form: {why}", name.name),
+        )
+        .label(format!("`{}` is {}", v.name, v.ty.name()))
+        .hint("use a 32-bit variable, or another atomic (atomicCAS, atomicAdd)"))
     }
 
     /// The local that receives the value `ldslk` loads.

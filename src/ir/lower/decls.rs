@@ -129,7 +129,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Initial raw values of a memory variable; shared ones per block.
-    fn mem_init(&self, v: &ast::VarDecl, len: u32) -> SpecResult<Vec<u32>> {
+    fn mem_init(&self, v: &ast::VarDecl, len: u32) -> SpecResult<Vec<u64>> {
         let copies = if v.storage == Storage::Shared {
             self.launch.blocks
         } else {
@@ -201,7 +201,7 @@ fn designated_values(
     len: u32,
     entries: &[ast::Designator],
     env: &ConstEnv<'_>,
-) -> SpecResult<Vec<u32>> {
+) -> SpecResult<Vec<u64>> {
     let mut values = vec![0; len as usize];
     let mut named = vec![false; len as usize];
     for entry in entries {

@@ -3,10 +3,17 @@
 //!
 //! ```text
 //! [ location 0: len | message 0 | ... | message H-1 ] [ location 1 ] ...
-//! message  = [ value | meta | base | release view ]
+//! message  = [ value | meta | base | release view | high word? ]
 //! [ thread 0: cur | near | far | rel | flags ] [ thread 1 ] ...
 //! [ sc view of the device | sc view of block 0 | block 1 | ... ]
 //! ```
+//!
+//! The high word is there only when the program has a 64-bit variable: it
+//! holds the upper half of the value of a 64-bit location's write (0 for
+//! the others), so a write's two halves are one message, read and placed
+//! together. The location of a 64-bit element is its low word; its high
+//! word is a location no access names, whose history stays its initial
+//! value.
 //!
 //! A view holds one byte per location: a position in that location's
 //! history (4 locations per word). Positions are relative to the oldest
@@ -149,6 +156,9 @@ pub struct Sections {
     /// Words per view.
     pub vw: usize,
     pub msg_words: usize,
+    /// The offset of the high word in a message, when the program has
+    /// 64-bit variables.
+    pub hi: Option<usize>,
     pub loc_base: usize,
     pub loc_words: usize,
     pub thread_base: usize,
@@ -159,9 +169,16 @@ pub struct Sections {
 }
 
 impl Sections {
-    pub fn new(base: usize, locs: usize, hist: usize, threads: usize, blocks: usize) -> Sections {
+    pub fn new(
+        base: usize,
+        locs: usize,
+        hist: usize,
+        (threads, blocks): (usize, usize),
+        wide: bool,
+    ) -> Sections {
         let vw = locs.div_ceil(4).max(1);
-        let msg_words = MSG_VIEW + vw;
+        let hi = wide.then_some(MSG_VIEW + vw);
+        let msg_words = MSG_VIEW + vw + usize::from(wide);
         let loc_words = 1 + hist * msg_words;
         let thread_base = base + locs * loc_words;
         let thread_words = VIEWS * vw + 1;
@@ -171,6 +188,7 @@ impl Sections {
             hist,
             vw,
             msg_words,
+            hi,
             loc_base: base,
             loc_words,
             thread_base,
@@ -193,6 +211,29 @@ impl Sections {
     /// First word of message `p` of location `x`: value, meta, view.
     pub fn msg(&self, x: usize, p: usize) -> usize {
         self.len_word(x) + 1 + p * self.msg_words
+    }
+
+    /// The raw value of the message at `msg`, a write to a location of type
+    /// `ty`.
+    pub fn value(&self, s: &[u32], msg: usize, ty: crate::spec::ast::Type) -> u64 {
+        let lo = u64::from(s[msg]);
+        match self.hi {
+            Some(h) if ty.words() == 2 => lo | u64::from(s[msg + h]) << 32,
+            _ => lo,
+        }
+    }
+
+    /// Sets the value of the message at `msg` (both halves).
+    pub fn set_value(&self, s: &mut [u32], msg: usize, raw: u64) {
+        s[msg] = raw as u32;
+        if let Some(h) = self.hi {
+            s[msg + h] = (raw >> 32) as u32;
+        }
+    }
+
+    /// Whether two messages hold the same value.
+    pub fn same_value(&self, s: &[u32], a: usize, b: usize) -> bool {
+        s[a] == s[b] && self.hi.is_none_or(|h| s[a + h] == s[b + h])
     }
 
     pub fn thread_view(&self, t: usize, which: usize) -> usize {

@@ -584,7 +584,7 @@ impl Inference<'_> {
 
     /// Whether every running thread's initial value is `kind` of its own
     /// block (`blockIdx + k`, or its SM's id).
-    fn own_names(&self, values: &[u32], ty: Type, kind: Kind) -> bool {
+    fn own_names(&self, values: &[u64], ty: Type, kind: Kind) -> bool {
         let tpb = self.prog.launch.threads_per_block as usize;
         let Some((g, a, c)) = kind.as_unit() else {
             return false;
