@@ -58,6 +58,8 @@ pub enum ViolationKind {
     DataRace,
     Assertion,
     MutualExclusion,
+    /// A thread left its k-th `phase` before another entered its k-th.
+    BarrierSafety,
 }
 
 named_choices!(ViolationKind, "violation kind", {
@@ -72,6 +74,7 @@ named_choices!(ViolationKind, "violation kind", {
     DataRace => "data_race",
     Assertion => "assertion",
     MutualExclusion => "mutual_exclusion",
+    BarrierSafety => "barrier_safety",
 });
 
 /// A safety violation found while stepping or in a state.
