@@ -255,6 +255,14 @@ pub enum Op {
     },
     Fence(MemOrder),
     SyncThreads,
+    /// `bar.sync(id, count)` / `bar.arrive(id, count)`: a named barrier of
+    /// the block (PTX's 16 per CTA). `count` threads complete an instance
+    /// (`None`: every running thread of the block); `arrive` does not wait.
+    NamedBarrier {
+        id: u32,
+        count: Option<Expr>,
+        arrive: bool,
+    },
     /// `__kernel_boundary()`: the end of one kernel and the start of the
     /// next, a grid-wide barrier whose waiting blocks give up their slots.
     KernelBoundary,

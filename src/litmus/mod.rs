@@ -7,6 +7,7 @@
 //! Uses the IR, the model, the explorer and the checker (for liveness); the
 //! CLI calls it, never the other way round.
 
+pub mod barriers;
 pub mod decode;
 pub mod gpu;
 pub mod parse;

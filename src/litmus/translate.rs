@@ -232,6 +232,9 @@ struct Builder<'a> {
     locals: Vec<LocalVar>,
     local_ids: BTreeMap<String, u32>,
     code: Vec<IrInstr>,
+    barriers: super::barriers::Plan,
+    /// The (gpu, cta) of the thread being translated.
+    cta: (u32, u32),
 }
 
 /// A branch or jump whose target label is known once its thread is read:
@@ -315,8 +318,8 @@ impl Builder<'_> {
             "atom" | "red" => self.atomic(instr, quals, head == "atom"),
             "fence" | "membar" => self.fence(instr, quals, head == "membar"),
             "bar" | "barrier" => {
-                // `check_barriers` accepted it: a block-wide barrier.
-                self.emit(Op::SyncThreads, instr.span);
+                let op = self.barriers.op(self.cta, instr)?;
+                self.emit(op, instr.span);
                 Ok(())
             }
             "goto" | "bra" => {
@@ -536,6 +539,7 @@ impl Builder<'_> {
     ) -> Result<(), Unsupported> {
         let test = self.test;
         let t = &test.threads[i];
+        self.cta = (t.gpu, t.cta);
         let start = self.code.len() as Pc;
         if let Op::Branch { then_pc, .. } = &mut self.code[i].op {
             *then_pc = start;
@@ -630,7 +634,6 @@ fn is_thread(block: u32, thread: u32) -> Expr {
 /// Translates a parsed test into a program for the IR.
 pub fn translate(test: &Litmus, source: &Source) -> Result<Translated, Unsupported> {
     let placement = place(test);
-    check_barriers(test)?;
     let mut b = Builder {
         test,
         vars: vec![],
@@ -638,6 +641,8 @@ pub fn translate(test: &Litmus, source: &Source) -> Result<Translated, Unsupport
         locals: vec![],
         local_ids: BTreeMap::new(),
         code: vec![],
+        barriers: super::barriers::plan(test)?,
+        cta: (0, 0),
     };
     let (terms, term_vars) = b.locations();
     b.dispatch(&placement);

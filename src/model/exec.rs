@@ -75,6 +75,18 @@ impl Model<'_> {
             Op::SyncThreads | Op::KernelBoundary | Op::Exit => {
                 return self.exec_sync(s, (t, pc), event, ctx);
             }
+            Op::NamedBarrier { id, arrive, .. } => {
+                self.bars.arrive((th, &self.memory), s, t, (*id, *arrive));
+                if *arrive {
+                    th.set_pc(s, t, next);
+                }
+                let released = self.bars.release((th, &self.memory), s, t)?;
+                if let Some(e) = event.as_mut().filter(|_| released > 1) {
+                    e.note = Some(format!("{released} threads pass barrier {id} together"));
+                }
+                ctx.push(event);
+                return Ok(());
+            }
             Op::Assert { cond, message } => {
                 if th.eval(cond, s, t)? == 0 {
                     return Err(Violation {
@@ -169,6 +181,8 @@ impl Model<'_> {
                 e.note = released;
             }
         }
+        // An exit lowers the quorum of a named barrier over the block.
+        self.bars.release((th, &self.memory), s, t)?;
         ctx.push(event);
         Ok(())
     }

@@ -56,3 +56,9 @@ __device__ unsigned long long packed(unsigned long long *w) {
     atomicAdd(w, 2ull);
     return atomicExch(w, old) + old;
 }
+
+// Named barriers in inline PTX (issue 20); one thread makes every count of 1.
+__device__ void named_bars() {
+    asm volatile("bar.sync 1, 1;");
+    asm volatile("bar.arrive %0, %1;" :: "r"(2), "r"(1));
+}

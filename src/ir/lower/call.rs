@@ -43,6 +43,10 @@ impl<'a> Lowerer<'a> {
             }
             CallKind::Fence(mo) => self.no_value(span, Op::Fence(mo)),
             CallKind::SyncThreads => self.no_value(span, Op::SyncThreads),
+            CallKind::NamedBarrier { arrive } => {
+                let op = self.named_barrier(args, arrive)?;
+                self.no_value(span, op)
+            }
             CallKind::KernelBoundary => self.no_value(span, Op::KernelBoundary),
             CallKind::Backoff => self.no_value(span, Op::Backoff),
             CallKind::SyncWarp => {
@@ -136,6 +140,28 @@ impl<'a> Lowerer<'a> {
         Ok(dst.map(Expr::Local))
     }
 
+    /// `bar.sync(id[, count])` or `bar.arrive(id, count)`: the id is a
+    /// constant of PTX's range; `bar.sync(0)` is `__syncthreads()`.
+    fn named_barrier(&mut self, args: &'a [ast::Expr], arrive: bool) -> SpecResult<Op> {
+        let id = self.const_env(None, "a barrier id").eval(&args[0])?;
+        if !(0..16).contains(&id) {
+            return Err(
+                Diagnostic::new(args[0].span, format!("barrier id {id} is out of range"))
+                    .label("id")
+                    .hint("a block has 16 named barriers, 0 to 15 (0 is __syncthreads())"),
+            );
+        }
+        let count = args.get(1).map(|c| self.expr(c)).transpose()?;
+        if id == 0 && count.is_none() {
+            return Ok(Op::SyncThreads);
+        }
+        Ok(Op::NamedBarrier {
+            id: id as u32,
+            count,
+            arrive,
+        })
+    }
+
     /// An error at `name` when `loc` is a 64-bit variable, which `why`.
     fn refuse_wide(&self, loc: &Loc, name: &ast::Ident, why: &str) -> SpecResult<()> {
         let v = &self.vars[loc.var as usize];
@@ -173,7 +199,8 @@ fn check_arity(
 ) -> SpecResult<()> {
     let arity = kind.arity();
     // `__syncwarp()` defaults its mask to the full warp, as in CUDA.
-    let defaulted = matches!(kind, CallKind::SyncWarp) && args.is_empty();
+    let defaulted = (matches!(kind, CallKind::SyncWarp) && args.is_empty())
+        || (kind == CallKind::NamedBarrier { arrive: false } && args.len() == 1);
     if args.len() == arity || defaulted {
         return Ok(());
     }

@@ -304,6 +304,10 @@ impl PtxMemory {
                 });
             }
             clamp(s, sec.thread_view(t, REL), sec.vw, |_, x, e| below(x, e));
+            // Views kept for named barriers release like REL.
+            for k in ARRIVED..sec.views {
+                clamp(s, sec.thread_view(t, k), sec.vw, |_, x, e| below(x, e));
+            }
             // A reader's own view is what the floors are made of.
             clamp(s, cur, sec.vw, |_, x, e| !self.reads(t, x) && below(x, e));
         }

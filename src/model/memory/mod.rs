@@ -230,7 +230,7 @@ impl PtxMemory {
             layout.mem_words,
             HISTORY,
             (layout.threads, prog.launch.blocks as usize),
-            layout.wide,
+            (layout.wide, super::bars::barrier_ids(prog).len()),
         );
         let mut wide = vec![false; layout.mem_words];
         for (v, var) in prog.vars.iter().enumerate() {
@@ -880,8 +880,56 @@ impl PtxMemory {
     pub fn synchronize(&self, th: &Threads, s: &mut [u32], group: std::ops::Range<usize>) {
         let device = group.len() > self.tpb;
         let live: Vec<usize> = group.filter(|&u| !th.is_finished(s, u)).collect();
+        self.join_views(s, &live, device);
+    }
+
+    /// Thread `t` arrives at the named barrier of slot `slot`: its view
+    /// now is what the barrier's instance will release.
+    pub fn arrive_at_barrier(&self, s: &mut [u32], t: usize, slot: usize) {
+        let sec = &self.sec;
+        copy(
+            s,
+            sec.thread_view(t, ARRIVED + slot),
+            sec.thread_view(t, CUR),
+            sec.vw,
+        );
+    }
+
+    /// An instance of the named barrier of slot `slot` releases `waiters`;
+    /// `arrivers` are the threads whose latest arrival is at that instance
+    /// (waiters included): every waiter acquires what it read and the
+    /// views they had on arriving. (A thread that arrived there and has
+    /// arrived again since is left out: its later view would release too
+    /// much.)
+    pub fn release_barrier(
+        &self,
+        s: &mut [u32],
+        waiters: &[usize],
+        arrivers: &[usize],
+        slot: usize,
+    ) {
+        let sec = &self.sec;
+        let Some(&first) = waiters.first() else {
+            return;
+        };
+        for &u in waiters {
+            self.acquire_pending(s, u, false);
+        }
+        let acc = sec.thread_view(first, CUR);
+        for &u in &waiters[1..] {
+            join(s, acc, sec.thread_view(u, CUR), sec.vw);
+        }
+        for &u in arrivers {
+            join(s, acc, sec.thread_view(u, ARRIVED + slot), sec.vw);
+        }
+        for &u in &waiters[1..] {
+            copy(s, sec.thread_view(u, CUR), acc, sec.vw);
+        }
+    }
+
+    fn join_views(&self, s: &mut [u32], live: &[usize], device: bool) {
         let Some(&first) = live.first() else { return };
-        for &u in &live {
+        for &u in live {
             self.acquire_pending(s, u, device);
         }
         let vw = self.sec.vw;
@@ -899,7 +947,12 @@ impl PtxMemory {
     pub fn normalize(&self, th: &Threads, s: &mut [u32]) {
         for t in 0..self.sec.threads {
             if th.is_finished(s, t) {
-                s[self.sec.thread_views(t)].fill(0);
+                // What it published at a named barrier still reaches the
+                // threads that barrier releases later.
+                let sec = &self.sec;
+                s[sec.thread_view(t, CUR)..sec.thread_view(t, ARRIVED)].fill(0);
+                let flags = sec.flags(t);
+                s[flags] = 0;
             }
         }
         let live = |s: &[u32], t: usize| !th.is_finished(s, t);

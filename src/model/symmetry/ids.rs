@@ -483,6 +483,11 @@ impl Inference<'_> {
             Op::CriticalEnter { weight } => self.plain_expr(weight)?,
             // No operands: nothing to check.
             Op::Fence(_) | Op::SyncThreads | Op::KernelBoundary | Op::Backoff => {}
+            Op::NamedBarrier { count, .. } => {
+                if let Some(c) = count {
+                    self.plain_expr(c)?
+                }
+            }
             Op::CriticalExit | Op::PhaseEnter | Op::PhaseExit | Op::Progress => {}
             Op::Jump { .. } | Op::Exit => {}
             other => {
