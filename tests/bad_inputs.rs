@@ -111,3 +111,25 @@ fn an_endless_file_is_refused_at_the_size_cap() {
         );
     }
 }
+
+#[test]
+fn a_designated_index_outside_the_launch_is_located() {
+    // `flags[nblocks] = {[2] = 1}` fits 3 blocks, not the default 2.
+    let path = write_temp_spec(
+        "designated_range",
+        "//! name: d\nglobal u32 flags[nblocks] = {[0] = 1, [2] = 1};\n\
+         harness master { while (load.acquire(flags[blockIdx]) == 0) { } }\n",
+    );
+    let p = path.to_str().unwrap();
+    assert_refused(
+        &["check", p],
+        &[
+            "index 2 is out of range for `flags`, which has 2 element(s) in this launch",
+            "designated_range.gsync:2:40",
+        ],
+    );
+    // Under 3 blocks it is in range, and block 1 waits for ever.
+    let out = run(&["check", p, "--blocks", "3"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(stdout(&out).contains("deadlock"), "{}", stdout(&out));
+}

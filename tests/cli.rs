@@ -60,7 +60,12 @@ fn malformed_specs_get_located_errors_and_exit_2() {
             "unknown qualifier",
             "7:27",
         ),
-        ("global u32 lock", "global u64 lock", "32 bits", "5:8"),
+        (
+            "global u32 lock",
+            "global uint64_t lock",
+            "spelt `u64`",
+            "5:8",
+        ),
         (
             "atomicCAS(lock, 0, 1)",
             "atomicCAS(lock, 0)",

@@ -164,7 +164,6 @@ fn constructs_outside_the_subset_are_located_errors(_: &Path) {
         ("switch", "__device__ void f(unsigned *p) {\n  switch (*p) { default: break; }\n}\n", "`switch`", 2),
         ("goto", "__device__ void f(unsigned *p) {\n  goto end;\nend:\n  *p = 1;\n}\n", "`goto`", 2),
         ("float", "__device__ void f(unsigned *p) {\n  float x = 1.5f;\n  *p = 1;\n}\n", "floating-point", 2),
-        ("wide", "__device__ void f(unsigned *p) {\n  unsigned long long x = 1;\n  *p = 1;\n}\n", "64-bit integers", 2),
         ("member", "struct S { int a; };\n__device__ void f(unsigned *p) {\n  S s; *p = s.a;\n}\n", "member access", 3),
         ("ptx", "__device__ void f(unsigned *p) {\n  asm volatile(\"ld.global.nc.u32 %0, [%1];\" : \"=r\"(*p) : \"l\"(p));\n}\n", "`.nc`", 2),
         ("undefined", "__device__ void g();\n__device__ void f(unsigned *p) {\n  g();\n}\n", "without a definition", 3),

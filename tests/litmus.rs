@@ -183,10 +183,10 @@ fn single_file_cli() {
         "{}",
         stdout(&out)
     );
-    let out = run(&["litmus", "tests/litmus/Named.litmus"]);
+    let out = run(&["litmus", "tests/litmus/NamedReg.litmus"]);
     assert_eq!(code(&out), 3);
     assert!(
-        stderr(&out).contains("Named.litmus:6:2"),
+        stderr(&out).contains("NamedReg.litmus:6:2"),
         "{}",
         stderr(&out)
     );
@@ -211,15 +211,18 @@ fn directory_run_prints_the_summary_last() {
     assert_eq!(code(&out), 1, "unsound tests exit 1\n{text}");
     assert_eq!(
         text.lines().last(),
-        Some("litmus: 6 tests, 5 supported, 2 agree, 3 unsound")
+        Some("litmus: 7 tests, 6 supported, 3 agree, 3 unsound")
     );
-    assert!(text.contains("Named.litmus") && text.contains("unsupported: named barrier"));
+    assert!(
+        text.contains("NamedReg.litmus")
+            && text.contains("unsupported: barrier operands in registers")
+    );
     let out = run_dir(&["--format", "json"]);
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     let s = &json["summary"];
     assert_eq!(
         (&s["tests"], &s["supported"], &s["agree"], &s["unsound"]),
-        (&6.into(), &5.into(), &2.into(), &3.into())
+        (&7.into(), &6.into(), &3.into(), &3.into())
     );
 }
 

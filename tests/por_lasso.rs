@@ -155,12 +155,17 @@ fn a_spinner_that_an_awake_thread_can_release_is_not_asleep() {
                         x = 1;\n\
                     }\n\
                 }\n";
-    assertion_with_and_without_ample_sets("woken_by_a_third_block", text, 3);
+    one_violation_with_and_without_ample_sets("woken_by_a_third_block", text, 3, "assertion");
 }
 
 /// Checks the spec `text` at `blocks` blocks with ample sets off and on:
-/// each finds one assertion; returns its message per run.
-fn assertion_with_and_without_ample_sets(name: &str, text: &str, blocks: u32) -> Vec<String> {
+/// each finds one violation of `kind`; returns its message per run.
+fn one_violation_with_and_without_ample_sets(
+    name: &str,
+    text: &str,
+    blocks: u32,
+    kind: &str,
+) -> Vec<String> {
     let path = common::write_temp_spec(name, text);
     let spec = api::SpecSource::from_file(&path).unwrap();
     [false, true]
@@ -168,7 +173,7 @@ fn assertion_with_and_without_ample_sets(name: &str, text: &str, blocks: u32) ->
         .map(|ample_sets| {
             let report = api::check_spec(&spec, &config(blocks, ample_sets)).unwrap();
             let kinds: Vec<&str> = report.violations.iter().map(|v| v.kind.name()).collect();
-            assert_eq!(kinds, ["assertion"], "{name}, ample sets {ample_sets}");
+            assert_eq!(kinds, [kind], "{name}, ample sets {ample_sets}");
             report.violations[0].message.clone()
         })
         .collect()
@@ -190,7 +195,12 @@ fn a_phase_entry_conflicts_with_another_threads_phase_exit() {
                         phase { flag = 1; }\n\
                     }\n\
                 }\n";
-    for message in assertion_with_and_without_ample_sets("phase_entry_before_exit", text, 2) {
+    for message in one_violation_with_and_without_ample_sets(
+        "phase_entry_before_exit",
+        text,
+        2,
+        "barrier_safety",
+    ) {
         assert!(
             message.contains("left barrier phase 1 before block 0 arrived"),
             "{message}"

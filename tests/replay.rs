@@ -139,7 +139,7 @@ fn an_edited_recording_of_an_unchanged_spec_is_corrupt_exit_5() {
                     .unwrap()
                     .pop();
             },
-            "the schedule ends without the recorded assertion violation",
+            "the schedule ends without the recorded barrier_safety violation",
         ),
         (
             "value",

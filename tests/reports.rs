@@ -38,7 +38,7 @@ fn sarif_of_a_violation_validates_and_points_at_the_spec_line() {
     assert_eq!(code(&out), 1);
     let sarif = assert_valid_sarif(&out);
     let result = &sarif["runs"][0]["results"][0];
-    assert_eq!(result["ruleId"], "assertion");
+    assert_eq!(result["ruleId"], "barrier_safety");
     assert_eq!(result["level"], "error");
     let location = &result["locations"][0]["physicalLocation"];
     assert_eq!(

@@ -337,3 +337,66 @@ harness all {
         );
     }
 }
+
+/// Lockstep lanes reach memory in every order (issue 20): in ascending
+/// lane order the highest lane's exchange lands last and lane 0 wins the
+/// CAS, so only a non-ascending order violates these assertions.
+#[test]
+fn lockstep_lanes_reach_memory_in_every_order() {
+    for (name, body) in [
+        (
+            "exchange",
+            "atomicExch(last, threadIdx + 1);\n__syncthreads();\n\
+             assert(last == threads_per_block, \"the highest lane did not write last\");",
+        ),
+        (
+            "election",
+            "if (atomicCAS(leader, 0, threadIdx + 1) == 0) { assert(threadIdx == 0, \"lane 0 lost\"); }",
+        ),
+    ] {
+        let path = write_temp_spec(
+            &format!("lane_order_{name}"),
+            &format!(
+                "//! simt: lockstep\nglobal u32 last = 0;\nglobal u32 leader = 0;\n\
+                 harness all {{\n{body}\n}}\n"
+            ),
+        );
+        let args = ["--blocks", "1", "--threads-per-block", "3", "--format", "json"];
+        let out = check(&path, &args);
+        assert_eq!(code(&out), 1, "{name}: {}", stdout(&out));
+        let report = json_of(&out);
+        assert_eq!(report["violations"][0]["kind"], "assertion", "{name}: {report}");
+        let text = report.to_string();
+        assert!(text.contains("the lanes reach memory in the order"), "{name}: {text}");
+    }
+}
+
+/// Orders that cannot differ are not explored: loads, and atomics that
+/// commute whose old values nobody reads (one successor, as before).
+#[test]
+fn lockstep_explores_one_order_where_orders_cannot_differ() {
+    let path = write_temp_spec(
+        "lane_order_commuting",
+        "//! simt: lockstep\nglobal u32 count = 0;\n\
+         harness all {\n    atomicAdd(count, threadIdx + 1);\n    u32 seen = count;\n    assert(seen <= 6);\n}\n",
+    );
+    let out = check(
+        &path,
+        &[
+            "--blocks",
+            "1",
+            "--threads-per-block",
+            "3",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let report = json_of(&out);
+    let (states, transitions) = (&report["stats"]["states"], &report["stats"]["transitions"]);
+    assert_eq!(
+        states.as_u64().unwrap(),
+        transitions.as_u64().unwrap() + 1,
+        "a single path: {report}"
+    );
+}

@@ -39,6 +39,10 @@ pub fn thread_positions(model: &Model, state: &[u32]) -> Vec<(usize, String)> {
             format!("waits at {line}: `{text}` for the other lanes its mask names")
         } else if model.warps.is_masked_off(&model.threads, state, t) {
             format!("is masked off at {line}: `{text}` (its warp runs other lanes until they reconverge)")
+        } else if let (true, Op::NamedBarrier { id, .. }) =
+            (model.threads.is_waiting_at_barrier(state, t), &instr.op)
+        {
+            format!("waits at barrier {id} ({line}: `{text}`) for threads that never arrive")
         } else if model.threads.is_waiting_at_barrier(state, t) {
             let group = if matches!(instr.op, Op::KernelBoundary) {
                 0..model.threads.layout.threads

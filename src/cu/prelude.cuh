@@ -30,6 +30,13 @@ extern const __device__ dim3 blockDim;
 extern const __device__ dim3 gridDim;
 extern const __device__ int warpSize;
 
+// <stdint.h>'s fixed-width types (a redefinition to the same type is
+// allowed, so a file that includes the real header still compiles).
+typedef unsigned int uint32_t;
+typedef int int32_t;
+typedef unsigned long long uint64_t;
+typedef long long int64_t;
+
 // Atomics, each with its block- and system-scope forms.
 #define GSYNC_ATOMIC2(NAME, T) \
   __device__ T NAME(T *address, T value); \
@@ -45,6 +52,8 @@ GSYNC_ATOMIC2_INT(atomicExch)
 GSYNC_ATOMIC2(atomicExch, float)
 GSYNC_ATOMIC2_INT(atomicMin)
 GSYNC_ATOMIC2_INT(atomicMax)
+GSYNC_ATOMIC2(atomicMin, long long int)
+GSYNC_ATOMIC2(atomicMax, long long int)
 GSYNC_ATOMIC2_INT(atomicAnd)
 GSYNC_ATOMIC2_INT(atomicOr)
 GSYNC_ATOMIC2_INT(atomicXor)

@@ -1,7 +1,9 @@
 //! Inline PTX (`asm volatile(...)`): the memory instructions `ld`, `st`,
 //! `atom`, `red`, `fence` and `membar`, with their orders and scopes, on
-//! 32-bit values; operands are `%N` (outputs first, then inputs) and
-//! `[%N]` for an address. PTX spells orders and scopes as the spec does.
+//! 32-bit values, and the named barriers `bar.sync a{, b}` and
+//! `bar.arrive a, b` (the spec's `bar.sync(a, b)`); operands are `%N`
+//! (outputs first, then inputs), literals for a barrier, and `[%N]` for an
+//! address. PTX spells orders and scopes as the spec does.
 
 use super::ast::{AsmStmt, CExpr};
 use super::lower::syntax::{call, expr_stmt};
@@ -95,7 +97,7 @@ impl<'p> Operands<'p> {
             format!("{what} in inline PTX is outside the subset"),
         )
         .label("inline PTX")
-        .hint("ld, st, atom, red, fence and membar on 32-bit values are supported")
+        .hint("ld, st, atom, red, fence and membar on 32-bit values, and bar.sync/bar.arrive, are supported")
     }
 
     /// The expression `%N` names.
@@ -127,6 +129,10 @@ impl<'p> FnLower<'_, 'p> {
             span,
         };
         for ins in instructions(&a.template) {
+            if matches!(ins.parts[0].as_str(), "bar" | "barrier") {
+                self.ptx_barrier(&ins, &operands, span, out)?;
+                continue;
+            }
             let q = qualifiers(&ins.parts, span)?;
             let scope = q.scope.unwrap_or("gpu");
             match ins.parts[0].as_str() {
@@ -166,6 +172,40 @@ impl<'p> FnLower<'_, 'p> {
                 other => return Err(operands.refuse(format!("the instruction `{other}`"))),
             }
         }
+        Ok(())
+    }
+
+    /// `bar{.cta}.sync a{, b}` or `bar{.cta}.arrive a, b`: the barrier id
+    /// and thread count as literals or `%N` operands.
+    fn ptx_barrier(
+        &mut self,
+        ins: &Instruction,
+        operands: &Operands<'p>,
+        span: Span,
+        out: &mut Vec<s::Stmt>,
+    ) -> R<()> {
+        let words: Vec<&str> = ins.parts[1..].iter().map(String::as_str).collect();
+        let kind = match words.as_slice() {
+            ["sync"] | ["cta", "sync"] | ["sync", "aligned"] | ["cta", "sync", "aligned"] => "sync",
+            ["arrive"]
+            | ["cta", "arrive"]
+            | ["arrive", "aligned"]
+            | ["cta", "arrive", "aligned"] => "arrive",
+            _ => return Err(operands.refuse(format!("the barrier `{}`", ins.parts.join(".")))),
+        };
+        if !(1..=2).contains(&ins.operands.len()) {
+            return Err(
+                operands.refuse(format!("`bar.{kind}` with {} operands", ins.operands.len()))
+            );
+        }
+        let mut args = Vec::new();
+        for o in &ins.operands {
+            args.push(match o.parse::<i64>() {
+                Ok(v) => super::lower::syntax::int(v, span),
+                Err(_) => self.rvalue(operands.value(o)?, out)?,
+            });
+        }
+        out.push(expr_stmt(call("bar", &[kind], args, span)));
         Ok(())
     }
 

@@ -11,10 +11,27 @@ use super::spell::{atomic_suffix, fence, helper_suffix};
 use crate::ir::{AtomicOp, Expr, LocalId, MemAccess, MemOrder, Order, Scope};
 use crate::spec::ast::Type;
 
-/// How an acquire, release or acq_rel atomic on a 32-bit word is one PTX
-/// `atom`: its operation, operand type, and whether it takes the word as
-/// `int`; by atomic and by the signedness of the word.
-fn ptx_atom(op: AtomicOp, signed: bool) -> (&'static str, &'static str, bool) {
+/// How an acquire, release or acq_rel atomic on a word is one PTX `atom`:
+/// its operation, operand type, and whether it takes the word as signed
+/// (`int`, `long long`); by atomic and by the type of the word.
+fn ptx_atom(op: AtomicOp, ty: Type) -> (&'static str, &'static str, bool) {
+    let signed = ty.signed();
+    if ty.words() == 2 {
+        // PTX has no 64-bit `atom.inc`/`dec` (lowering refuses them) nor a
+        // signed 64-bit add: two's complement addition is the unsigned one.
+        return match op {
+            AtomicOp::Add | AtomicOp::Sub | AtomicOp::Inc | AtomicOp::Dec => ("add", "u64", false),
+            AtomicOp::Min if signed => ("min", "s64", true),
+            AtomicOp::Min => ("min", "u64", false),
+            AtomicOp::Max if signed => ("max", "s64", true),
+            AtomicOp::Max => ("max", "u64", false),
+            AtomicOp::Cas => ("cas", "b64", false),
+            AtomicOp::Exch => ("exch", "b64", false),
+            AtomicOp::And => ("and", "b64", false),
+            AtomicOp::Or => ("or", "b64", false),
+            AtomicOp::Xor => ("xor", "b64", false),
+        };
+    }
     match op {
         AtomicOp::Add | AtomicOp::Sub if signed => ("add", "s32", true),
         AtomicOp::Add | AtomicOp::Sub => ("add", "u32", false),
@@ -52,9 +69,14 @@ impl Emitter<'_> {
         match access.order {
             Order::Relaxed | Order::Acquire => {
                 // ld.relaxed / ld.acquire at the spec's scope: no fences.
-                let cast = if ty.signed() { "(int)" } else { "" };
+                let cast = if ty.signed() {
+                    format!("({})", word_type(ty))
+                } else {
+                    String::new()
+                };
                 let raw = format!(
-                    "{cast}gs_ld_{}(&{place})",
+                    "{cast}gs_ld{}_{}(&{place})",
+                    width(ty),
                     helper_suffix(access.mem_order())
                 );
                 self.assign_result(Some(dst), raw, class);
@@ -78,8 +100,10 @@ impl Emitter<'_> {
         match access.order {
             // st.release at the spec's scope: no fence.
             Order::Release => self.line(&format!(
-                "gs_st_{}(&{place}, (unsigned int)({v}));",
-                helper_suffix(access.mem_order())
+                "gs_st{}_{}(&{place}, ({})({v}));",
+                width(ty),
+                helper_suffix(access.mem_order()),
+                word_type(unsigned(ty))
             )),
             Order::Weak => self.line(&format!("{place} = {v};")),
             _ => {
@@ -124,8 +148,12 @@ impl Emitter<'_> {
             return None;
         }
         let signed = ty.signed();
-        let (name, ptx_ty, as_int) = ptx_atom(op, signed);
-        let word = if as_int { "int" } else { "unsigned int" };
+        let (name, ptx_ty, as_int) = ptx_atom(op, ty);
+        let word = if as_int {
+            word_type(ty)
+        } else {
+            word_type(unsigned(ty))
+        };
         let place = self.loc(&access.loc);
         let ptr = if as_int == signed {
             format!("&{place}")
@@ -161,6 +189,9 @@ impl Emitter<'_> {
         let args: Vec<Code> = operands.iter().map(|e| self.expr(e)).collect();
         if is_narrow(op, ty) {
             return narrow_atomic(op, ty, &place, &args[0], access.scope);
+        }
+        if ty.words() == 2 {
+            return wide_atomic(op, ty, &place, &args, access.scope);
         }
         let word = word_type(ty);
         let unsigned_only = matches!(op, AtomicOp::Inc | AtomicOp::Dec);
@@ -214,6 +245,56 @@ impl Emitter<'_> {
             self.line(&f);
         }
     }
+}
+
+/// `64` for the prelude's helpers on 64-bit words (`gs_ld64_acquire_gpu`).
+fn width(ty: Type) -> &'static str {
+    if ty.words() == 2 {
+        "64"
+    } else {
+        ""
+    }
+}
+
+/// The unsigned type of the same width.
+fn unsigned(ty: Type) -> Type {
+    if ty.words() == 2 {
+        Type::U64
+    } else {
+        Type::U32
+    }
+}
+
+/// A relaxed atomic on a 64-bit word: CUDA's `unsigned long long` forms,
+/// the signed ones only for `atomicMax`/`atomicMin` (where the sign
+/// matters); `atomicSub` is an `atomicAdd` of the negation (CUDA has no
+/// 64-bit `atomicSub`).
+fn wide_atomic(op: AtomicOp, ty: Type, place: &str, args: &[Code], scope: Scope) -> String {
+    let word = match op {
+        AtomicOp::Max | AtomicOp::Min => word_type(ty),
+        _ => "unsigned long long",
+    };
+    let vals: Vec<String> = args
+        .iter()
+        .map(|a| {
+            let v = expr::wrap_to(ty, a);
+            if op == AtomicOp::Sub {
+                format!("({word})(-({v}))")
+            } else {
+                format!("({word})({v})")
+            }
+        })
+        .collect();
+    let name = if op == AtomicOp::Sub {
+        AtomicOp::Add.cuda_name()
+    } else {
+        op.cuda_name()
+    };
+    format!(
+        "{name}{}(({word}*)&{place}, {})",
+        atomic_suffix(scope),
+        vals.join(", ")
+    )
 }
 
 /// A narrow atomic as a CAS loop on its word; the next value computed as

@@ -282,7 +282,7 @@ fn thread_state(out: &mut String, program: &Program, names: &Names, top: LocalId
 }
 
 /// A stored raw value as a literal of the variable's word type.
-fn raw_literal(ty: Type, raw: u32) -> String {
+fn raw_literal(ty: Type, raw: u64) -> String {
     let v = crate::ir::from_raw(ty, raw);
     expr::literal(v).text
 }
@@ -653,12 +653,36 @@ impl Emitter<'_> {
                     self.line(&Self::goto(pc, *target));
                 }
             }
+            Op::NamedBarrier { id, count, arrive } => {
+                self.named_barrier(*id, count.as_ref(), *arrive)
+            }
             Op::KernelBoundary | Op::LockBitTry { .. } | Op::LockBitRelease { .. } => {
                 return Err(refusal(instr))
             }
             op => self.line(self.fixed_statement(op)),
         }
         Ok(())
+    }
+
+    /// `bar.sync` / `bar.arrive` as PTX (the count is in threads: PTX
+    /// wants a multiple of the warp size, the model takes it as written).
+    fn named_barrier(&mut self, id: u32, count: Option<&Expr>, arrive: bool) {
+        let kind = if arrive { "arrive" } else { "sync" };
+        match count {
+            None if self.program.participants == Participants::Master => self.line(&format!(
+                "// bar.sync {id}: a no-op, as in the model: only the master thread runs the spec"
+            )),
+            None => self.line(&format!(
+                "asm volatile(\"bar.{kind} %0;\" :: \"r\"({id}u) : \"memory\");"
+            )),
+            Some(c) => {
+                let n = self.expr(c);
+                self.line(&format!(
+                    "asm volatile(\"bar.{kind} %0, %1;\" :: \"r\"({id}u), \"r\"((unsigned int){}) : \"memory\");",
+                    paren(&n)
+                ));
+            }
+        }
     }
 
     /// The statement of an instruction that has no operands.

@@ -247,15 +247,19 @@ pub fn cuda_type(ty: Type) -> &'static str {
         Type::I8 => "signed char",
         Type::I16 => "short",
         Type::I32 => "int",
+        Type::U64 => "unsigned long long",
+        Type::I64 => "long long",
     }
 }
 
-/// The 32-bit word type a memory variable of `ty` is kept in.
+/// The word type a memory variable of `ty` is kept in: 32 bits, or 64 for
+/// `u64` and `i64`.
 pub fn word_type(ty: Type) -> &'static str {
-    if ty.signed() {
-        "int"
-    } else {
-        "unsigned int"
+    match (ty.words(), ty.signed()) {
+        (2, true) => "long long",
+        (2, false) => "unsigned long long",
+        (_, true) => "int",
+        (_, false) => "unsigned int",
     }
 }
 

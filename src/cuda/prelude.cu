@@ -125,6 +125,46 @@ GS_ATOMS(acquire, cta) GS_ATOMS(acquire, gpu) GS_ATOMS(acquire, sys)
 GS_ATOMS(release, cta) GS_ATOMS(release, gpu) GS_ATOMS(release, sys)
 GS_ATOMS(acq_rel, cta) GS_ATOMS(acq_rel, gpu) GS_ATOMS(acq_rel, sys)
 
+// The same on 64-bit words (u64 and i64 variables).
+#define GS_LD64(sem, scope)                                                                   \
+    __device__ __forceinline__ unsigned long long gs_ld64_##sem##_##scope(const void* p) {    \
+        unsigned long long v;                                                                 \
+        asm volatile("ld." #sem "." #scope ".b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");  \
+        return v;                                                                             \
+    }
+GS_LD64(relaxed, cta) GS_LD64(relaxed, gpu) GS_LD64(relaxed, sys)
+GS_LD64(acquire, cta) GS_LD64(acquire, gpu) GS_LD64(acquire, sys)
+#define GS_ST64_RELEASE(scope)                                                                   \
+    __device__ __forceinline__ void gs_st64_release_##scope(void* p, unsigned long long v) {     \
+        asm volatile("st.release." #scope ".b64 [%0], %1;" :: "l"(p), "l"(v) : "memory");         \
+    }
+GS_ST64_RELEASE(cta) GS_ST64_RELEASE(gpu) GS_ST64_RELEASE(sys)
+#define GS_ATOM2_64(sem, scope, op, ty, T)                                                       \
+    __device__ __forceinline__ T gs_atom_##sem##_##scope##_##op##_##ty(T* p, T v) {               \
+        T o;                                                                                      \
+        asm volatile("atom." #sem "." #scope "." #op "." #ty " %0, [%1], %2;"                     \
+                     : "=l"(o) : "l"(p), "l"(v) : "memory");                                      \
+        return o;                                                                                 \
+    }
+#define GS_ATOMS64(sem, scope)                                                                    \
+    GS_ATOM2_64(sem, scope, add, u64, unsigned long long)                                         \
+    GS_ATOM2_64(sem, scope, exch, b64, unsigned long long)                                        \
+    GS_ATOM2_64(sem, scope, and, b64, unsigned long long)                                         \
+    GS_ATOM2_64(sem, scope, or, b64, unsigned long long)                                          \
+    GS_ATOM2_64(sem, scope, xor, b64, unsigned long long)                                         \
+    GS_ATOM2_64(sem, scope, min, u64, unsigned long long) GS_ATOM2_64(sem, scope, min, s64, long long) \
+    GS_ATOM2_64(sem, scope, max, u64, unsigned long long) GS_ATOM2_64(sem, scope, max, s64, long long) \
+    __device__ __forceinline__ unsigned long long gs_atom_##sem##_##scope##_cas_b64(              \
+        unsigned long long* p, unsigned long long c, unsigned long long v) {                      \
+        unsigned long long o;                                                                     \
+        asm volatile("atom." #sem "." #scope ".cas.b64 %0, [%1], %2, %3;"                         \
+                     : "=l"(o) : "l"(p), "l"(c), "l"(v) : "memory");                              \
+        return o;                                                                                 \
+    }
+GS_ATOMS64(acquire, cta) GS_ATOMS64(acquire, gpu) GS_ATOMS64(acquire, sys)
+GS_ATOMS64(release, cta) GS_ATOMS64(release, gpu) GS_ATOMS64(release, sys)
+GS_ATOMS64(acq_rel, cta) GS_ATOMS64(acq_rel, gpu) GS_ATOMS64(acq_rel, sys)
+
 template <typename T> __device__ __forceinline__ T gs_ld_volatile(T* p) { return *(volatile T*)p; }
 template <typename T, typename V> __device__ __forceinline__ void gs_st_volatile(T* p, V v) { *(volatile T*)p = (T)v; }
 

@@ -193,6 +193,12 @@ pub fn op_reads_writes(op: &Op, used: &mut Vec<LocalId>) -> Option<LocalId> {
             expr_locals(weight, used);
             None
         }
+        Op::NamedBarrier { count, .. } => {
+            if let Some(c) = count {
+                expr_locals(c, used);
+            }
+            None
+        }
         Op::Fence(_)
         | Op::SyncThreads
         | Op::KernelBoundary

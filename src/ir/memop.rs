@@ -13,6 +13,10 @@ pub enum CallKind {
     Store(MemOrder),
     Fence(MemOrder),
     SyncThreads,
+    /// `bar.sync` (`arrive: false`) or `bar.arrive`.
+    NamedBarrier {
+        arrive: bool,
+    },
     KernelBoundary,
     SyncWarp,
     Vote(VoteKind),
@@ -28,7 +32,7 @@ impl CallKind {
             CallKind::Atomic(op, _) => 1 + op.operands(),
             CallKind::Load(_) => 1,
             CallKind::Store(_) | CallKind::LockBitTry | CallKind::LockBitRelease => 2,
-            CallKind::Vote(_) => 2,
+            CallKind::Vote(_) | CallKind::NamedBarrier { .. } => 2,
             CallKind::SyncWarp => 1,
             CallKind::Fence(_)
             | CallKind::SyncThreads
@@ -47,6 +51,12 @@ impl CallKind {
             CallKind::Store(_) => "usage: store(location, value)",
             CallKind::Fence(_) => "usage: __threadfence()",
             CallKind::SyncThreads => "usage: __syncthreads()",
+            CallKind::NamedBarrier { arrive: false } => {
+                "usage: bar.sync(id) or bar.sync(id, thread_count), id a constant 0 to 15"
+            }
+            CallKind::NamedBarrier { arrive: true } => {
+                "usage: bar.arrive(id, thread_count), id a constant 0 to 15"
+            }
             CallKind::KernelBoundary => "usage: __kernel_boundary()",
             CallKind::SyncWarp => "usage: __syncwarp() or __syncwarp(mask)",
             CallKind::Vote(_) => "usage: __any_sync(mask, predicate)",
@@ -120,6 +130,7 @@ pub fn classify_call(name: &Ident, qualifiers: &[Ident]) -> SpecResult<CallKind>
         "__threadfence_block" => plain(CallKind::Fence(MemOrder::new(Order::Sc, Scope::Cta))),
         "__threadfence_system" => plain(CallKind::Fence(MemOrder::new(Order::Sc, Scope::Sys))),
         "__syncthreads" => plain(CallKind::SyncThreads),
+        "bar" | "barrier" => named_barrier(name, qualifiers),
         "__kernel_boundary" => plain(CallKind::KernelBoundary),
         "__syncwarp" => plain(CallKind::SyncWarp),
         "__any_sync" => plain(CallKind::Vote(VoteKind::Any)),
@@ -130,6 +141,22 @@ pub fn classify_call(name: &Ident, qualifiers: &[Ident]) -> SpecResult<CallKind>
         "stsul" => plain(CallKind::LockBitRelease),
         "backoff" => plain(CallKind::Backoff),
         _ => Err(unknown(name)),
+    }
+}
+
+/// `bar.sync` / `bar.arrive` (also spelt `barrier.`, with an optional
+/// `.cta`, the only scope a named barrier has).
+fn named_barrier(name: &Ident, qualifiers: &[Ident]) -> SpecResult<CallKind> {
+    let words: Vec<&str> = qualifiers.iter().map(|q| q.name.as_str()).collect();
+    match words.as_slice() {
+        ["sync"] | ["cta", "sync"] => Ok(CallKind::NamedBarrier { arrive: false }),
+        ["arrive"] | ["cta", "arrive"] => Ok(CallKind::NamedBarrier { arrive: true }),
+        _ => Err(Diagnostic::new(
+            qualifiers.first().map_or(name.span, |q| q.span),
+            format!("`{}` needs `.sync` or `.arrive`", name.name),
+        )
+        .label("a named barrier")
+        .hint("bar.sync(id), bar.sync(id, thread_count) or bar.arrive(id, thread_count)")),
     }
 }
 

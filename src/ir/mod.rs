@@ -66,8 +66,9 @@ pub struct MemVar {
     /// Number of elements (1 for a scalar).
     pub len: u32,
     pub is_array: bool,
-    /// Initial raw values; for `shared`, `len * blocks` values, block-major.
-    pub init: Vec<u32>,
+    /// Initial raw values (`to_raw`), one per element; for `shared`,
+    /// `len * blocks` values, block-major.
+    pub init: Vec<u64>,
     pub span: Span,
 }
 
@@ -85,7 +86,7 @@ pub struct LocalVar {
 pub enum LocalInit {
     Zero,
     /// One raw value per global thread index.
-    PerThread(Vec<u32>),
+    PerThread(Vec<u64>),
 }
 
 /// A launch constant that differs per thread.
@@ -254,6 +255,14 @@ pub enum Op {
     },
     Fence(MemOrder),
     SyncThreads,
+    /// `bar.sync(id, count)` / `bar.arrive(id, count)`: a named barrier of
+    /// the block (PTX's 16 per CTA). `count` threads complete an instance
+    /// (`None`: every running thread of the block); `arrive` does not wait.
+    NamedBarrier {
+        id: u32,
+        count: Option<Expr>,
+        arrive: bool,
+    },
     /// `__kernel_boundary()`: the end of one kernel and the start of the
     /// next, a grid-wide barrier whose waiting blocks give up their slots.
     KernelBoundary,
@@ -420,26 +429,30 @@ impl Program {
     }
 }
 
-/// Reinterprets a raw stored value of type `ty` as an integer.
-pub fn from_raw(ty: Type, raw: u32) -> i64 {
+/// Reinterprets a raw stored value of type `ty` as an integer. A `u64` at
+/// or above 2^63 reads as negative: expressions compute on `i64`.
+pub fn from_raw(ty: Type, raw: u64) -> i64 {
     match ty {
         Type::Bool => (raw != 0) as i64,
         Type::U8 => (raw as u8) as i64,
         Type::U16 => (raw as u16) as i64,
-        Type::U32 => raw as i64,
+        Type::U32 => (raw as u32) as i64,
         Type::I8 => (raw as u8 as i8) as i64,
         Type::I16 => (raw as u16 as i16) as i64,
-        Type::I32 => raw as i32 as i64,
+        Type::I32 => raw as u32 as i32 as i64,
+        Type::U64 | Type::I64 => raw as i64,
     }
 }
 
-/// Wraps an integer to the width of `ty` (two's complement), as a store does.
-pub fn to_raw(ty: Type, value: i64) -> u32 {
+/// Wraps an integer to the width of `ty` (two's complement), as a store
+/// does: the raw bits, which fit in 32 bits except for `u64` and `i64`.
+pub fn to_raw(ty: Type, value: i64) -> u64 {
     match ty {
-        Type::Bool => (value != 0) as u32,
-        Type::U8 | Type::I8 => value as u8 as u32,
-        Type::U16 | Type::I16 => value as u16 as u32,
-        Type::U32 | Type::I32 => value as u32,
+        Type::Bool => (value != 0) as u64,
+        Type::U8 | Type::I8 => value as u8 as u64,
+        Type::U16 | Type::I16 => value as u16 as u64,
+        Type::U32 | Type::I32 => value as u32 as u64,
+        Type::U64 | Type::I64 => value as u64,
     }
 }
 
@@ -460,6 +473,10 @@ mod wrap_tests {
         assert_eq!(wrap(Type::U8, 256 + 7), 7);
         assert_eq!(wrap(Type::I8, 200), -56);
         assert_eq!(wrap(Type::Bool, 5), 1);
+        assert_eq!(wrap(Type::I64, -5), -5);
+        assert_eq!(to_raw(Type::U64, -1), u64::MAX);
+        assert_eq!(to_raw(Type::U32, -1), u64::from(u32::MAX));
+        assert_eq!(from_raw(Type::I32, 0xFFFF_FFFF), -1);
     }
 }
 

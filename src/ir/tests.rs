@@ -119,6 +119,52 @@ fn array_sizes_and_shared_initial_values_use_launch_constants() {
 }
 
 #[test]
+fn designated_elements_are_set_and_the_rest_are_zero() {
+    let launch = Launch {
+        blocks: 4,
+        ..Launch::default()
+    };
+    let p = lower_text(
+        "global u32 flags[nblocks] = {[0] = 1, [nblocks - 1] = 9};\n\
+         shared i8 mine[2] = {[1] = -1 - blockIdx};\nharness master { }",
+        launch,
+    );
+    assert_eq!(p.vars[0].init, vec![1, 0, 0, 9]);
+    // Per block, wrapped to the type (raw two's complement bytes).
+    assert_eq!(p.vars[1].init, vec![0, 0xFF, 0, 0xFE, 0, 0xFD, 0, 0xFC]);
+}
+
+#[test]
+fn a_designated_index_outside_this_launch_is_a_located_error() {
+    let text = "global u32 flags[nblocks] = {[2] = 1};\nharness master { }";
+    let source = Source::new("t.gsync", text);
+    let file = parse(&source).expect("parses");
+    let three = Launch {
+        blocks: 3,
+        ..Launch::default()
+    };
+    assert_eq!(
+        lower(&file, &source, three, &[]).unwrap().vars[0].init,
+        [0, 0, 1]
+    );
+    let d = lower(&file, &source, Launch::default(), &[]).expect_err("2 blocks");
+    assert!(
+        d.message
+            .contains("index 2 is out of range for `flags`, which has 2 element(s)"),
+        "{}",
+        d.message
+    );
+    assert_eq!(source.line_col(d.span.start), (1, 31));
+    assert!(lower_err("global u32 a[2] = {[-1] = 1};\nharness master { }").contains("index -1"));
+    assert!(
+        lower_err("global u32 a[2] = {[1] = 1, [1] = 2};\nharness master { }")
+            .contains("element 1 of `a` is initialised twice")
+    );
+    assert!(lower_err("local u32 a = {[0] = 1};\nharness master { }")
+        .contains("a scalar takes one initial value"));
+}
+
+#[test]
 fn semantic_errors_are_reported() {
     assert!(lower_err("fn f() { f(); }\nharness master { f(); }").contains("recursive"));
     assert!(lower_err("harness master { critical { critical { } } }").contains("cannot nest"));
@@ -136,6 +182,10 @@ fn semantic_errors_are_reported() {
     );
     assert!(lower_err("global u32 a[3] = {1, 2};\nharness master { }").contains("2 initial values"));
     assert!(lower_err("global u32 x = 0;").contains("no harness"));
+    assert!(
+        lower_err("global u64 w = 0;\nharness master { atomicInc(w, 3); }")
+            .contains("`atomicInc` has no 64-bit form")
+    );
 }
 
 #[test]
@@ -173,4 +223,67 @@ fn temporaries_die_after_their_use() {
     assert!(live.is_live(atomic + 1, t), "read by the branch");
     let last = pc_of(&p, |op| matches!(op, Op::Exit));
     assert!(!live.is_live(last, t), "dead after the loop");
+}
+
+/// The targets of every jump in `p` (a `return` is a jump to the end of its
+/// inlined body).
+fn jump_targets(p: &Program) -> Vec<Pc> {
+    p.code
+        .iter()
+        .filter_map(|i| match i.op {
+            Op::Jump { target } => Some(target),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_helper_may_return_inside_a_critical_section_or_phase() {
+    // Issue #20: the `return` leaves only the helper, whose inlined body
+    // ends inside the region, so the region still closes normally.
+    let helpers = "global u32 a = 0;\n\
+                   fn pick(u32 x) -> u32 { if (x == 0) { return 1; } return 2; }\n\
+                   fn early() { if (blockIdx == 0) { return; } a = 1; }\n";
+    for (region, enter, exit) in [
+        ("critical", "CriticalEnter", "CriticalExit"),
+        ("phase", "PhaseEnter", "PhaseExit"),
+    ] {
+        let text = format!(
+            "{helpers}harness master {{ {region} {{ u32 y = pick(blockIdx); early(); a = y; }} }}"
+        );
+        let p = lower_text(&text, Launch::default());
+        let kinds = kinds(&p);
+        let enter = kinds.iter().position(|k| k == enter).expect("entered") as Pc;
+        let exit = kinds.iter().position(|k| k == exit).expect("left") as Pc;
+        let targets = jump_targets(&p);
+        assert!(targets.len() >= 3, "three returns: {targets:?}");
+        for t in targets {
+            assert!(
+                enter < t && t < exit,
+                "{region}: a return jumps to {t}, outside {enter}..{exit}"
+            );
+        }
+    }
+}
+
+#[test]
+fn return_break_and_continue_may_not_leave_a_region() {
+    let leaves = "may not leave a critical section or phase";
+    for body in [
+        "harness master { critical { return; } }",
+        "harness master { phase { return; } }",
+        // The region is inside the helper: its return would leave it.
+        "fn f() { critical { return; } }\nharness master { f(); }",
+        "fn f() -> u32 { phase { if (blockIdx == 0) { return 1; } } return 0; }\n\
+         harness master { u32 x = f(); }",
+        "harness master { while (true) { critical { break; } } }",
+        "harness master { for (u32 i = 0; i < 2; i++) { phase { continue; } } }",
+    ] {
+        assert!(lower_err(body).contains(leaves), "{body}");
+    }
+    // Loops inside the region may still be left.
+    lower_text(
+        "harness master { critical { for (u32 i = 0; i < 2; i++) { if (i == 1) { break; } } } }",
+        Launch::default(),
+    );
 }

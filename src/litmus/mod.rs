@@ -7,6 +7,7 @@
 //! Uses the IR, the model, the explorer and the checker (for liveness); the
 //! CLI calls it, never the other way round.
 
+pub mod barriers;
 pub mod decode;
 pub mod gpu;
 pub mod parse;
@@ -280,7 +281,7 @@ fn condition(
             .iter()
             .map(|(t, v)| {
                 let w = model.threads.layout.mem(&tr.program, *v, 0, 0);
-                (t.clone(), from_raw(Type::I32, s[w]))
+                (t.clone(), from_raw(Type::I32, u64::from(s[w])))
             })
             .collect();
         let ok = eval(&test.condition, &values);

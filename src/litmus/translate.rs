@@ -232,6 +232,9 @@ struct Builder<'a> {
     locals: Vec<LocalVar>,
     local_ids: BTreeMap<String, u32>,
     code: Vec<IrInstr>,
+    barriers: super::barriers::Plan,
+    /// The (gpu, cta) of the thread being translated.
+    cta: (u32, u32),
 }
 
 /// A branch or jump whose target label is known once its thread is read:
@@ -257,7 +260,7 @@ impl Builder<'_> {
             volatile: false,
             len: 1,
             is_array: false,
-            init: vec![init as i32 as u32],
+            init: vec![u64::from(init as i32 as u32)],
             span,
         });
         self.var_ids.insert(name.to_string(), id);
@@ -315,8 +318,8 @@ impl Builder<'_> {
             "atom" | "red" => self.atomic(instr, quals, head == "atom"),
             "fence" | "membar" => self.fence(instr, quals, head == "membar"),
             "bar" | "barrier" => {
-                // `check_barriers` accepted it: a block-wide barrier.
-                self.emit(Op::SyncThreads, instr.span);
+                let op = self.barriers.op(self.cta, instr)?;
+                self.emit(op, instr.span);
                 Ok(())
             }
             "goto" | "bra" => {
@@ -536,6 +539,7 @@ impl Builder<'_> {
     ) -> Result<(), Unsupported> {
         let test = self.test;
         let t = &test.threads[i];
+        self.cta = (t.gpu, t.cta);
         let start = self.code.len() as Pc;
         if let Op::Branch { then_pc, .. } = &mut self.code[i].op {
             *then_pc = start;
@@ -595,13 +599,13 @@ impl Builder<'_> {
         }
         let threads = placement.launch.threads() as usize;
         for local in self.locals.iter_mut() {
-            let mut values = vec![0u32; threads];
+            let mut values = vec![0u64; threads];
             let mut any = false;
             for (th, r, v, _) in &test.reg_init {
                 if *r == local.name && *th < test.threads.len() {
                     let (blk, tt) = placement.slots[*th];
                     values[(blk * placement.launch.threads_per_block + tt) as usize] =
-                        *v as i32 as u32;
+                        u64::from(*v as i32 as u32);
                     any |= *v != 0;
                 }
             }
@@ -630,7 +634,6 @@ fn is_thread(block: u32, thread: u32) -> Expr {
 /// Translates a parsed test into a program for the IR.
 pub fn translate(test: &Litmus, source: &Source) -> Result<Translated, Unsupported> {
     let placement = place(test);
-    check_barriers(test)?;
     let mut b = Builder {
         test,
         vars: vec![],
@@ -638,6 +641,8 @@ pub fn translate(test: &Litmus, source: &Source) -> Result<Translated, Unsupport
         locals: vec![],
         local_ids: BTreeMap::new(),
         code: vec![],
+        barriers: super::barriers::plan(test)?,
+        cta: (0, 0),
     };
     let (terms, term_vars) = b.locations();
     b.dispatch(&placement);

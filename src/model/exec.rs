@@ -5,10 +5,11 @@
 
 use super::memory::Memory;
 use super::properties;
-use super::state::{CRITICAL, FINISHED, FLAGS, PHASES, WAITING_BARRIER};
+use super::state::{self, CRITICAL, FINISHED, FLAGS, PHASES, WAITING_BARRIER};
 use super::threads::Threads;
 use super::{Event, Model, Violation, ViolationKind};
-use crate::ir::{from_raw, to_raw, AtomicOp, MemAccess, Op, Pc};
+use crate::ir::{wrap, AtomicOp, MemAccess, Op, Pc};
+use crate::spec::ast::Type;
 
 /// What a step reports besides its successor state.
 #[derive(Default)]
@@ -73,6 +74,18 @@ impl Model<'_> {
             Op::Progress => ctx.progressed = true,
             Op::SyncThreads | Op::KernelBoundary | Op::Exit => {
                 return self.exec_sync(s, (t, pc), event, ctx);
+            }
+            Op::NamedBarrier { id, arrive, .. } => {
+                self.bars.arrive((th, &self.memory), s, t, (*id, *arrive));
+                if *arrive {
+                    th.set_pc(s, t, next);
+                }
+                let released = self.bars.release((th, &self.memory), s, t)?;
+                if let Some(e) = event.as_mut().filter(|_| released > 1) {
+                    e.note = Some(format!("{released} threads pass barrier {id} together"));
+                }
+                ctx.push(event);
+                return Ok(());
             }
             Op::Assert { cond, message } => {
                 if th.eval(cond, s, t)? == 0 {
@@ -168,6 +181,8 @@ impl Model<'_> {
                 e.note = released;
             }
         }
+        // An exit lowers the quorum of a named barrier over the block.
+        self.bars.release((th, &self.memory), s, t)?;
         ctx.push(event);
         Ok(())
     }
@@ -198,7 +213,7 @@ fn sc_access(
     }
     let (w, index) = th.address(s, t, loc)?;
     let name = |th: &Threads| th.location_name(t, loc, index);
-    let old = from_raw(ty, s[w]);
+    let old = state::load(s, w, ty);
     match op {
         Op::Load { dst, .. } => {
             th.write_local(s, t, *dst, old);
@@ -207,15 +222,15 @@ fn sc_access(
             }
         }
         Op::Store { .. } => {
-            s[w] = to_raw(ty, args[0]);
+            state::store(s, w, ty, args[0]);
             if let Some(e) = event.as_mut() {
-                e.writes.push((name(th), from_raw(ty, s[w])));
+                e.writes.push((name(th), state::load(s, w, ty)));
             }
         }
         Op::Atomic { dst, op, .. } => {
-            let new = atomic_result(*op, ty.bits(), old, args);
+            let new = atomic_result(*op, ty, old, args);
             if let Some(n) = new {
-                s[w] = to_raw(ty, n);
+                state::store(s, w, ty, n);
             }
             if let Some(d) = dst {
                 th.write_local(s, t, *d, old);
@@ -223,7 +238,7 @@ fn sc_access(
             if let Some(e) = event.as_mut() {
                 e.reads.push((name(th), old));
                 if new.is_some() {
-                    e.writes.push((name(th), from_raw(ty, s[w])));
+                    e.writes.push((name(th), state::load(s, w, ty)));
                 }
             }
         }
@@ -288,8 +303,12 @@ fn release_group(
     Some(waiting)
 }
 
-/// The value an atomic leaves in memory (`None`: unchanged), following CUDA.
-pub(super) fn atomic_result(op: AtomicOp, bits: u32, old: i64, args: [i64; 2]) -> Option<i64> {
+/// The value an atomic on a variable of type `ty` leaves in memory
+/// (`None`: unchanged), following CUDA. `atomicMax` and `atomicMin` compare
+/// as the type does: unsigned types (a `u64` at or above 2^63 included)
+/// unsigned, signed ones on the operand wrapped to the type.
+pub(super) fn atomic_result(op: AtomicOp, ty: Type, old: i64, args: [i64; 2]) -> Option<i64> {
+    let bits = ty.bits();
     let mask = if bits >= 64 {
         u64::MAX
     } else {
@@ -311,8 +330,22 @@ pub(super) fn atomic_result(op: AtomicOp, bits: u32, old: i64, args: [i64; 2]) -
         AtomicOp::Or => old | a,
         AtomicOp::And => old & a,
         AtomicOp::Xor => old ^ a,
-        AtomicOp::Max => old.max(a),
-        AtomicOp::Min => old.min(a),
+        AtomicOp::Max | AtomicOp::Min => {
+            let ord = if ty.signed() {
+                old.cmp(&wrap(ty, a))
+            } else {
+                unsigned(old).cmp(&unsigned(a))
+            };
+            let keep_old = match op {
+                AtomicOp::Max => ord.is_ge(),
+                _ => ord.is_le(),
+            };
+            if keep_old {
+                old
+            } else {
+                a
+            }
+        }
         // CUDA: ((old >= limit) ? 0 : (old + 1)), unsigned comparison.
         AtomicOp::Inc => {
             if unsigned(old) >= unsigned(a) {
@@ -338,20 +371,57 @@ mod tests {
 
     #[test]
     fn atomic_inc_and_dec_follow_cuda() {
-        assert_eq!(atomic_result(AtomicOp::Inc, 32, 3, [3, 0]), Some(0));
-        assert_eq!(atomic_result(AtomicOp::Inc, 32, 2, [3, 0]), Some(3));
-        assert_eq!(atomic_result(AtomicOp::Dec, 32, 0, [5, 0]), Some(5));
-        assert_eq!(atomic_result(AtomicOp::Dec, 32, 9, [5, 0]), Some(5));
-        assert_eq!(atomic_result(AtomicOp::Dec, 32, 4, [5, 0]), Some(3));
+        assert_eq!(atomic_result(AtomicOp::Inc, Type::U32, 3, [3, 0]), Some(0));
+        assert_eq!(atomic_result(AtomicOp::Inc, Type::U32, 2, [3, 0]), Some(3));
+        assert_eq!(atomic_result(AtomicOp::Dec, Type::U32, 0, [5, 0]), Some(5));
+        assert_eq!(atomic_result(AtomicOp::Dec, Type::U32, 9, [5, 0]), Some(5));
+        assert_eq!(atomic_result(AtomicOp::Dec, Type::U32, 4, [5, 0]), Some(3));
     }
 
     #[test]
     fn cas_compares_at_the_variable_width() {
         // An i32 holding -1 equals the u32 pattern 0xFFFFFFFF.
         assert_eq!(
-            atomic_result(AtomicOp::Cas, 32, -1, [0xFFFF_FFFF, 7]),
+            atomic_result(AtomicOp::Cas, Type::I32, -1, [0xFFFF_FFFF, 7]),
             Some(7)
         );
-        assert_eq!(atomic_result(AtomicOp::Cas, 32, 1, [0, 7]), None);
+        assert_eq!(atomic_result(AtomicOp::Cas, Type::U32, 1, [0, 7]), None);
+        // 64 bits: the whole word is compared.
+        let packed = (1i64 << 32) | 5;
+        assert_eq!(
+            atomic_result(AtomicOp::Cas, Type::U64, packed, [5, 9]),
+            None
+        );
+        assert_eq!(
+            atomic_result(AtomicOp::Cas, Type::U64, packed, [packed, 9]),
+            Some(9)
+        );
+    }
+
+    #[test]
+    fn max_and_min_compare_as_the_type_does() {
+        // A u64 at or above 2^63 is held as a negative i64, but is large.
+        let big = i64::MIN;
+        assert_eq!(
+            atomic_result(AtomicOp::Max, Type::U64, big, [7, 0]),
+            Some(big)
+        );
+        assert_eq!(
+            atomic_result(AtomicOp::Min, Type::U64, big, [7, 0]),
+            Some(7)
+        );
+        assert_eq!(
+            atomic_result(AtomicOp::Max, Type::I64, big, [7, 0]),
+            Some(7)
+        );
+        // atomicMax(u32, -1): CUDA converts the operand to 0xFFFFFFFF.
+        assert_eq!(
+            atomic_result(AtomicOp::Max, Type::U32, 3, [-1, 0]),
+            Some(-1)
+        );
+        assert_eq!(
+            atomic_result(AtomicOp::Min, Type::I32, -3, [2, 0]),
+            Some(-3)
+        );
     }
 }

@@ -17,10 +17,10 @@
 //! bit per (block, reachable lock bit), stored as "taken" so the initial
 //! all-zero state has every bit free.
 
-use super::state::Layout;
+use super::state::{self, Layout};
 use super::threads::Threads;
 use super::{Event, Violation};
-use crate::ir::{from_raw, to_raw, Expr, Loc, LocalId, Op, Pc, Program};
+use crate::ir::{Expr, Loc, LocalId, Op, Pc, Program};
 use crate::spec::ast::{Span, Storage};
 
 /// Fermi's number of lock bits per SM.
@@ -163,7 +163,7 @@ impl LockBits {
         let r = self.bit_of(th, s, t, loc)?;
         let (w, _) = th.address(s, t, loc)?;
         let ty = th.prog.vars[loc.var as usize].ty;
-        let v = from_raw(ty, s[w]);
+        let v = state::load(s, w, ty);
         let free = self.is_free(s, &r);
         s[r.word] |= r.mask;
         th.write_local(s, t, pred, free as i64);
@@ -195,12 +195,12 @@ impl LockBits {
         let r = self.bit_of(th, s, t, loc)?;
         let (w, _) = th.address(s, t, loc)?;
         let ty = th.prog.vars[loc.var as usize].ty;
-        s[w] = to_raw(ty, v);
+        state::store(s, w, ty, v);
         let was_free = self.is_free(s, &r);
         s[r.word] &= !r.mask;
         if let Some(e) = event {
             let name = self.bit_name(th, t, &r);
-            e.writes.push((r.location.clone(), from_raw(ty, s[w])));
+            e.writes.push((r.location.clone(), state::load(s, w, ty)));
             e.reads.push((name.clone(), was_free as i64));
             e.writes.push((name, 1));
         }

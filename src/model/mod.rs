@@ -17,6 +17,7 @@
 //! of it (symmetry, ample sets) are adapters over it (`reduced`), chosen by
 //! the checker, and leave the model as it is.
 
+pub mod bars;
 mod exec;
 pub mod lockbits;
 pub mod memory;
@@ -58,6 +59,8 @@ pub enum ViolationKind {
     DataRace,
     Assertion,
     MutualExclusion,
+    /// A thread left its k-th `phase` before another entered its k-th.
+    BarrierSafety,
 }
 
 named_choices!(ViolationKind, "violation kind", {
@@ -72,6 +75,7 @@ named_choices!(ViolationKind, "violation kind", {
     DataRace => "data_race",
     Assertion => "assertion",
     MutualExclusion => "mutual_exclusion",
+    BarrierSafety => "barrier_safety",
 });
 
 /// A safety violation found while stepping or in a state.
@@ -183,6 +187,7 @@ pub struct Model<'p> {
     pub memory: Memory,
     pub warps: Warps,
     pub lock_bits: LockBits,
+    pub bars: bars::NamedBarriers,
     pub occupancy: Occupancy,
     options: ModelOptions,
     /// `invisible[pc]`: the instruction can be fused into the step before it.
@@ -217,12 +222,14 @@ impl<'p> Model<'p> {
         let memory = Memory::new(prog, &mut layout, &options);
         let warps = Warps::new(prog, &mut layout, &options);
         let lock_bits = LockBits::new(prog, &mut layout, options.lock_bits);
+        let bars = bars::NamedBarriers::new(prog, &mut layout);
         Model {
             prog,
             threads: Threads::new(prog, layout),
             memory,
             warps,
             lock_bits,
+            bars,
             occupancy: Occupancy {
                 resident: options.resident,
             },

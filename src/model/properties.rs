@@ -70,7 +70,7 @@ pub fn leave_phase(th: &Threads, s: &[u32], t: usize) -> Result<(), Violation> {
         let entered = s[th.layout.thread(u, PHASES)];
         if entered < k {
             return Err(Violation {
-                kind: ViolationKind::Assertion,
+                kind: ViolationKind::BarrierSafety,
                 property: "barrier",
                 message: format!(
                     "barrier safety: {} left barrier phase {k} before {} arrived at it (it has entered {entered} phase{})",

@@ -143,6 +143,9 @@ fn reducible(model: &Model) -> Result<(), String> {
     if model.warps.is_lockstep() || model.lock_bits.has_state() {
         return Err("lockstep warp stacks and lock bits are not described to it yet".into());
     }
+    if model.bars.has_state() {
+        return Err("named barriers are not described to it yet".into());
+    }
     Ok(())
 }
 

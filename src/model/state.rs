@@ -9,10 +9,49 @@
 //! warps' reconvergence stacks (`simt`) and the lock bits (`lockbits`).
 //!
 //! Raw values are stored wrapped to their declared width, so two states are
-//! equal exactly when every variable holds the same value.
+//! equal exactly when every variable holds the same value. A value of a
+//! 64-bit type (`u64`, `i64`) takes two consecutive words, low half first:
+//! each memory element and each local of such a type, and (under `ptx`)
+//! each message of a history has a high word. Every read and write of a
+//! value goes through [`load`] and [`store`], so the two halves are always
+//! read and written together, in one step: a 64-bit access is single-copy
+//! atomic, as PTX promises for aligned 64-bit accesses. A program without
+//! 64-bit types has the same layout as before they existed.
 
-use crate::ir::{LocalInit, Program, VarId};
-use crate::spec::ast::{Participants, Storage};
+use crate::ir::{from_raw, to_raw, LocalInit, Program, VarId};
+use crate::spec::ast::{Participants, Storage, Type};
+
+/// The raw bits of the value of type `ty` at word `w` (and `w + 1`).
+#[inline]
+pub fn load_raw(s: &[u32], w: usize, ty: Type) -> u64 {
+    let lo = u64::from(s[w]);
+    if ty.words() == 2 {
+        lo | u64::from(s[w + 1]) << 32
+    } else {
+        lo
+    }
+}
+
+/// Writes the raw bits of a value of type `ty` at word `w` (and `w + 1`).
+#[inline]
+pub fn store_raw(s: &mut [u32], w: usize, ty: Type, raw: u64) {
+    s[w] = raw as u32;
+    if ty.words() == 2 {
+        s[w + 1] = (raw >> 32) as u32;
+    }
+}
+
+/// The value of type `ty` at word `w`.
+#[inline]
+pub fn load(s: &[u32], w: usize, ty: Type) -> i64 {
+    from_raw(ty, load_raw(s, w, ty))
+}
+
+/// Stores `value`, wrapped to `ty`, at word `w`.
+#[inline]
+pub fn store(s: &mut [u32], w: usize, ty: Type, value: i64) {
+    store_raw(s, w, ty, to_raw(ty, value));
+}
 
 /// `pc` of a thread that finished the harness.
 pub const FINISHED: u32 = u32::MAX;
@@ -44,6 +83,11 @@ pub struct Layout {
     /// Words after the threads owned by the memory model (`ptx`: histories
     /// and views, see `memory.rs`); 0 under sequential consistency.
     pub model_words: usize,
+    /// The first word of each local in a thread's locals (a 64-bit local
+    /// takes two).
+    local_word: Vec<usize>,
+    /// Whether some variable or local has a 64-bit type.
+    pub wide: bool,
 }
 
 impl Layout {
@@ -57,16 +101,29 @@ impl Layout {
             } else {
                 1
             };
-            next += (v.len * copies) as usize;
+            next += (v.len * copies) as usize * v.ty.words();
+        }
+        let mut local_word = Vec::with_capacity(prog.locals.len());
+        let mut words = 0;
+        for l in &prog.locals {
+            local_word.push(words);
+            words += l.ty.words();
         }
         Layout {
             var_base,
             mem_words: next,
-            thread_words: HEADER + prog.locals.len(),
+            thread_words: HEADER + words,
             threads: prog.launch.threads() as usize,
             threads_per_block: prog.launch.threads_per_block as usize,
             tail_words: 0,
             model_words: 0,
+            local_word,
+            wide: prog
+                .vars
+                .iter()
+                .map(|v| v.ty)
+                .chain(prog.locals.iter().map(|l| l.ty))
+                .any(|t| t.words() == 2),
         }
     }
 
@@ -92,8 +149,9 @@ impl Layout {
         self.mem_words + t * self.thread_words + field
     }
 
+    /// The (first) word of local `local` of thread `t`.
     pub fn local(&self, t: usize, local: u32) -> usize {
-        self.thread(t, HEADER + local as usize)
+        self.thread(t, HEADER + self.local_word[local as usize])
     }
 
     pub fn locals_range(&self, t: usize) -> std::ops::Range<usize> {
@@ -108,7 +166,7 @@ impl Layout {
         } else {
             0
         };
-        self.var_base[var as usize] + copy + index as usize
+        self.var_base[var as usize] + (copy + index as usize) * v.ty.words()
     }
 
     pub fn block_of(&self, t: usize) -> usize {
@@ -126,7 +184,9 @@ impl Layout {
         out.fill(0);
         for (i, v) in prog.vars.iter().enumerate() {
             let base = self.var_base[i];
-            out[base..base + v.init.len()].copy_from_slice(&v.init);
+            for (k, raw) in v.init.iter().enumerate() {
+                store_raw(out, base + k * v.ty.words(), v.ty, *raw);
+            }
         }
         for t in 0..self.threads {
             let takes_part =
@@ -137,7 +197,7 @@ impl Layout {
             }
             for (l, local) in prog.locals.iter().enumerate() {
                 if let LocalInit::PerThread(values) = &local.init {
-                    out[self.local(t, l as u32)] = values[t];
+                    store_raw(out, self.local(t, l as u32), local.ty, values[t]);
                 }
             }
         }

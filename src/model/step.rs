@@ -5,6 +5,8 @@
 
 use super::exec::StepCtx;
 use super::memory::MemoryEffect;
+use super::simt::lanes;
+use super::simt::Warps;
 use super::{thread_of, Event, Model, Violation, MAX_FUSED};
 use crate::ir::Op;
 
@@ -199,16 +201,49 @@ impl Model<'_> {
     }
 
     /// Under lockstep, one action per warp whose active lanes can run:
-    /// its lowest active lane.
+    /// its lowest active lane, with as choice each order in which its lanes
+    /// may reach memory (`simt::lanes`).
     pub(super) fn warp_actions(&self, s: &[u32], out: &mut Vec<u32>) {
         let th = &self.threads;
         for w in 0..self.warps.count(th.count()) {
             if let Some(lead) = self.warps.leader(s, w) {
                 if self.occupancy.is_resident(th, s, lead) && !th.is_blocked(s, lead) {
-                    out.push(lead as u32);
+                    let orders = self.lane_orders(s, w);
+                    // Past the limit, one action: its step reports the error.
+                    let orders = if orders > lanes::MAX_ORDERS {
+                        1
+                    } else {
+                        orders
+                    };
+                    out.extend((0..orders as u32).map(|k| lead as u32 | k << 16));
                 }
             }
         }
+    }
+
+    /// How many orders of its lanes warp `w`'s next instruction has.
+    fn lane_orders(&self, s: &[u32], w: usize) -> usize {
+        let (th, warps) = (&self.threads, &self.warps);
+        let Some(lead) = warps.leader(s, w) else {
+            return 1;
+        };
+        let pc = th.pc(s, lead);
+        if !matches!(
+            self.prog.code[pc as usize].op,
+            Op::Store { .. } | Op::Atomic { .. }
+        ) {
+            return 1;
+        }
+        // The lanes as the step will see them (after a barrier another
+        // warp released moved some on).
+        let mut settled = s.to_vec();
+        warps.reconverge(th, &mut settled, w);
+        let Some((mask, _)) = warps.top_entry(&settled, w) else {
+            return 1;
+        };
+        let lanes: Vec<usize> = warps.lanes_of(w, mask).collect();
+        let pc = th.pc(&settled, lanes[0]);
+        lanes::count(&lanes::groups(th, &settled, &lanes, pc))
     }
 
     /// Under lockstep: the instruction at the active lanes' pc, for all of
@@ -232,7 +267,25 @@ impl Model<'_> {
             Op::SyncWarp { .. } | Op::Vote { .. } | Op::ActiveMask { .. } => {
                 warps.lockstep_collective(th, s, (w, mask), (&lanes, pc), ctx)
             }
-            _ => lanes.iter().try_for_each(|&u| self.exec(s, u, pc, ctx)),
+            _ => {
+                let groups = lanes::groups(th, s, &lanes, pc);
+                match lanes::order(&lanes, &groups, ctx.choice) {
+                    Ok(order) => {
+                        let note = (order != lanes).then(|| lane_order_note(warps, &order));
+                        let result = order.iter().try_for_each(|&u| self.exec(s, u, pc, ctx));
+                        if let (Some(events), Some(note)) = (ctx.events.as_mut(), note) {
+                            if let Some(e) = events.get_mut(first_event) {
+                                e.note = Some(match e.note.take() {
+                                    Some(n) => format!("{note}; {n}"),
+                                    None => note,
+                                });
+                            }
+                        }
+                        result
+                    }
+                    Err(e) => Err(e),
+                }
+            }
         };
         if let Some(events) = ctx.events.as_mut() {
             for e in &mut events[first_event..] {
@@ -245,4 +298,14 @@ impl Model<'_> {
         })?;
         warps.after_instruction(th, s, w, (mask, pc))
     }
+}
+
+/// The trace note of a warp step whose lanes reached memory out of lane
+/// order.
+fn lane_order_note(warps: &Warps, order: &[usize]) -> String {
+    let lanes: Vec<String> = order
+        .iter()
+        .map(|&u| warps.lane_of(u).to_string())
+        .collect();
+    format!("the lanes reach memory in the order {}", lanes.join(", "))
 }

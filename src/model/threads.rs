@@ -4,10 +4,10 @@
 //! (memory, warps, the lock unit, occupancy, the properties) reads the
 //! threads through this, never through the whole model.
 
-use super::state::{Layout, FINISHED, FLAGS, PC, STARTED, WAITING_BARRIER, WAITING_WARP};
+use super::state::{self, Layout, FINISHED, FLAGS, PC, STARTED, WAITING_BARRIER, WAITING_WARP};
 use super::{Violation, ViolationKind};
 use crate::ir::cfg::Liveness;
-use crate::ir::{from_raw, to_raw, Builtin, Expr, Loc, Op, Pc, Program};
+use crate::ir::{Builtin, Expr, Loc, Op, Pc, Program};
 use crate::spec::ast::Participants;
 
 /// The program, the state's layout, and which locals are live where.
@@ -97,7 +97,7 @@ impl<'p> Threads<'p> {
 
     pub fn write_local(&self, s: &mut [u32], t: usize, l: u32, value: i64) {
         let ty = self.prog.locals[l as usize].ty;
-        s[self.layout.local(t, l)] = to_raw(ty, value);
+        state::store(s, self.layout.local(t, l), ty, value);
     }
 
     /// Resolves a location to its word in the state, and its index.
@@ -132,9 +132,11 @@ impl<'p> Threads<'p> {
             s[range].fill(0);
             return;
         }
-        for (l, w) in range.enumerate() {
-            if s[w] != 0 && !self.liveness.is_live(pc, l as u32) {
-                s[w] = 0;
+        for (l, local) in self.prog.locals.iter().enumerate() {
+            let w = self.layout.local(t, l as u32);
+            let words = w..w + local.ty.words();
+            if s[words.clone()].iter().any(|&x| x != 0) && !self.liveness.is_live(pc, l as u32) {
+                s[words].fill(0);
             }
         }
     }
@@ -145,7 +147,7 @@ impl<'p> Threads<'p> {
             Expr::Const(v) => *v,
             Expr::Local(l) => {
                 let ty = self.prog.locals[*l as usize].ty;
-                from_raw(ty, s[self.layout.local(t, *l)])
+                state::load(s, self.layout.local(t, *l), ty)
             }
             Expr::Builtin(b) => {
                 let launch = self.prog.launch;
@@ -177,7 +179,7 @@ impl<'p> Threads<'p> {
                     None => 0,
                 };
                 let ty = self.prog.vars[*var as usize].ty;
-                from_raw(ty, s[self.layout.mem(self.prog, *var, i, 0)])
+                state::load(s, self.layout.mem(self.prog, *var, i, 0), ty)
             }
         })
     }

@@ -126,7 +126,8 @@ pub enum Storage {
     Local,
 }
 
-/// The value types of the language. All fit in 32 bits.
+/// The value types of the language. All but the 64-bit ones fit in one
+/// 32-bit word of the state; `u64` and `i64` take two (see `model::state`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Type {
     Bool,
@@ -136,6 +137,8 @@ pub enum Type {
     I8,
     I16,
     I32,
+    U64,
+    I64,
 }
 
 impl Type {
@@ -145,17 +148,27 @@ impl Type {
             Type::U8 | Type::I8 => 8,
             Type::U16 | Type::I16 => 16,
             Type::U32 | Type::I32 => 32,
+            Type::U64 | Type::I64 => 64,
+        }
+    }
+
+    /// The 32-bit words of the state one value takes: 2 for `u64`/`i64`.
+    pub fn words(self) -> usize {
+        if self.bits() > 32 {
+            2
+        } else {
+            1
         }
     }
 
     pub fn signed(self) -> bool {
-        matches!(self, Type::I8 | Type::I16 | Type::I32)
+        matches!(self, Type::I8 | Type::I16 | Type::I32 | Type::I64)
     }
 
     /// The integer type of `bits` bits, signed or not, if there is one.
     pub fn int(bits: u32, signed: bool) -> Option<Type> {
         use Type::*;
-        [U8, U16, U32, I8, I16, I32]
+        [U8, U16, U32, U64, I8, I16, I32, I64]
             .into_iter()
             .find(|t| t.bits() == bits && t.signed() == signed)
     }
@@ -169,6 +182,8 @@ impl Type {
             Type::I8 => "i8",
             Type::I16 => "i16",
             Type::I32 => "i32",
+            Type::U64 => "u64",
+            Type::I64 => "i64",
         }
     }
 }
@@ -194,6 +209,16 @@ pub enum Init {
     Expr(Expr),
     /// `= {a, b, c}`: one value per element.
     List(Vec<Expr>, Span),
+    /// `= {[i] = a, [j] = b}`: the named elements, the rest zero (C's
+    /// designated initializers, for arrays whose size depends on the launch).
+    Designated(Vec<Designator>, Span),
+}
+
+/// `[index] = value` in a designated initializer list.
+#[derive(Clone, Debug)]
+pub struct Designator {
+    pub index: Expr,
+    pub value: Expr,
 }
 
 /// `fn NAME(T a, T b) -> T { ... }`

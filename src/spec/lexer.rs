@@ -43,7 +43,7 @@ spelled_enum! {
         Critical = "critical", Phase = "phase", Progress = "progress",
         // Values and types.
         True = "true", False = "false",
-        Bool = "bool", U8 = "u8", U16 = "u16", U32 = "u32", I8 = "i8", I16 = "i16", I32 = "i32",
+        Bool = "bool", U8 = "u8", U16 = "u16", U32 = "u32", I8 = "i8", I16 = "i16", I32 = "i32", U64 = "u64", I64 = "i64",
         Int = "int", Unsigned = "unsigned",
     }
 }

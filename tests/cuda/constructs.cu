@@ -49,3 +49,16 @@ __device__ void delay() {
   while (clock64() - start < 100) { }
   for (int i = 0; i < 1000; ++i) { ; }
 }
+
+// A 64-bit word (issue 20): a flag in the high half, a value in the low.
+__device__ unsigned long long packed(unsigned long long *w) {
+    unsigned long long old = atomicCAS(w, 0ull, (1ull << 32) | 5ull);
+    atomicAdd(w, 2ull);
+    return atomicExch(w, old) + old;
+}
+
+// Named barriers in inline PTX (issue 20); one thread makes every count of 1.
+__device__ void named_bars() {
+    asm volatile("bar.sync 1, 1;");
+    asm volatile("bar.arrive %0, %1;" :: "r"(2), "r"(1));
+}

@@ -43,6 +43,10 @@ impl<'a> Lowerer<'a> {
             }
             CallKind::Fence(mo) => self.no_value(span, Op::Fence(mo)),
             CallKind::SyncThreads => self.no_value(span, Op::SyncThreads),
+            CallKind::NamedBarrier { arrive } => {
+                let op = self.named_barrier(args, arrive)?;
+                self.no_value(span, op)
+            }
             CallKind::KernelBoundary => self.no_value(span, Op::KernelBoundary),
             CallKind::Backoff => self.no_value(span, Op::Backoff),
             CallKind::SyncWarp => {
@@ -72,11 +76,13 @@ impl<'a> Lowerer<'a> {
             }
             CallKind::LockBitTry => {
                 let loc = self.mem_arg(&args[0], name)?;
+                self.refuse_wide(&loc, name, "the lock unit loads and stores 32-bit words")?;
                 let value = Some(self.local_arg(&args[1])?);
                 self.result_in_temp(Type::Bool, span, |pred| Op::LockBitTry { pred, value, loc })
             }
             CallKind::LockBitRelease => {
                 let loc = self.mem_arg(&args[0], name)?;
+                self.refuse_wide(&loc, name, "the lock unit loads and stores 32-bit words")?;
                 let value = self.expr(&args[1])?;
                 self.no_value(span, Op::LockBitRelease { loc, value })
             }
@@ -112,6 +118,13 @@ impl<'a> Lowerer<'a> {
         span: Span,
     ) -> SpecResult<Option<Expr>> {
         let access = mo.at(self.mem_arg(&args[0], name)?);
+        if matches!(op, AtomicOp::Inc | AtomicOp::Dec) {
+            self.refuse_wide(
+                &access.loc,
+                name,
+                "CUDA's atomicInc and atomicDec are 32-bit only",
+            )?;
+        }
         let mut operands = Vec::with_capacity(op.operands());
         for a in &args[1..] {
             operands.push(self.expr(a)?);
@@ -125,6 +138,42 @@ impl<'a> Lowerer<'a> {
         };
         self.emit(atomic, span);
         Ok(dst.map(Expr::Local))
+    }
+
+    /// `bar.sync(id[, count])` or `bar.arrive(id, count)`: the id is a
+    /// constant of PTX's range; `bar.sync(0)` is `__syncthreads()`.
+    fn named_barrier(&mut self, args: &'a [ast::Expr], arrive: bool) -> SpecResult<Op> {
+        let id = self.const_env(None, "a barrier id").eval(&args[0])?;
+        if !(0..16).contains(&id) {
+            return Err(
+                Diagnostic::new(args[0].span, format!("barrier id {id} is out of range"))
+                    .label("id")
+                    .hint("a block has 16 named barriers, 0 to 15 (0 is __syncthreads())"),
+            );
+        }
+        let count = args.get(1).map(|c| self.expr(c)).transpose()?;
+        if id == 0 && count.is_none() {
+            return Ok(Op::SyncThreads);
+        }
+        Ok(Op::NamedBarrier {
+            id: id as u32,
+            count,
+            arrive,
+        })
+    }
+
+    /// An error at `name` when `loc` is a 64-bit variable, which `why`.
+    fn refuse_wide(&self, loc: &Loc, name: &ast::Ident, why: &str) -> SpecResult<()> {
+        let v = &self.vars[loc.var as usize];
+        if v.ty.words() == 1 {
+            return Ok(());
+        }
+        Err(Diagnostic::new(
+            name.span,
+            format!("`{}` has no 64-bit form: {why}", name.name),
+        )
+        .label(format!("`{}` is {}", v.name, v.ty.name()))
+        .hint("use a 32-bit variable, or another atomic (atomicCAS, atomicAdd)"))
     }
 
     /// The local that receives the value `ldslk` loads.
@@ -150,7 +199,8 @@ fn check_arity(
 ) -> SpecResult<()> {
     let arity = kind.arity();
     // `__syncwarp()` defaults its mask to the full warp, as in CUDA.
-    let defaulted = matches!(kind, CallKind::SyncWarp) && args.is_empty();
+    let defaulted = (matches!(kind, CallKind::SyncWarp) && args.is_empty())
+        || (kind == CallKind::NamedBarrier { arrive: false } && args.len() == 1);
     if args.len() == arity || defaulted {
         return Ok(());
     }

@@ -129,7 +129,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Initial raw values of a memory variable; shared ones per block.
-    fn mem_init(&self, v: &ast::VarDecl, len: u32) -> SpecResult<Vec<u32>> {
+    fn mem_init(&self, v: &ast::VarDecl, len: u32) -> SpecResult<Vec<u64>> {
         let copies = if v.storage == Storage::Shared {
             self.launch.blocks
         } else {
@@ -161,6 +161,9 @@ impl<'a> Lowerer<'a> {
                         out.push(to_raw(v.ty, env.eval(e)?));
                     }
                 }
+                Init::Designated(entries, _) => {
+                    out.extend(designated_values(v, len, entries, &env)?);
+                }
             }
         }
         Ok(out)
@@ -170,7 +173,7 @@ impl<'a> Lowerer<'a> {
         let e = match &v.init {
             Init::Zero => return Ok(LocalInit::Zero),
             Init::Expr(e) => e,
-            Init::List(_, span) => {
+            Init::List(_, span) | Init::Designated(_, span) => {
                 return Err(Diagnostic::new(*span, "a scalar takes one initial value").label("list"))
             }
         };
@@ -187,4 +190,43 @@ impl<'a> Lowerer<'a> {
         }
         Ok(LocalInit::PerThread(values))
     }
+}
+
+/// The raw values of `v`'s `len` elements from `[index] = value` entries,
+/// the rest zero. An index is evaluated for this launch, so one that fits
+/// `flags[nblocks]` under `--blocks 4` may not under `--blocks 2`: that is
+/// a located error, as is naming one element twice.
+fn designated_values(
+    v: &ast::VarDecl,
+    len: u32,
+    entries: &[ast::Designator],
+    env: &ConstEnv<'_>,
+) -> SpecResult<Vec<u64>> {
+    let mut values = vec![0; len as usize];
+    let mut named = vec![false; len as usize];
+    for entry in entries {
+        let index = env.eval(&entry.index)?;
+        let Some(i) = usize::try_from(index).ok().filter(|&i| i < len as usize) else {
+            return Err(Diagnostic::new(
+                entry.index.span,
+                format!(
+                    "index {index} is out of range for `{}`, which has {len} element(s) in this launch",
+                    v.name.name
+                ),
+            )
+            .label("no such element")
+            .hint(format!("indices run from 0 to {}", len - 1)));
+        };
+        if named[i] {
+            return Err(Diagnostic::new(
+                entry.index.span,
+                format!("element {i} of `{}` is initialised twice", v.name.name),
+            )
+            .label("named again here")
+            .hint("give each element at most one value"));
+        }
+        named[i] = true;
+        values[i] = to_raw(v.ty, env.eval(&entry.value)?);
+    }
+    Ok(values)
 }

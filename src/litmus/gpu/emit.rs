@@ -79,6 +79,12 @@ fn locations_of(test: &Litmus) -> Vec<(String, i64)> {
 /// `text` is its source, quoted in comments.
 pub fn emit(test: &Litmus, roles: &Roles, text: &str) -> Result<LitmusKernel, Unsupported> {
     let whole = Span::new(0, 1);
+    // The harness's barrier is the whole CTA's; the model's named barriers
+    // (part of a CTA, quorums, `bar.arrive`) have no GPU counterpart here.
+    crate::litmus::translate::check_barriers(test).map_err(|u| Unsupported {
+        reason: format!("{} (the GPU runner has only whole-CTA barriers)", u.reason),
+        span: u.span,
+    })?;
     let locations = locations_of(test);
     if locations.len() > MAX_LOCATIONS {
         return Err(Unsupported {

@@ -239,7 +239,7 @@ fn fence(instr: &Instr) -> Result<String, Unsupported> {
     Ok(format!("asm volatile(\"{text};\" ::: \"memory\");"))
 }
 
-/// A whole-CTA barrier (the translation's `check_barriers` accepted it):
+/// A whole-CTA barrier (`emit` checked with `check_barriers`):
 /// over the testing threads of this CTA role in the block.
 fn barrier(instr: &Instr) -> Result<String, Unsupported> {
     let id = match instr.operands.first() {

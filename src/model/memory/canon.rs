@@ -73,7 +73,9 @@ impl Locations {
         for (v, var) in prog.vars.iter().enumerate() {
             let shared = var.storage == Storage::Shared;
             let copies = if shared { prog.launch.blocks } else { 1 } as usize;
-            let len = var.len as usize;
+            // Every word of the element: a 64-bit one's high word is marked
+            // as its low word is (no access names it).
+            let len = var.len as usize * var.ty.words();
             let wide = |order: Order, scope: Scope| match effective_scope(order, scope) {
                 Scope::Cta => shared,
                 Scope::Gpu => one_gpu,
@@ -245,7 +247,7 @@ impl PtxMemory {
         let (a, b) = (self.sec.msg(x, q - 1), self.sec.msg(x, q));
         let (ma, mb) = (s[a + MSG_META], s[b + MSG_META]);
         let release = |m: u32| (m & MSG_REL != 0).then(|| release_scope(m));
-        s[a] == s[b]
+        self.sec.same_value(s, a, b)
             && mb & RMW != 0
             && self.writer_unread(x, ma)
             && self.writer_unread(x, mb)
@@ -302,6 +304,10 @@ impl PtxMemory {
                 });
             }
             clamp(s, sec.thread_view(t, REL), sec.vw, |_, x, e| below(x, e));
+            // Views kept for named barriers release like REL.
+            for k in ARRIVED..sec.views {
+                clamp(s, sec.thread_view(t, k), sec.vw, |_, x, e| below(x, e));
+            }
             // A reader's own view is what the floors are made of.
             clamp(s, cur, sec.vw, |_, x, e| !self.reads(t, x) && below(x, e));
         }

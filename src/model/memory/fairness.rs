@@ -68,9 +68,9 @@ impl PtxMemory {
                     *v = th.eval(e, s, t).ok()?;
                 }
                 let ty = th.prog.vars[loc.var as usize].ty;
-                let old = crate::ir::from_raw(ty, s[self.sec.msg(x, p)]);
+                let old = crate::ir::from_raw(ty, self.sec.value(s, self.sec.msg(x, p), ty));
                 // It lands right after what it read.
-                let writes = atomic_result(*op, ty.bits(), old, args).is_some();
+                let writes = atomic_result(*op, ty, old, args).is_some();
                 (Some(recency(p)), writes.then(|| recency(p)))
             }
             _ => return None,

@@ -3,10 +3,17 @@
 //!
 //! ```text
 //! [ location 0: len | message 0 | ... | message H-1 ] [ location 1 ] ...
-//! message  = [ value | meta | base | release view ]
-//! [ thread 0: cur | near | far | rel | flags ] [ thread 1 ] ...
+//! message  = [ value | meta | base | release view | high word? ]
+//! [ thread 0: cur | near | far | rel | arrived at barrier 0.. | flags ] [ thread 1 ] ...
 //! [ sc view of the device | sc view of block 0 | block 1 | ... ]
 //! ```
+//!
+//! The high word is there only when the program has a 64-bit variable: it
+//! holds the upper half of the value of a 64-bit location's write (0 for
+//! the others), so a write's two halves are one message, read and placed
+//! together. The location of a 64-bit element is its low word; its high
+//! word is a location no access names, whose history stays its initial
+//! value.
 //!
 //! A view holds one byte per location: a position in that location's
 //! history (4 locations per word). Positions are relative to the oldest
@@ -24,6 +31,10 @@ pub const FAR: usize = 2;
 /// Its view at its last fence: later relaxed stores release it.
 pub const REL: usize = 3;
 const VIEWS: usize = 4;
+/// Its view when it last arrived at each named barrier (`bars`), one per
+/// barrier id the program names, after the four above: what an instance
+/// of that barrier releases to the threads it lets pass.
+pub const ARRIVED: usize = VIEWS;
 
 /// Thread flags: the thread has a release view (REL) ...
 pub const HAS_REL: u32 = 1;
@@ -149,32 +160,47 @@ pub struct Sections {
     /// Words per view.
     pub vw: usize,
     pub msg_words: usize,
+    /// The offset of the high word in a message, when the program has
+    /// 64-bit variables.
+    pub hi: Option<usize>,
     pub loc_base: usize,
     pub loc_words: usize,
     pub thread_base: usize,
     pub thread_words: usize,
+    /// Views per thread: the four above and the named barriers' ones.
+    pub views: usize,
     pub threads: usize,
     pub sc_base: usize,
     pub blocks: usize,
 }
 
 impl Sections {
-    pub fn new(base: usize, locs: usize, hist: usize, threads: usize, blocks: usize) -> Sections {
+    pub fn new(
+        base: usize,
+        locs: usize,
+        hist: usize,
+        (threads, blocks): (usize, usize),
+        (wide, barriers): (bool, usize),
+    ) -> Sections {
         let vw = locs.div_ceil(4).max(1);
-        let msg_words = MSG_VIEW + vw;
+        let hi = wide.then_some(MSG_VIEW + vw);
+        let msg_words = MSG_VIEW + vw + usize::from(wide);
         let loc_words = 1 + hist * msg_words;
         let thread_base = base + locs * loc_words;
-        let thread_words = VIEWS * vw + 1;
+        let views = VIEWS + barriers;
+        let thread_words = views * vw + 1;
         let sc_base = thread_base + threads * thread_words;
         Sections {
             locs,
             hist,
             vw,
             msg_words,
+            hi,
             loc_base: base,
             loc_words,
             thread_base,
             thread_words,
+            views,
             threads,
             sc_base,
             blocks,
@@ -195,12 +221,35 @@ impl Sections {
         self.len_word(x) + 1 + p * self.msg_words
     }
 
+    /// The raw value of the message at `msg`, a write to a location of type
+    /// `ty`.
+    pub fn value(&self, s: &[u32], msg: usize, ty: crate::spec::ast::Type) -> u64 {
+        let lo = u64::from(s[msg]);
+        match self.hi {
+            Some(h) if ty.words() == 2 => lo | u64::from(s[msg + h]) << 32,
+            _ => lo,
+        }
+    }
+
+    /// Sets the value of the message at `msg` (both halves).
+    pub fn set_value(&self, s: &mut [u32], msg: usize, raw: u64) {
+        s[msg] = raw as u32;
+        if let Some(h) = self.hi {
+            s[msg + h] = (raw >> 32) as u32;
+        }
+    }
+
+    /// Whether two messages hold the same value.
+    pub fn same_value(&self, s: &[u32], a: usize, b: usize) -> bool {
+        s[a] == s[b] && self.hi.is_none_or(|h| s[a + h] == s[b + h])
+    }
+
     pub fn thread_view(&self, t: usize, which: usize) -> usize {
         self.thread_base + t * self.thread_words + which * self.vw
     }
 
     pub fn flags(&self, t: usize) -> usize {
-        self.thread_base + t * self.thread_words + VIEWS * self.vw
+        self.thread_base + t * self.thread_words + self.views * self.vw
     }
 
     /// The SC-fence view of the device (`None`) or of a block.
@@ -215,7 +264,7 @@ impl Sections {
     pub fn for_each_view(&self, mut f: impl FnMut(usize)) {
         for t in 0..self.threads {
             let base = self.thread_base + t * self.thread_words;
-            for k in 0..VIEWS {
+            for k in 0..self.views {
                 f(base + k * self.vw);
             }
         }
@@ -231,16 +280,12 @@ impl Sections {
 
     /// Every view in the state (threads, fences, messages), by first word.
     pub fn all_views(&self) -> impl Iterator<Item = usize> + '_ {
-        let threads =
-            (0..self.threads).flat_map(move |t| (0..VIEWS).map(move |k| self.thread_view(t, k)));
+        let threads = (0..self.threads)
+            .flat_map(move |t| (0..self.views).map(move |k| self.thread_view(t, k)));
         let scs = (0..=self.blocks).map(move |b| self.sc_base + b * self.vw);
         let msgs = (0..self.locs)
             .flat_map(move |x| (0..self.hist).map(move |p| self.msg(x, p) + MSG_VIEW));
         threads.chain(scs).chain(msgs)
-    }
-
-    pub fn thread_views(&self, t: usize) -> std::ops::Range<usize> {
-        self.thread_view(t, 0)..self.flags(t) + 1
     }
 }
 

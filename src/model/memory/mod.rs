@@ -75,6 +75,9 @@ pub struct PtxMemory {
     locations: canon::Locations,
     /// Put states in canonical form after each step (`canon`).
     canonical: bool,
+    /// Per location: the low word of a 64-bit element, whose high word is
+    /// the next memory word (see `layout`).
+    wide: Vec<bool>,
 }
 
 /// The note for a write that lands before `later` writes already made.
@@ -90,7 +93,7 @@ fn lands_before(later: usize) -> Option<String> {
 /// A write about to be placed in a history.
 struct NewWrite {
     x: usize,
-    raw: u32,
+    raw: u64,
     meta: u32,
     release: Option<Scope>,
 }
@@ -226,9 +229,16 @@ impl PtxMemory {
             layout.model_base(),
             layout.mem_words,
             HISTORY,
-            layout.threads,
-            prog.launch.blocks as usize,
+            (layout.threads, prog.launch.blocks as usize),
+            (layout.wide, super::bars::barrier_ids(prog).len()),
         );
+        let mut wide = vec![false; layout.mem_words];
+        for (v, var) in prog.vars.iter().enumerate() {
+            if var.ty.words() == 2 {
+                let copies = var.init.len();
+                (0..copies).for_each(|k| wide[layout.var_base[v] + 2 * k] = true);
+            }
+        }
         layout.model_words = sec.words();
         let mut rmw_vars = vec![false; prog.vars.len()];
         for i in &prog.code {
@@ -247,6 +257,7 @@ impl PtxMemory {
             races,
             locations: canon::Locations::of(prog, &layout.var_base, layout.mem_words),
             canonical,
+            wide,
         }
     }
 
@@ -255,7 +266,13 @@ impl PtxMemory {
         for x in 0..self.sec.locs {
             s[self.sec.len_word(x)] = 1;
             let m = self.sec.msg(x, 0);
-            s[m] = s[x];
+            let raw = u64::from(s[x])
+                | if self.wide[x] {
+                    u64::from(s[x + 1]) << 32
+                } else {
+                    0
+                };
+            self.sec.set_value(s, m, raw);
             s[m + 1] = initial_meta();
         }
     }
@@ -383,8 +400,8 @@ impl PtxMemory {
                 let ty = th.prog.vars[loc.var as usize].ty;
                 let meta = meta(t, pc, true, *scope) | RMW;
                 for p in cur..len {
-                    let old = from_raw(ty, s[self.sec.msg(x, p)]);
-                    let writes = atomic_result(*op, ty.bits(), old, args).is_some();
+                    let old = from_raw(ty, self.sec.value(s, self.sec.msg(x, p), ty));
+                    let writes = atomic_result(*op, ty, old, args).is_some();
                     if !writes || self.may_insert(s, x, p + 1, meta) {
                         push((p - cur) as u32);
                     }
@@ -552,11 +569,12 @@ impl PtxMemory {
         if self.races {
             self.check_race(th, s, t, pc, x, (strong, scope))?;
         }
-        let raw = s[self.sec.msg(x, p)];
+        let ty = th.prog.vars[loc.var as usize].ty;
+        let raw = self.sec.value(s, self.sec.msg(x, p), ty);
         // Notes only for a recorded step: the search formats nothing.
         let note = event.is_some().then(|| self.read_source(th, s, t, x, p));
         self.observe(s, t, x, p, (strong, scope), is_acquire(order));
-        let v = from_raw(th.prog.vars[loc.var as usize].ty, raw);
+        let v = from_raw(ty, raw);
         th.write_local(s, t, dst, v);
         if let Some(e) = event {
             e.reads.push((th.location_name(t, loc, index), v));
@@ -692,10 +710,10 @@ impl PtxMemory {
             return Err(runtime_error("the atomic has no such write to read"));
         }
         let ty = th.prog.vars[loc.var as usize].ty;
-        let old = from_raw(ty, s[self.sec.msg(x, p)]);
+        let old = from_raw(ty, self.sec.value(s, self.sec.msg(x, p), ty));
         let mut note = event.is_some().then(|| self.read_source(th, s, t, x, p));
         self.observe(s, t, x, p, (true, *scope), is_acquire(*order));
-        let new = atomic_result(*op, ty.bits(), old, args);
+        let new = atomic_result(*op, ty, old, args);
         if let Some(n) = new {
             let w = NewWrite {
                 x,
@@ -742,7 +760,7 @@ impl PtxMemory {
         let cur = sec.thread_view(t, CUR);
         set(s, cur, x, q);
         let msg = sec.msg(x, q);
-        s[msg] = w.raw;
+        sec.set_value(s, msg, w.raw);
         s[msg + MSG_BASE] = base as u32;
         let (meta, views) = self.release_of(s, t, &w, q, base);
         s[msg + MSG_META] = meta;
@@ -756,6 +774,9 @@ impl PtxMemory {
         }
         let last = sec.msg(x, len);
         s[x] = s[last];
+        if self.wide[x] {
+            s[x + 1] = (sec.value(s, last, crate::spec::ast::Type::U64) >> 32) as u32;
+        }
         len - q
     }
 
@@ -871,8 +892,56 @@ impl PtxMemory {
     pub fn synchronize(&self, th: &Threads, s: &mut [u32], group: std::ops::Range<usize>) {
         let device = group.len() > self.tpb;
         let live: Vec<usize> = group.filter(|&u| !th.is_finished(s, u)).collect();
+        self.join_views(s, &live, device);
+    }
+
+    /// Thread `t` arrives at the named barrier of slot `slot`: its view
+    /// now is what the barrier's instance will release.
+    pub fn arrive_at_barrier(&self, s: &mut [u32], t: usize, slot: usize) {
+        let sec = &self.sec;
+        copy(
+            s,
+            sec.thread_view(t, ARRIVED + slot),
+            sec.thread_view(t, CUR),
+            sec.vw,
+        );
+    }
+
+    /// An instance of the named barrier of slot `slot` releases `waiters`;
+    /// `arrivers` are the threads whose latest arrival is at that instance
+    /// (waiters included): every waiter acquires what it read and the
+    /// views they had on arriving. (A thread that arrived there and has
+    /// arrived again since is left out: its later view would release too
+    /// much.)
+    pub fn release_barrier(
+        &self,
+        s: &mut [u32],
+        waiters: &[usize],
+        arrivers: &[usize],
+        slot: usize,
+    ) {
+        let sec = &self.sec;
+        let Some(&first) = waiters.first() else {
+            return;
+        };
+        for &u in waiters {
+            self.acquire_pending(s, u, false);
+        }
+        let acc = sec.thread_view(first, CUR);
+        for &u in &waiters[1..] {
+            join(s, acc, sec.thread_view(u, CUR), sec.vw);
+        }
+        for &u in arrivers {
+            join(s, acc, sec.thread_view(u, ARRIVED + slot), sec.vw);
+        }
+        for &u in &waiters[1..] {
+            copy(s, sec.thread_view(u, CUR), acc, sec.vw);
+        }
+    }
+
+    fn join_views(&self, s: &mut [u32], live: &[usize], device: bool) {
         let Some(&first) = live.first() else { return };
-        for &u in &live {
+        for &u in live {
             self.acquire_pending(s, u, device);
         }
         let vw = self.sec.vw;
@@ -890,7 +959,12 @@ impl PtxMemory {
     pub fn normalize(&self, th: &Threads, s: &mut [u32]) {
         for t in 0..self.sec.threads {
             if th.is_finished(s, t) {
-                s[self.sec.thread_views(t)].fill(0);
+                // What it published at a named barrier still reaches the
+                // threads that barrier releases later.
+                let sec = &self.sec;
+                s[sec.thread_view(t, CUR)..sec.thread_view(t, ARRIVED)].fill(0);
+                let flags = sec.flags(t);
+                s[flags] = 0;
             }
         }
         let live = |s: &[u32], t: usize| !th.is_finished(s, t);

@@ -680,6 +680,7 @@ impl Independence {
             Op::SyncThreads => local(self.alone_in_block(model, s, t)),
             Op::Exit => local(!self.kernel_boundary && self.alone_in_block(model, s, t)),
             Op::KernelBoundary
+            | Op::NamedBarrier { .. }
             | Op::SyncWarp { .. }
             | Op::Vote { .. }
             | Op::ActiveMask { .. }

@@ -7,8 +7,8 @@
 //! my_sm + k]` with `k` in {0, 1} names two words of the thread's own SM
 //! instead of the whole array.
 
-use crate::ir::{cfg, from_raw, to_raw, wrap, Expr, LocalId, Op};
-use crate::model::Model;
+use crate::ir::{cfg, wrap, Expr, LocalId, Op};
+use crate::model::{state, Model};
 
 /// A local with more possible values than this may hold anything.
 const MAX_VALUES: usize = 16;
@@ -29,9 +29,10 @@ impl LocalValues {
             .iter()
             .enumerate()
             .map(|(l, local)| {
-                Some(vec![from_raw(
+                Some(vec![state::load(
+                    init,
+                    model.threads.layout.local(t, l as LocalId),
                     local.ty,
-                    init[model.threads.layout.local(t, l as LocalId)],
                 )])
             })
             .collect();
@@ -103,7 +104,8 @@ impl LocalValues {
             for l in &locals {
                 let vals = self.sets[*l as usize].as_ref()?;
                 let ty = model.prog.locals[*l as usize].ty;
-                scratch[model.threads.layout.local(t, *l)] = to_raw(ty, vals[k % vals.len()]);
+                let w = model.threads.layout.local(t, *l);
+                state::store(&mut scratch, w, ty, vals[k % vals.len()]);
                 k /= vals.len();
             }
             if let Ok(v) = model.threads.eval(e, &scratch, t) {

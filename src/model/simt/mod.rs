@@ -36,6 +36,7 @@
 //! `else-first` the others. `--branch-order` picks one, and reports and
 //! counterexamples name the order they used.
 
+pub(crate) mod lanes;
 mod lockstep;
 
 use super::exec::StepCtx;

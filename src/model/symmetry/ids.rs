@@ -483,6 +483,11 @@ impl Inference<'_> {
             Op::CriticalEnter { weight } => self.plain_expr(weight)?,
             // No operands: nothing to check.
             Op::Fence(_) | Op::SyncThreads | Op::KernelBoundary | Op::Backoff => {}
+            Op::NamedBarrier { count, .. } => {
+                if let Some(c) = count {
+                    self.plain_expr(c)?
+                }
+            }
             Op::CriticalExit | Op::PhaseEnter | Op::PhaseExit | Op::Progress => {}
             Op::Jump { .. } | Op::Exit => {}
             other => {
@@ -584,7 +589,7 @@ impl Inference<'_> {
 
     /// Whether every running thread's initial value is `kind` of its own
     /// block (`blockIdx + k`, or its SM's id).
-    fn own_names(&self, values: &[u32], ty: Type, kind: Kind) -> bool {
+    fn own_names(&self, values: &[u64], ty: Type, kind: Kind) -> bool {
         let tpb = self.prog.launch.threads_per_block as usize;
         let Some((g, a, c)) = kind.as_unit() else {
             return false;

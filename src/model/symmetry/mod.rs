@@ -282,6 +282,14 @@ impl Symmetry {
             Some(_) => layout.model_words,
             None => 0,
         };
+        if layout.wide {
+            // Block ids live in one word; a 64-bit value's two are not
+            // described (its halves would have to move together).
+            return Err(
+                "the spec has 64-bit variables, which the symmetry reduction does not describe"
+                    .into(),
+            );
+        }
         if layout.thread_words != THREAD_HEADER + prog.locals.len()
             || layout.words() != layout.mem_words + layout.threads * layout.thread_words + described
         {
@@ -452,7 +460,7 @@ impl Symmetry {
         first.clear();
         first.resize(self.blocks, u32::MAX);
         for (i, (w, id)) in self.global_ids.iter().enumerate() {
-            let b = from_raw(id.ty, s[*w]) - id.offset;
+            let b = from_raw(id.ty, u64::from(s[*w])) - id.offset;
             if (0..self.blocks as i64).contains(&b) {
                 first[b as usize] = first[b as usize].min(i as u32);
             }
@@ -650,9 +658,9 @@ impl Symmetry {
     fn rename(&self, s: &mut [u32], perm: &[u32], sm_perm: &[u32]) {
         let blocks = self.blocks as i64;
         let map = |raw: u32, id: IdWord| -> u32 {
-            let b = from_raw(id.ty, raw) - id.offset;
+            let b = from_raw(id.ty, u64::from(raw)) - id.offset;
             if (0..blocks).contains(&b) {
-                to_raw(id.ty, i64::from(perm[b as usize]) + id.offset)
+                to_raw(id.ty, i64::from(perm[b as usize]) + id.offset) as u32
             } else {
                 raw
             }
@@ -678,11 +686,11 @@ impl Symmetry {
         }
         let map_unit = |raw: u32, u: &UnitLocal| -> u32 {
             let units = if u.sm { sm_perm } else { perm };
-            let d = from_raw(u.ty, raw) - u.c;
+            let d = from_raw(u.ty, u64::from(raw)) - u.c;
             if d % u.a != 0 || !(0..units.len() as i64).contains(&(d / u.a)) {
                 return raw;
             }
-            to_raw(u.ty, u.a * i64::from(units[(d / u.a) as usize]) + u.c)
+            to_raw(u.ty, u.a * i64::from(units[(d / u.a) as usize]) + u.c) as u32
         };
         for t in 0..self.blocks * self.threads_per_block {
             let at = self.mem_words + t * self.thread_words;

@@ -84,20 +84,43 @@ impl Parser<'_> {
         })
     }
 
-    /// `{a, b, c}`, a trailing comma allowed.
+    /// `{a, b, c}` or `{[i] = a, [j] = b}`, a trailing comma allowed; the
+    /// two forms do not mix.
     fn init_list(&mut self) -> SpecResult<Init> {
         let open = self.bump().span;
         let mut values = Vec::new();
+        let mut designated = Vec::new();
         loop {
             if let Some(close) = self.eat(Sym::RBrace) {
-                if values.is_empty() {
-                    return Err(Diagnostic::new(open.to(close), "empty initializer list")
+                let span = open.to(close);
+                return match (values.is_empty(), designated.is_empty()) {
+                    (true, true) => Err(Diagnostic::new(span, "empty initializer list")
                         .label("no values")
-                        .hint("give one value per element, or `= 0` for all"));
-                }
-                return Ok(Init::List(values, open.to(close)));
+                        .hint("give one value per element, or `= 0` for all")),
+                    (false, _) => Ok(Init::List(values, span)),
+                    (true, false) => Ok(Init::Designated(designated, span)),
+                };
             }
-            values.push(self.expr()?);
+            let entry = self.peek().span;
+            if self.eat(Sym::LBracket).is_some() {
+                let index = self.expr()?;
+                self.expect(Sym::RBracket)?;
+                self.expect(Sym::Assign)?;
+                designated.push(Designator {
+                    index,
+                    value: self.expr()?,
+                });
+            } else {
+                values.push(self.expr()?);
+            }
+            if !values.is_empty() && !designated.is_empty() {
+                return Err(Diagnostic::new(
+                    self.since(entry),
+                    "an initializer list is either one value per element or `[index] = value` entries",
+                )
+                .label("mixes the two forms")
+                .hint("write every entry as `[index] = value` (the elements not named are 0)"));
+            }
             if !self.at(Sym::RBrace) && self.eat(Sym::Comma).is_none() {
                 return Err(self.expected("`,` or `}`"));
             }

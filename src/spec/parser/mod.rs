@@ -22,7 +22,7 @@ const MAX_DEPTH: u32 = 100;
 pub use expr::MAX_EXPR_HEIGHT;
 
 const TYPES_HINT: &str =
-    "the types are bool, u8, u16, u32, i8, i16, i32 (`int` is i32, `unsigned` is u32)";
+    "the types are bool, u8, u16, u32, u64, i8, i16, i32, i64 (`int` is i32, `unsigned` is u32)";
 
 /// Lexes, reads the header and parses the items of a whole spec.
 pub fn parse_file(text: &str) -> SpecResult<SpecFile> {
@@ -69,6 +69,8 @@ fn type_of(kw: Kw) -> Option<Type> {
         Kw::I8 => Type::I8,
         Kw::I16 => Type::I16,
         Kw::I32 | Kw::Int => Type::I32,
+        Kw::U64 => Type::U64,
+        Kw::I64 => Type::I64,
         _ => return None,
     })
 }
@@ -210,16 +212,19 @@ impl Parser<'_> {
 }
 
 fn type_error(name: &str, span: Span) -> Diagnostic {
-    const WIDE: &[&str] = &[
-        "u64", "i64", "uint64_t", "int64_t", "long", "size_t", "usize", "isize",
-    ];
-    if WIDE.contains(&name) {
-        return Diagnostic::new(
-            span,
-            format!("type `{name}` is not supported: only types up to 32 bits exist"),
-        )
-        .label("64-bit type")
-        .hint(TYPES_HINT);
+    const WIDE: &[&str] = &["uint64_t", "size_t", "usize"];
+    const SIGNED_WIDE: &[&str] = &["int64_t", "long", "isize"];
+    let spelled = if WIDE.contains(&name) {
+        "u64"
+    } else if SIGNED_WIDE.contains(&name) {
+        "i64"
+    } else {
+        ""
+    };
+    if !spelled.is_empty() {
+        return Diagnostic::new(span, format!("unknown type `{name}`"))
+            .label("not a type")
+            .hint(format!("the 64-bit types are spelt `{spelled}` here"));
     }
     Diagnostic::new(span, format!("unknown type `{name}`"))
         .label("not a type")

@@ -544,12 +544,12 @@ fn error_types() {
         "unknown type `uint`",
         (2, 5),
     );
-    assert_err(
-        "global u64 x = 0;",
-        "only types up to 32 bits exist",
-        (1, 8),
-    );
-    assert_err("fn f(i64 a) { }", "type `i64` is not supported", (1, 6));
+    assert_err("global uint64_t x = 0;", "unknown type `uint64_t`", (1, 8));
+    let d = parse_file("fn f(long a) { }").unwrap_err();
+    assert!(d
+        .render(&Source::new("t", "fn f(long a) { }"), false)
+        .contains("spelt `i64`"));
+    ok("global u64 x = 0;\nfn f(i64 a) -> u64 { return a; }\nharness master { }");
     assert_err("u32 x = 0;", "expected an item", (1, 1));
 }
 
@@ -642,6 +642,39 @@ fn error_empty_array() {
         (2, 9),
     );
     assert_err("global u32 a[2] = {};", "empty initializer list", (1, 19));
+}
+
+#[test]
+fn designated_initializers() {
+    let file = ok("global u32 flags[nblocks] = {[0] = 1, [nblocks - 1] = 2,};\nharness master { }");
+    let Item::Var(flags) = &file.items[0] else {
+        panic!()
+    };
+    let Init::Designated(entries, _) = &flags.init else {
+        panic!("{:?}", flags.init)
+    };
+    let pairs: Vec<(String, String)> = entries
+        .iter()
+        .map(|d| (sx(&d.index), sx(&d.value)))
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            ("0".into(), "1".into()),
+            ("(- nblocks 1)".into(), "2".into())
+        ]
+    );
+    assert_err(
+        "global u32 a[2] = {[0] = 1, 2};",
+        "either one value per element or `[index] = value`",
+        (1, 29),
+    );
+    assert_err(
+        "global u32 a[2] = {1, [1] = 2};",
+        "either one value per element or `[index] = value`",
+        (1, 23),
+    );
+    assert_err("global u32 a[2] = {[0] 1};", "expected `=`", (1, 24));
 }
 
 #[test]
