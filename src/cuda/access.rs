@@ -15,39 +15,48 @@ use crate::spec::ast::Type;
 /// its operation, operand type, and whether it takes the word as signed
 /// (`int`, `long long`); by atomic and by the type of the word.
 fn ptx_atom(op: AtomicOp, ty: Type) -> (&'static str, &'static str, bool) {
+    let wide = ty.words() == 2;
     let signed = ty.signed();
-    if ty.words() == 2 {
+    let arith = if signed {
+        Class::Signed
+    } else {
+        Class::Unsigned
+    };
+    let (name, class) = match op {
         // PTX has no 64-bit `atom.inc`/`dec` (lowering refuses them) nor a
-        // signed 64-bit add: two's complement addition is the unsigned one.
-        return match op {
-            AtomicOp::Add | AtomicOp::Sub | AtomicOp::Inc | AtomicOp::Dec => ("add", "u64", false),
-            AtomicOp::Min if signed => ("min", "s64", true),
-            AtomicOp::Min => ("min", "u64", false),
-            AtomicOp::Max if signed => ("max", "s64", true),
-            AtomicOp::Max => ("max", "u64", false),
-            AtomicOp::Cas => ("cas", "b64", false),
-            AtomicOp::Exch => ("exch", "b64", false),
-            AtomicOp::And => ("and", "b64", false),
-            AtomicOp::Or => ("or", "b64", false),
-            AtomicOp::Xor => ("xor", "b64", false),
-        };
-    }
-    match op {
-        AtomicOp::Add | AtomicOp::Sub if signed => ("add", "s32", true),
-        AtomicOp::Add | AtomicOp::Sub => ("add", "u32", false),
-        AtomicOp::Min if signed => ("min", "s32", true),
-        AtomicOp::Min => ("min", "u32", false),
-        AtomicOp::Max if signed => ("max", "s32", true),
-        AtomicOp::Max => ("max", "u32", false),
-        AtomicOp::Cas if signed => ("cas", "s32", true),
-        AtomicOp::Cas => ("cas", "b32", false),
-        AtomicOp::Exch => ("exch", "b32", false),
-        AtomicOp::Inc => ("inc", "u32", false),
-        AtomicOp::Dec => ("dec", "u32", false),
-        AtomicOp::And => ("and", "b32", false),
-        AtomicOp::Or => ("or", "b32", false),
-        AtomicOp::Xor => ("xor", "b32", false),
-    }
+        // signed 64-bit add or cas: two's complement addition is the
+        // unsigned one, and a cas compares bits.
+        AtomicOp::Inc | AtomicOp::Dec if wide => ("add", Class::Unsigned),
+        AtomicOp::Add | AtomicOp::Sub if wide => ("add", Class::Unsigned),
+        AtomicOp::Cas if wide => ("cas", Class::Bits),
+        AtomicOp::Add | AtomicOp::Sub => ("add", arith),
+        AtomicOp::Cas => ("cas", if signed { Class::Signed } else { Class::Bits }),
+        AtomicOp::Min => ("min", arith),
+        AtomicOp::Max => ("max", arith),
+        AtomicOp::Exch => ("exch", Class::Bits),
+        AtomicOp::Inc => ("inc", Class::Unsigned),
+        AtomicOp::Dec => ("dec", Class::Unsigned),
+        AtomicOp::And => ("and", Class::Bits),
+        AtomicOp::Or => ("or", Class::Bits),
+        AtomicOp::Xor => ("xor", Class::Bits),
+    };
+    let ptx_ty = match (class, wide) {
+        (Class::Unsigned, false) => "u32",
+        (Class::Signed, false) => "s32",
+        (Class::Bits, false) => "b32",
+        (Class::Unsigned, true) => "u64",
+        (Class::Signed, true) => "s64",
+        (Class::Bits, true) => "b64",
+    };
+    (name, ptx_ty, class == Class::Signed)
+}
+
+/// How a PTX `atom` takes its operands.
+#[derive(Clone, Copy, PartialEq)]
+enum Class {
+    Unsigned,
+    Signed,
+    Bits,
 }
 
 /// An atomic on a variable narrower than its 32-bit word that is not a

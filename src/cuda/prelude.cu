@@ -81,38 +81,52 @@ __device__ __forceinline__ void gs_fence_acq_rel_cta() { asm volatile("fence.acq
 __device__ __forceinline__ void gs_fence_acq_rel_gpu() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 __device__ __forceinline__ void gs_fence_acq_rel_sys() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
 
-// Scoped loads of a 32-bit word in their PTX forms (ld.relaxed / ld.acquire).
-#define GS_LD(sem, scope)                                                                     \
-    __device__ __forceinline__ unsigned int gs_ld_##sem##_##scope(const void* p) {            \
-        unsigned int v;                                                                       \
-        asm volatile("ld." #sem "." #scope ".b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");  \
+// Scoped loads and release stores in their PTX forms (ld.relaxed /
+// ld.acquire / st.release), for 32-bit words (`gs_ld_*`, register
+// constraint "r") and 64-bit ones (`gs_ld64_*`, "l").
+#define GS_LD_W(name, sem, scope, bits, T, R)                                                 \
+    __device__ __forceinline__ T name##_##sem##_##scope(const void* p) {                      \
+        T v;                                                                                  \
+        asm volatile("ld." #sem "." #scope ".b" #bits " %0, [%1];" : "=" R(v) : "l"(p) : "memory"); \
         return v;                                                                             \
     }
+#define GS_ST_RELEASE_W(name, scope, bits, T, R)                                              \
+    __device__ __forceinline__ void name##_##scope(void* p, T v) {                            \
+        asm volatile("st.release." #scope ".b" #bits " [%0], %1;" :: "l"(p), R(v) : "memory"); \
+    }
+#define GS_LD(sem, scope) GS_LD_W(gs_ld, sem, scope, 32, unsigned int, "r")
+#define GS_LD64(sem, scope) GS_LD_W(gs_ld64, sem, scope, 64, unsigned long long, "l")
 GS_LD(relaxed, cta) GS_LD(relaxed, gpu) GS_LD(relaxed, sys)
 GS_LD(acquire, cta) GS_LD(acquire, gpu) GS_LD(acquire, sys)
-#define GS_ST_RELEASE(scope)                                                                     \
-    __device__ __forceinline__ void gs_st_release_##scope(void* p, unsigned int v) {             \
-        asm volatile("st.release." #scope ".b32 [%0], %1;" :: "l"(p), "r"(v) : "memory");         \
-    }
-GS_ST_RELEASE(cta) GS_ST_RELEASE(gpu) GS_ST_RELEASE(sys)
+GS_LD64(relaxed, cta) GS_LD64(relaxed, gpu) GS_LD64(relaxed, sys)
+GS_LD64(acquire, cta) GS_LD64(acquire, gpu) GS_LD64(acquire, sys)
+GS_ST_RELEASE_W(gs_st_release, cta, 32, unsigned int, "r")
+GS_ST_RELEASE_W(gs_st_release, gpu, 32, unsigned int, "r")
+GS_ST_RELEASE_W(gs_st_release, sys, 32, unsigned int, "r")
+GS_ST_RELEASE_W(gs_st64_release, cta, 64, unsigned long long, "l")
+GS_ST_RELEASE_W(gs_st64_release, gpu, 64, unsigned long long, "l")
+GS_ST_RELEASE_W(gs_st64_release, sys, 64, unsigned long long, "l")
 
 // Atomics with a memory order in their PTX forms (atom.acq_rel.gpu.add.u32
 // ...): one instruction, where a fence before and after a relaxed atomic
 // would wait twice (measured on an H100: 0.7 us per barrier at 8 blocks/SM).
-#define GS_ATOM2(sem, scope, op, ty, T)                                                          \
+// R is the operands' register constraint: "r" for 32 bits, "l" for 64.
+#define GS_ATOM_R(sem, scope, op, ty, T, R)                                                      \
     __device__ __forceinline__ T gs_atom_##sem##_##scope##_##op##_##ty(T* p, T v) {               \
         T o;                                                                                      \
         asm volatile("atom." #sem "." #scope "." #op "." #ty " %0, [%1], %2;"                     \
-                     : "=r"(o) : "l"(p), "r"(v) : "memory");                                      \
+                     : "=" R(o) : "l"(p), R(v) : "memory");                                       \
         return o;                                                                                 \
     }
-#define GS_ATOM_CAS(sem, scope, ty, T)                                                           \
+#define GS_ATOM_CAS_R(sem, scope, ty, bits, T, R)                                                \
     __device__ __forceinline__ T gs_atom_##sem##_##scope##_cas_##ty(T* p, T c, T v) {             \
         T o;                                                                                      \
-        asm volatile("atom." #sem "." #scope ".cas.b32 %0, [%1], %2, %3;"                         \
-                     : "=r"(o) : "l"(p), "r"(c), "r"(v) : "memory");                              \
+        asm volatile("atom." #sem "." #scope ".cas.b" #bits " %0, [%1], %2, %3;"                  \
+                     : "=" R(o) : "l"(p), R(c), R(v) : "memory");                                 \
         return o;                                                                                 \
     }
+#define GS_ATOM2(sem, scope, op, ty, T) GS_ATOM_R(sem, scope, op, ty, T, "r")
+#define GS_ATOM2_64(sem, scope, op, ty, T) GS_ATOM_R(sem, scope, op, ty, T, "l")
 #define GS_ATOMS(sem, scope)                                                                      \
     GS_ATOM2(sem, scope, add, u32, unsigned int) GS_ATOM2(sem, scope, add, s32, int)              \
     GS_ATOM2(sem, scope, exch, b32, unsigned int) GS_ATOM2(sem, scope, inc, u32, unsigned int)    \
@@ -120,32 +134,12 @@ GS_ST_RELEASE(cta) GS_ST_RELEASE(gpu) GS_ST_RELEASE(sys)
     GS_ATOM2(sem, scope, or, b32, unsigned int) GS_ATOM2(sem, scope, xor, b32, unsigned int)      \
     GS_ATOM2(sem, scope, min, u32, unsigned int) GS_ATOM2(sem, scope, min, s32, int)              \
     GS_ATOM2(sem, scope, max, u32, unsigned int) GS_ATOM2(sem, scope, max, s32, int)              \
-    GS_ATOM_CAS(sem, scope, b32, unsigned int) GS_ATOM_CAS(sem, scope, s32, int)
+    GS_ATOM_CAS_R(sem, scope, b32, 32, unsigned int, "r") GS_ATOM_CAS_R(sem, scope, s32, 32, int, "r")
 GS_ATOMS(acquire, cta) GS_ATOMS(acquire, gpu) GS_ATOMS(acquire, sys)
 GS_ATOMS(release, cta) GS_ATOMS(release, gpu) GS_ATOMS(release, sys)
 GS_ATOMS(acq_rel, cta) GS_ATOMS(acq_rel, gpu) GS_ATOMS(acq_rel, sys)
 
 // The same on 64-bit words (u64 and i64 variables).
-#define GS_LD64(sem, scope)                                                                   \
-    __device__ __forceinline__ unsigned long long gs_ld64_##sem##_##scope(const void* p) {    \
-        unsigned long long v;                                                                 \
-        asm volatile("ld." #sem "." #scope ".b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");  \
-        return v;                                                                             \
-    }
-GS_LD64(relaxed, cta) GS_LD64(relaxed, gpu) GS_LD64(relaxed, sys)
-GS_LD64(acquire, cta) GS_LD64(acquire, gpu) GS_LD64(acquire, sys)
-#define GS_ST64_RELEASE(scope)                                                                   \
-    __device__ __forceinline__ void gs_st64_release_##scope(void* p, unsigned long long v) {     \
-        asm volatile("st.release." #scope ".b64 [%0], %1;" :: "l"(p), "l"(v) : "memory");         \
-    }
-GS_ST64_RELEASE(cta) GS_ST64_RELEASE(gpu) GS_ST64_RELEASE(sys)
-#define GS_ATOM2_64(sem, scope, op, ty, T)                                                       \
-    __device__ __forceinline__ T gs_atom_##sem##_##scope##_##op##_##ty(T* p, T v) {               \
-        T o;                                                                                      \
-        asm volatile("atom." #sem "." #scope "." #op "." #ty " %0, [%1], %2;"                     \
-                     : "=l"(o) : "l"(p), "l"(v) : "memory");                                      \
-        return o;                                                                                 \
-    }
 #define GS_ATOMS64(sem, scope)                                                                    \
     GS_ATOM2_64(sem, scope, add, u64, unsigned long long)                                         \
     GS_ATOM2_64(sem, scope, exch, b64, unsigned long long)                                        \
@@ -154,13 +148,7 @@ GS_ST64_RELEASE(cta) GS_ST64_RELEASE(gpu) GS_ST64_RELEASE(sys)
     GS_ATOM2_64(sem, scope, xor, b64, unsigned long long)                                         \
     GS_ATOM2_64(sem, scope, min, u64, unsigned long long) GS_ATOM2_64(sem, scope, min, s64, long long) \
     GS_ATOM2_64(sem, scope, max, u64, unsigned long long) GS_ATOM2_64(sem, scope, max, s64, long long) \
-    __device__ __forceinline__ unsigned long long gs_atom_##sem##_##scope##_cas_b64(              \
-        unsigned long long* p, unsigned long long c, unsigned long long v) {                      \
-        unsigned long long o;                                                                     \
-        asm volatile("atom." #sem "." #scope ".cas.b64 %0, [%1], %2, %3;"                         \
-                     : "=l"(o) : "l"(p), "l"(c), "l"(v) : "memory");                              \
-        return o;                                                                                 \
-    }
+    GS_ATOM_CAS_R(sem, scope, b64, 64, unsigned long long, "l")
 GS_ATOMS64(acquire, cta) GS_ATOMS64(acquire, gpu) GS_ATOMS64(acquire, sys)
 GS_ATOMS64(release, cta) GS_ATOMS64(release, gpu) GS_ATOMS64(release, sys)
 GS_ATOMS64(acq_rel, cta) GS_ATOMS64(acq_rel, gpu) GS_ATOMS64(acq_rel, sys)

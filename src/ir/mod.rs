@@ -51,6 +51,16 @@ impl Default for Launch {
 }
 
 impl Launch {
+    /// `blocks` blocks, the rest as [`Launch::default`].
+    pub fn of_blocks(blocks: u32) -> Launch {
+        Launch {
+            blocks,
+            ..Launch::default()
+        }
+    }
+}
+
+impl Launch {
     pub fn threads(&self) -> u32 {
         self.blocks * self.threads_per_block
     }

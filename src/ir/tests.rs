@@ -105,10 +105,7 @@ fn scopes_and_orders_come_from_suffixes() {
 
 #[test]
 fn array_sizes_and_shared_initial_values_use_launch_constants() {
-    let launch = Launch {
-        blocks: 3,
-        ..Launch::default()
-    };
+    let launch = Launch::of_blocks(3);
     let p = lower_text(
         "global u32 flags[nblocks] = 7;\nshared u32 mine = blockIdx * 10;\nharness master { }",
         launch,
@@ -120,10 +117,7 @@ fn array_sizes_and_shared_initial_values_use_launch_constants() {
 
 #[test]
 fn designated_elements_are_set_and_the_rest_are_zero() {
-    let launch = Launch {
-        blocks: 4,
-        ..Launch::default()
-    };
+    let launch = Launch::of_blocks(4);
     let p = lower_text(
         "global u32 flags[nblocks] = {[0] = 1, [nblocks - 1] = 9};\n\
          shared i8 mine[2] = {[1] = -1 - blockIdx};\nharness master { }",
@@ -139,10 +133,7 @@ fn a_designated_index_outside_this_launch_is_a_located_error() {
     let text = "global u32 flags[nblocks] = {[2] = 1};\nharness master { }";
     let source = Source::new("t.gsync", text);
     let file = parse(&source).expect("parses");
-    let three = Launch {
-        blocks: 3,
-        ..Launch::default()
-    };
+    let three = Launch::of_blocks(3);
     assert_eq!(
         lower(&file, &source, three, &[]).unwrap().vars[0].init,
         [0, 0, 1]

@@ -42,15 +42,6 @@ const TWO_THREADS: Launch = Launch {
     threads_per_block: 2,
     warp_size: 32,
 };
-
-/// A launch of `n` blocks, the rest default.
-fn blocks(n: u32) -> Launch {
-    Launch {
-        blocks: n,
-        ..Launch::default()
-    }
-}
-
 #[test]
 fn syncthreads_orders_the_threads_of_a_block() {
     let with = "global u32 x[2] = 0;\nharness all { x[threadIdx] = 1; __syncthreads(); assert(x[1 - threadIdx] == 1); }";
@@ -79,7 +70,7 @@ fn a_thread_leaving_before_a_barrier_is_barrier_divergence() {
 fn stores_wrap_at_the_declared_width() {
     // The CCG barrier's counter relies on i32 overflow.
     let text = "global i32 c = 2147483647;\nharness master { atomicAdd(c, 1); assert(c < 0); }";
-    let one = blocks(1);
+    let one = Launch::of_blocks(1);
     assert_eq!(run(text, one, true).0, None);
     let text = "global u8 c = 255;\nharness master { c = c + 1; assert(c == 0); }";
     assert_eq!(run(text, one, true).0, None);
@@ -171,7 +162,7 @@ fn non_master_threads_finish_at_once() {
 #[test]
 fn occupancy_starts_blocks_in_order_as_others_finish() {
     let text = "harness master { }";
-    let launch = blocks(3);
+    let launch = Launch::of_blocks(3);
     let prog = program(text, launch);
     let model = Model::new(
         &prog,
@@ -195,7 +186,7 @@ fn occupancy_starts_blocks_in_order_as_others_finish() {
 #[test]
 fn progress_points_are_reported_by_steps() {
     let text = "global u32 x = 0;\nharness master { x = 1; progress; x = 2; }";
-    let one = blocks(1);
+    let one = Launch::of_blocks(1);
     let prog = program(text, one);
     let model = Model::new(&prog, sc());
     let mut s = vec![0; model.state_words()];
@@ -214,7 +205,7 @@ fn a_counter_feeding_only_itself_is_dead() {
     // `i` only feeds `i++`: strong liveness clears it, so a loop that runs
     // forever has finitely many states.
     let text = "global u32 x = 0;\nharness master { for (u32 i = 0; true; i++) { x = 1 - x; } }";
-    let one = blocks(1);
+    let one = Launch::of_blocks(1);
     let (_, states) = run(text, one, true);
     assert!(states < 10, "{states} states");
 }
