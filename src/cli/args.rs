@@ -62,6 +62,14 @@ pub enum Command {
     },
     /// List the built-in specs with their source and description.
     List,
+    /// Print the source of a built-in spec (the program the checker explores), to read beside its traces.
+    #[command(
+        after_help = "The line numbers of a counterexample (`33:`) are lines of this text.\n\nExit codes: 0 printed, 2 no built-in spec of that name.\n\nExamples:\n  gsync-check show spin_lock\n  gsync-check show ticket_mutex > my_ticket.gsync   a copy to edit and `check`"
+    )]
+    Show {
+        /// A built-in spec (file stem, see `list`).
+        name: String,
+    },
     /// Check every spec under the paths against the `//! expect` lines of its header (for CI).
     #[command(
         after_help = "Exit codes: 0 every expectation met, 1 some not met, 2 a spec or option error.\n\nExamples:\n  gsync-check verify specs/\n  gsync-check verify specs/ --format sarif > gsync.sarif\n  gsync-check verify specs/ --format junit > gsync-junit.xml"
