@@ -506,3 +506,56 @@ fn the_book_examples_meet_their_expectations() {
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
     assert!(stdout(&out).contains(" 0 failed"), "{}", stdout(&out));
 }
+
+/// The graded exercises (`book/exercises/NAME/`): the grader, given the
+/// instructor's harness, passes the instructor's solution and fails the
+/// empty starting point and every `*_attempt.gsync` (known wrong answers).
+#[test]
+fn graded_exercises_pass_their_solution_and_fail_the_rest() {
+    let dir = repo().join("book/exercises");
+    let grade = |exercise: &std::path::Path, answer: &std::path::Path| {
+        std::process::Command::new("sh")
+            .arg(dir.join("grade.sh"))
+            .arg(exercise)
+            .arg(answer)
+            .arg(env!("CARGO_BIN_EXE_gsync-check"))
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("run grade.sh")
+    };
+    let mut exercises = 0;
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        let exercise = entry.path();
+        if !exercise.is_dir() {
+            continue;
+        }
+        exercises += 1;
+        let out = grade(&exercise, &exercise.join("solution.gsync"));
+        assert_eq!(
+            code(&out),
+            0,
+            "{}: the solution fails\n{}{}",
+            exercise.display(),
+            stdout(&out),
+            stderr(&out)
+        );
+        let mut wrong = vec![exercise.join("student.gsync")];
+        for f in std::fs::read_dir(&exercise).unwrap().flatten() {
+            if f.file_name().to_string_lossy().ends_with("_attempt.gsync") {
+                wrong.push(f.path());
+            }
+        }
+        for answer in wrong {
+            let out = grade(&exercise, &answer);
+            assert_eq!(
+                code(&out),
+                1,
+                "{}: graded as passing\n{}{}",
+                answer.display(),
+                stdout(&out),
+                stderr(&out)
+            );
+        }
+    }
+    assert!(exercises >= 1, "the book has a graded exercise");
+}
