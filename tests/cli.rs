@@ -452,6 +452,29 @@ fn show_refuses_an_unknown_name_with_a_suggestion() {
 }
 
 #[test]
+fn show_numbers_the_lines_a_trace_cites() {
+    let file = std::fs::read_to_string(repo().join("specs/spin_lock.gsync")).unwrap();
+    let out = run(&["show", "spin_lock", "--lines", "29-30"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let want: String = file
+        .lines()
+        .enumerate()
+        .skip(28)
+        .take(2)
+        .map(|(i, l)| format!("{}  {l}\n", i + 1))
+        .collect();
+    assert_eq!(stdout(&out), want);
+    let out = run(&["show", "spin_lock", "-n"]);
+    assert_eq!(stdout(&out).lines().count(), file.lines().count());
+    assert!(stdout(&out).starts_with(" 1  //! name: spin_lock"));
+    // Ranges that make no sense are usage errors.
+    for bad in ["30-29", "0-3", "x", "1-100000"] {
+        let out = run(&["show", "spin_lock", "--lines", bad]);
+        assert_eq!(code(&out), 2, "--lines {bad}: {}", stderr(&out));
+    }
+}
+
+#[test]
 fn help_has_examples() {
     let out = run(&["--help"]);
     assert_eq!(code(&out), 0);
