@@ -8,6 +8,8 @@
 # shared variables and the harness. Its line `// @student` is replaced by
 # the student's file (functions and any globals of their own), and
 # `gsync-check verify` checks every expectation. Exit 0: all met.
+# GRADE_KEEP=FILE keeps the spliced spec in FILE, to `gsync-check check`
+# it with one configuration and read the counterexample.
 set -eu
 dir=$1
 student=$2
@@ -23,4 +25,7 @@ awk -v student="$student" '
     $0 == "// @student" { while ((getline line < student) > 0) print line; next }
     { print }
 ' "$harness" > "$work/$name.gsync"
+if [ -n "${GRADE_KEEP:-}" ]; then
+    cp "$work/$name.gsync" "$GRADE_KEEP"
+fi
 "$checker" verify "$work/$name.gsync"
