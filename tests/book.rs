@@ -4,6 +4,14 @@
 //! are compared as placeholders; a line `...` in the book skips the rest of
 //! that output). `GSYNC_BLESS=1` rewrites the outputs shown in the book
 //! from the tool, for a deliberate change; review the diff.
+//!
+//! Numbers the prose states about an output are checked too, where a marker
+//! says which: a line `<!-- check: steps=27 -->` (several `KEY=N`, separated
+//! by commas or spaces) refers to the last `$ gsync-check` command above it
+//! in the same file, and each `KEY=N` must hold of that command's whole
+//! output (not only the part the book shows), and `N` must appear in the
+//! paragraph right after the marker (as digits or, up to twenty, as a word).
+//! The keys are listed in [`stated`].
 
 mod common;
 
@@ -18,6 +26,18 @@ struct Example {
     expected: Vec<String>,
     /// The book shows only the beginning (`...`).
     prefix_only: bool,
+}
+
+/// A `<!-- check: KEY=N ... -->` marker: numbers the prose states about the
+/// output of example `example`.
+struct ProseCheck {
+    file: String,
+    /// 1-based line of the marker.
+    line: usize,
+    example: usize,
+    claims: Vec<(String, u64)>,
+    /// The paragraph after the marker.
+    paragraph: String,
 }
 
 /// The book's chapters and the README.
@@ -37,12 +57,61 @@ fn documents() -> Vec<std::path::PathBuf> {
 }
 
 fn examples() -> Vec<Example> {
+    parse().0
+}
+
+/// The commands with their outputs, and the prose-number markers.
+fn parse() -> (Vec<Example>, Vec<ProseCheck>) {
     let mut out = Vec::new();
+    let mut checks = Vec::new();
     for path in documents() {
         let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
         let mut in_console = false;
         let mut current: Option<Example> = None;
+        let first_of_file = out.len();
         for (i, line) in text.lines().enumerate() {
+            if !in_console {
+                if let Some(body) = line
+                    .trim()
+                    .strip_prefix("<!-- check:")
+                    .and_then(|b| b.strip_suffix("-->"))
+                {
+                    let claims = body
+                        .split([',', ' '])
+                        .filter(|c| !c.is_empty())
+                        .map(|c| {
+                            let (k, v) = c.split_once('=').unwrap_or_else(|| {
+                                panic!("{}:{}: `{c}` is not KEY=N", path.display(), i + 1)
+                            });
+                            let v = v.parse().unwrap_or_else(|_| {
+                                panic!("{}:{}: `{v}` is not a number", path.display(), i + 1)
+                            });
+                            (k.to_string(), v)
+                        })
+                        .collect();
+                    assert!(
+                        out.len() > first_of_file,
+                        "{}:{}: a check marker needs a `$ gsync-check` command above it",
+                        path.display(),
+                        i + 1
+                    );
+                    let paragraph = lines[i + 1..]
+                        .iter()
+                        .skip_while(|l| l.trim().is_empty())
+                        .take_while(|l| !l.trim().is_empty())
+                        .copied()
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    checks.push(ProseCheck {
+                        file: path.display().to_string(),
+                        line: i + 1,
+                        example: out.len() - 1,
+                        claims,
+                        paragraph,
+                    });
+                }
+            }
             if line.trim_start().starts_with("```") {
                 if in_console {
                     out.extend(current.take());
@@ -71,7 +140,120 @@ fn examples() -> Vec<Example> {
             }
         }
     }
-    out
+    (out, checks)
+}
+
+/// The value of a marker key for an output, if the output has one:
+/// `steps` the number of the last step of the trace (the whole lasso, loop
+/// included), `prefix` the N of `counterexample: N steps`, `states`,
+/// `transitions` and `depth` those of the verdict line, `expect` the number
+/// of `expect` lines (`//! expect` lines of `gsync-check show`, or `PASS`
+/// and `FAIL` lines of `gsync-check verify`: one per `expect` line),
+/// `lines` the number of lines.
+fn stated(key: &str, output: &[String]) -> Option<u64> {
+    let verdict = |name: &str| {
+        let line = output.iter().find(|l| l.starts_with("verdict:"))?;
+        let words: Vec<&str> = line
+            .split(|c: char| c.is_whitespace() || c == '(' || c == ',' || c == ')')
+            .filter(|w| !w.is_empty())
+            .collect();
+        let at = words.iter().position(|w| *w == name)?;
+        words.get(at.checked_sub(1)?)?.parse().ok()
+    };
+    match key {
+        "steps" => output
+            .iter()
+            .filter_map(|l| l.split('│').next()?.trim().parse::<u64>().ok())
+            .max(),
+        "prefix" => output.iter().find_map(|l| {
+            l.strip_prefix("counterexample: ")?
+                .strip_suffix(" steps")?
+                .parse()
+                .ok()
+        }),
+        "depth" => {
+            let line = output.iter().find(|l| l.starts_with("verdict:"))?;
+            line.split("depth ")
+                .nth(1)?
+                .trim_end_matches(')')
+                .parse()
+                .ok()
+        }
+        "states" | "transitions" => verdict(key),
+        "expect" => Some(
+            output
+                .iter()
+                .filter(|l| {
+                    ["//! expect", "PASS ", "FAIL "]
+                        .iter()
+                        .any(|p| l.starts_with(p))
+                })
+                .count() as u64,
+        ),
+        "lines" => Some(output.len() as u64),
+        _ => None,
+    }
+}
+
+/// Whether a paragraph states the number `n`: as digits (a whole word), or
+/// spelled out up to twenty.
+fn states_number(paragraph: &str, n: u64) -> bool {
+    const WORDS: [&str; 21] = [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+        "twenty",
+    ];
+    let digits = n.to_string();
+    paragraph
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| w == digits || (n <= 20 && w.eq_ignore_ascii_case(WORDS[n as usize])))
+}
+
+#[test]
+fn stated_reads_the_numbers_of_an_output() {
+    let out: Vec<String> = [
+        "x (2 blocks × 1 thread, warp 32, memory sc, iters=1)",
+        "verdict: VIOLATED  (126 states, 162 transitions, depth 27)",
+        "counterexample: 3 steps",
+        " step │ block 0",
+        "    1 │  29: atomicExch(lock, 1)",
+        "      │      lock: 0 → 1",
+        "then forever, repeating:",
+        "   10 │  43: data",
+        "//! expect --memory-model sc: verified",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    assert_eq!(stated("states", &out), Some(126));
+    assert_eq!(stated("transitions", &out), Some(162));
+    assert_eq!(stated("depth", &out), Some(27));
+    assert_eq!(stated("prefix", &out), Some(3));
+    assert_eq!(stated("steps", &out), Some(10));
+    assert_eq!(stated("expect", &out), Some(1));
+    assert_eq!(stated("lines", &out), Some(9));
+    assert_eq!(stated("colour", &out), None);
+    assert!(states_number("the 27 steps show", 27));
+    assert!(!states_number("the 271 steps show", 27));
+    assert!(states_number("has Ten `expect` lines", 10));
 }
 
 /// Timings vary from run to run; everything else must match exactly.
@@ -167,11 +349,14 @@ fn every_command_in_the_book_prints_what_the_book_shows() {
         return;
     }
     assert!(examples.len() >= 5, "the book shows real commands");
+    let (_, checks) = parse();
     let mut failures = Vec::new();
+    let mut outputs: Vec<Vec<String>> = Vec::new();
     for ex in &examples {
         let args: Vec<&str> = ex.args.iter().map(String::as_str).collect();
         let out = run(&args);
         let actual: Vec<String> = stdout(&out).lines().map(normalize).collect();
+        outputs.push(actual.clone());
         let expected: Vec<String> = ex.expected.iter().map(|l| normalize(l)).collect();
         let matches = if ex.prefix_only {
             actual.len() >= expected.len() && actual[..expected.len()] == expected[..]
@@ -187,6 +372,28 @@ fn every_command_in_the_book_prints_what_the_book_shows() {
                 expected.join("\n"),
                 actual.join("\n")
             ));
+        }
+    }
+    for check in &checks {
+        let ex = &examples[check.example];
+        for (key, claimed) in &check.claims {
+            let actual = stated(key, &outputs[check.example]);
+            if actual != Some(*claimed) {
+                failures.push(format!(
+                    "{}:{}: the prose says {key}={claimed} of `gsync-check {}` (line {}), the output has {}",
+                    check.file,
+                    check.line,
+                    ex.args.join(" "),
+                    ex.line,
+                    actual.map_or("no such number".to_string(), |v| v.to_string())
+                ));
+            }
+            if !states_number(&check.paragraph, *claimed) {
+                failures.push(format!(
+                    "{}:{}: the paragraph after the marker does not state {claimed} ({key}): {}",
+                    check.file, check.line, check.paragraph
+                ));
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
@@ -289,4 +496,66 @@ fn every_cuda_excerpt_in_the_book_is_what_emit_writes() {
             "{file}:{line}: this excerpt is not in what `gsync-check emit {spec}` writes now:\n{excerpt}"
         );
     }
+}
+
+/// The example specs the book runs (`book/examples/`) meet the `expect`
+/// lines of their headers, and the exercises' starting points too.
+#[test]
+fn the_book_examples_meet_their_expectations() {
+    let out = run(&["verify", "book/examples"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains(" 0 failed"), "{}", stdout(&out));
+}
+
+/// The graded exercises (`book/exercises/NAME/`): the grader, given the
+/// instructor's harness, passes the instructor's solution and fails the
+/// empty starting point and every `*_attempt.gsync` (known wrong answers).
+#[test]
+fn graded_exercises_pass_their_solution_and_fail_the_rest() {
+    let dir = repo().join("book/exercises");
+    let grade = |exercise: &std::path::Path, answer: &std::path::Path| {
+        std::process::Command::new("sh")
+            .arg(dir.join("grade.sh"))
+            .arg(exercise)
+            .arg(answer)
+            .arg(env!("CARGO_BIN_EXE_gsync-check"))
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("run grade.sh")
+    };
+    let mut exercises = 0;
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        let exercise = entry.path();
+        if !exercise.is_dir() {
+            continue;
+        }
+        exercises += 1;
+        let out = grade(&exercise, &exercise.join("solution.gsync"));
+        assert_eq!(
+            code(&out),
+            0,
+            "{}: the solution fails\n{}{}",
+            exercise.display(),
+            stdout(&out),
+            stderr(&out)
+        );
+        let mut wrong = vec![exercise.join("student.gsync")];
+        for f in std::fs::read_dir(&exercise).unwrap().flatten() {
+            if f.file_name().to_string_lossy().ends_with("_attempt.gsync") {
+                wrong.push(f.path());
+            }
+        }
+        for answer in wrong {
+            let out = grade(&exercise, &answer);
+            assert_eq!(
+                code(&out),
+                1,
+                "{}: graded as passing\n{}{}",
+                answer.display(),
+                stdout(&out),
+                stderr(&out)
+            );
+        }
+    }
+    assert!(exercises >= 1, "the book has a graded exercise");
 }

@@ -425,6 +425,61 @@ fn list_shows_sources() {
 }
 
 #[test]
+fn show_prints_a_builtin_spec_source_exactly() {
+    let out = run(&["show", "spin_lock"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let file = std::fs::read_to_string(repo().join("specs/spin_lock.gsync")).unwrap();
+    assert_eq!(stdout(&out), file, "show prints the spec byte for byte");
+    // It works from any directory: the specs are compiled in.
+    let out = run_in(&std::env::temp_dir(), &["show", "ticket_mutex"]);
+    assert_eq!(code(&out), 0);
+    assert!(stdout(&out).starts_with("//! name: ticket_mutex"));
+}
+
+#[test]
+fn show_refuses_an_unknown_name_with_a_suggestion() {
+    let out = run(&["show", "spin_lok"]);
+    assert_eq!(code(&out), 2);
+    assert!(stdout(&out).is_empty());
+    assert!(
+        stderr(&out).contains("no built-in spec named `spin_lok`; did you mean `spin_lock`?"),
+        "{}",
+        stderr(&out)
+    );
+    // A family is not a spec: say what to do instead.
+    let out = run(&["show", "mutex"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("is a family"), "{}", stderr(&out));
+    let out = run(&["show"]);
+    assert_eq!(code(&out), 2, "the name is required");
+    let out = run(&["show", "--help"]);
+    assert!(stdout(&out).contains("gsync-check show spin_lock"));
+}
+
+#[test]
+fn show_numbers_the_lines_a_trace_cites() {
+    let file = std::fs::read_to_string(repo().join("specs/spin_lock.gsync")).unwrap();
+    let out = run(&["show", "spin_lock", "--lines", "29-30"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let want: String = file
+        .lines()
+        .enumerate()
+        .skip(28)
+        .take(2)
+        .map(|(i, l)| format!("{}  {l}\n", i + 1))
+        .collect();
+    assert_eq!(stdout(&out), want);
+    let out = run(&["show", "spin_lock", "-n"]);
+    assert_eq!(stdout(&out).lines().count(), file.lines().count());
+    assert!(stdout(&out).starts_with(" 1  //! name: spin_lock"));
+    // Ranges that make no sense are usage errors.
+    for bad in ["30-29", "0-3", "x", "1-100000"] {
+        let out = run(&["show", "spin_lock", "--lines", bad]);
+        assert_eq!(code(&out), 2, "--lines {bad}: {}", stderr(&out));
+    }
+}
+
+#[test]
 fn help_has_examples() {
     let out = run(&["--help"]);
     assert_eq!(code(&out), 0);

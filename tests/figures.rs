@@ -4,6 +4,10 @@
 //! here, and every figure drawn here is shown by the book.
 //!
 //! `GSYNC_BLESS=1` redraws the committed figures after a deliberate change.
+//!
+//! The concept diagrams under `book/src/figures/concepts/` are SVG source
+//! written by hand, not drawings of a counterexample: each must be
+//! well-formed SVG with a `<title>`, and shown by the book.
 
 mod common;
 
@@ -69,7 +73,10 @@ fn the_book_shows_exactly_the_drawn_figures() {
         let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
         for piece in text.split("](figures/").skip(1) {
             let name = piece.split(')').next().unwrap();
-            shown.push(name.trim_end_matches(".svg").to_string());
+            // Concept diagrams are drawn by hand, not by the tool.
+            if !name.starts_with("concepts/") {
+                shown.push(name.trim_end_matches(".svg").to_string());
+            }
         }
     }
     shown.sort();
@@ -92,4 +99,46 @@ fn svg_is_refused_for_a_family_and_explained_when_verified() {
     assert_eq!(code(&out), 0);
     assert!(stderr(&out).contains("no counterexample to draw"));
     assert!(!tmp.exists(), "nothing is drawn for a verified spec");
+}
+
+#[test]
+fn concept_diagrams_are_hand_written_svg_and_all_shown() {
+    let dir = repo().join("book/src/figures/concepts");
+    let mut book = String::new();
+    for entry in std::fs::read_dir(repo().join("book/src"))
+        .unwrap()
+        .flatten()
+    {
+        book.push_str(&std::fs::read_to_string(entry.path()).unwrap_or_default());
+    }
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        let path = entry.path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.ends_with(".svg"), "{name}: only SVG source here");
+        let svg = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"),
+            "{name}: one <svg> element"
+        );
+        assert!(
+            svg.contains("<title>"),
+            "{name}: has a <title> for screen readers"
+        );
+        // Balanced elements: every opening tag that is not self-closing is closed.
+        let opens = svg.matches('<').count();
+        let closes = svg.matches("</").count() + svg.matches("/>").count();
+        let comments = svg.matches("<!--").count();
+        assert_eq!(
+            opens - comments,
+            2 * svg.matches("</").count() + svg.matches("/>").count(),
+            "{name}: {opens} tags, {closes} closings"
+        );
+        assert!(
+            book.contains(&format!("](figures/concepts/{name})")),
+            "{name} is not shown by any chapter"
+        );
+        count += 1;
+    }
+    assert!(count >= 1, "the primer's state graph is here");
 }

@@ -62,6 +62,20 @@ pub enum Command {
     },
     /// List the built-in specs with their source and description.
     List,
+    /// Print the source of a built-in spec (the program the checker explores), to read beside its traces.
+    #[command(
+        after_help = "The line numbers of a counterexample (`33:`) are lines of this text.\n\nExit codes: 0 printed, 2 no built-in spec of that name or lines outside the spec.\n\nExamples:\n  gsync-check show spin_lock\n  gsync-check show ticket_mutex > my_ticket.gsync   a copy to edit and `check`\n  gsync-check show semaphore_check_outside_lock --lines 22-37   the lines a trace cites, numbered"
+    )]
+    Show {
+        /// A built-in spec (file stem, see `list`).
+        name: String,
+        /// Number the lines, as a counterexample cites them.
+        #[arg(short = 'n', long)]
+        line_numbers: bool,
+        /// Only lines FROM to TO (1-based, inclusive), numbered. Example: --lines 22-37
+        #[arg(long, value_name = "FROM-TO", value_parser = line_range)]
+        lines: Option<LineRange>,
+    },
     /// Check every spec under the paths against the `//! expect` lines of its header (for CI).
     #[command(
         after_help = "Exit codes: 0 every expectation met, 1 some not met, 2 a spec or option error.\n\nExamples:\n  gsync-check verify specs/\n  gsync-check verify specs/ --format sarif > gsync.sarif\n  gsync-check verify specs/ --format junit > gsync-junit.xml"
@@ -369,6 +383,26 @@ pub fn family_name(s: &str) -> Result<String, String> {
 }
 
 /// A whole number of at least 1 (launch sizes, limits, repeats).
+/// Lines FROM to TO of a text, 1-based and inclusive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineRange {
+    pub from: usize,
+    pub to: usize,
+}
+
+/// Parses `FROM-TO` (or a single line `N`) into a [`LineRange`].
+pub fn line_range(s: &str) -> Result<LineRange, String> {
+    let (a, b) = s.split_once('-').unwrap_or((s, s));
+    let from: usize = at_least_1(a)?;
+    let to: usize = at_least_1(b)?;
+    if to < from {
+        return Err(format!(
+            "`{s}` ends before it starts: write FROM-TO with FROM <= TO"
+        ));
+    }
+    Ok(LineRange { from, to })
+}
+
 pub fn at_least_1<T>(s: &str) -> Result<T, String>
 where
     T: std::str::FromStr + PartialOrd + From<u8>,

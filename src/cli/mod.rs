@@ -43,6 +43,11 @@ pub fn main_with(cli: Cli) -> i32 {
             set_color(ColorChoice::Auto);
             family::list().map(|()| 0)
         }
+        Some(Command::Show {
+            name,
+            line_numbers,
+            lines,
+        }) => show(&name, line_numbers, lines),
         Some(Command::Replay { file, output }) => {
             set_color(output.color);
             replay_file(&file, &output)
@@ -81,6 +86,45 @@ fn set_color(choice: ColorChoice) {
         ColorChoice::Auto => {
             let on = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
             colored::control::set_override(on);
+        }
+    }
+}
+
+/// Prints a built-in spec's source, exactly as compiled into the binary,
+/// or some of its lines, numbered as a counterexample cites them.
+fn show(name: &str, numbered: bool, range: Option<args::LineRange>) -> Result<i32, Error> {
+    match SpecSource::builtin(name) {
+        Some(spec) if !numbered && range.is_none() => {
+            print!("{}", spec.text);
+            Ok(0)
+        }
+        Some(spec) => {
+            let lines: Vec<&str> = spec.text.lines().collect();
+            let (from, to) = range.map_or((1, lines.len()), |r| (r.from, r.to));
+            if to > lines.len() {
+                return Err(Error::Usage(format!(
+                    "`{name}` has {} lines: --lines {from}-{to} reaches past its end",
+                    lines.len()
+                )));
+            }
+            let width = to.to_string().len();
+            for (i, line) in lines.iter().enumerate().take(to).skip(from - 1) {
+                println!("{:>width$}  {line}", i + 1);
+            }
+            Ok(0)
+        }
+        None => {
+            let names: Vec<String> = api::builtins().map(|s| s.name).collect();
+            let hint = match gsync_check::ir::suggest(name, names.iter().map(String::as_str)) {
+                Some(s) => format!("; did you mean `{s}`?"),
+                None if api::FAMILIES.contains(&name) => format!(
+                    "; `{name}` is a family: `gsync-check list` shows its variants, each of which `show` prints"
+                ),
+                None => String::new(),
+            };
+            Err(Error::Usage(format!(
+                "no built-in spec named `{name}`{hint}\n  `gsync-check list` shows the built-in specs"
+            )))
         }
     }
 }

@@ -1,7 +1,11 @@
 //! A counterexample drawn as an SVG sequence diagram: one lifeline per
 //! thread, time flowing down, each executed instruction a box on its
 //! thread's lifeline with what it read and wrote, and the repeating part of
-//! a lasso on a shaded band. Plain text out, no renderer needed, and
+//! a lasso on a shaded band with an arrow back to its start. A dashed
+//! arrow runs from each load of another thread's write to that write (the
+//! most recent earlier write of the value read to that location; a load of
+//! the initial value, or of its own thread's write, gets none). Plain text
+//! out, no renderer needed, and
 //! deterministic: the book's figures are regenerated and compared by the
 //! tests like the golden counterexamples.
 
@@ -27,6 +31,23 @@ const WRITE_INK: &str = "#0b6e6e";
 const NOTE_INK: &str = "#8a5a00";
 const BAD: &str = "#c0262d";
 const CYCLE_FILL: &str = "#fff6d6";
+const READS_FROM: &str = "#7a4fb5";
+
+/// A write drawn so far: where, what, and the middle of its box's edge.
+struct DrawnWrite {
+    location: String,
+    value: i64,
+    lane: usize,
+    y: usize,
+}
+
+/// What the rows of the trace need to remember while they are drawn: the
+/// writes so far, and the reads-from arrows to draw on top of the boxes.
+#[derive(Default)]
+struct Rows {
+    writes: Vec<DrawnWrite>,
+    arrows: String,
+}
 
 /// Draws one violation of spec `spec`, checked under `config`, as a
 /// sequence diagram.
@@ -50,7 +71,15 @@ pub fn render_svg(spec: &str, config: &RunConfig, violation: &ViolationReport) -
     );
     // Rows, drawn after the lifelines so boxes cover them.
     let mut rows = String::new();
-    let rows_end = draw_trace(&mut rows, trace, &threads, width, lanes_top + LINE + PAD);
+    let mut state = Rows::default();
+    let rows_end = draw_trace(
+        &mut rows,
+        &mut state,
+        trace,
+        &threads,
+        width,
+        lanes_top + LINE + PAD,
+    );
     let bottom = rows_end + PAD;
     for i in 0..threads.len() {
         let cx = lane_x(i) + LANE / 2;
@@ -60,6 +89,7 @@ pub fn render_svg(spec: &str, config: &RunConfig, violation: &ViolationReport) -
         );
     }
     body.push_str(&rows);
+    body.push_str(&state.arrows);
     document(width, bottom + MARGIN, &title, &body)
 }
 
@@ -70,13 +100,18 @@ fn document(width: usize, height: usize, title: &str, body: &str) -> String {
             r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" "#,
             r#"font-family="DejaVu Sans Mono, Menlo, Consolas, monospace" font-size="12">"#,
             "\n<title>{title}</title>\n",
+            r#"<defs><marker id="rf" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{rf}"/></marker>"#,
+            r#"<marker id="loop" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{note}"/></marker></defs>"#,
+            "\n",
             r#"<rect width="{w}" height="{h}" fill="white"/>"#,
             "\n{body}</svg>\n"
         ),
         w = width,
         h = height,
         title = escape(title),
-        body = body
+        body = body,
+        rf = READS_FROM,
+        note = NOTE_INK
     )
 }
 
@@ -119,15 +154,22 @@ fn draw_lane_labels(out: &mut String, threads: &[u32], tpb: u32, top: usize) {
 
 /// The steps from `y` down, then the cycle on its band (or a line saying
 /// the initial state already violates); returns the y below them.
-fn draw_trace(out: &mut String, trace: &Trace, threads: &[u32], width: usize, y: usize) -> usize {
+fn draw_trace(
+    out: &mut String,
+    state: &mut Rows,
+    trace: &Trace,
+    threads: &[u32],
+    width: usize,
+    y: usize,
+) -> usize {
     let failing = trace.steps.last().filter(|s| {
         s.note
             .as_deref()
             .is_some_and(|n| n.starts_with("violation:"))
     });
-    let mut y = draw_steps(out, &trace.steps, threads, y, failing);
+    let mut y = draw_steps(out, state, &trace.steps, threads, y, failing);
     if !trace.cycle.is_empty() {
-        y = draw_cycle(out, &trace.cycle, threads, width, y);
+        y = draw_cycle(out, state, &trace.cycle, threads, width, y);
     }
     if trace.steps.is_empty() && trace.cycle.is_empty() {
         y += LINE;
@@ -139,11 +181,18 @@ fn draw_trace(out: &mut String, trace: &Trace, threads: &[u32], width: usize, y:
 
 /// The repeating part of a lasso below `y`, on a shaded band under its
 /// label; returns the y below the band.
-fn draw_cycle(out: &mut String, cycle: &[Step], threads: &[u32], width: usize, y: usize) -> usize {
+fn draw_cycle(
+    out: &mut String,
+    state: &mut Rows,
+    cycle: &[Step],
+    threads: &[u32],
+    width: usize,
+    y: usize,
+) -> usize {
     let band_top = y + PAD;
     let label_y = band_top + LINE;
     let mut rows = String::new();
-    let end = draw_steps(&mut rows, cycle, threads, label_y + PAD, None);
+    let end = draw_steps(&mut rows, state, cycle, threads, label_y + PAD, None);
     let _ = writeln!(
         out,
         r#"<rect x="{MARGIN}" y="{band_top}" width="{}" height="{}" fill="{CYCLE_FILL}" stroke="{NOTE_INK}" stroke-dasharray="4 3"/>"#,
@@ -152,6 +201,15 @@ fn draw_cycle(out: &mut String, cycle: &[Step], threads: &[u32], width: usize, y
     );
     let label = "then forever, repeating:";
     text(out, MARGIN + PAD, label_y, label, "bold", NOTE_INK, 12);
+    // The loop: from the end of the band back up to its first step, in
+    // the gutter left of the step numbers.
+    let x = MARGIN + 2 * PAD;
+    let _ = writeln!(
+        out,
+        r#"<path d="M{x},{} L{x},{}" stroke="{NOTE_INK}" stroke-width="2" fill="none" marker-end="url(#loop)"/>"#,
+        end.saturating_sub(PAD),
+        label_y + 2 * PAD
+    );
     out.push_str(&rows);
     end + PAD
 }
@@ -165,6 +223,7 @@ fn lane_x(i: usize) -> usize {
 /// The step that raised the violation gets a red outline.
 fn draw_steps(
     out: &mut String,
+    state: &mut Rows,
     steps: &[Step],
     threads: &[u32],
     mut y: usize,
@@ -201,6 +260,41 @@ fn draw_steps(
                 LineKind::Note => ("", NOTE_INK),
             };
             text(out, x + PAD, y + (k + 1) * LINE, line, weight, colour, 12);
+        }
+        let mid = y + LINE / 2 + PAD / 2;
+        for r in &s.reads {
+            let from = state
+                .writes
+                .iter()
+                .rev()
+                .find(|w| w.location == r.location && w.value == r.value);
+            if let Some(w) = from.filter(|w| w.lane != lane) {
+                // From the writer's box edge that faces the reader.
+                // An S-curve from the writer's box edge that faces the
+                // reader, leaving and arriving horizontally.
+                let (x1, x2, c1, c2) = if w.lane < lane {
+                    let (x1, x2) = (lane_x(w.lane) + LANE - 8, lane_x(lane) + 8);
+                    (x1, x2, x1 + 40, x2.saturating_sub(40))
+                } else {
+                    let (x1, x2) = (lane_x(w.lane) + 8, lane_x(lane) + LANE - 8);
+                    (x1, x2, x1.saturating_sub(40), x2 + 40)
+                };
+                let y1 = w.y;
+                let _ = writeln!(
+                    state.arrows,
+                    r#"<path d="M{x1},{y1} C{c1},{y1} {c2},{mid} {x2},{mid}" stroke="{READS_FROM}" stroke-width="1.5" stroke-dasharray="5 3" fill="none" opacity="0.8" marker-end="url(#rf)"><title>reads {} = {} from this write</title></path>"#,
+                    escape(&r.location),
+                    r.value
+                );
+            }
+        }
+        for wr in &s.writes {
+            state.writes.push(DrawnWrite {
+                location: wr.location.clone(),
+                value: wr.value,
+                lane,
+                y: mid,
+            });
         }
         y += h + PAD;
     }

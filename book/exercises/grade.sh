@@ -1,0 +1,31 @@
+#!/bin/sh
+# Grades a student's answer to a gsync-check exercise.
+#
+#   book/exercises/grade.sh EXERCISE_DIR STUDENT_FILE [gsync-check]
+#
+# The instructor owns EXERCISE_DIR/harness.gsync: the header with the
+# expected verdicts (`//! expect` lines, the hidden configurations), the
+# shared variables and the harness. Its line `// @student` is replaced by
+# the student's file (functions and any globals of their own), and
+# `gsync-check verify` checks every expectation. Exit 0: all met.
+# GRADE_KEEP=FILE keeps the spliced spec in FILE, to `gsync-check check`
+# it with one configuration and read the counterexample.
+set -eu
+dir=$1
+student=$2
+checker=${3:-gsync-check}
+harness="$dir/harness.gsync"
+[ -f "$harness" ] || { echo "grade: no $harness" >&2; exit 2; }
+[ -f "$student" ] || { echo "grade: no $student" >&2; exit 2; }
+grep -q '^// @student$' "$harness" || { echo "grade: $harness has no '// @student' line" >&2; exit 2; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+name=$(basename "$dir")
+awk -v student="$student" '
+    $0 == "// @student" { while ((getline line < student) > 0) print line; next }
+    { print }
+' "$harness" > "$work/$name.gsync"
+if [ -n "${GRADE_KEEP:-}" ]; then
+    cp "$work/$name.gsync" "$GRADE_KEEP"
+fi
+"$checker" verify "$work/$name.gsync"
