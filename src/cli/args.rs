@@ -188,7 +188,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "N", value_parser = at_least_1::<u64>, allow_negative_numbers = true)]
     pub max_states: Option<u64>,
 
-    /// Stop with verdict inconclusive (exit 3) after this many seconds, a positive number (of the whole check, every search and analysis included; for a family, of the whole family)
+    /// Stop with verdict inconclusive (exit 3) after this many seconds, a positive number (of the whole check, every search and analysis included; for a family, of the whole family, each variant getting an equal share of the time left)
     #[arg(long, value_name = "S", value_parser = positive_seconds, allow_negative_numbers = true)]
     pub max_seconds: Option<f64>,
 

@@ -8,7 +8,7 @@ use gsync_check::api::declared_params;
 use gsync_check::api::{self, Error, SpecSource};
 use gsync_check::format::sarif;
 use gsync_check::format::text::{render_stats, verdict_colored};
-use gsync_check::report::{Report, Verdict};
+use gsync_check::report::{Limit, Report, Verdict};
 use gsync_check::spec::ast::SpecFile;
 
 /// Built-in specs with their parsed headers.
@@ -76,25 +76,43 @@ pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Resul
             )));
         }
     }
+    // `--max-seconds` bounds the whole family: each variant gets an equal
+    // share of the time left (what a variant does not use passes to the
+    // next), so one variant that explodes cannot leave the cheap ones after
+    // it undecided; the time still left then goes to the variants that met
+    // their share, again in equal shares (each searched again from the
+    // start). Rows are printed once every variant has its verdict.
+    let family_deadline = gsync_check::explore::deadline_in(check.max_seconds);
+    let mut found: Vec<Option<Report>> = members.iter().map(|_| None).collect();
+    let mut pending: Vec<usize> = (0..members.len()).collect();
+    for round in 0..2 {
+        for (k, &i) in pending.iter().enumerate() {
+            let (spec, file) = &members[i];
+            let declared = declared_params(file);
+            let config = api::CheckConfig {
+                deadline: family_deadline.map(|d| fair_share(d, pending.len() - k)),
+                ..config_from(check, Some(&declared))
+            };
+            let running = config
+                .progress
+                .then(|| RunningLine::show(&spec.name, i + 1, members.len()));
+            let report = api::check_spec(spec, &config);
+            drop(running);
+            found[i] = Some(report?);
+        }
+        let time_left = family_deadline.is_some_and(|d| d > std::time::Instant::now());
+        pending.retain(|&i| found[i].as_ref().is_some_and(out_of_time));
+        if round == 1 || !time_left || pending.is_empty() {
+            break;
+        }
+    }
     let mut reports: Vec<Report> = Vec::new();
-    // `--max-seconds` bounds the whole family: every variant shares one
-    // deadline, and those reached after it are inconclusive at once.
-    let deadline = gsync_check::explore::deadline_in(check.max_seconds);
-    for (i, (spec, file)) in members.iter().enumerate() {
-        let declared = declared_params(file);
-        let config = api::CheckConfig {
-            deadline,
-            ..config_from(check, Some(&declared))
-        };
-        let running = config
-            .progress
-            .then(|| RunningLine::show(&spec.name, i + 1, members.len()));
-        let report = api::check_spec(spec, &config);
-        drop(running);
-        let mut report = report?;
+    for (report, (spec, _)) in found.into_iter().zip(&members) {
+        let mut report = report.expect("every variant was checked");
         write_counterexamples(&report, spec, output.out.as_deref(), &report.spec)?;
         if output.format == Format::Text {
-            print_row(&report, reports.is_empty(), family, &config.launch);
+            let launch = config_from(check, None).launch;
+            print_row(&report, reports.is_empty(), family, &launch);
         }
         if !output.stats && output.format != Format::Text {
             strip_timings(&mut report);
@@ -132,6 +150,19 @@ pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Resul
         }
     }
     Ok(worst.exit_code())
+}
+
+/// Whether `r` was cut off by the time limit.
+fn out_of_time(r: &Report) -> bool {
+    r.limit == Some(Limit::MaxSeconds)
+}
+
+/// The deadline of the next of `left` variants that share `family`: an
+/// equal share of the time left (the last one gets all of it).
+fn fair_share(family: std::time::Instant, left: usize) -> std::time::Instant {
+    let now = std::time::Instant::now();
+    let remaining = family.saturating_duration_since(now);
+    now + remaining / left.max(1) as u32
 }
 
 fn print_row(r: &Report, first: bool, family: &str, launch: &gsync_check::ir::Launch) {
