@@ -91,7 +91,9 @@ pub fn render_violation(out: &mut String, v: &ViolationReport, tpb: u32) {
     }
     let trace = &v.trace;
     let threads = thread_columns(&trace.steps, &trace.cycle);
-    let _ = writeln!(out, "\ncounterexample: {} steps", trace.schedule.len());
+    let n = trace.schedule.len();
+    let plural = if n == 1 { "" } else { "s" };
+    let _ = writeln!(out, "\ncounterexample: {n} step{plural}");
     let files = imported_files(trace.steps.iter().chain(&trace.cycle));
     render_legend(out, trace, &files);
     if trace.steps.is_empty() {
