@@ -385,3 +385,18 @@ fn liveness_is_explicit() {
         stderr(&out)
     );
 }
+
+/// A release atomic continues the release sequence of the write it reads
+/// (PTX, as C++): the last arriver at CUDA's grid barrier acquires every
+/// earlier arriver's release through its own addition (issue 21).
+#[test]
+fn a_release_atomic_continues_the_release_sequence_it_reads() {
+    let name = "memory/RelSeqReleaseRMW.litmus";
+    let c = litmus::check_file(&hand(name), &ptx())
+        .unwrap_or_else(|f| panic!("{name}: {}", f.reason()));
+    assert!(
+        !c.holds,
+        "{name}: ptx reaches the forbidden outcome: {:?}",
+        c.outcomes
+    );
+}

@@ -827,6 +827,15 @@ impl PtxMemory {
         if let Some(sc) = w.release {
             views.push(sec.thread_view(t, CUR));
             narrow(sc);
+            // A release atomic also continues the release sequence of the
+            // write it read (as any atomic does), when that release reaches
+            // at least this one's scope: the message keeps this scope, so it
+            // reaches no thread the continued release does not.
+            if let Some(m) = continued.filter(|&m| {
+                w.meta & RMW != 0 && scope_code(release_scope(s[m + MSG_META])) >= scope_code(sc)
+            }) {
+                views.push(m + MSG_VIEW);
+            }
         } else {
             let flags = s[sec.flags(t)];
             if flags & HAS_REL != 0 {
