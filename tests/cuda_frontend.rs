@@ -34,6 +34,18 @@ fn main() -> std::process::ExitCode {
     };
     let with_sources = no_libclang.clone().or(no_sources);
     type Test = fn(&Path);
+    let mut trials = vec![
+        needs(
+            "cuda_grid_sync_meets_its_expectations",
+            no_libclang.clone().or(cuda_include().err()),
+            cuda_grid_sync_meets_its_expectations,
+        ),
+        needs(
+            "an_unset_path_variable_is_a_located_error",
+            no_libclang.clone(),
+            an_unset_path_variable_is_a_located_error,
+        ),
+    ];
     let tests: [(&str, Test, bool); 5] = [
         (
             "every_heterosync_harness_meets_its_expectations",
@@ -62,20 +74,86 @@ fn main() -> std::process::ExitCode {
         ),
     ];
     let dir = shared.unwrap_or_default();
-    run_trials(
-        tests
-            .into_iter()
-            .map(|(name, test, sources)| {
-                let missing = if sources {
-                    with_sources.clone()
-                } else {
-                    no_libclang.clone()
-                };
-                let dir = dir.clone();
-                needs(name, missing, move || test(&dir))
-            })
-            .collect(),
-    )
+    trials.extend(tests.into_iter().map(|(name, test, sources)| {
+        let missing = if sources {
+            with_sources.clone()
+        } else {
+            no_libclang.clone()
+        };
+        let dir = dir.clone();
+        needs(name, missing, move || test(&dir))
+    }));
+    run_trials(trials)
+}
+
+/// The CUDA headers wheel's `include` folder (`nvidia-cuda-runtime` from
+/// PyPI, installed by .ci/run under ~/.cache/gsync-cuda-headers; or
+/// `GSYNC_CUDA_INCLUDE`), or why it is missing.
+fn cuda_include() -> Result<std::path::PathBuf, String> {
+    let header = "cooperative_groups/details/sync.h";
+    if let Some(d) = std::env::var_os("GSYNC_CUDA_INCLUDE") {
+        let d = std::path::PathBuf::from(d);
+        return match d.join(header).is_file() {
+            true => Ok(d),
+            false => Err(format!(
+                "GSYNC_CUDA_INCLUDE has no {header}: {}",
+                d.display()
+            )),
+        };
+    }
+    let cache = std::env::var_os("GSYNC_CUDA_HEADERS_DIR")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/gsync-cuda-headers"))
+        })
+        .unwrap_or_default();
+    std::fs::read_dir(cache.join("nvidia"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("include"))
+        .find(|d| d.join(header).is_file())
+        .ok_or_else(|| format!("the CUDA headers wheel is not installed under {} (pip install --target it with nvidia-cuda-runtime, as .ci/run does, or set GSYNC_CUDA_INCLUDE)", cache.display()))
+}
+
+/// CUDA's own grid.sync() (the cooperative groups header, read where the
+/// wheel installed it) meets the expectations in its harness's header.
+fn cuda_grid_sync_meets_its_expectations() {
+    let include = cuda_include().expect("checked by the gate");
+    let out = Command::new(env!("CARGO_BIN_EXE_gsync-check"))
+        .args(["verify", "harnesses/cuda"])
+        .current_dir(repo())
+        .env("NO_COLOR", "1")
+        .env("GSYNC_CUDA_INCLUDE", &include)
+        .output()
+        .expect("run gsync-check");
+    let text = stdout(&out);
+    assert_eq!(code(&out), 0, "{text}{}", stderr(&out));
+    assert!(!text.contains("FAIL"), "{text}");
+    for blocks in ["[default]", "[--blocks 3]", "[--blocks 4]"] {
+        assert!(
+            text.contains(&format!("PASS cuda_grid_sync {blocks}")),
+            "{text}"
+        );
+    }
+}
+
+/// A `${VAR}` in a `cuda:` path that is not set is an error at that line.
+fn an_unset_path_variable_is_a_located_error() {
+    let out = Command::new(env!("CARGO_BIN_EXE_gsync-check"))
+        .args(["check", "harnesses/cuda/grid_sync.gsync"])
+        .current_dir(repo())
+        .env("NO_COLOR", "1")
+        .env_remove("GSYNC_CUDA_INCLUDE")
+        .output()
+        .expect("run gsync-check");
+    let err = stderr(&out);
+    assert_eq!(code(&out), 2, "{err}");
+    assert!(
+        err.contains("`${GSYNC_CUDA_INCLUDE}`, which is not set"),
+        "{err}"
+    );
+    assert!(err.contains("grid_sync.gsync:5:"), "{err}");
 }
 
 /// Runs `gsync-check` from the repository root with `GSYNC_SHARED` set,
@@ -168,6 +246,9 @@ fn constructs_outside_the_subset_are_located_errors(_: &Path) {
         ("ptx", "__device__ void f(unsigned *p) {\n  asm volatile(\"ld.global.nc.u32 %0, [%1];\" : \"=r\"(*p) : \"l\"(p));\n}\n", "`.nc`", 2),
         ("undefined", "__device__ void g();\n__device__ void f(unsigned *p) {\n  g();\n}\n", "without a definition", 3),
         ("compile", "__device__ void f(unsigned *p) {\n  *p = undeclared;\n}\n", "does not compile", 2),
+        ("barsync", "__device__ void f(unsigned *p) {\n  __barrier_sync(1);\n}\n", "`__barrier_sync` of a barrier other than 0", 2),
+        ("target", "#include <nv/target>\n__device__ void f(unsigned *p) {\n  NV_IF_TARGET(NV_IS_EXACTLY_SM_80, *p = 1;);\n}\n", "does not compile", 3),
+        ("shfl", "__device__ void f(unsigned *p) {\n  *p = __shfl_sync(0xffffffffu, *p, 0);\n}\n", "__shfl_sync", 2),
     ];
     for (name, cuda, construct, line) in cases {
         let out = check_snippet(name, cuda);

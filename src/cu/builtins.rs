@@ -87,6 +87,20 @@ impl<'p> FnLower<'_, 'p> {
         match fname {
             "__threadfence" | "__threadfence_block" | "__threadfence_system" | "__syncthreads"
             | "__activemask" => plain(fname, vec![]),
+            "__barrier_sync" => {
+                // `bar.sync id`: barrier 0 is `__syncthreads()`; a named
+                // barrier (another id) is outside the subset.
+                let mut id = args.first().map(|a| &a.kind);
+                while let Some(CExprKind::Cast(inner)) = id {
+                    id = Some(&inner.kind);
+                }
+                match id {
+                    Some(CExprKind::Int(0)) => plain("__syncthreads", vec![]),
+                    _ => Err(Diagnostic::new(span, "`__barrier_sync` of a barrier other than 0 is outside the subset")
+                        .label("named barrier")
+                        .hint("barrier 0 (`__barrier_sync(0)`) is `__syncthreads()`; other ids are not modelled from CUDA")),
+                }
+            }
             "__syncwarp" | "__any_sync" | "__all_sync" | "__ballot_sync" => {
                 let mut v = Vec::new();
                 for a in args {

@@ -58,6 +58,11 @@ impl Request {
             let (value, span) = (v.text.as_str(), v.span);
             match key.as_str() {
                 CUDA_KEY => {
+                    let value = &expand_env(value).map_err(|var| {
+                        Diagnostic::new(span, format!("the CUDA path names `${{{var}}}`, which is not set"))
+                            .label("unset variable")
+                            .hint(format!("set {var} to the folder it stands for (for the CUDA headers wheel, its `include` folder; .ci/run installs it)"))
+                    })?;
                     let path = resolve(dir, value).ok_or_else(|| {
                         Diagnostic::new(span, format!("cannot read the CUDA file {}", dir.join(value).display()))
                             .label("not found")
@@ -91,6 +96,28 @@ impl Request {
     }
 }
 
+/// A `cuda:` path with each `${VAR}` replaced by the environment variable's
+/// value (for files outside the project, such as the CUDA headers wheel's);
+/// an unset (or empty) variable is returned as the error.
+fn expand_env(value: &str) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = value;
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        let Some(len) = rest[at + 2..].find('}') else {
+            break;
+        };
+        let var = &rest[at + 2..at + 2 + len];
+        match std::env::var(var) {
+            Ok(v) if !v.is_empty() => out.push_str(&v),
+            _ => return Err(var.to_string()),
+        }
+        rest = &rest[at + 3 + len..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
 /// A `cuda:` path: relative to the harness's folder; a path through a
 /// folder named `shared` (the project's third-party inputs) is also
 /// looked up under `GSYNC_SHARED`, where a machine keeps them elsewhere.
@@ -121,6 +148,8 @@ fn clang_args(r: &Request) -> Vec<String> {
         "-std=c++17",
         "-include",
         parse::PRELUDE_PATH,
+        "-isystem",
+        parse::TARGET_DIR,
     ]
     .iter()
     .map(|s| s.to_string())
@@ -158,7 +187,10 @@ pub fn attach(
     let unit = libclang::Unit::parse(
         (parse::MAIN_PATH, &main),
         &clang_args(request),
-        &[(parse::PRELUDE_PATH.to_string(), parse::PRELUDE.to_string())],
+        &[
+            (parse::PRELUDE_PATH.to_string(), parse::PRELUDE.to_string()),
+            (parse::TARGET_PATH.to_string(), parse::TARGET.to_string()),
+        ],
     )
     .map_err(|e| Diagnostic::new(first_line, e).label("CUDA front end"))?;
     let mut files = parse::Files::new(source);

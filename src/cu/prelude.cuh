@@ -76,11 +76,18 @@ __device__ void __threadfence(void);
 __device__ void __threadfence_block(void);
 __device__ void __threadfence_system(void);
 __device__ void __syncthreads(void);
+// clang's and NVCC's `bar.sync id` intrinsic (the cooperative groups header
+// calls it); only barrier 0, `__syncthreads()`, is in the subset.
+__device__ void __barrier_sync(unsigned int id);
 __device__ void __syncwarp(unsigned int mask = 0xffffffffu);
 __device__ int __any_sync(unsigned int mask, int predicate);
 __device__ int __all_sync(unsigned int mask, int predicate);
 __device__ unsigned int __ballot_sync(unsigned int mask, int predicate);
 __device__ unsigned int __activemask(void);
+// Warp shuffles: declared so that headers using them compile; a call is
+// outside the subset (the front end names it).
+__device__ int __shfl_sync(unsigned int mask, int var, int src_lane, int width = 32);
+__device__ unsigned int __shfl_sync(unsigned int mask, unsigned int var, int src_lane, int width = 32);
 __device__ void __nanosleep(unsigned int ns);
 __device__ long clock(void);
 __device__ long long int clock64(void);

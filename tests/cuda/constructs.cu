@@ -62,3 +62,29 @@ __device__ void named_bars() {
     asm volatile("bar.sync 1, 1;");
     asm volatile("bar.arrive %0, %1;" :: "r"(2), "r"(1));
 }
+
+// The CUDA headers' idioms (issue 21, the cooperative groups header):
+// <nv/target>'s branch on the target (sm_70: the first branch; either
+// branch may be parenthesised), an asm constraint written as a macro,
+// `__barrier_sync(0)` (`__syncthreads()`), a namespace and a typedef'd
+// volatile pointer, static inline functions and the barrier's bit test.
+#include <nv/target>
+#define PTR_CONSTRAINT "l"
+namespace outer { namespace inner {
+typedef unsigned int word_t;
+static __forceinline__ __device__ bool flipped(unsigned int a, unsigned int b) {
+    return (((a ^ b) & 0x80000000) != 0);
+}
+static __forceinline__ __device__ unsigned int header_idioms(volatile word_t *p) {
+    unsigned int old = 0;
+    __barrier_sync(0);
+    NV_IF_ELSE_TARGET(NV_PROVIDES_SM_70,
+        asm volatile("atom.add.release.gpu.u32 %0,[%1],%2;" : "=r"(old) : PTR_CONSTRAINT((unsigned int *)p), "r"(0x80000000u) : "memory");
+        ,
+        old = 100;
+        );
+    NV_IF_TARGET(NV_PROVIDES_SM_90, (old = 200;));
+    NV_IF_ELSE_TARGET(NV_IS_DEVICE, (old += 1;), (old = 300;));
+    return flipped(old, *p) ? old : 400;
+}
+} }

@@ -23,6 +23,10 @@ mod stmt;
 pub const PRELUDE_PATH: &str = "/gsync-check/cuda_prelude.cuh";
 pub const PRELUDE: &str = include_str!("../prelude.cuh");
 /// Path of the generated file that includes the harness's CUDA files.
+/// The stand-in for `<nv/target>`, in a folder on the include path.
+pub const TARGET_DIR: &str = "/gsync-check/include";
+pub const TARGET_PATH: &str = "/gsync-check/include/nv/target";
+pub const TARGET: &str = include_str!("../nv_target.h");
 pub const MAIN_PATH: &str = "/gsync-check/translation_unit.cu";
 
 /// Places libclang locations in the combined source, appending each file
@@ -46,6 +50,7 @@ impl<'s> Files<'s> {
         }
         let text = match file {
             PRELUDE_PATH => Some(PRELUDE.to_string()),
+            TARGET_PATH => Some(TARGET.to_string()),
             MAIN_PATH => None,
             _ => std::fs::read_to_string(file).ok(),
         };

@@ -154,11 +154,23 @@ impl Lower<'_, '_> {
             template.push_str(&unquote(t));
             i += 1;
         }
-        // Constraints per section, in order: `"=r"`, `"l"`, ...
+        // Constraints per section, in order: `"=r"`, `"l"`, ... A constraint
+        // may be a macro (the cooperative groups header writes its pointer
+        // constraint so): a name before an operand's `(`, kept as the name.
         let mut sections: Vec<Vec<String>> = vec![Vec::new()];
         let mut depth = 0;
-        for t in &tokens[i..] {
+        for (k, t) in tokens[i..].iter().enumerate() {
+            let before_paren = tokens.get(i + k + 1).is_some_and(|n| n == "(");
             match t.as_str() {
+                s if depth == 0
+                    && before_paren
+                    && s.starts_with(|ch: char| ch == '_' || ch.is_ascii_alphabetic()) =>
+                {
+                    sections
+                        .last_mut()
+                        .expect("one section")
+                        .push(s.to_string())
+                }
                 "(" => depth += 1,
                 ")" if depth == 0 => break,
                 ")" => depth -= 1,
