@@ -130,11 +130,10 @@ fn cuda_grid_sync_meets_its_expectations() {
     let text = stdout(&out);
     assert_eq!(code(&out), 0, "{text}{}", stderr(&out));
     assert!(!text.contains("FAIL"), "{text}");
-    for blocks in ["[default]", "[--blocks 3]", "[--blocks 4]"] {
-        assert!(
-            text.contains(&format!("PASS cuda_grid_sync {blocks}")),
-            "{text}"
-        );
+    for name in ["cuda_grid_sync", "cuda_grid_sync_split"] {
+        for blocks in ["[default]", "[--blocks 3]", "[--blocks 4]"] {
+            assert!(text.contains(&format!("PASS {name} {blocks}")), "{text}");
+        }
     }
 }
 
