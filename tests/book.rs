@@ -334,21 +334,21 @@ fn normalize_masks_timings_whatever_their_width() {
 /// The book writes the shared inputs as `../shared/...`, where a reader
 /// who cloned beside them has them; the test finds them wherever
 /// `shared_dir` does, and writes them back as the book does in the output.
-fn run_example(ex: &Example) -> String {
+/// `shared`: where `shared_dir` found the folder, looked up once.
+fn run_example(ex: &Example, shared: Option<&str>) -> String {
     const BOOK_SHARED: &str = "../shared";
-    let shared = shared_dir().map(|d| d.to_string_lossy().into_owned());
     let args: Vec<String> = ex
         .args
         .iter()
-        .map(|a| match (&shared, a.strip_prefix(BOOK_SHARED)) {
+        .map(|a| match (shared, a.strip_prefix(BOOK_SHARED)) {
             (Some(dir), Some(rest)) => format!("{dir}{rest}"),
             _ => a.clone(),
         })
         .collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let out = stdout(&run(&args));
-    match &shared {
-        Some(dir) => out.replace(dir.as_str(), BOOK_SHARED),
+    match shared {
+        Some(dir) => out.replace(dir, BOOK_SHARED),
         None => out,
     }
 }
@@ -356,11 +356,12 @@ fn run_example(ex: &Example) -> String {
 #[test]
 fn every_command_in_the_book_prints_what_the_book_shows() {
     let examples = examples();
+    let shared = shared_dir().map(|d| d.to_string_lossy().into_owned());
     if std::env::var_os("GSYNC_BLESS").is_some() {
         let outputs: Vec<Vec<String>> = examples
             .iter()
             .map(|ex| {
-                run_example(ex)
+                run_example(ex, shared.as_deref())
                     .lines()
                     .map(|l| l.trim_end().to_string())
                     .collect()
@@ -374,7 +375,10 @@ fn every_command_in_the_book_prints_what_the_book_shows() {
     let mut failures = Vec::new();
     let mut outputs: Vec<Vec<String>> = Vec::new();
     for ex in &examples {
-        let actual: Vec<String> = run_example(ex).lines().map(normalize).collect();
+        let actual: Vec<String> = run_example(ex, shared.as_deref())
+            .lines()
+            .map(normalize)
+            .collect();
         outputs.push(actual.clone());
         let expected: Vec<String> = ex.expected.iter().map(|l| normalize(l)).collect();
         let matches = if ex.prefix_only {

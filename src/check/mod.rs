@@ -168,24 +168,16 @@ pub fn check(model: &Model, settings: &Settings) -> CheckResult {
         note.reduced_trace();
     }
     if let Some(sym) = searched.symmetry() {
-        let before = result.fault.then(|| result.findings.clone());
-        let mut reproduced = true;
-        for f in &mut result.findings {
-            reproduced &= symmetric::concretize(searched, sym, f);
-        }
+        let reproduced = symmetric::concretize_all(searched, sym, &mut result.findings);
         // With writers forgotten, the representatives of one class can
         // differ in views no step reads, and then the renaming tracked
         // along a path can name the wrong block: the violation is real but
         // the schedule mapped to real blocks misses it. Search for it
-        // again remembering writers (symmetry alone concretizes exactly).
-        if let Some(before) = before.filter(|_| !reproduced && searched.forgets()) {
-            if !shortest::without_forget(model, settings, &mut result) {
-                result.findings = before;
-                for f in &mut result.findings {
-                    symmetric::concretize(searched, sym, f);
-                }
-                note.reduced_trace();
-            }
+        // again remembering writers (symmetry alone concretizes exactly);
+        // where that does not fit, the findings stay as concretized.
+        let retry = !reproduced && result.fault && searched.forgets();
+        if retry && !shortest::without_forget(model, settings, &mut result) {
+            note.reduced_trace();
         }
     }
     if searched.forgets() {

@@ -57,11 +57,7 @@ pub(super) fn without_forget(model: &Model, settings: &Settings, result: &mut Ch
     };
     search_again(model, wanted, settings, result, |full, findings| {
         let sym = full.symmetry().expect("the search again keeps symmetry");
-        let mut reproduced = true;
-        for f in findings {
-            reproduced &= super::symmetric::concretize(full, sym, f);
-        }
-        reproduced
+        super::symmetric::concretize_all(full, sym, findings)
     })
 }
 

@@ -29,6 +29,16 @@ pub fn concretize(searched: &Reduced, symmetry: &Symmetry, finding: &mut Finding
     reproduced
 }
 
+/// Rewrites every finding of `findings` in real thread numbering; says
+/// whether each real run ends in a violation of its finding's kind.
+pub fn concretize_all(searched: &Reduced, symmetry: &Symmetry, findings: &mut [Finding]) -> bool {
+    let mut reproduced = true;
+    for f in findings {
+        reproduced &= concretize(searched, symmetry, f);
+    }
+    reproduced
+}
+
 /// The real run that `schedule` and `cycle` of representatives stand
 /// for: the real threads they move, the real state `schedule` ends in, and
 /// the fault it raises on the way, if any (the run stops there).

@@ -107,11 +107,11 @@ pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Resul
         }
     }
     let mut reports: Vec<Report> = Vec::new();
+    let launch = config_from(check, None).launch;
     for (report, (spec, _)) in found.into_iter().zip(&members) {
         let mut report = report.expect("every variant was checked");
         write_counterexamples(&report, spec, output.out.as_deref(), &report.spec)?;
         if output.format == Format::Text {
-            let launch = config_from(check, None).launch;
             print_row(&report, reports.is_empty(), family, &launch);
         }
         if !output.stats && output.format != Format::Text {
