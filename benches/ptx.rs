@@ -10,8 +10,12 @@
 //!    fresh process of the release binary: verdicts, states, wall and CPU seconds
 //!    and peak RSS of the whole family.
 //!
-//! Run with `cargo bench --bench ptx` (`-- ratios` or `-- families` for
-//! one part; `--max-seconds S` per family, default 120).
+//! 3. Where the ptx states of `priority_semaphore --blocks 3` are: how many
+//!    `sc` states they project to, and how many stay distinct when one
+//!    kind of ptx word is erased from every state.
+//!
+//! Run with `cargo bench --bench ptx` (`-- ratios`, `-- families` or
+//! `-- where` for one part; `--max-seconds S` per family, default 120).
 
 use gsync_check::api::{self, CheckConfig};
 use gsync_check::ir::Launch;
@@ -30,7 +34,8 @@ const FAMILIES: &[(&str, u32)] = &[
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let only = |part: &str| {
-        !args.iter().any(|a| a == "ratios" || a == "families") || args.iter().any(|a| a == part)
+        let parts = ["ratios", "families", "where"];
+        !args.iter().any(|a| parts.contains(&a.as_str())) || args.iter().any(|a| a == part)
     };
     let max_seconds = args
         .iter()
@@ -43,6 +48,60 @@ fn main() {
     }
     if only("families") {
         families(&max_seconds);
+    }
+    if only("where") {
+        where_the_states_are("priority_semaphore", 3);
+    }
+}
+
+/// Searches `name` at `blocks` as the check does (every reduction) and
+/// counts its states with each kind of ptx word erased.
+fn where_the_states_are(name: &str, blocks: u32) {
+    use gsync_check::explore::{explore, Options};
+    use gsync_check::model::memory::WordKind as K;
+    use gsync_check::model::reduced::{Reduced, Reductions};
+    use rustc_hash::FxHashSet;
+    let spec = api::SpecSource::builtin(name).expect("a built-in spec");
+    let config = CheckConfig {
+        launch: Launch {
+            blocks,
+            ..Launch::default()
+        },
+        ..CheckConfig::default()
+    };
+    let prepared = api::prepare(&spec, &config).expect("it prepares");
+    let model = api::model_of(&prepared);
+    let memory = model.memory.ptx().expect("ptx is the default");
+    let (reduced, _) = Reduced::new(&model, Reductions::ALL);
+    let all = explore(&reduced, &Options::default());
+    let kind = |i: usize| memory.word_kind(i);
+    let distinct = |erase: &dyn Fn(Option<K>) -> bool| {
+        let mut seen = FxHashSet::default();
+        for id in 0..all.num_states() as u32 {
+            let s = all.state(id).iter().enumerate();
+            seen.insert(
+                s.map(|(i, w)| if erase(kind(i)) { 0 } else { *w })
+                    .collect::<Vec<_>>(),
+            );
+        }
+        seen.len()
+    };
+    println!("\n## Where the ptx states of `{name} --blocks {blocks}` are\n");
+    println!("| erased | distinct states left |\n| --- | ---: |");
+    let views = [K::ThreadView, K::ReleaseView, K::ScView];
+    let rows: [(&str, &dyn Fn(Option<K>) -> bool); 7] = [
+        ("nothing", &|_| false),
+        ("the SC-fence views", &|k| k == Some(K::ScView)),
+        ("the threads' views", &|k| k == Some(K::ThreadView)),
+        ("the writes' release views", &|k| k == Some(K::ReleaseView)),
+        ("the writers and bases of the writes", &|k| {
+            k == Some(K::Writer)
+        }),
+        ("every view", &|k| k.is_some_and(|k| views.contains(&k))),
+        ("all of the ptx state (the sc projection)", &|k| k.is_some()),
+    ];
+    for (what, erase) in rows {
+        println!("| {what} | {} |", distinct(erase));
     }
 }
 

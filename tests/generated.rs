@@ -53,9 +53,11 @@ fn reduction_switches() -> Vec<Switch> {
         ("--no-por", |c| {
             c.fuse_local_steps = false;
             c.ample_sets = false;
+            c.awaits = false;
         }),
         ("canonical_memory: false", |c| c.canonical_memory = false),
         ("--no-forget", |c| c.forget = false),
+        ("--no-await", |c| c.awaits = false),
     ]
 }
 
@@ -242,6 +244,7 @@ fn command_line(path: &str, config: &CheckConfig) -> String {
         (!config.ample_sets, " --no-ample-sets"),
         (!config.fuse_local_steps, " --no-fuse-local"),
         (!config.forget, " --no-forget"),
+        (!config.awaits, " --no-await"),
     ];
     for (on, flag) in flags {
         if on {

@@ -47,6 +47,9 @@ pub struct CheckConfig {
     /// Under `ptx`, store states without the writers no step reads
     /// (`model::reduced::Reductions::forget`).
     pub forget: bool,
+    /// Under `ptx`, leave out failed polls that read a stale write
+    /// (`model::reduced::Reductions::awaits`).
+    pub awaits: bool,
     /// Store 63-bit fingerprints instead of states (see `explore::Options`).
     pub hash_compaction: bool,
     /// Under `ptx`, put states in canonical form (`model::memory`); off
@@ -77,6 +80,7 @@ impl Default for CheckConfig {
             symmetry: true,
             ample_sets: true,
             forget: true,
+            awaits: true,
             hash_compaction: false,
             canonical_memory: true,
         }

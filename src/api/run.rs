@@ -42,6 +42,7 @@ pub fn run(prepared: &Prepared) -> Report {
             symmetry: config.symmetry,
             ample_sets: config.ample_sets,
             forget: config.forget,
+            awaits: config.awaits,
         },
         limits: Options {
             max_states: config.max_states,

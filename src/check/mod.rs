@@ -163,7 +163,7 @@ pub fn check(model: &Model, settings: &Settings) -> CheckResult {
             }
         }
     };
-    let shortened = searched.has_ample_sets() && !result.findings.is_empty();
+    let shortened = searched.leaves_steps_out() && !result.findings.is_empty();
     if shortened && !shortest::retrace(model, searched, settings, &mut result) {
         note.reduced_trace();
     }

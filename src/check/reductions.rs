@@ -32,7 +32,7 @@ impl Note {
         asked: Reductions,
         scheduler: Scheduler,
         reduced: &Reduced,
-        refusals: &[Refusal; 2],
+        refusals: &[Refusal; 3],
     ) -> Note {
         let fair = scheduler.checks_liveness();
         let symmetry = if !asked.symmetry {
@@ -62,8 +62,17 @@ impl Note {
             (true, false) => "; writers kept (--no-forget)",
             (true, true) => "; writers no step reads forgotten",
         };
+        let awaits = match (ptx, asked.awaits, &refusals[2]) {
+            (false, _, _) => String::new(),
+            (true, false, _) => "; stale failed polls explored (--no-await or --no-por)".into(),
+            (true, true, _) if fair => {
+                "; stale failed polls explored (fairness reads every thread's steps)".into()
+            }
+            (true, true, Ok(())) => "; failed polls of a stale write left out".into(),
+            (true, true, Err(why)) => format!("; stale failed polls explored ({why})"),
+        };
         Note {
-            text: format!("{symmetry}; {ample}{forget}"),
+            text: format!("{symmetry}; {ample}{forget}{awaits}"),
             reduced_trace: false,
             compacted: None,
         }
@@ -71,12 +80,19 @@ impl Note {
 
     /// The reduced search was replaced by a search of the full graph, `why`.
     pub fn full_graph(&mut self, why: &str) {
-        let forgotten = self.text.ends_with("forgotten");
+        const FORGOTTEN: &str = "; writers no step reads forgotten";
+        let forgotten = self.text.contains(FORGOTTEN);
+        let awaits = self
+            .text
+            .contains("; failed polls of a stale write left out");
         self.text = format!(
             "symmetry and ample sets off ({why}: per-thread progress is checked on the full graph)"
         );
         if forgotten {
-            self.text.push_str("; writers no step reads forgotten");
+            self.text.push_str(FORGOTTEN);
+        }
+        if awaits {
+            self.text.push_str("; stale failed polls explored");
         }
     }
 

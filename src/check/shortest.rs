@@ -41,6 +41,7 @@ pub(super) fn retrace(
         symmetry: searched.symmetry().is_some(),
         ample_sets: false,
         forget: searched.forgets(),
+        awaits: false,
     };
     search_again(model, wanted, settings, result, |_, _| true)
 }
@@ -54,6 +55,7 @@ pub(super) fn without_forget(model: &Model, settings: &Settings, result: &mut Ch
         symmetry: true,
         ample_sets: false,
         forget: false,
+        awaits: false,
     };
     search_again(model, wanted, settings, result, |full, findings| {
         let sym = full.symmetry().expect("the search again keeps symmetry");

@@ -208,11 +208,15 @@ pub struct CheckArgs {
     #[arg(long)]
     pub no_forget: bool,
 
+    /// Under --memory-model ptx, also explore the failed iterations of a polling loop that read an older write than the latest (more states; for cross-checking)
+    #[arg(long = "no-await")]
+    pub no_await: bool,
+
     /// Keep a 63-bit fingerprint per state instead of the state (less memory; --stats states the collision probability)
     #[arg(long)]
     pub hash_compaction: bool,
 
-    /// No partial-order reduction at all: every instruction interleaved, every enabled step expanded (slower; for cross-checking)
+    /// No partial-order reduction at all: every instruction interleaved, every enabled step expanded, stale failed polls included (slower; for cross-checking)
     #[arg(long)]
     pub no_por: bool,
 

@@ -196,6 +196,7 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
         threads: args.threads.unwrap_or_else(available_cpus),
         symmetry: !args.no_symmetry,
         forget: !args.no_forget,
+        awaits: !(args.no_await || args.no_por),
         hash_compaction: args.hash_compaction,
         ..base
     }

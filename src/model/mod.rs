@@ -17,6 +17,7 @@
 //! of it (symmetry, ample sets) are adapters over it (`reduced`), chosen by
 //! the checker, and leave the model as it is.
 
+mod awaits;
 pub mod bars;
 mod exec;
 pub mod lockbits;

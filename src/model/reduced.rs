@@ -1,11 +1,13 @@
 //! The reductions, as an adapter over a model: [`Reduced`] is the model's
 //! transition system with representatives of symmetric states
-//! (`symmetry`), ample sets of independent steps (`por`), and states that
+//! (`symmetry`), ample sets of independent steps (`por`), states that
 //! forget what no future step reads (`memory::canon`'s `forget`: the
-//! writers of writes under `ptx`) where they apply. The checker chooses
+//! writers of writes under `ptx`), and without the failed polls that read
+//! a stale write (`awaits`) where they apply. The checker chooses
 //! them once ([`Reductions`]); a search of the full graph uses the model
 //! itself, which the reductions never change.
 
+use super::awaits::Awaits;
 use super::memory::PtxMemory;
 use super::por::Independence;
 use super::symmetry::Symmetry;
@@ -26,6 +28,9 @@ pub struct Reductions {
     /// of the model's by states with the same futures, with the same
     /// threads on the same edges: the per-thread analyses run on it too.
     pub forget: bool,
+    /// Under `ptx`, leave out the failed iterations of a polling loop that
+    /// read an older write than the latest (`awaits`).
+    pub awaits: bool,
 }
 
 impl Reductions {
@@ -33,20 +38,23 @@ impl Reductions {
         symmetry: false,
         ample_sets: false,
         forget: false,
+        awaits: false,
     };
     pub const ALL: Reductions = Reductions {
         symmetry: true,
         ample_sets: true,
         forget: true,
+        awaits: true,
     };
 
     /// These reductions, less those that rename threads or leave steps out
-    /// (symmetry, ample sets): what keeps the model's own graph, thread by
-    /// thread and edge by edge.
+    /// (symmetry, ample sets, awaits): what keeps the model's own graph,
+    /// thread by thread and edge by edge.
     pub fn per_thread(self) -> Reductions {
         Reductions {
             symmetry: false,
             ample_sets: false,
+            awaits: false,
             ..self
         }
     }
@@ -59,6 +67,7 @@ pub struct Reduced<'m, 'p> {
     ample: Option<Independence>,
     /// The `ptx` memory whose unread writers are forgotten.
     forget: Option<&'m PtxMemory>,
+    awaits: Option<Awaits<'m>>,
 }
 
 /// A reduction asked for and why it is off, when it is.
@@ -66,18 +75,20 @@ pub type Refusal = Result<(), String>;
 
 impl<'m, 'p> Reduced<'m, 'p> {
     /// `model` with the reductions of `wanted` that apply to it; says why
-    /// each one asked for is off (symmetry first, then ample sets).
-    pub fn new(model: &'m Model<'p>, wanted: Reductions) -> (Reduced<'m, 'p>, [Refusal; 2]) {
+    /// each one asked for is off (symmetry, ample sets, awaits).
+    pub fn new(model: &'m Model<'p>, wanted: Reductions) -> (Reduced<'m, 'p>, [Refusal; 3]) {
         let symmetry = wanted.symmetry.then(|| infer_symmetry(model));
         let ample = wanted
             .ample_sets
             .then(|| reducible(model).and_then(|()| ample_sets(model)));
-        let refusals = [refusal(&symmetry), refusal(&ample)];
+        let awaits = wanted.awaits.then(|| Awaits::new(model));
+        let refusals = [refusal(&symmetry), refusal(&ample), refusal(&awaits)];
         let reduced = Reduced {
             model,
             symmetry: symmetry.and_then(Result::ok),
             ample: ample.and_then(Result::ok),
             forget: model.memory.ptx().filter(|_| wanted.forget),
+            awaits: awaits.and_then(Result::ok),
         };
         (reduced, refusals)
     }
@@ -89,6 +100,7 @@ impl<'m, 'p> Reduced<'m, 'p> {
             symmetry: None,
             ample: None,
             forget: None,
+            awaits: None,
         }
     }
 
@@ -107,10 +119,21 @@ impl<'m, 'p> Reduced<'m, 'p> {
     }
 
     /// Whether the graph names other threads or has fewer edges than the
-    /// model's own (symmetry, ample sets): the per-thread analyses need a
-    /// search without them. Forgetting keeps every thread's edges.
+    /// model's own (symmetry, ample sets, awaits): the per-thread analyses
+    /// need a search without them. Forgetting keeps every thread's edges.
     pub fn is_reduced(&self) -> bool {
-        self.symmetry.is_some() || self.ample.is_some()
+        self.symmetry.is_some() || self.ample.is_some() || self.awaits.is_some()
+    }
+
+    /// Whether steps are left out (ample sets, awaits): a breadth-first
+    /// trace may then be longer than the model's shortest.
+    pub fn leaves_steps_out(&self) -> bool {
+        self.ample.is_some() || self.awaits.is_some()
+    }
+
+    /// Whether stale failed polls are left out.
+    pub fn skips_stale_polls(&self) -> bool {
+        self.awaits.is_some()
     }
 
     /// Whether states forget the writers no step reads.
@@ -180,7 +203,11 @@ impl TransitionSystem for Reduced<'_, '_> {
     }
 
     fn actions(&self, s: &[u32], out: &mut Vec<u32>) {
-        self.model.actions(s, out)
+        let start = out.len();
+        self.model.actions(s, out);
+        if let Some(awaits) = &self.awaits {
+            awaits.retain(self.model, s, out, start);
+        }
     }
 
     fn step(&self, s: &[u32], a: u32, out: &mut [u32]) -> Result<(), Violation> {
@@ -208,7 +235,7 @@ impl TransitionSystem for Reduced<'_, '_> {
 
     fn ample_actions(&self, s: &[u32], out: &mut Vec<u32>) -> bool {
         let start = out.len();
-        self.model.actions(s, out);
+        self.actions(s, out);
         self.ample
             .as_ref()
             .is_some_and(|p| p.reduce(self.model, s, out, start))

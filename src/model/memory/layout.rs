@@ -207,6 +207,28 @@ impl Sections {
         }
     }
 
+    /// What word `i` of the state holds, if it is in this section.
+    pub fn kind_of(&self, i: usize) -> Option<WordKind> {
+        let r = i.checked_sub(self.loc_base)?;
+        if r < self.thread_base - self.loc_base {
+            let o = r % self.loc_words;
+            return Some(match o.checked_sub(1).map(|o| o % self.msg_words) {
+                None => WordKind::HistoryLength,
+                Some(f) if f >= MSG_VIEW && Some(f) != self.hi => WordKind::ReleaseView,
+                Some(MSG_META | MSG_BASE) => WordKind::Writer,
+                Some(_) => WordKind::Value,
+            });
+        }
+        if i < self.sc_base {
+            let k = (i - self.thread_base) % self.thread_words;
+            return Some(match k < self.views * self.vw {
+                true => WordKind::ThreadView,
+                false => WordKind::Flags,
+            });
+        }
+        (i < self.loc_base + self.words()).then_some(WordKind::ScView)
+    }
+
     /// Words of the whole section.
     pub fn words(&self) -> usize {
         self.sc_base + (1 + self.blocks) * self.vw - self.loc_base
@@ -287,6 +309,21 @@ impl Sections {
             .flat_map(move |x| (0..self.hist).map(move |p| self.msg(x, p) + MSG_VIEW));
         threads.chain(scs).chain(msgs)
     }
+}
+
+/// The kinds of word of the ptx part of a state (for measuring which of
+/// them make states differ: `benches/ptx.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WordKind {
+    HistoryLength,
+    Value,
+    /// A write's writer, strength, scope and base.
+    Writer,
+    ReleaseView,
+    ThreadView,
+    /// A thread's flags (a store performed early).
+    Flags,
+    ScView,
 }
 
 pub fn get(s: &[u32], view: usize, x: usize) -> usize {

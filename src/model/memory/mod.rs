@@ -44,11 +44,15 @@ mod layout;
 mod race;
 
 pub use fairness::{MemoryEffect, Recency};
+pub use layout::WordKind;
 
 use super::exec::atomic_result;
 use super::threads::{runtime_error, Threads};
 use super::{Event, MemoryModel, ModelOptions, Violation};
-use crate::ir::{from_raw, to_raw, Expr, Loc, MemAccess, MemOrder, Op, Order, Pc, Program, Scope};
+use crate::ir::{
+    from_raw, to_raw, AtomicOp, Expr, Loc, MemAccess, MemOrder, Op, Order, Pc, Program, Scope,
+};
+use crate::spec::ast::Type;
 pub use blocks::BlockWords;
 use layout::*;
 
@@ -138,6 +142,16 @@ fn access_parts(op: &Op) -> Option<(Option<u32>, &Loc, Order, Vec<&Expr>)> {
 /// observers in the block this over-approximates). Its pc, decided once
 /// per instruction from the code (`rmw_vars`: the variables some atomic
 /// accesses); where the two access the same word is decided when run.
+/// The operands of an atomic, evaluated (`None` where one fails: the step
+/// reports it).
+fn rmw_args(th: &Threads, s: &[u32], t: usize, operands: &[Expr]) -> Option<[i64; 2]> {
+    let mut args = [0i64; 2];
+    for (a, e) in args.iter_mut().zip(operands) {
+        *a = th.eval(e, s, t).ok()?;
+    }
+    Some(args)
+}
+
 fn reorderable(code: &[crate::ir::Instr], pc: usize, rmw_vars: &[bool]) -> Option<Pc> {
     let first = &code[pc].op;
     let (dst, _, order, reads) = access_parts(first)?;
@@ -390,18 +404,13 @@ impl PtxMemory {
                 access: MemAccess { scope, .. },
                 ..
             } => {
-                let mut args = [0i64; 2];
-                for (a, e) in args.iter_mut().zip(operands) {
-                    match th.eval(e, s, t) {
-                        Ok(v) => *a = v,
-                        Err(_) => return,
-                    }
-                }
+                let Some(args) = rmw_args(th, s, t, operands) else {
+                    return;
+                };
                 let ty = th.prog.vars[loc.var as usize].ty;
                 let meta = meta(t, pc, true, *scope) | RMW;
                 for p in cur..len {
-                    let old = from_raw(ty, self.sec.value(s, self.sec.msg(x, p), ty));
-                    let writes = atomic_result(*op, ty, old, args).is_some();
+                    let writes = self.rmw_writes(s, (x, p), ty, *op, args);
                     if !writes || self.may_insert(s, x, p + 1, meta) {
                         push((p - cur) as u32);
                     }
@@ -409,6 +418,61 @@ impl PtxMemory {
             }
             _ => {}
         }
+    }
+
+    /// Whether action `a` only reads, and reads an older write than the
+    /// latest of its location (for `model::awaits`): a load, or an atomic
+    /// that writes nothing (a failed `atomicCAS`), not performed early.
+    pub fn reads_stale(&self, th: &Threads, s: &[u32], a: u32) -> bool {
+        let (t, choice) = (crate::model::thread_of(a), a >> 16);
+        if choice & EARLY_CHOICE != 0 {
+            return false;
+        }
+        let op = &th.prog.code[th.pc(s, t) as usize].op;
+        let Some(Ok((x, _))) = op.access().map(|access| th.address(s, t, &access.loc)) else {
+            return false;
+        };
+        let p = self.cur(s, t, x) + (choice & !BELOW) as usize;
+        match op {
+            Op::Load { .. } => choice & BELOW != 0 || p + 1 < self.len(s, x),
+            Op::Atomic {
+                op,
+                operands,
+                access,
+                ..
+            } => {
+                let ty = th.prog.vars[access.loc.var as usize].ty;
+                p + 1 < self.len(s, x)
+                    && rmw_args(th, s, t, operands)
+                        .is_some_and(|args| !self.rmw_writes(s, (x, p), ty, *op, args))
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether an atomic `op` with `args` that reads write `p` of `x` writes.
+    fn rmw_writes(
+        &self,
+        s: &[u32],
+        (x, p): (usize, usize),
+        ty: Type,
+        op: AtomicOp,
+        args: [i64; 2],
+    ) -> bool {
+        let old = from_raw(ty, self.sec.value(s, self.sec.msg(x, p), ty));
+        atomic_result(op, ty, old, args).is_some()
+    }
+
+    /// What word `i` of a state holds, if it is one of this model's.
+    pub fn word_kind(&self, i: usize) -> Option<WordKind> {
+        self.sec.kind_of(i)
+    }
+
+    /// Whether thread `t`'s memory flags (a store performed early) are the
+    /// same in `a` and `b`.
+    pub fn same_flags(&self, a: &[u32], b: &[u32], t: usize) -> bool {
+        let f = self.sec.flags(t);
+        a[f] == b[f]
     }
 
     /// The state after making room in a full history (`None`: not full).
