@@ -5,7 +5,8 @@
 //! (`tests/browser/cells.cjs`, through playwright-core). What each cell
 //! shows must be what the native binary prints for the same source and
 //! options (`check cell.gsync --memory-model M OPTIONS --svg F`): exit
-//! code, report (or error) and counterexample SVG.
+//! code, report (or error) and counterexample SVG. Without the wasm,
+//! every cell must stay highlighted code with a note.
 //!
 //! Needs node, playwright-core (`GSYNC_PLAYWRIGHT`: its `node_modules`
 //! folder, default `~/.cache/gsync-playwright/node_modules`), Chromium
@@ -127,12 +128,8 @@ fn every_cell_in_the_browser_shows_what_the_binary_prints() {
         Command::new(&script).arg(&book).output().unwrap(),
     );
     let json = tmp.join("cells.json");
-    let mut node = Command::new("node");
-    node.arg(repo().join("tests/browser/cells.cjs"))
-        .arg(&book)
-        .arg(&json)
-        .env("NODE_PATH", node_modules())
-        .env("GSYNC_CHROMIUM", chromium());
+    let mut node = node_cells();
+    node.arg(&book).arg(&json);
     if let Some(shots) = std::env::var_os("GSYNC_SHOTS") {
         node.arg(shots);
     }
@@ -149,8 +146,27 @@ fn every_cell_in_the_browser_shows_what_the_binary_prints() {
             failures.push(format!("{} cell {}: {why}", cell.page, cell.index));
         }
     }
-    std::fs::remove_dir_all(&tmp).ok();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    // The same book without the wasm, as plain `mdbook build book` makes it.
+    std::fs::remove_file(book.join("gsync/gsync_web.wasm")).unwrap();
+    checked(
+        "tests/browser/cells.cjs --without-checker",
+        node_cells()
+            .arg("--without-checker")
+            .arg(&book)
+            .output()
+            .unwrap(),
+    );
+    std::fs::remove_dir_all(&tmp).ok();
+}
+
+/// `node tests/browser/cells.cjs`, its arguments to follow.
+fn node_cells() -> Command {
+    let mut node = Command::new("node");
+    node.arg(repo().join("tests/browser/cells.cjs"))
+        .env("NODE_PATH", node_modules())
+        .env("GSYNC_CHROMIUM", chromium());
+    node
 }
 
 /// Runs the native binary as the cell ran and compares.

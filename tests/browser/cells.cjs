@@ -4,6 +4,10 @@
 // answer, and writes what every cell showed as JSON.
 //
 //   node cells.cjs BOOK_DIR OUT_JSON [SHOTS_DIR]
+//   node cells.cjs --without-checker BOOK_DIR
+//
+// The second form checks a book built without the wasm: every cell must
+// stay highlighted code, with a note under it.
 //
 // SHOTS_DIR: a PNG of the primer's cell (SHOT_PAGE) before and after Check. Needs
 // playwright-core (on NODE_PATH) and Chromium at $GSYNC_CHROMIUM
@@ -15,7 +19,8 @@ const http = require('http');
 const path = require('path');
 const { chromium } = require('playwright-core');
 
-const [bookDir, outJson, shotsDir] = process.argv.slice(2);
+const withoutChecker = process.argv[2] === '--without-checker';
+const [bookDir, outJson, shotsDir] = process.argv.slice(withoutChecker ? 3 : 2);
 // The cell photographed: the primer's broken lock (small, with a trace and an SVG).
 const SHOT_PAGE = 'model-checking.html';
 const TYPES = {
@@ -71,6 +76,23 @@ async function checkCell(page, cell, timeoutMs) {
     });
 }
 
+// Without the checker: highlighted code, a note under each, no cell.
+async function expectPlain(page, file, ready) {
+    const seen = await page.evaluate(function () {
+        const blocks = Array.from(document.querySelectorAll('code.language-gsync.cell'));
+        return {
+            blocks: blocks.length,
+            highlighted: blocks.filter(function (b) { return b.classList.contains('hljs'); }).length,
+            notes: document.querySelectorAll('pre + .gsync-cell-note').length,
+            cells: document.querySelectorAll('.gsync-cell').length
+        };
+    });
+    if (ready !== 'absent' || seen.blocks === 0 || seen.highlighted !== seen.blocks ||
+        seen.notes !== seen.blocks || seen.cells !== 0) {
+        throw new Error(file + ' without the checker: ' + ready + ' ' + JSON.stringify(seen));
+    }
+}
+
 async function main() {
     const server = await serve(bookDir);
     const base = 'http://127.0.0.1:' + server.address().port + '/';
@@ -92,6 +114,10 @@ async function main() {
             await page.goto(base + file);
             await page.waitForFunction(function () { return document.body.dataset.gsyncCells; });
             const ready = await page.evaluate(function () { return document.body.dataset.gsyncCells; });
+            if (withoutChecker) {
+                await expectPlain(page, file, ready);
+                continue;
+            }
             const cells = page.locator('.gsync-cell');
             const n = await cells.count();
             if (ready !== 'ready' || n === 0) {
@@ -125,7 +151,9 @@ async function main() {
         server.close();
         fs.rmSync(userDir, { recursive: true, force: true });
     }
-    fs.writeFileSync(outJson, JSON.stringify(results, null, 1));
+    if (!withoutChecker) {
+        fs.writeFileSync(outJson, JSON.stringify(results, null, 1));
+    }
 }
 
 main().catch(function (e) {
