@@ -2,25 +2,16 @@
 //! identity, for builds without the `terminal` feature (the browser shows
 //! the report as plain text).
 
+macro_rules! plain {
+    ($($method:ident),+) => {
+        $(fn $method(self) -> String {
+            self.to_string()
+        })+
+    };
+}
+
 pub trait Colorize: Sized + ToString {
-    fn bold(self) -> String {
-        self.to_string()
-    }
-    fn dimmed(self) -> String {
-        self.to_string()
-    }
-    fn red(self) -> String {
-        self.to_string()
-    }
-    fn green(self) -> String {
-        self.to_string()
-    }
-    fn yellow(self) -> String {
-        self.to_string()
-    }
-    fn cyan(self) -> String {
-        self.to_string()
-    }
+    plain!(bold, dimmed, red, green, yellow, cyan);
 }
 
 impl Colorize for &str {}
