@@ -5,7 +5,8 @@
 //! (`tests/browser/cells.cjs`, through playwright-core). What each cell
 //! shows must be what the native binary prints for the same source and
 //! options (`check cell.gsync --memory-model M OPTIONS --svg F`): exit
-//! code, report (or error) and counterexample SVG. Without the wasm,
+//! code, report (or error) and counterexample SVG; so must a cell edited
+//! as a student would (other options, a typo). Without the wasm,
 //! every cell must stay highlighted code with a note.
 //!
 //! Needs node, playwright-core (`GSYNC_PLAYWRIGHT`: its `node_modules`
@@ -135,10 +136,16 @@ fn every_cell_in_the_browser_shows_what_the_binary_prints() {
     }
     checked("tests/browser/cells.cjs", node.output().unwrap());
     let cells: Vec<Cell> = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    // Every cell, then the primer's cell edited twice (cells.cjs).
     assert_eq!(
         cells.len(),
-        cells_in_sources(),
+        cells_in_sources() + 2,
         "the browser checked a different number of cells than the chapters have"
+    );
+    assert_eq!(
+        cells.last().map(|c| c.exit),
+        Some(Some(2)),
+        "the spec with a typo is an error"
     );
     let mut failures = Vec::new();
     for (k, cell) in cells.iter().enumerate() {

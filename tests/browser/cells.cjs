@@ -93,6 +93,20 @@ async function expectPlain(page, file, ready) {
     }
 }
 
+// A student's edits of the primer's cell: other options, then a typo in
+// the spec (the located error, exit 2).
+async function editedCells(page, base, results) {
+    await page.goto(base + SHOT_PAGE);
+    await page.waitForFunction(function () { return document.body.dataset.gsyncCells === 'ready'; });
+    const cell = page.locator('.gsync-cell').first();
+    await cell.locator('.gsync-cell-options').fill('--blocks 3 --param iters=2');
+    results.push(Object.assign(await checkCell(page, cell, 120000), { page: SHOT_PAGE + ' (other options)', index: 0 }));
+    await cell.locator('code').evaluate(function (code) {
+        code.textContent = code.textContent.replace('lock = 1;', 'lock = ;');
+    });
+    results.push(Object.assign(await checkCell(page, cell, 120000), { page: SHOT_PAGE + ' (a typo)', index: 0 }));
+}
+
 async function main() {
     const server = await serve(bookDir);
     const base = 'http://127.0.0.1:' + server.address().port + '/';
@@ -142,6 +156,9 @@ async function main() {
                 r.index = i;
                 results.push(r);
             }
+        }
+        if (!withoutChecker) {
+            await editedCells(page, base, results);
         }
         if (errors.length) {
             throw new Error('errors on the page:\n' + errors.join('\n'));
