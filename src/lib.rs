@@ -11,12 +11,17 @@
 //! tests on the model and the GPU; `bench` is the scaling benchmark.
 
 pub mod api;
+#[cfg(feature = "native")]
 pub mod bench;
 pub mod check;
+pub mod clock;
+#[cfg(feature = "cuda-frontend")]
 pub mod cu;
+#[cfg(feature = "gpu")]
 pub mod cuda;
 pub mod explore;
 pub mod format;
+#[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod ir;
 pub mod litmus;

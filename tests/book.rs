@@ -430,7 +430,8 @@ fn complete_specs() -> Vec<(String, usize, String)> {
         let text = std::fs::read_to_string(&path).unwrap();
         let mut block: Option<(usize, String)> = None;
         for (i, line) in text.lines().enumerate() {
-            if line.trim() == "```gsync" {
+            // ```gsync, or a cell: ```gsync,cell,...
+            if line.trim() == "```gsync" || line.trim().starts_with("```gsync,") {
                 block = Some((i + 2, String::new()));
             } else if line.trim_start().starts_with("```") {
                 if let Some((at, body)) = block.take() {

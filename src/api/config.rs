@@ -34,7 +34,7 @@ pub struct CheckConfig {
     pub max_seconds: Option<f64>,
     /// When set, the check ends at this instant, whatever `max_seconds`
     /// says: the variants of a family share the family's deadline.
-    pub deadline: Option<std::time::Instant>,
+    pub deadline: Option<crate::clock::Instant>,
     pub max_memory_mb: Option<u64>,
     pub progress: bool,
     /// Worker threads of the explorer (the verdict and trace do not depend on it).

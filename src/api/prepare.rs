@@ -7,7 +7,6 @@ use crate::model::lockbits;
 use crate::model::{MemoryModel, SimtMode};
 use crate::spec::ast::{Item, SpecFile};
 use crate::spec::diag::{Diagnostic, Source};
-use std::path::Path;
 
 /// A spec parsed and lowered for one configuration.
 pub struct Prepared {
@@ -27,13 +26,22 @@ pub fn parse(spec: &SpecSource) -> Result<SpecFile, Error> {
 /// (`//! cuda: FILE.cu`), adds their device functions; returns the file
 /// and the source every span points into (the harness, then the CUDA).
 pub fn load(spec: &SpecSource) -> Result<(SpecFile, Source), Error> {
+    #[allow(unused_mut)] // only the CUDA front end adds to them
     let mut file = parse(spec)?;
+    #[allow(unused_mut)]
     let mut source = spec.source();
+    #[cfg(feature = "cuda-frontend")]
     if crate::cu::imports_cuda(&file) {
-        let request = crate::cu::Request::from_header(&file, Path::new(&spec.origin))
+        let request = crate::cu::Request::from_header(&file, std::path::Path::new(&spec.origin))
             .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
         crate::cu::attach(&mut file, &mut source, &request)
             .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
+    }
+    #[cfg(not(feature = "cuda-frontend"))]
+    if file.header.cuda.iter().any(|(k, _)| k == "cuda") {
+        return Err(Error::Usage(
+            "this build of gsync-check has no CUDA front end (libclang): check CUDA harnesses with the command-line tool".into(),
+        ));
     }
     Ok((file, source))
 }

@@ -57,7 +57,7 @@ pub fn run(prepared: &Prepared) -> Report {
             ..Options::default()
         },
     };
-    let started = std::time::Instant::now();
+    let started = crate::clock::Instant::now();
     let result = check(&model, &settings);
     // The whole check: exploration plus the graph analyses after it.
     let seconds = started.elapsed().as_secs_f64();

@@ -2,8 +2,8 @@
 
 mod terminal;
 
+use crate::clock::Instant;
 use std::sync::OnceLock;
-use std::time::Instant;
 
 use super::batch::Claims;
 use super::bitset::BitSet;

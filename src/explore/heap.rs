@@ -90,12 +90,19 @@ fn outside_heap() -> u64 {
 }
 
 /// The resident set size now, from `/proc/self/statm` (Linux).
+#[cfg(unix)]
 fn resident_bytes() -> Option<u64> {
     let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
     let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
     // SAFETY: sysconf has no preconditions.
     let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
     Some(pages * u64::try_from(page).ok().filter(|&p| p > 0).unwrap_or(4096))
+}
+
+/// No resident set to read off Unix (or in a browser).
+#[cfg(not(unix))]
+fn resident_bytes() -> Option<u64> {
+    None
 }
 
 #[cfg(test)]

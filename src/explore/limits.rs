@@ -6,8 +6,9 @@
 //! heap ([`heap`](super::heap)), so every phase can ask
 //! [`Options::limit_reached`] and stop cleanly.
 
+use crate::clock::Instant;
 use std::fmt;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::heap;
 

@@ -100,6 +100,11 @@ mod graph;
 pub mod heap;
 mod limits;
 mod pool;
+#[cfg(feature = "terminal")]
+mod progress;
+// Without a terminal, the same interface drawing nothing.
+#[cfg(not(feature = "terminal"))]
+#[path = "progress_off.rs"]
 mod progress;
 mod proviso;
 mod stats;

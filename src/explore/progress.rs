@@ -1,7 +1,8 @@
 //! A progress line on stderr for long explorations.
 
+use crate::clock::Instant;
 use std::io::IsTerminal;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use indicatif::{HumanBytes, HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
 

@@ -3,6 +3,7 @@
 //! on a rayon pool ([`WorkerPool::Rayon`], `benches/pool.rs`).
 
 use super::pool::Pool;
+#[cfg(feature = "parallel")]
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -28,6 +29,7 @@ enum Backend {
     /// The caller's thread alone.
     Caller,
     Own(Pool),
+    #[cfg(feature = "parallel")]
     Rayon(rayon::ThreadPool),
 }
 
@@ -67,11 +69,15 @@ impl Workers {
                 p if p.has_helpers() => Backend::Own(p),
                 _ => Backend::Caller,
             },
+            #[cfg(feature = "parallel")]
             WorkerPool::Rayon => match rayon::ThreadPoolBuilder::new().num_threads(threads).build()
             {
                 Ok(p) => Backend::Rayon(p),
                 Err(_) => Backend::Caller,
             },
+            // Built without rayon: the caller's thread.
+            #[cfg(not(feature = "parallel"))]
+            WorkerPool::Rayon => Backend::Caller,
         };
         Workers { backend }
     }
@@ -81,6 +87,7 @@ impl Workers {
         match &self.backend {
             Backend::Caller => 1,
             Backend::Own(p) => p.threads(),
+            #[cfg(feature = "parallel")]
             Backend::Rayon(p) => p.current_num_threads(),
         }
     }
@@ -90,6 +97,7 @@ impl Workers {
     /// Workers take the items in order, one at a time.
     pub fn each<T: Send>(&self, items: &mut [T], job: impl Fn(usize, &mut T) + Sync) {
         match &self.backend {
+            #[cfg(feature = "parallel")]
             Backend::Rayon(pool) if items.len() > 1 => pool.install(|| {
                 items
                     .par_iter_mut()

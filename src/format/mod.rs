@@ -4,6 +4,8 @@
 //! `report` itself.)
 
 pub mod junit;
+#[cfg(not(feature = "terminal"))]
+mod plain;
 pub mod sarif;
 pub mod svg;
 pub mod text;

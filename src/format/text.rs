@@ -1,9 +1,12 @@
 //! Text rendering of reports: the summary, who waits on what, and the
 //! counterexample as a table with one column per thread.
 
+#[cfg(not(feature = "terminal"))]
+use super::plain::Colorize;
 use crate::ir::Launch;
 use crate::model::simt::lane_list;
 use crate::report::{Report, RunConfig, Step, Trace, Verdict, ViolationReport};
+#[cfg(feature = "terminal")]
 use colored::Colorize;
 use std::fmt::Write;
 
@@ -186,7 +189,13 @@ fn plural(n: u32) -> &'static str {
     }
 }
 
-pub fn verdict_colored(v: Verdict) -> colored::ColoredString {
+/// A coloured string, or (without the `terminal` feature) a plain one.
+#[cfg(feature = "terminal")]
+type Painted = colored::ColoredString;
+#[cfg(not(feature = "terminal"))]
+type Painted = String;
+
+pub fn verdict_colored(v: Verdict) -> Painted {
     match v {
         Verdict::Verified => "VERIFIED".green().bold(),
         Verdict::Violated => "VIOLATED".red().bold(),

@@ -9,6 +9,7 @@
 
 pub mod barriers;
 pub mod decode;
+#[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod parse;
 pub mod translate;

@@ -1,0 +1,21 @@
+//! The progress line's interface without the `terminal` feature: nothing
+//! is drawn (the WebAssembly build, whose host shows its own progress).
+
+use crate::clock::Instant;
+
+pub(crate) struct Progress;
+
+impl Progress {
+    pub fn new(_enabled: bool) -> Self {
+        Progress
+    }
+
+    #[inline]
+    pub fn active(&self) -> bool {
+        false
+    }
+
+    pub fn update(&mut self, _start: Instant, _states: usize, _depth: u32, _bytes: usize) {}
+
+    pub fn finish(&mut self) {}
+}
