@@ -75,7 +75,8 @@ fn where_the_states_are(name: &str, blocks: u32) {
     let (reduced, _) = Reduced::new(&model, Reductions::ALL);
     let all = explore(&reduced, &Options::default());
     let kind = |i: usize| memory.word_kind(i);
-    let distinct = |erase: &dyn Fn(Option<K>) -> bool| {
+    type Erase = dyn Fn(Option<K>) -> bool;
+    let distinct = |erase: &Erase| {
         let mut seen = FxHashSet::default();
         for id in 0..all.num_states() as u32 {
             let s = all.state(id).iter().enumerate();
@@ -88,8 +89,8 @@ fn where_the_states_are(name: &str, blocks: u32) {
     };
     println!("\n## Where the ptx states of `{name} --blocks {blocks}` are\n");
     println!("| erased | distinct states left |\n| --- | ---: |");
-    let views = [K::ThreadView, K::ReleaseView, K::ScView];
-    let rows: [(&str, &dyn Fn(Option<K>) -> bool); 7] = [
+    const VIEWS: [K; 3] = [K::ThreadView, K::ReleaseView, K::ScView];
+    let rows: [(&str, &Erase); 7] = [
         ("nothing", &|_| false),
         ("the SC-fence views", &|k| k == Some(K::ScView)),
         ("the threads' views", &|k| k == Some(K::ThreadView)),
@@ -97,7 +98,7 @@ fn where_the_states_are(name: &str, blocks: u32) {
         ("the writers and bases of the writes", &|k| {
             k == Some(K::Writer)
         }),
-        ("every view", &|k| k.is_some_and(|k| views.contains(&k))),
+        ("every view", &|k| k.is_some_and(|k| VIEWS.contains(&k))),
         ("all of the ptx state (the sc projection)", &|k| k.is_some()),
     ];
     for (what, erase) in rows {
