@@ -23,7 +23,7 @@ mod exec;
 pub mod lockbits;
 pub mod memory;
 mod named;
-mod por;
+pub(crate) mod por;
 mod properties;
 pub mod reduced;
 pub mod sched;
@@ -193,6 +193,9 @@ pub struct Model<'p> {
     options: ModelOptions,
     /// `invisible[pc]`: the instruction can be fused into the step before it.
     invisible: Vec<bool>,
+    /// Under `ptx`, the memory words each thread may still access, for the
+    /// canonical form (`None`: every unfinished thread counts as a reader).
+    futures: Option<por::Futures>,
 }
 
 /// Longest run of fused thread-local instructions: a purely local infinite
@@ -224,7 +227,7 @@ impl<'p> Model<'p> {
         let warps = Warps::new(prog, &mut layout, &options);
         let lock_bits = LockBits::new(prog, &mut layout, options.lock_bits);
         let bars = bars::NamedBarriers::new(prog, &mut layout);
-        Model {
+        let mut model = Model {
             prog,
             threads: Threads::new(prog, layout),
             memory,
@@ -236,7 +239,13 @@ impl<'p> Model<'p> {
             },
             options,
             invisible,
+            futures: None,
+        };
+        // The threads' own pcs say where each is (not a lockstep warp's stack).
+        if ptx && model.options.canonical_memory && !model.warps.is_lockstep() {
+            model.futures = por::Futures::of(&model);
         }
+        model
     }
 
     pub fn options(&self) -> &ModelOptions {

@@ -2,10 +2,13 @@
 //! that states which no future step can tell apart are stored once.
 //!
 //! Only the *readers* of a location can ever read it: every thread for
-//! global memory, the block's threads for its copy of a `shared` variable.
-//! Everything else in a view is information that may flow, through joins,
-//! into a reader's view; it matters only where it is newer than what every
-//! live reader already has. So after each step:
+//! global memory, the block's threads for its copy of a `shared` variable,
+//! and of those only the *live* ones: not finished, and with an access of
+//! the location still reachable from their pc (`por::Futures`; a store
+//! counts, since where it lands depends on its thread's view). Everything
+//! else in a view is information that may flow, through joins, into a
+//! reader's view; it matters only where it is newer than what every live
+//! reader already has. So after each step:
 //!
 //! - writes older than what every live reader may still read are dropped
 //!   (threads of other blocks no longer hold a block's shared lines back),
@@ -135,10 +138,10 @@ impl PtxMemory {
         self.locations.owners[x].is_none_or(|b| b as usize == t / self.tpb)
     }
 
-    /// Drops unreadable writes and puts bases and views in canonical form;
-    /// `live` are the threads that have not finished.
-    /// `live(s, t)`: thread `t` has not finished.
-    pub(super) fn canonicalize(&self, s: &mut [u32], live: &dyn Fn(&[u32], usize) -> bool) {
+    /// Drops unreadable writes and puts bases and views in canonical form.
+    /// `live(s, t, x)`: thread `t` may still access location `x` (it has
+    /// not finished, and its code may reach an access of `x`).
+    pub(super) fn canonicalize(&self, s: &mut [u32], live: &dyn Fn(&[u32], usize, usize) -> bool) {
         FLOORS.with_borrow_mut(|floors| {
             floors.clear();
             self.canonicalize_into(s, live, floors);
@@ -149,7 +152,7 @@ impl PtxMemory {
     fn canonicalize_into(
         &self,
         s: &mut [u32],
-        live: &dyn Fn(&[u32], usize) -> bool,
+        live: &dyn Fn(&[u32], usize, usize) -> bool,
         floors: &mut Vec<Option<usize>>,
     ) {
         for x in 0..self.sec.locs {
@@ -157,7 +160,7 @@ impl PtxMemory {
                 self.forget_pcs(s, x);
             }
             self.merge_repeats(s, x);
-            let reader = |s: &[u32], t: usize| live(s, t) && self.reads(t, x);
+            let reader = |s: &[u32], t: usize| live(s, t, x) && self.reads(t, x);
             let len = self.len(s, x);
             // With no live reader nothing about `x` matters any more.
             let floor = (0..self.sec.threads)

@@ -47,6 +47,7 @@ pub use fairness::{MemoryEffect, Recency};
 pub use layout::WordKind;
 
 use super::exec::atomic_result;
+use super::por::Futures;
 use super::threads::{runtime_error, Threads};
 use super::{Event, MemoryModel, ModelOptions, Violation};
 use crate::ir::{
@@ -1029,7 +1030,9 @@ impl PtxMemory {
 
     /// After each step: finished threads forget their views; writes nobody
     /// can read any more are dropped.
-    pub fn normalize(&self, th: &Threads, s: &mut [u32]) {
+    /// `futures`: where known, the words each thread may still access; a
+    /// thread that never accesses a location again is no reader of it.
+    pub fn normalize(&self, th: &Threads, s: &mut [u32], futures: Option<&Futures>) {
         for t in 0..self.sec.threads {
             if th.is_finished(s, t) {
                 // What it published at a named barrier still reaches the
@@ -1042,7 +1045,10 @@ impl PtxMemory {
         }
         let live = |s: &[u32], t: usize| !th.is_finished(s, t);
         if self.canonical {
-            return self.canonicalize(s, &live);
+            let reader = |s: &[u32], t: usize, x: usize| {
+                live(s, t) && futures.is_none_or(|f| f.may_access(t, th.pc(s, t), x))
+            };
+            return self.canonicalize(s, &reader);
         }
         for x in 0..self.sec.locs {
             let len = self.len(s, x);

@@ -219,6 +219,38 @@ pub struct Independence {
     sc_word: Option<usize>,
 }
 
+/// Which memory words each thread may still access (read or write) from
+/// each pc: the union of [`Independence`]'s two sets, for the `ptx`
+/// canonical form (`memory::canon`), which treats a thread that never
+/// accesses a location again as no reader of it.
+pub struct Futures {
+    width: usize,
+    pcs: usize,
+    bits: Vec<u64>,
+}
+
+impl Futures {
+    /// The table for `model`, or `None` where it is not built (see
+    /// [`Independence::new`]).
+    pub fn of(model: &Model) -> Option<Futures> {
+        let por = Independence::new(model).ok()?;
+        let (width, pcs) = (por.width, por.pcs);
+        let bits = por
+            .future
+            .chunks(2 * width)
+            .flat_map(|rw| (0..width).map(move |k| rw[k] | rw[width + k]))
+            .collect();
+        Some(Futures { width, pcs, bits })
+    }
+
+    /// Whether thread `t` at `pc` may still access memory word `w`.
+    #[inline]
+    pub fn may_access(&self, t: usize, pc: crate::ir::Pc, w: usize) -> bool {
+        let base = (t * self.pcs + pc as usize) * self.width;
+        get(&self.bits[base..base + self.width], w)
+    }
+}
+
 impl Independence {
     /// Precomputes the future accesses of every thread of `model`'s launch;
     /// says why not where the reduction does not apply.
