@@ -288,6 +288,7 @@ fn every_heterosync_harness_meets_its_expectations(shared: &Path) {
         "heterosync_seqlock",
         "heterosync_ref_counter",
         "heterosync_split_counter",
+        "heterosync_flags",
     ] {
         assert!(
             text.contains(&format!("PASS {name} ")),
@@ -434,4 +435,27 @@ fn counterexamples_show_the_cuda_lines(shared: &Path) {
     assert!(steps
         .iter()
         .any(|s| s["span"]["file"] == "cudaLocksMutexSleep.cu" && s["span"]["line"] == 102));
+    // The flags benchmark's verdicts are out-of-bounds reads of the float
+    // array at the comparison of line 129: after more rounds than it has
+    // floats, and (4 blocks of 2 threads) in a block's first round.
+    let flags = "harnesses/heterosync/heterosync_flags.gsync";
+    for args in [
+        &["check", flags][..],
+        &[
+            "check",
+            flags,
+            "--param",
+            "STOP=1",
+            "--blocks",
+            "4",
+            "--threads-per-block",
+            "2",
+            "--memory-model",
+            "sc",
+        ],
+    ] {
+        let text = stdout(&gsync(Some(shared), args));
+        assert!(text.contains("is out of bounds for `randArr`"), "{text}");
+        assert!(text.contains("a129: randArr[randTBLoc]"), "{text}");
+    }
 }
