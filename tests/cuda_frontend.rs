@@ -136,11 +136,40 @@ fn cuda_grid_sync_meets_its_expectations() {
     let text = stdout(&out);
     assert_eq!(code(&out), 0, "{text}{}", stderr(&out));
     assert!(!text.contains("FAIL"), "{text}");
-    for name in ["cuda_grid_sync", "cuda_grid_sync_split"] {
+    for name in [
+        "cuda_grid_sync",
+        "cuda_grid_sync_split",
+        "cuda_grid_sync_pre_volta",
+    ] {
         for blocks in ["[default]", "[--blocks 3]", "[--blocks 4]"] {
             assert!(text.contains(&format!("PASS {name} {blocks}")), "{text}");
         }
     }
+    // The harness can fail: on our own barrier with its first fence
+    // dropped, the counterexample is the race on the data, with block 1's
+    // relaxed addition (line 28 of grid_sync_broken.cu) unordered after its store.
+    assert!(
+        text.contains("PASS cuda_grid_sync_broken [--param drop_fence=1]: expected violated heterogeneous_race"),
+        "{text}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_gsync-check"))
+        .args([
+            "check",
+            "harnesses/cuda/grid_sync_broken.gsync",
+            "--param",
+            "drop_fence=1",
+        ])
+        .current_dir(repo())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run gsync-check");
+    let text = stdout(&out);
+    assert_eq!(code(&out), 1, "{text}");
+    assert!(text.contains("heterogeneous race on `data`"), "{text}");
+    assert!(
+        text.contains("a28: atomicAdd((unsigned int *)word,"),
+        "{text}"
+    );
 }
 
 /// What the tests over every harness (HeteroSync's and CUDA's) lack, if anything.
@@ -181,13 +210,43 @@ fn every_harness_emits_cuda_that_nvrtc_compiles() {
     let mut compiled = Vec::new();
     for folder in ["harnesses/heterosync", "harnesses/cuda"] {
         for entry in std::fs::read_dir(repo().join(folder)).unwrap() {
-            let spec = gsync_check::api::SpecSource::from_file(&entry.unwrap().path()).unwrap();
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "gsync") {
+                continue; // grid_sync_broken.cu, the CUDA a harness imports
+            }
+            let spec = gsync_check::api::SpecSource::from_file(&path).unwrap();
             let planned = request
                 .plan(&spec, 4)
                 .unwrap_or_else(|e| panic!("{}: {e:?}", spec.name));
             let src = gsync_check::gpu::generate(&planned.gpu, &options)
                 .unwrap_or_else(|e| panic!("{}: {e:?}", spec.name))
                 .source;
+            // grid.sync() as compiled for sm_70 and (cuda-arch: sm_60) before Volta.
+            if spec.name.ends_with("grid_sync") {
+                assert!(
+                    src.contains("gs_atom_release_gpu_add_u32(&arrived["),
+                    "{src}"
+                );
+                assert!(src.contains("gs_ld_acquire_gpu(&arrived["), "{src}");
+            }
+            if spec.name.ends_with("grid_sync_pre_volta") {
+                // The statement before the relaxed addition is the fence.
+                let code: Vec<&str> = src
+                    .lines()
+                    .map(str::trim)
+                    .filter(|l| !l.starts_with("//"))
+                    .collect();
+                let add = code
+                    .iter()
+                    .position(|l| l.contains("= atomicAdd(&arrived["))
+                    .expect(&src);
+                assert_eq!(code[add - 1], "__threadfence();", "{src}");
+                assert!(src.contains("gs_ld_volatile(&arrived["), "{src}");
+                assert!(
+                    !src.contains("gs_atom_release_gpu_add_u32(&arrived["),
+                    "{src}"
+                );
+            }
             let ptx = nvrtc::compile(&src, &format!("{}.cu", spec.name), nvrtc::DEFAULT_ARCH)
                 .unwrap_or_else(|e| panic!("{}: {e}", spec.name));
             assert!(
@@ -198,7 +257,7 @@ fn every_harness_emits_cuda_that_nvrtc_compiles() {
             compiled.push(spec.name);
         }
     }
-    assert!(compiled.len() >= 14, "only {compiled:?}");
+    assert!(compiled.len() >= 17, "only {compiled:?}");
     // The command: the file names the harness and its pre-check's verdict.
     let cu = std::env::temp_dir().join(format!("gsync-emit-{}.cu", std::process::id()));
     let out = gsync(
