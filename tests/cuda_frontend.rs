@@ -8,6 +8,7 @@
 mod common;
 
 use common::*;
+use gsync_check::cuda::nvrtc;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -39,6 +40,11 @@ fn main() -> std::process::ExitCode {
             "cuda_grid_sync_meets_its_expectations",
             no_libclang.clone().or(cuda_include().err()),
             cuda_grid_sync_meets_its_expectations,
+        ),
+        needs(
+            "every_harness_emits_cuda_that_nvrtc_compiles",
+            with_sources_and_headers(&no_libclang, &shared).or(nvrtc_missing()),
+            every_harness_emits_cuda_that_nvrtc_compiles,
         ),
         needs(
             "an_unset_path_variable_is_a_located_error",
@@ -130,11 +136,168 @@ fn cuda_grid_sync_meets_its_expectations() {
     let text = stdout(&out);
     assert_eq!(code(&out), 0, "{text}{}", stderr(&out));
     assert!(!text.contains("FAIL"), "{text}");
-    for name in ["cuda_grid_sync", "cuda_grid_sync_split"] {
+    for name in [
+        "cuda_grid_sync",
+        "cuda_grid_sync_split",
+        "cuda_grid_sync_pre_volta",
+    ] {
         for blocks in ["[default]", "[--blocks 3]", "[--blocks 4]"] {
             assert!(text.contains(&format!("PASS {name} {blocks}")), "{text}");
         }
     }
+    // The harness can fail: on our own barrier with its first fence
+    // dropped, the counterexample is the race on the data, with block 1's
+    // relaxed addition (line 28 of grid_sync_broken.cu) unordered after its store.
+    assert!(
+        text.contains("PASS cuda_grid_sync_broken [--param drop_fence=1]: expected violated heterogeneous_race"),
+        "{text}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_gsync-check"))
+        .args([
+            "check",
+            "harnesses/cuda/grid_sync_broken.gsync",
+            "--param",
+            "drop_fence=1",
+        ])
+        .current_dir(repo())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run gsync-check");
+    let text = stdout(&out);
+    assert_eq!(code(&out), 1, "{text}");
+    assert!(text.contains("heterogeneous race on `data`"), "{text}");
+    assert!(
+        text.contains("a28: atomicAdd((unsigned int *)word,"),
+        "{text}"
+    );
+}
+
+/// What the tests over every harness (HeteroSync's and CUDA's) lack, if anything.
+fn with_sources_and_headers(
+    no_libclang: &Option<String>,
+    shared: &Option<std::path::PathBuf>,
+) -> Option<String> {
+    let sources = match shared {
+        Some(d) if d.join("heterosync").is_dir() => None,
+        _ => Some("no HeteroSync sources (set GSYNC_SHARED to the folder that has them)".into()),
+    };
+    no_libclang.clone().or(sources).or(cuda_include().err())
+}
+
+/// Every harness, CUDA imports included, lowers to CUDA C++ for a GPU
+/// launch (as `run` does before it launches) and NVRTC compiles it to PTX
+/// with the kernel in it; `emit` on one writes the file with the verdict
+/// of its model pre-check in the header. `run FILE.gsync` on a GPU needs
+/// nothing more than this and a device.
+fn every_harness_emits_cuda_that_nvrtc_compiles() {
+    let shared = shared_dir().expect("checked by the gate");
+    let include = cuda_include().expect("checked by the gate");
+    // The harnesses find HeteroSync and the CUDA headers through these
+    // (set before any other thread of this process could read them).
+    std::env::set_var("GSYNC_SHARED", &shared);
+    std::env::set_var("GSYNC_CUDA_INCLUDE", &include);
+    let request = gsync_check::gpu::LaunchRequest {
+        blocks_per_sm: 2,
+        blocks: None,
+        threads_per_block: 64,
+        iters: None,
+        params: vec![],
+    };
+    let options = gsync_check::cuda::EmitOptions {
+        verified: vec!["model-checked: (test)".into()],
+        ..Default::default()
+    };
+    let mut compiled = Vec::new();
+    for folder in ["harnesses/heterosync", "harnesses/cuda"] {
+        for entry in std::fs::read_dir(repo().join(folder)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "gsync") {
+                continue; // grid_sync_broken.cu, the CUDA a harness imports
+            }
+            let spec = gsync_check::api::SpecSource::from_file(&path).unwrap();
+            let planned = request
+                .plan(&spec, 4)
+                .unwrap_or_else(|e| panic!("{}: {e:?}", spec.name));
+            let src = gsync_check::gpu::generate(&planned.gpu, &options)
+                .unwrap_or_else(|e| panic!("{}: {e:?}", spec.name))
+                .source;
+            // grid.sync() as compiled for sm_70 and (cuda-arch: sm_60) before Volta.
+            if spec.name.ends_with("grid_sync") {
+                assert!(
+                    src.contains("gs_atom_release_gpu_add_u32(&arrived["),
+                    "{src}"
+                );
+                assert!(src.contains("gs_ld_acquire_gpu(&arrived["), "{src}");
+            }
+            if spec.name.ends_with("grid_sync_pre_volta") {
+                // The statement before the relaxed addition is the fence.
+                let code: Vec<&str> = src
+                    .lines()
+                    .map(str::trim)
+                    .filter(|l| !l.starts_with("//"))
+                    .collect();
+                let add = code
+                    .iter()
+                    .position(|l| l.contains("= atomicAdd(&arrived["))
+                    .expect(&src);
+                assert_eq!(code[add - 1], "__threadfence();", "{src}");
+                assert!(src.contains("gs_ld_volatile(&arrived["), "{src}");
+                assert!(
+                    !src.contains("gs_atom_release_gpu_add_u32(&arrived["),
+                    "{src}"
+                );
+            }
+            let ptx = nvrtc::compile(&src, &format!("{}.cu", spec.name), nvrtc::DEFAULT_ARCH)
+                .unwrap_or_else(|e| panic!("{}: {e}", spec.name));
+            assert!(
+                ptx.contains(".entry gsync_kernel"),
+                "{}: no kernel",
+                spec.name
+            );
+            compiled.push(spec.name);
+        }
+    }
+    assert!(compiled.len() >= 17, "only {compiled:?}");
+    // The command: the file names the harness and its pre-check's verdict.
+    let cu = std::env::temp_dir().join(format!("gsync-emit-{}.cu", std::process::id()));
+    let out = gsync(
+        Some(&shared),
+        &[
+            "emit",
+            "harnesses/heterosync/heterosync_spin_mutex.gsync",
+            "--sms",
+            "4",
+            "-o",
+            cu.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let src = std::fs::read_to_string(&cu).unwrap();
+    std::fs::remove_file(&cu).unwrap();
+    assert!(
+        src.contains("from the spec `heterosync_spin_mutex`"),
+        "{src}"
+    );
+    assert!(
+        src.contains("model-checked: verified for --blocks 2 --threads-per-block 2"),
+        "{src}"
+    );
+    assert!(
+        src.contains("cudaMutexSpinLock(GsThread& th"),
+        "the CUDA function keeps its name"
+    );
+    // Each step quotes its line of the CUDA file, not the harness's line of that number.
+    let quoted = src
+        .lines()
+        .find(|l| l.contains("// cudaLocksMutexSpin.cu:") && l.contains("atomicCAS"))
+        .unwrap_or_else(|| panic!("no quoted atomicCAS line: {src}"));
+    let line: usize = quoted.split(':').nth(1).unwrap().trim().parse().unwrap();
+    let file = shared.join("heterosync/cuda/syncPrims/uvm/cudaLocksMutexSpin.cu");
+    let text = std::fs::read_to_string(file).unwrap();
+    assert!(
+        text.lines().nth(line - 1).unwrap().contains("atomicCAS"),
+        "{quoted}"
+    );
 }
 
 /// A `${VAR}` in a `cuda:` path that is not set is an error at that line.
@@ -184,6 +347,7 @@ fn every_heterosync_harness_meets_its_expectations(shared: &Path) {
         "heterosync_seqlock",
         "heterosync_ref_counter",
         "heterosync_split_counter",
+        "heterosync_flags",
     ] {
         assert!(
             text.contains(&format!("PASS {name} ")),
@@ -240,7 +404,10 @@ fn constructs_outside_the_subset_are_located_errors(_: &Path) {
     let cases = [
         ("switch", "__device__ void f(unsigned *p) {\n  switch (*p) { default: break; }\n}\n", "`switch`", 2),
         ("goto", "__device__ void f(unsigned *p) {\n  goto end;\nend:\n  *p = 1;\n}\n", "`goto`", 2),
-        ("float", "__device__ void f(unsigned *p) {\n  float x = 1.5f;\n  *p = 1;\n}\n", "floating-point", 2),
+        ("float_arith", "__device__ void f(float *p) {\n  float x = 1.5f;\n  *p = x * 2.0f;\n}\n", "floating-point arithmetic", 3),
+        ("float_step", "__device__ void f(float *p) {\n  (*p)++;\n}\n", "floating-point arithmetic", 2),
+        ("float_conv", "__device__ void f(unsigned *p) {\n  *p = (unsigned)(*(float *)p);\n}\n", "converting `f32` to `u32`", 2),
+        ("double", "__device__ void f(float *p) {\n  *p = *p < 0.5;\n}\n", "a `double` constant", 2),
         ("member", "struct S { int a; };\n__device__ void f(unsigned *p) {\n  S s; *p = s.a;\n}\n", "member access", 3),
         ("ptx", "__device__ void f(unsigned *p) {\n  asm volatile(\"ld.global.nc.u32 %0, [%1];\" : \"=r\"(*p) : \"l\"(p));\n}\n", "`.nc`", 2),
         ("undefined", "__device__ void g();\n__device__ void f(unsigned *p) {\n  g();\n}\n", "without a definition", 3),
@@ -327,4 +494,27 @@ fn counterexamples_show_the_cuda_lines(shared: &Path) {
     assert!(steps
         .iter()
         .any(|s| s["span"]["file"] == "cudaLocksMutexSleep.cu" && s["span"]["line"] == 102));
+    // The flags benchmark's verdicts are out-of-bounds reads of the float
+    // array at the comparison of line 129: after more rounds than it has
+    // floats, and (4 blocks of 2 threads) in a block's first round.
+    let flags = "harnesses/heterosync/heterosync_flags.gsync";
+    for args in [
+        &["check", flags][..],
+        &[
+            "check",
+            flags,
+            "--param",
+            "STOP=1",
+            "--blocks",
+            "4",
+            "--threads-per-block",
+            "2",
+            "--memory-model",
+            "sc",
+        ],
+    ] {
+        let text = stdout(&gsync(Some(shared), args));
+        assert!(text.contains("is out of bounds for `randArr`"), "{text}");
+        assert!(text.contains("a129: randArr[randTBLoc]"), "{text}");
+    }
 }

@@ -336,6 +336,20 @@ impl<'u> Cursor<'u> {
         }
     }
 
+    /// The value of a floating-point constant expression, if it is one.
+    pub fn evaluate_float(&self) -> Option<f64> {
+        unsafe {
+            let r = clang_Cursor_Evaluate(self.raw);
+            if r.is_null() {
+                return None;
+            }
+            let value = (clang_EvalResult_getKind(r) == CXEval_Float)
+                .then(|| clang_EvalResult_getAsDouble(r));
+            clang_EvalResult_dispose(r);
+            value
+        }
+    }
+
     /// The tokens of the cursor's text: spelling and where each starts.
     pub fn tokens(&self) -> Vec<Token> {
         let mut out = Vec::new();

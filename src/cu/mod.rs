@@ -28,6 +28,10 @@ pub const CUDA_KEY: &str = "cuda";
 pub const DEFINE_KEY: &str = "cuda-define";
 pub const INCLUDE_KEY: &str = "cuda-include";
 pub const TIMING_KEY: &str = "cuda-timing";
+pub const ARCH_KEY: &str = "cuda-arch";
+
+/// The architectures `cuda-arch:` may name (`<nv/target>`'s queries know them).
+const ARCHES: [u32; 6] = [35, 50, 60, 70, 80, 90];
 
 /// Whether a parsed spec imports CUDA.
 pub fn imports_cuda(file: &SpecFile) -> bool {
@@ -44,6 +48,9 @@ pub struct Request {
     pub include_dirs: Vec<PathBuf>,
     /// Abstract back-off that only passes time (default on).
     pub abstract_timing: bool,
+    /// The device architecture compiled for (`sm_70` unless `cuda-arch:`
+    /// says otherwise): it picks `__CUDA_ARCH__` and `<nv/target>`'s branches.
+    pub arch: u32,
 }
 
 impl Request {
@@ -52,6 +59,7 @@ impl Request {
         let dir = origin.parent().unwrap_or(Path::new("."));
         let mut r = Request {
             abstract_timing: true,
+            arch: 70,
             ..Request::default()
         };
         for (key, v) in &file.header.cuda {
@@ -76,6 +84,16 @@ impl Request {
                 INCLUDE_KEY => {
                     let d = resolve(dir, value).unwrap_or_else(|| dir.join(value));
                     r.include_dirs.push(d);
+                }
+                ARCH_KEY => {
+                    r.arch = value
+                        .strip_prefix("sm_")
+                        .and_then(|n| n.parse().ok())
+                        .filter(|n| ARCHES.contains(n))
+                        .ok_or_else(|| {
+                            Diagnostic::new(span, format!("`{ARCH_KEY}` is one of sm_35, sm_50, sm_60, sm_70, sm_80, sm_90, not `{value}`"))
+                                .label("unknown architecture")
+                        })?;
                 }
                 _ => {
                     r.abstract_timing = match value {
@@ -142,7 +160,6 @@ fn clang_args(r: &Request) -> Vec<String> {
         "-x",
         "cuda",
         "--cuda-device-only",
-        "--cuda-gpu-arch=sm_70",
         "-nocudainc",
         "-nocudalib",
         "-std=c++17",
@@ -154,6 +171,7 @@ fn clang_args(r: &Request) -> Vec<String> {
     .iter()
     .map(|s| s.to_string())
     .collect();
+    args.push(format!("--cuda-gpu-arch=sm_{}", r.arch));
     for d in &r.defines {
         args.push(format!("-D{d}"));
     }

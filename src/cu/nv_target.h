@@ -1,7 +1,9 @@
 // gsync-check's stand-in for the CUDA headers' <nv/target> (target query
 // macros), found on the include path when CUDA code includes it. The
-// device side is compiled for sm_70, so `NV_PROVIDES_SM_70` and the queries
-// below it hold and the first branch of NV_IF_ELSE_TARGET is taken. A
+// device side is compiled for sm_70 unless the harness's `cuda-arch:` line
+// names another architecture; `NV_PROVIDES_SM_N` holds when __CUDA_ARCH__
+// is at least N * 10, and NV_IF_ELSE_TARGET takes its first branch then,
+// its second otherwise. A
 // branch may be written in parentheses or not; the chosen one becomes a
 // block of its own, as with the real macros. A query not listed here is
 // left undeclared, so clang reports its name (a located error) rather than
@@ -12,12 +14,36 @@
 #define GSYNC_NV_IF_NV_IS_DEVICE(t, f) GSYNC_NV_BLOCK t
 #define GSYNC_NV_IF_NV_IS_HOST(t, f) GSYNC_NV_BLOCK f
 #define GSYNC_NV_IF_NV_ANY_TARGET(t, f) GSYNC_NV_BLOCK t
+#if __CUDA_ARCH__ >= 350
 #define GSYNC_NV_IF_NV_PROVIDES_SM_35(t, f) GSYNC_NV_BLOCK t
+#else
+#define GSYNC_NV_IF_NV_PROVIDES_SM_35(t, f) GSYNC_NV_BLOCK f
+#endif
+#if __CUDA_ARCH__ >= 500
 #define GSYNC_NV_IF_NV_PROVIDES_SM_50(t, f) GSYNC_NV_BLOCK t
+#else
+#define GSYNC_NV_IF_NV_PROVIDES_SM_50(t, f) GSYNC_NV_BLOCK f
+#endif
+#if __CUDA_ARCH__ >= 600
 #define GSYNC_NV_IF_NV_PROVIDES_SM_60(t, f) GSYNC_NV_BLOCK t
+#else
+#define GSYNC_NV_IF_NV_PROVIDES_SM_60(t, f) GSYNC_NV_BLOCK f
+#endif
+#if __CUDA_ARCH__ >= 700
 #define GSYNC_NV_IF_NV_PROVIDES_SM_70(t, f) GSYNC_NV_BLOCK t
+#else
+#define GSYNC_NV_IF_NV_PROVIDES_SM_70(t, f) GSYNC_NV_BLOCK f
+#endif
+#if __CUDA_ARCH__ >= 800
+#define GSYNC_NV_IF_NV_PROVIDES_SM_80(t, f) GSYNC_NV_BLOCK t
+#else
 #define GSYNC_NV_IF_NV_PROVIDES_SM_80(t, f) GSYNC_NV_BLOCK f
+#endif
+#if __CUDA_ARCH__ >= 900
+#define GSYNC_NV_IF_NV_PROVIDES_SM_90(t, f) GSYNC_NV_BLOCK t
+#else
 #define GSYNC_NV_IF_NV_PROVIDES_SM_90(t, f) GSYNC_NV_BLOCK f
+#endif
 // `{ x }` from `x` or `(x)`.
 #define GSYNC_NV_BLOCK(...) { GSYNC_NV_STRIP(__VA_ARGS__) }
 #define GSYNC_NV_STRIP(...) GSYNC_NV_STRIP_1(GSYNC_NV_OPEN __VA_ARGS__)

@@ -139,6 +139,14 @@ __device__ void atomic_thread_fence(memory_order order, thread_scope scope = thr
 }
 
 // Host runtime API, enough for host code beside device code to compile.
+// The C library's error reporting that host helpers call (HeteroSync's
+// cuda_error.h), declared as glibc declares them.
+typedef struct _IO_FILE FILE;
+extern FILE *stderr;
+extern FILE *stdout;
+int fprintf(FILE *stream, const char *format, ...);
+int printf(const char *format, ...);
+void exit(int status);
 enum cudaError { cudaSuccess = 0, cudaErrorInitializationError = 3 };
 typedef enum cudaError cudaError_t;
 enum cudaMemcpyKind { cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice, cudaMemcpyDefault };

@@ -82,7 +82,7 @@ pub fn emit(
         names: &names,
         out: String::new(),
         asserts: Vec::new(),
-        last_line: 0,
+        last_line: (0, 0),
         labels: BTreeSet::new(),
         top,
         renames: HashMap::new(),
@@ -147,7 +147,7 @@ fn header(out: &mut String, program: &Program, spec_name: &str, options: &EmitOp
     let _ = writeln!(
         out,
         "// One __device__ function per spec procedure, and gsync_thread(), the harness's\n\
-         // program; one statement per model step, `// line N:` comments quote the spec.\n\
+         // program; one statement per model step, `// line N:` (or `// FILE:N:`) comments quote the source.\n\
          // Launch gsync_kernel<<<{}, {}>>>(abort_flag, finished) with abort_flag in\n\
          // host-mapped memory (raise it to stop every spin loop) and finished[{}]\n\
          // (1 = block done, 2 = block aborted). Needs sm_70 or later (__nanosleep).\n",
@@ -316,7 +316,7 @@ pub(super) struct Emitter<'a> {
     names: &'a Names,
     out: String,
     asserts: Vec<String>,
-    last_line: u32,
+    last_line: (usize, u32),
     labels: BTreeSet<u32>,
     /// The first `top` slots are the spec's `local` variables: fields of GsThread.
     top: LocalId,
@@ -531,7 +531,7 @@ impl Emitter<'_> {
             self.renames.insert(l, fresh_in(&mut scope, base));
         }
         self.labels = jump_targets(&self.program.code, from, to, calls);
-        self.last_line = 0;
+        self.last_line = (0, 0);
     }
 
     /// Declarations of the function's own slots (temporaries marked).
@@ -564,20 +564,21 @@ impl Emitter<'_> {
         if span.end <= span.start {
             return;
         }
-        let (line, _) = self.program.source.line_col(span.start);
-        if line == self.last_line {
+        let source = &self.program.source;
+        let (line, _) = source.line_col(span.start);
+        // The line of the file that holds it: the spec, or a CUDA file a
+        // harness imports (then labelled `FILE:N`).
+        let (_, file) = source.file_of(span.start);
+        if (file.start, line) == self.last_line {
             return;
         }
-        self.last_line = line;
-        let text = self
-            .program
-            .source
-            .text
+        self.last_line = (file.start, line);
+        let text = source.text[file]
             .lines()
             .nth(line as usize - 1)
             .unwrap_or("")
             .trim();
-        let _ = writeln!(self.out, "    // line {line}: {text}");
+        let _ = writeln!(self.out, "    // {}: {text}", source.line_label(span.start));
     }
 
     /// `goto L{target}`, polling the abort flag on a backward jump.

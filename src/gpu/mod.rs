@@ -17,12 +17,15 @@ use crate::cuda::{self, EmitOptions, Emitted};
 use crate::ir::{lower, Launch, Program};
 use crate::report::Report;
 use crate::spec::ast::{Participants, SpecFile};
+use crate::spec::diag::Source;
 
 /// A spec lowered for a GPU launch (any size: the checker's launch limit
 /// does not apply, nothing is explored).
 pub struct GpuProgram {
     pub spec: SpecSource,
     pub program: Program,
+    /// What the program's spans point into: the spec, then any CUDA it imports.
+    pub source: Source,
 }
 
 impl GpuProgram {
@@ -39,7 +42,7 @@ pub fn lower_for_gpu(
     overrides: &[(String, i64)],
 ) -> Result<GpuProgram, Error> {
     check_launch(launch)?;
-    lower_parsed(spec, &api::parse(spec)?, launch, overrides)
+    lower_parsed(spec, api::load(spec)?, launch, overrides)
 }
 
 /// Refuses a launch CUDA cannot make.
@@ -58,14 +61,15 @@ fn check_launch(launch: Launch) -> Result<(), Error> {
     Ok(())
 }
 
-/// Lowers a parsed spec, refusing overrides of parameters it does not declare.
+/// Lowers a parsed spec (with the CUDA a harness imports, `api::load`),
+/// refusing overrides of parameters it does not declare.
 fn lower_parsed(
     spec: &SpecSource,
-    file: &SpecFile,
+    (file, source): (SpecFile, Source),
     launch: Launch,
     overrides: &[(String, i64)],
 ) -> Result<GpuProgram, Error> {
-    let declared = api::declared_params(file);
+    let declared = api::declared_params(&file);
     for (name, _) in overrides {
         if !declared.contains(name) {
             return Err(Error::Usage(format!(
@@ -75,12 +79,12 @@ fn lower_parsed(
             )));
         }
     }
-    let source = spec.source();
-    let program = lower(file, &source, launch, overrides)
+    let program = lower(&file, &source, launch, overrides)
         .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
     Ok(GpuProgram {
         spec: spec.clone(),
         program,
+        source,
     })
 }
 
@@ -119,7 +123,7 @@ impl LaunchRequest {
             warp_size: 32,
         };
         check_launch(launch)?;
-        let file = api::parse(spec)?;
+        let (file, source) = api::load(spec)?;
         let declared = api::declared_params(&file);
         let declares = |name: &str| declared.iter().any(|d| d == name);
         let mut params = Vec::new();
@@ -134,7 +138,7 @@ impl LaunchRequest {
             (declares("blocks_per_sm") && self.blocks_per_sm > 1 && launch.blocks == full)
                 .then_some((sms, self.blocks_per_sm));
         Ok(Planned {
-            gpu: lower_parsed(spec, &file, launch, &params)?,
+            gpu: lower_parsed(spec, (file, source), launch, &params)?,
             launch,
             renumber,
         })
@@ -145,7 +149,7 @@ impl LaunchRequest {
 /// lowering is an error located in the spec.
 pub fn generate(gpu: &GpuProgram, options: &EmitOptions) -> Result<Emitted, Error> {
     cuda::emit(&gpu.program, &gpu.spec.name, options)
-        .map_err(|d| Error::Spec(Box::new(d), Box::new(gpu.spec.source())))
+        .map_err(|d| Error::Spec(Box::new(d), Box::new(gpu.source.clone())))
 }
 
 /// The small configuration a spec is model-checked at before its CUDA is

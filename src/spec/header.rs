@@ -21,6 +21,7 @@ pub const KEYS: &[&str] = &[
     "cuda-define",
     "cuda-include",
     "cuda-timing",
+    "cuda-arch",
 ];
 
 pub fn parse_header(lines: &[HeaderLine]) -> SpecResult<Header> {

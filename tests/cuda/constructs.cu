@@ -88,3 +88,14 @@ static __forceinline__ __device__ unsigned int header_idioms(volatile word_t *p)
     return flipped(old, *p) ? old : 400;
 }
 } }
+
+// float: its bits, IEEE comparisons (NaN unordered, -0 == +0), negation
+// as a sign flip, `float` literals as the f32 they denote.
+__device__ unsigned int float_ops(float *f, unsigned int i, unsigned int j) {
+  const float a = f[i], b = f[j];
+  float c = -a;
+  f[0] = c;
+  return (a < b) | ((a <= b) << 1) | ((a == b) << 2) | ((a != b) << 3) |
+         ((a >= b) << 4) | ((a > b) << 5) | ((!a) << 6) | ((a < 0.5f) << 7) |
+         ((a ? 1 : 0) << 8);
+}

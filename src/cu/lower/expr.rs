@@ -3,6 +3,7 @@
 //! or `?:` that may not run) appended to `pre`, and C's wrap-around and
 //! conversions made explicit.
 
+use super::float::is_float;
 use super::syntax::{bin, block, int, name, set, stmt, un};
 use super::types::{arith, convert, spec_type, wrap};
 use super::{Binding, FnLower, NULL_OFFSET, R};
@@ -52,6 +53,9 @@ impl<'p> FnLower<'_, 'p> {
             }
             CExprKind::Binary(op @ (CBinOp::LAnd | CBinOp::LOr), a, b) => {
                 self.logical(*op, a, b, span, pre)?
+            }
+            CExprKind::Binary(op, a, b) if is_float(&a.ty) => {
+                self.float_binary(*op, a, b, span, pre)?
             }
             CExprKind::Binary(op, a, b) => {
                 let x = self.rvalue(a, pre)?;
@@ -121,6 +125,9 @@ impl<'p> FnLower<'_, 'p> {
         pre: &mut Vec<s::Stmt>,
     ) -> R<s::Expr> {
         let span = e.span;
+        if is_float(&a.ty) && op != CUnOp::Deref && op != CUnOp::AddrOf {
+            return self.float_unary(op, a, span, pre);
+        }
         Ok(match op {
             CUnOp::LNot => un(UnOp::Not, self.rvalue(a, pre)?, span),
             CUnOp::BitNot => wrap(un(UnOp::BitNot, self.rvalue(a, pre)?, span), &e.ty),
@@ -214,6 +221,9 @@ impl<'p> FnLower<'_, 'p> {
             return self
                 .atomic_member(a, "load", &[], e, pre)
                 .map(|v| v.expect("load returns"));
+        }
+        if is_float(&e.ty) || is_float(&inner.ty) {
+            return self.float_cast(e, inner, pre);
         }
         let v = self.rvalue(inner, pre)?;
         if e.ty == CType::Void {

@@ -13,10 +13,12 @@
 //! [`stmt`] (statements and loops), [`expr`] (values), [`place`]
 //! (locations, reads and writes), [`pointer`] (pointer values) and
 //! [`call`] (calls); [`types`] has C's integer types and arithmetic,
+//! [`float`] what the subset does with `float` (its bits, IEEE comparisons),
 //! [`syntax`] the spec AST builders.
 
 mod call;
 mod expr;
+mod float;
 mod func;
 mod place;
 mod pointer;

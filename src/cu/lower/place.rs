@@ -3,6 +3,7 @@
 //! volatile access through a pointer to a variable that is not declared
 //! volatile becomes an explicit `load.volatile`/`store.volatile`.
 
+use super::float::{self, is_float};
 use super::syntax::{bin, ident, int, mem_call, name, set, stmt};
 use super::types::{arith, wrap};
 use super::{Binding, FnLower, Place, Ptr, PtrRhs, Target, R};
@@ -36,6 +37,9 @@ impl<'p> FnLower<'_, 'p> {
         let place = self.place(lhs, out)?;
         let value = match op {
             None => self.rvalue_as(rhs, &lhs.ty, out)?,
+            Some(_) if is_float(&lhs.ty) => {
+                return Err(float::refused(span, "floating-point arithmetic"))
+            }
             Some(bop) => {
                 let old = self.read_place(&place, span, out)?;
                 let r = self.rvalue(rhs, out)?;
@@ -55,6 +59,9 @@ impl<'p> FnLower<'_, 'p> {
             if a.ty.pointee().is_some() {
                 return self.assign_pointer(id, None, PtrRhs::Delta(delta), span, out);
             }
+        }
+        if is_float(&a.ty) {
+            return Err(float::refused(span, "floating-point arithmetic"));
         }
         let place = self.place(a, out)?;
         let old = self.read_place(&place, span, out)?;

@@ -128,7 +128,8 @@ impl<'p> FnLower<'_, 'p> {
             return Ok(Ptr::null(pointee, span));
         }
         let p = self.pointer(inner, pre)?;
-        if let (Some(t), CType::Int { bits, .. }) = (&p.target, &pointee.ty) {
+        if let (Some(t), CType::Int { bits, .. } | CType::Float { bits }) = (&p.target, &pointee.ty)
+        {
             if u32::from(*bits) != storage_bits(t.ty) {
                 return Err(Diagnostic::new(span, format!("a cast to a pointer to {}-bit values of the {}-bit variable `{}` is outside the subset", bits, t.ty.bits(), t.var))
                     .label("reinterprets the width"));

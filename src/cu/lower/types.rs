@@ -26,13 +26,15 @@ pub fn spec_type(t: &CType, span: Span) -> R<Type> {
         CType::Bool => Type::Bool,
         CType::Enum => Type::I32,
         CType::Int { bits, signed } => Type::int(u32::from(*bits), *signed).ok_or_else(outside)?,
+        // An f32 is its bits (see `float`).
+        CType::Float { bits: 32 } => Type::U32,
         CType::Float { .. } => {
             return Err(Diagnostic::new(
                 span,
-                "floating-point values are outside the CUDA subset gsync-check reads",
+                "double-precision values are outside the CUDA subset gsync-check reads",
             )
             .label("floating point")
-            .hint("a harness can call the functions that only use integers"))
+            .hint("`float` (32-bit) values may be loaded, stored, copied and compared"))
         }
         _ => return Err(outside()),
     })

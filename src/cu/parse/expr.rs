@@ -30,7 +30,15 @@ impl Lower<'_, '_> {
                 node(CExprKind::Int(v), ty)
             }
             CXCursor_CXXNullPtrLiteralExpr | CXCursor_GNUNullExpr => node(CExprKind::Null, ty),
-            CXCursor_FloatingLiteral => return Err(outside(span, "a floating-point value")),
+            // A `float` literal is its bits (clang evaluates it as the
+            // double it equals exactly); a `double` one is refused by type.
+            CXCursor_FloatingLiteral if ty == (CType::Float { bits: 32 }) => {
+                let v = c
+                    .evaluate_float()
+                    .ok_or_else(|| outside(span, "this constant"))?;
+                node(CExprKind::Int(i64::from((v as f32).to_bits())), ty)
+            }
+            CXCursor_FloatingLiteral => return Err(outside(span, "a `double` constant")),
             CXCursor_StringLiteral => return Err(outside(span, "a string")),
             CXCursor_DeclRefExpr => self.decl_ref(c, ty, span)?,
             CXCursor_MemberRefExpr => self.member(c, &kids, ty, span)?,
