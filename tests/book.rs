@@ -166,8 +166,10 @@ fn stated(key: &str, output: &[String]) -> Option<u64> {
             .filter_map(|l| l.split('│').next()?.trim().parse::<u64>().ok())
             .max(),
         "prefix" => output.iter().find_map(|l| {
-            l.strip_prefix("counterexample: ")?
-                .strip_suffix(" steps")?
+            let rest = l.strip_prefix("counterexample: ")?;
+            // `1 step`, `27 steps`
+            rest.strip_suffix(" steps")
+                .or_else(|| rest.strip_suffix(" step"))?
                 .parse()
                 .ok()
         }),
@@ -251,6 +253,8 @@ fn stated_reads_the_numbers_of_an_output() {
     assert_eq!(stated("expect", &out), Some(1));
     assert_eq!(stated("lines", &out), Some(9));
     assert_eq!(stated("colour", &out), None);
+    let one = ["counterexample: 1 step".to_string()];
+    assert_eq!(stated("prefix", &one), Some(1));
     assert!(states_number("the 27 steps show", 27));
     assert!(!states_number("the 271 steps show", 27));
     assert!(states_number("has Ten `expect` lines", 10));
