@@ -15,6 +15,8 @@ pub mod bench;
 pub mod check;
 pub mod cu;
 pub mod cuda;
+#[cfg(feature = "dist")]
+pub mod dist;
 pub mod explore;
 pub mod format;
 pub mod gpu;
