@@ -92,11 +92,10 @@ pub fn check(spec: &SpecSource, config: &CheckConfig, check: &CheckArgs) -> Resu
         workers: config.threads.max(1),
         connect_timeout: timeout,
     };
-    run(spec, config, &cluster)
+    run(api::prepare(spec, config)?, &cluster)
 }
 
-fn run(spec: &SpecSource, config: &CheckConfig, cluster: &Cluster) -> Result<Ran, Error> {
-    let prepared = api::prepare(spec, config)?;
+fn run(prepared: api::Prepared, cluster: &Cluster) -> Result<Ran, Error> {
     Ok(match engine::check(prepared, cluster)? {
         Outcome::Report(report) => Ran::Report(report),
         Outcome::Peer(code) => Ran::Peer(code),
@@ -125,6 +124,9 @@ fn local(
     (n, workers): (usize, usize),
     timeout: Duration,
 ) -> Result<Ran, Error> {
+    // What the distributed explorer refuses is refused before any process starts.
+    let prepared = api::prepare(spec, config)?;
+    engine::refuse(&prepared)?;
     let dir = std::env::temp_dir().join(format!("gsync-dist-{}", std::process::id()));
     let fail = |e: std::io::Error| Error::Usage(format!("--local-processes: {e}"));
     std::fs::create_dir_all(&dir).map_err(fail)?;
@@ -144,7 +146,7 @@ fn local(
         workers,
         connect_timeout: timeout,
     };
-    let ran = run(spec, config, &cluster);
+    let ran = run(prepared, &cluster);
     done.store(true, Ordering::SeqCst);
     let _ = watch.join();
     for (_, child) in children.lock().expect("not poisoned").iter_mut() {

@@ -143,7 +143,7 @@ impl Drop for Quiet {
 }
 
 /// What the distributed explorer cannot answer: refused before it starts.
-fn refuse(prepared: &Prepared) -> Result<(), Error> {
+pub fn refuse(prepared: &Prepared) -> Result<(), Error> {
     let config = &prepared.config;
     if config.scheduler.checks_liveness() {
         return Err(Error::Usage(format!(

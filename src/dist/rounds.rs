@@ -88,7 +88,7 @@ impl<'w> Rounds<'w> {
         self.round += 1;
         self.input.advance_to(self.round);
         while self.probe.less_than(&self.round) {
-            self.worker.step();
+            self.worker.step_or_park(None);
         }
         let got = self.received.borrow_mut().remove(&round);
         got.unwrap_or_default()
