@@ -98,6 +98,27 @@ fn violations_found_in_every_family() {
 }
 
 #[test]
+fn limits_end_every_process_inconclusive() {
+    let args = [
+        "heterosync_tree_barrier",
+        "--blocks",
+        "3",
+        "--local-processes",
+        "2",
+    ];
+    let out = run(&[&args[..], &["--max-states", "1000"]].concat());
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("INCONCLUSIVE  (1000 states"),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(&[&args[..], &["--max-memory", "40"]].concat());
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(stdout(&out).contains("max_memory"), "{}", stdout(&out));
+}
+
+#[test]
 fn liveness_needs_one_process() {
     let out = run(&[
         "ring_buffer_mutex",

@@ -41,9 +41,9 @@ pub struct Partition {
     /// Rank of each state among all workers' states of its level: its id
     /// in a sequential search is the states of earlier levels plus it.
     pub rank: Vec<u64>,
-    /// First position (smallest key) each state of the newest level was
-    /// reached at, from its first local index [`Partition::newest`].
+    /// First position (smallest key) each state was reached at in its level.
     pub key: Vec<Key>,
+    /// First local index of the level being expanded.
     pub newest: usize,
     pub parent: Vec<Ptr>,
     pub via: Vec<u32>,
