@@ -29,6 +29,7 @@ mod shortest;
 mod simt;
 mod symmetric;
 
+#[cfg(feature = "dist")]
 pub(crate) use deadlock::explain as explain_deadlock;
 pub use semantics::{describe_threads, thread_positions};
 
@@ -193,6 +194,7 @@ pub fn check(model: &Model, settings: &Settings) -> CheckResult {
 /// Makes the findings of a search of `searched` real ones: in real thread
 /// numbering, a lasso of the model where states forget writers (for
 /// a search that cannot search again, as the distributed one).
+#[cfg(feature = "dist")]
 pub(crate) fn concretize_findings(searched: &Reduced, findings: &mut [Finding]) {
     if let Some(sym) = searched.symmetry() {
         symmetric::concretize_all(searched, sym, findings);
