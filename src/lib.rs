@@ -19,6 +19,8 @@ pub mod clock;
 pub mod cu;
 #[cfg(feature = "gpu")]
 pub mod cuda;
+#[cfg(feature = "dist")]
+pub mod dist;
 pub mod explore;
 pub mod format;
 #[cfg(feature = "gpu")]

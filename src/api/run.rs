@@ -2,7 +2,7 @@
 //! checker's settings, the findings as traces.
 
 use super::{prepare, CheckConfig, Error, Prepared, SpecSource};
-use crate::check::{check, Settings};
+use crate::check::{check, CheckResult, Settings};
 use crate::explore::Options;
 use crate::ir::Program;
 use crate::model::lockbits::{self, DEFAULT_LOCK_BITS};
@@ -33,7 +33,6 @@ pub fn model_of(prepared: &Prepared) -> Model<'_> {
 
 /// Checks a prepared spec and builds its report.
 pub fn run(prepared: &Prepared) -> Report {
-    let program = &prepared.program;
     let config = &prepared.config;
     let model = model_of(prepared);
     let settings = Settings {
@@ -44,27 +43,43 @@ pub fn run(prepared: &Prepared) -> Report {
             forget: config.forget,
             awaits: config.awaits,
         },
-        limits: Options {
-            max_states: config.max_states,
-            deadline: config
-                .deadline
-                .or_else(|| crate::explore::deadline_in(config.max_seconds)),
-            max_memory_bytes: config.max_memory_mb.map(|mb| mb * 1024 * 1024),
-            keep_edges: true,
-            progress: config.progress,
-            threads: config.threads,
-            hash_compaction: config.hash_compaction,
-            ..Options::default()
-        },
+        limits: limits_of(config),
     };
     let started = crate::clock::Instant::now();
     let result = check(&model, &settings);
     // The whole check: exploration plus the graph analyses after it.
     let seconds = started.elapsed().as_secs_f64();
+    report_of(prepared, &model, &result, seconds)
+}
+
+/// The limits and search settings of a configuration.
+pub(crate) fn limits_of(config: &CheckConfig) -> Options {
+    Options {
+        max_states: config.max_states,
+        deadline: config
+            .deadline
+            .or_else(|| crate::explore::deadline_in(config.max_seconds)),
+        max_memory_bytes: config.max_memory_mb.map(|mb| mb * 1024 * 1024),
+        keep_edges: true,
+        progress: config.progress,
+        threads: config.threads,
+        hash_compaction: config.hash_compaction,
+        ..Options::default()
+    }
+}
+
+/// The report of a check that took `seconds` (also the distributed one's).
+pub(crate) fn report_of(
+    prepared: &Prepared,
+    model: &Model,
+    result: &CheckResult,
+    seconds: f64,
+) -> Report {
+    let (program, config) = (&prepared.program, &prepared.config);
     let violations: Vec<ViolationReport> = result
         .findings
         .iter()
-        .map(|f| violation_report(&model, f))
+        .map(|f| violation_report(model, f))
         .collect();
     let verdict = if !violations.is_empty() {
         Verdict::Violated
@@ -95,7 +110,7 @@ pub fn run(prepared: &Prepared) -> Report {
                 // The whole check's peak (search and analyses), not the search's.
                 peak_rss_bytes: crate::explore::peak_rss_bytes().or(s.peak_rss_bytes),
                 explore_seconds: s.seconds,
-                reductions: result.reductions,
+                reductions: result.reductions.clone(),
             }),
         },
         violations,

@@ -97,7 +97,7 @@ pub fn progress_while_stuck<S: Checkable>(
 /// The finding for a deadlock first reached at `stuck`: the trace goes on
 /// to where the threads end up, the nearest state in which nobody can move
 /// (all blocked), or else a cycle they repeat forever (spinning).
-fn explain<S: Checkable>(
+pub(crate) fn explain<S: Checkable>(
     model: &S,
     exploration: &Exploration<u32, Violation>,
     stuck: StateId,

@@ -29,6 +29,8 @@ mod shortest;
 mod simt;
 mod symmetric;
 
+#[cfg(feature = "dist")]
+pub(crate) use deadlock::explain as explain_deadlock;
 pub use semantics::{describe_threads, thread_positions};
 
 use crate::explore::{LimitKind, Options, Stats, TransitionSystem};
@@ -187,6 +189,21 @@ pub fn check(model: &Model, settings: &Settings) -> CheckResult {
     }
     result.reductions = note.finish(options.hash_compaction);
     result
+}
+
+/// Makes the findings of a search of `searched` real ones: in real thread
+/// numbering, a lasso of the model where states forget writers (for
+/// a search that cannot search again, as the distributed one).
+#[cfg(feature = "dist")]
+pub(crate) fn concretize_findings(searched: &Reduced, findings: &mut [Finding]) {
+    if let Some(sym) = searched.symmetry() {
+        symmetric::concretize_all(searched, sym, findings);
+    }
+    if searched.forgets() {
+        for f in findings {
+            lasso::close(searched.model(), f);
+        }
+    }
 }
 
 #[cfg(test)]

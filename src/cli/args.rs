@@ -227,6 +227,10 @@ pub struct CheckArgs {
     /// Expand every enabled step, not an ample set of independent ones (fusing of local steps stays on)
     #[arg(long)]
     pub no_ample_sets: bool,
+
+    #[cfg(feature = "dist")]
+    #[command(flatten)]
+    pub dist: super::dist::DistArgs,
 }
 
 /// How a check reports (the top level and `check`).

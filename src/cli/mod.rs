@@ -3,6 +3,8 @@
 
 pub mod args;
 mod bench;
+#[cfg(feature = "dist")]
+mod dist;
 mod family;
 mod gpu;
 mod litmus;
@@ -135,6 +137,8 @@ fn by_name(name: &str, check: &CheckArgs, output: &OutputArgs) -> Result<i32, Er
         return check_one(&spec, check, output);
     }
     if api::FAMILIES.contains(&name) {
+        #[cfg(feature = "dist")]
+        dist::one_spec_only(&check.dist, name)?;
         return family::run_family(name, check, output);
     }
     let path = Path::new(name);
@@ -211,6 +215,13 @@ fn available_cpus() -> usize {
 fn check_one(spec: &SpecSource, check: &CheckArgs, output: &OutputArgs) -> Result<i32, Error> {
     stats_need_timings(output.stats, output.format == Format::Sarif)?;
     let config = config_from(check, None);
+    #[cfg(feature = "dist")]
+    let mut report = match dist::check(spec, &config, check)? {
+        dist::Ran::Here => api::check_spec(spec, &config)?,
+        dist::Ran::Report(report) => *report,
+        dist::Ran::Peer(code) => return Ok(code),
+    };
+    #[cfg(not(feature = "dist"))]
     let mut report = api::check_spec(spec, &config)?;
     write_counterexamples(&report, spec, output.out.as_deref(), &report.spec)?;
     write_svg(&report, output)?;

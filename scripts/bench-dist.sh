@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The distributed explorer, one process against two on this machine
+# (book/src/distributed.md): states/s, peak RSS per process, and the
+# partition balance (max/mean states per worker), for one spec.
+#
+#   scripts/bench-dist.sh heterosync_tree_barrier --blocks 3
+#
+# GSYNC: the binary (default target/release/gsync-check).
+set -euo pipefail
+bin=${GSYNC:-target/release/gsync-check}
+[ $# -gt 0 ] || set -- heterosync_tree_barrier --blocks 3
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+printf '%-28s %10s %8s %10s %9s  %s\n' run states seconds states/s max/mean "peak RSS per process (MiB)"
+for run in "single-process explorer:--no-ample-sets --threads 1" \
+           "1 process x 1 worker:--processes 1 --threads 1" \
+           "2 processes x 1 worker:--local-processes 2 --threads 1"; do
+  name=${run%%:*}
+  # shellcheck disable=SC2086
+  "$bin" "$@" ${run#*:} --stats --format json > "$out" || [ $? -le 3 ]
+  python3 - "$name" "$out" <<'PY'
+import json, re, sys
+name, path = sys.argv[1], sys.argv[2]
+r = json.load(open(path))
+m = r["stats"]
+note = m.get("reductions", "")
+bal = re.search(r"max/mean ([0-9.]+)", note)
+rss = re.search(r"peak RSS per process \(MiB\) ([0-9., ]+);", note)
+rss = rss.group(1) if rss else "%.1f" % (m["peak_rss_bytes"] / 2**20)
+print("%-28s %10d %8.2f %10.0f %9s  %s" % (name, r["stats"]["states"], m["seconds"],
+      m["states_per_second"], bal.group(1) if bal else "-", rss))
+PY
+done

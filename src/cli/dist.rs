@@ -1,0 +1,237 @@
+//! The distributed run's options: the processes of a cluster (timely's
+//! `-n/-p/-h` as `--processes/--process/--hostfile`), or `--local-processes
+//! N`, which starts N processes of this binary on this machine over
+//! loopback and ends the run with an error if one of them dies.
+
+use super::args::{at_least_1, positive_seconds, CheckArgs};
+use clap::Args;
+use gsync_check::api::{self, CheckConfig, Error, SpecSource};
+use gsync_check::dist::{self as engine, Cluster, Outcome, EXIT_FAILED};
+use gsync_check::report::Report;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct DistArgs {
+    /// Distributed run: the number of processes (each started with the same arguments, its own --process, and the same --hostfile). See book/src/distributed.md
+    #[arg(long, value_name = "N", value_parser = at_least_1::<usize>, conflicts_with = "local_processes")]
+    pub processes: Option<usize>,
+
+    /// Distributed run: this process's index, 0 to N-1 (process 0 prints the report)
+    #[arg(long, value_name = "I", requires = "processes")]
+    pub process: Option<usize>,
+
+    /// Distributed run: a file of one host:port a line, process 0 first [default: localhost:2101 and up]
+    #[arg(long, value_name = "FILE", requires = "processes")]
+    pub hostfile: Option<PathBuf>,
+
+    /// Distributed run on this machine: start N processes of this binary over loopback
+    #[arg(long, value_name = "N", value_parser = at_least_1::<usize>)]
+    pub local_processes: Option<usize>,
+
+    /// Distributed run: seconds to wait for every process to connect [default: 30]
+    #[arg(long, value_name = "S", value_parser = positive_seconds)]
+    pub connect_timeout: Option<f64>,
+}
+
+/// Where a check ran.
+pub enum Ran {
+    /// Not distributed: the caller checks.
+    Here,
+    /// Process 0 of a distributed run.
+    Report(Box<Report>),
+    /// Another process: its exit code.
+    Peer(i32),
+}
+
+/// A family is checked one variant after another, in one process.
+pub fn one_spec_only(args: &DistArgs, family: &str) -> Result<(), Error> {
+    match args.processes.or(args.local_processes) {
+        Some(_) => Err(Error::Usage(format!(
+            "`{family}` is a family: a distributed run checks one spec (name one of its variants)"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Runs the check distributed where the arguments ask for it.
+pub fn check(spec: &SpecSource, config: &CheckConfig, check: &CheckArgs) -> Result<Ran, Error> {
+    let args = &check.dist;
+    let timeout = Duration::from_secs_f64(args.connect_timeout.unwrap_or(30.0));
+    if let Some(n) = args.local_processes {
+        // The machine's cores are shared by the processes.
+        let workers = check.threads.unwrap_or(1);
+        return local(spec, config, (n, workers), timeout);
+    }
+    let Some(processes) = args.processes else {
+        if args.connect_timeout.is_some() {
+            return Err(Error::Usage(
+                "--connect-timeout applies to a distributed run (--processes or --local-processes)"
+                    .into(),
+            ));
+        }
+        return Ok(Ran::Here);
+    };
+    let process = args.process.unwrap_or(0);
+    if process >= processes {
+        return Err(Error::Usage(format!(
+            "--process {process}: the processes are numbered 0 to {}",
+            processes - 1
+        )));
+    }
+    if let Some(h) = &args.hostfile {
+        hostfile_lines(h, processes)?;
+    }
+    let cluster = Cluster {
+        processes,
+        process,
+        hostfile: args.hostfile.clone(),
+        workers: config.threads.max(1),
+        connect_timeout: timeout,
+    };
+    run(api::prepare(spec, config)?, &cluster)
+}
+
+fn run(prepared: api::Prepared, cluster: &Cluster) -> Result<Ran, Error> {
+    Ok(match engine::check(prepared, cluster)? {
+        Outcome::Report(report) => Ran::Report(report),
+        Outcome::Peer(code) => Ran::Peer(code),
+    })
+}
+
+/// Checks that the host file names `processes` addresses.
+fn hostfile_lines(path: &Path, processes: usize) -> Result<(), Error> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Usage(format!("--hostfile {}: {e}", path.display())))?;
+    let n = text.lines().filter(|l| !l.trim().is_empty()).count();
+    if n < processes {
+        return Err(Error::Usage(format!(
+            "--hostfile {}: {n} addresses for {processes} processes (one host:port a line, process 0 first)",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+/// `--local-processes N`: this process is process 0; it starts the others
+/// with the same arguments and a host file of free loopback ports.
+fn local(
+    spec: &SpecSource,
+    config: &CheckConfig,
+    (n, workers): (usize, usize),
+    timeout: Duration,
+) -> Result<Ran, Error> {
+    // What the distributed explorer refuses is refused before any process starts.
+    let prepared = api::prepare(spec, config)?;
+    engine::refuse(&prepared)?;
+    let dir = std::env::temp_dir().join(format!("gsync-dist-{}", std::process::id()));
+    let fail = |e: std::io::Error| Error::Usage(format!("--local-processes: {e}"));
+    std::fs::create_dir_all(&dir).map_err(fail)?;
+    let hostfile = dir.join("hosts");
+    std::fs::write(&hostfile, free_ports(n).map_err(fail)?).map_err(fail)?;
+    let children = Arc::new(Mutex::new(Vec::new()));
+    for i in 1..n {
+        let child = spawn(i, n, &hostfile, workers).map_err(fail)?;
+        children.lock().expect("not poisoned").push((i, child));
+    }
+    let done = Arc::new(AtomicBool::new(false));
+    let watch = watch(Arc::clone(&children), Arc::clone(&done));
+    let cluster = Cluster {
+        processes: n,
+        process: 0,
+        hostfile: Some(hostfile),
+        workers,
+        connect_timeout: timeout,
+    };
+    let ran = run(prepared, &cluster);
+    done.store(true, Ordering::SeqCst);
+    let _ = watch.join();
+    for (_, child) in children.lock().expect("not poisoned").iter_mut() {
+        if ran.is_err() {
+            let _ = child.kill();
+        }
+        let _ = child.wait();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    ran
+}
+
+/// `n` addresses of free loopback ports, one a line.
+fn free_ports(n: usize) -> std::io::Result<String> {
+    let listeners = (0..n)
+        .map(|_| std::net::TcpListener::bind("127.0.0.1:0"))
+        .collect::<std::io::Result<Vec<_>>>()?;
+    let mut text = String::new();
+    for l in &listeners {
+        text.push_str(&format!("127.0.0.1:{}\n", l.local_addr()?.port()));
+    }
+    Ok(text)
+}
+
+/// Process `i` of `n`: this binary with this process's arguments, less
+/// `--local-processes`, plus its place in the cluster. Its output is
+/// dropped (timely reports connection retries there); errors show.
+fn spawn(i: usize, n: usize, hostfile: &Path, workers: usize) -> std::io::Result<Child> {
+    let mut args: Vec<String> = Vec::new();
+    let mut skip = false;
+    for a in std::env::args().skip(1) {
+        if skip {
+            skip = false;
+        } else if a == "--local-processes" || a == "--threads" {
+            skip = true;
+        } else if !a.starts_with("--local-processes=") && !a.starts_with("--threads=") {
+            args.push(a);
+        }
+    }
+    let place = [
+        "--processes".to_string(),
+        n.to_string(),
+        "--process".into(),
+        i.to_string(),
+        "--hostfile".into(),
+        hostfile.display().to_string(),
+        "--threads".into(),
+        workers.to_string(),
+    ];
+    Command::new(std::env::current_exe()?)
+        .args(args)
+        .args(place)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+}
+
+/// Ends the run with an error when a started process dies (killed, or a
+/// failure other than a verdict or a refusal).
+fn watch(
+    children: Arc<Mutex<Vec<(usize, Child)>>>,
+    done: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        while !done.load(Ordering::SeqCst) {
+            let mut list = children.lock().expect("not poisoned");
+            for (i, child) in list.iter_mut() {
+                let Ok(Some(status)) = child.try_wait() else {
+                    continue;
+                };
+                if matches!(status.code(), Some(0..=3)) {
+                    continue;
+                }
+                eprintln!(
+                    "error: distributed run: process {i} (pid {}) ended: {status}; no verdict",
+                    child.id()
+                );
+                for (_, other) in list.iter_mut() {
+                    let _ = other.kill();
+                }
+                std::process::exit(EXIT_FAILED);
+            }
+            drop(list);
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    })
+}

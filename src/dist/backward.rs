@@ -1,0 +1,120 @@
+//! Deadlock on the partitioned graph: which states can still finish
+//! (backward reachability from the final states, each owner marking its
+//! states and asking the owners of their predecessors to mark theirs),
+//! and the first state, in the sequential search's order, that cannot.
+
+use super::partition::Partition;
+use super::rounds::{Msg, Rounds};
+use super::search::walk;
+use crate::check::Checkable;
+use crate::explore::BitSet;
+
+/// What the deadlock analysis found, the same on every worker.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stuck {
+    /// Every state can finish.
+    None,
+    /// The actions to the first state that cannot finish.
+    At(Vec<u32>),
+    /// Only the labelled graph answers (a harness that never finishes, or
+    /// threads that progress where it cannot finish): the reason.
+    NeedsLabels(&'static str),
+}
+
+/// Finds the first state that cannot finish, after a complete search that
+/// kept the predecessors.
+pub fn find<S: Checkable>(sys: &S, rounds: &mut Rounds<'_>, part: &mut Partition) -> Stuck {
+    let finals = rounds.sum(vec![part.finals.count_ones() as u64])[0];
+    if finals == 0 {
+        return Stuck::NeedsLabels("the harness never finishes");
+    }
+    let can = can_finish(rounds, part);
+    // The first state that cannot finish: smallest (level, rank).
+    let first = (0..part.len() as u32)
+        .filter(|&l| !can.get(l))
+        .min_by_key(|&l| (part.level[l as usize], part.rank[l as usize]));
+    let code = |l: u32| [u64::from(part.level[l as usize]), part.rank[l as usize]];
+    let mine = first.map_or(vec![], |l| code(l).to_vec());
+    let all = rounds.gather(mine);
+    let Some(min) = all.iter().filter(|v| !v.is_empty()).min().cloned() else {
+        return Stuck::None;
+    };
+    if progress_while_stuck(sys, rounds, part, &can) {
+        return Stuck::NeedsLabels("threads keep progressing where the harness cannot finish");
+    }
+    let at = first.filter(|&l| code(l)[..] == min[..]);
+    Stuck::At(walk(rounds, part, at))
+}
+
+/// The states of this partition that can reach a final state.
+fn can_finish(rounds: &mut Rounds<'_>, part: &mut Partition) -> BitSet {
+    let n = part.len();
+    let mut preds = std::mem::take(&mut part.preds);
+    preds.sort_unstable_by_key(|p| p.0);
+    let mut offsets = vec![0usize; n + 1];
+    for &(to, _) in &preds {
+        offsets[to as usize + 1] += 1;
+    }
+    for i in 0..n {
+        offsets[i + 1] += offsets[i];
+    }
+    let mut can = BitSet::new(n);
+    let mut frontier: Vec<u32> = part.finals.iter_ones().collect();
+    for &l in &frontier {
+        can.insert(l);
+    }
+    loop {
+        let out: Vec<(u32, Msg)> = frontier
+            .iter()
+            .flat_map(|&l| &preds[offsets[l as usize]..offsets[l as usize + 1]])
+            .map(|&(_, (w, local))| (w, Msg::Mark { local }))
+            .collect();
+        frontier.clear();
+        for m in rounds.exchange(out) {
+            if let Msg::Mark { local } = m {
+                if can.insert(local) {
+                    frontier.push(local);
+                }
+            }
+        }
+        if rounds.sum(vec![frontier.len() as u64])[0] == 0 {
+            break;
+        }
+    }
+    part.preds = preds;
+    can
+}
+
+/// Whether some step between two states that cannot finish passes a
+/// progress point (the sequential `deadlock::progress_while_stuck`).
+fn progress_while_stuck<S: Checkable>(
+    sys: &S,
+    rounds: &mut Rounds<'_>,
+    part: &Partition,
+    can: &BitSet,
+) -> bool {
+    let peers = rounds.peers();
+    let mut out = Vec::new();
+    let (mut actions, mut next) = (Vec::new(), vec![0u32; sys.state_words()]);
+    for l in (0..part.len() as u32).filter(|&l| !can.get(l)) {
+        let s = part.state(l);
+        actions.clear();
+        sys.actions(s, &mut actions);
+        for &a in &actions {
+            if sys.step_labels(s, a, &mut next).1.progressed {
+                sys.canonicalize(&mut next);
+                let words = next.clone();
+                out.push((super::partition::owner(&words, peers), Msg::Ask { words }));
+            }
+        }
+    }
+    let stuck = rounds
+        .exchange(out)
+        .into_iter()
+        .filter(|m| match m {
+            Msg::Ask { words } => part.find(words).is_some_and(|l| !can.get(l)),
+            _ => false,
+        })
+        .count();
+    rounds.sum(vec![stuck as u64])[0] > 0
+}

@@ -1,0 +1,379 @@
+//! Distributed exploration on timely-dataflow (feature `dist`): the states
+//! are partitioned by hash over the workers of every process, each BFS
+//! level is expanded by the owners of its states and their successors
+//! sent to theirs (`search`), the deadlock analysis runs on the
+//! partitioned graph (`backward`), and a counterexample is rebuilt from
+//! parents held by their owners. Verdicts, state counts and
+//! counterexamples are those of the single-process explorer with the same
+//! reductions (ample sets are off: their proviso needs the whole graph).
+//! Liveness needs the whole graph too and is refused.
+//!
+//! Process 0 builds the report; the others return only the exit code.
+
+mod backward;
+mod partition;
+mod rooted;
+mod rounds;
+mod search;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::api::{limits_of, model_of, report_of, Error, Prepared};
+use crate::check::{concretize_findings, explain_deadlock, CheckResult, Checkable, Finding};
+use crate::explore::{explore, Options, Stats, TransitionSystem};
+use crate::model::reduced::{Reduced, Reductions};
+use crate::report::Report;
+use backward::Stuck;
+use search::{Ending, Searched};
+
+/// Exit code of a distributed run that ended without a verdict (a process
+/// died, a host could not be reached).
+pub const EXIT_FAILED: i32 = 4;
+
+/// Where this process stands among the processes of a run.
+#[derive(Clone, Debug)]
+pub struct Cluster {
+    pub processes: usize,
+    pub process: usize,
+    /// One `host:port` a line, process 0 first (timely's `-h` file);
+    /// without it, `localhost:2101` and up.
+    pub hostfile: Option<PathBuf>,
+    /// Worker threads of this process.
+    pub workers: usize,
+    /// How long to wait for every process to connect.
+    pub connect_timeout: Duration,
+}
+
+/// What a process of a distributed run returns.
+pub enum Outcome {
+    /// Process 0: the report.
+    Report(Box<Report>),
+    /// Another process: the run's exit code.
+    Peer(i32),
+}
+
+/// What worker 0 of every process brings back.
+struct Found {
+    searched: Searched,
+    stuck: Stuck,
+    /// Peak resident bytes of each process.
+    rss: Vec<u64>,
+    seconds: f64,
+}
+
+/// Checks a prepared spec on this process's workers of `cluster`.
+pub fn check(prepared: Prepared, cluster: &Cluster) -> Result<Outcome, Error> {
+    refuse(&prepared)?;
+    let args = timely_args(cluster);
+    let config = timely::Config::from_args(args.into_iter())
+        .map_err(|e| Error::Usage(format!("distributed run: {e}")))?;
+    let prepared = Arc::new(prepared);
+    let connected = Arc::new(AtomicBool::new(false));
+    watch_connections(cluster, Arc::clone(&connected));
+    on_lost_process();
+    let shared = Arc::clone(&prepared);
+    let place = (cluster.process, cluster.workers);
+    // timely prints its connection progress on standard output, where the
+    // report goes: it goes nowhere while the processes connect.
+    let quiet = Quiet::stdout();
+    let guards = timely::execute(config, move |worker| {
+        connected.store(true, Ordering::SeqCst);
+        run_worker(&shared, worker, place)
+    });
+    drop(quiet);
+    let guards = guards.map_err(|e| Error::Usage(format!("distributed run: {e}")))?;
+    let found = guards
+        .join()
+        .into_iter()
+        .map(|r| r.map_err(|e| Error::Usage(format!("distributed run: a worker failed: {e}"))))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .flatten()
+        .next()
+        .expect("worker 0 of every process reports");
+    if let Stuck::NeedsLabels(why) = found.stuck {
+        return Err(needs_one_process(why));
+    }
+    let model = model_of(&prepared);
+    let (reduced, _) = Reduced::new(&model, reductions(&prepared));
+    let result = result_of(&reduced, &found, cluster);
+    let report = report_of(&prepared, &model, &result, found.seconds);
+    Ok(match cluster.process {
+        0 => Outcome::Report(Box::new(report)),
+        _ => Outcome::Peer(report.verdict.exit_code()),
+    })
+}
+
+/// Standard output sent to `/dev/null` until dropped.
+struct Quiet(Option<i32>);
+
+impl Quiet {
+    fn stdout() -> Self {
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        // SAFETY: plain descriptor calls; the saved descriptor is restored
+        // and closed on drop.
+        unsafe {
+            let saved = libc::dup(1);
+            let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY);
+            if saved < 0 || null < 0 || libc::dup2(null, 1) < 0 {
+                return Quiet(None);
+            }
+            libc::close(null);
+            Quiet(Some(saved))
+        }
+    }
+}
+
+impl Drop for Quiet {
+    fn drop(&mut self) {
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        if let Some(saved) = self.0 {
+            // SAFETY: `saved` is the descriptor duplicated in `stdout`.
+            unsafe {
+                libc::dup2(saved, 1);
+                libc::close(saved);
+            }
+        }
+    }
+}
+
+/// What the distributed explorer cannot answer: refused before it starts.
+pub fn refuse(prepared: &Prepared) -> Result<(), Error> {
+    let config = &prepared.config;
+    if config.scheduler.checks_liveness() {
+        return Err(Error::Usage(format!(
+            "--scheduler {}: liveness (livelock, starvation) is decided on the whole state graph, which the distributed explorer does not hold in one place; run it with one process (without --processes or --local-processes)",
+            config.scheduler
+        )));
+    }
+    if config.hash_compaction {
+        return Err(Error::Usage(
+            "--hash-compaction: the distributed explorer keeps each process's states exactly; leave it out, or run with one process".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn needs_one_process(why: &str) -> Error {
+    Error::Usage(format!(
+        "{why}: whether that is a deadlock is decided on the labelled state graph, which only the single-process explorer builds; run it with one process (without --processes or --local-processes)"
+    ))
+}
+
+/// The reductions of a distributed search: those asked, but ample sets.
+fn reductions(prepared: &Prepared) -> Reductions {
+    let c = &prepared.config;
+    Reductions {
+        symmetry: c.symmetry,
+        ample_sets: false,
+        forget: c.forget,
+        awaits: c.awaits,
+    }
+}
+
+/// timely's own arguments for this process.
+fn timely_args(cluster: &Cluster) -> Vec<String> {
+    let mut args = vec![
+        "gsync-check".to_string(),
+        "-w".into(),
+        cluster.workers.to_string(),
+        "-n".into(),
+        cluster.processes.to_string(),
+        "-p".into(),
+        cluster.process.to_string(),
+    ];
+    if let Some(h) = &cluster.hostfile {
+        args.extend(["-h".to_string(), h.display().to_string()]);
+    }
+    args
+}
+
+/// Ends the process with a clear error when the processes have not all
+/// connected within the timeout (a host that cannot be reached: timely
+/// retries its connections forever).
+fn watch_connections(cluster: &Cluster, connected: Arc<AtomicBool>) {
+    let timeout = cluster.connect_timeout;
+    let (n, hosts) = (cluster.processes, cluster.hostfile.clone());
+    std::thread::spawn(move || {
+        let start = Instant::now();
+        while start.elapsed() < timeout {
+            if connected.load(Ordering::SeqCst) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let hosts = hosts.map_or("localhost:2101 and up".into(), |h| h.display().to_string());
+        eprintln!(
+            "error: distributed run: the {n} processes did not all connect within {:.0} s (addresses: {hosts}); no verdict",
+            timeout.as_secs_f64()
+        );
+        std::process::exit(EXIT_FAILED);
+    });
+}
+
+/// A process that dies breaks its connections: timely's communication
+/// threads panic on the others. End the process there with a clear error,
+/// never a verdict.
+fn on_lost_process() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info.to_string();
+        if msg.contains("timely communication error") || msg.contains("Clean shutdown") {
+            eprintln!(
+                "error: distributed run: lost the connection to another process ({msg}); no verdict"
+            );
+            std::process::exit(EXIT_FAILED);
+        }
+        default(info);
+    }));
+}
+
+/// One worker: search its partition, then the deadlock analysis.
+fn run_worker(
+    prepared: &Prepared,
+    worker: &mut timely::worker::Worker,
+    (process, workers): (usize, usize),
+) -> Option<Found> {
+    let started = Instant::now();
+    let model = model_of(prepared);
+    let (reduced, _) = Reduced::new(&model, reductions(prepared));
+    let opts = limits_of(&prepared.config);
+    let mut rounds = rounds::Rounds::new(worker);
+    let mut part = partition::Partition::new(reduced.state_words());
+    let searched = search::search(&reduced, &mut rounds, &mut part, &opts, true);
+    let stuck = match searched.ending {
+        Ending::Complete => backward::find(&reduced, &mut rounds, &mut part),
+        _ => Stuck::None,
+    };
+    let rss = crate::explore::peak_rss_bytes().unwrap_or(0);
+    let rss = rounds.gather(vec![process as u64, rss]);
+    let mut per_process = vec![0; rss.iter().map(|v| v[0] as usize + 1).max().unwrap_or(1)];
+    for v in &rss {
+        per_process[v[0] as usize] = per_process[v[0] as usize].max(v[1]);
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    // Every worker knows the outcome: the first of each process brings it.
+    let first = rounds.index().is_multiple_of(workers);
+    first.then_some(Found {
+        searched,
+        stuck,
+        rss: per_process,
+        seconds,
+    })
+}
+
+/// The check result of a distributed search, with its finding rebuilt.
+fn result_of(sys: &Reduced, found: &Found, cluster: &Cluster) -> CheckResult {
+    let s = &found.searched;
+    let mut findings: Vec<Finding> = match (&s.ending, &found.stuck) {
+        (Ending::Fault { path, step }, _) => vec![fault_finding(sys, path, *step)],
+        (Ending::Complete, Stuck::At(path)) => vec![deadlock_finding(sys, path)],
+        _ => Vec::new(),
+    };
+    concretize_findings(sys, &mut findings);
+    let limit = match s.ending {
+        Ending::Limit(kind) => Some(kind),
+        _ => None,
+    };
+    CheckResult {
+        fault: matches!(s.ending, Ending::Fault { .. }),
+        findings,
+        limit,
+        stats: Stats {
+            states: s.states,
+            transitions: s.transitions,
+            max_depth: s.max_depth,
+            seconds: found.seconds,
+            peak_rss_bytes: found.rss.iter().copied().max(),
+            ..Stats::default()
+        },
+        reductions: note(found, cluster),
+    }
+}
+
+/// The `--stats` note of a distributed run: workers, balance, memory.
+fn note(found: &Found, cluster: &Cluster) -> String {
+    let per = &found.searched.per_worker;
+    let max = per.iter().copied().max().unwrap_or(0) as f64;
+    let mean = per.iter().sum::<u64>() as f64 / per.len().max(1) as f64;
+    let rss: Vec<String> = found
+        .rss
+        .iter()
+        .map(|b| format!("{:.1}", *b as f64 / (1 << 20) as f64))
+        .collect();
+    format!(
+        "distributed: {} processes x {} workers; states per worker {:?} (max/mean {:.3}); peak RSS per process (MiB) {}; ample sets off (their proviso needs the whole graph)",
+        cluster.processes,
+        cluster.workers,
+        per,
+        if mean > 0.0 { max / mean } else { 1.0 },
+        rss.join(", ")
+    )
+}
+
+/// The state the actions `path` lead to from the initial state.
+fn replay(sys: &Reduced, path: &[u32]) -> Vec<u32> {
+    let mut s = vec![0u32; sys.state_words()];
+    sys.initial_state(&mut s);
+    sys.canonicalize(&mut s);
+    let mut next = s.clone();
+    for &a in path {
+        next.copy_from_slice(&s);
+        sys.step_from_copy(&s, a, &mut next)
+            .expect("a step on the path to a fault succeeds");
+        sys.canonicalize(&mut next);
+        std::mem::swap(&mut s, &mut next);
+    }
+    s
+}
+
+/// The finding of a fault at the end of `path` (its last step failed, or
+/// the state it reaches breaks an invariant).
+fn fault_finding(sys: &Reduced, path: &[u32], step: bool) -> Finding {
+    let (prefix, last) = match step {
+        true => path.split_at(path.len() - 1),
+        false => (path, &[][..]),
+    };
+    let s = replay(sys, prefix);
+    let fault = match last {
+        [a] => {
+            let mut next = s.clone();
+            sys.step_from_copy(&s, *a, &mut next).err()
+        }
+        _ => sys.check_state(&s).err(),
+    }
+    .expect("the fault happens again");
+    let mut finding = Finding {
+        kind: fault.kind,
+        property: fault.property,
+        message: fault.message,
+        waiting: Vec::new(),
+        schedule: path.to_vec(),
+        cycle: Vec::new(),
+    };
+    sys.refine_fault(&mut finding);
+    finding
+}
+
+/// The finding of the first state that cannot finish, at the end of
+/// `path`: where its threads end up is searched from it on this process
+/// (every state reachable from it cannot finish either).
+fn deadlock_finding(sys: &Reduced, path: &[u32]) -> Finding {
+    let stuck = replay(sys, path);
+    let rooted = rooted::Rooted::new(sys, stuck);
+    let opts = Options {
+        keep_edges: true,
+        ..Options::default()
+    };
+    let sub = explore(&rooted, &opts);
+    let mut finding = explain_deadlock(sys, &sub, 0, &|_| true, None);
+    let mut schedule = path.to_vec();
+    schedule.append(&mut finding.schedule);
+    finding.schedule = schedule;
+    finding
+}

@@ -1,0 +1,114 @@
+//! One worker's part of the visited set: the states it owns (by hash),
+//! with their BFS level, rank within the level, parent (held by whichever
+//! worker owns it) and the action from it, whether final, and, for the
+//! deadlock analysis, the predecessors of each.
+
+use std::hash::{BuildHasher, Hasher};
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
+
+use super::rounds::{Key, Ptr};
+use crate::explore::BitSet;
+
+/// Parent of the initial state.
+pub const ROOT: Ptr = (u32::MAX, u32::MAX);
+
+/// The hash of a state's words (the same on every process).
+pub fn hash(words: &[u32]) -> u64 {
+    let mut h = FxBuildHasher.build_hasher();
+    for &w in words {
+        h.write_u32(w);
+    }
+    h.finish()
+}
+
+/// The worker that owns a state: its hash, mixed again (the table uses the
+/// same hash), reduced to `peers`.
+pub fn owner(words: &[u32], peers: usize) -> u32 {
+    let h = hash(words);
+    let x = (h ^ (h >> 31)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (((x >> 32) * peers as u64) >> 32) as u32
+}
+
+/// The states one worker owns.
+pub struct Partition {
+    words: usize,
+    arena: Vec<u32>,
+    table: HashTable<u32>,
+    /// BFS level of each state.
+    pub level: Vec<u32>,
+    /// Rank of each state among all workers' states of its level: its id
+    /// in a sequential search is the states of earlier levels plus it.
+    pub rank: Vec<u64>,
+    /// First position (smallest key) each state was reached at in its level.
+    pub key: Vec<Key>,
+    /// First local index of the level being expanded.
+    pub newest: usize,
+    pub parent: Vec<Ptr>,
+    pub via: Vec<u32>,
+    pub finals: BitSet,
+    /// Every edge into an owned state: (its index, the source).
+    pub preds: Vec<(u32, Ptr)>,
+}
+
+impl Partition {
+    pub fn new(words: usize) -> Self {
+        Partition {
+            words,
+            arena: Vec::new(),
+            table: HashTable::new(),
+            level: Vec::new(),
+            rank: Vec::new(),
+            key: Vec::new(),
+            newest: 0,
+            parent: Vec::new(),
+            via: Vec::new(),
+            finals: BitSet::default(),
+            preds: Vec::new(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.level.len()
+    }
+
+    /// The words of state `local`.
+    pub fn state(&self, local: u32) -> &[u32] {
+        let at = local as usize * self.words;
+        &self.arena[at..at + self.words]
+    }
+
+    /// The index of a held state.
+    pub fn find(&self, words: &[u32]) -> Option<u32> {
+        let arena = &self.arena;
+        let w = self.words;
+        let at = |i: u32| &arena[i as usize * w..(i as usize + 1) * w];
+        self.table.find(hash(words), |&i| at(i) == words).copied()
+    }
+
+    /// Adds a state (not held yet) at `level`, reached first at `key`.
+    pub fn insert(&mut self, words: &[u32], level: u32, key: Key, parent: Ptr, via: u32) -> u32 {
+        let local = self.len() as u32;
+        self.arena.extend_from_slice(words);
+        let (arena, w) = (&self.arena, self.words);
+        let rehash = |&i: &u32| hash(&arena[i as usize * w..(i as usize + 1) * w]);
+        self.table.insert_unique(hash(words), local, rehash);
+        self.level.push(level);
+        self.rank.push(u64::MAX);
+        self.key.push(key);
+        self.parent.push(parent);
+        self.via.push(via);
+        local
+    }
+
+    /// The states of the newest ranked level and after: local indices.
+    pub fn newest_range(&self) -> std::ops::Range<u32> {
+        self.newest as u32..self.len() as u32
+    }
+
+    /// The states from local index `first` on.
+    pub fn newest_range_from(&self, first: u32) -> std::ops::Range<u32> {
+        first..self.len() as u32
+    }
+}

@@ -1,0 +1,206 @@
+//! The distributed explorer (feature `dist`) against the single-process
+//! one: 2 and 3 processes over loopback (`--local-processes`) give the
+//! same report (verdict, violation kinds, state counts, the very trace) as
+//! one process searching with the same reductions (the distributed search
+//! has no ample sets); a killed process, a host that cannot be reached
+//! and a liveness question end the run without a verdict.
+
+#![cfg(feature = "dist")]
+
+mod common;
+
+use common::{code, run, stderr, stdout};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn json(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_str(&stdout(out)).unwrap_or_else(|e| {
+        panic!(
+            "JSON report: {e}\nstdout: {}\nstderr: {}",
+            stdout(out),
+            stderr(out)
+        )
+    })
+}
+
+/// What must agree, pulled out for a readable failure before the whole
+/// reports are compared.
+fn summary(r: &serde_json::Value) -> String {
+    let kinds: Vec<String> = r["violations"]
+        .as_array()
+        .expect("violations")
+        .iter()
+        .map(|v| {
+            let steps = v["trace"]["schedule"].as_array().map_or(0, Vec::len);
+            format!("{} after {steps} steps", v["kind"])
+        })
+        .collect();
+    format!("{} {} {kinds:?}", r["verdict"], r["stats"])
+}
+
+/// `spec` under sc and ptx (with `extra` options): one process against
+/// two and three.
+fn same_as_one_process(spec: &str, extra: &[&str]) {
+    for model in ["sc", "ptx"] {
+        let mut args = vec![spec, "--memory-model", model, "--format", "json"];
+        args.extend(extra);
+        let one = run(&[&args[..], &["--no-ample-sets"]].concat());
+        let expected = json(&one);
+        for n in ["2", "3"] {
+            let many = run(&[&args[..], &["--local-processes", n]].concat());
+            let got = json(&many);
+            let what = format!("{spec} {extra:?} --memory-model {model} on {n} processes");
+            assert_eq!(summary(&got), summary(&expected), "{what}");
+            assert_eq!(got, expected, "{what}: the reports differ");
+            assert_eq!(code(&many), code(&one), "{what}: exit code");
+        }
+    }
+}
+
+#[test]
+fn mutexes_as_one_process() {
+    same_as_one_process("ring_buffer_mutex", &[]);
+    same_as_one_process("mutex_plain_unlock", &[]);
+}
+
+#[test]
+fn semaphores_as_one_process() {
+    same_as_one_process("semaphore_check_outside_lock", &["--blocks", "3"]);
+    same_as_one_process("sleeping_semaphore", &[]);
+}
+
+#[test]
+fn barriers_as_one_process() {
+    same_as_one_process("sense_barrier_no_flip", &[]);
+    same_as_one_process("tree_barrier_single", &[]);
+}
+
+#[test]
+fn violations_found_in_every_family() {
+    // The comparisons above mean something only if they meet violations
+    // of several kinds, and verified runs.
+    let kinds = |spec: &str, model: &str| {
+        let out = run(&[
+            spec,
+            "--memory-model",
+            model,
+            "--local-processes",
+            "2",
+            "--format",
+            "json",
+        ]);
+        summary(&json(&out))
+    };
+    assert!(kinds("mutex_plain_unlock", "ptx").contains("violated"));
+    assert!(kinds("tree_barrier_single", "sc").contains("deadlock"));
+    assert!(kinds("sense_barrier_no_flip", "sc").contains("barrier_safety"));
+    assert!(kinds("ring_buffer_mutex", "sc").contains("verified"));
+}
+
+#[test]
+fn limits_end_every_process_inconclusive() {
+    let args = [
+        "heterosync_tree_barrier",
+        "--blocks",
+        "3",
+        "--local-processes",
+        "2",
+    ];
+    let out = run(&[&args[..], &["--max-states", "1000"]].concat());
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("INCONCLUSIVE  (1000 states"),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(&[&args[..], &["--max-memory", "40"]].concat());
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(stdout(&out).contains("max_memory"), "{}", stdout(&out));
+}
+
+#[test]
+fn liveness_needs_one_process() {
+    let out = run(&[
+        "ring_buffer_mutex",
+        "--scheduler",
+        "fair",
+        "--local-processes",
+        "2",
+    ]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("run it with one process"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stdout(&out).is_empty());
+}
+
+#[test]
+fn a_killed_process_ends_the_run_without_verdict() {
+    let parent = Command::new(env!("CARGO_BIN_EXE_gsync-check"))
+        .args([
+            "heterosync_tree_barrier",
+            "--blocks",
+            "4",
+            "--max-seconds",
+            "120",
+        ])
+        .args(["--local-processes", "2", "--format", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start gsync-check");
+    // Its child, once started and searching.
+    let children = format!("/proc/{0}/task/{0}/children", parent.id());
+    let start = Instant::now();
+    let child = loop {
+        let listed = std::fs::read_to_string(&children).unwrap_or_default();
+        if let Some(pid) = listed.split_whitespace().next() {
+            break pid.to_string();
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "no child started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    std::thread::sleep(Duration::from_millis(2500));
+    let killed = Command::new("kill").args(["-9", &child]).status();
+    assert!(killed.expect("kill").success());
+    let out = parent.wait_with_output().expect("the run ends");
+    assert_eq!(code(&out), 4, "stderr: {}", stderr(&out));
+    assert!(stderr(&out).contains("no verdict"), "{}", stderr(&out));
+    assert!(
+        stdout(&out).is_empty(),
+        "a verdict was printed: {}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn an_unreachable_process_ends_the_run_without_verdict() {
+    // Process 1 of 2 whose process 0 never starts.
+    let dir = std::env::temp_dir().join(format!("gsync-unreachable-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let hosts = dir.join("hosts");
+    let ports: Vec<_> = (0..2)
+        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap())
+        .collect();
+    let text: String = ports
+        .iter()
+        .map(|l| format!("127.0.0.1:{}\n", l.local_addr().unwrap().port()))
+        .collect();
+    drop(ports);
+    std::fs::write(&hosts, text).unwrap();
+    let hosts = hosts.display().to_string();
+    let args = ["ring_buffer_mutex", "--processes", "2", "--process", "1"];
+    let out = run(&[&args[..], &["--hostfile", &hosts, "--connect-timeout", "2"]].concat());
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code(&out), 4, "stderr: {}", stderr(&out));
+    assert!(
+        stderr(&out).contains("did not all connect"),
+        "{}",
+        stderr(&out)
+    );
+}
