@@ -154,6 +154,19 @@ fn resolve(dir: &Path, value: &str) -> Option<PathBuf> {
         .flatten()
 }
 
+/// The built-in headers (`stddef.h`, ...) of a libclang named by
+/// `LIBCLANG_PATH`, where they lie beside it (`clang/VERSION/include`):
+/// libclang looks for them under the path it was installed at, so a copy
+/// moved elsewhere finds none without this.
+fn resource_dir_beside_libclang() -> Option<PathBuf> {
+    let lib = PathBuf::from(std::env::var_os("LIBCLANG_PATH")?);
+    std::fs::read_dir(lib.join("clang"))
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .find(|d| d.join("include/stddef.h").is_file())
+}
+
 /// The compiler arguments for the device side of the CUDA.
 fn clang_args(r: &Request) -> Vec<String> {
     let mut args: Vec<String> = [
@@ -172,6 +185,9 @@ fn clang_args(r: &Request) -> Vec<String> {
     .map(|s| s.to_string())
     .collect();
     args.push(format!("--cuda-gpu-arch=sm_{}", r.arch));
+    if let Some(dir) = resource_dir_beside_libclang() {
+        args.push(format!("-resource-dir={}", dir.display()));
+    }
     for d in &r.defines {
         args.push(format!("-D{d}"));
     }
