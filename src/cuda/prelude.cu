@@ -15,6 +15,8 @@ struct GsStats {
 __device__ __align__(128) GsStats gs_stats;
 __device__ __align__(128) unsigned int gs_cs_data[GS_CS_LEN > 0 ? GS_CS_LEN : 1]; // the critical section's loads and stores
 __device__ __align__(128) unsigned int gs_arrived[GS_PARTICIPANTS];                // phases each participant has entered
+__device__ __align__(128) unsigned int gs_entered[GS_PARTICIPANTS];                // critical sections each participant entered (its own slot)
+__device__ const unsigned int gs_participants = GS_PARTICIPANTS;
 
 // One thread's harness state; the generated GsThread adds the spec's
 // `local` variables and is passed to every procedure.
@@ -176,6 +178,7 @@ __device__ void gs_critical_enter(GsRuntime& gs, int weight) {
     int inside = atomicAdd(&gs_stats.occupancy, weight) + weight;
     atomicMax(&gs_stats.max_occupancy, inside);
     atomicAdd(&gs_stats.cs_entries, 1u);
+    gs_entered[gs.gs_me] += 1u;
     if (GS_CAPACITY == 1) gs_stats.cs_count = gs_stats.cs_count + 1; // plain load and store, on purpose
     for (int j = 0; j < GS_CS_LEN; j++) gs_cs_data[j] = gs_cs_data[j] + 1;
 }
