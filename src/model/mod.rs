@@ -194,8 +194,9 @@ pub struct Model<'p> {
     /// `invisible[pc]`: the instruction can be fused into the step before it.
     invisible: Vec<bool>,
     /// Under `ptx`, the memory words each thread may still access, for the
-    /// canonical form (`None`: every unfinished thread counts as a reader).
-    futures: Option<por::Futures>,
+    /// canonical form (`None`: every unfinished thread counts as a reader);
+    /// the ample sets reuse it.
+    futures: Option<std::sync::Arc<por::Futures>>,
 }
 
 /// Longest run of fused thread-local instructions: a purely local infinite
@@ -243,7 +244,7 @@ impl<'p> Model<'p> {
         };
         // The threads' own pcs say where each is (not a lockstep warp's stack).
         if ptx && model.options.canonical_memory && !model.warps.is_lockstep() {
-            model.futures = por::Futures::of(&model);
+            model.futures = por::Futures::for_canonical_form(&model).map(std::sync::Arc::new);
         }
         model
     }

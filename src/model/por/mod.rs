@@ -82,6 +82,7 @@ use super::state::FINISHED;
 use super::{thread_of, Model};
 use crate::ir::{cfg, Expr, Loc, MemOrder, Op, Order};
 use crate::spec::ast::Storage;
+use std::sync::Arc;
 use values::LocalValues;
 
 /// Bits over the memory words of a state.
@@ -195,12 +196,10 @@ const MAX_TABLE_BYTES: usize = 64 << 20;
 
 /// Which memory words each thread may still access, per pc.
 pub struct Independence {
-    /// `u64` words per bit set.
+    /// `u64` words per bit set of memory words.
     width: usize,
-    pcs: usize,
-    /// For thread `t` at `pc`: the words it may still read, then the words
-    /// it may still write, at `(t * pcs + pc) * 2 * width`.
-    future: Vec<u64>,
+    /// What each thread may still access (the model's, or computed here).
+    future: Arc<Futures>,
     /// Words read by a `check invariant`: writing them is visible.
     watched: Vec<u64>,
     /// A thread's exit may release a grid-wide kernel boundary.
@@ -219,62 +218,36 @@ pub struct Independence {
     sc_word: Option<usize>,
 }
 
-/// Which memory words each thread may still access (read or write) from
-/// each pc: the union of [`Independence`]'s two sets, for the `ptx`
+/// Which memory words (and, after them, the phase words and the SC-fence
+/// word: [`Independence`]) each thread may still read and write, per pc:
+/// a backward closure over the control-flow graph. Computed once per
+/// model (`Model::futures`) and shared by the ample sets and the `ptx`
 /// canonical form (`memory::canon`), which treats a thread that never
 /// accesses a location again as no reader of it.
 pub struct Futures {
+    /// `u64` words per bit set.
     width: usize,
     pcs: usize,
-    bits: Vec<u64>,
+    /// For thread `t` at `pc`: the words it may still read, then the words
+    /// it may still write, at `(t * pcs + pc) * 2 * width`.
+    table: Vec<u64>,
 }
 
 impl Futures {
-    /// The table for `model`, or `None` where it is not built (see
-    /// [`Independence::new`]).
-    pub fn of(model: &Model) -> Option<Futures> {
-        let por = Independence::new(model).ok()?;
-        let (width, pcs) = (por.width, por.pcs);
-        let bits = por
-            .future
-            .chunks(2 * width)
-            .flat_map(|rw| (0..width).map(move |k| rw[k] | rw[width + k]))
-            .collect();
-        Some(Futures { width, pcs, bits })
+    /// The table for the `ptx` canonical form: where the ample sets would
+    /// have one (the two are cross-checked together by the tests).
+    pub fn for_canonical_form(model: &Model) -> Option<Futures> {
+        no_warp_collectives(model)
+            .and_then(|()| Futures::compute(model))
+            .ok()
     }
 
-    /// Whether thread `t` at `pc` may still access memory word `w`.
-    #[inline]
-    pub fn may_access(&self, t: usize, pc: crate::ir::Pc, w: usize) -> bool {
-        let base = (t * self.pcs + pc as usize) * self.width;
-        get(&self.bits[base..base + self.width], w)
-    }
-}
-
-impl Independence {
-    /// Precomputes the future accesses of every thread of `model`'s launch;
-    /// says why not where the reduction does not apply.
-    pub fn new(model: &Model) -> Result<Independence, String> {
+    /// The table for `model`, or why it is not built (too large).
+    pub fn compute(model: &Model) -> Result<Futures, String> {
         let prog = model.prog;
         let layout = &model.threads.layout;
-        let collective = prog.code.iter().any(|i| {
-            matches!(
-                i.op,
-                Op::SyncWarp { .. } | Op::Vote { .. } | Op::ActiveMask { .. }
-            )
-        });
-        if collective && prog.launch.threads_per_block > 1 && prog.launch.warp_size > 1 {
-            return Err("warp-collective instructions read the other lanes' positions".into());
-        }
-        // Phase words (`phase_word`) come after the memory words, then
-        // under `ptx` one word for the SC-fence views (`sc_word`).
-        let phase_words = if prog.checks.barrier {
-            layout.threads
-        } else {
-            0
-        };
         let ptx = model.memory.ptx().is_some();
-        let sc_word = layout.mem_words + phase_words;
+        let sc_word = sc_word(model);
         let width = (sc_word + ptx as usize).div_ceil(64).max(1);
         let pcs = prog.code.len();
         let bytes = layout.threads * pcs * 2 * width * 8;
@@ -286,17 +259,17 @@ impl Independence {
         }
         let mut init = vec![0u32; layout.words()];
         layout.initial(prog, &mut init);
-        let mut future = vec![0u64; layout.threads * pcs * 2 * width];
+        let mut table = vec![0u64; layout.threads * pcs * 2 * width];
         for t in 0..layout.threads {
             if init[layout.thread(t, super::state::PC)] == FINISHED {
                 continue;
             }
-            let table = &mut future[t * pcs * 2 * width..(t + 1) * pcs * 2 * width];
+            let rows = &mut table[t * pcs * 2 * width..(t + 1) * pcs * 2 * width];
             let values = LocalValues::compute(model, &init, t);
             let words = |loc: &Loc, out: &mut Bits| loc_words(model, (&init, &values), t, loc, out);
             for (pc, instr) in prog.code.iter().enumerate() {
                 let (reads, writes) =
-                    table[pc * 2 * width..(pc + 1) * 2 * width].split_at_mut(width);
+                    rows[pc * 2 * width..(pc + 1) * 2 * width].split_at_mut(width);
                 match &instr.op {
                     Op::Load { access, .. } => words(&access.loc, reads),
                     Op::Store { access, .. } => words(&access.loc, writes),
@@ -321,8 +294,67 @@ impl Independence {
                     _ => {}
                 }
             }
-            close_over_successors(model, table, 2 * width);
+            close_over_successors(model, rows, 2 * width);
         }
+        Ok(Futures { width, pcs, table })
+    }
+
+    /// The words thread `t` at `pc` may still read, and those it may still
+    /// write.
+    #[inline]
+    fn sets(&self, t: usize, pc: crate::ir::Pc) -> (&[u64], &[u64]) {
+        let base = (t * self.pcs + pc as usize) * 2 * self.width;
+        self.table[base..base + 2 * self.width].split_at(self.width)
+    }
+
+    /// Whether thread `t` at `pc` may still access memory word `w`.
+    #[inline]
+    pub fn may_access(&self, t: usize, pc: crate::ir::Pc, w: usize) -> bool {
+        let (reads, writes) = self.sets(t, pc);
+        get(reads, w) || get(writes, w)
+    }
+}
+
+/// Why the ample sets are off where warp-collective instructions read the
+/// other lanes' positions (several lanes of a warp in a block).
+fn no_warp_collectives(model: &Model) -> Result<(), String> {
+    let prog = model.prog;
+    let collective = prog.code.iter().any(|i| {
+        matches!(
+            i.op,
+            Op::SyncWarp { .. } | Op::Vote { .. } | Op::ActiveMask { .. }
+        )
+    });
+    if collective && prog.launch.threads_per_block > 1 && prog.launch.warp_size > 1 {
+        return Err("warp-collective instructions read the other lanes' positions".into());
+    }
+    Ok(())
+}
+
+/// Under `ptx`, the word of the future sets that stands for the SC-fence
+/// views, after the memory words and the phase words (`phase_word`).
+fn sc_word(model: &Model) -> usize {
+    let layout = &model.threads.layout;
+    let phase_words = if model.prog.checks.barrier {
+        layout.threads
+    } else {
+        0
+    };
+    layout.mem_words + phase_words
+}
+
+impl Independence {
+    /// Precomputes the future accesses of every thread of `model`'s launch;
+    /// says why not where the reduction does not apply.
+    pub fn new(model: &Model) -> Result<Independence, String> {
+        let prog = model.prog;
+        no_warp_collectives(model)?;
+        let ptx = model.memory.ptx().is_some();
+        let future = match &model.futures {
+            Some(f) => Arc::clone(f),
+            None => Arc::new(Futures::compute(model)?),
+        };
+        let width = future.width;
         let mut watched = vec![0u64; width];
         for (inv, _) in &prog.checks.invariants {
             watch(model, inv, &mut watched);
@@ -330,12 +362,11 @@ impl Independence {
         let kernel_boundary = prog.code.iter().any(|i| matches!(i.op, Op::KernelBoundary));
         Ok(Independence {
             width,
-            pcs,
             future,
             watched,
             kernel_boundary,
-            sc_word: ptx.then_some(sc_word),
-            settles_from: (0..pcs)
+            sc_word: ptx.then_some(sc_word(model)),
+            settles_from: (0..prog.code.len())
                 .map(|pc| spin::may_settle_from(model, pc, kernel_boundary))
                 .collect(),
             memo_owner: memo::new_owner(),
@@ -728,8 +759,7 @@ impl Independence {
         if pc == FINISHED {
             return false;
         }
-        let base = (u * self.pcs + pc as usize) * 2 * self.width;
-        let (reads, writes) = self.future[base..base + 2 * self.width].split_at(self.width);
+        let (reads, writes) = self.future.sets(u, pc);
         get(writes, w) || (write && get(reads, w))
     }
 
@@ -851,8 +881,7 @@ mod tests {
         let own = words_of(&model, "perSMBarr");
         let global = words_of(&model, "globalBarr");
         for t in 0..2 {
-            let base = t * por.pcs * 2 * por.width;
-            let writes = &por.future[base + por.width..base + 2 * por.width];
+            let (_, writes) = por.future.sets(t, 0);
             for (i, w) in own.iter().enumerate() {
                 assert_eq!(get(writes, *w), i / 2 == t, "block {t}, perSMBarr[{i}]");
             }

@@ -174,8 +174,7 @@ impl Independence {
         if pc == FINISHED {
             return false;
         }
-        let base = (u * self.pcs + pc as usize) * 2 * self.width + self.width;
-        let writes = &self.future[base..base + self.width];
+        let (_, writes) = self.future.sets(u, pc);
         writes.iter().zip(words).any(|(a, b)| a & b != 0)
     }
 }
