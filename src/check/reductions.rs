@@ -21,6 +21,11 @@ pub fn wanted(asked: Reductions, scheduler: Scheduler) -> Reductions {
 /// What the note says, built as the check goes.
 pub struct Note {
     text: String,
+    /// What the full graph keeps of the reductions named in `text`:
+    /// forgotten writers, and under `ptx` that stale polls are explored
+    /// again (the await reduction is per thread too).
+    forgets: bool,
+    left_out_stale_polls: bool,
     reduced_trace: bool,
     compacted: Option<u64>,
 }
@@ -73,6 +78,8 @@ impl Note {
         };
         Note {
             text: format!("{symmetry}; {ample}{forget}{awaits}"),
+            forgets: ptx && asked.forget,
+            left_out_stale_polls: reduced.skips_stale_polls(),
             reduced_trace: false,
             compacted: None,
         }
@@ -80,18 +87,13 @@ impl Note {
 
     /// The reduced search was replaced by a search of the full graph, `why`.
     pub fn full_graph(&mut self, why: &str) {
-        const FORGOTTEN: &str = "; writers no step reads forgotten";
-        let forgotten = self.text.contains(FORGOTTEN);
-        let awaits = self
-            .text
-            .contains("; failed polls of a stale write left out");
         self.text = format!(
             "symmetry and ample sets off ({why}: per-thread progress is checked on the full graph)"
         );
-        if forgotten {
-            self.text.push_str(FORGOTTEN);
+        if self.forgets {
+            self.text.push_str("; writers no step reads forgotten");
         }
-        if awaits {
+        if self.left_out_stale_polls {
             self.text.push_str("; stale failed polls explored");
         }
     }
