@@ -58,6 +58,8 @@ fn reduction_switches() -> Vec<Switch> {
         ("canonical_memory: false", |c| c.canonical_memory = false),
         ("--no-forget", |c| c.forget = false),
         ("--no-await", |c| c.awaits = false),
+        // Not a reduction (lossless), compared all the same.
+        ("--no-tree-compression", |c| c.tree_compression = false),
     ]
 }
 

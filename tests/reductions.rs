@@ -109,6 +109,34 @@ fn hash_compaction_keeps_every_verdict_and_counterexample() {
     }
 }
 
+/// Tree compression (the `ptx` histories and views kept once per distinct
+/// content) stores the same states: the same verdicts, counts and
+/// counterexamples, under every reduction, at two blocks and three.
+#[test]
+fn tree_compression_changes_nothing_but_memory() {
+    for blocks in [2, 3] {
+        for spec in api::builtins() {
+            let config = |tree_compression| CheckConfig {
+                tree_compression,
+                memory_model: Some(MemoryModel::Ptx),
+                max_states: Some(300_000),
+                ..config(blocks, true, 2)
+            };
+            let whole = match api::check_spec(&spec, &config(false)) {
+                Ok(report) => report,
+                Err(api::Error::Usage(m)) if m.contains("--memory-model sc only") => continue,
+                Err(e) => panic!("{}: {e}", spec.name),
+            };
+            let parts = api::check_spec(&spec, &config(true)).unwrap();
+            let what = format!("{} --blocks {blocks}", spec.name);
+            assert_eq!(whole.verdict, parts.verdict, "{what}");
+            assert_eq!(whole.stats.states, parts.stats.states, "{what}");
+            assert_eq!(whole.stats.transitions, parts.stats.transitions, "{what}");
+            assert_eq!(whole.violations, parts.violations, "{what}");
+        }
+    }
+}
+
 #[test]
 fn partial_order_reduction_of_local_steps_keeps_every_verdict() {
     // `--no-por`: every thread-local instruction is a step of its own.

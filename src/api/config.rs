@@ -52,6 +52,9 @@ pub struct CheckConfig {
     pub awaits: bool,
     /// Store 63-bit fingerprints instead of states (see `explore::Options`).
     pub hash_compaction: bool,
+    /// Keep the parts of states the model names once per distinct content
+    /// (`explore::parts`): lossless, on by default.
+    pub tree_compression: bool,
     /// Under `ptx`, put states in canonical form (`model::memory`); off
     /// only to cross-check the reduction (the choices saved in a
     /// counterexample depend on it, so replays assume it on).
@@ -82,6 +85,7 @@ impl Default for CheckConfig {
             forget: true,
             awaits: true,
             hash_compaction: false,
+            tree_compression: true,
             canonical_memory: true,
         }
     }

@@ -64,6 +64,7 @@ pub(crate) fn limits_of(config: &CheckConfig) -> Options {
         progress: config.progress,
         threads: config.threads,
         hash_compaction: config.hash_compaction,
+        no_tree_compression: !config.tree_compression,
         ..Options::default()
     }
 }

@@ -216,6 +216,10 @@ pub struct CheckArgs {
     #[arg(long)]
     pub hash_compaction: bool,
 
+    /// Under --memory-model ptx, store each state whole instead of keeping its write histories and views once per distinct content (same search, more memory; for measuring)
+    #[arg(long)]
+    pub no_tree_compression: bool,
+
     /// No partial-order reduction at all: every instruction interleaved, every enabled step expanded, stale failed polls included (slower; for cross-checking)
     #[arg(long)]
     pub no_por: bool,

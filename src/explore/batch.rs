@@ -12,7 +12,6 @@
 //! Winners get ids in position order, exactly the ids of the sequential
 //! search, whatever the number of threads.
 
-use super::codec;
 use super::expand::Chunk;
 use super::store::StateStore;
 use super::table::Claim;
@@ -125,7 +124,7 @@ impl<F: Send> Claims<F> {
                 }
                 let state = &mut mine.state;
                 state.resize(words, 0);
-                codec::decode(chunk.code(k), state);
+                store.decode(chunk.code(k), state);
                 mine.winners.push(k as u32);
                 mine.finals.push(sys.is_final(state));
                 if mine.bad.is_none() {

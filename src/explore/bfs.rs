@@ -273,7 +273,12 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             start: Instant::now(),
             store: match opts.hash_compaction {
                 true => StateStore::compact(sys.state_words()),
-                false => StateStore::new(sys.state_words()),
+                false => {
+                    StateStore::new(sys.state_words()).with_parts(match opts.no_tree_compression {
+                        false => sys.state_parts(),
+                        true => Vec::new(),
+                    })
+                }
             },
             parents: Vec::new(),
             via: Vec::new(),

@@ -5,7 +5,7 @@
 //! those of a sequential breadth-first search, whatever the number of
 //! threads.
 
-use super::codec::{self, hash_code};
+use super::codec::hash_code;
 use super::limits::{LimitKind, Options};
 use super::store::{StateId, StateStore};
 use super::workers::Workers;
@@ -125,7 +125,7 @@ impl<A: Copy, F> Chunk<A, F> {
                 return;
             }
             store.read(first + i as StateId, &mut cur);
-            let (reduced, fault) = self.push_successors(sys, &cur, &mut actions);
+            let (reduced, fault) = self.push_successors(sys, store, &cur, &mut actions);
             self.reduced.push(reduced);
             self.ends.push(self.succs.len());
             if let Some((a, fault)) = fault {
@@ -142,6 +142,7 @@ impl<A: Copy, F> Chunk<A, F> {
     fn push_successors<S: TransitionSystem<Action = A, Fault = F>>(
         &mut self,
         sys: &S,
+        store: &StateStore,
         cur: &[u32],
         actions: &mut Vec<A>,
     ) -> (bool, Option<(A, F)>) {
@@ -159,7 +160,7 @@ impl<A: Copy, F> Chunk<A, F> {
             }
             sys.canonicalize(&mut next);
             let from = self.codes.len();
-            codec::encode(&next, &mut self.codes);
+            store.encode(&next, &mut self.codes);
             let code = &self.codes[from..];
             self.succs.push(Succ {
                 action: a,

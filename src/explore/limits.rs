@@ -41,6 +41,10 @@ pub struct Options {
     /// [`collision_probability`](super::collision_probability). Stored
     /// states are then recomputed from their path when asked for.
     pub hash_compaction: bool,
+    /// Store every state whole, without interning the parts the system
+    /// names ([`state_parts`](super::TransitionSystem::state_parts), tree
+    /// compression): the same search, more memory (for measuring it).
+    pub no_tree_compression: bool,
 }
 
 /// The deadline `seconds` from now (`None`: no time limit). A time too

@@ -65,6 +65,14 @@ pub trait TransitionSystem: Sync {
     /// A final (accepting) state: the run finished normally.
     fn is_final(&self, state: &[u32]) -> bool;
 
+    /// Word ranges of the states that take few distinct values across the
+    /// search while the other words change at every step: the store keeps
+    /// each distinct content of a range once (`parts`). Ordered and apart.
+    /// Default: none.
+    fn state_parts(&self) -> Vec<std::ops::Range<usize>> {
+        Vec::new()
+    }
+
     /// Replaces a state by the representative of its symmetry class: a
     /// state from which the same things happen up to a renaming the
     /// properties do not see. The explorer stores representatives only.
@@ -99,6 +107,7 @@ mod expand;
 mod graph;
 pub mod heap;
 mod limits;
+mod parts;
 mod pool;
 #[cfg(feature = "terminal")]
 mod progress;

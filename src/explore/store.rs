@@ -3,7 +3,14 @@
 
 use super::arena::Arena;
 use super::codec::{self, hash_code};
+use super::parts::{Parts, Recent};
 use super::table::{Claim, Table};
+
+thread_local! {
+    /// A packed state (`parts`), reused from state to state, and the parts
+    /// of the state this thread unpacked last.
+    static PACKED: std::cell::RefCell<(Vec<u32>, Recent)> = std::cell::RefCell::default();
+}
 
 /// Index of a state in discovery order (the initial state is 0).
 pub type StateId = u32;
@@ -47,6 +54,8 @@ pub enum Slot {
 /// same fingerprint count as one ([`collision_probability`]).
 pub struct StateStore {
     words: usize,
+    /// Interned parts: codes are of packed states (`parts`).
+    parts: Option<Parts>,
     len: usize,
     /// Codes of states `arena.first_held()..len`.
     arena: Arena,
@@ -62,6 +71,7 @@ impl StateStore {
     pub fn new(words: usize) -> Self {
         Self {
             words,
+            parts: None,
             len: 0,
             arena: Arena::new(codec::max_len(words)),
             compact: false,
@@ -76,6 +86,52 @@ impl StateStore {
             compact: true,
             arena: Arena::queue(codec::max_len(words)),
             ..Self::new(words)
+        }
+    }
+
+    /// The same store, keeping the word ranges `ranges` of its states as
+    /// interned parts (`parts`): ignored with hash compaction, which keeps
+    /// no states, or where there are none.
+    pub fn with_parts(mut self, ranges: Vec<std::ops::Range<usize>>) -> Self {
+        debug_assert!(self.is_empty());
+        if !self.compact {
+            self.parts = Parts::new(self.words, ranges);
+            let packed = self.parts.as_ref().map_or(self.words, Parts::packed_words);
+            self.arena = Arena::new(codec::max_len(packed));
+        }
+        self
+    }
+
+    /// The interned parts, if any.
+    pub fn parts(&self) -> Option<&Parts> {
+        self.parts.as_ref()
+    }
+
+    /// Appends the code of `state` to `out` (interning its parts).
+    #[inline]
+    pub fn encode(&self, state: &[u32], out: &mut Vec<u8>) {
+        match &self.parts {
+            None => codec::encode(state, out),
+            Some(parts) => PACKED.with_borrow_mut(|(packed, recent)| {
+                packed.clear();
+                parts.pack(state, packed, recent);
+                codec::encode(packed, out);
+            }),
+        }
+    }
+
+    /// Writes the state of code `code` into `out`.
+    #[inline]
+    pub fn decode(&self, code: &[u8], out: &mut [u32]) {
+        match &self.parts {
+            None => {
+                codec::decode(code, out);
+            }
+            Some(parts) => PACKED.with_borrow_mut(|(packed, recent)| {
+                packed.resize(parts.packed_words(), 0);
+                codec::decode(code, packed);
+                parts.unpack(packed, out, recent);
+            }),
         }
     }
 
@@ -105,7 +161,7 @@ impl StateStore {
 
     /// The longest code of a state.
     pub fn max_code(&self) -> usize {
-        codec::max_len(self.words)
+        codec::max_len(self.parts.as_ref().map_or(self.words, Parts::packed_words))
     }
 
     /// Number of stored states.
@@ -123,7 +179,7 @@ impl StateStore {
     #[inline]
     pub fn read(&self, id: StateId, out: &mut [u32]) {
         debug_assert_eq!(out.len(), self.words);
-        codec::decode(self.code(id), out);
+        self.decode(self.code(id), out);
     }
 
     /// The words of state `id` (see [`read`](Self::read)).
@@ -152,7 +208,16 @@ impl StateStore {
 
     /// The id of `state`, if stored.
     pub fn find(&self, state: &[u32]) -> Option<StateId> {
-        let code = encode(state);
+        let code = match &self.parts {
+            None => encode(state),
+            Some(parts) => {
+                let mut packed = Vec::new();
+                if !parts.pack_known(state, &mut packed) {
+                    return None;
+                }
+                encode(&packed)
+            }
+        };
         self.find_code(&code, hash_code(&code))
     }
 
@@ -189,7 +254,8 @@ impl StateStore {
     /// the store holds fewer than `max_len` states (and [`MAX_STATES`]).
     pub fn insert_bounded(&mut self, state: &[u32], max_len: usize) -> Slot {
         debug_assert_eq!(state.len(), self.words);
-        let code = encode(state);
+        let mut code = Vec::new();
+        self.encode(state, &mut code);
         let hash = hash_code(&code);
         if let Some(id) = self.find_code(&code, hash) {
             return Slot::Old(id);
@@ -274,7 +340,10 @@ impl StateStore {
 
     /// Bytes currently allocated by the arena and the hash table.
     pub fn bytes(&self) -> usize {
-        self.arena.bytes() + self.fingerprints.capacity() * 4 + self.table.bytes()
+        self.arena.bytes()
+            + self.fingerprints.capacity() * 4
+            + self.table.bytes()
+            + self.parts.as_ref().map_or(0, Parts::bytes)
     }
 
     /// Memory the store would need after
@@ -283,6 +352,8 @@ impl StateStore {
     /// `transient` the extra size held while the largest single buffer is
     /// moved (old and new buffers coexist during a reallocation).
     pub fn bytes_after_reserve(&self, additional: usize, bytes: usize) -> (usize, usize) {
+        // Parts grow by few small steps (their shards): counted as they are.
+        let parts = self.parts.as_ref().map_or(0, Parts::bytes);
         let (arena_after, locs_old) = self.arena.bytes_after_reserve(additional, bytes);
         let (prints_after, prints_old) = match self.compact {
             true => super::limits::vec_after_reserve(&self.fingerprints, additional),
@@ -290,7 +361,7 @@ impl StateStore {
         };
         let (table_after, table_old) = self.table.bytes_after_reserve(additional);
         (
-            arena_after + prints_after + table_after,
+            arena_after + prints_after + table_after + parts,
             locs_old.max(prints_old).max(table_old),
         )
     }

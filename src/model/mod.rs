@@ -304,6 +304,12 @@ impl TransitionSystem for Model<'_> {
         properties::check_invariants(&self.threads, s)
     }
 
+    fn state_parts(&self) -> Vec<std::ops::Range<usize>> {
+        self.memory
+            .ptx()
+            .map_or_else(Vec::new, memory::PtxMemory::state_parts)
+    }
+
     fn is_final(&self, s: &[u32]) -> bool {
         (0..self.threads.count()).all(|t| self.threads.is_finished(s, t))
     }

@@ -222,6 +222,10 @@ impl TransitionSystem for Reduced<'_, '_> {
         self.model.check_state(s)
     }
 
+    fn state_parts(&self) -> Vec<std::ops::Range<usize>> {
+        self.model.state_parts()
+    }
+
     fn is_final(&self, s: &[u32]) -> bool {
         self.model.is_final(s)
     }

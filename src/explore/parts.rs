@@ -1,0 +1,333 @@
+//! Interned state parts: one level of tree compression (Laarman, van de
+//! Pol and Weber, "Parallel Recursive State Compression for Free", SPIN
+//! 2011; LTSmin's tree database).
+//!
+//! A system may name word ranges of its states that take few distinct
+//! values across the search while the rest changes at every step
+//! ([`TransitionSystem::state_parts`](super::TransitionSystem::state_parts)):
+//! under `ptx` the write histories and the views, which the threads'
+//! program counters and locals multiply. Each range is stored once per
+//! distinct content, in a table of its own, and a state keeps its id in
+//! its place: the store holds the *packed* state (the other words, then
+//! one id per part), through the usual compact code (`codec`).
+//!
+//! Packing is injective (equal contents get equal ids), so two states are
+//! equal exactly when their packed forms are: the store's lookups are
+//! unchanged. Which id a content gets depends on which worker interned it
+//! first; ids never leave the store, whose state ids are assigned in batch
+//! order as before, so the search is the same.
+//!
+//! An all-zero part (a finished thread's views) is id 0 and is not stored.
+//! Tables are sharded by hash, each shard behind its own lock: workers
+//! intern the parts of the successors they generate, and read parts back
+//! to expand states, concurrently.
+
+use hashbrown::HashTable;
+use std::hash::BuildHasher;
+use std::ops::Range;
+use std::sync::Mutex;
+
+/// Shards per part table (a power of two).
+const SHARDS: usize = 64;
+
+/// The interned parts of the states of one system.
+pub struct Parts {
+    /// Tells this set's ids from another's in a thread's [`Recent`].
+    serial: u64,
+    /// The parts, in order, non-overlapping, each at least 2 words.
+    ranges: Vec<Range<usize>>,
+    tables: Vec<PartTable>,
+    words: usize,
+}
+
+/// The parts of the last state a thread unpacked, with their ids.
+#[derive(Default)]
+pub struct Recent {
+    /// The [`Parts`] whose ids these are (0: none yet).
+    serial: u64,
+    ids: Vec<u32>,
+    ranges: Vec<Range<usize>>,
+    /// The state's words (only its parts are kept up to date).
+    words: Vec<u32>,
+}
+
+impl Recent {
+    /// The id of part `k` if `words` is its content in the recent state.
+    #[inline]
+    fn id(&self, k: usize, words: &[u32]) -> Option<u32> {
+        let r = self.ranges.get(k)?;
+        (self.words[r.clone()] == *words).then_some(self.ids[k])
+    }
+}
+
+struct PartTable {
+    /// Words per content.
+    len: usize,
+    shards: Box<[Mutex<Shard>]>,
+}
+
+#[derive(Default)]
+struct Shard {
+    /// Local indexes, by the hash of their content.
+    index: HashTable<u32>,
+    /// Contents, `len` words each, by local index.
+    words: Vec<u32>,
+}
+
+fn hash_words(words: &[u32]) -> u64 {
+    rustc_hash::FxBuildHasher.hash_one(words)
+}
+
+impl Parts {
+    /// Parts of `words`-word states at `ranges` (`None` where there are
+    /// none to share). Panics on overlapping or unordered ranges.
+    pub fn new(words: usize, ranges: Vec<Range<usize>>) -> Option<Parts> {
+        let ranges: Vec<_> = ranges.into_iter().filter(|r| r.len() >= 2).collect();
+        assert!(
+            ranges.windows(2).all(|w| w[0].end <= w[1].start)
+                && ranges.last().is_none_or(|r| r.end <= words),
+            "state parts must be ordered, apart and inside the state"
+        );
+        if ranges.is_empty() {
+            return None;
+        }
+        let tables = ranges
+            .iter()
+            .map(|r| PartTable {
+                len: r.len(),
+                shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            })
+            .collect();
+        static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        Some(Parts {
+            serial: SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            ranges,
+            tables,
+            words,
+        })
+    }
+
+    /// Words of a packed state.
+    pub fn packed_words(&self) -> usize {
+        self.words - self.ranges.iter().map(|r| r.len() - 1).sum::<usize>()
+    }
+
+    /// Appends the packed form of `state` to `out`, interning its parts.
+    /// A part equal to that of `recent`, the last state this thread
+    /// unpacked (a successor's parent, most of whose parts most steps
+    /// keep), takes its id without a lookup.
+    pub fn pack(&self, state: &[u32], out: &mut Vec<u32>, recent: &Recent) {
+        let mut k = 0;
+        let recent = (recent.serial == self.serial).then_some(recent);
+        self.pack_with(state, out, |table, words| {
+            let id = match recent.and_then(|r| r.id(k, words)) {
+                Some(id) => id,
+                None => table.intern(words),
+            };
+            k += 1;
+            Some(id)
+        });
+    }
+
+    /// Appends the packed form of `state` to `out` if every part of it is
+    /// interned (`false`: no stored state has them all).
+    pub fn pack_known(&self, state: &[u32], out: &mut Vec<u32>) -> bool {
+        self.pack_with(state, out, |table, words| table.find(words))
+    }
+
+    fn pack_with(
+        &self,
+        state: &[u32],
+        out: &mut Vec<u32>,
+        mut id: impl FnMut(&PartTable, &[u32]) -> Option<u32>,
+    ) -> bool {
+        debug_assert_eq!(state.len(), self.words);
+        let mut at = 0;
+        for (r, table) in self.ranges.iter().zip(&self.tables) {
+            out.extend_from_slice(&state[at..r.start]);
+            let Some(id) = id(table, &state[r.clone()]) else {
+                return false;
+            };
+            out.push(id);
+            at = r.end;
+        }
+        out.extend_from_slice(&state[at..]);
+        true
+    }
+
+    /// Writes the state of packed form `packed` into `out`, and remembers
+    /// its parts in `recent`. A part equal to `recent`'s is not read again.
+    pub fn unpack(&self, packed: &[u32], out: &mut [u32], recent: &mut Recent) {
+        debug_assert_eq!(out.len(), self.words);
+        if recent.serial != self.serial {
+            *recent = Recent {
+                serial: self.serial,
+                ids: vec![u32::MAX; self.ranges.len()],
+                ranges: self.ranges.clone(),
+                words: vec![0; self.words],
+            };
+        }
+        let (mut at, mut from) = (0, 0);
+        for (k, (r, table)) in self.ranges.iter().zip(&self.tables).enumerate() {
+            let inline = r.start - at;
+            out[at..r.start].copy_from_slice(&packed[from..from + inline]);
+            let id = packed[from + inline];
+            if recent.ids[k] != id {
+                table.read(id, &mut recent.words[r.clone()]);
+                recent.ids[k] = id;
+            }
+            out[r.clone()].copy_from_slice(&recent.words[r.clone()]);
+            from += inline + 1;
+            at = r.end;
+        }
+        out[at..].copy_from_slice(&packed[from..]);
+    }
+
+    /// Bytes held by the part tables.
+    pub fn bytes(&self) -> usize {
+        self.tables.iter().map(PartTable::bytes).sum()
+    }
+
+    /// Distinct contents stored, per part.
+    pub fn counts(&self) -> Vec<usize> {
+        self.tables.iter().map(PartTable::count).collect()
+    }
+}
+
+impl PartTable {
+    fn shard(&self, hash: u64) -> usize {
+        (hash >> 58) as usize % SHARDS
+    }
+
+    fn intern(&self, words: &[u32]) -> u32 {
+        if words.iter().all(|w| *w == 0) {
+            return 0;
+        }
+        let hash = hash_words(words);
+        let s = self.shard(hash);
+        let mut guard = self.shards[s].lock().unwrap_or_else(|e| e.into_inner());
+        let Shard { index, words: held } = &mut *guard;
+        let len = self.len;
+        let content = |i: u32| &held[i as usize * len..(i as usize + 1) * len];
+        if let Some(&i) = index.find(hash, |&i| content(i) == words) {
+            return Self::id(s, i);
+        }
+        let i = u32::try_from(held.len() / len).expect("fewer than 2^32 parts");
+        held.extend_from_slice(words);
+        let held = &*held;
+        index.insert_unique(hash, i, |&i| {
+            hash_words(&held[i as usize * len..(i as usize + 1) * len])
+        });
+        Self::id(s, i)
+    }
+
+    fn find(&self, words: &[u32]) -> Option<u32> {
+        if words.iter().all(|w| *w == 0) {
+            return Some(0);
+        }
+        let hash = hash_words(words);
+        let s = self.shard(hash);
+        let guard = self.shards[s].lock().unwrap_or_else(|e| e.into_inner());
+        let len = self.len;
+        let held = &guard.words;
+        let i = *guard.index.find(hash, |&i| {
+            &held[i as usize * len..(i as usize + 1) * len] == words
+        })?;
+        Some(Self::id(s, i))
+    }
+
+    /// Id 0 is the all-zero part; shard `s`'s content `i` is the rest.
+    fn id(s: usize, i: u32) -> u32 {
+        let id = u64::from(i) * SHARDS as u64 + s as u64 + 1;
+        u32::try_from(id).expect("fewer than 2^32 parts")
+    }
+
+    fn read(&self, id: u32, out: &mut [u32]) {
+        if id == 0 {
+            out.fill(0);
+            return;
+        }
+        let (s, i) = ((id - 1) as usize % SHARDS, (id - 1) as usize / SHARDS);
+        let guard = self.shards[s].lock().unwrap_or_else(|e| e.into_inner());
+        out.copy_from_slice(&guard.words[i * self.len..(i + 1) * self.len]);
+    }
+
+    fn bytes(&self) -> usize {
+        self.shards
+            .iter()
+            .map(|s| {
+                let s = s.lock().unwrap_or_else(|e| e.into_inner());
+                s.words.capacity() * 4 + s.index.capacity() * (4 + 1)
+            })
+            .sum()
+    }
+
+    fn count(&self) -> usize {
+        self.shards
+            .iter()
+            .map(|s| s.lock().unwrap_or_else(|e| e.into_inner()).index.len())
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packing_round_trips_and_shares_equal_parts() {
+        let parts = Parts::new(8, vec![1..4, 5..7]).expect("two parts");
+        assert_eq!(parts.packed_words(), 5);
+        let a = [9, 1, 2, 3, 8, 4, 5, 7];
+        let b = [6, 1, 2, 3, 0, 0, 0, 7];
+        let (mut pa, mut pb) = (vec![], vec![]);
+        let mut recent = Recent::default();
+        parts.pack(&a, &mut pa, &recent);
+        parts.pack(&b, &mut pb, &recent);
+        assert_eq!(pa.len(), 5);
+        // The same first part, the same id; the zero part is id 0.
+        assert_eq!(pa[1], pb[1]);
+        assert_eq!(pb[3], 0);
+        let mut out = [0; 8];
+        parts.unpack(&pa, &mut out, &mut recent);
+        assert_eq!(out, a);
+        // Packing again next to the state just unpacked gives the same.
+        let mut again = vec![];
+        parts.pack(&a, &mut again, &recent);
+        assert_eq!(again, pa);
+        parts.unpack(&pb, &mut out, &mut recent);
+        assert_eq!(out, b);
+        again.clear();
+        parts.pack(&a, &mut again, &recent);
+        assert_eq!(again, pa);
+        assert_eq!(parts.counts(), [1, 1]);
+        let mut pc = vec![];
+        assert!(parts.pack_known(&a, &mut pc));
+        assert_eq!(pc, pa);
+        pc.clear();
+        assert!(!parts.pack_known(&[0, 1, 2, 4, 0, 0, 0, 0], &mut pc));
+    }
+
+    #[test]
+    fn distinct_contents_get_distinct_ids() {
+        let parts = Parts::new(3, std::iter::once(0..3).collect()).expect("one part");
+        let mut ids = std::collections::HashSet::new();
+        let mut recent = Recent::default();
+        for i in 0..5000u32 {
+            let mut p = vec![];
+            parts.pack(&[i, i / 7, 1], &mut p, &recent);
+            assert!(ids.insert(p[0]));
+            let mut out = [0; 3];
+            parts.unpack(&p, &mut out, &mut recent);
+            assert_eq!(out, [i, i / 7, 1]);
+        }
+        assert_eq!(parts.counts(), [5000]);
+        assert!(parts.bytes() >= 5000 * 12);
+    }
+
+    #[test]
+    fn no_parts_no_table() {
+        assert!(Parts::new(4, vec![]).is_none());
+        assert!(Parts::new(4, std::iter::once(2..3).collect()).is_none());
+    }
+}
