@@ -5,11 +5,7 @@
 //! global memory, the block's threads for its copy of a `shared` variable,
 //! and of those only the *live* ones: not finished, and with an access of
 //! the location still reachable from their pc (`por::Futures`; a store
-//! counts, since where it lands depends on its thread's view). On a
-//! location only morally strong atomics write (`Locations::rmw_written`),
-//! an atomic that writes reads the latest write whatever the view
-//! (atomicity), so only a reachable load, store or `atomicCAS` makes a
-//! reader there (`Futures::may_choose`). Everything
+//! counts, since where it lands depends on its thread's view). Everything
 //! else in a view is information that may flow, through joins, into a
 //! reader's view; it matters only where it is newer than what every live
 //! reader already has. So after each step:
@@ -24,9 +20,7 @@
 //!   between the base and the message are ever used;
 //! - a view entry no newer than every live reader's own view of that
 //!   location is set to 0 (joining it can raise nobody), and likewise a
-//!   thread's pending acquire entries no newer than its own view; this
-//!   holds for the own view of a thread that is no reader of the location
-//!   (any more), which only passes it on.
+//!   thread's pending acquire entries no newer than its own view.
 //!
 //! Views and positions only move forward, and inserting or retiring a
 //! write shifts all of them alike, so "no newer than" is kept by every
@@ -69,11 +63,6 @@ pub struct Locations {
     /// release of its own thread's earlier write: a release's writer then
     /// matters); `None` where a writer can matter.
     pub writers_unread: Vec<Option<bool>>,
-    /// Every write is by an atomic, and every access strong and in the
-    /// scope of every other: an atomic that writes can only read the
-    /// latest write (atomicity), so a thread whose code has only such
-    /// atomics of it left never reads another (`Futures::may_choose`).
-    pub rmw_written: Vec<bool>,
     /// Whether a release read from one's own block can be acquired apart
     /// from one read from another block (a block-scope fence or a
     /// `__syncthreads()` acquires only the former) by a thread that did not
@@ -87,7 +76,6 @@ impl Locations {
         let mut latest_only = vec![false; locs];
         let mut race_free = vec![false; locs];
         let mut writers_unread = vec![None; locs];
-        let mut rmw_written = vec![false; locs];
         let one_gpu = prog.devices.windows(2).all(|d| d[0] == d[1]);
         for (v, var) in prog.vars.iter().enumerate() {
             let shared = var.storage == Storage::Shared;
@@ -115,10 +103,6 @@ impl Locations {
             });
             let only_rmws =
                 strong && accesses().all(|(op, ..)| op.is_some_and(|o| o != AtomicOp::Cas));
-            let no_stores = !prog
-                .code
-                .iter()
-                .any(|i| matches!(&i.op, Op::Store { access, .. } if access.loc.var as usize == v));
             let device_wide = one_gpu
                 && accesses().all(|(op, order, scope)| {
                     (op.is_some() || order != Order::Weak)
@@ -134,7 +118,6 @@ impl Locations {
                     owners[words.clone()].fill(Some(b as u32));
                 }
                 latest_only[words.clone()].fill(only_rmws);
-                rmw_written[words.clone()].fill(strong && no_stores);
                 writers_unread[words.clone()].fill(device_wide.then_some(strong_stores));
                 race_free[words].fill(strong);
             }
@@ -148,7 +131,6 @@ impl Locations {
             latest_only,
             race_free,
             writers_unread,
-            rmw_written,
             near_far_apart: participants > 1,
         }
     }
@@ -161,14 +143,14 @@ impl PtxMemory {
     }
 
     /// Drops unreadable writes and puts bases and views in canonical form.
-    /// `readers`: which threads may still read which locations (they have
-    /// not finished, can access it, and their code may reach an access of
-    /// it that can read another write than the latest).
+    /// `readers`: which threads may still access which locations (they
+    /// have not finished, can access it, and their code may reach an
+    /// access of it).
     pub(super) fn canonicalize(&self, s: &mut [u32], readers: &Readers) {
         FLOORS.with_borrow_mut(|floors| {
             floors.clear();
             self.canonicalize_into(s, readers, floors);
-            self.clamp_views(s, floors, readers);
+            self.clamp_views(s, floors);
         })
     }
 
@@ -315,7 +297,7 @@ impl PtxMemory {
     /// Zeroes the view entries that can raise no reader's view: those no
     /// newer than `floors[x]` (every live reader's view of `x`), and a
     /// thread's pending entries no newer than its own view.
-    fn clamp_views(&self, s: &mut [u32], floors: &[Option<usize>], readers: &Readers) {
+    fn clamp_views(&self, s: &mut [u32], floors: &[Option<usize>]) {
         let sec = &self.sec;
         let below = |x: usize, e: usize| floors[x].is_none_or(|f| e <= f);
         for t in 0..sec.threads {
@@ -330,10 +312,8 @@ impl PtxMemory {
             for k in ARRIVED..sec.views {
                 clamp(s, sec.thread_view(t, k), sec.vw, |_, x, e| below(x, e));
             }
-            // A reader's own view is what the floors are made of; anyone
-            // else's is only what it may pass on.
-            let reads = &readers.0[t * sec.locs..(t + 1) * sec.locs];
-            clamp(s, cur, sec.vw, |_, x, e| below(x, e) && !reads[x]);
+            // A reader's own view is what the floors are made of.
+            clamp(s, cur, sec.vw, |_, x, e| !self.reads(t, x) && below(x, e));
         }
         for b in 0..=sec.blocks {
             clamp(s, sec.sc_base + b * sec.vw, sec.vw, |_, x, e| below(x, e));

@@ -1082,23 +1082,17 @@ impl PtxMemory {
         }
     }
 
-    /// Fills `out` with which threads may still read which locations, by
-    /// `t * locations + x` (`canon`): threads not finished that can access
-    /// it, and (where `futures` are known) whose code can still reach an
-    /// access of it. A thread left with only atomics that always write of
-    /// a location only atomics write reads nothing but its latest write
-    /// (`Futures::may_choose`): no reader.
+    /// Fills `out` with which threads may still access which locations,
+    /// by `t * locations + x` (`canon`): threads not finished that can
+    /// access it, and (where `futures` are known) whose code can still
+    /// reach an access of it.
     fn readers(&self, th: &Threads, s: &[u32], futures: Option<&Futures>, out: &mut Vec<bool>) {
         out.clear();
         for t in 0..self.sec.threads {
             let live = !th.is_finished(s, t);
             let pc = th.pc(s, t);
             out.extend((0..self.sec.locs).map(|x| {
-                live && self.reads(t, x)
-                    && futures.is_none_or(|f| match self.locations.rmw_written[x] {
-                        true => f.may_choose(t, pc, x),
-                        false => f.may_access(t, pc, x),
-                    })
+                live && self.reads(t, x) && futures.is_none_or(|f| f.may_access(t, pc, x))
             }));
         }
     }

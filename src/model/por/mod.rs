@@ -80,7 +80,7 @@ mod values;
 
 use super::state::FINISHED;
 use super::{thread_of, Model};
-use crate::ir::{cfg, AtomicOp, Expr, Loc, MemOrder, Op, Order};
+use crate::ir::{cfg, Expr, Loc, MemOrder, Op, Order};
 use crate::spec::ast::Storage;
 use std::sync::Arc;
 use values::LocalValues;
@@ -228,15 +228,10 @@ pub struct Futures {
     /// `u64` words per bit set.
     width: usize,
     pcs: usize,
-    /// For thread `t` at `pc`: the words it may still read, the words it
-    /// may still write, and the words it may still access with a choice
-    /// of write ([`may_choose`](Self::may_choose)), at `(t * pcs + pc) *
-    /// SETS * width`.
+    /// For thread `t` at `pc`: the words it may still read, then the words
+    /// it may still write, at `(t * pcs + pc) * 2 * width`.
     table: Vec<u64>,
 }
-
-/// Bit sets per thread and pc in [`Futures`].
-const SETS: usize = 3;
 
 impl Futures {
     /// The table for the `ptx` canonical form: where the ample sets would
@@ -255,7 +250,7 @@ impl Futures {
         let sc_word = sc_word(model);
         let width = (sc_word + ptx as usize).div_ceil(64).max(1);
         let pcs = prog.code.len();
-        let bytes = layout.threads * pcs * SETS * width * 8;
+        let bytes = layout.threads * pcs * 2 * width * 8;
         if bytes > MAX_TABLE_BYTES {
             return Err(format!(
                 "its table of future accesses would take {} MiB",
@@ -264,38 +259,27 @@ impl Futures {
         }
         let mut init = vec![0u32; layout.words()];
         layout.initial(prog, &mut init);
-        let mut table = vec![0u64; layout.threads * pcs * SETS * width];
+        let mut table = vec![0u64; layout.threads * pcs * 2 * width];
         for t in 0..layout.threads {
             if init[layout.thread(t, super::state::PC)] == FINISHED {
                 continue;
             }
-            let rows = &mut table[t * pcs * SETS * width..(t + 1) * pcs * SETS * width];
+            let rows = &mut table[t * pcs * 2 * width..(t + 1) * pcs * 2 * width];
             let values = LocalValues::compute(model, &init, t);
             let words = |loc: &Loc, out: &mut Bits| loc_words(model, (&init, &values), t, loc, out);
             for (pc, instr) in prog.code.iter().enumerate() {
-                let (reads, rest) =
-                    rows[pc * SETS * width..(pc + 1) * SETS * width].split_at_mut(width);
-                let (writes, choices) = rest.split_at_mut(width);
+                let (reads, writes) =
+                    rows[pc * 2 * width..(pc + 1) * 2 * width].split_at_mut(width);
                 match &instr.op {
-                    Op::Load { access, .. } => {
-                        words(&access.loc, reads);
-                        words(&access.loc, choices);
-                    }
-                    Op::Store { access, .. } => {
-                        words(&access.loc, writes);
-                        words(&access.loc, choices);
-                    }
-                    Op::Atomic { access, op, .. } => {
+                    Op::Load { access, .. } => words(&access.loc, reads),
+                    Op::Store { access, .. } => words(&access.loc, writes),
+                    Op::Atomic { access, .. } => {
                         words(&access.loc, reads);
                         words(&access.loc, writes);
-                        if *op == AtomicOp::Cas {
-                            words(&access.loc, choices);
-                        }
                     }
                     Op::LockBitTry { loc, .. } | Op::LockBitRelease { loc, .. } => {
                         words(loc, reads);
                         words(loc, writes);
-                        words(loc, choices);
                     }
                     Op::PhaseEnter => phase_word(model, t)
                         .into_iter()
@@ -310,7 +294,7 @@ impl Futures {
                     _ => {}
                 }
             }
-            close_over_successors(model, rows, SETS * width);
+            close_over_successors(model, rows, 2 * width);
         }
         Ok(Futures { width, pcs, table })
     }
@@ -319,7 +303,7 @@ impl Futures {
     /// write.
     #[inline]
     fn sets(&self, t: usize, pc: crate::ir::Pc) -> (&[u64], &[u64]) {
-        let base = (t * self.pcs + pc as usize) * SETS * self.width;
+        let base = (t * self.pcs + pc as usize) * 2 * self.width;
         self.table[base..base + 2 * self.width].split_at(self.width)
     }
 
@@ -328,21 +312,6 @@ impl Futures {
     pub fn may_access(&self, t: usize, pc: crate::ir::Pc, w: usize) -> bool {
         let (reads, writes) = self.sets(t, pc);
         get(reads, w) || get(writes, w)
-    }
-
-    /// Whether thread `t` at `pc` may still access memory word `w` with a
-    /// choice of which write it reads or where it lands: by a load, a
-    /// store or an `atomicCAS` (which may fail, a read). Every other
-    /// atomic always writes, and on a location only morally strong atomics
-    /// write it can only read the latest write (atomicity: each earlier
-    /// one was read by the atomic after it), whatever the thread's view.
-    #[inline]
-    pub fn may_choose(&self, t: usize, pc: crate::ir::Pc, w: usize) -> bool {
-        let base = (t * self.pcs + pc as usize) * SETS * self.width;
-        get(
-            &self.table[base + 2 * self.width..base + SETS * self.width],
-            w,
-        )
     }
 }
 
