@@ -133,6 +133,12 @@ fn tree_compression_changes_nothing_but_memory() {
             assert_eq!(whole.stats.states, parts.stats.states, "{what}");
             assert_eq!(whole.stats.transitions, parts.stats.transitions, "{what}");
             assert_eq!(whole.violations, parts.violations, "{what}");
+            if spec.name == "priority_semaphore" && blocks == 3 {
+                // 215,383 states share 29,146 histories: the store shrinks.
+                let stored = |r: &Report| r.stats.measured.as_ref().unwrap().peak_store_bytes;
+                let (a, b) = (stored(&whole), stored(&parts));
+                assert!(b * 4 < a * 3, "{what}: {b} bytes stored against {a}");
+            }
         }
     }
 }

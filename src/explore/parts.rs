@@ -5,11 +5,11 @@
 //! A system may name word ranges of its states that take few distinct
 //! values across the search while the rest changes at every step
 //! ([`TransitionSystem::state_parts`](super::TransitionSystem::state_parts)):
-//! under `ptx` the write histories and the views, which the threads'
-//! program counters and locals multiply. Each range is stored once per
-//! distinct content, in a table of its own, and a state keeps its id in
-//! its place: the store holds the *packed* state (the other words, then
-//! one id per part), through the usual compact code (`codec`).
+//! under `ptx` the write histories, which the threads' program counters,
+//! locals and views multiply. Each range is stored once per distinct
+//! content, as its compact code (`codec`: mostly zero words), in a table
+//! of its own, and a state keeps the content's id in the range's place:
+//! the store holds these *packed* states, through the same codes.
 //!
 //! Packing is injective (equal contents get equal ids), so two states are
 //! equal exactly when their packed forms are: the store's lookups are
@@ -17,13 +17,15 @@
 //! first; ids never leave the store, whose state ids are assigned in batch
 //! order as before, so the search is the same.
 //!
-//! An all-zero part (a finished thread's views) is id 0 and is not stored.
-//! Tables are sharded by hash, each shard behind its own lock: workers
-//! intern the parts of the successors they generate, and read parts back
-//! to expand states, concurrently.
+//! An all-zero part is id 0 and is not stored. Tables are sharded by
+//! hash, each shard behind its own lock: workers intern the parts of the
+//! successors they generate, and read parts back to expand states,
+//! concurrently. Most steps keep most parts of the state they start from,
+//! so the parts of the state a thread unpacked last ([`Recent`]) are
+//! reused without a lookup.
 
+use super::codec::{self, hash_code};
 use hashbrown::HashTable;
-use std::hash::BuildHasher;
 use std::ops::Range;
 use std::sync::Mutex;
 
@@ -61,21 +63,31 @@ impl Recent {
 }
 
 struct PartTable {
-    /// Words per content.
-    len: usize,
     shards: Box<[Mutex<Shard>]>,
 }
 
 #[derive(Default)]
 struct Shard {
-    /// Local indexes, by the hash of their content.
+    /// Local indexes, by the hash of their content's code.
     index: HashTable<u32>,
-    /// Contents, `len` words each, by local index.
-    words: Vec<u32>,
+    /// Contents as compact codes (`codec`: views and histories are mostly
+    /// zero bytes), one after the other ...
+    codes: Vec<u8>,
+    /// ... ending here, by local index.
+    ends: Vec<u32>,
 }
 
-fn hash_words(words: &[u32]) -> u64 {
-    rustc_hash::FxBuildHasher.hash_one(words)
+impl Shard {
+    fn code(&self, i: u32) -> &[u8] {
+        let i = i as usize;
+        let start = i.checked_sub(1).map_or(0, |p| self.ends[p] as usize);
+        &self.codes[start..self.ends[i] as usize]
+    }
+}
+
+thread_local! {
+    /// The code of the part being looked up, reused.
+    static CODE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 impl Parts {
@@ -93,8 +105,7 @@ impl Parts {
         }
         let tables = ranges
             .iter()
-            .map(|r| PartTable {
-                len: r.len(),
+            .map(|_| PartTable {
                 shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
             })
             .collect();
@@ -196,44 +207,49 @@ impl Parts {
 
 impl PartTable {
     fn shard(&self, hash: u64) -> usize {
-        (hash >> 58) as usize % SHARDS
+        // Bits the shard's own table uses least (it takes the lowest for
+        // the slot and the top 7 as tags).
+        (hash >> 40) as usize % SHARDS
     }
 
     fn intern(&self, words: &[u32]) -> u32 {
-        if words.iter().all(|w| *w == 0) {
-            return 0;
-        }
-        let hash = hash_words(words);
-        let s = self.shard(hash);
-        let mut guard = self.shards[s].lock().unwrap_or_else(|e| e.into_inner());
-        let Shard { index, words: held } = &mut *guard;
-        let len = self.len;
-        let content = |i: u32| &held[i as usize * len..(i as usize + 1) * len];
-        if let Some(&i) = index.find(hash, |&i| content(i) == words) {
-            return Self::id(s, i);
-        }
-        let i = u32::try_from(held.len() / len).expect("fewer than 2^32 parts");
-        held.extend_from_slice(words);
-        let held = &*held;
-        index.insert_unique(hash, i, |&i| {
-            hash_words(&held[i as usize * len..(i as usize + 1) * len])
-        });
-        Self::id(s, i)
+        self.look_up(words, true).expect("interned")
     }
 
     fn find(&self, words: &[u32]) -> Option<u32> {
+        self.look_up(words, false)
+    }
+
+    /// The id of content `words`, interned first if `add`.
+    fn look_up(&self, words: &[u32], add: bool) -> Option<u32> {
         if words.iter().all(|w| *w == 0) {
             return Some(0);
         }
-        let hash = hash_words(words);
-        let s = self.shard(hash);
-        let guard = self.shards[s].lock().unwrap_or_else(|e| e.into_inner());
-        let len = self.len;
-        let held = &guard.words;
-        let i = *guard.index.find(hash, |&i| {
-            &held[i as usize * len..(i as usize + 1) * len] == words
-        })?;
-        Some(Self::id(s, i))
+        CODE.with_borrow_mut(|code| {
+            code.clear();
+            codec::encode(words, code);
+            let hash = hash_code(code);
+            let s = self.shard(hash);
+            let mut guard = self.shards[s].lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(&i) = guard.index.find(hash, |&i| guard.code(i) == &code[..]) {
+                return Some(Self::id(s, i));
+            }
+            if !add {
+                return None;
+            }
+            let shard = &mut *guard;
+            let i = u32::try_from(shard.ends.len()).expect("fewer than 2^32 parts");
+            shard.codes.extend_from_slice(code);
+            let end = u32::try_from(shard.codes.len()).expect("a shard under 4 GiB");
+            shard.ends.push(end);
+            let Shard { index, codes, ends } = shard;
+            index.insert_unique(hash, i, |&i| {
+                let i = i as usize;
+                let start = i.checked_sub(1).map_or(0, |p| ends[p] as usize);
+                hash_code(&codes[start..ends[i] as usize])
+            });
+            Some(Self::id(s, i))
+        })
     }
 
     /// Id 0 is the all-zero part; shard `s`'s content `i` is the rest.
@@ -247,9 +263,9 @@ impl PartTable {
             out.fill(0);
             return;
         }
-        let (s, i) = ((id - 1) as usize % SHARDS, (id - 1) as usize / SHARDS);
+        let (s, i) = ((id - 1) as usize % SHARDS, (id - 1) / SHARDS as u32);
         let guard = self.shards[s].lock().unwrap_or_else(|e| e.into_inner());
-        out.copy_from_slice(&guard.words[i * self.len..(i + 1) * self.len]);
+        codec::decode(guard.code(i), out);
     }
 
     fn bytes(&self) -> usize {
@@ -257,7 +273,7 @@ impl PartTable {
             .iter()
             .map(|s| {
                 let s = s.lock().unwrap_or_else(|e| e.into_inner());
-                s.words.capacity() * 4 + s.index.capacity() * (4 + 1)
+                s.codes.capacity() + s.ends.capacity() * 4 + s.index.capacity() * (4 + 1)
             })
             .sum()
     }
@@ -265,7 +281,7 @@ impl PartTable {
     fn count(&self) -> usize {
         self.shards
             .iter()
-            .map(|s| s.lock().unwrap_or_else(|e| e.into_inner()).index.len())
+            .map(|s| s.lock().unwrap_or_else(|e| e.into_inner()).ends.len())
             .sum()
     }
 }
@@ -322,7 +338,7 @@ mod tests {
             assert_eq!(out, [i, i / 7, 1]);
         }
         assert_eq!(parts.counts(), [5000]);
-        assert!(parts.bytes() >= 5000 * 12);
+        assert!(parts.bytes() >= 5000 * 3);
     }
 
     #[test]
