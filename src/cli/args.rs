@@ -216,7 +216,7 @@ pub struct CheckArgs {
     #[arg(long)]
     pub hash_compaction: bool,
 
-    /// Under --memory-model ptx, store each state whole instead of keeping its write histories and views once per distinct content (same search, more memory; for measuring)
+    /// Under --memory-model ptx, store each state whole instead of keeping each distinct write history once (same search, more memory; for measuring)
     #[arg(long)]
     pub no_tree_compression: bool,
 
