@@ -70,8 +70,8 @@ struct PartTable {
 struct Shard {
     /// Local indexes, by the hash of their content's code.
     index: HashTable<u32>,
-    /// Contents as compact codes (`codec`: views and histories are mostly
-    /// zero bytes), one after the other ...
+    /// Contents as compact codes (`codec`: a history is mostly zero or
+    /// small words), one after the other ...
     codes: Vec<u8>,
     /// ... ending here, by local index.
     ends: Vec<u32>,
@@ -200,6 +200,7 @@ impl Parts {
     }
 
     /// Distinct contents stored, per part.
+    #[cfg(test)]
     pub fn counts(&self) -> Vec<usize> {
         self.tables.iter().map(PartTable::count).collect()
     }
@@ -278,6 +279,7 @@ impl PartTable {
             .sum()
     }
 
+    #[cfg(test)]
     fn count(&self) -> usize {
         self.shards
             .iter()

@@ -102,11 +102,6 @@ impl StateStore {
         self
     }
 
-    /// The interned parts, if any.
-    pub fn parts(&self) -> Option<&Parts> {
-        self.parts.as_ref()
-    }
-
     /// Appends the code of `state` to `out` (interning its parts).
     #[inline]
     pub fn encode(&self, state: &[u32], out: &mut Vec<u8>) {
