@@ -48,16 +48,15 @@ pub struct Recent {
     /// The [`Parts`] whose ids these are (0: none yet).
     serial: u64,
     ids: Vec<u32>,
-    ranges: Vec<Range<usize>>,
     /// The state's words (only its parts are kept up to date).
     words: Vec<u32>,
 }
 
 impl Recent {
-    /// The id of part `k` if `words` is its content in the recent state.
+    /// The id of part `k`, at `r`, if `words` is its content in the
+    /// recent state.
     #[inline]
-    fn id(&self, k: usize, words: &[u32]) -> Option<u32> {
-        let r = self.ranges.get(k)?;
+    fn id(&self, k: usize, r: &Range<usize>, words: &[u32]) -> Option<u32> {
         (self.words[r.clone()] == *words).then_some(self.ids[k])
     }
 }
@@ -79,10 +78,16 @@ struct Shard {
 
 impl Shard {
     fn code(&self, i: u32) -> &[u8] {
-        let i = i as usize;
-        let start = i.checked_sub(1).map_or(0, |p| self.ends[p] as usize);
-        &self.codes[start..self.ends[i] as usize]
+        code_at(&self.codes, &self.ends, i)
     }
+}
+
+/// Content `i` of a shard's `codes` and `ends` (apart, for when the
+/// shard's index is borrowed mutably).
+fn code_at<'a>(codes: &'a [u8], ends: &[u32], i: u32) -> &'a [u8] {
+    let i = i as usize;
+    let start = i.checked_sub(1).map_or(0, |p| ends[p] as usize);
+    &codes[start..ends[i] as usize]
 }
 
 thread_local! {
@@ -128,35 +133,30 @@ impl Parts {
     /// unpacked (a successor's parent, most of whose parts most steps
     /// keep), takes its id without a lookup.
     pub fn pack(&self, state: &[u32], out: &mut Vec<u32>, recent: &Recent) {
-        let mut k = 0;
         let recent = (recent.serial == self.serial).then_some(recent);
-        self.pack_with(state, out, |table, words| {
-            let id = match recent.and_then(|r| r.id(k, words)) {
-                Some(id) => id,
-                None => table.intern(words),
-            };
-            k += 1;
-            Some(id)
+        self.pack_with(state, out, |k, r, table, words| {
+            let known = recent.and_then(|recent| recent.id(k, r, words));
+            Some(known.unwrap_or_else(|| table.intern(words)))
         });
     }
 
     /// Appends the packed form of `state` to `out` if every part of it is
     /// interned (`false`: no stored state has them all).
     pub fn pack_known(&self, state: &[u32], out: &mut Vec<u32>) -> bool {
-        self.pack_with(state, out, |table, words| table.find(words))
+        self.pack_with(state, out, |_, _, table, words| table.find(words))
     }
 
     fn pack_with(
         &self,
         state: &[u32],
         out: &mut Vec<u32>,
-        mut id: impl FnMut(&PartTable, &[u32]) -> Option<u32>,
+        id: impl Fn(usize, &Range<usize>, &PartTable, &[u32]) -> Option<u32>,
     ) -> bool {
         debug_assert_eq!(state.len(), self.words);
         let mut at = 0;
-        for (r, table) in self.ranges.iter().zip(&self.tables) {
+        for (k, (r, table)) in self.ranges.iter().zip(&self.tables).enumerate() {
             out.extend_from_slice(&state[at..r.start]);
-            let Some(id) = id(table, &state[r.clone()]) else {
+            let Some(id) = id(k, r, table, &state[r.clone()]) else {
                 return false;
             };
             out.push(id);
@@ -174,7 +174,6 @@ impl Parts {
             *recent = Recent {
                 serial: self.serial,
                 ids: vec![u32::MAX; self.ranges.len()],
-                ranges: self.ranges.clone(),
                 words: vec![0; self.words],
             };
         }
@@ -207,6 +206,12 @@ impl Parts {
 }
 
 impl PartTable {
+    /// Shard `s`, locked. Poisoning is ignored: a worker's panic ends the
+    /// search anyway, and only the figures (`bytes`) may still read it.
+    fn lock(&self, s: usize) -> std::sync::MutexGuard<'_, Shard> {
+        self.shards[s].lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     fn shard(&self, hash: u64) -> usize {
         // Bits the shard's own table uses least (it takes the lowest for
         // the slot and the top 7 as tags).
@@ -231,7 +236,7 @@ impl PartTable {
             codec::encode(words, code);
             let hash = hash_code(code);
             let s = self.shard(hash);
-            let mut guard = self.shards[s].lock().unwrap_or_else(|e| e.into_inner());
+            let mut guard = self.lock(s);
             if let Some(&i) = guard.index.find(hash, |&i| guard.code(i) == &code[..]) {
                 return Some(Self::id(s, i));
             }
@@ -244,11 +249,7 @@ impl PartTable {
             let end = u32::try_from(shard.codes.len()).expect("a shard under 4 GiB");
             shard.ends.push(end);
             let Shard { index, codes, ends } = shard;
-            index.insert_unique(hash, i, |&i| {
-                let i = i as usize;
-                let start = i.checked_sub(1).map_or(0, |p| ends[p] as usize);
-                hash_code(&codes[start..ends[i] as usize])
-            });
+            index.insert_unique(hash, i, |&i| hash_code(code_at(codes, ends, i)));
             Some(Self::id(s, i))
         })
     }
@@ -265,15 +266,14 @@ impl PartTable {
             return;
         }
         let (s, i) = ((id - 1) as usize % SHARDS, (id - 1) / SHARDS as u32);
-        let guard = self.shards[s].lock().unwrap_or_else(|e| e.into_inner());
+        let guard = self.lock(s);
         codec::decode(guard.code(i), out);
     }
 
     fn bytes(&self) -> usize {
-        self.shards
-            .iter()
+        (0..SHARDS)
             .map(|s| {
-                let s = s.lock().unwrap_or_else(|e| e.into_inner());
+                let s = self.lock(s);
                 s.codes.capacity() + s.ends.capacity() * 4 + s.index.capacity() * (4 + 1)
             })
             .sum()
@@ -281,10 +281,7 @@ impl PartTable {
 
     #[cfg(test)]
     fn count(&self) -> usize {
-        self.shards
-            .iter()
-            .map(|s| s.lock().unwrap_or_else(|e| e.into_inner()).ends.len())
-            .sum()
+        (0..SHARDS).map(|s| self.lock(s).ends.len()).sum()
     }
 }
 

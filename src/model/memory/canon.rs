@@ -161,18 +161,18 @@ impl PtxMemory {
                 self.forget_pcs(s, x);
             }
             self.merge_repeats(s, x);
-            let reader = |_: &[u32], t: usize| readers.0[t * locs + x];
+            let reader = |t: usize| readers.0[t * locs + x];
             let len = self.len(s, x);
             // With no live reader nothing about `x` matters any more.
             let floor = (0..self.sec.threads)
-                .filter(|&t| reader(s, t))
+                .filter(|&t| reader(t))
                 .map(|t| self.cur(s, t, x))
                 .min();
             self.tighten_bases(s, x, floor.unwrap_or(len - 1));
             let k = match self.locations.latest_only[x] {
                 true => len - 1,
                 false => (0..self.sec.threads)
-                    .filter(|&t| reader(s, t))
+                    .filter(|&t| reader(t))
                     .map(|t| self.oldest_readable(s, t, x))
                     .min()
                     .unwrap_or(len - 1),
