@@ -58,6 +58,7 @@ fn reduction_switches() -> Vec<Switch> {
         ("canonical_memory: false", |c| c.canonical_memory = false),
         ("--no-forget", |c| c.forget = false),
         ("--no-await", |c| c.awaits = false),
+        ("--no-view-refresh", |c| c.refresh_views = false),
         // Not a reduction (lossless), compared all the same.
         ("--no-tree-compression", |c| c.tree_compression = false),
     ]
@@ -247,6 +248,7 @@ fn command_line(path: &str, config: &CheckConfig) -> String {
         (!config.fuse_local_steps, " --no-fuse-local"),
         (!config.forget, " --no-forget"),
         (!config.awaits, " --no-await"),
+        (!config.refresh_views, " --no-view-refresh"),
     ];
     for (on, flag) in flags {
         if on {

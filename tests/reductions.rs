@@ -418,6 +418,31 @@ fn forgetting_writers_keeps_every_verdict_and_counterexample() {
     assert!(agree_under_ptx(2, |n| weak(n, false), |n| weak(n, true)));
 }
 
+/// Raising the views that the next SC fence refreshes before any use
+/// (`--no-view-refresh`) keeps every verdict, trace length and replay, at
+/// two blocks and at three, under the deadlock check and a fair scheduler,
+/// and stores fewer states.
+#[test]
+fn view_refresh_keeps_every_verdict_and_counterexample() {
+    let with = |refresh_views: bool, scheduler| {
+        move |n| CheckConfig {
+            refresh_views,
+            scheduler,
+            ..ptx(n, true, true)
+        }
+    };
+    for blocks in [2, 3] {
+        let deadlock = gsync_check::model::Scheduler::Deadlock;
+        let reduced = agree_under_ptx(blocks, with(false, deadlock), with(true, deadlock));
+        assert!(
+            reduced,
+            "the view refresh reduced nothing at {blocks} blocks"
+        );
+    }
+    let fair = gsync_check::model::Scheduler::uniform(gsync_check::model::Progress::Fair);
+    assert!(agree_under_ptx(2, with(false, fair), with(true, fair)));
+}
+
 /// Leaving out the failed polls that read a stale write (`--no-await`)
 /// keeps every verdict, trace length and replay, at two blocks and at
 /// three, and stores fewer states (the semaphores' `atomicCAS` polls).
@@ -445,18 +470,25 @@ fn ptx_canonical_form_is_on_by_default() {
         let config = ptx(3, canonical_memory, false);
         api::check_spec(&spec, &config).unwrap().stats.states
     };
-    let default = |forget: bool| {
+    let default = |forget: bool, refresh_views: bool| {
         let config = CheckConfig {
             memory_model: Some(MemoryModel::Ptx),
             forget,
+            refresh_views,
             ..config(3, false, 1)
         };
         api::check_spec(&spec, &config).unwrap().stats.states
     };
-    assert_eq!(default(false), run(true));
+    assert_eq!(default(false, true), run(true));
+    // At 3 blocks the view refresh leaves forgetting nothing to merge, so
+    // each is measured with the other off.
     assert!(
-        default(true) < default(false),
+        default(true, false) < default(false, false),
         "forgetting is on by default"
+    );
+    assert!(
+        default(false, true) < default(false, false),
+        "the view refresh is on by default"
     );
     // spin_lock's lock is only swapped: one write of it is ever readable.
     assert!(

@@ -59,6 +59,10 @@ pub struct CheckConfig {
     /// only to cross-check the reduction (the choices saved in a
     /// counterexample depend on it, so replays assume it on).
     pub canonical_memory: bool,
+    /// Under `ptx` with the canonical form, raise views that the next SC
+    /// fence refreshes before any use (`model::por::Refreshes`); off only
+    /// to cross-check (saved choices depend on it, as on the canonical form).
+    pub refresh_views: bool,
 }
 
 impl Default for CheckConfig {
@@ -87,6 +91,7 @@ impl Default for CheckConfig {
             hash_compaction: false,
             tree_compression: true,
             canonical_memory: true,
+            refresh_views: true,
         }
     }
 }

@@ -26,6 +26,7 @@ pub fn model_of(prepared: &Prepared) -> Model<'_> {
             memory_model: prepared.config.memory_model(),
             races: prepared.config.races,
             canonical_memory: prepared.config.canonical_memory,
+            refresh_views: prepared.config.refresh_views,
             track_started: prepared.config.scheduler.needs_started(),
         },
     )
@@ -135,6 +136,7 @@ fn run_config(program: &Program, config: &CheckConfig) -> RunConfig {
             .then(|| config.lock_bits.unwrap_or(DEFAULT_LOCK_BITS)),
         params: program.params.iter().cloned().collect::<BTreeMap<_, _>>(),
         fuse_local_steps: config.fuse_local_steps,
+        refresh_views: config.refresh_views,
         scheduler: config.scheduler,
         resident: config.resident,
         max_states: config.max_states,
@@ -154,6 +156,7 @@ pub fn config_of(report: &RunConfig) -> CheckConfig {
         branch_order: report.branch_order,
         lock_bits: report.lock_bits,
         fuse_local_steps: report.fuse_local_steps,
+        refresh_views: report.refresh_views,
         scheduler: report.scheduler,
         resident: report.resident,
         max_states: report.max_states,

@@ -26,6 +26,9 @@ pub struct Note {
     /// again (the await reduction is per thread too).
     forgets: bool,
     left_out_stale_polls: bool,
+    /// Under `ptx`, what the model does with views an SC fence refreshes
+    /// (part of its canonical form, so on in every search).
+    refresh: &'static str,
     reduced_trace: bool,
     compacted: Option<u64>,
 }
@@ -76,9 +79,19 @@ impl Note {
             (true, true, Ok(())) => "; failed polls of a stale write left out".into(),
             (true, true, Err(why)) => format!("; stale failed polls explored ({why})"),
         };
+        let model = reduced.model();
+        let refresh = match (ptx, model.options().refresh_views) {
+            (false, _) => "",
+            (true, false) => "; old views kept (--no-view-refresh)",
+            (true, true) if model.refreshes_views() => {
+                "; views the next SC fence refreshes raised to it"
+            }
+            (true, true) => "; old views kept (each thread's future accesses are not known: lockstep warps or warp collectives)",
+        };
         Note {
-            text: format!("{symmetry}; {ample}{forget}{awaits}"),
+            text: format!("{symmetry}; {ample}{forget}{awaits}{refresh}"),
             forgets: ptx && asked.forget,
+            refresh,
             left_out_stale_polls: reduced.skips_stale_polls(),
             reduced_trace: false,
             compacted: None,
@@ -96,6 +109,7 @@ impl Note {
         if self.left_out_stale_polls {
             self.text.push_str("; stale failed polls explored");
         }
+        self.text.push_str(self.refresh);
     }
 
     /// The counterexamples are traces of the reduced graph.

@@ -212,6 +212,10 @@ pub struct CheckArgs {
     #[arg(long = "no-await")]
     pub no_await: bool,
 
+    /// Under --memory-model ptx, keep a thread's old view of a location even where its next SC fence refreshes it before any use (more states; for cross-checking)
+    #[arg(long)]
+    pub no_view_refresh: bool,
+
     /// Keep a 63-bit fingerprint per state instead of the state (less memory; --stats states the collision probability)
     #[arg(long)]
     pub hash_compaction: bool,

@@ -201,6 +201,7 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
         symmetry: !args.no_symmetry,
         forget: !args.no_forget,
         awaits: !(args.no_await || args.no_por),
+        refresh_views: !args.no_view_refresh,
         hash_compaction: args.hash_compaction,
         tree_compression: !args.no_tree_compression,
         ..base

@@ -149,6 +149,10 @@ pub struct ModelOptions {
     /// Under `ptx`, store states in canonical form (unreadable writes
     /// dropped, views clamped: `memory/canon.rs`). Off only to cross-check.
     pub canonical_memory: bool,
+    /// Under `ptx` with the canonical form, raise a thread's view of a
+    /// location to the SC-fence views where its next SC fence comes before
+    /// any use of that view (`por::Refreshes`). Off only to cross-check.
+    pub refresh_views: bool,
     /// Record in each thread's flags whether it has taken a step: the OBE
     /// progress models guarantee only threads that have run once
     /// (`Scheduler::needs_started`). Off, states do not tell a thread that
@@ -168,6 +172,7 @@ impl Default for ModelOptions {
             memory_model: MemoryModel::default(),
             races: true,
             canonical_memory: true,
+            refresh_views: true,
             track_started: false,
         }
     }
@@ -197,6 +202,9 @@ pub struct Model<'p> {
     /// canonical form (`None`: every unfinished thread counts as a reader);
     /// the ample sets reuse it.
     futures: Option<std::sync::Arc<por::Futures>>,
+    /// Under `ptx`, the views each thread's next SC fence refreshes before
+    /// it uses them (`por::Refreshes`), for the canonical form.
+    refreshes: Option<por::Refreshes>,
 }
 
 /// Longest run of fused thread-local instructions: a purely local infinite
@@ -241,16 +249,28 @@ impl<'p> Model<'p> {
             options,
             invisible,
             futures: None,
+            refreshes: None,
         };
         // The threads' own pcs say where each is (not a lockstep warp's stack).
         if ptx && model.options.canonical_memory && !model.warps.is_lockstep() {
             model.futures = por::Futures::for_canonical_form(&model).map(std::sync::Arc::new);
+            if model.options.refresh_views && model.futures.is_some() {
+                let early = model.memory.ptx().map(|w| w.early_ops().to_vec());
+                model.refreshes = early.map(|e| por::Refreshes::compute(&model, &e));
+            }
         }
         model
     }
 
     pub fn options(&self) -> &ModelOptions {
         &self.options
+    }
+
+    /// Whether the canonical form raises the views an SC fence refreshes
+    /// before any use (`por::Refreshes`): under `ptx` with it on, where
+    /// each thread's future accesses are known.
+    pub fn refreshes_views(&self) -> bool {
+        self.refreshes.is_some()
     }
 
     /// Whether the instruction at `pc` is fused into the step before it.

@@ -120,7 +120,7 @@ impl Model<'_> {
         }
         self.clear_dead_locals(s, unit);
         if let Some(w) = self.memory.ptx() {
-            w.normalize(th, s, self.futures.as_deref());
+            w.normalize(th, s, self.futures.as_deref(), self.refreshes.as_ref());
         }
         Ok(())
     }

@@ -118,6 +118,10 @@ pub struct RunConfig {
     /// Parameter values in force (defaults and overrides).
     pub params: BTreeMap<String, i64>,
     pub fuse_local_steps: bool,
+    /// Under `ptx`: whether views an SC fence refreshes before any use were
+    /// raised (`--no-view-refresh`: false). Saved choices depend on it.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub refresh_views: bool,
     /// Fairness assumed for liveness checks.
     pub scheduler: Scheduler,
     /// Blocks resident at once (`None`: all).

@@ -30,6 +30,8 @@ use super::effective_scope;
 use super::layout::*;
 use super::PtxMemory;
 use crate::ir::{AtomicOp, Op, Order, Program, Scope};
+use crate::model::por::Refreshes;
+use crate::model::threads::Threads;
 use crate::spec::ast::{Participants, Storage};
 
 thread_local! {
@@ -137,6 +139,37 @@ impl Locations {
 }
 
 impl PtxMemory {
+    /// Raises each live thread's view of a location to the SC-fence views
+    /// where its next SC fence comes before any use of that view
+    /// (`por::Refreshes` has the argument).
+    pub(super) fn refresh_views(&self, th: &Threads, s: &mut [u32], refreshes: &Refreshes) {
+        let sec = &self.sec;
+        for t in 0..sec.threads {
+            if th.is_finished(s, t) {
+                continue;
+            }
+            let Some((by_block, by_device)) = refreshes.at(th, s, t) else {
+                continue;
+            };
+            let cur = sec.thread_view(t, CUR);
+            let (block, device) = (sec.sc_view(Some(t / self.tpb)), sec.sc_view(None));
+            for (i, &bits) in by_block.iter().enumerate() {
+                let mut rest = bits;
+                while rest != 0 {
+                    let x = i * 64 + rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    let mut e = get(s, block, x);
+                    if by_device[i] >> (x % 64) & 1 == 1 {
+                        e = e.max(get(s, device, x));
+                    }
+                    if e > get(s, cur, x) {
+                        set(s, cur, x, e);
+                    }
+                }
+            }
+        }
+    }
+
     /// Whether thread `t` can access location `x`.
     pub(super) fn reads(&self, t: usize, x: usize) -> bool {
         self.locations.owners[x].is_none_or(|b| b as usize == t / self.tpb)

@@ -47,7 +47,7 @@ pub use fairness::{MemoryEffect, Recency};
 pub use layout::WordKind;
 
 use super::exec::atomic_result;
-use super::por::Futures;
+use super::por::{Futures, Refreshes};
 use super::threads::{runtime_error, Threads};
 use super::{Event, MemoryModel, ModelOptions, Violation};
 use crate::ir::{
@@ -468,6 +468,12 @@ impl PtxMemory {
     ) -> bool {
         let old = from_raw(ty, self.sec.value(s, self.sec.msg(x, p), ty));
         atomic_result(op, ty, old, args).is_some()
+    }
+
+    /// Per pc: the store or atomic that may be performed before the
+    /// instruction there (`reorderable`).
+    pub fn early_ops(&self) -> &[Option<Pc>] {
+        &self.early
     }
 
     /// The parts of the state the store may keep once per distinct
@@ -1049,7 +1055,13 @@ impl PtxMemory {
     /// can read any more are dropped.
     /// `futures`: where known, the words each thread may still access; a
     /// thread that never accesses a location again is no reader of it.
-    pub fn normalize(&self, th: &Threads, s: &mut [u32], futures: Option<&Futures>) {
+    pub fn normalize(
+        &self,
+        th: &Threads,
+        s: &mut [u32],
+        futures: Option<&Futures>,
+        refreshes: Option<&Refreshes>,
+    ) {
         for t in 0..self.sec.threads {
             if th.is_finished(s, t) {
                 // What it published at a named barrier still reaches the
@@ -1062,6 +1074,9 @@ impl PtxMemory {
         }
         let live = |s: &[u32], t: usize| !th.is_finished(s, t);
         if self.canonical {
+            if let Some(r) = refreshes {
+                self.refresh_views(th, s, r);
+            }
             return READERS.with_borrow_mut(|readers| {
                 self.readers(th, s, futures, readers);
                 self.canonicalize(s, &canon::Readers(readers))

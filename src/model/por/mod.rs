@@ -75,8 +75,11 @@
 //! that never finishes read: those run without ample sets (`check`).
 
 mod memo;
+mod refresh;
 mod spin;
 mod values;
+
+pub use refresh::Refreshes;
 
 use super::state::FINISHED;
 use super::{thread_of, Model};

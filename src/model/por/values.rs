@@ -83,6 +83,12 @@ impl LocalValues {
         LocalValues { sets }
     }
 
+    /// Whether local `l` holds one of finitely many values, computed only
+    /// from constants, builtins and other such locals (never from memory).
+    pub fn is_finite(&self, l: LocalId) -> bool {
+        self.sets[l as usize].is_some()
+    }
+
     /// Every value `e` can take in thread `t` (`None`: any), evaluated over
     /// the combinations of its locals' values; combinations that fault
     /// (division by zero) give no value.

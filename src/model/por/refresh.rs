@@ -1,0 +1,416 @@
+//! Which of a thread's views an SC fence refreshes before the thread can
+//! use them (the `ptx` canonical form's *view refresh*, `memory::canon`).
+//!
+//! A thread uses its view of location `x` only when it accesses `x` (which
+//! writes it may read, where its store lands) or when it publishes its view
+//! (a release write, a fence, a barrier, a warp collective). An SC fence
+//! first joins the SC-fence views into the thread's view. So where, on
+//! every path from the thread's pc, an SC fence comes before any access of
+//! `x` and any other publication, the thread's view of `x` will be at least
+//! what the SC-fence views hold for `x` now (they only grow, and an entry
+//! the canonical form clears is one no reader needs) before anyone can
+//! tell it apart: raising the view to it now changes no future. The
+//! semaphores' and mutexes' blocks spin on their lock with relaxed atomics
+//! and fence after taking it, so their views of the protected data stop
+//! keeping old writes, and their own old views, apart.
+//!
+//! The analysis is a greatest fixed point, per thread, with one level per
+//! word: no refresh, a refresh by the block's SC-fence view (`fence.sc.cta`,
+//! or `.gpu` with several GPUs), or by the block's and the device's
+//! (`fence.sc.gpu` on one GPU, `.sys`); a path that ends (the thread exits)
+//! or never uses the view again does not constrain it. It runs on the
+//! thread's control flow refined by the values of its *tracked* locals:
+//! those computed only from constants, builtins and each other, never from
+//! memory (`LocalValues` bounds their values). A spin loop's `while
+//! (!acquired)` or `while (true)` then leaves only where the code sets its
+//! flag or breaks, after the fence, instead of also at the first test.
+
+use super::values::LocalValues;
+use super::{loc_words, Bits};
+use crate::ir::{cfg, Expr, LocalId, MemOrder, Op, Order, Pc, Scope};
+use crate::model::state::{self, FINISHED, PC};
+use crate::model::threads::Threads;
+use crate::model::Model;
+use std::collections::HashMap;
+
+/// A thread's refined control flow with more nodes than this falls back to
+/// one node per pc (no local tracked).
+const MAX_NODES: usize = 1 << 16;
+
+/// Per thread and node of its refined control flow, the words whose view
+/// the next SC fence refreshes.
+pub struct Refreshes {
+    /// `u64` words per bit set.
+    width: usize,
+    threads: Vec<Option<LocalFlow>>,
+}
+
+/// One thread's control flow refined by its tracked locals' values.
+struct LocalFlow {
+    tracked: Vec<LocalId>,
+    /// Per pc: the tracked locals' values at each node there, and its row.
+    nodes_at: Vec<Vec<(Box<[i64]>, usize)>>,
+    /// Per node, `2 * width` words: the words the block's SC-fence view
+    /// refreshes, then those the device's refreshes as well (a subset).
+    table: Vec<u64>,
+}
+
+/// What an instruction does to the views the analysis follows.
+enum Effect<'a> {
+    /// Nothing: the levels after it hold before it.
+    Pass,
+    /// Uses these words' views (an access, or one performed early from here).
+    Uses(&'a Bits),
+    /// Publishes or uses every view.
+    UsesAll,
+    /// An SC fence joining the block's view, and the device's where `true`.
+    Fence(bool),
+}
+
+impl Refreshes {
+    /// The table for `model` under `ptx` (`early[pc]`: the store or atomic
+    /// that may be performed from `pc` before the instruction there).
+    pub fn compute(model: &Model, early: &[Option<Pc>]) -> Refreshes {
+        let layout = &model.threads.layout;
+        let width = layout.mem_words.div_ceil(64).max(1);
+        let mut init = vec![0u32; layout.words()];
+        layout.initial(model.prog, &mut init);
+        let threads = (0..layout.threads)
+            .map(|t| {
+                (init[layout.thread(t, PC)] != FINISHED)
+                    .then(|| LocalFlow::compute(model, &init, t, early, width))
+            })
+            .collect();
+        Refreshes { width, threads }
+    }
+
+    /// For thread `t` in `s`: the words its next SC fence refreshes from
+    /// the block's SC-fence view, and those it refreshes from the device's
+    /// as well (`None`: nothing known, no refresh).
+    #[inline]
+    pub fn at(&self, th: &Threads, s: &[u32], t: usize) -> Option<(&[u64], &[u64])> {
+        let flow = self.threads[t].as_ref()?;
+        let nodes = flow.nodes_at.get(th.pc(s, t) as usize)?;
+        let &(_, row) = nodes.iter().find(|(env, _)| {
+            flow.tracked.iter().zip(env.iter()).all(|(&l, &v)| {
+                let ty = th.prog.locals[l as usize].ty;
+                state::load(s, th.layout.local(t, l), ty) == v
+            })
+        })?;
+        let base = row * 2 * self.width;
+        Some(flow.table[base..base + 2 * self.width].split_at(self.width))
+    }
+}
+
+impl LocalFlow {
+    fn compute(
+        model: &Model,
+        init: &[u32],
+        t: usize,
+        early: &[Option<Pc>],
+        width: usize,
+    ) -> LocalFlow {
+        let values = LocalValues::compute(model, init, t);
+        let tracked: Vec<LocalId> = (0..model.prog.locals.len() as LocalId)
+            .filter(|&l| values.is_finite(l))
+            .collect();
+        let (nodes, succs, tracked) = match refine(model, init, t, &tracked) {
+            Some(graph) => (graph.0, graph.1, tracked),
+            None => {
+                let plain = refine(model, init, t, &[]).expect("one node per pc fits");
+                (plain.0, plain.1, Vec::new())
+            }
+        };
+        let prog = model.prog;
+        let pcs = prog.code.len();
+        let mut uses = vec![0u64; pcs * width];
+        for pc in 0..pcs {
+            let row = &mut uses[pc * width..(pc + 1) * width];
+            let at = std::iter::once(pc).chain(early[pc].map(|e| e as usize));
+            for loc in at.filter_map(|p| prog.code[p].op.access().map(|a| &a.loc)) {
+                loc_words(model, (init, &values), t, loc, row);
+            }
+        }
+        let one_gpu = prog.devices.is_empty();
+        let effect = |pc: usize| -> Effect {
+            let own = &uses[pc * width..(pc + 1) * width];
+            match &prog.code[pc].op {
+                Op::Load { .. } => Effect::Uses(own),
+                Op::Store { access, .. } | Op::Atomic { access, .. } => match access.order {
+                    Order::Release | Order::AcqRel | Order::Sc => Effect::UsesAll,
+                    _ => Effect::Uses(own),
+                },
+                Op::Fence(MemOrder {
+                    order: Order::Sc,
+                    scope,
+                }) => Effect::Fence(match scope {
+                    Scope::Cta => false,
+                    Scope::Gpu => one_gpu,
+                    Scope::Sys => true,
+                }),
+                op if op.is_thread_local() => Effect::Pass,
+                Op::Exit
+                | Op::CriticalEnter { .. }
+                | Op::CriticalExit
+                | Op::PhaseEnter
+                | Op::PhaseExit => Effect::Pass,
+                _ => Effect::UsesAll,
+            }
+        };
+        // Greatest fixed point: start from "refreshed" everywhere (a path
+        // that never uses a view again constrains nothing) and lower.
+        let mut table = vec![!0u64; nodes.len() * 2 * width];
+        let mut meet = vec![0u64; 2 * width];
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for n in (0..nodes.len()).rev() {
+                meet.fill(!0);
+                for &m in &succs[n] {
+                    let next = &table[m * 2 * width..(m + 1) * 2 * width];
+                    meet.iter_mut().zip(next).for_each(|(a, b)| *a &= b);
+                }
+                match effect(nodes[n].0 as usize) {
+                    Effect::Pass => {}
+                    Effect::Uses(words) => {
+                        for half in meet.chunks_mut(width) {
+                            half.iter_mut().zip(words).for_each(|(a, w)| *a &= !w);
+                        }
+                    }
+                    Effect::UsesAll => meet.fill(0),
+                    Effect::Fence(device) => {
+                        let (block, dev) = meet.split_at_mut(width);
+                        block.fill(!0);
+                        dev.fill(if device { !0 } else { 0 });
+                    }
+                }
+                let row = &mut table[n * 2 * width..(n + 1) * 2 * width];
+                if *row != *meet {
+                    row.copy_from_slice(&meet);
+                    changed = true;
+                }
+            }
+        }
+        // Only memory words have views (the top fills whole `u64`s).
+        let words = model.threads.layout.mem_words;
+        for row in table.chunks_mut(width) {
+            for (i, w) in row.iter_mut().enumerate() {
+                let valid = words.saturating_sub(i * 64).min(64);
+                *w &= if valid == 64 { !0 } else { (1u64 << valid) - 1 };
+            }
+        }
+        let mut nodes_at = vec![Vec::new(); pcs];
+        for (row, (pc, env)) in nodes.into_iter().enumerate() {
+            nodes_at[pc as usize].push((env, row));
+        }
+        LocalFlow {
+            tracked,
+            nodes_at,
+            table,
+        }
+    }
+}
+
+/// The nodes (pc, tracked locals' values) reachable from thread `t`'s
+/// initial state and each node's successors, or `None` past `MAX_NODES`.
+/// Branches on tracked locals alone go one way; the others both ways.
+/// Values are kept as the model keeps them: dead locals read 0.
+#[allow(clippy::type_complexity)]
+fn refine(
+    model: &Model,
+    init: &[u32],
+    t: usize,
+    tracked: &[LocalId],
+) -> Option<(Vec<(Pc, Box<[i64]>)>, Vec<Vec<usize>>)> {
+    let th = &model.threads;
+    let code = &model.prog.code;
+    let ty = |l: LocalId| model.prog.locals[l as usize].ty;
+    let mut scratch = init.to_vec();
+    let normal = |pc: Pc, mut env: Box<[i64]>| {
+        for (v, &l) in env.iter_mut().zip(tracked) {
+            if !th.is_live(pc, l) {
+                *v = 0;
+            }
+        }
+        (pc, env)
+    };
+    let start_pc = th.pc(init, t);
+    let start: Box<[i64]> = tracked
+        .iter()
+        .map(|&l| state::load(init, th.layout.local(t, l), ty(l)))
+        .collect();
+    let mut index: HashMap<(Pc, Box<[i64]>), usize> = HashMap::new();
+    let mut nodes = vec![normal(start_pc, start)];
+    index.insert(nodes[0].clone(), 0);
+    let mut succs: Vec<Vec<usize>> = Vec::new();
+    let mut locals = Vec::new();
+    while succs.len() < nodes.len() {
+        let (pc, env) = nodes[succs.len()].clone();
+        for (&v, &l) in env.iter().zip(tracked) {
+            state::store(&mut scratch, th.layout.local(t, l), ty(l), v);
+        }
+        // An expression over tracked locals (and constants) has one value.
+        let mut known = |e: &Expr| -> Option<Result<i64, ()>> {
+            locals.clear();
+            cfg::expr_locals(e, &mut locals);
+            let pure = !has_global(e) && locals.iter().all(|l| tracked.contains(l));
+            pure.then(|| th.eval(e, &scratch, t).map_err(|_| ()))
+        };
+        let mut next: Vec<(Pc, Box<[i64]>)> = Vec::new();
+        match &code[pc as usize].op {
+            Op::Branch {
+                cond,
+                then_pc,
+                else_pc,
+            } => match known(cond) {
+                Some(Ok(c)) => next.push((if c != 0 { *then_pc } else { *else_pc }, env.clone())),
+                Some(Err(())) => {}
+                None => {
+                    next.push((*then_pc, env.clone()));
+                    next.push((*else_pc, env.clone()));
+                }
+            },
+            Op::Assign { dst, value } if tracked.contains(dst) => {
+                match known(value) {
+                    Some(Ok(v)) => {
+                        let mut env = env.clone();
+                        let k = tracked.iter().position(|l| l == dst).expect("tracked");
+                        env[k] = crate::ir::wrap(ty(*dst), v);
+                        next.push((pc + 1, env));
+                    }
+                    // A fault ends the thread's run.
+                    Some(Err(())) => {}
+                    // Not a tracked local after all: refine nothing.
+                    None => return None,
+                }
+            }
+            _ => next.extend(
+                cfg::successors(code, pc)
+                    .into_iter()
+                    .map(|p| (p, env.clone())),
+            ),
+        }
+        let mut out = Vec::new();
+        for (p, env) in next {
+            if p as usize >= code.len() {
+                continue;
+            }
+            let key = normal(p, env);
+            let id = match index.get(&key) {
+                Some(&id) => id,
+                None => {
+                    if nodes.len() >= MAX_NODES {
+                        return None;
+                    }
+                    index.insert(key.clone(), nodes.len());
+                    nodes.push(key);
+                    nodes.len() - 1
+                }
+            };
+            out.push(id);
+        }
+        succs.push(out);
+    }
+    Some((nodes, succs))
+}
+
+fn has_global(e: &Expr) -> bool {
+    match e {
+        Expr::Global(..) => true,
+        Expr::Const(_) | Expr::Builtin(_) | Expr::Local(_) => false,
+        Expr::Unary(_, a) => has_global(a),
+        Expr::Binary(_, a, b) => has_global(a) || has_global(b),
+        Expr::Ternary(a, b, c) => has_global(a) || has_global(b) || has_global(c),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{lower, Launch};
+    use crate::model::{MemoryModel, ModelOptions};
+    use crate::spec::diag::Source;
+
+    /// A lock taken in a `while (!acquired)` loop, `data` updated under it.
+    const LOCKED: &str = "global u32 lock = 0;\nglobal u32 data = 0;\nharness all {\n bool acq = false;\n while (!acq) {\n  if (atomicCAS(lock, 0, 1) == 0) { FENCE acq = true; }\n }\n data = data + 1;\n __threadfence();\n atomicExch(lock, 0);\n}";
+
+    /// Whether thread 0 at the first instruction matching `at`, with its
+    /// locals as in the initial state, has `var`'s view refreshed by the
+    /// block's SC-fence view and by the device's.
+    fn refreshed(text: &str, at: fn(&Op) -> bool, var: &str) -> (bool, bool) {
+        let source = Source::new("t.gsync", text);
+        let file = crate::spec::parse(&source).unwrap_or_else(|d| panic!("{}", d.message));
+        let launch = Launch {
+            blocks: 2,
+            threads_per_block: 1,
+            warp_size: 32,
+        };
+        let prog = lower(&file, &source, launch, &[]).unwrap_or_else(|d| panic!("{}", d.message));
+        let options = ModelOptions {
+            memory_model: MemoryModel::Ptx,
+            ..ModelOptions::default()
+        };
+        let model = Model::new(&prog, options);
+        let early = model.memory.ptx().unwrap().early_ops().to_vec();
+        let table = Refreshes::compute(&model, &early);
+        let layout = &model.threads.layout;
+        let mut s = vec![0u32; layout.words()];
+        layout.initial(&prog, &mut s);
+        let pc = prog
+            .code
+            .iter()
+            .position(|i| at(&i.op))
+            .expect("the instruction");
+        model.threads.set_pc(&mut s, 0, pc as Pc);
+        let v = prog.vars.iter().position(|v| v.name == var).unwrap();
+        let w = layout.mem(&prog, v as u32, 0, 0);
+        let (block, device) = table.at(&model.threads, &s, 0).expect("a node");
+        let bit = |b: &[u64]| b[w / 64] >> (w % 64) & 1 == 1;
+        (bit(block), bit(device))
+    }
+
+    fn is_cas(op: &Op) -> bool {
+        matches!(
+            op,
+            Op::Atomic {
+                op: crate::ir::AtomicOp::Cas,
+                ..
+            }
+        )
+    }
+
+    fn is_load(op: &Op) -> bool {
+        matches!(op, Op::Load { .. })
+    }
+
+    #[test]
+    fn a_lock_loop_fences_before_the_data_it_protects() {
+        let text = LOCKED.replace("FENCE", "__threadfence();");
+        // The loop is left only once `acq` is set, after the fence: the
+        // first test of `!acq` (acq false) cannot leave it.
+        assert_eq!(refreshed(&text, is_cas, "data"), (true, true));
+        assert_eq!(refreshed(&text, is_cas, "lock"), (false, false));
+        assert_eq!(refreshed(&text, is_load, "data"), (false, false));
+    }
+
+    #[test]
+    fn a_block_fence_refreshes_from_the_block_only() {
+        let text = LOCKED.replace("FENCE", "__threadfence_block();");
+        assert_eq!(refreshed(&text, is_cas, "data"), (true, false));
+    }
+
+    #[test]
+    fn a_release_or_a_missing_fence_refreshes_nothing() {
+        let release = LOCKED.replace("FENCE", "store.release.gpu(lock, 1); __threadfence();");
+        assert_eq!(refreshed(&release, is_cas, "data"), (false, false));
+        let none = LOCKED.replace("FENCE", "");
+        assert_eq!(refreshed(&none, is_cas, "data"), (false, false));
+    }
+
+    #[test]
+    fn a_flag_read_from_memory_is_not_tracked() {
+        // `acq` comes from memory: the first test may leave the loop.
+        let text = "global u32 lock = 0;\nglobal u32 data = 0;\nharness all {\n bool acq = false;\n while (!acq) {\n  acq = atomicCAS(lock, 0, 1) == 0;\n  if (acq) { __threadfence(); }\n }\n data = data + 1;\n}";
+        assert_eq!(refreshed(text, is_cas, "data"), (false, false));
+    }
+}
