@@ -22,6 +22,11 @@
 //!   location is set to 0 (joining it can raise nobody), and likewise a
 //!   thread's pending acquire entries no newer than its own view.
 //!
+//! Before these, a live thread's view of a location is raised to the
+//! SC-fence views where its next SC fence comes before any use of that view
+//! (`refresh_views`; `por::Refreshes` has the argument, `--no-view-refresh`
+//! turns it off).
+//!
 //! Views and positions only move forward, and inserting or retiring a
 //! write shifts all of them alike, so "no newer than" is kept by every
 //! later step: each rule maps a state to one that has the same futures.
