@@ -255,8 +255,11 @@ impl<'p> Model<'p> {
         if ptx && model.options.canonical_memory && !model.warps.is_lockstep() {
             model.futures = por::Futures::for_canonical_form(&model).map(std::sync::Arc::new);
             if model.options.refresh_views && model.futures.is_some() {
-                let early = model.memory.ptx().map(|w| w.early_ops().to_vec());
-                model.refreshes = early.map(|e| por::Refreshes::compute(&model, &e));
+                let refreshes = model
+                    .memory
+                    .ptx()
+                    .map(|w| por::Refreshes::compute(&model, w));
+                model.refreshes = refreshes;
             }
         }
         model

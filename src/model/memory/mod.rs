@@ -951,10 +951,7 @@ impl PtxMemory {
         if order == Order::Sc {
             let block = Some(t / self.tpb);
             let mut scs = vec![sec.sc_view(block)];
-            // One order for the device's sc fences; with several GPUs only
-            // .sys ones share it (.gpu ones then order only within the block:
-            // weaker than PTX, never stronger).
-            if scope == Scope::Sys || (scope == Scope::Gpu && self.devices.is_empty()) {
+            if self.sc_fence_orders_device(scope) {
                 scs.push(sec.sc_view(None));
             }
             for &v in &scs {
@@ -966,6 +963,14 @@ impl PtxMemory {
         }
         copy(s, sec.thread_view(t, REL), cur, vw);
         s[sec.flags(t)] = (s[sec.flags(t)] & SKIP_BITS) | rel_flags(scope);
+    }
+
+    /// Whether an SC fence at `scope` joins the device's SC-fence view as
+    /// well as its block's: one order for the device's sc fences; with
+    /// several GPUs only `.sys` ones share it (`.gpu` ones then order only
+    /// within the block: weaker than PTX, never stronger).
+    pub fn sc_fence_orders_device(&self, scope: Scope) -> bool {
+        scope == Scope::Sys || (scope == Scope::Gpu && self.devices.is_empty())
     }
 
     /// Joins the pending release views of the block (and of other blocks

@@ -27,7 +27,8 @@
 
 use super::values::LocalValues;
 use super::{loc_words, Bits};
-use crate::ir::{cfg, Expr, LocalId, MemOrder, Op, Order, Pc, Scope};
+use crate::ir::{cfg, Expr, LocalId, MemOrder, Op, Order, Pc};
+use crate::model::memory::PtxMemory;
 use crate::model::state::{self, FINISHED, PC};
 use crate::model::threads::Threads;
 use crate::model::Model;
@@ -68,9 +69,8 @@ enum Effect<'a> {
 }
 
 impl Refreshes {
-    /// The table for `model` under `ptx` (`early[pc]`: the store or atomic
-    /// that may be performed from `pc` before the instruction there).
-    pub fn compute(model: &Model, early: &[Option<Pc>]) -> Refreshes {
+    /// The table for `model` under its `ptx` memory `ptx`.
+    pub fn compute(model: &Model, ptx: &PtxMemory) -> Refreshes {
         let layout = &model.threads.layout;
         let width = layout.mem_words.div_ceil(64).max(1);
         let mut init = vec![0u32; layout.words()];
@@ -78,7 +78,7 @@ impl Refreshes {
         let threads = (0..layout.threads)
             .map(|t| {
                 (init[layout.thread(t, PC)] != FINISHED)
-                    .then(|| LocalFlow::compute(model, &init, t, early, width))
+                    .then(|| LocalFlow::compute(model, ptx, &init, t, width))
             })
             .collect();
         Refreshes { width, threads }
@@ -103,13 +103,10 @@ impl Refreshes {
 }
 
 impl LocalFlow {
-    fn compute(
-        model: &Model,
-        init: &[u32],
-        t: usize,
-        early: &[Option<Pc>],
-        width: usize,
-    ) -> LocalFlow {
+    fn compute(model: &Model, ptx: &PtxMemory, init: &[u32], t: usize, width: usize) -> LocalFlow {
+        // A store or atomic that may be performed from a pc, before the
+        // load there, is used there.
+        let early = ptx.early_ops();
         let values = LocalValues::compute(model, init, t);
         let tracked: Vec<LocalId> = (0..model.prog.locals.len() as LocalId)
             .filter(|&l| values.is_finite(l))
@@ -131,7 +128,6 @@ impl LocalFlow {
                 loc_words(model, (init, &values), t, loc, row);
             }
         }
-        let one_gpu = prog.devices.is_empty();
         let effect = |pc: usize| -> Effect {
             let own = &uses[pc * width..(pc + 1) * width];
             match &prog.code[pc].op {
@@ -143,11 +139,7 @@ impl LocalFlow {
                 Op::Fence(MemOrder {
                     order: Order::Sc,
                     scope,
-                }) => Effect::Fence(match scope {
-                    Scope::Cta => false,
-                    Scope::Gpu => one_gpu,
-                    Scope::Sys => true,
-                }),
+                }) => Effect::Fence(ptx.sc_fence_orders_device(*scope)),
                 op if op.is_thread_local() => Effect::Pass,
                 Op::Exit
                 | Op::CriticalEnter { .. }
@@ -351,8 +343,7 @@ mod tests {
             ..ModelOptions::default()
         };
         let model = Model::new(&prog, options);
-        let early = model.memory.ptx().unwrap().early_ops().to_vec();
-        let table = Refreshes::compute(&model, &early);
+        let table = Refreshes::compute(&model, model.memory.ptx().unwrap());
         let layout = &model.threads.layout;
         let mut s = vec![0u32; layout.words()];
         layout.initial(&prog, &mut s);
