@@ -59,6 +59,7 @@ fn reduction_switches() -> Vec<Switch> {
         ("--no-forget", |c| c.forget = false),
         ("--no-await", |c| c.awaits = false),
         ("--no-view-refresh", |c| c.refresh_views = false),
+        ("--no-drop-dead-writes", |c| c.drop_dead_writes = false),
         // Not a reduction (lossless), compared all the same.
         ("--no-tree-compression", |c| c.tree_compression = false),
     ]
@@ -249,6 +250,7 @@ fn command_line(path: &str, config: &CheckConfig) -> String {
         (!config.forget, " --no-forget"),
         (!config.awaits, " --no-await"),
         (!config.refresh_views, " --no-view-refresh"),
+        (!config.drop_dead_writes, " --no-drop-dead-writes"),
     ];
     for (on, flag) in flags {
         if on {

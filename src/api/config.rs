@@ -63,6 +63,10 @@ pub struct CheckConfig {
     /// fence refreshes before any use (`model::por::Refreshes`); off only
     /// to cross-check (saved choices depend on it, as on the canonical form).
     pub refresh_views: bool,
+    /// Under `ptx` with the canonical form, remove the writes no step can
+    /// read any more wherever they are in a history (`model::memory::canon`,
+    /// dead writes); off only to cross-check (saved choices depend on it).
+    pub drop_dead_writes: bool,
 }
 
 impl Default for CheckConfig {
@@ -92,6 +96,7 @@ impl Default for CheckConfig {
             tree_compression: true,
             canonical_memory: true,
             refresh_views: true,
+            drop_dead_writes: true,
         }
     }
 }

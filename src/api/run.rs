@@ -27,6 +27,7 @@ pub fn model_of(prepared: &Prepared) -> Model<'_> {
             races: prepared.config.races,
             canonical_memory: prepared.config.canonical_memory,
             refresh_views: prepared.config.refresh_views,
+            drop_dead_writes: prepared.config.drop_dead_writes,
             track_started: prepared.config.scheduler.needs_started(),
         },
     )
@@ -137,6 +138,7 @@ fn run_config(program: &Program, config: &CheckConfig) -> RunConfig {
         params: program.params.iter().cloned().collect::<BTreeMap<_, _>>(),
         fuse_local_steps: config.fuse_local_steps,
         refresh_views: config.refresh_views,
+        drop_dead_writes: config.drop_dead_writes,
         scheduler: config.scheduler,
         resident: config.resident,
         max_states: config.max_states,
@@ -157,6 +159,7 @@ pub fn config_of(report: &RunConfig) -> CheckConfig {
         lock_bits: report.lock_bits,
         fuse_local_steps: report.fuse_local_steps,
         refresh_views: report.refresh_views,
+        drop_dead_writes: report.drop_dead_writes,
         scheduler: report.scheduler,
         resident: report.resident,
         max_states: report.max_states,

@@ -185,10 +185,34 @@ pub fn check(model: &Model, settings: &Settings) -> CheckResult {
     if searched.forgets() {
         for f in &mut result.findings {
             lasso::close(model, f);
+            // A race names the writer, which the search may have forgotten
+            // (symmetry's concretization replays the run already).
+            if result.fault && searched.symmetry().is_none() {
+                replay_message(model, f);
+            }
         }
     }
     result.reductions = note.finish(options.hash_compaction);
     result
+}
+
+/// Takes the message of safety violation `finding` from its run replayed
+/// on `model`, where it raises the same kind of violation.
+fn replay_message(model: &Model, finding: &mut Finding) {
+    let mut state = vec![0u32; model.state_words()];
+    model.initial_state(&mut state);
+    let mut next = state.clone();
+    for &a in &finding.schedule {
+        match model.step(&state, a, &mut next) {
+            Ok(()) => std::mem::swap(&mut state, &mut next),
+            Err(v) => {
+                if v.kind == finding.kind {
+                    finding.message = v.message;
+                }
+                return;
+            }
+        }
+    }
 }
 
 /// Makes the findings of a search of `searched` real ones: in real thread

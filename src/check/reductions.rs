@@ -27,8 +27,10 @@ pub struct Note {
     forgets: bool,
     left_out_stale_polls: bool,
     /// Under `ptx`, what the model does with views an SC fence refreshes
-    /// (part of its canonical form, so on in every search).
+    /// (part of its canonical form, so on in every search), and with dead
+    /// writes.
     refresh: &'static str,
+    dead: &'static str,
     reduced_trace: bool,
     compacted: Option<u64>,
 }
@@ -88,10 +90,18 @@ impl Note {
             }
             (true, true) => "; old views kept (each thread's future accesses are not known: lockstep warps or warp collectives)",
         };
+        let dead = match model.memory.ptx().map(|w| w.drops_dead_writes()) {
+            None | Some(false) => "",
+            Some(true) if !model.options().drop_dead_writes => {
+                "; dead writes kept (--no-drop-dead-writes)"
+            }
+            Some(true) => "; writes no step can read any more dropped",
+        };
         Note {
-            text: format!("{symmetry}; {ample}{forget}{awaits}{refresh}"),
+            text: format!("{symmetry}; {ample}{forget}{awaits}{refresh}{dead}"),
             forgets: ptx && asked.forget,
             refresh,
+            dead,
             left_out_stale_polls: reduced.skips_stale_polls(),
             reduced_trace: false,
             compacted: None,
@@ -110,6 +120,7 @@ impl Note {
             self.text.push_str("; stale failed polls explored");
         }
         self.text.push_str(self.refresh);
+        self.text.push_str(self.dead);
     }
 
     /// The counterexamples are traces of the reduced graph.

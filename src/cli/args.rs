@@ -216,6 +216,10 @@ pub struct CheckArgs {
     #[arg(long)]
     pub no_view_refresh: bool,
 
+    /// Under --memory-model ptx, keep the writes of an atomics-only location that no step can read any more (no longer the latest, with the value its compare-and-swaps expect) in the middle of its history (more states; for cross-checking)
+    #[arg(long)]
+    pub no_drop_dead_writes: bool,
+
     /// Keep a 63-bit fingerprint per state instead of the state (less memory; --stats states the collision probability)
     #[arg(long)]
     pub hash_compaction: bool,

@@ -202,6 +202,7 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
         forget: !args.no_forget,
         awaits: !(args.no_await || args.no_por),
         refresh_views: !args.no_view_refresh,
+        drop_dead_writes: !args.no_drop_dead_writes,
         hash_compaction: args.hash_compaction,
         tree_compression: !args.no_tree_compression,
         ..base

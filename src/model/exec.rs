@@ -307,7 +307,7 @@ fn release_group(
 /// (`None`: unchanged), following CUDA. `atomicMax` and `atomicMin` compare
 /// as the type does: unsigned types (a `u64` at or above 2^63 included)
 /// unsigned, signed ones on the operand wrapped to the type.
-pub(super) fn atomic_result(op: AtomicOp, ty: Type, old: i64, args: [i64; 2]) -> Option<i64> {
+pub(crate) fn atomic_result(op: AtomicOp, ty: Type, old: i64, args: [i64; 2]) -> Option<i64> {
     let bits = ty.bits();
     let mask = if bits >= 64 {
         u64::MAX

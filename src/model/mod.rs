@@ -153,6 +153,10 @@ pub struct ModelOptions {
     /// location to the SC-fence views where its next SC fence comes before
     /// any use of that view (`por::Refreshes`). Off only to cross-check.
     pub refresh_views: bool,
+    /// Under `ptx` with the canonical form, remove the writes no step can
+    /// read any more from the middle of a history too (`memory::canon`,
+    /// dead writes). Off only to cross-check.
+    pub drop_dead_writes: bool,
     /// Record in each thread's flags whether it has taken a step: the OBE
     /// progress models guarantee only threads that have run once
     /// (`Scheduler::needs_started`). Off, states do not tell a thread that
@@ -173,6 +177,7 @@ impl Default for ModelOptions {
             races: true,
             canonical_memory: true,
             refresh_views: true,
+            drop_dead_writes: true,
             track_started: false,
         }
     }

@@ -122,6 +122,11 @@ pub struct RunConfig {
     /// raised (`--no-view-refresh`: false). Saved choices depend on it.
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub refresh_views: bool,
+    /// Under `ptx`: whether writes no step can read any more were removed
+    /// from the middle of histories (`--no-drop-dead-writes`: false).
+    /// Saved choices depend on it.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub drop_dead_writes: bool,
     /// Fairness assumed for liveness checks.
     pub scheduler: Scheduler,
     /// Blocks resident at once (`None`: all).

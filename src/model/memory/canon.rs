@@ -14,6 +14,10 @@
 //!   (threads of other blocks no longer hold a block's shared lines back),
 //!   and all but the latest of a location only ever accessed by
 //!   read-modify-writes that always write (`Locations::latest_only`);
+//! - a *dead* write is removed wherever it is in the history: one that is
+//!   no longer the latest, of a location only ever accessed by atomics,
+//!   with the value every `atomicCAS` of it expects (`drop_dead_writes`;
+//!   `--no-drop-dead-writes` keeps them);
 //! - a message's base (the newest write its writer knew) is moved up past
 //!   writes that do not race with it, as far as every live reader's view
 //!   (no write is ever inserted below that): only the racing writes
@@ -34,10 +38,11 @@
 use super::effective_scope;
 use super::layout::*;
 use super::PtxMemory;
-use crate::ir::{AtomicOp, Op, Order, Program, Scope};
+use crate::ir::{from_raw, AtomicOp, Expr, Op, Order, Program, Scope};
+use crate::model::exec::atomic_result;
 use crate::model::por::Refreshes;
 use crate::model::threads::Threads;
-use crate::spec::ast::{Participants, Storage};
+use crate::spec::ast::{Participants, Storage, Type};
 
 thread_local! {
     /// Per location, every live reader's view after the drops
@@ -58,14 +63,20 @@ pub struct Locations {
     /// strong with each other: each must read the write right before the
     /// next one (atomicity), so only the latest write can ever be read.
     pub latest_only: Vec<bool>,
+    /// Only atomics access it, all morally strong with each other, and
+    /// every `atomicCAS` of it expects the same constant: that value and
+    /// the location's type (`drop_dead_writes`).
+    pub dead_value: Vec<Option<(i64, Type)>>,
     /// Every access is strong and in the scope of every other (atomics,
     /// `volatile`, relaxed at device scope, block scope for `shared`): no
     /// two of them ever race, so no report needs its writes' pcs.
     pub race_free: Vec<bool>,
     /// Which writes' writers no step can read (`PtxMemory::forget`):
     /// `Some(strong_stores)` for a location whose every access is strong at
-    /// device scope or wider on one GPU (no scope check depends on who
-    /// wrote), with `strong_stores` telling whether a strong store that is
+    /// device scope or wider on one GPU, or plain where one thread of each
+    /// block runs the harness (no scope check depends on who wrote: a
+    /// plain access is morally strong with no write; a race is with a write
+    /// beyond the reader's view, never its own, so another block's), with `strong_stores` telling whether a strong store that is
     /// not a read-modify-write accesses it (such a store continues the
     /// release of its own thread's earlier write: a release's writer then
     /// matters); `None` where a writer can matter.
@@ -81,9 +92,14 @@ impl Locations {
     pub fn of(prog: &Program, var_base: &[usize], locs: usize) -> Locations {
         let mut owners = vec![None; locs];
         let mut latest_only = vec![false; locs];
+        let mut dead_value = vec![None; locs];
         let mut race_free = vec![false; locs];
         let mut writers_unread = vec![None; locs];
         let one_gpu = prog.devices.windows(2).all(|d| d[0] == d[1]);
+        let participants = match prog.participants {
+            Participants::All => prog.launch.threads_per_block,
+            Participants::Master => 1,
+        };
         for (v, var) in prog.vars.iter().enumerate() {
             let shared = var.storage == Storage::Shared;
             let copies = if shared { prog.launch.blocks } else { 1 } as usize;
@@ -110,10 +126,20 @@ impl Locations {
             });
             let only_rmws =
                 strong && accesses().all(|(op, ..)| op.is_some_and(|o| o != AtomicOp::Cas));
+            let only_atomics = strong && accesses().all(|(op, ..)| op.is_some());
+            let dead = match cas_expects(prog, v) {
+                Some(e) if only_atomics => Some((e, var.ty)),
+                _ => None,
+            };
+            // A plain access is morally strong with nothing, whoever wrote;
+            // with one thread of each block in the harness, a race is with
+            // another block, whichever.
             let device_wide = one_gpu
                 && accesses().all(|(op, order, scope)| {
-                    (op.is_some() || order != Order::Weak)
-                        && effective_scope(order, scope) != Scope::Cta
+                    match op.is_none() && order == Order::Weak {
+                        true => participants == 1,
+                        false => effective_scope(order, scope) != Scope::Cta,
+                    }
                 });
             let strong_stores = prog.code.iter().any(|i| {
                 matches!(&i.op, Op::Store { access, .. }
@@ -125,22 +151,39 @@ impl Locations {
                     owners[words.clone()].fill(Some(b as u32));
                 }
                 latest_only[words.clone()].fill(only_rmws);
+                dead_value[words.clone()].fill(dead);
                 writers_unread[words.clone()].fill(device_wide.then_some(strong_stores));
                 race_free[words].fill(strong);
             }
         }
-        let participants = match prog.participants {
-            Participants::All => prog.launch.threads_per_block,
-            Participants::Master => 1,
-        };
         Locations {
             owners,
             latest_only,
+            dead_value,
             race_free,
             writers_unread,
             near_far_apart: participants > 1,
         }
     }
+}
+
+/// The value every `atomicCAS` of variable `v` expects, where there is one
+/// `atomicCAS` at least and each expects the same constant.
+fn cas_expects(prog: &Program, v: usize) -> Option<i64> {
+    let mut expected = prog.code.iter().filter_map(|i| match &i.op {
+        Op::Atomic {
+            op: AtomicOp::Cas,
+            access,
+            operands,
+            ..
+        } if access.loc.var as usize == v => Some(match operands.first() {
+            Some(Expr::Const(c)) => Some(*c),
+            _ => None,
+        }),
+        _ => None,
+    });
+    let first = expected.next()??;
+    expected.all(|e| e == Some(first)).then_some(first)
 }
 
 impl PtxMemory {
@@ -199,6 +242,7 @@ impl PtxMemory {
                 self.forget_pcs(s, x);
             }
             self.merge_repeats(s, x);
+            self.drop_dead_writes(s, x);
             let reader = |t: usize| readers.0[t * locs + x];
             let len = self.len(s, x);
             // With no live reader nothing about `x` matters any more.
@@ -277,7 +321,40 @@ impl PtxMemory {
         let mut q = 1;
         while q < self.len(s, x) {
             if self.repeats(s, x, q) {
-                self.remove(s, x, q);
+                self.remove(s, x, q, true);
+            } else {
+                q += 1;
+            }
+        }
+    }
+
+    /// Removes the dead writes of `x`: those no step can read any more.
+    /// Where only atomics access `x`, all morally strong with each other,
+    /// no write can land below the latest one (each must land right after
+    /// the write it read, and nothing lands between a morally strong
+    /// read-modify-write and the write it read), and only a failed
+    /// `atomicCAS` may read another write than the latest. One that reads
+    /// the value it expects does not fail, so once a write of that value is
+    /// no longer the latest, no step reads it again: its release is never
+    /// acquired, no release sequence continues it, and nothing races on
+    /// `x`. A view from it on then may read exactly what a view from the
+    /// write after it on may, so the views and bases that named it name
+    /// that write instead (joins take the larger position, and the
+    /// renumbering keeps the order). The state has the same futures, less
+    /// the retirement of the oldest write from a full history, which comes
+    /// later: that only brings the bounded model closer to PTX, as a merged
+    /// repeat does. (`atomicCAS(lock, 0, 1)` with `atomicExch(lock, 0)`:
+    /// every released lock is a dead 0 once it is taken again, and a
+    /// spinner's view behind it could otherwise tell states apart.)
+    fn drop_dead_writes(&self, s: &mut [u32], x: usize) {
+        let Some((expected, ty)) = self.locations.dead_value[x].filter(|_| self.drop_dead) else {
+            return;
+        };
+        let mut q = 0;
+        while q + 1 < self.len(s, x) {
+            let old = from_raw(ty, self.sec.value(s, self.sec.msg(x, q), ty));
+            if atomic_result(AtomicOp::Cas, ty, old, [expected, 0]).is_some() {
+                self.remove(s, x, q, false);
             } else {
                 q += 1;
             }

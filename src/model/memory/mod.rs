@@ -86,6 +86,8 @@ pub struct PtxMemory {
     locations: canon::Locations,
     /// Put states in canonical form after each step (`canon`).
     canonical: bool,
+    /// ... with dead writes removed (`canon::drop_dead_writes`).
+    drop_dead: bool,
     /// Per location: the low word of a 64-bit element, whose high word is
     /// the next memory word (see `layout`).
     wide: Vec<bool>,
@@ -219,12 +221,7 @@ impl Memory {
     ) -> Memory {
         match options.memory_model {
             MemoryModel::Sc => Memory::Sc,
-            MemoryModel::Ptx => Memory::Ptx(Box::new(PtxMemory::new(
-                prog,
-                layout,
-                options.races,
-                options.canonical_memory,
-            ))),
+            MemoryModel::Ptx => Memory::Ptx(Box::new(PtxMemory::new(prog, layout, options))),
         }
     }
 
@@ -243,9 +240,9 @@ impl PtxMemory {
     pub fn new(
         prog: &Program,
         layout: &mut super::state::Layout,
-        races: bool,
-        canonical: bool,
+        options: &ModelOptions,
     ) -> PtxMemory {
+        let canonical = options.canonical_memory;
         let sec = Sections::new(
             layout.model_base(),
             layout.mem_words,
@@ -275,8 +272,9 @@ impl PtxMemory {
             early,
             devices: prog.devices.clone(),
             tpb: layout.threads_per_block,
-            races,
+            races: options.races,
             locations: canon::Locations::of(prog, &layout.var_base, layout.mem_words),
+            drop_dead: options.drop_dead_writes,
             canonical,
             wide,
         }
@@ -485,6 +483,12 @@ impl PtxMemory {
     /// them up cost more time (+17%) than their share of memory is worth.
     pub fn state_parts(&self) -> Vec<std::ops::Range<usize>> {
         std::iter::once(self.sec.loc_base..self.sec.thread_base).collect()
+    }
+
+    /// Whether some location has writes that become dead
+    /// (`canon::drop_dead_writes`), whether or not they are dropped.
+    pub fn drops_dead_writes(&self) -> bool {
+        self.locations.dead_value.iter().any(Option::is_some)
     }
 
     /// What word `i` of a state holds, if it is one of this model's.
@@ -1161,12 +1165,16 @@ impl PtxMemory {
         s[sec.len_word(x)] = (len - k) as u32;
     }
 
-    /// Removes write `q` of `x`, which repeats write `q - 1`: views and
-    /// bases at or past it move down by one (`canon::merge_repeats`).
-    fn remove(&self, s: &mut [u32], x: usize, q: usize) {
+    /// Removes write `q` of `x`. The views and bases that named it name
+    /// the write before it where `into_earlier` (a repeat merged into the
+    /// write it repeats: `canon::merge_repeats`), else the write after it
+    /// (a dead write: `canon::drop_dead_writes`); those past it move down
+    /// by one.
+    fn remove(&self, s: &mut [u32], x: usize, q: usize, into_earlier: bool) {
         let sec = &self.sec;
         let len = self.len(s, x);
-        self.renumber(s, x, |v| if v >= q { v - 1 } else { v });
+        let first_moved = if into_earlier { q } else { q + 1 };
+        self.renumber(s, x, |v| if v >= first_moved { v - 1 } else { v });
         s.copy_within(sec.msg(x, q + 1)..sec.msg(x, len), sec.msg(x, q));
         s[sec.msg(x, len - 1)..sec.msg(x, len)].fill(0);
         s[sec.len_word(x)] = (len - 1) as u32;

@@ -51,6 +51,9 @@ impl PtxMemory {
     ) -> Violation {
         let prog = th.prog;
         let w = writer(meta).expect("races are with written values");
+        // A forgotten writer (`forget`) is another block's thread; the
+        // report takes its message from the run replayed with writers kept.
+        let known = w < self.sec.threads;
         let wpc = write_pc(meta);
         let at = |pc: Pc| {
             let span = prog.code[pc as usize].span;
@@ -62,7 +65,11 @@ impl PtxMemory {
                 text.lines().next().unwrap_or("").trim()
             )
         };
-        let same_block = self.same_block(t, w);
+        let same_block = known && self.same_block(t, w);
+        let writer_name = match known {
+            true => th.thread_name(w),
+            false => "another block".to_string(),
+        };
         let both_strong = strong && meta & STRONG != 0;
         let name = self.location(th, pc);
         let ours = describe(&prog.code[pc as usize].op);
@@ -83,11 +90,8 @@ impl PtxMemory {
             let far = self.sec.thread_view(t, FAR);
             let why = if get(s, far, x) >= p {
                 format!("{} observed a device-scope release that covers the write, but never acquired it: a __threadfence() (or an .acquire access) is missing after that observation", th.thread_name(t))
-            } else if self.block_scope_release(s, w) {
-                format!(
-                    "{}'s last fence is block-scope: it does not order the write for another block",
-                    th.thread_name(w)
-                )
+            } else if known && self.block_scope_release(s, w) {
+                format!("{writer_name}'s last fence is block-scope: it does not order the write for another block")
             } else {
                 "no device-scope synchronization orders them (a plain access is not atomic and not ordered by itself)".to_string()
             };
@@ -105,7 +109,7 @@ impl PtxMemory {
                 kind.name().replace('_', " "),
                 th.thread_name(t),
                 at(pc),
-                th.thread_name(w),
+                writer_name,
                 at(wpc),
             ),
             pc: Some(pc),
