@@ -695,3 +695,31 @@ fn a_race_found_with_its_writer_forgotten_names_the_writer() {
         assert!(!race.message.contains("another block"), "{}", race.message);
     }
 }
+
+/// Found by the 2,000-seed generated run (seed 1499) when forgetting
+/// writers first covered plain locations: merging a repeated
+/// `atomicExch(lock, 1)` into the write it read is exact only where no
+/// plain store can land between the two. Here the unlock is a plain store
+/// (a race, not reported), which may land below a spinner's exchanges and
+/// be overwritten for ever: a deadlock every configuration must find.
+#[test]
+fn a_plain_unlock_between_repeated_exchanges_is_not_merged_away() {
+    let text = "global u32 lock = 0;\nharness master {\n while (atomicExch(lock, 1) != 0) { backoff(); }\n critical { }\n __threadfence();\n lock = 0;\n}\n";
+    let spec = api::SpecSource {
+        name: "plain_unlock".into(),
+        origin: "tests/reductions.rs".into(),
+        text: text.into(),
+    };
+    for (canonical_memory, forget) in [(false, false), (true, false), (true, true)] {
+        let config = CheckConfig {
+            races: false,
+            ..ptx(2, canonical_memory, forget)
+        };
+        let report = api::check_spec(&spec, &config).unwrap();
+        assert_eq!(
+            kinds(&report),
+            [ViolationKind::Deadlock],
+            "canonical {canonical_memory}, forget {forget}"
+        );
+    }
+}

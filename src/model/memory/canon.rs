@@ -304,8 +304,8 @@ impl PtxMemory {
 
     /// Merges each read-modify-write that wrote back the value it read into
     /// the write it read, where no step can tell the two apart: on a
-    /// location whose accesses are all strong and device-wide (`forget`),
-    /// the second has the same value, neither has a writer a step reads,
+    /// location whose accesses are all strong and device-wide (`forget`
+    /// and `race_free`), the second has the same value, neither has a writer a step reads,
     /// and they have the same release (none, or the same view at the same
     /// scope). Part of the canonical form (so traces, which name who
     /// wrote, say that the earlier write was read). Nothing can land
@@ -366,7 +366,10 @@ impl PtxMemory {
         let (a, b) = (self.sec.msg(x, q - 1), self.sec.msg(x, q));
         let (ma, mb) = (s[a + MSG_META], s[b + MSG_META]);
         let release = |m: u32| (m & MSG_REL != 0).then(|| release_scope(m));
-        self.sec.same_value(s, a, b)
+        // Every access strong and in each other's scope: no plain store can
+        // land between the two (`forget` also covers plain locations).
+        self.locations.race_free[x]
+            && self.sec.same_value(s, a, b)
             && mb & RMW != 0
             && self.writer_unread(x, ma)
             && self.writer_unread(x, mb)
