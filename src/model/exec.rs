@@ -23,6 +23,9 @@ pub struct StepCtx<'a> {
     pub progressed: bool,
     /// Under `ptx`: which alternative the step's memory instruction takes.
     pub choice: u32,
+    /// Leave the `ptx` words as the instructions left them, not in
+    /// canonical form (`Model::step_unnormalized`).
+    pub unnormalized: bool,
 }
 
 impl StepCtx<'_> {

@@ -47,6 +47,19 @@ impl Model<'_> {
         self.run_action(out, a, &mut ctx)
     }
 
+    /// Takes action `a` from `s`, leaving the `ptx` model's views and
+    /// histories out of canonical form: for a caller that compares only
+    /// the other words (the await reduction's stutters), which the
+    /// canonical form does not change.
+    pub fn step_unnormalized(&self, s: &[u32], a: u32, out: &mut [u32]) -> Result<(), Violation> {
+        out.copy_from_slice(s);
+        let mut ctx = StepCtx {
+            unnormalized: true,
+            ..StepCtx::default()
+        };
+        self.run_action(out, a, &mut ctx)
+    }
+
     /// Takes action `a` from `s`; also says whether it passed a progress
     /// point and what it did to memory (for the liveness checks).
     pub fn step_labels(&self, s: &[u32], a: u32, out: &mut [u32]) -> Labeled {
@@ -119,7 +132,7 @@ impl Model<'_> {
             }
         }
         self.clear_dead_locals(s, unit);
-        if let Some(w) = self.memory.ptx() {
+        if let Some(w) = self.memory.ptx().filter(|_| !ctx.unnormalized) {
             w.normalize(th, s, self.futures.as_deref(), self.refreshes.as_ref());
         }
         Ok(())

@@ -48,6 +48,8 @@ thread_local! {
     /// Per location, every live reader's view after the drops
     /// (`canonicalize`), reused from step to step.
     static FLOORS: std::cell::RefCell<Vec<Option<usize>>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The floors as view words (`clamp_views`).
+    static THRESHOLDS: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Which threads are live readers of which locations in one state, by
@@ -414,38 +416,59 @@ impl PtxMemory {
 
     /// Zeroes the view entries that can raise no reader's view: those no
     /// newer than `floors[x]` (every live reader's view of `x`), and a
-    /// thread's pending entries no newer than its own view.
+    /// thread's pending entries no newer than its own view. Word by word:
+    /// each view word is compared with a word of thresholds, one byte per
+    /// location (the hot loop of the canonical form).
     fn clamp_views(&self, s: &mut [u32], floors: &[Option<usize>]) {
         let sec = &self.sec;
-        let below = |x: usize, e: usize| floors[x].is_none_or(|f| e <= f);
-        for t in 0..sec.threads {
-            let cur = sec.thread_view(t, CUR);
-            for k in [NEAR, FAR] {
-                clamp(s, sec.thread_view(t, k), sec.vw, |s, x, e| {
-                    e <= get(s, cur, x) || below(x, e)
-                });
-            }
-            clamp(s, sec.thread_view(t, REL), sec.vw, |_, x, e| below(x, e));
-            // Views kept for named barriers release like REL.
-            for k in ARRIVED..sec.views {
-                clamp(s, sec.thread_view(t, k), sec.vw, |_, x, e| below(x, e));
-            }
-            // A reader's own view is what the floors are made of.
-            clamp(s, cur, sec.vw, |_, x, e| !self.reads(t, x) && below(x, e));
-        }
-        for b in 0..=sec.blocks {
-            clamp(s, sec.sc_base + b * sec.vw, sec.vw, |_, x, e| below(x, e));
-        }
-        for y in 0..sec.locs {
-            for p in 0..self.len(s, y) {
-                let msg = sec.msg(y, p);
-                // Only a release carries a view (the others stay zero).
-                if s[msg + MSG_META] & MSG_REL != 0 {
-                    clamp(s, msg + MSG_VIEW, sec.vw, |_, x, e| below(x, e));
-                    self.drop_empty_release(s, msg);
+        THRESHOLDS.with_borrow_mut(|below| {
+            // Per view word: the newest entry of each location that raises
+            // nobody (a location with no live reader: every entry).
+            below.clear();
+            below.extend((0..sec.vw).map(|w| {
+                (0..4).fold(0u32, |word, i| {
+                    let b = floors
+                        .get(w * 4 + i)
+                        .map_or(0, |f| f.map_or(0xFF, |f| f.min(0xFF)));
+                    word | (b as u32) << (8 * i)
+                })
+            }));
+            let below = &below[..];
+            for t in 0..sec.threads {
+                let cur = sec.thread_view(t, CUR);
+                for k in [NEAR, FAR] {
+                    let view = sec.thread_view(t, k);
+                    for w in 0..sec.vw {
+                        let own = bytewise_max(s[cur + w], below[w]);
+                        s[view + w] = clamp_word(s[view + w], own);
+                    }
+                }
+                // REL and the views kept for named barriers (which release
+                // like REL) are contiguous.
+                clamp_range(s, sec.thread_view(t, REL), sec.views - REL, below);
+                // A reader's own view is what the floors are made of: only
+                // the entries of locations it cannot access go.
+                if self.locations.owners.iter().any(Option::is_some) {
+                    for x in (0..sec.locs).filter(|&x| !self.reads(t, x)) {
+                        let e = get(s, cur, x);
+                        if e != 0 && floors[x].is_none_or(|f| e <= f) {
+                            set(s, cur, x, 0);
+                        }
+                    }
                 }
             }
-        }
+            clamp_range(s, sec.sc_base, 1 + sec.blocks, below);
+            for y in 0..sec.locs {
+                for p in 0..self.len(s, y) {
+                    let msg = sec.msg(y, p);
+                    // Only a release carries a view (the others stay zero).
+                    if s[msg + MSG_META] & MSG_REL != 0 {
+                        clamp_range(s, msg + MSG_VIEW, 1, below);
+                        self.drop_empty_release(s, msg);
+                    }
+                }
+            }
+        })
     }
 }
 
@@ -466,18 +489,37 @@ impl PtxMemory {
     }
 }
 
-/// Zeroes the nonzero entries `e` of location `x` of the view at `view`
-/// (`words` long) for which `useless(s, x, e)` holds.
-fn clamp(s: &mut [u32], view: usize, words: usize, useless: impl Fn(&[u32], usize, usize) -> bool) {
-    for w in 0..words {
-        if s[view + w] == 0 {
-            continue;
-        }
-        for x in w * 4..w * 4 + 4 {
-            let e = get(s, view, x);
-            if e != 0 && useless(s, x, e) {
-                set(s, view, x, 0);
-            }
-        }
+/// Clamps `views` consecutive views from word `first` with `below`
+/// (`clamp_views`).
+fn clamp_range(s: &mut [u32], first: usize, views: usize, below: &[u32]) {
+    let vw = below.len();
+    for (i, word) in s[first..first + views * vw].iter_mut().enumerate() {
+        *word = clamp_word(*word, below[i % vw]);
     }
+}
+
+/// The entries of view word `v` newer than those of `below` (one byte a
+/// location), the others zero.
+#[inline]
+fn clamp_word(v: u32, below: u32) -> u32 {
+    if v == 0 {
+        return 0;
+    }
+    (0..4).fold(0, |out, i| {
+        let shift = 8 * i;
+        let e = (v >> shift) & 0xFF;
+        match e > (below >> shift) & 0xFF {
+            true => out | e << shift,
+            false => out,
+        }
+    })
+}
+
+/// The larger entry of each location of two view words.
+#[inline]
+fn bytewise_max(a: u32, b: u32) -> u32 {
+    (0..4).fold(0, |out, i| {
+        let shift = 8 * i;
+        out | ((a >> shift) & 0xFF).max((b >> shift) & 0xFF) << shift
+    })
 }
