@@ -36,12 +36,12 @@
 use super::graph::{Label, LabeledGraph};
 use super::memory_fairness::{Excluded, Requirement, Tally};
 use super::progress::{self, Seen};
+use super::scc;
 use super::{Checkable, Finding};
 use crate::explore::{BitSet, Exploration, LimitKind, Options, StateId};
 use crate::model::{Levels, Scheduler, Violation, ViolationKind};
-use petgraph::algo::TarjanScc;
-use petgraph::graph::{DiGraph, EdgeReference, NodeIndex};
-use petgraph::visit::{EdgeFiltered, EdgeRef};
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::EdgeRef;
 use std::collections::VecDeque;
 
 /// Which edges a search may use.
@@ -194,24 +194,30 @@ impl<S: Checkable> Search<'_, S> {
         if nodes.len() != self.exploration.num_states() {
             return self.components_within(nodes, filter);
         }
-        let sub = EdgeFiltered::from_fn(&self.graph.graph, |e: EdgeReference<Label>| {
-            filter.allows(e.weight())
-        });
+        let graph = &self.graph.graph;
         let mut found = Vec::new();
         // The callback form allocates nothing for the (many) trivial components.
-        TarjanScc::new().run(&sub, |c: &[NodeIndex]| {
-            let nontrivial = c.len() > 1
-                || self
-                    .graph
-                    .graph
-                    .edges_connecting(c[0], c[0])
-                    .any(|e| filter.allows(e.weight()));
-            if nontrivial {
-                let mut ids: Vec<StateId> = c.iter().map(|n| n.index() as StateId).collect();
-                ids.sort_unstable();
-                found.push(ids);
-            }
-        });
+        scc::components(
+            nodes.len(),
+            |v, out| {
+                let allowed = graph
+                    .edges(NodeIndex::new(v))
+                    .filter(|e| filter.allows(e.weight()));
+                out.extend(allowed.map(|e| e.target().index()));
+            },
+            |c| {
+                let v = NodeIndex::new(c[0]);
+                let nontrivial = c.len() > 1
+                    || graph
+                        .edges_connecting(v, v)
+                        .any(|e| filter.allows(e.weight()));
+                if nontrivial {
+                    let mut ids: Vec<StateId> = c.iter().map(|&n| n as StateId).collect();
+                    ids.sort_unstable();
+                    found.push(ids);
+                }
+            },
+        );
         found
     }
 
@@ -236,13 +242,17 @@ impl<S: Checkable> Search<'_, S> {
             }
         }
         let mut found = Vec::new();
-        TarjanScc::new().run(&sub, |c: &[NodeIndex]| {
-            if c.len() > 1 || looped[c[0].index()] {
-                let mut ids: Vec<StateId> = c.iter().map(|n| nodes[n.index()]).collect();
-                ids.sort_unstable();
-                found.push(ids);
-            }
-        });
+        scc::components(
+            nodes.len(),
+            |v, out| out.extend(sub.neighbors(NodeIndex::new(v)).map(|w| w.index())),
+            |c| {
+                if c.len() > 1 || looped[c[0]] {
+                    let mut ids: Vec<StateId> = c.iter().map(|&n| nodes[n]).collect();
+                    ids.sort_unstable();
+                    found.push(ids);
+                }
+            },
+        );
         found
     }
 

@@ -24,6 +24,7 @@ mod liveness;
 mod memory_fairness;
 mod progress;
 mod reductions;
+mod scc;
 mod semantics;
 mod shortest;
 mod simt;
