@@ -187,8 +187,13 @@ pub fn check(model: &Model, settings: &Settings) -> CheckResult {
         for f in &mut result.findings {
             lasso::close(model, f);
             // A race names the writer, which the search may have forgotten
-            // (symmetry's concretization replays the run already).
-            if result.fault && searched.symmetry().is_none() {
+            // (symmetry's concretization replays the run already). Other
+            // messages stay: some are refined past what a step raises.
+            let race = matches!(
+                f.kind,
+                ViolationKind::DataRace | ViolationKind::HeterogeneousRace
+            );
+            if result.fault && race && searched.symmetry().is_none() {
                 replay_message(model, f);
             }
         }
