@@ -243,6 +243,7 @@ impl PtxMemory {
             if !self.races || self.locations.race_free[x] {
                 self.forget_pcs(s, x);
             }
+            self.clear_own_entries(s, x);
             self.merge_repeats(s, x);
             self.drop_dead_writes(s, x);
             let reader = |t: usize| readers.0[t * locs + x];
@@ -327,6 +328,43 @@ impl PtxMemory {
             } else {
                 q += 1;
             }
+        }
+    }
+
+    /// Clears the entry a release write's view holds for its own location
+    /// (its own position, set when it was written). Only a thread that
+    /// reads the write can acquire its view, and reading it moves the
+    /// reader's view of the location to it already; a release sequence
+    /// that continues it sets the new write's own entry anyway. So the
+    /// entry raises nobody, and a release whose view is otherwise empty
+    /// becomes one that `drop_empty_release` drops.
+    fn clear_own_entries(&self, s: &mut [u32], x: usize) {
+        for p in 0..self.len(s, x) {
+            let msg = self.sec.msg(x, p);
+            if s[msg + MSG_META] & MSG_REL != 0 {
+                set(s, msg + MSG_VIEW, x, 0);
+            }
+        }
+    }
+
+    /// Forgets that thread `t` has fenced where the view its fence left
+    /// for later relaxed writes to release (REL) is empty and at device
+    /// scope, on one GPU, in a program with no system-scope access or
+    /// fence: such a write then releases an empty view at device scope (or
+    /// narrows a continued release to device scope, which it is already,
+    /// at most), which `drop_empty_release` drops as no release. REL only
+    /// changes at the next fence, which sets the flag again, and an entry
+    /// cleared from it stays useless (`clamp_views`).
+    fn drop_empty_rel(&self, s: &mut [u32], t: usize) {
+        let f = self.sec.flags(t);
+        let flags = s[f];
+        let rel = self.sec.thread_view(t, REL);
+        if self.empty_rel_is_none
+            && flags & HAS_REL != 0
+            && flags_rel_scope(flags) == Scope::Gpu
+            && s[rel..rel + self.sec.vw].iter().all(|w| *w == 0)
+        {
+            s[f] = flags & SKIP_BITS;
         }
     }
 
@@ -446,6 +484,7 @@ impl PtxMemory {
                 // REL and the views kept for named barriers (which release
                 // like REL) are contiguous.
                 clamp_range(s, sec.thread_view(t, REL), sec.views - REL, below);
+                self.drop_empty_rel(s, t);
                 // A reader's own view is what the floors are made of: only
                 // the entries of locations it cannot access go.
                 if self.locations.owners.iter().any(Option::is_some) {

@@ -88,6 +88,9 @@ pub struct PtxMemory {
     canonical: bool,
     /// ... with dead writes removed (`canon::drop_dead_writes`).
     drop_dead: bool,
+    /// One GPU and nothing at system scope: an empty device-scope release
+    /// is no release, so an empty REL needs no flag (`canon::drop_empty_rel`).
+    empty_rel_is_none: bool,
     /// Per location: the low word of a 64-bit element, whose high word is
     /// the next memory word (see `layout`).
     wide: Vec<bool>,
@@ -275,6 +278,13 @@ impl PtxMemory {
             races: options.races,
             locations: canon::Locations::of(prog, &layout.var_base, layout.mem_words),
             drop_dead: options.drop_dead_writes,
+            empty_rel_is_none: prog.devices.is_empty()
+                && !prog.code.iter().any(|i| match &i.op {
+                    Op::Fence(m) => m.scope == Scope::Sys,
+                    op => op
+                        .access()
+                        .is_some_and(|a| effective_scope(a.order, a.scope) == Scope::Sys),
+                }),
             canonical,
             wide,
         }
