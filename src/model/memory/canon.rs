@@ -349,8 +349,8 @@ impl PtxMemory {
 
     /// Forgets that thread `t` has fenced where the view its fence left
     /// for later relaxed writes to release (REL) is empty and at device
-    /// scope, on one GPU, in a program with no system-scope access or
-    /// fence: such a write then releases an empty view at device scope (or
+    /// scope, on one GPU, in a program with no release at system scope
+    /// (no such fence or release access): such a write then releases an empty view at device scope (or
     /// narrows a continued release to device scope, which it is already,
     /// at most), which `drop_empty_release` drops as no release. REL only
     /// changes at the next fence, which sets the flag again, and an entry

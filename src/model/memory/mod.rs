@@ -88,8 +88,10 @@ pub struct PtxMemory {
     canonical: bool,
     /// ... with dead writes removed (`canon::drop_dead_writes`).
     drop_dead: bool,
-    /// One GPU and nothing at system scope: an empty device-scope release
-    /// is no release, so an empty REL needs no flag (`canon::drop_empty_rel`).
+    /// One GPU and no release at system scope (no system-scope fence or
+    /// release access; a `volatile` access is relaxed): an empty
+    /// device-scope release is no release, so an empty REL needs no flag
+    /// (`canon::drop_empty_rel`).
     empty_rel_is_none: bool,
     /// Per location: the low word of a 64-bit element, whose high word is
     /// the next memory word (see `layout`).
@@ -281,9 +283,9 @@ impl PtxMemory {
             empty_rel_is_none: prog.devices.is_empty()
                 && !prog.code.iter().any(|i| match &i.op {
                     Op::Fence(m) => m.scope == Scope::Sys,
-                    op => op
-                        .access()
-                        .is_some_and(|a| effective_scope(a.order, a.scope) == Scope::Sys),
+                    op => op.access().is_some_and(|a| {
+                        is_release(a.order) && effective_scope(a.order, a.scope) == Scope::Sys
+                    }),
                 }),
             canonical,
             wide,
