@@ -24,7 +24,10 @@
 //!   between the base and the message are ever used;
 //! - a view entry no newer than every live reader's own view of that
 //!   location is set to 0 (joining it can raise nobody), and likewise a
-//!   thread's pending acquire entries no newer than its own view.
+//!   thread's pending acquire entries no newer than its own view, and a
+//!   release write's entry for its own location (`clear_own_entries`);
+//! - a thread whose last fence left nothing to release forgets that it
+//!   fenced, where an empty release is no release (`drop_empty_rel`).
 //!
 //! Before these, a live thread's view of a location is raised to the
 //! SC-fence views where its next SC fence comes before any use of that view
