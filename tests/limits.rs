@@ -63,7 +63,7 @@ fn a_wide_launch_stays_within_its_limits() {
 #[test]
 fn a_memory_limit_bounds_the_resident_set() {
     let cases: [&[&str]; 3] = [
-        &["priority_semaphore", "--blocks", "4", "--max-memory", "100"],
+        &["priority_semaphore", "--blocks", "6", "--max-memory", "100"],
         &[
             "ticket_mutex",
             "--blocks",
