@@ -15,15 +15,35 @@ pub struct Threads<'p> {
     pub prog: &'p Program,
     pub layout: Layout,
     liveness: Liveness,
+    /// Per pc: the words of the locals dead there, counted from the first
+    /// word of a thread's locals (`clear_dead_locals`, on every step).
+    dead_words: Vec<Vec<u32>>,
 }
 
 impl<'p> Threads<'p> {
     /// The threads of `prog` in a state laid out as `layout` says.
     pub fn new(prog: &'p Program, layout: Layout) -> Threads<'p> {
+        let liveness = Liveness::compute(&prog.code, prog.locals.len());
+        let first = layout.locals_range(0).start;
+        let dead_words = (0..prog.code.len() as Pc)
+            .map(|pc| {
+                let dead = prog
+                    .locals
+                    .iter()
+                    .enumerate()
+                    .filter(|&(l, _)| !liveness.is_live(pc, l as u32));
+                dead.flat_map(|(l, local)| {
+                    let w = (layout.local(0, l as u32) - first) as u32;
+                    w..w + local.ty.words() as u32
+                })
+                .collect()
+            })
+            .collect();
         Threads {
             prog,
             layout,
-            liveness: Liveness::compute(&prog.code, prog.locals.len()),
+            liveness,
+            dead_words,
         }
     }
 
@@ -132,12 +152,9 @@ impl<'p> Threads<'p> {
             s[range].fill(0);
             return;
         }
-        for (l, local) in self.prog.locals.iter().enumerate() {
-            let w = self.layout.local(t, l as u32);
-            let words = w..w + local.ty.words();
-            if s[words.clone()].iter().any(|&x| x != 0) && !self.liveness.is_live(pc, l as u32) {
-                s[words].fill(0);
-            }
+        let first = range.start;
+        for &w in &self.dead_words[pc as usize] {
+            s[first + w as usize] = 0;
         }
     }
 
