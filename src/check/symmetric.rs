@@ -59,17 +59,6 @@ pub fn real_run(
     };
     let (schedule, cycle) = symmetry.concretize(&initial, schedule, cycle, (&step, &step_rep));
     // Replay the real schedule: the state it ends in, or the fault it raises.
-    let mut state = initial;
-    let mut next = state.clone();
-    let mut fault = None;
-    for &t in &schedule {
-        match model.step(&state, t, &mut next) {
-            Ok(()) => state.copy_from_slice(&next),
-            Err(v) => {
-                fault = Some(v);
-                break;
-            }
-        }
-    }
+    let (state, fault) = super::run_schedule(model, &schedule);
     (schedule, cycle, state, fault)
 }
