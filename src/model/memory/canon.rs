@@ -64,6 +64,8 @@ pub struct Locations {
     /// The block whose threads alone can access it (`None`: global memory,
     /// every thread).
     pub owners: Vec<Option<u32>>,
+    /// Some location is a block's own (`shared`).
+    pub any_shared: bool,
     /// Only read-modify-writes that always write access it, all morally
     /// strong with each other: each must read the write right before the
     /// next one (atomicity), so only the latest write can ever be read.
@@ -162,6 +164,7 @@ impl Locations {
             }
         }
         Locations {
+            any_shared: owners.iter().any(Option::is_some),
             owners,
             latest_only,
             dead_value,
@@ -480,7 +483,7 @@ impl PtxMemory {
                 for k in [NEAR, FAR] {
                     let view = sec.thread_view(t, k);
                     for w in 0..sec.vw {
-                        let own = bytewise_max(s[cur + w], below[w]);
+                        let own = join_word(s[cur + w], below[w]);
                         s[view + w] = clamp_word(s[view + w], own);
                     }
                 }
@@ -490,7 +493,7 @@ impl PtxMemory {
                 self.drop_empty_rel(s, t);
                 // A reader's own view is what the floors are made of: only
                 // the entries of locations it cannot access go.
-                if self.locations.owners.iter().any(Option::is_some) {
+                if self.locations.any_shared {
                     for x in (0..sec.locs).filter(|&x| !self.reads(t, x)) {
                         let e = get(s, cur, x);
                         if e != 0 && floors[x].is_none_or(|f| e <= f) {
@@ -554,14 +557,5 @@ fn clamp_word(v: u32, below: u32) -> u32 {
             true => out | e << shift,
             false => out,
         }
-    })
-}
-
-/// The larger entry of each location of two view words.
-#[inline]
-fn bytewise_max(a: u32, b: u32) -> u32 {
-    (0..4).fold(0, |out, i| {
-        let shift = 8 * i;
-        out | ((a >> shift) & 0xFF).max((b >> shift) & 0xFF) << shift
     })
 }

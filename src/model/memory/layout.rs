@@ -339,13 +339,18 @@ pub fn set(s: &mut [u32], view: usize, x: usize, v: usize) {
 /// `dst ⊔= src`, bytewise.
 pub fn join(s: &mut [u32], dst: usize, src: usize, words: usize) {
     for i in 0..words {
-        let (a, b) = (s[dst + i], s[src + i]);
-        let mut out = 0;
-        for shift in [0, 8, 16, 24] {
-            out |= ((a >> shift) & 0xFF).max((b >> shift) & 0xFF) << shift;
-        }
-        s[dst + i] = out;
+        s[dst + i] = join_word(s[dst + i], s[src + i]);
     }
+}
+
+/// The larger entry of each location of two view words.
+#[inline]
+pub fn join_word(a: u32, b: u32) -> u32 {
+    let mut out = 0;
+    for shift in [0, 8, 16, 24] {
+        out |= ((a >> shift) & 0xFF).max((b >> shift) & 0xFF) << shift;
+    }
+    out
 }
 
 pub fn copy(s: &mut [u32], dst: usize, src: usize, words: usize) {
