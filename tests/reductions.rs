@@ -442,23 +442,41 @@ fn forgetting_writers_keeps_every_verdict_and_counterexample() {
 /// and stores fewer states.
 #[test]
 fn view_refresh_keeps_every_verdict_and_counterexample() {
-    let with = |refresh_views: bool, scheduler| {
-        move |n| CheckConfig {
-            refresh_views,
-            scheduler,
-            ..ptx(n, true, true)
+    switch_agrees_under_ptx("the view refresh", |c, on| c.refresh_views = on, agrees);
+}
+
+/// Compares every spec under `ptx` with a switch of the memory model off
+/// and on (`set` turns it on or off), each pair with `agree`: at two
+/// blocks and at three under the deadlock check, where the switch must
+/// store fewer states somewhere, and at two under a fair scheduler.
+fn switch_agrees_under_ptx(
+    what: &str,
+    set: fn(&mut CheckConfig, bool),
+    agree: fn(&api::SpecSource, &Report, &Report, &str) -> bool,
+) {
+    let with = |on: bool, scheduler| {
+        move |n| {
+            let mut config = CheckConfig {
+                scheduler,
+                ..ptx(n, true, true)
+            };
+            set(&mut config, on);
+            config
         }
     };
     for blocks in [2, 3] {
         let deadlock = gsync_check::model::Scheduler::Deadlock;
-        let reduced = agree_under_ptx(blocks, with(false, deadlock), with(true, deadlock));
-        assert!(
-            reduced,
-            "the view refresh reduced nothing at {blocks} blocks"
-        );
+        let (full, reduced) = (with(false, deadlock), with(true, deadlock));
+        let fewer = agree_under_ptx_with(blocks, full, reduced, agree);
+        assert!(fewer, "{what} reduced nothing at {blocks} blocks");
     }
     let fair = gsync_check::model::Scheduler::uniform(gsync_check::model::Progress::Fair);
-    assert!(agree_under_ptx(2, with(false, fair), with(true, fair)));
+    assert!(agree_under_ptx_with(
+        2,
+        with(false, fair),
+        with(true, fair),
+        agree
+    ));
 }
 
 /// Removing the writes no step can read any more from the middle of a
@@ -472,25 +490,8 @@ fn view_refresh_keeps_every_verdict_and_counterexample() {
 /// way with room for eight writes a location).
 #[test]
 fn dropping_dead_writes_keeps_every_verdict_and_counterexample() {
-    let with = |drop_dead_writes: bool, scheduler| {
-        move |n| CheckConfig {
-            drop_dead_writes,
-            scheduler,
-            ..ptx(n, true, true)
-        }
-    };
-    for blocks in [2, 3] {
-        let deadlock = gsync_check::model::Scheduler::Deadlock;
-        let (full, reduced) = (with(false, deadlock), with(true, deadlock));
-        let fewer = agree_under_ptx_with(blocks, full, reduced, agrees_in_verdict);
-        assert!(
-            fewer,
-            "dropping dead writes reduced nothing at {blocks} blocks"
-        );
-    }
-    let fair = gsync_check::model::Scheduler::uniform(gsync_check::model::Progress::Fair);
-    let (full, reduced) = (with(false, fair), with(true, fair));
-    assert!(agree_under_ptx_with(2, full, reduced, agrees_in_verdict));
+    let set = |c: &mut CheckConfig, on| c.drop_dead_writes = on;
+    switch_agrees_under_ptx("dropping dead writes", set, agrees_in_verdict);
 }
 
 /// Leaving out the failed polls that read a stale write (`--no-await`)
