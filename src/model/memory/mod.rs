@@ -497,6 +497,23 @@ impl PtxMemory {
         std::iter::once(self.sec.loc_base..self.sec.thread_base).collect()
     }
 
+    /// The words of thread `t`'s views and flags.
+    pub fn thread_section(&self, t: usize) -> std::ops::Range<usize> {
+        self.sec.thread_view(t, CUR)..self.sec.flags(t) + 1
+    }
+
+    /// The words of location `x`'s history (its length and messages).
+    pub fn location_section(&self, x: usize) -> std::ops::Range<usize> {
+        let base = self.sec.len_word(x);
+        base..base + self.sec.loc_words
+    }
+
+    /// The words of the SC-fence view of the device (`None`) or a block.
+    pub fn sc_section(&self, block: Option<usize>) -> std::ops::Range<usize> {
+        let base = self.sec.sc_view(block);
+        base..base + self.sec.vw
+    }
+
     /// Whether some location has writes that become dead
     /// (`canon::drop_dead_writes`), whether or not they are dropped.
     pub fn drops_dead_writes(&self) -> bool {

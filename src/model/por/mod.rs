@@ -52,11 +52,13 @@
 //! threads on other locations commute, and dropping writes nobody can
 //! read, done after every step, maps both orders to states with the same
 //! futures. A fence other than SC moves only its thread's views
-//! (thread-local); an SC fence reads and writes the SC-fence views, one
-//! more word (`sc_word`) for every scope. A step that may perform the
-//! next store early (`may_perform_early`) accesses two locations and is
-//! never in a set. Threads do not sleep (`spin`): a lasso runs a thread
-//! alone as sequential consistency does.
+//! (thread-local); an SC fence reads and writes the SC-fence views it
+//! orders with: its block's, and for a device-wide one the device's, one
+//! more word each (`ScWords`): `fence.sc.cta`s of different blocks
+//! commute. A step that may perform the next store early
+//! (`may_perform_early`) accesses two locations and is never in a set. A
+//! thread run alone has several next steps, so its lasso is its *solo
+//! graph*, every state it reaches alone (`solo`).
 //!
 //! The proof that these preserve every fault and every deadlock is the
 //! usual one (the first member step on a path can be moved to its front;
@@ -76,6 +78,7 @@
 
 mod memo;
 mod refresh;
+mod solo;
 mod spin;
 mod values;
 
@@ -137,9 +140,9 @@ struct Scratch {
     known: Vec<Known>,
     /// Per thread, the threads that may conflict with its next step.
     conflicts: Vec<u64>,
-    /// Per thread whose conflicts are known: the word its next step
-    /// accesses and whether it writes it.
-    access: Vec<Option<(usize, bool)>>,
+    /// Per thread whose conflicts are known: the words its next step
+    /// accesses.
+    access: Vec<Footprint>,
     lasso: Vec<Lasso>,
     /// Per thread with a lasso, the words it reads, those it writes
     /// (memory-word bits)...
@@ -156,6 +159,8 @@ struct Scratch {
     sim: Vec<u32>,
     anchor: Vec<u32>,
     memo: memo::LassoMemo,
+    /// Under `ptx`: the solo graphs' buffers (`solo`).
+    solo: solo::SoloScratch,
 }
 
 impl Scratch {
@@ -180,7 +185,7 @@ impl Scratch {
         self.known.resize(threads, Known::Unknown);
         self.lasso.clear();
         self.lasso.resize(threads, Lasso::Unknown);
-        self.access.resize(threads, None);
+        self.access.resize(threads, Footprint::LOCAL);
         self.conflicts.resize(threads * self.width, 0);
         self.writers.resize(threads * self.width, 0);
         self.clashers.resize(threads * self.width, 0);
@@ -216,9 +221,82 @@ pub struct Independence {
     /// (Measured on the mutex and semaphore families: states within 1%,
     /// the lassos' cost up to 1.7 times the search time.)
     sleeping: bool,
-    /// Under `ptx`: the word that stands for the SC-fence views (every
-    /// `fence.sc` reads and writes them; one word for all scopes).
-    sc_word: Option<usize>,
+    /// Under `ptx`: the words that stand for the SC-fence views.
+    sc_words: Option<ScWords>,
+}
+
+/// The memory words one step accesses: none (thread-local), one location,
+/// or the SC-fence views an SC fence orders with (its block's and maybe
+/// the device's); all read, or all written.
+#[derive(Clone, Copy)]
+struct Footprint {
+    words: [usize; 2],
+    len: u8,
+    write: bool,
+}
+
+impl Footprint {
+    const LOCAL: Footprint = Footprint {
+        words: [0; 2],
+        len: 0,
+        write: false,
+    };
+
+    fn one(w: usize, write: bool) -> Footprint {
+        Footprint {
+            words: [w, 0],
+            len: 1,
+            write,
+        }
+    }
+
+    fn words(&self) -> &[usize] {
+        &self.words[..self.len as usize]
+    }
+}
+
+/// Under `ptx`, the words of the future sets that stand for the SC-fence
+/// views, after the memory words and the phase words (`phase_word`): the
+/// device's, then one per block. An SC fence reads and writes its block's
+/// view, and the device's where it orders device-wide
+/// (`PtxMemory::sc_fence_orders_device`): a `fence.sc.cta` of one block and
+/// one of another commute.
+#[derive(Clone, Copy)]
+struct ScWords {
+    device: usize,
+}
+
+impl ScWords {
+    fn of(model: &Model) -> ScWords {
+        let layout = &model.threads.layout;
+        let phase_words = if model.prog.checks.barrier {
+            layout.threads
+        } else {
+            0
+        };
+        ScWords {
+            device: layout.mem_words + phase_words,
+        }
+    }
+
+    /// One past the last word.
+    fn end(&self, model: &Model) -> usize {
+        self.device + 1 + model.prog.launch.blocks as usize
+    }
+
+    /// The words an SC fence of thread `t` at `scope` reads and writes.
+    fn of_fence(&self, model: &Model, t: usize, scope: crate::ir::Scope) -> Footprint {
+        let block = self.device + 1 + model.threads.layout.block_of(t);
+        let orders_device = model
+            .memory
+            .ptx()
+            .is_some_and(|w| w.sc_fence_orders_device(scope));
+        Footprint {
+            words: [block, self.device],
+            len: 1 + orders_device as u8,
+            write: true,
+        }
+    }
 }
 
 /// Which memory words (and, after them, the phase words and the SC-fence
@@ -250,8 +328,14 @@ impl Futures {
         let prog = model.prog;
         let layout = &model.threads.layout;
         let ptx = model.memory.ptx().is_some();
-        let sc_word = sc_word(model);
-        let width = (sc_word + ptx as usize).div_ceil(64).max(1);
+        let sc_words = ScWords::of(model);
+        let width = if ptx {
+            sc_words.end(model)
+        } else {
+            sc_words.device
+        }
+        .div_ceil(64)
+        .max(1);
         let pcs = prog.code.len();
         let bytes = layout.threads * pcs * 2 * width * 8;
         if bytes > MAX_TABLE_BYTES {
@@ -292,8 +376,13 @@ impl Futures {
                         .filter_map(|u| phase_word(model, u))
                         .for_each(|w| set(reads, w)),
                     Op::Fence(MemOrder {
-                        order: Order::Sc, ..
-                    }) if ptx => set(writes, sc_word),
+                        order: Order::Sc,
+                        scope,
+                    }) if ptx => {
+                        for &w in sc_words.of_fence(model, t, *scope).words() {
+                            set(writes, w);
+                        }
+                    }
                     _ => {}
                 }
             }
@@ -334,18 +423,6 @@ fn no_warp_collectives(model: &Model) -> Result<(), String> {
     Ok(())
 }
 
-/// Under `ptx`, the word of the future sets that stands for the SC-fence
-/// views, after the memory words and the phase words (`phase_word`).
-fn sc_word(model: &Model) -> usize {
-    let layout = &model.threads.layout;
-    let phase_words = if model.prog.checks.barrier {
-        layout.threads
-    } else {
-        0
-    };
-    layout.mem_words + phase_words
-}
-
 impl Independence {
     /// Precomputes the future accesses of every thread of `model`'s launch;
     /// says why not where the reduction does not apply.
@@ -368,14 +445,12 @@ impl Independence {
             future,
             watched,
             kernel_boundary,
-            sc_word: ptx.then_some(sc_word(model)),
+            sc_words: ptx.then(|| ScWords::of(model)),
             settles_from: (0..prog.code.len())
                 .map(|pc| spin::may_settle_from(model, pc, kernel_boundary))
                 .collect(),
             memo_owner: memo::new_owner(),
-            // A lasso runs a thread alone as sequential consistency does
-            // (one next step, fixed by its words): not under `ptx`.
-            sleeping: prog.checks.barrier && !ptx,
+            sleeping: prog.checks.barrier,
         })
     }
 
@@ -541,10 +616,12 @@ impl Independence {
                 for k in 0..scratch.width {
                     scratch.want[k] |= scratch.conflicts[at + k] & !scratch.member[k];
                 }
-                match scratch.access[m] {
-                    Some((w, true)) => set(&mut scratch.written, w),
-                    Some((w, false)) => set(&mut scratch.read, w),
-                    None => {}
+                let footprint = scratch.access[m];
+                for &w in footprint.words() {
+                    match footprint.write {
+                        true => set(&mut scratch.written, w),
+                        false => set(&mut scratch.read, w),
+                    }
                 }
             }
         }
@@ -625,8 +702,15 @@ impl Independence {
         let layout = &model.threads.layout;
         let own = &s[layout.thread(u, 0)..layout.thread(u, layout.thread_words)];
         let mem = &s[..layout.mem_words];
+        if self.sc_words.is_some() {
+            // Under `ptx` a lasso is a solo graph (`solo`).
+            let solo = &mut scratch.solo;
+            let lasso = self.solo_lasso(model, s, u, solo, spin::Accesses { reads, writes });
+            let settles = matches!(lasso, spin::Settles::Yes { .. });
+            return self.note_lasso(scratch, model, s, u, settles);
+        }
         let remembered = scratch.memo.get(u, own, mem).filter(|e| {
-            e.settles != spin::Settles::Yes { exits: true } || self.alone_in_block(model, s, u)
+            e.settles != spin::Settles::Yes { alone: true } || self.alone_in_block(model, s, u)
         });
         let settles = if let Some(e) = remembered {
             reads.copy_from_slice(e.reads);
@@ -655,8 +739,22 @@ impl Independence {
         } else {
             false
         };
+        self.note_lasso(scratch, model, s, u, settles)
+    }
+
+    /// Records whether `u` settles, and if so who may write what its
+    /// lasso reads; returns `settles`.
+    fn note_lasso(
+        &self,
+        scratch: &mut Scratch,
+        model: &Model,
+        s: &[u32],
+        u: usize,
+        settles: bool,
+    ) -> bool {
         scratch.lasso[u] = if settles { Lasso::Yes } else { Lasso::No };
         if settles {
+            let mw = self.width;
             let tw = scratch.width;
             let row = &mut scratch.writers[u * tw..(u + 1) * tw];
             row.fill(0);
@@ -693,9 +791,9 @@ impl Independence {
         let row = &mut scratch.conflicts[at..at + scratch.width];
         row.fill(0);
         scratch.access[m] = footprint;
-        if let Some((w, write)) = footprint {
+        for &w in footprint.words() {
             for u in 0..model.threads.layout.threads {
-                if u != m && self.may_conflict(model, s, u, w, write) {
+                if u != m && self.may_conflict(model, s, u, w, footprint.write) {
                     set(row, u);
                 }
             }
@@ -704,10 +802,10 @@ impl Independence {
         Some(at)
     }
 
-    /// What the next step of `t` touches: `Some(None)` only its own state,
-    /// `Some(Some((word, writes)))` one memory word; `None` when the step is
-    /// visible or touches other threads (never in a stubborn set).
-    fn footprint(&self, model: &Model, s: &[u32], t: usize) -> Option<Option<(usize, bool)>> {
+    /// The words the next step of `t` touches (none: only its own state);
+    /// `None` when the step is visible or touches other threads (never in
+    /// a stubborn set).
+    fn footprint(&self, model: &Model, s: &[u32], t: usize) -> Option<Footprint> {
         let prog = model.prog;
         let pc = model.threads.pc(s, t);
         if pc == FINISHED {
@@ -720,16 +818,17 @@ impl Independence {
         }
         let word = |loc: &Loc, write: bool| {
             let (w, _) = model.threads.address(s, t, loc).ok()?;
-            (!write || !get(&self.watched, w)).then_some(Some((w, write)))
+            (!write || !get(&self.watched, w)).then_some(Footprint::one(w, write))
         };
-        let local = |ok: bool| ok.then_some(None);
+        let local = |ok: bool| ok.then_some(Footprint::LOCAL);
         match &prog.code[pc as usize].op {
             Op::Load { access, .. } => word(&access.loc, false),
             Op::Store { access, .. } | Op::Atomic { access, .. } => word(&access.loc, true),
             // Under `ptx` an SC fence reads and writes the SC-fence views.
             Op::Fence(MemOrder {
-                order: Order::Sc, ..
-            }) if self.sc_word.is_some() => Some(self.sc_word.map(|w| (w, true))),
+                order: Order::Sc,
+                scope,
+            }) if self.sc_words.is_some() => self.sc_words.map(|sc| sc.of_fence(model, t, *scope)),
             // Thread-local (reached when local steps are not fused; under
             // `ptx` a fence other than SC moves only its thread's views).
             Op::Fence(_)
@@ -741,7 +840,9 @@ impl Independence {
             | Op::Progress => local(true),
             Op::CriticalEnter { .. } | Op::CriticalExit => local(prog.checks.capacity.is_none()),
             // A phase word under `check barrier`; leaving reads, see *phases*.
-            Op::PhaseEnter => Some(phase_word(model, t).map(|w| (w, true))),
+            Op::PhaseEnter => {
+                Some(phase_word(model, t).map_or(Footprint::LOCAL, |w| Footprint::one(w, true)))
+            }
             Op::PhaseExit => local(true),
             Op::SyncThreads => local(self.alone_in_block(model, s, t)),
             Op::Exit => local(!self.kernel_boundary && self.alone_in_block(model, s, t)),

@@ -4,7 +4,8 @@
 //!
 //! Run thread `b` alone from state `s` (sequential consistency: one step is
 //! determined by the thread's own state and the values of the memory words
-//! it accesses). Its *lasso* is that run up to the first repeated solo
+//! it accesses; under `ptx` see `solo`, which keeps every alternative of
+//! every step). Its *lasso* is that run up to the first repeated solo
 //! state (memory and `b`'s own words; from there the run goes round the
 //! same cycle forever: `b` spins) or up to `b` finishing, within
 //! [`MAX_LASSO_STEPS`] steps, with no step that fails, waits at a barrier,
@@ -59,6 +60,11 @@ pub(super) fn may_settle_from(model: &Model, pc: usize, kernel_boundary: bool) -
         // whether the step fails; what it does otherwise is the thread's own.
         Op::PhaseEnter | Op::PhaseExit | Op::CriticalEnter { .. } | Op::CriticalExit => true,
         Op::Exit => !kernel_boundary,
+        // Under `ptx` these are steps of their own: a fence moves the
+        // thread's views (an SC fence also the SC-fence views, which the
+        // caller tracks), a block barrier is the thread's own where it is
+        // alone in its block (`Independence::solo_graph` checks).
+        Op::Fence(_) | Op::SyncThreads if model.memory.ptx().is_some() => true,
         _ => model.is_fused(pc as u32),
     }
 }
@@ -66,8 +72,9 @@ pub(super) fn may_settle_from(model: &Model, pc: usize, kernel_boundary: bool) -
 /// Whether a thread settles (`Independence::lasso`).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Settles {
-    /// It has a lasso; `exits`: it finishes (only alone in its block).
-    Yes { exits: bool },
+    /// It has a lasso; `alone`: it took a step that needs the thread alone
+    /// in its block (it finishes, or under `ptx` passes a block barrier).
+    Yes { alone: bool },
     /// It has none, as decided by its own words and the words it read.
     Never,
     /// It has none here, because of where the other threads are.
@@ -106,14 +113,14 @@ impl Independence {
         anchor.clear();
         anchor.extend_from_slice(&s[own.clone()]);
         let (mut power, mut since) = (1, 0);
-        let mut exits = false;
+        let mut alone = false;
         for _ in 0..MAX_LASSO_STEPS {
             let pc = model.threads.pc(buf, t);
             if pc == FINISHED {
-                return Settles::Yes { exits };
+                return Settles::Yes { alone };
             }
             let op = &model.prog.code[pc as usize].op;
-            exits |= matches!(op, Op::Exit);
+            alone |= matches!(op, Op::Exit);
             if model.threads.is_blocked(buf, t) || !self.settles_from[pc as usize] {
                 return Settles::Never;
             }
@@ -156,7 +163,7 @@ impl Independence {
                 continue;
             }
             if buf[own.clone()] == anchor[..] {
-                return Settles::Yes { exits };
+                return Settles::Yes { alone };
             }
             since += 1;
             if since == power {

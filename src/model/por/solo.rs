@@ -1,0 +1,275 @@
+//! Lassos under `ptx` (`spin` has the argument): a thread run alone no
+//! longer has one next step, since a load may read any write from its view
+//! on and a store may land at several places. So the *solo graph* stands
+//! for the lasso: every state the thread reaches from `s` moving alone,
+//! with every alternative of every step, within [`MAX_SOLO_STATES`]. The
+//! thread settles when the graph closes within the bound with no step
+//! that fails, waits, performs a store early (two locations), or touches
+//! another thread; `R_b` and `W_b` are what any of its steps read and
+//! write (an atomic writes only where it appends a write: a failed
+//! `atomicCAS` reads; an SC fence reads and writes the SC-fence views it
+//! orders with).
+//!
+//! Why that is the lasso's argument again: outside the stubborn set, no
+//! thread writes a location of `R_b` (`spin::keep_consistent`), so the
+//! histories `b` reads change only by its own steps, and the views it
+//! reads them through move only by its own steps (program order, its
+//! acquires of writes in those histories, its fences). A write of `b` to a
+//! location it never reads may land elsewhere when others wrote there
+//! too, which changes only its view of that location, which none of its
+//! reads uses. So every step `b` takes outside the set is a step of its
+//! solo graph, on the same word, and it accesses only `R_b` and `W_b`.
+//!
+//! The graph is explored without the canonical form (the model's own
+//! semantics, which the canonical form only quotients): the form reads
+//! every thread, costs most of a step, and merges next to nothing in a
+//! graph of one thread. So a graph depends only on the thread's own words
+//! and views and on the histories (and SC-fence views) it touches, which
+//! is what the per-worker memo keys and checks.
+
+use super::spin::{Accesses, Settles};
+use super::{get, set, Independence};
+use crate::ir::{MemOrder, Op, Order};
+use crate::model::exec::StepCtx;
+use crate::model::memory::PtxMemory;
+use crate::model::state::FINISHED;
+use crate::model::Model;
+use rustc_hash::FxHashSet;
+use std::hash::Hasher;
+
+/// Most states of one solo graph: a spinner's is a few states (each stale
+/// write it may still read, then the self-loop at the latest one).
+const MAX_SOLO_STATES: usize = 64;
+
+/// Entries of the memo per worker (direct-mapped).
+const SLOTS: usize = 1 << 12;
+
+/// Buffers of [`Independence::solo_graph`], reused from thread to thread.
+#[derive(Default)]
+pub(super) struct SoloScratch {
+    seen: FxHashSet<Vec<u32>>,
+    stack: Vec<Vec<u32>>,
+    actions: Vec<u32>,
+    key: Vec<u32>,
+    memo: SoloMemo,
+}
+
+/// Remembered solo graphs: per slot the thread and its own words and
+/// views (the key), the whole state at the time (to check the histories
+/// the graph touched), and its outcome.
+#[derive(Default)]
+struct SoloMemo {
+    owner: u64,
+    key_len: usize,
+    state_len: usize,
+    /// `u64` words per set of words (`Independence::width`).
+    mw: usize,
+    keys: Vec<u32>,
+    states: Vec<u32>,
+    /// Reads, then writes.
+    bits: Vec<u64>,
+    settles: Vec<Settles>,
+}
+
+impl SoloMemo {
+    fn claim(&mut self, owner: u64, key_len: usize, state_len: usize, mw: usize) {
+        if self.owner == owner {
+            return;
+        }
+        *self = SoloMemo {
+            owner,
+            key_len,
+            state_len,
+            mw,
+            keys: vec![0; SLOTS * (key_len + 1)],
+            states: vec![0; SLOTS * state_len],
+            bits: vec![0; SLOTS * 2 * mw],
+            settles: vec![Settles::Never; SLOTS],
+        };
+    }
+
+    fn slot(t: usize, key: &[u32]) -> usize {
+        let mut h = rustc_hash::FxHasher::default();
+        h.write_usize(t);
+        key.iter().for_each(|w| h.write_u32(*w));
+        h.finish() as usize % SLOTS
+    }
+}
+
+impl Independence {
+    /// Whether enabled thread `t` settles in `s` under `ptx`, with the
+    /// words its solo graph reads and writes in `out`: remembered, or
+    /// explored and remembered (where the other threads did not decide it).
+    pub(super) fn solo_lasso(
+        &self,
+        model: &Model,
+        s: &[u32],
+        t: usize,
+        scratch: &mut SoloScratch,
+        out: Accesses,
+    ) -> Settles {
+        let ptx = model.memory.ptx().expect("solo graphs are for ptx");
+        let layout = &model.threads.layout;
+        let own = layout.thread(t, 0)..layout.thread(t, layout.thread_words);
+        scratch.key.clear();
+        scratch.key.extend_from_slice(&s[own]);
+        scratch.key.extend_from_slice(&s[ptx.thread_section(t)]);
+        let memo = &mut scratch.memo;
+        memo.claim(self.memo_owner, scratch.key.len(), s.len(), self.width);
+        let slot = SoloMemo::slot(t, &scratch.key);
+        let (kl, sl, mw) = (memo.key_len + 1, memo.state_len, memo.mw);
+        let key = &memo.keys[slot * kl..(slot + 1) * kl];
+        let bits = &memo.bits[slot * 2 * mw..(slot + 1) * 2 * mw];
+        let then = &memo.states[slot * sl..(slot + 1) * sl];
+        let settles = memo.settles[slot];
+        let hit = key[0] == t as u32 + 1
+            && key[1..] == scratch.key[..]
+            && (settles != Settles::Yes { alone: true } || self.alone_in_block(model, s, t))
+            && self.same_touched(model, ptx, (then, s), bits);
+        if hit {
+            out.reads.copy_from_slice(&bits[..mw]);
+            out.writes.copy_from_slice(&bits[mw..]);
+            return settles;
+        }
+        out.reads.fill(0);
+        out.writes.fill(0);
+        let settles = self.solo_graph(model, s, t, scratch, out.reads, out.writes);
+        if settles != Settles::NotHere {
+            let memo = &mut scratch.memo;
+            let key = &mut memo.keys[slot * kl..(slot + 1) * kl];
+            key[0] = t as u32 + 1;
+            key[1..].copy_from_slice(&scratch.key);
+            memo.states[slot * sl..(slot + 1) * sl].copy_from_slice(s);
+            let bits = &mut memo.bits[slot * 2 * mw..(slot + 1) * 2 * mw];
+            bits[..mw].copy_from_slice(out.reads);
+            bits[mw..].copy_from_slice(out.writes);
+            memo.settles[slot] = settles;
+        }
+        settles
+    }
+
+    /// Whether every location and SC-fence view a remembered graph read or
+    /// wrote (`bits`: reads, then writes) is the same in `then` and `now`.
+    fn same_touched(
+        &self,
+        model: &Model,
+        ptx: &PtxMemory,
+        (then, now): (&[u32], &[u32]),
+        bits: &[u64],
+    ) -> bool {
+        let mem_words = model.threads.layout.mem_words;
+        let device = self.sc_words.map_or(usize::MAX, |sc| sc.device);
+        let same = |r: std::ops::Range<usize>| then[r.clone()] == now[r];
+        (0..self.width * 64).all(|w| {
+            if !get(&bits[..self.width], w) && !get(&bits[self.width..], w) {
+                return true;
+            }
+            if w < mem_words {
+                then[w] == now[w] && same(ptx.location_section(w))
+            } else if w >= device {
+                let block = (w > device).then(|| w - device - 1);
+                same(ptx.sc_section(block))
+            } else {
+                true
+            }
+        })
+    }
+
+    /// Explores the solo graph of enabled thread `t` from `s` (see the
+    /// module docs), marking the words its steps read and write.
+    fn solo_graph(
+        &self,
+        model: &Model,
+        s: &[u32],
+        t: usize,
+        scratch: &mut SoloScratch,
+        reads: &mut [u64],
+        writes: &mut [u64],
+    ) -> Settles {
+        let ptx = model.memory.ptx().expect("solo graphs are for ptx");
+        let th = &model.threads;
+        let SoloScratch {
+            seen,
+            stack,
+            actions,
+            ..
+        } = scratch;
+        seen.clear();
+        stack.clear();
+        seen.insert(s.to_vec());
+        stack.push(s.to_vec());
+        let mut alone = false;
+        while let Some(x) = stack.pop() {
+            let pc = th.pc(&x, t);
+            if pc == FINISHED {
+                continue;
+            }
+            let op = &model.prog.code[pc as usize].op;
+            if th.is_blocked(&x, t)
+                || !self.settles_from[pc as usize]
+                || ptx.may_perform_early(th, &x, t)
+            {
+                return Settles::Never;
+            }
+            if matches!(op, Op::Exit | Op::SyncThreads) {
+                if !self.alone_in_block(model, &x, t) {
+                    return Settles::NotHere;
+                }
+                alone = true;
+            }
+            if let Some(access) = op.access() {
+                if th.address(&x, t, &access.loc).is_err() {
+                    return Settles::Never;
+                }
+            }
+            if let (
+                Op::Fence(MemOrder {
+                    order: Order::Sc,
+                    scope,
+                }),
+                Some(sc),
+            ) = (op, self.sc_words)
+            {
+                for &w in sc.of_fence(model, t, *scope).words() {
+                    set(reads, w);
+                    set(writes, w);
+                }
+            }
+            actions.clear();
+            ptx.alternatives(th, &x, t, actions);
+            for &a in actions.iter() {
+                if let Some(effect) = ptx.effect(th, &x, a) {
+                    let w = effect.location as usize;
+                    if effect.read.is_some() {
+                        set(reads, w);
+                    }
+                    if effect.write.is_some() {
+                        set(writes, w);
+                    }
+                }
+                let mut next = x.clone();
+                let mut ctx = StepCtx {
+                    unnormalized: true,
+                    ..StepCtx::default()
+                };
+                if model.run_action(&mut next, a, &mut ctx).is_err() {
+                    // The phase and capacity checks read the other threads.
+                    let others = matches!(op, Op::PhaseExit | Op::CriticalEnter { .. });
+                    return if others {
+                        Settles::NotHere
+                    } else {
+                        Settles::Never
+                    };
+                }
+                if !seen.contains(&next) {
+                    if seen.len() == MAX_SOLO_STATES {
+                        return Settles::Never;
+                    }
+                    seen.insert(next.clone());
+                    stack.push(next);
+                }
+            }
+        }
+        Settles::Yes { alone }
+    }
+}
