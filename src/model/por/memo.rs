@@ -4,13 +4,14 @@
 //!
 //! A lasso depends only on the thread (its index names its block's words)
 //! and its own words, and on the values of the words it reads: every step
-//! is decided by those, and the other threads' positions only decide
-//! whether a phase or capacity check fails, which the lasso's use does not
-//! need (a failing step ends the run). The exception is an exit, whose
-//! barrier check reads the block's other threads: entries that exit are
-//! only used where the thread is alone in its block (the caller checks).
-//! So is the absence of a lasso, unless the other threads decided it
-//! (`Settles::NotHere`, not remembered).
+//! is decided by those, except that the other threads decide whether a
+//! phase or capacity check passes and whether an exit finds the thread
+//! alone in its block (`spin::Reliance`). A lasso that passed such a check
+//! is used only where the words the check read are as they were (they are
+//! kept with the entry), and one that exits only where the thread is alone
+//! in its block (`Independence::still_holds`). A lasso that a failed check
+//! ended was decided by the other threads (`Settles::NotHere`) and is not
+//! remembered.
 
 use super::spin::Settles;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -30,6 +31,8 @@ pub(super) fn new_owner() -> u64 {
 pub(super) struct Entry<'a> {
     pub reads: &'a [u64],
     pub writes: &'a [u64],
+    /// The values of `spin::checked_words` in the state it was found in.
+    pub checked: &'a [u32],
     pub settles: Settles,
 }
 
@@ -41,6 +44,9 @@ pub(super) struct LassoMemo {
     mem: usize,
     /// `u64` words per set of memory words.
     mw: usize,
+    /// Words of `Entry::checked`.
+    checked_len: usize,
+    checked: Vec<u32>,
     keys: Vec<u32>,
     /// Memory at the time, read back where the lasso reads.
     values: Vec<u32>,
@@ -51,7 +57,7 @@ pub(super) struct LassoMemo {
 
 impl LassoMemo {
     /// Empties the memo unless it already belongs to `owner`.
-    pub fn claim(&mut self, owner: u64, own: usize, mem: usize, mw: usize) {
+    pub fn claim(&mut self, owner: u64, (own, mem, mw): (usize, usize, usize), checked: usize) {
         if self.owner == owner {
             return;
         }
@@ -60,6 +66,8 @@ impl LassoMemo {
             own,
             mem,
             mw,
+            checked_len: checked,
+            checked: vec![0; SLOTS * checked],
             keys: vec![0; SLOTS * (own + 1)],
             values: vec![0; SLOTS * mem],
             bits: vec![0; SLOTS * 2 * mw],
@@ -100,6 +108,7 @@ impl LassoMemo {
         Some(Entry {
             reads,
             writes,
+            checked: &self.checked[slot * self.checked_len..(slot + 1) * self.checked_len],
             settles: self.settles[slot],
         })
     }
@@ -114,6 +123,8 @@ impl LassoMemo {
         let bits = &mut self.bits[slot * 2 * self.mw..(slot + 1) * 2 * self.mw];
         bits[..self.mw].copy_from_slice(lasso.reads);
         bits[self.mw..].copy_from_slice(lasso.writes);
+        self.checked[slot * self.checked_len..(slot + 1) * self.checked_len]
+            .copy_from_slice(lasso.checked);
         self.settles[slot] = lasso.settles;
     }
 }

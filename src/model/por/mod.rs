@@ -474,9 +474,8 @@ impl Independence {
         let layout = &model.threads.layout;
         scratch.memo.claim(
             self.memo_owner,
-            layout.thread_words,
-            layout.mem_words,
-            self.width,
+            (layout.thread_words, layout.mem_words, self.width),
+            2 * (threads - 1),
         );
         let mut n_enabled = 0;
         for a in &out[start..] {
@@ -709,9 +708,10 @@ impl Independence {
             let settles = matches!(lasso, spin::Settles::Yes { .. });
             return self.note_lasso(scratch, model, s, u, settles);
         }
-        let remembered = scratch.memo.get(u, own, mem).filter(|e| {
-            e.settles != spin::Settles::Yes { alone: true } || self.alone_in_block(model, s, u)
-        });
+        let remembered = scratch
+            .memo
+            .get(u, own, mem)
+            .filter(|e| self.still_holds(model, s, u, e.settles, e.checked.iter().copied()));
         let settles = if let Some(e) = remembered {
             reads.copy_from_slice(e.reads);
             writes.copy_from_slice(e.writes);
@@ -728,9 +728,11 @@ impl Independence {
             );
             if lasso != spin::Settles::NotHere {
                 let (reads, writes) = (&scratch.lasso_reads, &scratch.lasso_writes);
+                let checked: Vec<u32> = spin::checked_words(model, u).map(|w| s[w]).collect();
                 let entry = memo::Entry {
                     reads: &reads[u * mw..(u + 1) * mw],
                     writes: &writes[u * mw..(u + 1) * mw],
+                    checked: &checked,
                     settles: lasso,
                 };
                 scratch.memo.put(u, own, mem, entry);

@@ -27,7 +27,7 @@
 //! and views and on the histories (and SC-fence views) it touches, which
 //! is what the per-worker memo keys and checks.
 
-use super::spin::{Accesses, Settles};
+use super::spin::{self, Accesses, Reliance, Settles};
 use super::{get, set, Independence};
 use crate::ir::{MemOrder, Op, Order};
 use crate::model::exec::StepCtx;
@@ -124,8 +124,14 @@ impl Independence {
         let settles = memo.settles[slot];
         let hit = key[0] == t as u32 + 1
             && key[1..] == scratch.key[..]
-            && (settles != Settles::Yes { alone: true } || self.alone_in_block(model, s, t))
-            && self.same_touched(model, ptx, (then, s), bits);
+            && self.same_touched(model, ptx, (then, s), bits)
+            && self.still_holds(
+                model,
+                s,
+                t,
+                settles,
+                spin::checked_words(model, t).map(|w| then[w]),
+            );
         if hit {
             out.reads.copy_from_slice(&bits[..mw]);
             out.writes.copy_from_slice(&bits[mw..]);
@@ -198,7 +204,7 @@ impl Independence {
         stack.clear();
         seen.insert(s.to_vec());
         stack.push(s.to_vec());
-        let mut alone = false;
+        let mut reliance = Reliance::default();
         while let Some(x) = stack.pop() {
             let pc = th.pc(&x, t);
             if pc == FINISHED {
@@ -215,8 +221,9 @@ impl Independence {
                 if !self.alone_in_block(model, &x, t) {
                     return Settles::NotHere;
                 }
-                alone = true;
+                reliance.alone = true;
             }
+            reliance.checks |= spin::reads_others(op);
             if let Some(access) = op.access() {
                 if th.address(&x, t, &access.loc).is_err() {
                     return Settles::Never;
@@ -253,13 +260,7 @@ impl Independence {
                     ..StepCtx::default()
                 };
                 if model.run_action(&mut next, a, &mut ctx).is_err() {
-                    // The phase and capacity checks read the other threads.
-                    let others = matches!(op, Op::PhaseExit | Op::CriticalEnter { .. });
-                    return if others {
-                        Settles::NotHere
-                    } else {
-                        Settles::Never
-                    };
+                    return spin::failed(op);
                 }
                 if !seen.contains(&next) {
                     if seen.len() == MAX_SOLO_STATES {
@@ -270,6 +271,6 @@ impl Independence {
                 }
             }
         }
-        Settles::Yes { alone }
+        Settles::Yes(reliance)
     }
 }

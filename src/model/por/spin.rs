@@ -41,7 +41,7 @@
 use super::{set, Bits, Independence};
 use crate::ir::{MemAccess, Op};
 use crate::model::exec::StepCtx;
-use crate::model::state::FINISHED;
+use crate::model::state::{CRITICAL, FINISHED, PHASES};
 use crate::model::Model;
 
 /// Longest solo run looked at, in steps of the thread (each fused with the
@@ -69,12 +69,25 @@ pub(super) fn may_settle_from(model: &Model, pc: usize, kernel_boundary: bool) -
     }
 }
 
+/// What a lasso found in one state relies on besides the thread's own
+/// words and the memory it touched: where the other threads are. A memo
+/// that hands the lasso to another state checks these again
+/// (`Independence::still_holds`).
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+pub(super) struct Reliance {
+    /// A step needs the thread alone in its block (it finishes, or under
+    /// `ptx` passes a block barrier).
+    pub alone: bool,
+    /// A step passed a check that reads the other threads' words (leaving
+    /// a phase, entering a critical section): it fails where they differ.
+    pub checks: bool,
+}
+
 /// Whether a thread settles (`Independence::lasso`).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Settles {
-    /// It has a lasso; `alone`: it took a step that needs the thread alone
-    /// in its block (it finishes, or under `ptx` passes a block barrier).
-    Yes { alone: bool },
+    /// It has a lasso, which relies on the other threads as said.
+    Yes(Reliance),
     /// It has none, as decided by its own words and the words it read.
     Never,
     /// It has none here, because of where the other threads are.
@@ -113,14 +126,15 @@ impl Independence {
         anchor.clear();
         anchor.extend_from_slice(&s[own.clone()]);
         let (mut power, mut since) = (1, 0);
-        let mut alone = false;
+        let mut reliance = Reliance::default();
         for _ in 0..MAX_LASSO_STEPS {
             let pc = model.threads.pc(buf, t);
             if pc == FINISHED {
-                return Settles::Yes { alone };
+                return Settles::Yes(reliance);
             }
             let op = &model.prog.code[pc as usize].op;
-            alone |= matches!(op, Op::Exit);
+            reliance.alone |= matches!(op, Op::Exit);
+            reliance.checks |= reads_others(op);
             if model.threads.is_blocked(buf, t) || !self.settles_from[pc as usize] {
                 return Settles::Never;
             }
@@ -141,13 +155,7 @@ impl Independence {
                 .run_action(buf, t as u32, &mut StepCtx::default())
                 .is_err()
             {
-                // The phase and capacity checks read the other threads.
-                let others = matches!(op, Op::PhaseExit | Op::CriticalEnter { .. });
-                return if others {
-                    Settles::NotHere
-                } else {
-                    Settles::Never
-                };
+                return failed(op);
             }
             let mut wrote = false;
             if let Some((w, old, store)) = access {
@@ -163,7 +171,7 @@ impl Independence {
                 continue;
             }
             if buf[own.clone()] == anchor[..] {
-                return Settles::Yes { alone };
+                return Settles::Yes(reliance);
             }
             since += 1;
             if since == power {
@@ -175,6 +183,24 @@ impl Independence {
         Settles::Never
     }
 
+    /// Whether a lasso of `t` found in another state holds in `s` as far
+    /// as the other threads go (`Reliance`); `checked_then`: the values the
+    /// words of `checked_words` had there.
+    pub(super) fn still_holds(
+        &self,
+        model: &Model,
+        s: &[u32],
+        t: usize,
+        settles: Settles,
+        checked_then: impl Iterator<Item = u32>,
+    ) -> bool {
+        let Settles::Yes(reliance) = settles else {
+            return true;
+        };
+        (!reliance.alone || self.alone_in_block(model, s, t))
+            && (!reliance.checks || checked_words(model, t).map(|w| s[w]).eq(checked_then))
+    }
+
     /// Whether unfinished thread `u` may still write a word of `words`.
     pub(super) fn may_write_any(&self, model: &Model, s: &[u32], u: usize, words: &Bits) -> bool {
         let pc = model.threads.pc(s, u);
@@ -184,6 +210,32 @@ impl Independence {
         let (_, writes) = self.future.sets(u, pc);
         writes.iter().zip(words).any(|(a, b)| a & b != 0)
     }
+}
+
+/// Whether a step at `op` passes or fails by the other threads' words:
+/// leaving a phase (their counts of entered phases), entering a critical
+/// section (who is inside).
+pub(super) fn reads_others(op: &Op) -> bool {
+    matches!(op, Op::PhaseExit | Op::CriticalEnter { .. })
+}
+
+/// How a lasso ends at a step that failed: where the failure came from the
+/// other threads' words, it is not the thread's own (and not remembered).
+pub(super) fn failed(op: &Op) -> Settles {
+    if reads_others(op) {
+        Settles::NotHere
+    } else {
+        Settles::Never
+    }
+}
+
+/// The words of the threads other than `t` that the phase and capacity
+/// checks read (`reads_others`).
+pub(super) fn checked_words<'m>(model: &'m Model, t: usize) -> impl Iterator<Item = usize> + 'm {
+    let layout = &model.threads.layout;
+    (0..layout.threads)
+        .filter(move |&u| u != t)
+        .flat_map(move |u| [layout.thread(u, PHASES), layout.thread(u, CRITICAL)])
 }
 
 /// Removes from `asleep` every thread with a writer (`writers`, one row of
