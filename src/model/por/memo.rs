@@ -6,10 +6,11 @@
 //! and its own words, and on the values of the words it reads: every step
 //! is decided by those, except that the other threads decide whether a
 //! phase or capacity check passes and whether an exit finds the thread
-//! alone in its block (`spin::Reliance`). A lasso that passed such a check
-//! is used only where the words the check read are as they were (they are
-//! kept with the entry), and one that exits only where the thread is alone
-//! in its block (`Independence::still_holds`). A lasso that a failed check
+//! alone in its block (`spin::Reliance`). A lasso that left a phase is
+//! used only where every thread has entered that phase, one that entered
+//! a critical section only where the others hold the weights they held
+//! (kept with the entry), and one that exits only where the thread is
+//! alone in its block (`Independence::still_holds`). A lasso that a failed check
 //! ended was decided by the other threads (`Settles::NotHere`) and is not
 //! remembered.
 
@@ -31,8 +32,8 @@ pub(super) fn new_owner() -> u64 {
 pub(super) struct Entry<'a> {
     pub reads: &'a [u64],
     pub writes: &'a [u64],
-    /// The values of `spin::checked_words` in the state it was found in.
-    pub checked: &'a [u32],
+    /// The values of `spin::critical_words` in the state it was found in.
+    pub critical: &'a [u32],
     pub settles: Settles,
 }
 
@@ -44,9 +45,9 @@ pub(super) struct LassoMemo {
     mem: usize,
     /// `u64` words per set of memory words.
     mw: usize,
-    /// Words of `Entry::checked`.
-    checked_len: usize,
-    checked: Vec<u32>,
+    /// Words of `Entry::critical`.
+    critical_len: usize,
+    critical: Vec<u32>,
     keys: Vec<u32>,
     /// Memory at the time, read back where the lasso reads.
     values: Vec<u32>,
@@ -57,7 +58,7 @@ pub(super) struct LassoMemo {
 
 impl LassoMemo {
     /// Empties the memo unless it already belongs to `owner`.
-    pub fn claim(&mut self, owner: u64, (own, mem, mw): (usize, usize, usize), checked: usize) {
+    pub fn claim(&mut self, owner: u64, (own, mem, mw): (usize, usize, usize), critical: usize) {
         if self.owner == owner {
             return;
         }
@@ -66,8 +67,8 @@ impl LassoMemo {
             own,
             mem,
             mw,
-            checked_len: checked,
-            checked: vec![0; SLOTS * checked],
+            critical_len: critical,
+            critical: vec![0; SLOTS * critical],
             keys: vec![0; SLOTS * (own + 1)],
             values: vec![0; SLOTS * mem],
             bits: vec![0; SLOTS * 2 * mw],
@@ -108,7 +109,7 @@ impl LassoMemo {
         Some(Entry {
             reads,
             writes,
-            checked: &self.checked[slot * self.checked_len..(slot + 1) * self.checked_len],
+            critical: &self.critical[slot * self.critical_len..(slot + 1) * self.critical_len],
             settles: self.settles[slot],
         })
     }
@@ -123,8 +124,8 @@ impl LassoMemo {
         let bits = &mut self.bits[slot * 2 * self.mw..(slot + 1) * 2 * self.mw];
         bits[..self.mw].copy_from_slice(lasso.reads);
         bits[self.mw..].copy_from_slice(lasso.writes);
-        self.checked[slot * self.checked_len..(slot + 1) * self.checked_len]
-            .copy_from_slice(lasso.checked);
+        self.critical[slot * self.critical_len..(slot + 1) * self.critical_len]
+            .copy_from_slice(lasso.critical);
         self.settles[slot] = lasso.settles;
     }
 }

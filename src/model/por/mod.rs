@@ -159,6 +159,8 @@ struct Scratch {
     sim: Vec<u32>,
     anchor: Vec<u32>,
     memo: memo::LassoMemo,
+    /// The others' critical weights, for a memo entry.
+    critical: Vec<u32>,
     /// Under `ptx`: the solo graphs' buffers (`solo`).
     solo: solo::SoloScratch,
 }
@@ -475,7 +477,7 @@ impl Independence {
         scratch.memo.claim(
             self.memo_owner,
             (layout.thread_words, layout.mem_words, self.width),
-            2 * (threads - 1),
+            threads - 1,
         );
         let mut n_enabled = 0;
         for a in &out[start..] {
@@ -711,7 +713,7 @@ impl Independence {
         let remembered = scratch
             .memo
             .get(u, own, mem)
-            .filter(|e| self.still_holds(model, s, u, e.settles, e.checked.iter().copied()));
+            .filter(|e| self.still_holds(model, s, u, e.settles, e.critical.iter().copied()));
         let settles = if let Some(e) = remembered {
             reads.copy_from_slice(e.reads);
             writes.copy_from_slice(e.writes);
@@ -728,11 +730,13 @@ impl Independence {
             );
             if lasso != spin::Settles::NotHere {
                 let (reads, writes) = (&scratch.lasso_reads, &scratch.lasso_writes);
-                let checked: Vec<u32> = spin::checked_words(model, u).map(|w| s[w]).collect();
+                let critical = &mut scratch.critical;
+                critical.clear();
+                critical.extend(spin::critical_words(model, u).map(|w| s[w]));
                 let entry = memo::Entry {
                     reads: &reads[u * mw..(u + 1) * mw],
                     writes: &writes[u * mw..(u + 1) * mw],
-                    checked: &checked,
+                    critical,
                     settles: lasso,
                 };
                 scratch.memo.put(u, own, mem, entry);

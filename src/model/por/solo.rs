@@ -130,7 +130,7 @@ impl Independence {
                 s,
                 t,
                 settles,
-                spin::checked_words(model, t).map(|w| then[w]),
+                spin::critical_words(model, t).map(|w| then[w]),
             );
         if hit {
             out.reads.copy_from_slice(&bits[..mw]);
@@ -217,13 +217,10 @@ impl Independence {
             {
                 return Settles::Never;
             }
-            if matches!(op, Op::Exit | Op::SyncThreads) {
-                if !self.alone_in_block(model, &x, t) {
-                    return Settles::NotHere;
-                }
-                reliance.alone = true;
+            if matches!(op, Op::Exit | Op::SyncThreads) && !self.alone_in_block(model, &x, t) {
+                return Settles::NotHere;
             }
-            reliance.checks |= spin::reads_others(op);
+            reliance.note(model, &x, t, op);
             if let Some(access) = op.access() {
                 if th.address(&x, t, &access.loc).is_err() {
                     return Settles::Never;

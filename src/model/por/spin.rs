@@ -78,9 +78,27 @@ pub(super) struct Reliance {
     /// A step needs the thread alone in its block (it finishes, or under
     /// `ptx` passes a block barrier).
     pub alone: bool,
-    /// A step passed a check that reads the other threads' words (leaving
-    /// a phase, entering a critical section): it fails where they differ.
-    pub checks: bool,
+    /// The largest phase it left: leaving its `k`-th phase passes where
+    /// every thread has entered `k` phases (`properties::leave_phase`).
+    pub phase: Option<u32>,
+    /// It entered a critical section, which passes by the weights the
+    /// others hold (`critical_words`).
+    pub critical: bool,
+}
+
+impl Reliance {
+    /// Notes what the step of thread `t` at `op` from `s` relies on.
+    pub(super) fn note(&mut self, model: &Model, s: &[u32], t: usize, op: &Op) {
+        match op {
+            Op::Exit | Op::SyncThreads => self.alone = true,
+            Op::PhaseExit => {
+                let k = s[model.threads.layout.thread(t, PHASES)];
+                self.phase = Some(self.phase.map_or(k, |p| p.max(k)));
+            }
+            Op::CriticalEnter { .. } => self.critical = true,
+            _ => {}
+        }
+    }
 }
 
 /// Whether a thread settles (`Independence::lasso`).
@@ -133,8 +151,7 @@ impl Independence {
                 return Settles::Yes(reliance);
             }
             let op = &model.prog.code[pc as usize].op;
-            reliance.alone |= matches!(op, Op::Exit);
-            reliance.checks |= reads_others(op);
+            reliance.note(model, buf, t, op);
             if model.threads.is_blocked(buf, t) || !self.settles_from[pc as usize] {
                 return Settles::Never;
             }
@@ -184,21 +201,28 @@ impl Independence {
     }
 
     /// Whether a lasso of `t` found in another state holds in `s` as far
-    /// as the other threads go (`Reliance`); `checked_then`: the values the
-    /// words of `checked_words` had there.
+    /// as the other threads go (`Reliance`); `critical_then`: the values
+    /// the words of `critical_words` had there.
     pub(super) fn still_holds(
         &self,
         model: &Model,
         s: &[u32],
         t: usize,
         settles: Settles,
-        checked_then: impl Iterator<Item = u32>,
+        critical_then: impl Iterator<Item = u32>,
     ) -> bool {
         let Settles::Yes(reliance) = settles else {
             return true;
         };
+        let th = &model.threads;
+        let entered = |k: u32| {
+            (0..th.count())
+                .filter(|&u| th.takes_part(u))
+                .all(|u| s[th.layout.thread(u, PHASES)] >= k)
+        };
         (!reliance.alone || self.alone_in_block(model, s, t))
-            && (!reliance.checks || checked_words(model, t).map(|w| s[w]).eq(checked_then))
+            && reliance.phase.is_none_or(entered)
+            && (!reliance.critical || critical_words(model, t).map(|w| s[w]).eq(critical_then))
     }
 
     /// Whether unfinished thread `u` may still write a word of `words`.
@@ -229,13 +253,13 @@ pub(super) fn failed(op: &Op) -> Settles {
     }
 }
 
-/// The words of the threads other than `t` that the phase and capacity
-/// checks read (`reads_others`).
-pub(super) fn checked_words<'m>(model: &'m Model, t: usize) -> impl Iterator<Item = usize> + 'm {
+/// The words of the threads other than `t` that the capacity check of a
+/// critical section reads (the weights they hold).
+pub(super) fn critical_words<'m>(model: &'m Model, t: usize) -> impl Iterator<Item = usize> + 'm {
     let layout = &model.threads.layout;
     (0..layout.threads)
         .filter(move |&u| u != t)
-        .flat_map(move |u| [layout.thread(u, PHASES), layout.thread(u, CRITICAL)])
+        .map(move |u| layout.thread(u, CRITICAL))
 }
 
 /// Removes from `asleep` every thread with a writer (`writers`, one row of
