@@ -310,7 +310,7 @@ fn ample_sets_switch_themselves_off_with_a_reason() {
         ),
         (
             vec!["spin_lock", "--memory-model", "ptx"],
-            "; ample sets of independent steps",
+            "; ample sets of independent steps;",
         ),
         (
             vec!["spin_lock", "--resident", "1"],
@@ -329,6 +329,10 @@ fn ample_sets_switch_themselves_off_with_a_reason() {
         (
             vec!["spin_lock", "--memory-model", "sc"],
             "; ample sets of independent steps",
+        ),
+        (
+            vec!["heterosync_tree_barrier"],
+            "; ample sets of independent steps, spinning threads asleep on their lassos;",
         ),
     ] {
         let mut args = args;

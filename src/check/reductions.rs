@@ -62,6 +62,10 @@ impl Note {
             "ample sets off (fairness reads every thread's enabled steps)".to_string()
         } else {
             match &refusals[1] {
+                Ok(()) if reduced.lets_spinners_sleep() => {
+                    "ample sets of independent steps, spinning threads asleep on their lassos"
+                        .to_string()
+                }
                 Ok(()) => "ample sets of independent steps".to_string(),
                 Err(why) => format!("ample sets off ({why})"),
             }

@@ -118,6 +118,13 @@ impl<'m, 'p> Reduced<'m, 'p> {
         self.ample.is_some()
     }
 
+    /// Whether the ample sets let spinning threads sleep on their lassos.
+    pub fn lets_spinners_sleep(&self) -> bool {
+        self.ample
+            .as_ref()
+            .is_some_and(Independence::lets_spinners_sleep)
+    }
+
     /// Whether the graph names other threads or has fewer edges than the
     /// model's own (symmetry, ample sets, awaits): the per-thread analyses
     /// need a search without them. Forgetting keeps every thread's edges.

@@ -10,9 +10,9 @@
 //! used only where every thread has entered that phase, one that entered
 //! a critical section only where the others hold the weights they held
 //! (kept with the entry), and one that exits only where the thread is
-//! alone in its block (`Independence::still_holds`). A lasso that a failed check
-//! ended was decided by the other threads (`Settles::NotHere`) and is not
-//! remembered.
+//! alone in its block (`Independence::still_holds`). A lasso that a failed
+//! check ended was decided by the other threads (`Settles::NotHere`) and
+//! is not remembered.
 
 use super::spin::Settles;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -456,6 +456,11 @@ impl Independence {
         })
     }
 
+    /// Whether settled threads sleep on their lassos (`spin`).
+    pub fn lets_spinners_sleep(&self) -> bool {
+        self.sleeping
+    }
+
     /// Replaces the enabled actions `out[start..]` by the steps of the
     /// smallest stubborn set of threads found (see [`Self::stubborn`]);
     /// `true` if that left some out (the explorer's proviso looks at it).
