@@ -205,26 +205,11 @@ pub fn check(model: &Model, settings: &Settings) -> CheckResult {
 /// Takes the message of safety violation `finding` from its run replayed
 /// on `model`, where it raises the same kind of violation.
 fn replay_message(model: &Model, finding: &mut Finding) {
-    if let (_, Some(v)) = run_schedule(model, &finding.schedule) {
+    if let (_, Some(v)) = model.run_schedule(&finding.schedule) {
         if v.kind == finding.kind {
             finding.message = v.message;
         }
     }
-}
-
-/// Runs `schedule` on `model` from its initial state: the state it ends
-/// in, or the fault it raises (the run stops there, in the state before).
-pub(crate) fn run_schedule(model: &Model, schedule: &[u32]) -> (Vec<u32>, Option<Violation>) {
-    let mut state = vec![0u32; model.state_words()];
-    model.initial_state(&mut state);
-    let mut next = state.clone();
-    for &a in schedule {
-        match model.step(&state, a, &mut next) {
-            Ok(()) => std::mem::swap(&mut state, &mut next),
-            Err(v) => return (state, Some(v)),
-        }
-    }
-    (state, None)
 }
 
 /// Makes the findings of a search of `searched` real ones: in real thread

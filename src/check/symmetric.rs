@@ -59,6 +59,6 @@ pub fn real_run(
     };
     let (schedule, cycle) = symmetry.concretize(&initial, schedule, cycle, (&step, &step_rep));
     // Replay the real schedule: the state it ends in, or the fault it raises.
-    let (state, fault) = super::run_schedule(model, &schedule);
+    let (state, fault) = model.run_schedule(&schedule);
     (schedule, cycle, state, fault)
 }

@@ -60,6 +60,22 @@ impl Model<'_> {
         self.run_action(out, a, &mut ctx)
     }
 
+    /// Runs `schedule` from the initial state: the state it ends in, or the
+    /// fault it raises (the run stops there, in the state before).
+    pub fn run_schedule(&self, schedule: &[u32]) -> (Vec<u32>, Option<Violation>) {
+        use crate::explore::TransitionSystem;
+        let mut state = vec![0u32; self.state_words()];
+        self.initial_state(&mut state);
+        let mut next = state.clone();
+        for &a in schedule {
+            match self.step(&state, a, &mut next) {
+                Ok(()) => std::mem::swap(&mut state, &mut next),
+                Err(v) => return (state, Some(v)),
+            }
+        }
+        (state, None)
+    }
+
     /// Takes action `a` from `s`; also says whether it passed a progress
     /// point and what it did to memory (for the liveness checks).
     pub fn step_labels(&self, s: &[u32], a: u32, out: &mut [u32]) -> Labeled {

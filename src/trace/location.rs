@@ -3,7 +3,6 @@
 //! starvation, the instruction a stuck thread spins or waits at.
 
 use super::counterexample::source_pos;
-use crate::explore::TransitionSystem;
 use crate::ir::Op;
 use crate::model::{thread_of, Model};
 use crate::report::{SourcePos, Trace};
@@ -24,14 +23,10 @@ pub fn violation_location(
     if faulted {
         return trace.steps.last().map(|s| s.span.clone());
     }
-    let words = model.threads.layout.words();
-    let mut state = vec![0u32; words];
-    model.initial_state(&mut state);
-    let mut next = vec![0u32; words];
-    for &t in schedule {
-        model.step(&state, t, &mut next).ok()?;
-        std::mem::swap(&mut state, &mut next);
-    }
+    let (state, None) = model.run_schedule(schedule) else {
+        return None;
+    };
+    let mut next = state.clone();
     // Threads that progress during the cycle are not the stuck ones.
     let mut progressed = vec![false; model.threads.layout.threads];
     let mut s = state.clone();
