@@ -82,9 +82,10 @@ pub struct Locations {
     /// `Some(strong_stores)` for a location whose every access is strong at
     /// device scope or wider on one GPU, or plain where one thread of each
     /// block runs the harness (no scope check depends on who wrote: a
-    /// plain access is morally strong with no write; a race is with a write
-    /// beyond the reader's view, never its own, so another block's), with `strong_stores` telling whether a strong store that is
-    /// not a read-modify-write accesses it (such a store continues the
+    /// plain access is morally strong with no write; a race is with a
+    /// write beyond the reader's view, never its own, so another block's),
+    /// with `strong_stores` telling whether a strong store that is not a
+    /// read-modify-write accesses it (such a store continues the
     /// release of its own thread's earlier write: a release's writer then
     /// matters); `None` where a writer can matter.
     pub writers_unread: Vec<Option<bool>>,
@@ -314,8 +315,8 @@ impl PtxMemory {
     /// Merges each read-modify-write that wrote back the value it read into
     /// the write it read, where no step can tell the two apart: on a
     /// location whose accesses are all strong and device-wide (`forget`
-    /// and `race_free`), the second has the same value, neither has a writer a step reads,
-    /// and they have the same release (none, or the same view at the same
+    /// and `race_free`), the second has the same value, neither has a
+    /// writer a step reads, and they have the same release (none, or the same view at the same
     /// scope). Part of the canonical form (so traces, which name who
     /// wrote, say that the earlier write was read). Nothing can land
     /// between them (the second is an atomic's, morally strong with every
@@ -356,9 +357,10 @@ impl PtxMemory {
     /// Forgets that thread `t` has fenced where the view its fence left
     /// for later relaxed writes to release (REL) is empty and at device
     /// scope, on one GPU, in a program with no release at system scope
-    /// (no such fence or release access): such a write then releases an empty view at device scope (or
-    /// narrows a continued release to device scope, which it is already,
-    /// at most), which `drop_empty_release` drops as no release. REL only
+    /// (no such fence or release access): such a write then releases an
+    /// empty view at device scope (or narrows a continued release to
+    /// device scope, which it is already, at most), which
+    /// `drop_empty_release` drops as no release. REL only
     /// changes at the next fence, which sets the flag again, and an entry
     /// cleared from it stays useless (`clamp_views`).
     fn drop_empty_rel(&self, s: &mut [u32], t: usize) {
