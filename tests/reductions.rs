@@ -534,6 +534,53 @@ fn spinners_sleep_under_ptx() {
     assert!(ptx < 10_000, "{ptx} states under ptx ({sc} under sc)");
 }
 
+/// The waiters of a queue lock read the slots ahead of theirs blind (no
+/// write there, made or to come, is their id): their views of those slots
+/// stay put, which is most of `ring_buffer_mutex`'s states under `ptx`.
+#[test]
+fn blind_loads_keep_the_queue_locks_waiters_views() {
+    let spec = api::SpecSource::builtin("ring_buffer_mutex").unwrap();
+    let states = |awaits: bool| {
+        let config = CheckConfig {
+            memory_model: Some(MemoryModel::Ptx),
+            awaits,
+            ..config(4, true, 1)
+        };
+        api::check_spec(&spec, &config).unwrap().stats.states
+    };
+    let (on, off) = (states(true), states(false));
+    assert!(
+        on < 2_000 && off > 20_000,
+        "{on} states with the await reduction, {off} without"
+    );
+}
+
+/// A load is not blind where a write it may read, or one still to come, is
+/// the waiter's id: the
+/// poll of two loads below deadlocks when the waiter reads the slot's last
+/// write after the pulse of its id, so that read (the same outcome as the
+/// read at its view) must stay.
+#[test]
+fn a_load_whose_location_may_still_get_the_awaited_value_is_not_blind() {
+    let text = "global volatile u32 idx = 0;\nglobal volatile u32 slot[2] = 7;\nharness master {\n if (blockIdx == 0) {\n  slot[1] = 7;\n  slot[1] = 1;\n  slot[1] = 7;\n  idx = 1;\n } else {\n  while (slot[idx] != blockIdx) { }\n }\n}\n";
+    let spec = api::SpecSource {
+        name: "pulse".into(),
+        origin: "pulse.gsync".into(),
+        text: text.into(),
+    };
+    let verdict = |awaits: bool| {
+        let config = CheckConfig {
+            memory_model: Some(MemoryModel::Ptx),
+            awaits,
+            ..config(2, false, 1)
+        };
+        kinds(&api::check_spec(&spec, &config).unwrap())
+    };
+    let with = verdict(true);
+    assert_eq!(with, verdict(false));
+    assert!(format!("{with:?}").contains("eadlock"), "{with:?}");
+}
+
 #[test]
 fn ptx_canonical_form_is_on_by_default() {
     let spec = api::SpecSource::builtin("spin_lock").unwrap();

@@ -467,6 +467,27 @@ impl PtxMemory {
         }
     }
 
+    /// The location a plain load (action `a`, not performed early) reads,
+    /// and whether `a` reads a newer write than the thread's view (for
+    /// `model::awaits`): `None` for any other action.
+    pub fn plain_load(&self, th: &Threads, s: &[u32], a: u32) -> Option<(usize, bool)> {
+        let (t, choice) = (crate::model::thread_of(a), a >> 16);
+        if choice & EARLY_CHOICE != 0 {
+            return None;
+        }
+        let Op::Load { access, .. } = &th.prog.code[th.pc(s, t) as usize].op else {
+            return None;
+        };
+        let (x, _) = th.address(s, t, &access.loc).ok()?;
+        Some((x, choice & BELOW == 0 && choice > 0))
+    }
+
+    /// Gives the write of `x` at `t`'s view the value `raw` (a one-word
+    /// value): what `t` reads there if a write of that value were made.
+    pub fn set_value_at_view(&self, s: &mut [u32], t: usize, x: usize, raw: u32) {
+        s[self.sec.msg(x, self.cur(s, t, x))] = raw;
+    }
+
     /// Whether an atomic `op` with `args` that reads write `p` of `x` writes.
     fn rmw_writes(
         &self,

@@ -76,12 +76,14 @@
 //! (livelock, starvation) and the per-thread progress analysis of a harness
 //! that never finishes read: those run without ample sets (`check`).
 
+mod flow;
 mod memo;
 mod refresh;
 mod solo;
 mod spin;
 mod values;
 
+pub use flow::RefinedFlow;
 pub use refresh::Refreshes;
 
 use super::state::FINISHED;

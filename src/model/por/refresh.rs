@@ -25,18 +25,14 @@
 //! (!acquired)` or `while (true)` then leaves only where the code sets its
 //! flag or breaks, after the fence, instead of also at the first test.
 
+use super::flow::RefinedFlow;
 use super::values::LocalValues;
 use super::{loc_words, Bits};
-use crate::ir::{cfg, Expr, LocalId, MemOrder, Op, Order, Pc};
+use crate::ir::{MemOrder, Op, Order};
 use crate::model::memory::PtxMemory;
-use crate::model::state::{self, FINISHED, PC};
+use crate::model::state::{FINISHED, PC};
 use crate::model::threads::Threads;
 use crate::model::Model;
-use std::collections::HashMap;
-
-/// A thread's refined control flow with more nodes than this falls back to
-/// one node per pc (no local tracked).
-const MAX_NODES: usize = 1 << 16;
 
 /// Per thread and node of its refined control flow, the words whose view
 /// the next SC fence refreshes.
@@ -46,11 +42,9 @@ pub struct Refreshes {
     threads: Vec<Option<LocalFlow>>,
 }
 
-/// One thread's control flow refined by its tracked locals' values.
+/// One thread's refined control flow, with its table.
 struct LocalFlow {
-    tracked: Vec<LocalId>,
-    /// Per pc: the tracked locals' values at each node there, and its row.
-    nodes_at: Vec<Vec<(Box<[i64]>, usize)>>,
+    flow: RefinedFlow,
     /// Per node, `2 * width` words: the words the block's SC-fence view
     /// refreshes, then those the device's refreshes as well (a subset).
     table: Vec<u64>,
@@ -89,16 +83,10 @@ impl Refreshes {
     /// as well (`None`: nothing known, no refresh).
     #[inline]
     pub fn at(&self, th: &Threads, s: &[u32], t: usize) -> Option<(&[u64], &[u64])> {
-        let flow = self.threads[t].as_ref()?;
-        let nodes = flow.nodes_at.get(th.pc(s, t) as usize)?;
-        let &(_, row) = nodes.iter().find(|(env, _)| {
-            flow.tracked.iter().zip(env.iter()).all(|(&l, &v)| {
-                let ty = th.prog.locals[l as usize].ty;
-                state::load(s, th.layout.local(t, l), ty) == v
-            })
-        })?;
+        let local = self.threads[t].as_ref()?;
+        let row = local.flow.node(th, s, t)?;
         let base = row * 2 * self.width;
-        Some(flow.table[base..base + 2 * self.width].split_at(self.width))
+        Some(local.table[base..base + 2 * self.width].split_at(self.width))
     }
 }
 
@@ -108,16 +96,7 @@ impl LocalFlow {
         // load there, is used there.
         let early = ptx.early_ops();
         let values = LocalValues::compute(model, init, t);
-        let tracked: Vec<LocalId> = (0..model.prog.locals.len() as LocalId)
-            .filter(|&l| values.is_finite(l))
-            .collect();
-        let (nodes, succs, tracked) = match refine(model, init, t, &tracked) {
-            Some(graph) => (graph.0, graph.1, tracked),
-            None => {
-                let plain = refine(model, init, t, &[]).expect("one node per pc fits");
-                (plain.0, plain.1, Vec::new())
-            }
-        };
+        let flow = RefinedFlow::compute(model, init, t, &values);
         let prog = model.prog;
         let pcs = prog.code.len();
         let mut uses = vec![0u64; pcs * width];
@@ -151,18 +130,18 @@ impl LocalFlow {
         };
         // Greatest fixed point: start from "refreshed" everywhere (a path
         // that never uses a view again constrains nothing) and lower.
-        let mut table = vec![!0u64; nodes.len() * 2 * width];
+        let mut table = vec![!0u64; flow.nodes.len() * 2 * width];
         let mut meet = vec![0u64; 2 * width];
         let mut changed = true;
         while changed {
             changed = false;
-            for n in (0..nodes.len()).rev() {
+            for n in (0..flow.nodes.len()).rev() {
                 meet.fill(!0);
-                for &m in &succs[n] {
+                for &m in &flow.succs[n] {
                     let next = &table[m * 2 * width..(m + 1) * 2 * width];
                     meet.iter_mut().zip(next).for_each(|(a, b)| *a &= b);
                 }
-                match effect(nodes[n].0 as usize) {
+                match effect(flow.nodes[n] as usize) {
                     Effect::Pass => {}
                     Effect::Uses(words) => {
                         for half in meet.chunks_mut(width) {
@@ -191,135 +170,14 @@ impl LocalFlow {
                 *w &= if valid == 64 { !0 } else { (1u64 << valid) - 1 };
             }
         }
-        let mut nodes_at = vec![Vec::new(); pcs];
-        for (row, (pc, env)) in nodes.into_iter().enumerate() {
-            nodes_at[pc as usize].push((env, row));
-        }
-        LocalFlow {
-            tracked,
-            nodes_at,
-            table,
-        }
-    }
-}
-
-/// The nodes (pc, tracked locals' values) reachable from thread `t`'s
-/// initial state and each node's successors, or `None` past `MAX_NODES`.
-/// Branches on tracked locals alone go one way; the others both ways.
-/// Values are kept as the model keeps them: dead locals read 0.
-#[allow(clippy::type_complexity)]
-fn refine(
-    model: &Model,
-    init: &[u32],
-    t: usize,
-    tracked: &[LocalId],
-) -> Option<(Vec<(Pc, Box<[i64]>)>, Vec<Vec<usize>>)> {
-    let th = &model.threads;
-    let code = &model.prog.code;
-    let ty = |l: LocalId| model.prog.locals[l as usize].ty;
-    let mut scratch = init.to_vec();
-    let normal = |pc: Pc, mut env: Box<[i64]>| {
-        for (v, &l) in env.iter_mut().zip(tracked) {
-            if !th.is_live(pc, l) {
-                *v = 0;
-            }
-        }
-        (pc, env)
-    };
-    let start_pc = th.pc(init, t);
-    let start: Box<[i64]> = tracked
-        .iter()
-        .map(|&l| state::load(init, th.layout.local(t, l), ty(l)))
-        .collect();
-    let mut index: HashMap<(Pc, Box<[i64]>), usize> = HashMap::new();
-    let mut nodes = vec![normal(start_pc, start)];
-    index.insert(nodes[0].clone(), 0);
-    let mut succs: Vec<Vec<usize>> = Vec::new();
-    let mut locals = Vec::new();
-    while succs.len() < nodes.len() {
-        let (pc, env) = nodes[succs.len()].clone();
-        for (&v, &l) in env.iter().zip(tracked) {
-            state::store(&mut scratch, th.layout.local(t, l), ty(l), v);
-        }
-        // An expression over tracked locals (and constants) has one value.
-        let mut known = |e: &Expr| -> Option<Result<i64, ()>> {
-            locals.clear();
-            cfg::expr_locals(e, &mut locals);
-            let pure = !has_global(e) && locals.iter().all(|l| tracked.contains(l));
-            pure.then(|| th.eval(e, &scratch, t).map_err(|_| ()))
-        };
-        let mut next: Vec<(Pc, Box<[i64]>)> = Vec::new();
-        match &code[pc as usize].op {
-            Op::Branch {
-                cond,
-                then_pc,
-                else_pc,
-            } => match known(cond) {
-                Some(Ok(c)) => next.push((if c != 0 { *then_pc } else { *else_pc }, env.clone())),
-                Some(Err(())) => {}
-                None => {
-                    next.push((*then_pc, env.clone()));
-                    next.push((*else_pc, env.clone()));
-                }
-            },
-            Op::Assign { dst, value } if tracked.contains(dst) => {
-                match known(value) {
-                    Some(Ok(v)) => {
-                        let mut env = env.clone();
-                        let k = tracked.iter().position(|l| l == dst).expect("tracked");
-                        env[k] = crate::ir::wrap(ty(*dst), v);
-                        next.push((pc + 1, env));
-                    }
-                    // A fault ends the thread's run.
-                    Some(Err(())) => {}
-                    // Not a tracked local after all: refine nothing.
-                    None => return None,
-                }
-            }
-            _ => next.extend(
-                cfg::successors(code, pc)
-                    .into_iter()
-                    .map(|p| (p, env.clone())),
-            ),
-        }
-        let mut out = Vec::new();
-        for (p, env) in next {
-            if p as usize >= code.len() {
-                continue;
-            }
-            let key = normal(p, env);
-            let id = match index.get(&key) {
-                Some(&id) => id,
-                None => {
-                    if nodes.len() >= MAX_NODES {
-                        return None;
-                    }
-                    index.insert(key.clone(), nodes.len());
-                    nodes.push(key);
-                    nodes.len() - 1
-                }
-            };
-            out.push(id);
-        }
-        succs.push(out);
-    }
-    Some((nodes, succs))
-}
-
-fn has_global(e: &Expr) -> bool {
-    match e {
-        Expr::Global(..) => true,
-        Expr::Const(_) | Expr::Builtin(_) | Expr::Local(_) => false,
-        Expr::Unary(_, a) => has_global(a),
-        Expr::Binary(_, a, b) => has_global(a) || has_global(b),
-        Expr::Ternary(a, b, c) => has_global(a) || has_global(b) || has_global(c),
+        LocalFlow { flow, table }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{lower, Launch};
+    use crate::ir::{lower, Launch, Pc};
     use crate::model::{MemoryModel, ModelOptions};
     use crate::spec::diag::Source;
 

@@ -1,0 +1,136 @@
+//! The values a location may still be given: what the outcome test of
+//! `awaits` (a poll whose outcome no value changes) must try besides the
+//! writes already made.
+
+use crate::ir::{Expr, Op, Pc, Program};
+use crate::model::por::RefinedFlow;
+use crate::model::state::{FINISHED, PC};
+use crate::model::threads::Threads;
+use crate::model::Model;
+
+/// Every instruction that writes each variable, with the value it writes
+/// where that is the same every time a given thread runs it, and which of
+/// them each thread may still reach.
+pub struct FutureWrites {
+    /// Per variable: the writing instructions, each with its value
+    /// (`None`: a read-modify-write, or a value computed from locals).
+    writers: Vec<Vec<(Pc, Option<Expr>)>>,
+    /// Per thread that runs: its refined control flow, and per node of it
+    /// the writing instructions reachable from there (itself included), a
+    /// bit set of `words` words by pc.
+    threads: Vec<Option<(RefinedFlow, Vec<u64>)>>,
+    words: usize,
+}
+
+impl FutureWrites {
+    pub fn of(model: &Model) -> FutureWrites {
+        let prog = model.prog;
+        let mut writers = vec![Vec::new(); prog.vars.len()];
+        for (pc, instr) in prog.code.iter().enumerate() {
+            let value = match &instr.op {
+                Op::Store { value, .. } => thread_constant(value).then(|| value.clone()),
+                Op::Atomic { .. } => None,
+                _ => continue,
+            };
+            let access = instr.op.access().expect("stores and atomics access memory");
+            writers[access.loc.var as usize].push((pc as Pc, value));
+        }
+        let words = prog.code.len().div_ceil(64);
+        let layout = &model.threads.layout;
+        let mut init = vec![0u32; layout.words()];
+        layout.initial(prog, &mut init);
+        let threads = (0..layout.threads)
+            .map(|t| {
+                (init[layout.thread(t, PC)] != FINISHED).then(|| {
+                    let flow = RefinedFlow::for_thread(model, &init, t);
+                    let reach = reachable_writes(prog, &flow, words);
+                    (flow, reach)
+                })
+            })
+            .collect();
+        FutureWrites {
+            writers,
+            threads,
+            words,
+        }
+    }
+
+    /// Pushes onto `out` every value (as the language's number) that some
+    /// thread may still write to variable `var`, as seen from thread `t`
+    /// in `s`: `t`'s own writes still reachable on its refined control
+    /// flow, and every write of the other threads wherever they are (so
+    /// the answer does not change with their steps, which the ample sets
+    /// may take as independent of this one). `false` where a value is not
+    /// known (a read-modify-write, or a value computed from locals).
+    pub fn values(
+        &self,
+        th: &Threads,
+        s: &[u32],
+        t: usize,
+        var: usize,
+        out: &mut Vec<i64>,
+    ) -> bool {
+        let own = self.threads[t].as_ref().and_then(|(flow, reach)| {
+            let n = flow.node(th, s, t)?;
+            Some(&reach[n * self.words..(n + 1) * self.words])
+        });
+        for (pc, value) in &self.writers[var] {
+            let Some(value) = value else {
+                return false;
+            };
+            for u in 0..th.layout.threads {
+                let reachable = own.is_none_or(|row| row[*pc as usize / 64] & 1 << (pc % 64) != 0);
+                if u == t && !reachable {
+                    continue;
+                }
+                match th.eval(value, s, u) {
+                    Ok(v) => out.push(v),
+                    Err(_) => return false,
+                }
+            }
+        }
+        true
+    }
+}
+
+/// Per node of `flow`, the writing instructions reachable from it.
+fn reachable_writes(prog: &Program, flow: &RefinedFlow, words: usize) -> Vec<u64> {
+    let mut reach = vec![0u64; flow.nodes.len() * words];
+    let mut row = vec![0u64; words];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for n in (0..flow.nodes.len()).rev() {
+            row.fill(0);
+            let pc = flow.nodes[n];
+            if matches!(
+                prog.code[pc as usize].op,
+                Op::Store { .. } | Op::Atomic { .. }
+            ) {
+                row[pc as usize / 64] |= 1 << (pc % 64);
+            }
+            for &m in &flow.succs[n] {
+                let next = &reach[m * words..(m + 1) * words];
+                row.iter_mut().zip(next).for_each(|(a, b)| *a |= b);
+            }
+            let at = &mut reach[n * words..(n + 1) * words];
+            if *at != *row {
+                at.copy_from_slice(&row);
+                changed = true;
+            }
+        }
+    }
+    reach
+}
+
+/// Whether `e` has the same value whenever one thread evaluates it: built
+/// from constants and the thread's ids only.
+fn thread_constant(e: &Expr) -> bool {
+    match e {
+        Expr::Const(_) | Expr::Builtin(_) => true,
+        Expr::Local(_) | Expr::Global(..) => false,
+        Expr::Unary(_, a) => thread_constant(a),
+        Expr::Binary(_, a, b) => thread_constant(a) && thread_constant(b),
+        Expr::Ternary(c, a, b) => thread_constant(c) && thread_constant(a) && thread_constant(b),
+    }
+}

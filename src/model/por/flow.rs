@@ -1,0 +1,250 @@
+//! A thread's control flow refined by the values of its *tracked* locals:
+//! those computed only from constants, builtins and each other, never from
+//! memory (`LocalValues` bounds their values). A loop counted by such a
+//! local (`for (i = 0; i < iters; i++)`) then leaves after its last round
+//! instead of also at the first test, and a `while (!acquired)` only where
+//! the code sets its flag. The view refresh (`refresh.rs`) and the writes a
+//! thread may still make (`model::awaits`) are computed on it.
+
+use super::values::LocalValues;
+use crate::ir::{cfg, Expr, LocalId, Op, Pc, Program};
+use crate::model::state;
+use crate::model::threads::Threads;
+use crate::model::Model;
+use std::collections::HashMap;
+
+/// A thread's refined control flow with more nodes than this falls back to
+/// one node per pc (no local tracked).
+const MAX_NODES: usize = 1 << 16;
+/// The same bound where every local not computed from memory is tracked
+/// (`RefinedFlow::for_thread`), smaller: a counter that never stops runs
+/// into it, and the flow then falls back to `compute`.
+const MAX_UNROLLED_NODES: usize = 1 << 12;
+
+/// One thread's control flow: nodes (a pc and the tracked locals' values)
+/// reachable from its initial state, and their successors.
+pub struct RefinedFlow {
+    tracked: Vec<LocalId>,
+    /// The pc of each node.
+    pub nodes: Vec<Pc>,
+    /// The successors of each node.
+    pub succs: Vec<Vec<usize>>,
+    /// Per pc: the tracked locals' values at each node there, and its id.
+    nodes_at: Vec<Vec<(Box<[i64]>, usize)>>,
+}
+
+impl RefinedFlow {
+    /// Thread `t`'s flow from the initial state `init`, tracking every
+    /// local never computed from memory where that keeps the flow small
+    /// (a loop counted by such a local is then unrolled: the writes after
+    /// its last round are known unreachable), else as `compute` does.
+    pub fn for_thread(model: &Model, init: &[u32], t: usize) -> RefinedFlow {
+        let pure = pure_locals(model.prog);
+        match refine(model, init, t, &pure, MAX_UNROLLED_NODES) {
+            Some((nodes, succs)) => RefinedFlow::of_graph(model, pure, nodes, succs),
+            None => RefinedFlow::compute(model, init, t, &LocalValues::compute(model, init, t)),
+        }
+    }
+
+    /// The same, with the bounds on its locals' values already computed
+    /// (one node per pc where tracking its locals gives too many).
+    pub(super) fn compute(
+        model: &Model,
+        init: &[u32],
+        t: usize,
+        values: &LocalValues,
+    ) -> RefinedFlow {
+        let tracked: Vec<LocalId> = (0..model.prog.locals.len() as LocalId)
+            .filter(|&l| values.is_finite(l))
+            .collect();
+        let (nodes, succs, tracked) = match refine(model, init, t, &tracked, MAX_NODES) {
+            Some(graph) => (graph.0, graph.1, tracked),
+            None => {
+                let plain = refine(model, init, t, &[], MAX_NODES).expect("one node per pc fits");
+                (plain.0, plain.1, Vec::new())
+            }
+        };
+        RefinedFlow::of_graph(model, tracked, nodes, succs)
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn of_graph(
+        model: &Model,
+        tracked: Vec<LocalId>,
+        nodes: Vec<(Pc, Box<[i64]>)>,
+        succs: Vec<Vec<usize>>,
+    ) -> RefinedFlow {
+        let mut nodes_at = vec![Vec::new(); model.prog.code.len()];
+        for (id, (pc, env)) in nodes.iter().enumerate() {
+            nodes_at[*pc as usize].push((env.clone(), id));
+        }
+        RefinedFlow {
+            tracked,
+            nodes: nodes.into_iter().map(|(pc, _)| pc).collect(),
+            succs,
+            nodes_at,
+        }
+    }
+
+    /// The node thread `t` is at in `s` (`None`: none, a state the flow
+    /// does not know).
+    #[inline]
+    pub fn node(&self, th: &Threads, s: &[u32], t: usize) -> Option<usize> {
+        let nodes = self.nodes_at.get(th.pc(s, t) as usize)?;
+        let &(_, id) = nodes.iter().find(|(env, _)| {
+            self.tracked.iter().zip(env.iter()).all(|(&l, &v)| {
+                let ty = th.prog.locals[l as usize].ty;
+                state::load(s, th.layout.local(t, l), ty) == v
+            })
+        })?;
+        Some(id)
+    }
+}
+
+/// The nodes (pc, tracked locals' values) reachable from thread `t`'s
+/// initial state and each node's successors, or `None` past `MAX_NODES`.
+/// Branches on tracked locals alone go one way; the others both ways.
+/// Values are kept as the model keeps them: dead locals read 0.
+#[allow(clippy::type_complexity)]
+fn refine(
+    model: &Model,
+    init: &[u32],
+    t: usize,
+    tracked: &[LocalId],
+    max_nodes: usize,
+) -> Option<(Vec<(Pc, Box<[i64]>)>, Vec<Vec<usize>>)> {
+    let th = &model.threads;
+    let code = &model.prog.code;
+    let ty = |l: LocalId| model.prog.locals[l as usize].ty;
+    let mut scratch = init.to_vec();
+    let normal = |pc: Pc, mut env: Box<[i64]>| {
+        for (v, &l) in env.iter_mut().zip(tracked) {
+            if !th.is_live(pc, l) {
+                *v = 0;
+            }
+        }
+        (pc, env)
+    };
+    let start_pc = th.pc(init, t);
+    let start: Box<[i64]> = tracked
+        .iter()
+        .map(|&l| state::load(init, th.layout.local(t, l), ty(l)))
+        .collect();
+    let mut index: HashMap<(Pc, Box<[i64]>), usize> = HashMap::new();
+    let mut nodes = vec![normal(start_pc, start)];
+    index.insert(nodes[0].clone(), 0);
+    let mut succs: Vec<Vec<usize>> = Vec::new();
+    let mut locals = Vec::new();
+    while succs.len() < nodes.len() {
+        let (pc, env) = nodes[succs.len()].clone();
+        for (&v, &l) in env.iter().zip(tracked) {
+            state::store(&mut scratch, th.layout.local(t, l), ty(l), v);
+        }
+        // An expression over tracked locals (and constants) has one value.
+        let mut known = |e: &Expr| -> Option<Result<i64, ()>> {
+            locals.clear();
+            cfg::expr_locals(e, &mut locals);
+            let pure = !has_global(e) && locals.iter().all(|l| tracked.contains(l));
+            pure.then(|| th.eval(e, &scratch, t).map_err(|_| ()))
+        };
+        let mut next: Vec<(Pc, Box<[i64]>)> = Vec::new();
+        match &code[pc as usize].op {
+            Op::Branch {
+                cond,
+                then_pc,
+                else_pc,
+            } => match known(cond) {
+                Some(Ok(c)) => next.push((if c != 0 { *then_pc } else { *else_pc }, env.clone())),
+                Some(Err(())) => {}
+                None => {
+                    next.push((*then_pc, env.clone()));
+                    next.push((*else_pc, env.clone()));
+                }
+            },
+            Op::Assign { dst, value } if tracked.contains(dst) => {
+                match known(value) {
+                    Some(Ok(v)) => {
+                        let mut env = env.clone();
+                        let k = tracked.iter().position(|l| l == dst).expect("tracked");
+                        env[k] = crate::ir::wrap(ty(*dst), v);
+                        next.push((pc + 1, env));
+                    }
+                    // A fault ends the thread's run.
+                    Some(Err(())) => {}
+                    // Not a tracked local after all: refine nothing.
+                    None => return None,
+                }
+            }
+            _ => next.extend(
+                cfg::successors(code, pc)
+                    .into_iter()
+                    .map(|p| (p, env.clone())),
+            ),
+        }
+        let mut out = Vec::new();
+        for (p, env) in next {
+            if p as usize >= code.len() {
+                continue;
+            }
+            let key = normal(p, env);
+            let id = match index.get(&key) {
+                Some(&id) => id,
+                None => {
+                    if nodes.len() >= max_nodes {
+                        return None;
+                    }
+                    index.insert(key.clone(), nodes.len());
+                    nodes.push(key);
+                    nodes.len() - 1
+                }
+            };
+            out.push(id);
+        }
+        succs.push(out);
+    }
+    Some((nodes, succs))
+}
+
+/// The locals written only by assignments of expressions over constants,
+/// builtins and each other: never from memory.
+fn pure_locals(prog: &Program) -> Vec<LocalId> {
+    let mut pure = vec![true; prog.locals.len()];
+    let mut used = Vec::new();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for instr in &prog.code {
+            let dst = match &instr.op {
+                // Two destinations, both from memory.
+                Op::LockBitTry { value: Some(v), .. } if pure[*v as usize] => Some(*v),
+                Op::Assign { dst, value } => {
+                    used.clear();
+                    cfg::expr_locals(value, &mut used);
+                    let from_pure = !has_global(value) && used.iter().all(|&l| pure[l as usize]);
+                    (!from_pure).then_some(*dst)
+                }
+                op => {
+                    used.clear();
+                    cfg::op_reads_writes(op, &mut used)
+                }
+            };
+            if let Some(d) = dst.filter(|&d| pure[d as usize]) {
+                pure[d as usize] = false;
+                changed = true;
+            }
+        }
+    }
+    (0..prog.locals.len() as LocalId)
+        .filter(|&l| pure[l as usize])
+        .collect()
+}
+
+fn has_global(e: &Expr) -> bool {
+    match e {
+        Expr::Global(..) => true,
+        Expr::Const(_) | Expr::Builtin(_) | Expr::Local(_) => false,
+        Expr::Unary(_, a) => has_global(a),
+        Expr::Binary(_, a, b) => has_global(a) || has_global(b),
+        Expr::Ternary(a, b, c) => has_global(a) || has_global(b) || has_global(c),
+    }
+}
