@@ -211,6 +211,12 @@ impl<'m> Awaits<'m> {
                 trial,
                 values,
             } = scratch;
+            // The values still to come first: no stepping where one is
+            // unknown (a location an atomic writes).
+            values.clear();
+            if !self.writes.values(th, s, t, var, values) {
+                return false;
+            }
             at_view.resize(s.len(), 0);
             other.resize(s.len(), 0);
             let same = |next: &[u32], at_view: &[u32]| self.same_outcome(model, t, next, at_view);
@@ -221,10 +227,6 @@ impl<'m> Awaits<'m> {
                 if model.step_unnormalized(s, a, other).is_err() || !same(other, at_view) {
                     return false;
                 }
-            }
-            values.clear();
-            if !self.writes.values(th, s, t, var, values) {
-                return false;
             }
             values.sort_unstable();
             values.dedup();

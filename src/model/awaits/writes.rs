@@ -3,7 +3,7 @@
 //! writes already made.
 
 use crate::ir::{Expr, Op, Pc, Program};
-use crate::model::por::RefinedFlow;
+use crate::model::por::{pure_locals, RefinedFlow};
 use crate::model::state::{FINISHED, PC};
 use crate::model::threads::Threads;
 use crate::model::Model;
@@ -39,10 +39,11 @@ impl FutureWrites {
         let layout = &model.threads.layout;
         let mut init = vec![0u32; layout.words()];
         layout.initial(prog, &mut init);
+        let pure = pure_locals(prog);
         let threads = (0..layout.threads)
             .map(|t| {
                 (init[layout.thread(t, PC)] != FINISHED).then(|| {
-                    let flow = RefinedFlow::for_thread(model, &init, t);
+                    let flow = RefinedFlow::for_thread(model, &init, t, &pure);
                     let reach = reachable_writes(prog, &flow, words);
                     (flow, reach)
                 })
@@ -78,9 +79,9 @@ impl FutureWrites {
             let Some(value) = value else {
                 return false;
             };
+            let own_reaches = own.is_none_or(|row| row[*pc as usize / 64] & 1 << (pc % 64) != 0);
             for u in 0..th.layout.threads {
-                let reachable = own.is_none_or(|row| row[*pc as usize / 64] & 1 << (pc % 64) != 0);
-                if u == t && !reachable {
+                if u == t && !own_reaches {
                     continue;
                 }
                 match th.eval(value, s, u) {
@@ -95,32 +96,19 @@ impl FutureWrites {
 
 /// Per node of `flow`, the writing instructions reachable from it.
 fn reachable_writes(prog: &Program, flow: &RefinedFlow, words: usize) -> Vec<u64> {
-    let mut reach = vec![0u64; flow.nodes.len() * words];
-    let mut row = vec![0u64; words];
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for n in (0..flow.nodes.len()).rev() {
-            row.fill(0);
-            let pc = flow.nodes[n];
+    flow.solve_backward(
+        words,
+        0,
+        |a, b| a | b,
+        |pc, row| {
             if matches!(
                 prog.code[pc as usize].op,
                 Op::Store { .. } | Op::Atomic { .. }
             ) {
                 row[pc as usize / 64] |= 1 << (pc % 64);
             }
-            for &m in &flow.succs[n] {
-                let next = &reach[m * words..(m + 1) * words];
-                row.iter_mut().zip(next).for_each(|(a, b)| *a |= b);
-            }
-            let at = &mut reach[n * words..(n + 1) * words];
-            if *at != *row {
-                at.copy_from_slice(&row);
-                changed = true;
-            }
-        }
-    }
-    reach
+        },
+    )
 }
 
 /// Whether `e` has the same value whenever one thread evaluates it: built

@@ -1,10 +1,11 @@
 //! A thread's control flow refined by the values of its *tracked* locals:
 //! those computed only from constants, builtins and each other, never from
-//! memory (`LocalValues` bounds their values). A loop counted by such a
-//! local (`for (i = 0; i < iters; i++)`) then leaves after its last round
-//! instead of also at the first test, and a `while (!acquired)` only where
-//! the code sets its flag. The view refresh (`refresh.rs`) and the writes a
-//! thread may still make (`model::awaits`) are computed on it.
+//! memory. A loop counted by such a local (`for (i = 0; i < iters; i++)`)
+//! then leaves after its last round instead of also at the first test, and
+//! a `while (!acquired)` only where the code sets its flag. The view
+//! refresh (`refresh.rs`: the locals `LocalValues` bounds) and the writes a
+//! thread may still make (`model::awaits`: every such local, where the flow
+//! stays small) are backward fixed points on it (`solve_backward`).
 
 use super::values::LocalValues;
 use crate::ir::{cfg, Expr, LocalId, Op, Pc, Program};
@@ -35,13 +36,12 @@ pub struct RefinedFlow {
 
 impl RefinedFlow {
     /// Thread `t`'s flow from the initial state `init`, tracking every
-    /// local never computed from memory where that keeps the flow small
-    /// (a loop counted by such a local is then unrolled: the writes after
-    /// its last round are known unreachable), else as `compute` does.
-    pub fn for_thread(model: &Model, init: &[u32], t: usize) -> RefinedFlow {
-        let pure = pure_locals(model.prog);
-        match refine(model, init, t, &pure, MAX_UNROLLED_NODES) {
-            Some((nodes, succs)) => RefinedFlow::of_graph(model, pure, nodes, succs),
+    /// local of `pure` (`pure_locals`) where that keeps the flow small (a
+    /// loop counted by such a local is then unrolled: the writes after its
+    /// last round are known unreachable), else as `compute` does.
+    pub fn for_thread(model: &Model, init: &[u32], t: usize, pure: &[LocalId]) -> RefinedFlow {
+        match refine(model, init, t, pure, MAX_UNROLLED_NODES) {
+            Some((nodes, succs)) => RefinedFlow::of_graph(model, pure.to_vec(), nodes, succs),
             None => RefinedFlow::compute(model, init, t, &LocalValues::compute(model, init, t)),
         }
     }
@@ -86,6 +86,42 @@ impl RefinedFlow {
         }
     }
 
+    /// The greatest (or least) fixed point of a backward analysis with
+    /// rows of `words` words per node: a node's row is the join (`join`:
+    /// `&` or `|`, with `identity` its unit) of its successors' rows, then
+    /// changed by `transfer` for the node's pc. Every row starts at
+    /// `identity`.
+    pub fn solve_backward(
+        &self,
+        words: usize,
+        identity: u64,
+        join: impl Fn(u64, u64) -> u64,
+        transfer: impl Fn(Pc, &mut [u64]),
+    ) -> Vec<u64> {
+        let mut rows = vec![identity; self.nodes.len() * words];
+        let mut row = vec![identity; words];
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for n in (0..self.nodes.len()).rev() {
+                row.fill(identity);
+                for &m in &self.succs[n] {
+                    let next = &rows[m * words..(m + 1) * words];
+                    row.iter_mut()
+                        .zip(next)
+                        .for_each(|(a, &b)| *a = join(*a, b));
+                }
+                transfer(self.nodes[n], &mut row);
+                let at = &mut rows[n * words..(n + 1) * words];
+                if *at != *row {
+                    at.copy_from_slice(&row);
+                    changed = true;
+                }
+            }
+        }
+        rows
+    }
+
     /// The node thread `t` is at in `s` (`None`: none, a state the flow
     /// does not know).
     #[inline]
@@ -102,7 +138,7 @@ impl RefinedFlow {
 }
 
 /// The nodes (pc, tracked locals' values) reachable from thread `t`'s
-/// initial state and each node's successors, or `None` past `MAX_NODES`.
+/// initial state and each node's successors, or `None` past `max_nodes`.
 /// Branches on tracked locals alone go one way; the others both ways.
 /// Values are kept as the model keeps them: dead locals read 0.
 #[allow(clippy::type_complexity)]
@@ -206,8 +242,8 @@ fn refine(
 }
 
 /// The locals written only by assignments of expressions over constants,
-/// builtins and each other: never from memory.
-fn pure_locals(prog: &Program) -> Vec<LocalId> {
+/// builtins and each other: never from memory (the same for every thread).
+pub fn pure_locals(prog: &Program) -> Vec<LocalId> {
     let mut pure = vec![true; prog.locals.len()];
     let mut used = Vec::new();
     let mut changed = true;

@@ -83,7 +83,7 @@ mod solo;
 mod spin;
 mod values;
 
-pub use flow::RefinedFlow;
+pub use flow::{pure_locals, RefinedFlow};
 pub use refresh::Refreshes;
 
 use super::state::FINISHED;

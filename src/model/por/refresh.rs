@@ -130,38 +130,25 @@ impl LocalFlow {
         };
         // Greatest fixed point: start from "refreshed" everywhere (a path
         // that never uses a view again constrains nothing) and lower.
-        let mut table = vec![!0u64; flow.nodes.len() * 2 * width];
-        let mut meet = vec![0u64; 2 * width];
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for n in (0..flow.nodes.len()).rev() {
-                meet.fill(!0);
-                for &m in &flow.succs[n] {
-                    let next = &table[m * 2 * width..(m + 1) * 2 * width];
-                    meet.iter_mut().zip(next).for_each(|(a, b)| *a &= b);
-                }
-                match effect(flow.nodes[n] as usize) {
-                    Effect::Pass => {}
-                    Effect::Uses(words) => {
-                        for half in meet.chunks_mut(width) {
-                            half.iter_mut().zip(words).for_each(|(a, w)| *a &= !w);
-                        }
-                    }
-                    Effect::UsesAll => meet.fill(0),
-                    Effect::Fence(device) => {
-                        let (block, dev) = meet.split_at_mut(width);
-                        block.fill(!0);
-                        dev.fill(if device { !0 } else { 0 });
+        let mut table = flow.solve_backward(
+            2 * width,
+            !0,
+            |a, b| a & b,
+            |pc, meet| match effect(pc as usize) {
+                Effect::Pass => {}
+                Effect::Uses(words) => {
+                    for half in meet.chunks_mut(width) {
+                        half.iter_mut().zip(words).for_each(|(a, w)| *a &= !w);
                     }
                 }
-                let row = &mut table[n * 2 * width..(n + 1) * 2 * width];
-                if *row != *meet {
-                    row.copy_from_slice(&meet);
-                    changed = true;
+                Effect::UsesAll => meet.fill(0),
+                Effect::Fence(device) => {
+                    let (block, dev) = meet.split_at_mut(width);
+                    block.fill(!0);
+                    dev.fill(if device { !0 } else { 0 });
                 }
-            }
-        }
+            },
+        );
         // Only memory words have views (the top fills whole `u64`s).
         let words = model.threads.layout.mem_words;
         for row in table.chunks_mut(width) {
