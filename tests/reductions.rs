@@ -556,18 +556,13 @@ fn blind_loads_keep_the_queue_locks_waiters_views() {
 }
 
 /// A load is not blind where a write it may read, or one still to come, is
-/// the waiter's id: the
-/// poll of two loads below deadlocks when the waiter reads the slot's last
-/// write after the pulse of its id, so that read (the same outcome as the
-/// read at its view) must stay.
+/// the waiter's id: the poll of two loads below deadlocks when the waiter
+/// reads the slot's last write after the pulse of its id, so that read
+/// (the same outcome as the read at its view) must stay.
 #[test]
 fn a_load_whose_location_may_still_get_the_awaited_value_is_not_blind() {
     let text = "global volatile u32 idx = 0;\nglobal volatile u32 slot[2] = 7;\nharness master {\n if (blockIdx == 0) {\n  slot[1] = 7;\n  slot[1] = 1;\n  slot[1] = 7;\n  idx = 1;\n } else {\n  while (slot[idx] != blockIdx) { }\n }\n}\n";
-    let spec = api::SpecSource {
-        name: "pulse".into(),
-        origin: "pulse.gsync".into(),
-        text: text.into(),
-    };
+    let spec = inline_spec("pulse", text);
     let verdict = |awaits: bool| {
         let config = CheckConfig {
             memory_model: Some(MemoryModel::Ptx),
@@ -777,11 +772,7 @@ fn a_race_found_with_its_writer_forgotten_names_the_writer() {
 #[test]
 fn a_plain_unlock_between_repeated_exchanges_is_not_merged_away() {
     let text = "global u32 lock = 0;\nharness master {\n while (atomicExch(lock, 1) != 0) { backoff(); }\n critical { }\n __threadfence();\n lock = 0;\n}\n";
-    let spec = api::SpecSource {
-        name: "plain_unlock".into(),
-        origin: "tests/reductions.rs".into(),
-        text: text.into(),
-    };
+    let spec = inline_spec("plain_unlock", text);
     for (canonical_memory, forget) in [(false, false), (true, false), (true, true)] {
         let config = CheckConfig {
             races: false,
