@@ -84,7 +84,7 @@ mod writes;
 
 use super::memory::PtxMemory;
 use super::Model;
-use crate::ir::to_raw;
+use crate::ir::{to_raw, Op};
 use std::cell::RefCell;
 use writes::FutureWrites;
 
@@ -93,6 +93,9 @@ use writes::FutureWrites;
 pub struct Awaits<'m> {
     memory: &'m PtxMemory,
     writes: FutureWrites,
+    /// Per pc: a load that may be blind (a one-word location whose every
+    /// writer's value is known), so that the test costs nothing elsewhere.
+    may_be_blind: Vec<bool>,
 }
 
 thread_local! {
@@ -121,9 +124,23 @@ impl<'m> Awaits<'m> {
         if model.warps.is_lockstep() {
             return Err("a lockstep warp's step is not one thread's poll".into());
         }
+        let writes = FutureWrites::of(model);
+        let prog = model.prog;
+        let may_be_blind = prog
+            .code
+            .iter()
+            .map(|instr| match &instr.op {
+                Op::Load { access, .. } => {
+                    let var = access.loc.var as usize;
+                    prog.vars[var].ty.words() == 1 && writes.all_known(var)
+                }
+                _ => false,
+            })
+            .collect();
         Ok(Awaits {
             memory,
-            writes: FutureWrites::of(model),
+            writes,
+            may_be_blind,
         })
     }
 
@@ -154,7 +171,10 @@ impl<'m> Awaits<'m> {
     /// that are blind in `s` (`blind`): the read at the view stays.
     fn drop_blind_reads(&self, model: &Model, s: &[u32], out: &mut Vec<u32>, start: usize) {
         let th = &model.threads;
-        let newer = |a: u32| matches!(self.memory.plain_load(th, s, a), Some((_, true)));
+        let newer = |a: u32| {
+            PtxMemory::reads_past_view(a)
+                && self.may_be_blind[th.pc(s, super::thread_of(a)) as usize]
+        };
         let mut blind = 0u64;
         let mut tried = 0u64;
         for i in start..out.len() {
@@ -163,9 +183,10 @@ impl<'m> Awaits<'m> {
                 continue;
             }
             tried |= 1 << t;
-            let choices = out[start..].iter().copied().filter(|&a| {
-                super::thread_of(a) == t && self.memory.plain_load(th, s, a).is_some()
-            });
+            let choices = out[start..]
+                .iter()
+                .copied()
+                .filter(|&a| super::thread_of(a) == t && !PtxMemory::is_early(a));
             if self.blind(model, s, t, choices) {
                 blind |= 1 << t;
             }
@@ -191,7 +212,7 @@ impl<'m> Awaits<'m> {
     ) -> bool {
         let th = &model.threads;
         let pc = th.pc(s, t);
-        let Some((x, _)) = self.memory.plain_load(th, s, t as u32) else {
+        let Some(x) = self.memory.load_location(th, s, t) else {
             return false;
         };
         let var = th.prog.code[pc as usize]
@@ -200,10 +221,8 @@ impl<'m> Awaits<'m> {
             .expect("a load")
             .loc
             .var as usize;
+        // A one-word type (`may_be_blind`).
         let ty = th.prog.vars[var].ty;
-        if ty.words() != 1 {
-            return false;
-        }
         BLIND.with_borrow_mut(|scratch| {
             let BlindScratch {
                 at_view,

@@ -56,6 +56,12 @@ impl FutureWrites {
         }
     }
 
+    /// Whether every write of variable `var` writes a value known per
+    /// thread (no load of it can be blind otherwise).
+    pub fn all_known(&self, var: usize) -> bool {
+        self.writers[var].iter().all(|(_, value)| value.is_some())
+    }
+
     /// Pushes onto `out` every value (as the language's number) that some
     /// thread may still write to variable `var`, as seen from thread `t`
     /// in `s`: `t`'s own writes still reachable on its refined control

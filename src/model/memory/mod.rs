@@ -467,19 +467,26 @@ impl PtxMemory {
         }
     }
 
-    /// The location a plain load (action `a`, not performed early) reads,
-    /// and whether `a` reads a newer write than the thread's view (for
-    /// `model::awaits`): `None` for any other action.
-    pub fn plain_load(&self, th: &Threads, s: &[u32], a: u32) -> Option<(usize, bool)> {
-        let (t, choice) = (crate::model::thread_of(a), a >> 16);
-        if choice & EARLY_CHOICE != 0 {
-            return None;
-        }
+    /// Whether action `a` reads a write newer than its thread's view, if
+    /// its instruction is a load (for `model::awaits`): not performed
+    /// early, not a racing write below the view, not the write at it.
+    pub fn reads_past_view(a: u32) -> bool {
+        let choice = a >> 16;
+        choice != 0 && choice & (EARLY_CHOICE | BELOW) == 0
+    }
+
+    /// Whether action `a` performs a later instruction early.
+    pub fn is_early(a: u32) -> bool {
+        (a >> 16) & EARLY_CHOICE != 0
+    }
+
+    /// The location the load at thread `t`'s pc reads (`None`: no load, or
+    /// an address that faults).
+    pub fn load_location(&self, th: &Threads, s: &[u32], t: usize) -> Option<usize> {
         let Op::Load { access, .. } = &th.prog.code[th.pc(s, t) as usize].op else {
             return None;
         };
-        let (x, _) = th.address(s, t, &access.loc).ok()?;
-        Some((x, choice & BELOW == 0 && choice > 0))
+        th.address(s, t, &access.loc).ok().map(|(x, _)| x)
     }
 
     /// Gives the write of `x` at `t`'s view the value `raw` (a one-word
