@@ -261,13 +261,12 @@ impl PtxMemory {
                 .map(|t| self.cur(s, t, x))
                 .min();
             self.tighten_bases(s, x, floor.unwrap_or(len - 1));
-            let k = match self.locations.latest_only[x] {
-                true => len - 1,
-                false => (0..self.sec.threads)
-                    .filter(|&t| reader(t))
-                    .map(|t| self.oldest_readable(s, t, x))
-                    .min()
-                    .unwrap_or(len - 1),
+            // The oldest write any live reader may still read: the one the
+            // reader with the oldest view may (`oldest_readable` grows with
+            // the view).
+            let k = match (self.locations.latest_only[x], floor) {
+                (false, Some(f)) => self.oldest_readable_from(s, x, f),
+                _ => len - 1,
             };
             if k > 0 {
                 self.drop_oldest(s, x, k);
@@ -552,12 +551,10 @@ fn clamp_word(v: u32, below: u32) -> u32 {
     if v == 0 {
         return 0;
     }
-    (0..4).fold(0, |out, i| {
-        let shift = 8 * i;
-        let e = (v >> shift) & 0xFF;
-        match e > (below >> shift) & 0xFF {
-            true => out | e << shift,
-            false => out,
-        }
-    })
+    // Byte arrays: the compiler does the four at once, without branches.
+    let (v, below) = (v.to_le_bytes(), below.to_le_bytes());
+    u32::from_le_bytes(std::array::from_fn(|i| match v[i] > below[i] {
+        true => v[i],
+        false => 0,
+    }))
 }

@@ -279,23 +279,24 @@ impl Sections {
         self.sc_base + block.map_or(0, |b| 1 + b) * self.vw
     }
 
-    /// Calls `f` with the first word of every view in the state (threads,
-    /// fences, messages): the hot loops (drops, inserts) use this, not
-    /// the chained iterator of [`all_views`](Self::all_views).
+    /// Calls `f` with `s` and the first word of every view in it that may
+    /// hold a position (threads, fences, the messages a history holds; the
+    /// free slots after them are zero): the hot loops (drops, inserts) use
+    /// this, not the chained iterator of [`all_views`](Self::all_views).
     #[inline]
-    pub fn for_each_view(&self, mut f: impl FnMut(usize)) {
+    pub fn for_each_view(&self, s: &mut [u32], mut f: impl FnMut(&mut [u32], usize)) {
         for t in 0..self.threads {
             let base = self.thread_base + t * self.thread_words;
             for k in 0..self.views {
-                f(base + k * self.vw);
+                f(s, base + k * self.vw);
             }
         }
         for b in 0..=self.blocks {
-            f(self.sc_base + b * self.vw);
+            f(s, self.sc_base + b * self.vw);
         }
         for x in 0..self.locs {
-            for p in 0..self.hist {
-                f(self.msg(x, p) + MSG_VIEW);
+            for p in 0..s[self.len_word(x)] as usize {
+                f(s, self.msg(x, p) + MSG_VIEW);
             }
         }
     }
@@ -346,11 +347,9 @@ pub fn join(s: &mut [u32], dst: usize, src: usize, words: usize) {
 /// The larger entry of each location of two view words.
 #[inline]
 pub fn join_word(a: u32, b: u32) -> u32 {
-    let mut out = 0;
-    for shift in [0, 8, 16, 24] {
-        out |= ((a >> shift) & 0xFF).max((b >> shift) & 0xFF) << shift;
-    }
-    out
+    // Byte arrays: the compiler does the four at once (no shifts).
+    let (a, b) = (a.to_le_bytes(), b.to_le_bytes());
+    u32::from_le_bytes(std::array::from_fn(|i| a[i].max(b[i])))
 }
 
 pub fn copy(s: &mut [u32], dst: usize, src: usize, words: usize) {

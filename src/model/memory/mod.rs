@@ -916,7 +916,7 @@ impl PtxMemory {
         let view = msg + MSG_VIEW;
         s[view..view + sec.vw].fill(0);
         if meta & MSG_REL != 0 {
-            for v in views {
+            for v in views.into_iter().flatten() {
                 join(s, view, v, sec.vw);
             }
             set(s, view, x, q);
@@ -933,7 +933,8 @@ impl PtxMemory {
     /// (a release write), the view at the thread's last fence (a relaxed
     /// write after a fence), and the release of the write it continues (a
     /// release sequence: an atomic's read write, or the thread's own
-    /// earlier write of the location for a strong store).
+    /// earlier write of the location for a strong store). Two views at
+    /// most: no allocation on the hot path.
     fn release_of(
         &self,
         s: &[u32],
@@ -941,7 +942,7 @@ impl PtxMemory {
         w: &NewWrite,
         q: usize,
         base: usize,
-    ) -> (u32, Vec<usize>) {
+    ) -> (u32, [Option<usize>; 2]) {
         let sec = &self.sec;
         let strong = w.meta & STRONG != 0;
         let continued = if w.meta & RMW != 0 {
@@ -965,7 +966,7 @@ impl PtxMemory {
                 && reaches_writer
                 && (w.meta & RMW != 0 || writer(meta) == Some(t))
         });
-        let mut views = vec![];
+        let mut views = [None; 2];
         let mut scope: Option<Scope> = None;
         let mut narrow = |s2: Scope| {
             scope = Some(match scope {
@@ -974,7 +975,7 @@ impl PtxMemory {
             })
         };
         if let Some(sc) = w.release {
-            views.push(sec.thread_view(t, CUR));
+            views[0] = Some(sec.thread_view(t, CUR));
             narrow(sc);
             // A release atomic also continues the release sequence of the
             // write it read (as any atomic does), when that release reaches
@@ -983,16 +984,16 @@ impl PtxMemory {
             if let Some(m) = continued.filter(|&m| {
                 w.meta & RMW != 0 && scope_code(release_scope(s[m + MSG_META])) >= scope_code(sc)
             }) {
-                views.push(m + MSG_VIEW);
+                views[1] = Some(m + MSG_VIEW);
             }
         } else {
             let flags = s[sec.flags(t)];
             if flags & HAS_REL != 0 {
-                views.push(sec.thread_view(t, REL));
+                views[0] = Some(sec.thread_view(t, REL));
                 narrow(flags_rel_scope(flags));
             }
             if let Some(m) = continued {
-                views.push(m + MSG_VIEW);
+                views[1] = Some(m + MSG_VIEW);
                 narrow(release_scope(s[m + MSG_META]));
             }
         }
@@ -1167,12 +1168,23 @@ impl PtxMemory {
     /// reach an access of it.
     fn readers(&self, th: &Threads, s: &[u32], futures: Option<&Futures>, out: &mut Vec<bool>) {
         out.clear();
+        let locs = self.sec.locs;
         for t in 0..self.sec.threads {
-            let live = !th.is_finished(s, t);
-            let pc = th.pc(s, t);
-            out.extend((0..self.sec.locs).map(|x| {
-                live && self.reads(t, x) && futures.is_none_or(|f| f.may_access(t, pc, x))
-            }));
+            let row = out.len();
+            match futures {
+                _ if th.is_finished(s, t) => out.resize(row + locs, false),
+                Some(f) => {
+                    let (reads, writes) = f.sets(t, th.pc(s, t));
+                    let bit = |x: usize| (reads[x / 64] | writes[x / 64]) >> (x % 64) & 1 != 0;
+                    out.extend((0..locs).map(bit));
+                }
+                None => out.resize(row + locs, true),
+            }
+            if self.locations.any_shared {
+                for (x, r) in out[row..].iter_mut().enumerate() {
+                    *r &= self.reads(t, x);
+                }
+            }
         }
     }
 
@@ -1183,7 +1195,11 @@ impl PtxMemory {
     /// must stay (dropping writes below it would move the base up onto a
     /// racing write, and `t` could no longer read that one).
     fn oldest_readable(&self, s: &[u32], t: usize, x: usize) -> usize {
-        let cur = self.cur(s, t, x);
+        self.oldest_readable_from(s, x, self.cur(s, t, x))
+    }
+
+    /// [`oldest_readable`](Self::oldest_readable) for a view of `x` at `cur`.
+    fn oldest_readable_from(&self, s: &[u32], x: usize, cur: usize) -> usize {
         (cur..self.len(s, x))
             .map(|p| self.sec.msg(x, p))
             .filter(|&msg| writer(s[msg + MSG_META]).is_some())
@@ -1197,7 +1213,7 @@ impl PtxMemory {
     #[inline]
     fn renumber(&self, s: &mut [u32], x: usize, to: impl Fn(usize) -> usize) {
         let (word, shift) = (x / 4, (x % 4) * 8);
-        self.sec.for_each_view(|view| {
+        self.sec.for_each_view(s, |s, view| {
             let w = &mut s[view + word];
             let v = ((*w >> shift) & 0xFF) as usize;
             let n = to(v);

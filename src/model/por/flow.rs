@@ -8,7 +8,7 @@
 //! stays small) are backward fixed points on it (`solve_backward`).
 
 use super::values::LocalValues;
-use crate::ir::{cfg, Expr, LocalId, Op, Pc, Program};
+use crate::ir::{cfg, to_raw, Expr, LocalId, Op, Pc, Program};
 use crate::model::state;
 use crate::model::threads::Threads;
 use crate::model::Model;
@@ -25,13 +25,23 @@ const MAX_UNROLLED_NODES: usize = 1 << 12;
 /// One thread's control flow: nodes (a pc and the tracked locals' values)
 /// reachable from its initial state, and their successors.
 pub struct RefinedFlow {
-    tracked: Vec<LocalId>,
     /// The pc of each node.
     pub nodes: Vec<Pc>,
     /// The successors of each node.
     pub succs: Vec<Vec<usize>>,
-    /// Per pc: the tracked locals' values at each node there, and its id.
-    nodes_at: Vec<Vec<(Box<[i64]>, usize)>>,
+    /// Per pc: where its nodes are in `ids` (and, `slots.len()` words
+    /// each, in `envs`).
+    nodes_at: Vec<std::ops::Range<usize>>,
+    /// The nodes, grouped by pc.
+    ids: Vec<usize>,
+    /// The thread whose flow this is.
+    thread: usize,
+    /// The state words of the thread's tracked locals (two for a 64-bit
+    /// one).
+    slots: Vec<usize>,
+    /// Those words at each node of `ids`, one node after another: a node
+    /// is found by comparing words, as the model stores them.
+    envs: Vec<u32>,
 }
 
 impl RefinedFlow {
@@ -41,7 +51,7 @@ impl RefinedFlow {
     /// last round are known unreachable), else as `compute` does.
     pub fn for_thread(model: &Model, init: &[u32], t: usize, pure: &[LocalId]) -> RefinedFlow {
         match refine(model, init, t, pure, MAX_UNROLLED_NODES) {
-            Some((nodes, succs)) => RefinedFlow::of_graph(model, pure.to_vec(), nodes, succs),
+            Some((nodes, succs)) => RefinedFlow::of_graph(model, t, pure, nodes, succs),
             None => RefinedFlow::compute(model, init, t, &LocalValues::compute(model, init, t)),
         }
     }
@@ -64,25 +74,44 @@ impl RefinedFlow {
                 (plain.0, plain.1, Vec::new())
             }
         };
-        RefinedFlow::of_graph(model, tracked, nodes, succs)
+        RefinedFlow::of_graph(model, t, &tracked, nodes, succs)
     }
 
     #[allow(clippy::type_complexity)]
     fn of_graph(
         model: &Model,
-        tracked: Vec<LocalId>,
+        t: usize,
+        tracked: &[LocalId],
         nodes: Vec<(Pc, Box<[i64]>)>,
         succs: Vec<Vec<usize>>,
     ) -> RefinedFlow {
-        let mut nodes_at = vec![Vec::new(); model.prog.code.len()];
-        for (id, (pc, env)) in nodes.iter().enumerate() {
-            nodes_at[*pc as usize].push((env.clone(), id));
+        let (layout, locals) = (&model.threads.layout, &model.prog.locals);
+        let ty = |l: LocalId| locals[l as usize].ty;
+        let slots = tracked
+            .iter()
+            .flat_map(|&l| (0..ty(l).words()).map(move |i| layout.local(t, l) + i))
+            .collect();
+        let mut ids: Vec<usize> = (0..nodes.len()).collect();
+        ids.sort_by_key(|&id| nodes[id].0);
+        let first_at = |pc: usize| ids.partition_point(|&id| (nodes[id].0 as usize) < pc);
+        let nodes_at = (0..model.prog.code.len())
+            .map(|pc| first_at(pc)..first_at(pc + 1))
+            .collect();
+        let mut envs = Vec::new();
+        for &id in &ids {
+            for (&l, &v) in tracked.iter().zip(nodes[id].1.iter()) {
+                let raw = to_raw(ty(l), v);
+                envs.extend((0..ty(l).words()).map(|i| (raw >> (32 * i)) as u32));
+            }
         }
         RefinedFlow {
-            tracked,
+            thread: t,
             nodes: nodes.into_iter().map(|(pc, _)| pc).collect(),
             succs,
             nodes_at,
+            ids,
+            slots,
+            envs,
         }
     }
 
@@ -122,18 +151,21 @@ impl RefinedFlow {
         rows
     }
 
-    /// The node thread `t` is at in `s` (`None`: none, a state the flow
-    /// does not know).
+    /// The node thread `t` (the flow's own) is at in `s` (`None`: none, a
+    /// state the flow does not know).
     #[inline]
     pub fn node(&self, th: &Threads, s: &[u32], t: usize) -> Option<usize> {
-        let nodes = self.nodes_at.get(th.pc(s, t) as usize)?;
-        let &(_, id) = nodes.iter().find(|(env, _)| {
-            self.tracked.iter().zip(env.iter()).all(|(&l, &v)| {
-                let ty = th.prog.locals[l as usize].ty;
-                state::load(s, th.layout.local(t, l), ty) == v
-            })
-        })?;
-        Some(id)
+        debug_assert_eq!(t, self.thread, "another thread's flow");
+        let at = self.nodes_at.get(th.pc(s, t) as usize)?;
+        let k = self.slots.len();
+        let envs = self.envs.get(at.start * k..at.end * k)?;
+        let found = match k {
+            0 => (!at.is_empty()).then_some(0),
+            _ => envs
+                .chunks_exact(k)
+                .position(|env| self.slots.iter().zip(env).all(|(&w, &v)| s[w] == v)),
+        };
+        found.map(|i| self.ids[at.start + i])
     }
 }
 

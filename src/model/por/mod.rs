@@ -398,16 +398,9 @@ impl Futures {
     /// The words thread `t` at `pc` may still read, and those it may still
     /// write.
     #[inline]
-    fn sets(&self, t: usize, pc: crate::ir::Pc) -> (&[u64], &[u64]) {
+    pub fn sets(&self, t: usize, pc: crate::ir::Pc) -> (&[u64], &[u64]) {
         let base = (t * self.pcs + pc as usize) * 2 * self.width;
         self.table[base..base + 2 * self.width].split_at(self.width)
-    }
-
-    /// Whether thread `t` at `pc` may still access memory word `w`.
-    #[inline]
-    pub fn may_access(&self, t: usize, pc: crate::ir::Pc, w: usize) -> bool {
-        let (reads, writes) = self.sets(t, pc);
-        get(reads, w) || get(writes, w)
     }
 }
 

@@ -48,6 +48,9 @@ struct LocalFlow {
     /// Per node, `2 * width` words: the words the block's SC-fence view
     /// refreshes, then those the device's refreshes as well (a subset).
     table: Vec<u64>,
+    /// Per pc: whether the next SC fence refreshes any word at some node
+    /// there (most pcs have none: no need to find the node).
+    refreshing: Vec<bool>,
 }
 
 /// What an instruction does to the views the analysis follows.
@@ -80,10 +83,14 @@ impl Refreshes {
 
     /// For thread `t` in `s`: the words its next SC fence refreshes from
     /// the block's SC-fence view, and those it refreshes from the device's
-    /// as well (`None`: nothing known, no refresh).
+    /// as well (`None`: nothing refreshed there, or nothing known: no
+    /// refresh).
     #[inline]
     pub fn at(&self, th: &Threads, s: &[u32], t: usize) -> Option<(&[u64], &[u64])> {
         let local = self.threads[t].as_ref()?;
+        if !*local.refreshing.get(th.pc(s, t) as usize)? {
+            return None;
+        }
         let row = local.flow.node(th, s, t)?;
         let base = row * 2 * self.width;
         Some(local.table[base..base + 2 * self.width].split_at(self.width))
@@ -157,7 +164,15 @@ impl LocalFlow {
                 *w &= if valid == 64 { !0 } else { (1u64 << valid) - 1 };
             }
         }
-        LocalFlow { flow, table }
+        let mut refreshing = vec![false; pcs];
+        for (row, &pc) in table.chunks(2 * width).zip(&flow.nodes) {
+            refreshing[pc as usize] |= row[..width].iter().any(|&w| w != 0);
+        }
+        LocalFlow {
+            flow,
+            table,
+            refreshing,
+        }
     }
 }
 
@@ -200,9 +215,13 @@ mod tests {
         model.threads.set_pc(&mut s, 0, pc as Pc);
         let v = prog.vars.iter().position(|v| v.name == var).unwrap();
         let w = layout.mem(&prog, v as u32, 0, 0);
-        let (block, device) = table.at(&model.threads, &s, 0).expect("a node");
+        let flow = &table.threads[0].as_ref().expect("a live thread").flow;
+        flow.node(&model.threads, &s, 0).expect("a node");
         let bit = |b: &[u64]| b[w / 64] >> (w % 64) & 1 == 1;
-        (bit(block), bit(device))
+        // `None` at a node where nothing is refreshed.
+        table
+            .at(&model.threads, &s, 0)
+            .map_or((false, false), |(block, device)| (bit(block), bit(device)))
     }
 
     fn is_cas(op: &Op) -> bool {
