@@ -55,9 +55,29 @@ thread_local! {
     static THRESHOLDS: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Which threads are live readers of which locations in one state, by
-/// `t * locations + x` (computed once per step: every rule asks).
-pub(super) struct Readers<'a>(pub &'a [bool]);
+/// Which threads are live readers of which locations in one state
+/// (computed once per step: every rule asks): per thread, a row of
+/// `locations.div_ceil(64)` words with bit `x % 64` of word `x / 64` set
+/// where it reads `x`.
+pub(super) struct Readers<'a> {
+    rows: &'a [u64],
+    width: usize,
+}
+
+impl<'a> Readers<'a> {
+    pub fn new(rows: &'a [u64], locations: usize) -> Readers<'a> {
+        Readers {
+            rows,
+            width: locations.div_ceil(64),
+        }
+    }
+
+    /// Whether thread `t` is a live reader of location `x`.
+    #[inline]
+    fn has(&self, t: usize, x: usize) -> bool {
+        self.rows[t * self.width + x / 64] >> (x % 64) & 1 != 0
+    }
+}
 
 /// What the code tells about each location (a word of memory).
 pub struct Locations {
@@ -253,7 +273,7 @@ impl PtxMemory {
             self.clear_own_entries(s, x);
             self.merge_repeats(s, x);
             self.drop_dead_writes(s, x);
-            let reader = |t: usize| readers.0[t * locs + x];
+            let reader = |t: usize| readers.has(t, x);
             let len = self.len(s, x);
             // With no live reader nothing about `x` matters any more.
             let floor = (0..self.sec.threads)
@@ -474,18 +494,20 @@ impl PtxMemory {
                 (0..4).fold(0u32, |word, i| {
                     let b = floors
                         .get(w * 4 + i)
-                        .map_or(0, |f| f.map_or(0xFF, |f| f.min(0xFF)));
-                    word | (b as u32) << (8 * i)
+                        .map_or(0, |f| f.map_or(MAX_ENTRY, |f| f as u32));
+                    word | b << (8 * i)
                 })
             }));
             let below = &below[..];
             for t in 0..sec.threads {
                 let cur = sec.thread_view(t, CUR);
-                for k in [NEAR, FAR] {
-                    let view = sec.thread_view(t, k);
-                    for w in 0..sec.vw {
+                let (near, far) = (sec.thread_view(t, NEAR), sec.thread_view(t, FAR));
+                for w in 0..sec.vw {
+                    // Mostly nothing is pending.
+                    if s[near + w] | s[far + w] != 0 {
                         let own = join_word(s[cur + w], below[w]);
-                        s[view + w] = clamp_word(s[view + w], own);
+                        s[near + w] = clamp_word(s[near + w], own);
+                        s[far + w] = clamp_word(s[far + w], own);
                     }
                 }
                 // REL and the views kept for named barriers (which release
@@ -548,13 +570,7 @@ fn clamp_range(s: &mut [u32], first: usize, views: usize, below: &[u32]) {
 /// location), the others zero.
 #[inline]
 fn clamp_word(v: u32, below: u32) -> u32 {
-    if v == 0 {
-        return 0;
-    }
-    // Byte arrays: the compiler does the four at once, without branches.
-    let (v, below) = (v.to_le_bytes(), below.to_le_bytes());
-    u32::from_le_bytes(std::array::from_fn(|i| match v[i] > below[i] {
-        true => v[i],
-        false => 0,
-    }))
+    // `v > below` is `v >= below + 1`, byte by byte (no carry: a threshold
+    // is at most `MAX_ENTRY + 1`, under 128).
+    v & at_least_mask(v, below + 0x0101_0101)
 }

@@ -344,12 +344,29 @@ pub fn join(s: &mut [u32], dst: usize, src: usize, words: usize) {
     }
 }
 
+/// The high bit of each byte of a view word.
+const HIGH_BITS: u32 = 0x8080_8080;
+
+/// The newest entry a view may hold (an entry is a position in a history;
+/// `clamp_word`'s thresholds go one past it): under 128, so that view
+/// words are compared and joined four entries at once, as 7-bit lanes.
+pub const MAX_ENTRY: u32 = 0x7E;
+const _: () = assert!(super::HISTORY as u32 <= MAX_ENTRY);
+
+/// Per byte of two view words of entries up to [`MAX_ENTRY`] + 1: 0xFF
+/// where `a`'s entry is at least `b`'s, else 0. Setting the high bit of
+/// `a`'s bytes keeps each byte's subtraction from borrowing from the next
+/// one, and leaves the high bit set exactly where `a >= b`.
+#[inline]
+pub fn at_least_mask(a: u32, b: u32) -> u32 {
+    ((((a | HIGH_BITS) - b) & HIGH_BITS) >> 7) * 0xFF
+}
+
 /// The larger entry of each location of two view words.
 #[inline]
 pub fn join_word(a: u32, b: u32) -> u32 {
-    // Byte arrays: the compiler does the four at once (no shifts).
-    let (a, b) = (a.to_le_bytes(), b.to_le_bytes());
-    u32::from_le_bytes(std::array::from_fn(|i| a[i].max(b[i])))
+    let a_wins = at_least_mask(a, b);
+    (a & a_wins) | (b & !a_wins)
 }
 
 pub fn copy(s: &mut [u32], dst: usize, src: usize, words: usize) {
@@ -359,6 +376,35 @@ pub fn copy(s: &mut [u32], dst: usize, src: usize, words: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every pair of entries up to `MAX_ENTRY + 1`, in every byte, against
+    /// the byte-by-byte definition (the other bytes vary too: a borrow
+    /// would show in a neighbour).
+    #[test]
+    fn at_least_mask_compares_each_byte_alone() {
+        let top = MAX_ENTRY + 1;
+        for a in 0..=top {
+            for b in 0..=top {
+                for shift in [0, 8, 16, 24] {
+                    let other = (shift + 8) % 32;
+                    let (x, y) = (a << shift | (top - a) << other, b << shift | b << other);
+                    let by_byte = |x: u32, y: u32| {
+                        u32::from_le_bytes(std::array::from_fn(|i| {
+                            match x.to_le_bytes()[i] >= y.to_le_bytes()[i] {
+                                true => 0xFF,
+                                false => 0,
+                            }
+                        }))
+                    };
+                    assert_eq!(at_least_mask(x, y), by_byte(x, y), "{x:#x} {y:#x}");
+                    let max = u32::from_le_bytes(std::array::from_fn(|i| {
+                        x.to_le_bytes()[i].max(y.to_le_bytes()[i])
+                    }));
+                    assert_eq!(join_word(x, y), max, "{x:#x} {y:#x}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn views_pack_four_positions_per_word_and_join_bytewise() {

@@ -60,7 +60,7 @@ use layout::*;
 thread_local! {
     /// Which threads read which locations in the state being put in
     /// canonical form (`PtxMemory::readers`), reused from step to step.
-    static READERS: std::cell::RefCell<Vec<bool>> = const { std::cell::RefCell::new(Vec::new()) };
+    static READERS: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Writes kept per location.
@@ -96,6 +96,9 @@ pub struct PtxMemory {
     /// Per location: the low word of a 64-bit element, whose high word is
     /// the next memory word (see `layout`).
     wide: Vec<bool>,
+    /// Per thread, the locations it can access (`reads`), as bit rows
+    /// (`canon::Readers`).
+    accessible: Vec<u64>,
 }
 
 /// The note for a write that lands before `later` writes already made.
@@ -272,7 +275,7 @@ impl PtxMemory {
         let early = (0..prog.code.len())
             .map(|pc| reorderable(&prog.code, pc, &rmw_vars))
             .collect();
-        PtxMemory {
+        let mut memory = PtxMemory {
             sec,
             early,
             devices: prog.devices.clone(),
@@ -289,7 +292,20 @@ impl PtxMemory {
                 }),
             canonical,
             wide,
-        }
+            accessible: Vec::new(),
+        };
+        let locs = memory.sec.locs;
+        memory.accessible = (0..memory.sec.threads)
+            .flat_map(|t| {
+                let memory = &memory;
+                (0..locs.div_ceil(64)).map(move |i| {
+                    (i * 64..locs.min(i * 64 + 64))
+                        .filter(|&x| memory.reads(t, x))
+                        .fold(0u64, |row, x| row | 1 << (x % 64))
+                })
+            })
+            .collect();
+        memory
     }
 
     /// Every location starts with its initial value, readable by all.
@@ -1144,9 +1160,9 @@ impl PtxMemory {
             if let Some(r) = refreshes {
                 self.refresh_views(th, s, r);
             }
-            return READERS.with_borrow_mut(|readers| {
-                self.readers(th, s, futures, readers);
-                self.canonicalize(s, &canon::Readers(readers))
+            return READERS.with_borrow_mut(|rows| {
+                self.readers(th, s, futures, rows);
+                self.canonicalize(s, &canon::Readers::new(rows, self.sec.locs))
             });
         }
         for x in 0..self.sec.locs {
@@ -1163,27 +1179,25 @@ impl PtxMemory {
     }
 
     /// Fills `out` with which threads may still access which locations,
-    /// by `t * locations + x` (`canon`): threads not finished that can
+    /// as bit rows (`canon::Readers`): threads not finished that can
     /// access it, and (where `futures` are known) whose code can still
     /// reach an access of it.
-    fn readers(&self, th: &Threads, s: &[u32], futures: Option<&Futures>, out: &mut Vec<bool>) {
+    fn readers(&self, th: &Threads, s: &[u32], futures: Option<&Futures>, out: &mut Vec<u64>) {
         out.clear();
-        let locs = self.sec.locs;
+        let width = self.sec.locs.div_ceil(64);
         for t in 0..self.sec.threads {
-            let row = out.len();
+            let accessible = &self.accessible[t * width..(t + 1) * width];
             match futures {
-                _ if th.is_finished(s, t) => out.resize(row + locs, false),
+                _ if th.is_finished(s, t) => out.resize(out.len() + width, 0),
+                // Future accesses are by memory word, from word 0 on: one
+                // per location, then words no row here reads.
                 Some(f) => {
                     let (reads, writes) = f.sets(t, th.pc(s, t));
-                    let bit = |x: usize| (reads[x / 64] | writes[x / 64]) >> (x % 64) & 1 != 0;
-                    out.extend((0..locs).map(bit));
+                    debug_assert!(reads.len() >= width, "a row per location");
+                    let rows = reads.iter().zip(writes).zip(accessible);
+                    out.extend(rows.map(|((r, w), a)| (r | w) & a));
                 }
-                None => out.resize(row + locs, true),
-            }
-            if self.locations.any_shared {
-                for (x, r) in out[row..].iter_mut().enumerate() {
-                    *r &= self.reads(t, x);
-                }
+                None => out.extend_from_slice(accessible),
             }
         }
     }
