@@ -168,9 +168,14 @@ impl<'p> Threads<'p> {
             }
             Expr::Builtin(b) => {
                 let launch = self.prog.launch;
-                let in_block = (t as u32) % launch.threads_per_block;
+                // No division where each block runs one thread (the master
+                // harnesses): it is slow on the hot path.
+                let (block, in_block) = match launch.threads_per_block {
+                    1 => (t as u32, 0),
+                    n => (t as u32 / n, t as u32 % n),
+                };
                 i64::from(match b {
-                    Builtin::BlockIdx => t as u32 / launch.threads_per_block,
+                    Builtin::BlockIdx => block,
                     Builtin::ThreadIdx => in_block,
                     Builtin::LaneId => in_block % launch.warp_size,
                     Builtin::WarpId => in_block / launch.warp_size,

@@ -229,7 +229,7 @@ impl PtxMemory {
                 continue;
             };
             let cur = sec.thread_view(t, CUR);
-            let (block, device) = (sec.sc_view(Some(t / self.tpb)), sec.sc_view(None));
+            let (block, device) = (sec.sc_view(Some(self.block(t))), sec.sc_view(None));
             for (i, &bits) in by_block.iter().enumerate() {
                 let mut rest = bits;
                 while rest != 0 {
@@ -249,7 +249,7 @@ impl PtxMemory {
 
     /// Whether thread `t` can access location `x`.
     pub(super) fn reads(&self, t: usize, x: usize) -> bool {
-        self.locations.owners[x].is_none_or(|b| b as usize == t / self.tpb)
+        self.locations.owners[x].is_none_or(|b| b == self.block_of[t])
     }
 
     /// Drops unreadable writes and puts bases and views in canonical form.
@@ -561,8 +561,10 @@ impl PtxMemory {
 /// (`clamp_views`).
 fn clamp_range(s: &mut [u32], first: usize, views: usize, below: &[u32]) {
     let vw = below.len();
-    for (i, word) in s[first..first + views * vw].iter_mut().enumerate() {
-        *word = clamp_word(*word, below[i % vw]);
+    for view in s[first..first + views * vw].chunks_exact_mut(vw) {
+        for (word, &b) in view.iter_mut().zip(below) {
+            *word = clamp_word(*word, b);
+        }
     }
 }
 

@@ -99,6 +99,8 @@ pub struct PtxMemory {
     /// Per thread, the locations it can access (`reads`), as bit rows
     /// (`canon::Readers`).
     accessible: Vec<u64>,
+    /// Per thread, its block.
+    block_of: Vec<u32>,
 }
 
 /// The note for a write that lands before `later` writes already made.
@@ -293,6 +295,9 @@ impl PtxMemory {
             canonical,
             wide,
             accessible: Vec::new(),
+            block_of: (0..layout.threads)
+                .map(|t| (t / layout.threads_per_block) as u32)
+                .collect(),
         };
         let locs = memory.sec.locs;
         memory.accessible = (0..memory.sec.threads)
@@ -332,8 +337,17 @@ impl PtxMemory {
         get(s, self.sec.thread_view(t, CUR), x)
     }
 
+    /// The block of thread `t` (a table: a division is slow on the hot
+    /// path). A writer that is no thread (`FORGOTTEN_WRITER`) gets the
+    /// quotient, a block past the launch's where each block runs one
+    /// thread.
+    #[inline]
+    fn block(&self, t: usize) -> usize {
+        self.block_of.get(t).map_or(t / self.tpb, |&b| b as usize)
+    }
+
     fn same_block(&self, a: usize, b: usize) -> bool {
-        a / self.tpb == b / self.tpb
+        self.block(a) == self.block(b)
     }
 
     /// Whether `b` is inside scope `scope` of `a`.
@@ -346,7 +360,7 @@ impl PtxMemory {
     }
 
     fn device(&self, t: usize) -> u32 {
-        self.devices.get(t / self.tpb).copied().unwrap_or(0)
+        self.devices.get(self.block(t)).copied().unwrap_or(0)
     }
 
     /// Whether an access of `t` (strength, scope) and the write `meta` are
@@ -1027,15 +1041,15 @@ impl PtxMemory {
         let cur = sec.thread_view(t, CUR);
         self.acquire_pending(s, t, scope != Scope::Cta);
         if order == Order::Sc {
-            let block = Some(t / self.tpb);
-            let mut scs = vec![sec.sc_view(block)];
-            if self.sc_fence_orders_device(scope) {
-                scs.push(sec.sc_view(None));
-            }
-            for &v in &scs {
+            let block = sec.sc_view(Some(self.block(t)));
+            let device = self
+                .sc_fence_orders_device(scope)
+                .then(|| sec.sc_view(None));
+            let scs = std::iter::once(block).chain(device);
+            for v in scs.clone() {
                 join(s, cur, v, vw);
             }
-            for &v in &scs {
+            for v in scs {
                 copy(s, v, cur, vw);
             }
         }
