@@ -282,7 +282,10 @@ fn no_por_switches_off_both_reductions() {
     let out = common::run(&["spin_lock", "--blocks", "3", "--stats", "--no-por"]);
     let text = common::stdout(&out);
     assert!(text.contains("ample sets off (--no-por)"), "{text}");
-    assert!(text.contains("stale failed polls explored"), "{text}");
+    assert!(
+        text.contains("stale failed polls and blind reads explored"),
+        "{text}"
+    );
     let fused = common::run(&["spin_lock", "--blocks", "3", "--stats"]);
     let unfused = common::run(&["spin_lock", "--blocks", "3", "--stats", "--no-fuse-local"]);
     let states = |o: &std::process::Output| {

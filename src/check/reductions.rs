@@ -78,12 +78,12 @@ impl Note {
         };
         let awaits = match (ptx, asked.awaits, &refusals[2]) {
             (false, _, _) => String::new(),
-            (true, false, _) => "; stale failed polls explored (--no-await or --no-por)".into(),
+            (true, false, _) => "; stale failed polls and blind reads explored (--no-await or --no-por)".into(),
             (true, true, _) if fair => {
-                "; stale failed polls explored (fairness reads every thread's steps)".into()
+                "; stale failed polls and blind reads explored (fairness reads every thread's steps)".into()
             }
-            (true, true, Ok(())) => "; failed polls of a stale write left out".into(),
-            (true, true, Err(why)) => format!("; stale failed polls explored ({why})"),
+            (true, true, Ok(())) => "; failed polls of a stale write and blind reads left out".into(),
+            (true, true, Err(why)) => format!("; stale failed polls and blind reads explored ({why})"),
         };
         let model = reduced.model();
         let refresh = match (ptx, model.options().refresh_views) {
@@ -121,7 +121,8 @@ impl Note {
             self.text.push_str("; writers no step reads forgotten");
         }
         if self.left_out_stale_polls {
-            self.text.push_str("; stale failed polls explored");
+            self.text
+                .push_str("; stale failed polls and blind reads explored");
         }
         self.text.push_str(self.refresh);
         self.text.push_str(self.dead);

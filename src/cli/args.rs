@@ -208,7 +208,7 @@ pub struct CheckArgs {
     #[arg(long)]
     pub no_forget: bool,
 
-    /// Under --memory-model ptx, also explore the failed iterations of a polling loop that read an older write than the latest (more states; for cross-checking)
+    /// Under --memory-model ptx, also explore the failed iterations of a polling loop that read an older write than the latest, and the reads of newer writes by a blind load, one whose value decides nothing (more states; for cross-checking)
     #[arg(long = "no-await")]
     pub no_await: bool,
 
