@@ -53,6 +53,17 @@ pub fn store(s: &mut [u32], w: usize, ty: Type, value: i64) {
     store_raw(s, w, ty, to_raw(ty, value));
 }
 
+/// The block of thread `t` with `threads_per_block` threads a block. No
+/// division where each block runs one thread (the master harnesses): it
+/// costs tens of cycles, on the hot path of every access and scope check.
+#[inline]
+pub fn block_of(t: usize, threads_per_block: usize) -> usize {
+    match threads_per_block {
+        1 => t,
+        n => t / n,
+    }
+}
+
 /// `pc` of a thread that finished the harness.
 pub const FINISHED: u32 = u32::MAX;
 /// Thread flag: arrived at `__syncthreads()`, waiting for the block.
@@ -170,12 +181,7 @@ impl Layout {
     }
 
     pub fn block_of(&self, t: usize) -> usize {
-        // No division where each block runs one thread (the master
-        // harnesses): this is on the hot path of every access.
-        match self.threads_per_block {
-            1 => t,
-            n => t / n,
-        }
+        block_of(t, self.threads_per_block)
     }
 
     /// Threads of the block of `t`.

@@ -168,14 +168,10 @@ impl<'p> Threads<'p> {
             }
             Expr::Builtin(b) => {
                 let launch = self.prog.launch;
-                // No division where each block runs one thread (the master
-                // harnesses): it is slow on the hot path.
-                let (block, in_block) = match launch.threads_per_block {
-                    1 => (t as u32, 0),
-                    n => (t as u32 / n, t as u32 % n),
-                };
+                let block = self.layout.block_of(t);
+                let in_block = (t - block * self.layout.threads_per_block) as u32;
                 i64::from(match b {
-                    Builtin::BlockIdx => block,
+                    Builtin::BlockIdx => block as u32,
                     Builtin::ThreadIdx => in_block,
                     Builtin::LaneId => in_block % launch.warp_size,
                     Builtin::WarpId => in_block / launch.warp_size,

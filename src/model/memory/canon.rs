@@ -249,7 +249,7 @@ impl PtxMemory {
 
     /// Whether thread `t` can access location `x`.
     pub(super) fn reads(&self, t: usize, x: usize) -> bool {
-        self.locations.owners[x].is_none_or(|b| b == self.block_of[t])
+        self.locations.owners[x].is_none_or(|b| b as usize == self.block(t))
     }
 
     /// Drops unreadable writes and puts bases and views in canonical form.

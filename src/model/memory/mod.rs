@@ -99,8 +99,6 @@ pub struct PtxMemory {
     /// Per thread, the locations it can access (`reads`), as bit rows
     /// (`canon::Readers`).
     accessible: Vec<u64>,
-    /// Per thread, its block.
-    block_of: Vec<u32>,
 }
 
 /// The note for a write that lands before `later` writes already made.
@@ -295,9 +293,6 @@ impl PtxMemory {
             canonical,
             wide,
             accessible: Vec::new(),
-            block_of: (0..layout.threads)
-                .map(|t| (t / layout.threads_per_block) as u32)
-                .collect(),
         };
         let locs = memory.sec.locs;
         memory.accessible = (0..memory.sec.threads)
@@ -337,13 +332,11 @@ impl PtxMemory {
         get(s, self.sec.thread_view(t, CUR), x)
     }
 
-    /// The block of thread `t` (a table: a division is slow on the hot
-    /// path). A writer that is no thread (`FORGOTTEN_WRITER`) gets the
-    /// quotient, a block past the launch's where each block runs one
-    /// thread.
+    /// The block of thread `t` (of a writer that is no thread,
+    /// `FORGOTTEN_WRITER`, the quotient all the same).
     #[inline]
     fn block(&self, t: usize) -> usize {
-        self.block_of.get(t).map_or(t / self.tpb, |&b| b as usize)
+        super::state::block_of(t, self.tpb)
     }
 
     fn same_block(&self, a: usize, b: usize) -> bool {
