@@ -78,7 +78,7 @@ impl FutureWrites {
         out: &mut Vec<i64>,
     ) -> bool {
         let own = self.threads[t].as_ref().and_then(|(flow, reach)| {
-            let n = flow.node(th, s, t)?;
+            let n = flow.node(th, s)?;
             Some(&reach[n * self.words..(n + 1) * self.words])
         });
         for (pc, value) in &self.writers[var] {

@@ -151,12 +151,11 @@ impl RefinedFlow {
         rows
     }
 
-    /// The node thread `t` (the flow's own) is at in `s` (`None`: none, a
-    /// state the flow does not know).
+    /// The node the flow's thread is at in `s` (`None`: none, a state the
+    /// flow does not know).
     #[inline]
-    pub fn node(&self, th: &Threads, s: &[u32], t: usize) -> Option<usize> {
-        debug_assert_eq!(t, self.thread, "another thread's flow");
-        let at = self.nodes_at.get(th.pc(s, t) as usize)?;
+    pub fn node(&self, th: &Threads, s: &[u32]) -> Option<usize> {
+        let at = self.nodes_at.get(th.pc(s, self.thread) as usize)?;
         let k = self.slots.len();
         let envs = self.envs.get(at.start * k..at.end * k)?;
         let found = match k {

@@ -91,7 +91,7 @@ impl Refreshes {
         if !*local.refreshing.get(th.pc(s, t) as usize)? {
             return None;
         }
-        let row = local.flow.node(th, s, t)?;
+        let row = local.flow.node(th, s)?;
         let base = row * 2 * self.width;
         Some(local.table[base..base + 2 * self.width].split_at(self.width))
     }
@@ -216,7 +216,7 @@ mod tests {
         let v = prog.vars.iter().position(|v| v.name == var).unwrap();
         let w = layout.mem(&prog, v as u32, 0, 0);
         let flow = &table.threads[0].as_ref().expect("a live thread").flow;
-        flow.node(&model.threads, &s, 0).expect("a node");
+        flow.node(&model.threads, &s).expect("a node");
         let bit = |b: &[u64]| b[w / 64] >> (w % 64) & 1 == 1;
         // `None` at a node where nothing is refreshed.
         table
