@@ -261,6 +261,43 @@ fn bench_checker_speedup_runs_the_same_launch_with_more_threads() {
 }
 
 #[test]
+fn bench_checker_repeat_reports_one_row_per_launch_with_the_same_states() {
+    let rows = |repeat: &str| {
+        let out = common::run(&[
+            "bench-checker",
+            "--families",
+            "mutex",
+            "--min-blocks",
+            "2",
+            "--max-blocks",
+            "3",
+            "--no-compare",
+            "--repeat",
+            repeat,
+        ]);
+        assert_eq!(common::code(&out), 0, "{}", common::stderr(&out));
+        let text = common::stdout(&out);
+        let rows: Vec<String> = text
+            .lines()
+            .filter(|l| l.starts_with("mutex"))
+            .map(|l| {
+                let cells: Vec<&str> = l.split_whitespace().collect();
+                // blocks, states and verdicts: not the times.
+                format!("{} {} {}", cells[1], cells[3], cells[10])
+            })
+            .collect();
+        rows
+    };
+    let once = rows("1");
+    assert_eq!(once.len(), 2, "{once:?}");
+    assert_eq!(rows("3"), once);
+    for bad in ["0", "101", "x"] {
+        let out = common::run(&["bench-checker", "--repeat", bad]);
+        assert_eq!(common::code(&out), 2, "--repeat {bad}");
+    }
+}
+
+#[test]
 fn ample_sets_keep_every_verdict_and_their_counterexamples_replay() {
     // Symmetry off on both sides: only the partial-order reduction differs.
     let full = |n| CheckConfig {

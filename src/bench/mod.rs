@@ -32,6 +32,10 @@ pub struct BenchOptions {
     /// Also run every complete reduced row with this many explorer threads,
     /// side by side, for the parallel speed-up.
     pub speedup_threads: Option<usize>,
+    /// Runs of each row; the one reported is the median by search time
+    /// (a short search's time varies from run to run far more than a long
+    /// one's: a tenth of a second is a few scheduler ticks).
+    pub repeat: usize,
 }
 
 impl Default for BenchOptions {
@@ -44,6 +48,7 @@ impl Default for BenchOptions {
             compare: true,
             memory_model: MemoryModel::Sc,
             speedup_threads: None,
+            repeat: 1,
         }
     }
 }
@@ -92,6 +97,28 @@ pub fn family_members(family: &str) -> Vec<SpecSource> {
                 .is_some_and(|f| f.header.family.as_deref() == Some(family))
         })
         .collect()
+}
+
+/// [`run_row`] `opts.repeat` times: the run with the median search time
+/// (with an even count, the slower of the middle two). Every run explores
+/// the same states; a row whose runs disagree on states or verdicts is
+/// reported as the first run, marked incomplete, rather than hidden.
+pub fn measure_row(family: &str, blocks: u32, reduced: bool, opts: &BenchOptions) -> Row {
+    let first = run_row(family, blocks, reduced, opts);
+    if opts.repeat <= 1 || !first.complete {
+        return first;
+    }
+    let mut runs = vec![first];
+    for _ in 1..opts.repeat {
+        let again = run_row(family, blocks, reduced, opts);
+        if !again.complete || again.states != runs[0].states || again.verdicts != runs[0].verdicts {
+            runs[0].complete = false;
+            return runs.swap_remove(0);
+        }
+        runs.push(again);
+    }
+    runs.sort_by(|a, b| a.explore_seconds.total_cmp(&b.explore_seconds));
+    runs.swap_remove(runs.len() / 2)
 }
 
 /// Checks every variant of `family` at `blocks`; stops early (incomplete)
@@ -191,7 +218,7 @@ pub fn run(opts: &BenchOptions, out: &mut dyn FnMut(&str)) -> Vec<Row> {
                 if !growing[m] {
                     continue;
                 }
-                let row = run_row(family, blocks, reduced, opts);
+                let row = measure_row(family, blocks, reduced, opts);
                 growing[m] = row.complete;
                 out(&format_row(&row));
                 let again = opts.speedup_threads.filter(|_| reduced && row.complete);
@@ -201,7 +228,7 @@ pub fn run(opts: &BenchOptions, out: &mut dyn FnMut(&str)) -> Vec<Row> {
                         threads,
                         ..opts.clone()
                     };
-                    let row = run_row(family, blocks, reduced, &more);
+                    let row = measure_row(family, blocks, reduced, &more);
                     out(&format_row(&row));
                     rows.push(row);
                 }

@@ -117,7 +117,7 @@ pub enum Command {
     /// Benchmark the checker: states, states/s and memory per family at growing --blocks, with and without reductions (and against SPIN with --spin).
     #[command(
         name = "bench-checker",
-        after_help = "Examples:\n  gsync-check bench-checker --families semaphore --max-blocks 6\n  gsync-check bench-checker --families mutex --max-blocks 3 --spin"
+        after_help = "Examples:\n  gsync-check bench-checker --families semaphore --max-blocks 6\n  gsync-check bench-checker --families semaphore --memory-model ptx --no-compare --min-blocks 4 --max-blocks 4 --repeat 7\n  gsync-check bench-checker --families mutex --max-blocks 3 --spin"
     )]
     BenchChecker(super::bench::BenchArgs),
 }

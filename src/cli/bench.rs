@@ -39,6 +39,10 @@ pub struct BenchArgs {
     #[arg(long)]
     pub no_compare: bool,
 
+    /// Runs of each family at each launch, 1 to 100; the row shown is the median by search time (short searches vary from run to run)
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = repeat_count, allow_negative_numbers = true)]
+    pub repeat: usize,
+
     /// Also compare with SPIN on the spin-lock and ticket mutexes (needs `spin` and a C compiler)
     #[arg(long)]
     pub spin: bool,
@@ -68,6 +72,7 @@ pub fn run(args: &BenchArgs) -> Result<i32, Error> {
         compare: !args.no_compare,
         memory_model: args.memory_model,
         speedup_threads: args.speedup,
+        repeat: args.repeat,
         ..BenchOptions::default()
     };
     if !args.families.is_empty() {
@@ -85,6 +90,15 @@ pub fn run(args: &BenchArgs) -> Result<i32, Error> {
         spin::compare(&args.spin_processes, &mut print);
     }
     Ok(0)
+}
+
+/// `--repeat`: 1 to 100 runs.
+fn repeat_count(s: &str) -> Result<usize, String> {
+    let n: usize = at_least_1(s)?;
+    match n <= 100 {
+        true => Ok(n),
+        false => Err(format!("must be at most 100 (got {s})")),
+    }
 }
 
 fn spin_version() -> String {
