@@ -13,7 +13,8 @@ fn sc() -> ModelOptions {
     }
 }
 
-fn program(text: &str, launch: Launch) -> Program {
+/// `text` parsed and lowered for `launch` (the model's tests use it too).
+pub(super) fn program(text: &str, launch: Launch) -> Program {
     let source = Source::new("t.gsync", text);
     let file = crate::spec::parse(&source).unwrap_or_else(|d| panic!("parse: {}", d.message));
     lower(&file, &source, launch, &[]).unwrap_or_else(|d| panic!("lower: {}", d.message))

@@ -280,3 +280,6 @@ impl<'m> Awaits<'m> {
         self.same_outcome(model, super::thread_of(a), s, next)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -472,19 +472,25 @@ impl PtxMemory {
         let Some(Ok((x, _))) = op.access().map(|access| th.address(s, t, &access.loc)) else {
             return false;
         };
-        let p = self.cur(s, t, x) + (choice & !BELOW) as usize;
+        let (cur, len) = (self.cur(s, t, x), self.len(s, x));
         match op {
-            Op::Load { .. } => choice & BELOW != 0 || p + 1 < self.len(s, x),
+            Op::Load { .. } => choice & BELOW != 0 || cur + (choice as usize) + 1 < len,
             Op::Atomic {
                 op,
                 operands,
                 access,
                 ..
             } => {
+                // An atomic makes room first (`rmw`): where the history is
+                // full its choices count from the history without the
+                // oldest write (`choices`), so its position `p` is `p + 1`
+                // here, and a view at the oldest write moves up to it.
+                let dropped = usize::from(len == self.sec.hist);
+                let p = cur.saturating_sub(dropped) + (choice & !BELOW) as usize;
                 let ty = th.prog.vars[access.loc.var as usize].ty;
-                p + 1 < self.len(s, x)
+                p + 1 < len - dropped
                     && rmw_args(th, s, t, operands)
-                        .is_some_and(|args| !self.rmw_writes(s, (x, p), ty, *op, args))
+                        .is_some_and(|args| !self.rmw_writes(s, (x, p + dropped), ty, *op, args))
             }
             _ => false,
         }

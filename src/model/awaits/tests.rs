@@ -1,0 +1,47 @@
+//! The await reduction's promise to every spinner: the poll that reads the
+//! latest write stays (so a thread with a step keeps one).
+
+use super::Awaits;
+use crate::explore::{explore, Options, TransitionSystem};
+use crate::ir::Launch;
+use crate::model::{thread_of, MemoryModel, Model, ModelOptions};
+
+/// Block 0 writes `lock` four times, filling its history (four writes)
+/// while block 1's view may stay at the oldest; block 1 polls with an
+/// `atomicCAS` that fails on every value written. Its atomic makes room
+/// first, so its choices count from the history without the oldest write.
+const FULL_HISTORY_POLL: &str = "global u32 lock = 0;\nharness all {\n if (blockIdx == 0) { atomicExch(lock, 1); atomicExch(lock, 2); atomicExch(lock, 3); atomicExch(lock, 4); }\n else { while (atomicCAS(lock, 7, 8) != 7) { } }\n}";
+
+#[test]
+fn a_poll_of_a_full_history_keeps_its_read_of_the_latest_write() {
+    let launch = Launch {
+        blocks: 2,
+        threads_per_block: 1,
+        warp_size: 32,
+    };
+    let prog = crate::model::tests::program(FULL_HISTORY_POLL, launch);
+    let options = ModelOptions {
+        memory_model: MemoryModel::Ptx,
+        ..ModelOptions::default()
+    };
+    let model = Model::new(&prog, options);
+    let awaits = Awaits::new(&model).expect("ptx, no lockstep");
+    let e = explore(&model, &Options::default());
+    let (mut all, mut kept) = (Vec::new(), Vec::new());
+    let mut full_polls = 0;
+    for id in 0..e.num_states() as u32 {
+        let s = e.state(id);
+        all.clear();
+        model.actions(s, &mut all);
+        kept.clone_from(&all);
+        awaits.retain(&model, s, &mut kept, 0);
+        let spinner = |a: &u32| thread_of(*a) == 1;
+        let x = model.memory.ptx().expect("ptx").location_section(0);
+        full_polls += usize::from(s[x.start] as usize == crate::model::memory::HISTORY);
+        assert!(
+            !all.iter().any(spinner) || kept.iter().any(spinner),
+            "state {id}: block 1's steps {all:?} all left out"
+        );
+    }
+    assert!(full_polls > 0, "no state with a full history was reached");
+}
