@@ -350,7 +350,7 @@ fn ample_sets_switch_themselves_off_with_a_reason() {
         ),
         (
             vec!["spin_lock", "--memory-model", "ptx"],
-            "; ample sets of independent steps;",
+            "; ample sets of independent steps (a proper subset at ",
         ),
         (
             vec!["spin_lock", "--resident", "1"],
@@ -372,7 +372,7 @@ fn ample_sets_switch_themselves_off_with_a_reason() {
         ),
         (
             vec!["heterosync_tree_barrier"],
-            "; ample sets of independent steps, spinning threads asleep on their lassos;",
+            "; ample sets of independent steps, spinning threads asleep on their lassos (a proper subset at ",
         ),
     ] {
         let mut args = args;
@@ -381,6 +381,39 @@ fn ample_sets_switch_themselves_off_with_a_reason() {
         let text = common::stdout(&out);
         assert!(text.contains(why), "{args:?}: {text}");
     }
+}
+
+/// `--stats` says at how many expanded states the ample sets kept a proper
+/// subset of the steps: some but not all of a spin barrier's, where threads
+/// mostly touch words of their own; of every state with --no-por, none
+/// (the part is left out).
+#[test]
+fn stats_count_the_states_the_ample_sets_reduced() {
+    let of = |args: &[&str]| {
+        let mut args = args.to_vec();
+        args.push("--stats");
+        common::stdout(&common::run(&args))
+    };
+    let text = of(&["heterosync_tree_barrier"]);
+    let after = |s: &str, key: &str| -> u64 {
+        let at = s.find(key).unwrap_or_else(|| panic!("{key:?} in {s}")) + key.len();
+        let digits: String = s[at..].chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().unwrap()
+    };
+    let (reduced, expanded) = (
+        after(&text, "(a proper subset at "),
+        after(
+            &text,
+            &format!(
+                "(a proper subset at {} of ",
+                after(&text, "(a proper subset at ")
+            ),
+        ),
+    );
+    let states = after(&text, "stats: ");
+    assert_eq!(expanded, states, "every state expanded: {text}");
+    assert!(0 < reduced && reduced < expanded, "{text}");
+    assert!(!of(&["heterosync_tree_barrier", "--no-por"]).contains("a proper subset"));
 }
 
 /// Every built-in spec checked under `ptx` at `blocks` with a `full` and a

@@ -147,6 +147,7 @@ pub fn check(model: &Model, settings: &Settings) -> CheckResult {
             if compacted {
                 note.compacted(result.stats.states);
             }
+            note.ample_effect(&result.stats);
             (result, &reduced)
         }
         analyse::Outcome::NeedsStates => unreachable!("searched without hash compaction"),

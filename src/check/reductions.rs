@@ -33,6 +33,8 @@ pub struct Note {
     dead: &'static str,
     reduced_trace: bool,
     compacted: Option<u64>,
+    /// Where in `text` the ample sets' part ends, while it is there.
+    ample_end: Option<usize>,
 }
 
 impl Note {
@@ -101,7 +103,9 @@ impl Note {
             }
             Some(true) => "; writes no step can read any more dropped",
         };
+        let ample_on = reduced.has_ample_sets();
         Note {
+            ample_end: ample_on.then_some(symmetry.len() + 2 + ample.len()),
             text: format!("{symmetry}; {ample}{forget}{awaits}{refresh}{dead}"),
             forgets: ptx && asked.forget,
             refresh,
@@ -112,8 +116,26 @@ impl Note {
         }
     }
 
+    /// How much the ample sets of the reported search reduced: at how many
+    /// of its expanded states a proper subset of the steps was kept. On a
+    /// primitive whose threads all contend for the same words, few.
+    pub fn ample_effect(&mut self, stats: &crate::explore::Stats) {
+        if let Some(at) = self.ample_end.take() {
+            let share = match stats.expanded {
+                0 => 0.0,
+                n => 100.0 * stats.ample_reduced as f64 / n as f64,
+            };
+            let effect = format!(
+                " (a proper subset at {} of {} expanded states, {share:.0}%)",
+                stats.ample_reduced, stats.expanded
+            );
+            self.text.insert_str(at, &effect);
+        }
+    }
+
     /// The reduced search was replaced by a search of the full graph, `why`.
     pub fn full_graph(&mut self, why: &str) {
+        self.ample_end = None;
         self.text = format!(
             "symmetry and ample sets off ({why}: per-thread progress is checked on the full graph)"
         );

@@ -260,7 +260,7 @@ pub struct OutputArgs {
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
 
-    /// Print states/s and memory (and include timings in JSON; not with SARIF)
+    /// Print states/s, memory and the reductions used, with how many states the ample sets reduced (and include timings in JSON; not with SARIF)
     #[arg(long)]
     pub stats: bool,
 

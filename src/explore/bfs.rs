@@ -684,6 +684,11 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             states,
             expanded: self.expanded as u64,
             transitions: self.transitions,
+            // The proviso expands reduced states only, each in one pass.
+            ample_reduced: self
+                .reduced
+                .as_ref()
+                .map_or(0, |r| r.count_ones() as u64 - self.full_expansions),
             final_states: self.finals.count_ones() as u64,
             max_depth: self.max_depth,
             seconds,

@@ -9,6 +9,10 @@ pub struct Stats {
     pub expanded: u64,
     /// Steps taken (successful `step` calls, duplicates and self-loops included).
     pub transitions: u64,
+    /// Expanded states that kept a proper ample subset of their steps
+    /// (those the proviso expanded fully later not counted): where
+    /// partial-order reduction saved work. 0 when the system does not reduce.
+    pub ample_reduced: u64,
     /// Final states among the stored ones.
     pub final_states: u64,
     /// Deepest BFS level reached (the initial state is level 0).

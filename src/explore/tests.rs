@@ -711,6 +711,8 @@ struct Reference<A, F> {
     outcome: Outcome<A, F>,
     /// States the proviso expanded fully.
     proviso: usize,
+    /// Expanded states that kept a proper ample subset (`Stats::ample_reduced`).
+    ample_reduced: u64,
 }
 
 impl<A: Copy, F> Reference<A, F> {
@@ -765,6 +767,7 @@ fn reference<S: TransitionSystem>(sys: &S, max_states: usize) -> Reference<S::Ac
         transitions: 0,
         outcome: Outcome::Complete,
         proviso: 0,
+        ample_reduced: 0,
     };
     let mut ids = std::collections::HashMap::from([(init.clone(), 0)]);
     if let Err(fault) = sys.check_state(&init) {
@@ -802,6 +805,7 @@ fn reference<S: TransitionSystem>(sys: &S, max_states: usize) -> Reference<S::Ac
         }
         let chosen = reference_unexpanded_components(&r.edges, &reduced);
         if chosen.is_empty() {
+            r.ample_reduced = reduced.iter().filter(|&&b| b).count() as u64;
             return r;
         }
         for f in chosen {
@@ -883,6 +887,10 @@ fn batches_match_a_plain_sequential_search() {
             assert_eq!(got.num_states(), want.states.len(), "{case}");
             assert_eq!(got.num_expanded(), want.edges.len(), "{case}");
             assert_eq!(got.stats().transitions, want.transitions, "{case}");
+            if want.outcome == Outcome::Complete {
+                assert_eq!(got.stats().ample_reduced, want.ample_reduced, "{case}");
+                assert_eq!(want.ample_reduced > 0, ample, "{case}");
+            }
             for id in 0..got.num_states() {
                 assert_eq!(got.state(id as StateId), &want.states[id][..], "{case}");
                 assert_eq!(got.parent(id as StateId), want.parents[id], "{case}");
