@@ -18,6 +18,16 @@ pub fn wanted(asked: Reductions, scheduler: Scheduler) -> Reductions {
     }
 }
 
+/// `part` of `whole` in whole percent, rounded down, but "<1%" for a part
+/// that is not zero: 100% and 0% only where it is all or nothing.
+fn percent(part: u64, whole: u64) -> String {
+    match (part * 100).checked_div(whole) {
+        Some(0) if part > 0 => "<1%".to_string(),
+        Some(p) => format!("{p}%"),
+        None => "0%".to_string(),
+    }
+}
+
 /// What the note says, built as the check goes.
 pub struct Note {
     text: String,
@@ -121,13 +131,11 @@ impl Note {
     /// primitive whose threads all contend for the same words, few.
     pub fn ample_effect(&mut self, stats: &crate::explore::Stats) {
         if let Some(at) = self.ample_end.take() {
-            let share = match stats.expanded {
-                0 => 0.0,
-                n => 100.0 * stats.ample_reduced as f64 / n as f64,
-            };
             let effect = format!(
-                " (a proper subset at {} of {} expanded states, {share:.0}%)",
-                stats.ample_reduced, stats.expanded
+                " (a proper subset at {} of {} expanded states, {})",
+                stats.ample_reduced,
+                stats.expanded,
+                percent(stats.ample_reduced, stats.expanded)
             );
             self.text.insert_str(at, &effect);
         }
@@ -177,5 +185,20 @@ impl Note {
             None => {}
         }
         self.text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percent;
+
+    #[test]
+    fn percent_says_all_or_nothing_only_when_it_is() {
+        assert_eq!(percent(0, 0), "0%");
+        assert_eq!(percent(0, 7), "0%");
+        assert_eq!(percent(1, 1000), "<1%");
+        assert_eq!(percent(70_929, 399_477), "17%");
+        assert_eq!(percent(55_597, 55_783), "99%");
+        assert_eq!(percent(9, 9), "100%");
     }
 }
