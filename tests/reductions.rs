@@ -276,8 +276,7 @@ fn bench_checker_repeat_reports_one_row_per_launch_with_the_same_states() {
             repeat,
         ]);
         assert_eq!(common::code(&out), 0, "{}", common::stderr(&out));
-        let text = common::stdout(&out);
-        let rows: Vec<String> = text
+        common::stdout(&out)
             .lines()
             .filter(|l| l.starts_with("mutex"))
             .map(|l| {
@@ -285,8 +284,7 @@ fn bench_checker_repeat_reports_one_row_per_launch_with_the_same_states() {
                 // blocks, states and verdicts: not the times.
                 format!("{} {} {}", cells[1], cells[3], cells[10])
             })
-            .collect();
-        rows
+            .collect::<Vec<String>>()
     };
     let once = rows("1");
     assert_eq!(once.len(), 2, "{once:?}");
@@ -400,16 +398,8 @@ fn stats_count_the_states_the_ample_sets_reduced() {
         let digits: String = s[at..].chars().take_while(char::is_ascii_digit).collect();
         digits.parse().unwrap()
     };
-    let (reduced, expanded) = (
-        after(&text, "(a proper subset at "),
-        after(
-            &text,
-            &format!(
-                "(a proper subset at {} of ",
-                after(&text, "(a proper subset at ")
-            ),
-        ),
-    );
+    let reduced = after(&text, "(a proper subset at ");
+    let expanded = after(&text, &format!("(a proper subset at {reduced} of "));
     let states = after(&text, "stats: ");
     assert_eq!(expanded, states, "every state expanded: {text}");
     assert!(0 < reduced && reduced < expanded, "{text}");

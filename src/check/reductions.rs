@@ -113,9 +113,10 @@ impl Note {
             }
             Some(true) => "; writes no step can read any more dropped",
         };
-        let ample_on = reduced.has_ample_sets();
         Note {
-            ample_end: ample_on.then_some(symmetry.len() + 2 + ample.len()),
+            ample_end: reduced
+                .has_ample_sets()
+                .then_some(symmetry.len() + 2 + ample.len()),
             text: format!("{symmetry}; {ample}{forget}{awaits}{refresh}{dead}"),
             forgets: ptx && asked.forget,
             refresh,
