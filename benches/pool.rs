@@ -9,8 +9,8 @@
 use gsync_check::api::{self, CheckConfig, SpecSource};
 use gsync_check::explore::{explore, Options, WorkerPool};
 use gsync_check::ir::Launch;
-use gsync_check::model::reduced::{Reduced, Reductions};
 use gsync_check::model::MemoryModel;
+use gsync_check::reduce::{Reduced, Reductions};
 use std::time::Instant;
 
 /// Searches of a few seconds each, under the default memory model (ptx)

@@ -59,7 +59,7 @@ fn main() {
 fn where_the_states_are(name: &str, blocks: u32) {
     use gsync_check::explore::{explore, Options};
     use gsync_check::model::memory::WordKind as K;
-    use gsync_check::model::reduced::{Reduced, Reductions};
+    use gsync_check::reduce::{Reduced, Reductions};
     use rustc_hash::FxHashSet;
     let spec = api::SpecSource::builtin(name).expect("a built-in spec");
     let config = CheckConfig {

@@ -28,6 +28,7 @@ pub mod gpu;
 pub mod ir;
 pub mod litmus;
 pub mod model;
+pub mod reduce;
 pub mod report;
 pub mod spec;
 pub mod trace;

@@ -16,8 +16,8 @@ mod common;
 use gsync_check::api::{self, CheckConfig};
 use gsync_check::explore::{explore, Options, TransitionSystem};
 use gsync_check::ir::Launch;
-use gsync_check::model::reduced::{Reduced, Reductions};
 use gsync_check::model::MemoryModel;
+use gsync_check::reduce::{Reduced, Reductions};
 
 use rustc_hash::FxHashSet;
 

@@ -10,7 +10,7 @@ mod common;
 use gsync_check::api::{self, CheckConfig};
 use gsync_check::explore::{explore, Options};
 use gsync_check::ir::Launch;
-use gsync_check::model::reduced::{Reduced, Reductions};
+use gsync_check::reduce::{Reduced, Reductions};
 use rustc_hash::FxHashSet;
 
 /// Each block publishes a word, leaves its id in its SM's word and reads

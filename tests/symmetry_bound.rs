@@ -10,8 +10,8 @@
 use gsync_check::api::{self, CheckConfig};
 use gsync_check::explore::{explore, Options, TransitionSystem};
 use gsync_check::ir::Launch;
-use gsync_check::model::reduced::{Reduced, Reductions};
 use gsync_check::model::MemoryModel;
+use gsync_check::reduce::{Reduced, Reductions};
 use rustc_hash::FxHashMap;
 
 /// (full states, orbits, states in orbits of the largest size, largest orbit).

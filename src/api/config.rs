@@ -45,10 +45,10 @@ pub struct CheckConfig {
     /// sets), where it is sound.
     pub ample_sets: bool,
     /// Under `ptx`, store states without the writers no step reads
-    /// (`model::reduced::Reductions::forget`).
+    /// (`reduce::Reductions::forget`).
     pub forget: bool,
     /// Under `ptx`, leave out failed polls that read a stale write
-    /// (`model::reduced::Reductions::awaits`).
+    /// (`reduce::Reductions::awaits`).
     pub awaits: bool,
     /// Store 63-bit fingerprints instead of states (see `explore::Options`).
     pub hash_compaction: bool,
@@ -60,7 +60,7 @@ pub struct CheckConfig {
     /// counterexample depend on it, so replays assume it on).
     pub canonical_memory: bool,
     /// Under `ptx` with the canonical form, raise views that the next SC
-    /// fence refreshes before any use (`model::por::Refreshes`); off only
+    /// fence refreshes before any use (`model::facts::Refreshes`); off only
     /// to cross-check (saved choices depend on it, as on the canonical form).
     pub refresh_views: bool,
     /// Under `ptx` with the canonical form, remove the writes no step can

@@ -3,25 +3,12 @@
 //! only when an analysis needs labels (liveness, and deadlock of harnesses
 //! that never finish).
 
+use super::label::Label;
 use super::Checkable;
 use crate::explore::{BitSet, Exploration, LimitKind, Options, StateId};
 use crate::model::Violation;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
-
-/// What an edge did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Label {
-    /// The thread that moved.
-    pub thread: u32,
-    /// The action taken (the thread and, under `ptx`, its memory choice).
-    pub action: u32,
-    pub progress: bool,
-    /// Under `ptx`: the location the step accessed and whether it read or
-    /// wrote its newest write (`memory_fairness` bits; 0 for no access).
-    pub location: u32,
-    pub memory: u8,
-}
 
 pub struct LabeledGraph {
     pub graph: DiGraph<(), Label, u32>,
@@ -63,17 +50,11 @@ impl LabeledGraph {
             let state = state.as_slice();
             for (t, to) in exploration.successors(id) {
                 let (_, labels) = model.step_labels(state, t, &mut scratch);
-                let (location, memory) = super::memory_fairness::encode(labels.memory);
+                let label = Label::new(model.thread_of(t) as u32, t, &labels);
                 graph.add_edge(
                     NodeIndex::new(id as usize),
                     NodeIndex::new(to as usize),
-                    Label {
-                        thread: model.thread_of(t) as u32,
-                        action: t,
-                        progress: labels.progressed,
-                        location,
-                        memory,
-                    },
+                    label,
                 );
             }
         }

@@ -33,7 +33,8 @@
 //! have run once are constant (both are permanent and a cycle returns to
 //! its start).
 
-use super::graph::{Label, LabeledGraph};
+use super::graph::LabeledGraph;
+use super::label::Label;
 use super::memory_fairness::{Excluded, Requirement, Tally};
 use super::progress::{self, Seen};
 use super::scc;

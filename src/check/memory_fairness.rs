@@ -28,30 +28,8 @@
 //! grants by removing the asking edges (Emerson–Lei, as for strong thread
 //! fairness) and splitting the rest into components again.
 
-use super::graph::Label;
-use crate::model::memory::{MemoryEffect, Recency};
+use super::label::{Label, READ_NEWEST, READ_OLDER, WRITE_NEWEST, WRITE_OLDER};
 use std::collections::{BTreeSet, HashSet};
-
-/// Edge bits: the step read the newest / an older write of its location ...
-const READ_NEWEST: u8 = 1;
-const READ_OLDER: u8 = 2;
-/// ... its write became the newest / landed before the newest.
-const WRITE_NEWEST: u8 = 4;
-const WRITE_OLDER: u8 = 8;
-
-/// The location and bits an edge label keeps of a step's memory effect.
-pub fn encode(effect: Option<MemoryEffect>) -> (u32, u8) {
-    let Some(e) = effect else { return (0, 0) };
-    let bit = |r: Option<Recency>, newest: u8, older: u8| match r {
-        Some(Recency::Newest) => newest,
-        Some(Recency::Older) => older,
-        None => 0,
-    };
-    (
-        e.location,
-        bit(e.read, READ_NEWEST, READ_OLDER) | bit(e.write, WRITE_NEWEST, WRITE_OLDER),
-    )
-}
 
 /// One memory-fairness requirement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

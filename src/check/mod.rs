@@ -19,9 +19,11 @@
 mod analyse;
 mod deadlock;
 mod graph;
+mod label;
 mod lasso;
 mod liveness;
 mod memory_fairness;
+mod positions;
 mod progress;
 mod reductions;
 mod scc;
@@ -32,11 +34,12 @@ mod symmetric;
 
 #[cfg(feature = "dist")]
 pub(crate) use deadlock::explain as explain_deadlock;
-pub use semantics::{describe_threads, thread_positions};
+pub use positions::thread_positions;
+pub use semantics::describe_threads;
 
 use crate::explore::{LimitKind, Options, Stats, TransitionSystem};
-use crate::model::reduced::{Reduced, Reductions};
 use crate::model::{Labeled, Model, Scheduler, Violation, ViolationKind};
+use crate::reduce::{Reduced, Reductions};
 
 /// What the analyses need of a semantics besides its transition system:
 /// its threads, whether they finished, what a step did for liveness, the

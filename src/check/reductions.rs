@@ -6,8 +6,8 @@
 //! rename threads, ample sets leave steps out), so under one they are off.
 
 use crate::explore::{collision_probability, FINGERPRINT_BITS};
-use crate::model::reduced::{Reduced, Reductions, Refusal};
 use crate::model::Scheduler;
+use crate::reduce::{Reduced, Reductions, Refusal};
 
 /// The reductions to try for `asked` under `scheduler`: a fair
 /// scheduler's analyses need every thread's edges.

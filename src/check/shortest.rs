@@ -18,8 +18,8 @@
 use super::analyse::{analyse, fault_finding, Outcome};
 use super::{CheckResult, Settings};
 use crate::explore::{explore, Options};
-use crate::model::reduced::{Reduced, Reductions};
 use crate::model::Model;
+use crate::reduce::{Reduced, Reductions};
 
 /// States the full search may store per state of the reduced one.
 const BUDGET_FACTOR: u64 = 4;

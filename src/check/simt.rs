@@ -14,13 +14,13 @@
 //!
 //! Anything else stays a plain `deadlock`.
 
-use super::semantics::thread_positions;
+use super::positions::thread_positions;
 use super::Finding;
 use crate::explore::TransitionSystem;
 use crate::ir::{Op, Pc};
-use crate::model::reduced::Reduced;
 use crate::model::simt::lane_list;
 use crate::model::{Event, Model, ViolationKind};
+use crate::reduce::Reduced;
 
 /// Replays `actions` from the initial state, recording every instruction.
 pub fn replay_events(model: &Model, actions: &[u32]) -> (Vec<Event>, Vec<u32>) {

@@ -7,9 +7,9 @@
 
 use super::{describe_threads, Finding};
 use crate::explore::TransitionSystem;
-use crate::model::reduced::Reduced;
-use crate::model::symmetry::Symmetry;
 use crate::model::Violation;
+use crate::reduce::symmetry::Symmetry;
+use crate::reduce::Reduced;
 
 /// Rewrites `finding` of the search of `searched` in real thread numbering;
 /// says whether the real run ends in a violation of the finding's kind

@@ -7,10 +7,10 @@ use super::{Finding, Settings};
 use crate::explore::{explore, Options, Outcome, TransitionSystem};
 use crate::ir::{lower, Launch};
 use crate::model::memory::Recency;
-use crate::model::reduced::{Reduced, Reductions};
 use crate::model::{
     thread_of, Levels, MemoryModel, Model, ModelOptions, Progress, Scheduler, ViolationKind,
 };
+use crate::reduce::{Reduced, Reductions};
 use crate::spec::diag::Source;
 
 const TWO_BLOCKS: Launch = Launch {

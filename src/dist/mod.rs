@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use crate::api::{limits_of, model_of, report_of, Error, Prepared};
 use crate::check::{concretize_findings, explain_deadlock, CheckResult, Checkable, Finding};
 use crate::explore::{explore, Options, Stats, TransitionSystem};
-use crate::model::reduced::{Reduced, Reductions};
+use crate::reduce::{Reduced, Reductions};
 use crate::report::Report;
 use backward::Stuck;
 use search::{Ending, Searched};

@@ -7,8 +7,8 @@ use std::sync::OnceLock;
 
 use super::batch::Claims;
 use super::bitset::BitSet;
+use super::edges::{Edges, Reverse};
 use super::expand::{batch_len, Chunk, Expander};
-use super::graph::{Edges, Reverse};
 use super::limits::{vec_bytes, LimitKind, Options, Projection};
 use super::progress::Progress;
 use super::stats::{peak_rss_bytes, Stats};

@@ -1,162 +1,21 @@
-//! The explored state graph (kept with [`Options::keep_edges`]) and
-//! analyses on it: successors, predecessors, backward reachability, cycles.
+//! Analyses on the explored state graph (kept with
+//! [`Options::keep_edges`], `edges`): successors, predecessors, backward
+//! reachability, cycles.
 //!
 //! [`Options::keep_edges`]: super::Options::keep_edges
 
 use std::collections::VecDeque;
-use std::mem::MaybeUninit;
 
 use hashbrown::{HashMap, HashSet};
 use rustc_hash::FxBuildHasher;
 
 use super::bfs::Exploration;
 use super::bitset::BitSet;
-use super::limits::{vec_bytes, Projection};
+use super::edges::{Edges, Reverse};
 use super::store::StateId;
 
 type FxMap<K, V> = HashMap<K, V, FxBuildHasher>;
 type FxSet<K> = HashSet<K, FxBuildHasher>;
-
-/// Transitions in compressed sparse row form. BFS expands states in id
-/// order, so edges arrive grouped by source: `offsets[s]..offsets[s + 1]`
-/// index the edges of state `s`.
-pub(crate) struct Edges<A> {
-    offsets: Vec<u64>,
-    targets: Vec<StateId>,
-    actions: Vec<A>,
-}
-
-impl<A> Default for Edges<A> {
-    fn default() -> Self {
-        Self {
-            offsets: vec![0],
-            targets: Vec::new(),
-            actions: Vec::new(),
-        }
-    }
-}
-
-impl<A: Copy> Edges<A> {
-    /// Room for `n` more edges: their targets and actions, to be written in
-    /// place (in parallel) before [`appended`](Self::appended) counts them.
-    pub fn spare(&mut self, n: usize) -> (&mut [MaybeUninit<StateId>], &mut [MaybeUninit<A>]) {
-        self.targets.reserve(n);
-        self.actions.reserve(n);
-        (
-            &mut self.targets.spare_capacity_mut()[..n],
-            &mut self.actions.spare_capacity_mut()[..n],
-        )
-    }
-
-    /// Appends the `n` edges written into [`spare`](Self::spare)'s room.
-    ///
-    /// # Safety
-    /// The first `n` targets and actions of that room were written.
-    pub unsafe fn appended(&mut self, n: usize) {
-        self.targets.set_len(self.targets.len() + n);
-        self.actions.set_len(self.actions.len() + n);
-    }
-
-    /// Number of edges appended so far.
-    pub fn len(&self) -> usize {
-        self.targets.len()
-    }
-
-    /// Ends the edge list of the state being expanded at edge `end`.
-    #[inline]
-    pub fn close_state_at(&mut self, end: usize) {
-        self.offsets.push(end as u64);
-    }
-
-    /// Drops the edges of a state whose expansion was interrupted.
-    pub fn truncate_to_closed(&mut self) {
-        let n = *self.offsets.last().expect("offsets start with 0") as usize;
-        self.targets.truncate(n);
-        self.actions.truncate(n);
-    }
-
-    pub fn bytes(&self) -> usize {
-        vec_bytes(&self.offsets) + vec_bytes(&self.targets) + vec_bytes(&self.actions)
-    }
-
-    /// Projects [`reserve`](Self::reserve)`(states, n)`.
-    pub fn project(&self, p: &mut Projection, states: usize, n: usize) {
-        p.vec(&self.offsets, states);
-        p.vec(&self.targets, n);
-        p.vec(&self.actions, n);
-    }
-
-    /// Room for `states` more expanded states with `n` edges in all.
-    pub fn reserve(&mut self, states: usize, n: usize) {
-        self.offsets.reserve(states);
-        self.targets.reserve(n);
-        self.actions.reserve(n);
-    }
-
-    /// The targets of the edges of `s` (none if it is not closed).
-    #[inline]
-    pub fn targets_of(&self, s: StateId) -> &[StateId] {
-        &self.targets[self.range(s)]
-    }
-
-    /// Replaces the edge lists of closed states, `lists` in increasing
-    /// state order, by lists at least as long (a reduced state expanded
-    /// fully later): moves the later states' edges up in place, from the
-    /// back, so the only new memory is the growth.
-    pub fn replace_longer(&mut self, lists: &[(StateId, Vec<(A, StateId)>)]) {
-        let closed = self.offsets.len() - 1;
-        let end = self.offsets[closed] as usize;
-        assert_eq!(end, self.targets.len(), "edges of an open state");
-        let grow: usize = lists
-            .iter()
-            .map(|(s, l)| l.len() - self.range(*s).len())
-            .sum();
-        let Some(&filler) = lists.iter().flat_map(|(_, l)| l).map(|(a, _)| a).next() else {
-            return;
-        };
-        self.targets.resize(end + grow, 0);
-        self.actions.resize(end + grow, filler);
-        // `shift`: how far the edges of states after `s` move up.
-        let (mut shift, mut hi) = (grow, end);
-        let mut lists = lists.iter().rev().peekable();
-        for s in (0..closed).rev() {
-            if shift == 0 && lists.peek().is_none() {
-                break;
-            }
-            let lo = self.offsets[s] as usize;
-            self.offsets[s + 1] = (hi + shift) as u64;
-            match lists.next_if(|(t, _)| *t as usize == s) {
-                Some((_, list)) => {
-                    shift -= list.len() - (hi - lo);
-                    for (k, &(a, t)) in list.iter().enumerate() {
-                        self.actions[lo + shift + k] = a;
-                        self.targets[lo + shift + k] = t;
-                    }
-                }
-                None => {
-                    self.targets.copy_within(lo..hi, lo + shift);
-                    self.actions.copy_within(lo..hi, lo + shift);
-                }
-            }
-            hi = lo;
-        }
-    }
-
-    fn range(&self, s: StateId) -> std::ops::Range<usize> {
-        let s = s as usize;
-        if s + 1 < self.offsets.len() {
-            self.offsets[s] as usize..self.offsets[s + 1] as usize
-        } else {
-            0..0
-        }
-    }
-}
-
-/// Predecessor lists (CSR), built on first use.
-pub(crate) struct Reverse {
-    offsets: Vec<u64>,
-    sources: Vec<StateId>,
-}
 
 /// A lasso: a path from a start state to a cycle, and the cycle.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -103,6 +103,7 @@ mod batch;
 mod bfs;
 mod bitset;
 mod codec;
+mod edges;
 mod expand;
 mod graph;
 pub mod heap;

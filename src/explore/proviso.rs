@@ -10,7 +10,7 @@
 //! Grumberg, Peled, *Model Checking*, C3), cannot be checked breadth first
 //! without also firing where two paths merely meet, which on spinning
 //! barriers expanded most states fully. What the checker preserves is
-//! less than C3 is made for (the module doc of `model::por` says what):
+//! less than C3 is made for (the module doc of `reduce::por` says what):
 //! every reachable fault, and for each state whether the run can still
 //! finish. For those it suffices that each *terminal* strongly connected
 //! component (one that no edge leaves) of the reduced graph holds a state
@@ -21,7 +21,7 @@
 //! a step from it that fails, or a state that cannot finish. Ample sets are
 //! persistent (C1): along a path of steps outside the ample set of `s`,
 //! each step is independent of every ample step of `s` (with the sleeping
-//! threads of `model::por::spin`, which has that persistence argument).
+//! threads of `reduce::por::spin`, which has that persistence argument).
 //! They are invisible (C2). From a stored state `s`:
 //!
 //! 1. If some step of `w` is ample in `s`, the first one can be moved to
@@ -32,7 +32,7 @@
 //!    `w`: `w` stays executable after `a`, and ends at the target's
 //!    `a`-successor, which is a target again. An invariant or a failing
 //!    step reads nothing that `a` writes (C2, and the argument of
-//!    `model::por`), and not being able to finish is kept by every
+//!    `reduce::por`), and not being able to finish is kept by every
 //!    successor. Take any ample step: `w` keeps its length.
 //! 3. If `s` took every enabled step, the first step of `w` is among them
 //!    (or `w` is empty): take it.

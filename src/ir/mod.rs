@@ -9,6 +9,7 @@
 //! procedure was inlined is kept (`Program::inlined`), so a backend can
 //! emit one function per procedure.
 
+mod atomic;
 pub mod cfg;
 mod consteval;
 mod init;
@@ -16,6 +17,7 @@ mod lower;
 pub mod memop;
 mod resolve;
 
+pub use atomic::atomic_result;
 pub use consteval::{binary as eval_binary, unary as eval_unary, ArithFault};
 pub use init::InitExpr;
 pub use lower::lower;
@@ -436,6 +438,22 @@ impl Program {
             name.push_str(&format!("@b{block}"));
         }
         name
+    }
+
+    /// The named barrier ids the program uses, ascending: a barrier's
+    /// *slot* is its position here.
+    pub fn barrier_ids(&self) -> Vec<u32> {
+        let mut ids: Vec<u32> = self
+            .code
+            .iter()
+            .filter_map(|i| match i.op {
+                Op::NamedBarrier { id, .. } => Some(id),
+                _ => None,
+            })
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
     }
 }
 

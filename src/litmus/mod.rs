@@ -318,7 +318,7 @@ fn termination(
     let options = explore_options(config, true);
     let settings = crate::check::Settings {
         scheduler,
-        reductions: crate::model::reduced::Reductions::NONE,
+        reductions: crate::reduce::Reductions::NONE,
         limits: options,
     };
     let result = crate::check::check(model, &settings);

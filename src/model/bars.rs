@@ -40,26 +40,10 @@ pub struct NamedBarriers {
     base: usize,
 }
 
-/// The named barrier ids `prog` uses, ascending: a barrier's *slot* is
-/// its position here.
-pub fn barrier_ids(prog: &Program) -> Vec<u32> {
-    let mut ids: Vec<u32> = prog
-        .code
-        .iter()
-        .filter_map(|i| match i.op {
-            Op::NamedBarrier { id, .. } => Some(id),
-            _ => None,
-        })
-        .collect();
-    ids.sort_unstable();
-    ids.dedup();
-    ids
-}
-
 impl NamedBarriers {
     /// The counts of `prog`'s named barriers, reserved in `layout`.
     pub fn new(prog: &Program, layout: &mut Layout) -> NamedBarriers {
-        let ids = barrier_ids(prog);
+        let ids = prog.barrier_ids();
         let base = if ids.is_empty() {
             0
         } else {

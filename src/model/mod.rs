@@ -13,24 +13,24 @@
 //! - the properties checked while stepping (`properties`).
 //!
 //! `step` and `exec` compose them into one step of a thread (or warp).
-//! The model is pure semantics: the reductions the checker may use on top
-//! of it (symmetry, ample sets) are adapters over it (`reduced`), chosen by
-//! the checker, and leave the model as it is.
+//! `facts` holds what the code tells ahead of any state (the words each
+//! thread may still access, the views an SC fence refreshes), computed once
+//! for the `ptx` canonical form. The model is pure semantics: the
+//! reductions the checker may use on top of it (symmetry, ample sets,
+//! awaits) live in `crate::reduce`, adapters over it chosen by the checker,
+//! and leave the model as it is.
 
-mod awaits;
 pub mod bars;
-mod exec;
+pub(crate) mod exec;
+pub(crate) mod facts;
 pub mod lockbits;
 pub mod memory;
 mod named;
-pub(crate) mod por;
 mod properties;
-pub mod reduced;
 pub mod sched;
 pub mod simt;
 pub mod state;
 mod step;
-pub mod symmetry;
 pub mod threads;
 
 use crate::explore::TransitionSystem;
@@ -122,7 +122,7 @@ named_choices!(MemoryModel, "memory model", {
 
 /// What the semantics is: which memory model, SIMT mode, launch occupancy
 /// and lock unit, and which checks run while stepping. Reductions are not
-/// here: they are the checker's (`reduced`).
+/// here: they are the checker's (`crate::reduce`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ModelOptions {
     /// Run thread-local instructions in the same step as the visible
@@ -151,7 +151,7 @@ pub struct ModelOptions {
     pub canonical_memory: bool,
     /// Under `ptx` with the canonical form, raise a thread's view of a
     /// location to the SC-fence views where its next SC fence comes before
-    /// any use of that view (`por::Refreshes`). Off only to cross-check.
+    /// any use of that view (`facts::Refreshes`). Off only to cross-check.
     pub refresh_views: bool,
     /// Under `ptx` with the canonical form, remove the writes no step can
     /// read any more from the middle of a history too (`memory::canon`,
@@ -203,13 +203,9 @@ pub struct Model<'p> {
     options: ModelOptions,
     /// `invisible[pc]`: the instruction can be fused into the step before it.
     invisible: Vec<bool>,
-    /// Under `ptx`, the memory words each thread may still access, for the
-    /// canonical form (`None`: every unfinished thread counts as a reader);
-    /// the ample sets reuse it.
-    futures: Option<std::sync::Arc<por::Futures>>,
-    /// Under `ptx`, the views each thread's next SC fence refreshes before
-    /// it uses them (`por::Refreshes`), for the canonical form.
-    refreshes: Option<por::Refreshes>,
+    /// What the `ptx` canonical form knows of the code ahead of any state
+    /// (`facts`); the ample sets reuse its futures.
+    facts: facts::Facts,
 }
 
 /// Longest run of fused thread-local instructions: a purely local infinite
@@ -253,20 +249,9 @@ impl<'p> Model<'p> {
             },
             options,
             invisible,
-            futures: None,
-            refreshes: None,
+            facts: facts::Facts::default(),
         };
-        // The threads' own pcs say where each is (not a lockstep warp's stack).
-        if ptx && model.options.canonical_memory && !model.warps.is_lockstep() {
-            model.futures = por::Futures::for_canonical_form(&model).map(std::sync::Arc::new);
-            if model.options.refresh_views && model.futures.is_some() {
-                let refreshes = model
-                    .memory
-                    .ptx()
-                    .map(|w| por::Refreshes::compute(&model, w));
-                model.refreshes = refreshes;
-            }
-        }
+        model.facts = facts::Facts::for_canonical_form(&model);
         model
     }
 
@@ -275,10 +260,15 @@ impl<'p> Model<'p> {
     }
 
     /// Whether the canonical form raises the views an SC fence refreshes
-    /// before any use (`por::Refreshes`): under `ptx` with it on, where
+    /// before any use (`facts::Refreshes`): under `ptx` with it on, where
     /// each thread's future accesses are known.
     pub fn refreshes_views(&self) -> bool {
-        self.refreshes.is_some()
+        self.facts.refreshes_views()
+    }
+
+    /// The facts the canonical form uses (`facts`).
+    pub(crate) fn facts(&self) -> &facts::Facts {
+        &self.facts
     }
 
     /// Whether the instruction at `pc` is fused into the step before it.
@@ -344,4 +334,4 @@ impl TransitionSystem for Model<'_> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -95,7 +95,7 @@ impl Model<'_> {
 
     /// Runs action `a` in place: its unit's step, with the choice (under
     /// `ptx`) the action carries.
-    pub(super) fn run_action(
+    pub(crate) fn run_action(
         &self,
         s: &mut [u32],
         a: u32,
@@ -149,7 +149,7 @@ impl Model<'_> {
         }
         self.clear_dead_locals(s, unit);
         if let Some(w) = self.memory.ptx().filter(|_| !ctx.unnormalized) {
-            w.normalize(th, s, self.futures.as_deref(), self.refreshes.as_ref());
+            w.normalize(th, s, &self.facts);
         }
         Ok(())
     }

@@ -14,7 +14,7 @@ fn sc() -> ModelOptions {
 }
 
 /// `text` parsed and lowered for `launch` (the model's tests use it too).
-pub(super) fn program(text: &str, launch: Launch) -> Program {
+pub(crate) fn program(text: &str, launch: Launch) -> Program {
     let source = Source::new("t.gsync", text);
     let file = crate::spec::parse(&source).unwrap_or_else(|d| panic!("parse: {}", d.message));
     lower(&file, &source, launch, &[]).unwrap_or_else(|d| panic!("lower: {}", d.message))

@@ -81,7 +81,7 @@ pub fn emit(test: &Litmus, roles: &Roles, text: &str) -> Result<LitmusKernel, Un
     let whole = Span::new(0, 1);
     // The harness's barrier is the whole CTA's; the model's named barriers
     // (part of a CTA, quorums, `bar.arrive`) have no GPU counterpart here.
-    crate::litmus::translate::check_barriers(test).map_err(|u| Unsupported {
+    crate::litmus::barriers::check_barriers(test).map_err(|u| Unsupported {
         reason: format!("{} (the GPU runner has only whole-CTA barriers)", u.reason),
         span: u.span,
     })?;

@@ -40,10 +40,9 @@
 
 use super::effective_scope;
 use super::layout::*;
-use super::PtxMemory;
+use super::{Foresight, PtxMemory};
+use crate::ir::atomic_result;
 use crate::ir::{from_raw, AtomicOp, Expr, Op, Order, Program, Scope};
-use crate::model::exec::atomic_result;
-use crate::model::por::Refreshes;
 use crate::model::threads::Threads;
 use crate::spec::ast::{Participants, Storage, Type};
 
@@ -218,14 +217,14 @@ fn cas_expects(prog: &Program, v: usize) -> Option<i64> {
 impl PtxMemory {
     /// Raises each live thread's view of a location to the SC-fence views
     /// where its next SC fence comes before any use of that view
-    /// (`por::Refreshes` has the argument).
-    pub(super) fn refresh_views(&self, th: &Threads, s: &mut [u32], refreshes: &Refreshes) {
+    /// (`facts::Refreshes` has the argument).
+    pub(super) fn refresh_views(&self, th: &Threads, s: &mut [u32], facts: &impl Foresight) {
         let sec = &self.sec;
         for t in 0..sec.threads {
             if th.is_finished(s, t) {
                 continue;
             }
-            let Some((by_block, by_device)) = refreshes.at(th, s, t) else {
+            let Some((by_block, by_device)) = facts.refreshed(th, s, t) else {
                 continue;
             };
             let cur = sec.thread_view(t, CUR);

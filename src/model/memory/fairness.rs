@@ -4,8 +4,8 @@
 //! fairness"). Read-only: computed from the state before the step.
 
 use super::{PtxMemory, BELOW, EARLY_CHOICE};
+use crate::ir::atomic_result;
 use crate::ir::Op;
-use crate::model::exec::atomic_result;
 use crate::model::thread_of;
 use crate::model::threads::Threads;
 

@@ -46,16 +46,31 @@ mod race;
 pub use fairness::{MemoryEffect, Recency};
 pub use layout::WordKind;
 
-use super::exec::atomic_result;
-use super::por::{Futures, Refreshes};
 use super::threads::{runtime_error, Threads};
 use super::{Event, MemoryModel, ModelOptions, Violation};
+use crate::ir::atomic_result;
 use crate::ir::{
     from_raw, to_raw, AtomicOp, Expr, Loc, MemAccess, MemOrder, Op, Order, Pc, Program, Scope,
 };
 use crate::spec::ast::Type;
 pub use blocks::BlockWords;
 use layout::*;
+
+/// What the canonical form may know of the threads' code ahead of any
+/// state (`model::facts` computes it): without it every unfinished thread
+/// counts as a reader of every location it can access, and no view is
+/// refreshed.
+pub trait Foresight {
+    /// The memory words thread `t` at `pc` may still read, then those it
+    /// may still write (`None`: not known).
+    fn future(&self, t: usize, pc: Pc) -> Option<(&[u64], &[u64])>;
+    /// The words whose view thread `t`'s next SC fence refreshes from the
+    /// block's SC-fence view, then those it refreshes from the device's as
+    /// well (`None`: none, or nothing known).
+    fn refreshed(&self, th: &Threads, s: &[u32], t: usize) -> Option<(&[u64], &[u64])>;
+    /// Whether [`refreshed`](Self::refreshed) can say anything at all.
+    fn refreshes(&self) -> bool;
+}
 
 thread_local! {
     /// Which threads read which locations in the state being put in
@@ -256,7 +271,7 @@ impl PtxMemory {
             layout.mem_words,
             HISTORY,
             (layout.threads, prog.launch.blocks as usize),
-            (layout.wide, super::bars::barrier_ids(prog).len()),
+            (layout.wide, prog.barrier_ids().len()),
         );
         let mut wide = vec![false; layout.mem_words];
         for (v, var) in prog.vars.iter().enumerate() {
@@ -461,7 +476,7 @@ impl PtxMemory {
     }
 
     /// Whether action `a` only reads, and reads an older write than the
-    /// latest of its location (for `model::awaits`): a load, or an atomic
+    /// latest of its location (for `reduce::awaits`): a load, or an atomic
     /// that writes nothing (a failed `atomicCAS`), not performed early.
     pub fn reads_stale(&self, th: &Threads, s: &[u32], a: u32) -> bool {
         let (t, choice) = (crate::model::thread_of(a), a >> 16);
@@ -497,7 +512,7 @@ impl PtxMemory {
     }
 
     /// Whether action `a` reads a write newer than its thread's view, if
-    /// its instruction is a load (for `model::awaits`): not performed
+    /// its instruction is a load (for `reduce::awaits`): not performed
     /// early, not a racing write below the view, not the write at it.
     pub fn reads_past_view(a: u32) -> bool {
         let choice = a >> 16;
@@ -1151,13 +1166,7 @@ impl PtxMemory {
     /// can read any more are dropped.
     /// `futures`: where known, the words each thread may still access; a
     /// thread that never accesses a location again is no reader of it.
-    pub fn normalize(
-        &self,
-        th: &Threads,
-        s: &mut [u32],
-        futures: Option<&Futures>,
-        refreshes: Option<&Refreshes>,
-    ) {
+    pub fn normalize(&self, th: &Threads, s: &mut [u32], facts: &impl Foresight) {
         for t in 0..self.sec.threads {
             if th.is_finished(s, t) {
                 // What it published at a named barrier still reaches the
@@ -1170,11 +1179,11 @@ impl PtxMemory {
         }
         let live = |s: &[u32], t: usize| !th.is_finished(s, t);
         if self.canonical {
-            if let Some(r) = refreshes {
-                self.refresh_views(th, s, r);
+            if facts.refreshes() {
+                self.refresh_views(th, s, facts);
             }
             return READERS.with_borrow_mut(|rows| {
-                self.readers(th, s, futures, rows);
+                self.readers(th, s, facts, rows);
                 self.canonicalize(s, &canon::Readers::new(rows, self.sec.locs))
             });
         }
@@ -1195,17 +1204,19 @@ impl PtxMemory {
     /// as bit rows (`canon::Readers`): threads not finished that can
     /// access it, and (where `futures` are known) whose code can still
     /// reach an access of it.
-    fn readers(&self, th: &Threads, s: &[u32], futures: Option<&Futures>, out: &mut Vec<u64>) {
+    fn readers(&self, th: &Threads, s: &[u32], facts: &impl Foresight, out: &mut Vec<u64>) {
         out.clear();
         let width = self.sec.locs.div_ceil(64);
         for t in 0..self.sec.threads {
             let accessible = &self.accessible[t * width..(t + 1) * width];
-            match futures {
-                _ if th.is_finished(s, t) => out.resize(out.len() + width, 0),
+            if th.is_finished(s, t) {
+                out.resize(out.len() + width, 0);
+                continue;
+            }
+            match facts.future(t, th.pc(s, t)) {
                 // Future accesses are by memory word, from word 0 on: one
                 // per location, then words no row here reads.
-                Some(f) => {
-                    let (reads, writes) = f.sets(t, th.pc(s, t));
+                Some((reads, writes)) => {
                     debug_assert!(reads.len() >= width, "a row per location");
                     let rows = reads.iter().zip(writes).zip(accessible);
                     out.extend(rows.map(|((r, w), a)| (r | w) & a));

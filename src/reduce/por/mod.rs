@@ -76,33 +76,18 @@
 //! (livelock, starvation) and the per-thread progress analysis of a harness
 //! that never finishes read: those run without ample sets (`check`).
 
-mod flow;
 mod memo;
-mod refresh;
 mod solo;
 mod spin;
-mod values;
 
-pub use flow::{pure_locals, RefinedFlow};
-pub use refresh::Refreshes;
-
-use super::state::FINISHED;
-use super::{thread_of, Model};
-use crate::ir::{cfg, Expr, Loc, MemOrder, Op, Order};
+use crate::ir::{Expr, Loc, MemOrder, Op, Order};
+use crate::model::facts::{
+    get, no_warp_collectives, phase_word, set, Bits, Footprint, Futures, ScWords,
+};
+use crate::model::state::FINISHED;
+use crate::model::{thread_of, Model};
 use crate::spec::ast::Storage;
 use std::sync::Arc;
-use values::LocalValues;
-
-/// Bits over the memory words of a state.
-type Bits = [u64];
-
-fn set(bits: &mut Bits, w: usize) {
-    bits[w / 64] |= 1 << (w % 64);
-}
-
-fn get(bits: &Bits, w: usize) -> bool {
-    bits[w / 64] >> (w % 64) & 1 == 1
-}
 
 /// Whether a thread's conflicts are in [`Scratch::conflicts`].
 #[derive(Clone, Copy)]
@@ -203,9 +188,6 @@ thread_local! {
     static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
 }
 
-/// More precomputed future sets than this turn the reduction off.
-const MAX_TABLE_BYTES: usize = 64 << 20;
-
 /// Which memory words each thread may still access, per pc.
 pub struct Independence {
     /// `u64` words per bit set of memory words.
@@ -229,197 +211,6 @@ pub struct Independence {
     sc_words: Option<ScWords>,
 }
 
-/// The memory words one step accesses: none (thread-local), one location,
-/// or the SC-fence views an SC fence orders with (its block's and maybe
-/// the device's); all read, or all written.
-#[derive(Clone, Copy)]
-struct Footprint {
-    words: [usize; 2],
-    len: u8,
-    write: bool,
-}
-
-impl Footprint {
-    const LOCAL: Footprint = Footprint {
-        words: [0; 2],
-        len: 0,
-        write: false,
-    };
-
-    fn one(w: usize, write: bool) -> Footprint {
-        Footprint {
-            words: [w, 0],
-            len: 1,
-            write,
-        }
-    }
-
-    fn words(&self) -> &[usize] {
-        &self.words[..self.len as usize]
-    }
-}
-
-/// Under `ptx`, the words of the future sets that stand for the SC-fence
-/// views, after the memory words and the phase words (`phase_word`): the
-/// device's, then one per block. An SC fence reads and writes its block's
-/// view, and the device's where it orders device-wide
-/// (`PtxMemory::sc_fence_orders_device`): a `fence.sc.cta` of one block and
-/// one of another commute.
-#[derive(Clone, Copy)]
-struct ScWords {
-    device: usize,
-}
-
-impl ScWords {
-    fn of(model: &Model) -> ScWords {
-        let layout = &model.threads.layout;
-        let phase_words = if model.prog.checks.barrier {
-            layout.threads
-        } else {
-            0
-        };
-        ScWords {
-            device: layout.mem_words + phase_words,
-        }
-    }
-
-    /// One past the last word.
-    fn end(&self, model: &Model) -> usize {
-        self.device + 1 + model.prog.launch.blocks as usize
-    }
-
-    /// The words an SC fence of thread `t` at `scope` reads and writes.
-    fn of_fence(&self, model: &Model, t: usize, scope: crate::ir::Scope) -> Footprint {
-        let block = self.device + 1 + model.threads.layout.block_of(t);
-        let orders_device = model
-            .memory
-            .ptx()
-            .is_some_and(|w| w.sc_fence_orders_device(scope));
-        Footprint {
-            words: [block, self.device],
-            len: 1 + orders_device as u8,
-            write: true,
-        }
-    }
-}
-
-/// Which memory words (and, after them, the phase words and the SC-fence
-/// word: [`Independence`]) each thread may still read and write, per pc:
-/// a backward closure over the control-flow graph. Computed once per
-/// model (`Model::futures`) and shared by the ample sets and the `ptx`
-/// canonical form (`memory::canon`), which treats a thread that never
-/// accesses a location again as no reader of it.
-pub struct Futures {
-    /// `u64` words per bit set.
-    width: usize,
-    pcs: usize,
-    /// For thread `t` at `pc`: the words it may still read, then the words
-    /// it may still write, at `(t * pcs + pc) * 2 * width`.
-    table: Vec<u64>,
-}
-
-impl Futures {
-    /// The table for the `ptx` canonical form: where the ample sets would
-    /// have one (the two are cross-checked together by the tests).
-    pub fn for_canonical_form(model: &Model) -> Option<Futures> {
-        no_warp_collectives(model)
-            .and_then(|()| Futures::compute(model))
-            .ok()
-    }
-
-    /// The table for `model`, or why it is not built (too large).
-    pub fn compute(model: &Model) -> Result<Futures, String> {
-        let prog = model.prog;
-        let layout = &model.threads.layout;
-        let ptx = model.memory.ptx().is_some();
-        let sc_words = ScWords::of(model);
-        let width = if ptx {
-            sc_words.end(model)
-        } else {
-            sc_words.device
-        }
-        .div_ceil(64)
-        .max(1);
-        let pcs = prog.code.len();
-        let bytes = layout.threads * pcs * 2 * width * 8;
-        if bytes > MAX_TABLE_BYTES {
-            return Err(format!(
-                "its table of future accesses would take {} MiB",
-                bytes >> 20
-            ));
-        }
-        let mut init = vec![0u32; layout.words()];
-        layout.initial(prog, &mut init);
-        let mut table = vec![0u64; layout.threads * pcs * 2 * width];
-        for t in 0..layout.threads {
-            if init[layout.thread(t, super::state::PC)] == FINISHED {
-                continue;
-            }
-            let rows = &mut table[t * pcs * 2 * width..(t + 1) * pcs * 2 * width];
-            let values = LocalValues::compute(model, &init, t);
-            let words = |loc: &Loc, out: &mut Bits| loc_words(model, (&init, &values), t, loc, out);
-            for (pc, instr) in prog.code.iter().enumerate() {
-                let (reads, writes) =
-                    rows[pc * 2 * width..(pc + 1) * 2 * width].split_at_mut(width);
-                match &instr.op {
-                    Op::Load { access, .. } => words(&access.loc, reads),
-                    Op::Store { access, .. } => words(&access.loc, writes),
-                    Op::Atomic { access, .. } => {
-                        words(&access.loc, reads);
-                        words(&access.loc, writes);
-                    }
-                    Op::LockBitTry { loc, .. } | Op::LockBitRelease { loc, .. } => {
-                        words(loc, reads);
-                        words(loc, writes);
-                    }
-                    Op::PhaseEnter => phase_word(model, t)
-                        .into_iter()
-                        .for_each(|w| set(writes, w)),
-                    Op::PhaseExit => (0..layout.threads)
-                        .filter(|u| model.threads.takes_part(*u))
-                        .filter_map(|u| phase_word(model, u))
-                        .for_each(|w| set(reads, w)),
-                    Op::Fence(MemOrder {
-                        order: Order::Sc,
-                        scope,
-                    }) if ptx => {
-                        for &w in sc_words.of_fence(model, t, *scope).words() {
-                            set(writes, w);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            close_over_successors(model, rows, 2 * width);
-        }
-        Ok(Futures { width, pcs, table })
-    }
-
-    /// The words thread `t` at `pc` may still read, and those it may still
-    /// write.
-    #[inline]
-    pub fn sets(&self, t: usize, pc: crate::ir::Pc) -> (&[u64], &[u64]) {
-        let base = (t * self.pcs + pc as usize) * 2 * self.width;
-        self.table[base..base + 2 * self.width].split_at(self.width)
-    }
-}
-
-/// Why the ample sets are off where warp-collective instructions read the
-/// other lanes' positions (several lanes of a warp in a block).
-fn no_warp_collectives(model: &Model) -> Result<(), String> {
-    let prog = model.prog;
-    let collective = prog.code.iter().any(|i| {
-        matches!(
-            i.op,
-            Op::SyncWarp { .. } | Op::Vote { .. } | Op::ActiveMask { .. }
-        )
-    });
-    if collective && prog.launch.threads_per_block > 1 && prog.launch.warp_size > 1 {
-        return Err("warp-collective instructions read the other lanes' positions".into());
-    }
-    Ok(())
-}
-
 impl Independence {
     /// Precomputes the future accesses of every thread of `model`'s launch;
     /// says why not where the reduction does not apply.
@@ -427,7 +218,7 @@ impl Independence {
         let prog = model.prog;
         no_warp_collectives(model)?;
         let ptx = model.memory.ptx().is_some();
-        let future = match &model.futures {
+        let future = match &model.facts().futures {
             Some(f) => Arc::clone(f),
             None => Arc::new(Futures::compute(model)?),
         };
@@ -882,40 +673,6 @@ impl Independence {
     }
 }
 
-/// Under `check barrier`, the word that stands for thread `t`'s count of
-/// entered phases (*phases* in the module docs), after the memory words.
-fn phase_word(model: &Model, t: usize) -> Option<usize> {
-    model
-        .prog
-        .checks
-        .barrier
-        .then(|| model.threads.layout.mem_words + t)
-}
-
-/// Marks the words thread `t` may access through `loc` in `out`.
-fn loc_words(
-    model: &Model,
-    (init, values): (&[u32], &LocalValues),
-    t: usize,
-    loc: &Loc,
-    out: &mut Bits,
-) {
-    let block = model.threads.layout.block_of(t);
-    let word = |index: u32| model.threads.layout.mem(model.prog, loc.var, index, block);
-    let indices = match &loc.index {
-        None => Some(vec![0]),
-        Some(e) => values.eval(model, init, t, e),
-    };
-    match indices {
-        // An index out of bounds faults instead of accessing anything.
-        Some(is) => is
-            .into_iter()
-            .filter_map(|i| model.threads.index(loc.var, i).ok())
-            .for_each(|i| set(out, word(i))),
-        None => (0..model.prog.vars[loc.var as usize].len).for_each(|i| set(out, word(i))),
-    }
-}
-
 /// Marks the global words an invariant reads (whole variables).
 fn watch(model: &Model, e: &Expr, out: &mut Bits) {
     match e {
@@ -935,36 +692,6 @@ fn watch(model: &Model, e: &Expr, out: &mut Bits) {
             watch(model, b, out);
         }
         Expr::Ternary(c, a, b) => [c, a, b].into_iter().for_each(|e| watch(model, e, out)),
-    }
-}
-
-/// Makes each pc's sets (`stride` words each) include those of every pc
-/// reachable from it: a backward fixpoint over the control-flow graph.
-fn close_over_successors(model: &Model, table: &mut [u64], stride: usize) {
-    let code = &model.prog.code;
-    let succs: Vec<Vec<usize>> = (0..code.len())
-        .map(|pc| {
-            cfg::successors(code, pc as u32)
-                .into_iter()
-                .map(|p| p as usize)
-                .filter(|p| *p < code.len())
-                .collect()
-        })
-        .collect();
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for pc in (0..code.len()).rev() {
-            for &n in &succs[pc] {
-                for k in 0..stride {
-                    let add = table[n * stride + k] & !table[pc * stride + k];
-                    if add != 0 {
-                        table[pc * stride + k] |= add;
-                        changed = true;
-                    }
-                }
-            }
-        }
     }
 }
 

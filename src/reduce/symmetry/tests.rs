@@ -3,8 +3,8 @@
 use super::Symmetry;
 use crate::explore::{explore, Options, TransitionSystem};
 use crate::ir::{lower, Launch, Program};
-use crate::model::reduced::{Reduced, Reductions};
 use crate::model::{MemoryModel, Model, ModelOptions};
+use crate::reduce::{Reduced, Reductions};
 use crate::spec::diag::Source;
 
 /// The options of these tests: sequential consistency.

@@ -38,9 +38,10 @@
 //! accesses: that is what `Independence::stubborn` charges it with,
 //! instead of everything it may ever access.
 
-use super::{set, Bits, Independence};
+use super::Independence;
 use crate::ir::{MemAccess, Op};
 use crate::model::exec::StepCtx;
+use crate::model::facts::{set, Bits};
 use crate::model::state::{CRITICAL, FINISHED, PHASES};
 use crate::model::Model;
 

@@ -26,8 +26,9 @@
 //! flag or breaks, after the fence, instead of also at the first test.
 
 use super::flow::RefinedFlow;
+use super::futures::loc_words;
 use super::values::LocalValues;
-use super::{loc_words, Bits};
+use super::Bits;
 use crate::ir::{MemOrder, Op, Order};
 use crate::model::memory::PtxMemory;
 use crate::model::state::{FINISHED, PC};

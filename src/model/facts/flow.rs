@@ -4,7 +4,7 @@
 //! then leaves after its last round instead of also at the first test, and
 //! a `while (!acquired)` only where the code sets its flag. The view
 //! refresh (`refresh.rs`: the locals `LocalValues` bounds) and the writes a
-//! thread may still make (`model::awaits`: every such local, where the flow
+//! thread may still make (`reduce::awaits`: every such local, where the flow
 //! stays small) are backward fixed points on it (`solve_backward`).
 
 use super::values::LocalValues;
@@ -58,7 +58,7 @@ impl RefinedFlow {
 
     /// The same, with the bounds on its locals' values already computed
     /// (one node per pc where tracking its locals gives too many).
-    pub(super) fn compute(
+    pub(crate) fn compute(
         model: &Model,
         init: &[u32],
         t: usize,

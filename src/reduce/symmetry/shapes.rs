@@ -4,7 +4,7 @@
 //! belong to that block (or SM): symmetry moves them with it. An array
 //! indexed both ways, or by other data too, is not described.
 
-use super::ids::Kind;
+use super::kind::Kind;
 use crate::ir::{Expr, Program};
 use crate::spec::ast::BinOp;
 

@@ -3,7 +3,7 @@
 //! writes already made.
 
 use crate::ir::{Expr, Op, Pc, Program};
-use crate::model::por::{pure_locals, RefinedFlow};
+use crate::model::facts::{pure_locals, RefinedFlow};
 use crate::model::state::{FINISHED, PC};
 use crate::model::threads::Threads;
 use crate::model::Model;

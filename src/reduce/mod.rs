@@ -1,4 +1,4 @@
-//! The reductions, as an adapter over a model: [`Reduced`] is the model's
+//! The reductions, a layer over the model (which never imports them): [`Reduced`] is the model's
 //! transition system with representatives of symmetric states
 //! (`symmetry`), ample sets of independent steps (`por`), states that
 //! forget what no future step reads (`memory::canon`'s `forget`: the
@@ -7,12 +7,16 @@
 //! them once ([`Reductions`]); a search of the full graph uses the model
 //! itself, which the reductions never change.
 
-use super::awaits::Awaits;
-use super::memory::PtxMemory;
-use super::por::Independence;
-use super::symmetry::Symmetry;
-use super::{Model, Violation};
+pub(crate) mod awaits;
+pub(crate) mod por;
+pub mod symmetry;
+
 use crate::explore::TransitionSystem;
+use crate::model::memory::PtxMemory;
+use crate::model::{Model, Violation};
+use awaits::Awaits;
+use por::Independence;
+use symmetry::Symmetry;
 
 /// Which reductions to use where they are sound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -82,9 +82,9 @@
 
 mod writes;
 
-use super::memory::PtxMemory;
-use super::Model;
 use crate::ir::{to_raw, Op};
+use crate::model::memory::PtxMemory;
+use crate::model::Model;
 use std::cell::RefCell;
 use writes::FutureWrites;
 
@@ -173,12 +173,12 @@ impl<'m> Awaits<'m> {
         let th = &model.threads;
         let newer = |a: u32| {
             PtxMemory::reads_past_view(a)
-                && self.may_be_blind[th.pc(s, super::thread_of(a)) as usize]
+                && self.may_be_blind[th.pc(s, crate::model::thread_of(a)) as usize]
         };
         let mut blind = 0u64;
         let mut tried = 0u64;
         for i in start..out.len() {
-            let t = super::thread_of(out[i]);
+            let t = crate::model::thread_of(out[i]);
             if t >= 64 || tried & 1 << t != 0 || !newer(out[i]) {
                 continue;
             }
@@ -186,14 +186,14 @@ impl<'m> Awaits<'m> {
             let choices = out[start..]
                 .iter()
                 .copied()
-                .filter(|&a| super::thread_of(a) == t && !PtxMemory::is_early(a));
+                .filter(|&a| crate::model::thread_of(a) == t && !PtxMemory::is_early(a));
             if self.blind(model, s, t, choices) {
                 blind |= 1 << t;
             }
         }
         if blind != 0 {
             out.retain(|&a| {
-                let t = super::thread_of(a);
+                let t = crate::model::thread_of(a);
                 t >= 64 || blind & 1 << t == 0 || !newer(a)
             });
         }
@@ -277,7 +277,7 @@ impl<'m> Awaits<'m> {
             // The violation is the model's to report.
             return false;
         }
-        self.same_outcome(model, super::thread_of(a), s, next)
+        self.same_outcome(model, crate::model::thread_of(a), s, next)
     }
 }
 

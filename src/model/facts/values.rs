@@ -16,7 +16,7 @@ const MAX_VALUES: usize = 16;
 const MAX_COMBINATIONS: usize = 256;
 
 /// Possible values per local (`None`: any value).
-pub(super) struct LocalValues {
+pub(crate) struct LocalValues {
     sets: Vec<Option<Vec<i64>>>,
 }
 

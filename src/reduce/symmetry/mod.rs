@@ -28,12 +28,13 @@
 //! words that hold block ids, if any).
 
 mod ids;
+mod kind;
 mod shapes;
 
-use super::memory::BlockWords;
-use super::state::Layout;
 use crate::ir::cfg::Liveness;
 use crate::ir::{from_raw, to_raw, LocalId, Program};
+use crate::model::memory::BlockWords;
+use crate::model::state::Layout;
 use crate::spec::ast::{Storage, Type};
 use std::cell::RefCell;
 use std::cmp::Ordering;
@@ -174,8 +175,8 @@ impl Words {
     ) -> Words {
         let g = kinds.g as usize;
         let tpb = layout.threads_per_block;
-        let id_word = |k: ids::Kind, ty: Type| match k {
-            ids::Kind::Id(offset) => Some(IdWord { offset, ty }),
+        let id_word = |k: kind::Kind, ty: Type| match k {
+            kind::Kind::Id(offset) => Some(IdWord { offset, ty }),
             _ => None,
         };
         let seg = |base, len, stride, global| Segment {
@@ -806,7 +807,7 @@ impl Walk {
         (step, step_rep): (&StepFn, &StepFn),
     ) -> (u32, bool) {
         let tpb = sym.threads_per_block;
-        let thread = super::thread_of(a);
+        let thread = crate::model::thread_of(a);
         let block = self.sigma.iter().position(|b| *b as usize == thread / tpb);
         // The action's other bits (a memory-model choice) are kept.
         let t = a - thread as u32 + (block.unwrap_or(0) * tpb + thread % tpb) as u32;

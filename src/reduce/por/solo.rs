@@ -28,9 +28,10 @@
 //! is what the per-worker memo keys and checks.
 
 use super::spin::{self, Accesses, Reliance, Settles};
-use super::{get, set, Independence};
+use super::Independence;
 use crate::ir::{MemOrder, Op, Order};
 use crate::model::exec::StepCtx;
+use crate::model::facts::{get, set};
 use crate::model::memory::PtxMemory;
 use crate::model::state::FINISHED;
 use crate::model::Model;
