@@ -6,6 +6,7 @@
 //!
 //! Run with `cargo bench --bench pool` (options: `-- --threads 2 --rounds 5`).
 
+use gsync_check::api::Semantics;
 use gsync_check::api::{self, CheckConfig, SpecSource};
 use gsync_check::explore::{explore, Options, WorkerPool};
 use gsync_check::ir::Launch;
@@ -40,7 +41,10 @@ fn search(run: &(&str, u32, MemoryModel), pool: WorkerPool, threads: usize) -> (
             blocks,
             ..Launch::default()
         },
-        memory_model: Some(memory_model),
+        semantics: Semantics {
+            memory_model: Some(memory_model),
+            ..Semantics::default()
+        },
         ..CheckConfig::default()
     };
     let prepared = api::prepare(&spec, &config).expect("the spec prepares");

@@ -17,7 +17,9 @@
 //! Run with `cargo bench --bench ptx` (`-- ratios`, `-- families` or
 //! `-- where` for one part; `--max-seconds S` per family, default 120).
 
+use gsync_check::api::Semantics;
 use gsync_check::api::{self, CheckConfig};
+use gsync_check::explore::Limits;
 use gsync_check::ir::Launch;
 use gsync_check::model::MemoryModel;
 use std::process::Command;
@@ -113,8 +115,14 @@ fn states(spec: &api::SpecSource, model: MemoryModel) -> Result<(u64, String), S
             blocks: 3,
             ..Launch::default()
         },
-        memory_model: Some(model),
-        max_seconds: Some(120.0),
+        semantics: Semantics {
+            memory_model: Some(model),
+            ..Semantics::default()
+        },
+        limits: Limits {
+            max_seconds: Some(120.0),
+            ..CheckConfig::default().limits
+        },
         ..CheckConfig::default()
     };
     let report = api::check_spec(spec, &config).map_err(|e| e.render(false))?;

@@ -9,6 +9,7 @@
 mod common;
 
 use common::*;
+use gsync_check::api::Semantics;
 use gsync_check::api::{self, CheckConfig, SpecSource};
 use gsync_check::cuda::EmitOptions;
 use gsync_check::gpu;
@@ -201,7 +202,10 @@ fn a_spec_at_every_bound_goes_through_every_pass() {
         text: spec_at_the_bounds(),
     };
     let config = CheckConfig {
-        memory_model: Some(MemoryModel::Sc),
+        semantics: Semantics {
+            memory_model: Some(MemoryModel::Sc),
+            ..Semantics::default()
+        },
         ..CheckConfig::default()
     };
     let report = api::check_spec(&spec, &config).unwrap_or_else(|e| panic!("{e}"));

@@ -29,7 +29,10 @@ mod common;
 mod program;
 
 use common::verdicts::{kinds, replays};
+use gsync_check::api::Search;
+use gsync_check::api::Semantics;
 use gsync_check::api::{self, CheckConfig, SpecSource};
+use gsync_check::explore::Limits;
 use gsync_check::ir::Launch;
 use gsync_check::model::{MemoryModel, Scheduler};
 use gsync_check::report::{Report, Verdict};
@@ -47,21 +50,27 @@ type Switch = (&'static str, fn(&mut CheckConfig));
 /// against the default, and all of them together against the default.
 fn reduction_switches() -> Vec<Switch> {
     vec![
-        ("--no-symmetry", |c| c.symmetry = false),
-        ("--no-ample-sets", |c| c.ample_sets = false),
-        ("--no-fuse-local", |c| c.fuse_local_steps = false),
+        ("--no-symmetry", |c| c.reductions.symmetry = false),
+        ("--no-ample-sets", |c| c.reductions.ample_sets = false),
+        ("--no-fuse-local", |c| c.semantics.fuse_local_steps = false),
         ("--no-por", |c| {
-            c.fuse_local_steps = false;
-            c.ample_sets = false;
-            c.awaits = false;
+            c.semantics.fuse_local_steps = false;
+            c.reductions.ample_sets = false;
+            c.reductions.awaits = false;
         }),
-        ("canonical_memory: false", |c| c.canonical_memory = false),
-        ("--no-forget", |c| c.forget = false),
-        ("--no-await", |c| c.awaits = false),
-        ("--no-view-refresh", |c| c.refresh_views = false),
-        ("--no-drop-dead-writes", |c| c.drop_dead_writes = false),
+        ("canonical_memory: false", |c| {
+            c.semantics.canonical_memory = false
+        }),
+        ("--no-forget", |c| c.reductions.forget = false),
+        ("--no-await", |c| c.reductions.awaits = false),
+        ("--no-view-refresh", |c| c.semantics.refresh_views = false),
+        ("--no-drop-dead-writes", |c| {
+            c.semantics.drop_dead_writes = false
+        }),
         // Not a reduction (lossless), compared all the same.
-        ("--no-tree-compression", |c| c.tree_compression = false),
+        ("--no-tree-compression", |c| {
+            c.search.tree_compression = false
+        }),
     ]
 }
 
@@ -120,18 +129,27 @@ fn base_config(g: &Generated, model: MemoryModel, scheduler: Scheduler) -> Check
         params.push(("iters".to_string(), 0));
     }
     CheckConfig {
-        memory_model: Some(model),
-        races: model == MemoryModel::Sc || g.seed.is_multiple_of(2),
         launch: Launch {
             blocks: g.blocks,
             threads_per_block: g.threads,
             ..Launch::default()
         },
-        resident: (g.seed % 8 == 5 && g.blocks > 1).then_some(g.blocks - 1),
         params,
         scheduler,
-        max_states: Some(MAX_STATES),
-        threads: 1,
+        semantics: Semantics {
+            memory_model: Some(model),
+            races: model == MemoryModel::Sc || g.seed.is_multiple_of(2),
+            resident: (g.seed % 8 == 5 && g.blocks > 1).then_some(g.blocks - 1),
+            ..Semantics::default()
+        },
+        search: Search {
+            threads: 1,
+            ..Search::default()
+        },
+        limits: Limits {
+            max_states: Some(MAX_STATES),
+            ..CheckConfig::default().limits
+        },
         ..CheckConfig::default()
     }
 }
@@ -232,25 +250,25 @@ fn command_line(path: &str, config: &CheckConfig) -> String {
         "gsync-check check {path} --blocks {} --threads-per-block {} --memory-model {} --scheduler {} --max-states {}",
         config.launch.blocks,
         config.launch.threads_per_block,
-        config.memory_model(),
+        config.semantics.memory_model(),
         config.scheduler,
         MAX_STATES
     );
     for (name, value) in &config.params {
         cmd += &format!(" --param {name}={value}");
     }
-    if let Some(resident) = config.resident {
+    if let Some(resident) = config.semantics.resident {
         cmd += &format!(" --resident {resident}");
     }
     let flags = [
-        (!config.races, " --no-races"),
-        (!config.symmetry, " --no-symmetry"),
-        (!config.ample_sets, " --no-ample-sets"),
-        (!config.fuse_local_steps, " --no-fuse-local"),
-        (!config.forget, " --no-forget"),
-        (!config.awaits, " --no-await"),
-        (!config.refresh_views, " --no-view-refresh"),
-        (!config.drop_dead_writes, " --no-drop-dead-writes"),
+        (!config.semantics.races, " --no-races"),
+        (!config.reductions.symmetry, " --no-symmetry"),
+        (!config.reductions.ample_sets, " --no-ample-sets"),
+        (!config.semantics.fuse_local_steps, " --no-fuse-local"),
+        (!config.reductions.forget, " --no-forget"),
+        (!config.reductions.awaits, " --no-await"),
+        (!config.semantics.refresh_views, " --no-view-refresh"),
+        (!config.semantics.drop_dead_writes, " --no-drop-dead-writes"),
     ];
     for (on, flag) in flags {
         if on {
@@ -277,11 +295,11 @@ fn disagreement(
          reproduce: GSYNC_GENERATED_SEEDS={seed}..{next} cargo test --release --test generated -- --ignored --nocapture",
         seed = g.seed,
         next = g.seed + 1,
-        model = a.memory_model(),
+        model = a.semantics.memory_model(),
         sched = a.scheduler,
         blocks = g.blocks,
         threads = g.threads,
-        races = if a.races { "reported" } else { "not reported" },
+        races = if a.semantics.races { "reported" } else { "not reported" },
         params = a.params,
         da = describe(ra),
         db = describe(rb),
@@ -367,9 +385,11 @@ fn resolve_tie(
     };
     for fault in [fa, fb] {
         let variant = generate_only(g.seed, fault);
-        let only = |c: &CheckConfig| CheckConfig {
-            races: c.memory_model() == MemoryModel::Sc || fault == Fault::Race,
-            ..c.clone()
+        let only = |c: &CheckConfig| {
+            let mut c = c.clone();
+            c.semantics.races =
+                c.semantics.memory_model() == MemoryModel::Sc || fault == Fault::Race;
+            c
         };
         let (ca, cb) = (only(a.1), only(b.1));
         let (ra, rb) = (check(&variant, &ca, a.0), check(&variant, &cb, b.0));
@@ -414,8 +434,8 @@ fn cross_check(g: &Generated, model: MemoryModel, scheduler: Scheduler, tally: &
     let default_name = "default (every reduction on)";
     *tally.outcomes.entry(outcome(&default)).or_default() += 1;
     let replay = |config: &CheckConfig, report: &Report, tally: &mut Tally| {
-        // Saved choices assume the canonical form (`CheckConfig::canonical_memory`).
-        if !config.canonical_memory && model == MemoryModel::Ptx {
+        // Saved choices assume the canonical form (`Semantics::canonical_memory`).
+        if !config.semantics.canonical_memory && model == MemoryModel::Ptx {
             return;
         }
         match replays(&spec_of(g), report) {

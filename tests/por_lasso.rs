@@ -19,6 +19,7 @@ use gsync_check::ir::Launch;
 use gsync_check::model::MemoryModel;
 use gsync_check::reduce::{Reduced, Reductions};
 
+use gsync_check::api::Semantics;
 use rustc_hash::FxHashSet;
 
 const AMPLE_SETS: Reductions = Reductions {
@@ -54,13 +55,19 @@ const SPECS: &[(&str, u32)] = &[
 
 fn config(blocks: u32, ample_sets: bool) -> CheckConfig {
     CheckConfig {
-        memory_model: Some(MemoryModel::Sc),
         launch: Launch {
             blocks,
             ..Launch::default()
         },
-        symmetry: false,
-        ample_sets,
+        semantics: Semantics {
+            memory_model: Some(MemoryModel::Sc),
+            ..Semantics::default()
+        },
+        reductions: Reductions {
+            symmetry: false,
+            ample_sets,
+            ..Reductions::ALL
+        },
         ..CheckConfig::default()
     }
 }

@@ -11,17 +11,29 @@ use gsync_check::report::{Report, Verdict};
 
 mod common;
 use common::verdicts::{assert_replays, kinds};
+use gsync_check::api::Search;
+use gsync_check::api::Semantics;
+use gsync_check::reduce::Reductions;
 
 /// A configuration under `sc` (the `ptx` tests below name their model).
 fn config(blocks: u32, symmetry: bool, threads: usize) -> CheckConfig {
     CheckConfig {
-        memory_model: Some(MemoryModel::Sc),
         launch: Launch {
             blocks,
             ..Launch::default()
         },
-        symmetry,
-        threads,
+        semantics: Semantics {
+            memory_model: Some(MemoryModel::Sc),
+            ..Semantics::default()
+        },
+        reductions: Reductions {
+            symmetry,
+            ..Reductions::ALL
+        },
+        search: Search {
+            threads,
+            ..Search::default()
+        },
         ..CheckConfig::default()
     }
 }
@@ -105,9 +117,10 @@ fn symmetry_keeps_every_verdict_and_its_counterexamples_replay() {
 fn hash_compaction_keeps_every_verdict_and_counterexample() {
     for spec in api::builtins() {
         let exact = api::check_spec(&spec, &config(3, false, 1)).unwrap();
-        let compact = CheckConfig {
-            hash_compaction: true,
-            ..config(3, false, 1)
+        let compact = {
+            let mut c = config(3, false, 1);
+            c.search.hash_compaction = true;
+            c
         };
         let compact = api::check_spec(&spec, &compact).unwrap();
         assert_eq!(exact.verdict, compact.verdict, "{}", spec.name);
@@ -123,11 +136,12 @@ fn hash_compaction_keeps_every_verdict_and_counterexample() {
 fn tree_compression_changes_nothing_but_memory() {
     for blocks in [2, 3] {
         for spec in api::builtins() {
-            let config = |tree_compression| CheckConfig {
-                tree_compression,
-                memory_model: Some(MemoryModel::Ptx),
-                max_states: Some(300_000),
-                ..config(blocks, true, 2)
+            let config = |tree_compression| {
+                let mut c = config(blocks, true, 2);
+                c.semantics.memory_model = Some(MemoryModel::Ptx);
+                c.search.tree_compression = tree_compression;
+                c.limits.max_states = Some(300_000);
+                c
             };
             let whole = match api::check_spec(&spec, &config(false)) {
                 Ok(report) => report,
@@ -156,9 +170,10 @@ fn partial_order_reduction_of_local_steps_keeps_every_verdict() {
     // `--no-por`: every thread-local instruction is a step of its own.
     for spec in api::builtins() {
         let reduced = api::check_spec(&spec, &config(2, true, 1)).unwrap();
-        let interleaved = CheckConfig {
-            fuse_local_steps: false,
-            ..config(2, false, 1)
+        let interleaved = {
+            let mut c = config(2, false, 1);
+            c.semantics.fuse_local_steps = false;
+            c
         };
         let interleaved = api::check_spec(&spec, &interleaved).unwrap();
         assert_eq!(reduced.verdict, interleaved.verdict, "{}", spec.name);
@@ -181,9 +196,10 @@ fn symmetry_cuts_the_mutex_and_semaphore_families() {
     ] {
         let spec = api::SpecSource::builtin(name).unwrap();
         // Ample sets off on both sides: the ratio is symmetry's alone.
-        let alone = |symmetry| CheckConfig {
-            ample_sets: false,
-            ..config(5, symmetry, 1)
+        let alone = |symmetry| {
+            let mut c = config(5, symmetry, 1);
+            c.reductions.ample_sets = false;
+            c
         };
         let full = api::check_spec(&spec, &alone(false)).unwrap();
         let reduced = api::check_spec(&spec, &alone(true)).unwrap();
@@ -298,9 +314,10 @@ fn bench_checker_repeat_reports_one_row_per_launch_with_the_same_states() {
 #[test]
 fn ample_sets_keep_every_verdict_and_their_counterexamples_replay() {
     // Symmetry off on both sides: only the partial-order reduction differs.
-    let full = |n| CheckConfig {
-        ample_sets: false,
-        ..config(n, false, 2)
+    let full = |n| {
+        let mut c = config(n, false, 2);
+        c.reductions.ample_sets = false;
+        c
     };
     let reduced = |n| config(n, false, 1);
     // Counterexamples are retraced on the full graph: still shortest.
@@ -449,12 +466,13 @@ fn agree_under_ptx_with(
 /// A `ptx` configuration with no reduction of the memory model's states
 /// but `canonical_memory` and `forget` as given.
 fn ptx(blocks: u32, canonical_memory: bool, forget: bool) -> CheckConfig {
-    CheckConfig {
-        memory_model: Some(MemoryModel::Ptx),
-        canonical_memory,
-        forget,
-        max_states: Some(300_000),
-        ..config(blocks, false, 1)
+    {
+        let mut config = config(blocks, false, 1);
+        config.semantics.memory_model = Some(MemoryModel::Ptx);
+        config.semantics.canonical_memory = canonical_memory;
+        config.reductions.forget = forget;
+        config.limits.max_states = Some(300_000);
+        config
     }
 }
 
@@ -477,9 +495,10 @@ fn ptx_canonical_form_keeps_every_verdict_and_counterexample() {
 #[test]
 fn ptx_ample_sets_keep_every_verdict_and_counterexample() {
     for blocks in [2, 3] {
-        let without = |n| CheckConfig {
-            ample_sets: false,
-            ..ptx(n, true, true)
+        let without = |n| {
+            let mut c = ptx(n, true, true);
+            c.reductions.ample_sets = false;
+            c
         };
         let reduced = agree_under_ptx(blocks, without, |n| ptx(n, true, true));
         assert!(reduced, "ample sets reduced nothing at {blocks} blocks");
@@ -509,7 +528,11 @@ fn forgetting_writers_keeps_every_verdict_and_counterexample() {
 /// and stores fewer states.
 #[test]
 fn view_refresh_keeps_every_verdict_and_counterexample() {
-    switch_agrees_under_ptx("the view refresh", |c, on| c.refresh_views = on, agrees);
+    switch_agrees_under_ptx(
+        "the view refresh",
+        |c, on| c.semantics.refresh_views = on,
+        agrees,
+    );
 }
 
 /// Compares every spec under `ptx` with a switch of the memory model off
@@ -557,7 +580,7 @@ fn switch_agrees_under_ptx(
 /// way with room for eight writes a location).
 #[test]
 fn dropping_dead_writes_keeps_every_verdict_and_counterexample() {
-    let set = |c: &mut CheckConfig, on| c.drop_dead_writes = on;
+    let set = |c: &mut CheckConfig, on| c.semantics.drop_dead_writes = on;
     switch_agrees_under_ptx("dropping dead writes", set, agrees_in_verdict);
 }
 
@@ -567,9 +590,10 @@ fn dropping_dead_writes_keeps_every_verdict_and_counterexample() {
 #[test]
 fn await_reduction_keeps_every_verdict_and_counterexample() {
     for blocks in [2, 3] {
-        let without = |n| CheckConfig {
-            awaits: false,
-            ..ptx(n, true, true)
+        let without = |n| {
+            let mut c = ptx(n, true, true);
+            c.reductions.awaits = false;
+            c
         };
         let reduced = agree_under_ptx(blocks, without, |n| ptx(n, true, true));
         assert!(
@@ -587,9 +611,10 @@ fn await_reduction_keeps_every_verdict_and_counterexample() {
 fn spinners_sleep_under_ptx() {
     let spec = api::SpecSource::builtin("heterosync_tree_barrier").unwrap();
     let states = |memory_model| {
-        let config = CheckConfig {
-            memory_model: Some(memory_model),
-            ..config(3, false, 1)
+        let config = {
+            let mut c = config(3, false, 1);
+            c.semantics.memory_model = Some(memory_model);
+            c
         };
         api::check_spec(&spec, &config).unwrap().stats.states
     };
@@ -604,10 +629,11 @@ fn spinners_sleep_under_ptx() {
 fn blind_loads_keep_the_queue_locks_waiters_views() {
     let spec = api::SpecSource::builtin("ring_buffer_mutex").unwrap();
     let states = |awaits: bool| {
-        let config = CheckConfig {
-            memory_model: Some(MemoryModel::Ptx),
-            awaits,
-            ..config(4, true, 1)
+        let config = {
+            let mut c = config(4, true, 1);
+            c.semantics.memory_model = Some(MemoryModel::Ptx);
+            c.reductions.awaits = awaits;
+            c
         };
         api::check_spec(&spec, &config).unwrap().stats.states
     };
@@ -627,10 +653,11 @@ fn a_load_whose_location_may_still_get_the_awaited_value_is_not_blind() {
     let text = "global volatile u32 idx = 0;\nglobal volatile u32 slot[2] = 7;\nharness master {\n if (blockIdx == 0) {\n  slot[1] = 7;\n  slot[1] = 1;\n  slot[1] = 7;\n  idx = 1;\n } else {\n  while (slot[idx] != blockIdx) { }\n }\n}\n";
     let spec = inline_spec("pulse", text);
     let verdict = |awaits: bool| {
-        let config = CheckConfig {
-            memory_model: Some(MemoryModel::Ptx),
-            awaits,
-            ..config(2, false, 1)
+        let config = {
+            let mut c = config(2, false, 1);
+            c.semantics.memory_model = Some(MemoryModel::Ptx);
+            c.reductions.awaits = awaits;
+            c
         };
         kinds(&api::check_spec(&spec, &config).unwrap())
     };
@@ -649,11 +676,12 @@ fn ptx_canonical_form_is_on_by_default() {
         api::check_spec(&spec, &config).unwrap().stats.states
     };
     let default_of = |spec: &api::SpecSource, forget: bool, refresh_views: bool| {
-        let config = CheckConfig {
-            memory_model: Some(MemoryModel::Ptx),
-            forget,
-            refresh_views,
-            ..config(3, false, 1)
+        let config = {
+            let mut c = config(3, false, 1);
+            c.semantics.memory_model = Some(MemoryModel::Ptx);
+            c.semantics.refresh_views = refresh_views;
+            c.reductions.forget = forget;
+            c
         };
         api::check_spec(spec, &config).unwrap().stats.states
     };
@@ -684,9 +712,10 @@ fn ptx_canonical_form_is_on_by_default() {
 /// every verdict and its counterexamples replay.
 #[test]
 fn ptx_symmetry_keeps_every_verdict_and_its_counterexamples_replay() {
-    let ptx = |blocks: u32, symmetry: bool| CheckConfig {
-        memory_model: Some(MemoryModel::Ptx),
-        ..config(blocks, symmetry, 1)
+    let ptx = |blocks: u32, symmetry: bool| {
+        let mut c = config(blocks, symmetry, 1);
+        c.semantics.memory_model = Some(MemoryModel::Ptx);
+        c
     };
     let mut reduced_somewhere = false;
     for spec in api::builtins() {
@@ -761,9 +790,10 @@ fn ptx_keeps_the_writes_that_race_with_a_write_a_thread_may_still_read() {
         "global u32 x = 0;\nglobal u32 flag = 0;\nharness master {\n    if (blockIdx == 0) {\n        x = 1;\n        store.release(flag, 1);\n    } else if (blockIdx == 1) {\n        while (load.acquire(flag) == 0) { }\n        store.relaxed(x, 2);\n    } else if (blockIdx == 2) {\n        store.relaxed(x, 3);\n    } else if (load.relaxed(x) == 2 && load.relaxed(x) == 3) {\n        while (load.relaxed(x) != 1) { }\n    }\n}\n",
     );
     for (spec, blocks) in [(two, 2), (four, 4)] {
-        let config = |canonical_memory| CheckConfig {
-            races: false,
-            ..ptx(blocks, canonical_memory, true)
+        let config = |canonical_memory| {
+            let mut c = ptx(blocks, canonical_memory, true);
+            c.semantics.races = false;
+            c
         };
         let full = api::check_spec(&spec, &config(false)).unwrap();
         let reduced = api::check_spec(&spec, &config(true)).unwrap();
@@ -786,9 +816,10 @@ fn forgetting_writers_keeps_lassos_that_replay() {
     );
     for blocks in [2, 3] {
         for symmetry in [false, true] {
-            let config = |forget| CheckConfig {
-                symmetry,
-                ..ptx(blocks, true, forget)
+            let config = |forget| {
+                let mut c = ptx(blocks, true, forget);
+                c.reductions.symmetry = symmetry;
+                c
             };
             let kept = api::check_spec(&spec, &config(false)).unwrap();
             let forgotten = api::check_spec(&spec, &config(true)).unwrap();
@@ -810,9 +841,10 @@ fn forgetting_writers_keeps_lassos_that_replay() {
 fn a_race_found_with_its_writer_forgotten_names_the_writer() {
     let spec = api::SpecSource::builtin("semaphore_check_outside_lock").unwrap();
     for symmetry in [false, true] {
-        let config = CheckConfig {
-            memory_model: Some(MemoryModel::Ptx),
-            ..config(3, symmetry, 1)
+        let config = {
+            let mut c = config(3, symmetry, 1);
+            c.semantics.memory_model = Some(MemoryModel::Ptx);
+            c
         };
         let report = api::check_spec(&spec, &config).unwrap();
         let race = &report.violations[0];
@@ -837,9 +869,10 @@ fn a_plain_unlock_between_repeated_exchanges_is_not_merged_away() {
     let text = "global u32 lock = 0;\nharness master {\n while (atomicExch(lock, 1) != 0) { backoff(); }\n critical { }\n __threadfence();\n lock = 0;\n}\n";
     let spec = inline_spec("plain_unlock", text);
     for (canonical_memory, forget) in [(false, false), (true, false), (true, true)] {
-        let config = CheckConfig {
-            races: false,
-            ..ptx(2, canonical_memory, forget)
+        let config = {
+            let mut c = ptx(2, canonical_memory, forget);
+            c.semantics.races = false;
+            c
         };
         let report = api::check_spec(&spec, &config).unwrap();
         assert_eq!(
@@ -860,11 +893,12 @@ fn a_lasso_past_a_phase_check_is_not_reused_where_the_check_fails() {
     let text = "global volatile u32 count = 0;\nglobal u32 data[nblocks] = 0;\nharness master {\n check barrier;\n phase {\n  atomicExch_system(data[blockIdx], 1);\n  atomicAdd.acquire(count, 1);\n  for (u32 r1 = 0; r1 < 3 && (atomicAdd(count, 0) < nblocks); r1++) { }\n  __threadfence();\n }\n}\n";
     let spec = inline_spec("bounded_spin_barrier", text);
     for fuse_local_steps in [true, false] {
-        let config = CheckConfig {
-            races: false,
-            fuse_local_steps,
-            memory_model: Some(MemoryModel::Ptx),
-            ..config(2, true, 1)
+        let config = {
+            let mut c = config(2, true, 1);
+            c.semantics.races = false;
+            c.semantics.fuse_local_steps = fuse_local_steps;
+            c.semantics.memory_model = Some(MemoryModel::Ptx);
+            c
         };
         let report = api::check_spec(&spec, &config).unwrap();
         assert_eq!(

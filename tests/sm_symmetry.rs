@@ -7,6 +7,7 @@
 
 mod common;
 
+use gsync_check::api::Semantics;
 use gsync_check::api::{self, CheckConfig};
 use gsync_check::explore::{explore, Options};
 use gsync_check::ir::Launch;
@@ -38,8 +39,14 @@ fn config(blocks: u32, model: &str, symmetry: bool) -> CheckConfig {
             blocks,
             ..Launch::default()
         },
-        memory_model: Some(model.parse().unwrap()),
-        symmetry,
+        semantics: Semantics {
+            memory_model: Some(model.parse().unwrap()),
+            ..Semantics::default()
+        },
+        reductions: Reductions {
+            symmetry,
+            ..Reductions::ALL
+        },
         ..CheckConfig::default()
     }
 }

@@ -7,6 +7,7 @@
 //! orbits, which is why the factor stays below 120 (see
 //! `book/src/results.md`, "How far symmetry can go").
 
+use gsync_check::api::Semantics;
 use gsync_check::api::{self, CheckConfig};
 use gsync_check::explore::{explore, Options, TransitionSystem};
 use gsync_check::ir::Launch;
@@ -23,7 +24,10 @@ fn orbits(name: &str, blocks: u32) -> (usize, usize, usize, usize) {
             blocks,
             ..Launch::default()
         },
-        memory_model: Some(MemoryModel::Sc),
+        semantics: Semantics {
+            memory_model: Some(MemoryModel::Sc),
+            ..Semantics::default()
+        },
         ..CheckConfig::default()
     };
     let prepared = api::prepare(&spec, &config).unwrap();

@@ -2,19 +2,44 @@
 //! and the rules a value must meet.
 
 use super::{Error, SpecSource};
+use crate::explore::{Limits, Options};
 use crate::ir::Launch;
-use crate::model::{BranchOrder, MemoryModel, Scheduler, SimtMode};
+use crate::model::lockbits::DEFAULT_LOCK_BITS;
+use crate::model::{BranchOrder, MemoryModel, ModelOptions, Scheduler, SimtMode};
+use crate::reduce::Reductions;
 use crate::spec::ast::SpecFile;
 use crate::spec::diag::Diagnostic;
 
-/// How to check a spec.
+/// How to check a spec: one typed part per concern, each the one home of
+/// its options. The command line, the book's cells (`web/`) and a saved
+/// counterexample ([`config_of`](super::config_of)) all build this, and
+/// the report records what decides the result ([`RunConfig`]).
+///
+/// [`RunConfig`]: crate::report::RunConfig
 #[derive(Clone, Debug, PartialEq)]
 pub struct CheckConfig {
     pub launch: Launch,
     /// `--param name=value` overrides, in the order given.
     pub params: Vec<(String, i64)>,
+    /// What the semantics is (memory model, SIMT, lock unit, occupancy).
+    pub semantics: Semantics,
+    /// The liveness question: none (`deadlock`), or livelock and
+    /// starvation under a progress model per level.
+    pub scheduler: Scheduler,
+    /// Which reductions to search with, where they are sound.
+    pub reductions: Reductions,
+    /// How the search runs (it does not change what is found).
+    pub search: Search,
+    pub limits: Limits,
+}
+
+/// The semantics asked for. `None` fields are resolved by
+/// [`prepare`](super::prepare) from the spec's header and the defaults;
+/// [`Semantics::model_options`] is then what the model runs with.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Semantics {
     /// `None`: the default, `ptx`, or `sc` for a spec that uses what only
-    /// `sc` models (lockstep warps, the lock unit); [`prepare`] resolves it.
+    /// `sc` models (lockstep warps, the lock unit).
     pub memory_model: Option<MemoryModel>,
     /// Under `ptx`: report heterogeneous and data races.
     pub races: bool,
@@ -25,36 +50,8 @@ pub struct CheckConfig {
     /// Lock bits of the shared-memory lock unit (default 1024).
     pub lock_bits: Option<u32>,
     pub fuse_local_steps: bool,
-    /// The liveness question: none (`deadlock`), or livelock and
-    /// starvation under a progress model per level.
-    pub scheduler: Scheduler,
     /// At most this many blocks resident at once.
     pub resident: Option<u32>,
-    pub max_states: Option<u64>,
-    pub max_seconds: Option<f64>,
-    /// When set, the check ends at this instant, whatever `max_seconds`
-    /// says: the variants of a family share the family's deadline.
-    pub deadline: Option<crate::clock::Instant>,
-    pub max_memory_mb: Option<u64>,
-    pub progress: bool,
-    /// Worker threads of the explorer (the verdict and trace do not depend on it).
-    pub threads: usize,
-    /// Symmetry reduction over interchangeable blocks, where it is sound.
-    pub symmetry: bool,
-    /// Partial-order reduction of independent shared accesses (ample
-    /// sets), where it is sound.
-    pub ample_sets: bool,
-    /// Under `ptx`, store states without the writers no step reads
-    /// (`reduce::Reductions::forget`).
-    pub forget: bool,
-    /// Under `ptx`, leave out failed polls that read a stale write
-    /// (`reduce::Reductions::awaits`).
-    pub awaits: bool,
-    /// Store 63-bit fingerprints instead of states (see `explore::Options`).
-    pub hash_compaction: bool,
-    /// Keep the parts of states the model names once per distinct content
-    /// (`explore::parts`): lossless, on by default.
-    pub tree_compression: bool,
     /// Under `ptx`, put states in canonical form (`model::memory`); off
     /// only to cross-check the reduction (the choices saved in a
     /// counterexample depend on it, so replays assume it on).
@@ -69,34 +66,114 @@ pub struct CheckConfig {
     pub drop_dead_writes: bool,
 }
 
+impl Default for Semantics {
+    fn default() -> Semantics {
+        let model = ModelOptions::default();
+        Semantics {
+            memory_model: None,
+            races: model.races,
+            simt: None,
+            branch_order: None,
+            lock_bits: None,
+            fuse_local_steps: model.fuse_local_steps,
+            resident: model.resident,
+            canonical_memory: model.canonical_memory,
+            refresh_views: model.refresh_views,
+            drop_dead_writes: model.drop_dead_writes,
+        }
+    }
+}
+
+impl Semantics {
+    /// The model's options under `scheduler` (which decides whether
+    /// threads record that they have started).
+    pub fn model_options(&self, scheduler: Scheduler) -> ModelOptions {
+        ModelOptions {
+            fuse_local_steps: self.fuse_local_steps,
+            resident: self.resident,
+            simt: self.simt_mode(),
+            branch_order: self.branch_order_value(),
+            lock_bits: self.lock_bits.unwrap_or(DEFAULT_LOCK_BITS),
+            barrier_divergence: true,
+            memory_model: self.memory_model(),
+            races: self.races,
+            canonical_memory: self.canonical_memory,
+            refresh_views: self.refresh_views,
+            drop_dead_writes: self.drop_dead_writes,
+            track_started: scheduler.needs_started(),
+        }
+    }
+
+    /// The memory model (once resolved by [`prepare`](super::prepare); the
+    /// default before).
+    pub fn memory_model(&self) -> MemoryModel {
+        self.memory_model.unwrap_or_default()
+    }
+
+    pub fn simt_mode(&self) -> SimtMode {
+        self.simt.unwrap_or_default()
+    }
+
+    pub fn branch_order_value(&self) -> BranchOrder {
+        self.branch_order.unwrap_or_default()
+    }
+}
+
+/// How the search runs: workers, storage and the progress bar. The result
+/// does not depend on them (hash compaction only up to the collision
+/// probability the report states).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Search {
+    /// Worker threads of the explorer.
+    pub threads: usize,
+    /// A progress bar on a terminal.
+    pub progress: bool,
+    /// Store 63-bit fingerprints instead of states (see `explore::Options`).
+    pub hash_compaction: bool,
+    /// Keep the parts of states the model names once per distinct content
+    /// (`explore::parts`): lossless, on by default.
+    pub tree_compression: bool,
+}
+
+impl Default for Search {
+    fn default() -> Search {
+        Search {
+            threads: 1,
+            progress: false,
+            hash_compaction: false,
+            tree_compression: true,
+        }
+    }
+}
+
 impl Default for CheckConfig {
     fn default() -> CheckConfig {
         CheckConfig {
             launch: Launch::default(),
             params: Vec::new(),
-            memory_model: None,
-            races: true,
-            simt: None,
-            branch_order: None,
-            lock_bits: None,
-            fuse_local_steps: true,
+            semantics: Semantics::default(),
             scheduler: Scheduler::Deadlock,
-            resident: None,
-            max_states: Some(DEFAULT_MAX_STATES),
-            max_seconds: None,
-            deadline: None,
-            max_memory_mb: Some(DEFAULT_MAX_MEMORY_MB),
-            progress: false,
-            threads: 1,
-            symmetry: true,
-            ample_sets: true,
-            forget: true,
-            awaits: true,
-            hash_compaction: false,
-            tree_compression: true,
-            canonical_memory: true,
-            refresh_views: true,
-            drop_dead_writes: true,
+            reductions: Reductions::ALL,
+            search: Search::default(),
+            limits: Limits {
+                max_states: Some(DEFAULT_MAX_STATES),
+                max_memory_mb: Some(DEFAULT_MAX_MEMORY_MB),
+                ..Limits::NONE
+            },
+        }
+    }
+}
+
+impl CheckConfig {
+    /// The explorer's options: the limits and how the search runs.
+    pub fn explore_options(&self) -> Options {
+        Options {
+            keep_edges: true,
+            progress: self.search.progress,
+            threads: self.search.threads,
+            hash_compaction: self.search.hash_compaction,
+            no_tree_compression: !self.search.tree_compression,
+            ..self.limits.options()
         }
     }
 }
@@ -171,16 +248,17 @@ impl CheckConfig {
                 l.blocks, l.threads_per_block
             )));
         }
-        if self.resident == Some(0) {
+        if self.semantics.resident == Some(0) {
             return Err(Error::Usage("--resident must be at least 1 (got 0)".into()));
         }
-        check_worker_threads(self.threads).map_err(|m| Error::Usage(format!("--threads: {m}")))?;
-        if let Some(s) = self.max_seconds {
+        check_worker_threads(self.search.threads)
+            .map_err(|m| Error::Usage(format!("--threads: {m}")))?;
+        if let Some(s) = self.limits.max_seconds {
             check_seconds(s).map_err(|m| Error::Usage(format!("--max-seconds: {m}")))?;
         }
         let at_least_1 = [
-            ("--max-states", self.max_states),
-            ("--max-memory", self.max_memory_mb),
+            ("--max-states", self.limits.max_states),
+            ("--max-memory", self.limits.max_memory_mb),
         ];
         for (flag, v) in at_least_1 {
             if v == Some(0) {
@@ -196,12 +274,12 @@ impl CheckConfig {
                 )));
             }
         }
-        if !self.races && self.memory_model == Some(MemoryModel::Sc) {
+        if !self.semantics.races && self.semantics.memory_model == Some(MemoryModel::Sc) {
             return Err(Error::Usage(
                 "--no-races applies under --memory-model ptx: sc reports no races".into(),
             ));
         }
-        if self.lock_bits == Some(0) {
+        if self.semantics.lock_bits == Some(0) {
             return Err(Error::Usage(
                 "--lock-bits must be at least 1 (got 0)".into(),
             ));
@@ -212,7 +290,7 @@ impl CheckConfig {
     /// The SIMT mode in force: the option, else the spec header's `simt:`
     /// line, else `its`. Lockstep masks lanes in 32-bit words.
     pub(super) fn resolve_simt(&mut self, file: &SpecFile, spec: &SpecSource) -> Result<(), Error> {
-        let mode: SimtMode = match (self.simt, &file.header.simt) {
+        let mode: SimtMode = match (self.semantics.simt, &file.header.simt) {
             (Some(m), _) => m,
             (None, Some(v)) => v.text.parse().map_err(|e: String| {
                 let d = Diagnostic::new(v.span, format!("`simt:` header line: {e}"))
@@ -227,12 +305,12 @@ impl CheckConfig {
                 self.launch.warp_size
             )));
         }
-        if mode != SimtMode::Lockstep && self.branch_order.is_some() {
+        if mode != SimtMode::Lockstep && self.semantics.branch_order.is_some() {
             return Err(Error::Usage(
                 "--branch-order only applies to --simt lockstep (under its every interleaving is explored)".into(),
             ));
         }
-        self.simt = Some(mode);
+        self.semantics.simt = Some(mode);
         Ok(())
     }
 
@@ -240,24 +318,10 @@ impl CheckConfig {
     /// except that a spec using what only `sc` models (`sc_only`: lockstep
     /// warps, the lock unit) runs under `sc` when none is named.
     pub(super) fn resolve_memory_model(&mut self, sc_only: bool) {
-        self.memory_model = Some(match self.memory_model {
+        self.semantics.memory_model = Some(match self.semantics.memory_model {
             Some(named) => named,
             None if sc_only => MemoryModel::Sc,
             None => MemoryModel::default(),
         });
-    }
-
-    /// The memory model (once resolved by [`prepare`](super::prepare); the
-    /// default before).
-    pub fn memory_model(&self) -> MemoryModel {
-        self.memory_model.unwrap_or_default()
-    }
-
-    pub fn simt_mode(&self) -> SimtMode {
-        self.simt.unwrap_or_default()
-    }
-
-    pub fn branch_order_value(&self) -> BranchOrder {
-        self.branch_order.unwrap_or_default()
     }
 }

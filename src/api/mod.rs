@@ -1,6 +1,8 @@
 //! The library API: load a spec (built-in or from a file), check it under a
 //! configuration, and get a [`Report`]. The CLI is a thin layer over this.
 
+#[cfg(feature = "args")]
+pub mod args;
 mod config;
 mod error;
 mod prepare;

@@ -66,12 +66,13 @@ pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Erro
         .hint("the construct is parsed but not modelled yet; remove it to check the rest");
         return Err(Error::Spec(Box::new(d), Box::new(source)));
     }
-    let sc_only = config.simt_mode() == SimtMode::Lockstep || lockbits::uses_lock_bits(&program);
+    let sc_only =
+        config.semantics.simt_mode() == SimtMode::Lockstep || lockbits::uses_lock_bits(&program);
     let mut config = config.clone();
     config.resolve_memory_model(sc_only);
     let config = &config;
-    if config.memory_model() == MemoryModel::Ptx {
-        if config.simt_mode() == SimtMode::Lockstep {
+    if config.semantics.memory_model() == MemoryModel::Ptx {
+        if config.semantics.simt_mode() == SimtMode::Lockstep {
             return Err(Error::Usage(
                 "--simt lockstep is modelled under --memory-model sc only".into(),
             ));
@@ -82,7 +83,7 @@ pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Erro
             ));
         }
     }
-    if config.lock_bits.is_some() && !lockbits::uses_lock_bits(&program) {
+    if config.semantics.lock_bits.is_some() && !lockbits::uses_lock_bits(&program) {
         return Err(Error::Usage(format!(
             "--lock-bits applies to specs that use the lock unit (ldslk/stsul); `{}` does not",
             spec.name

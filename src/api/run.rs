@@ -1,35 +1,22 @@
 //! Checking a prepared spec and building its [`Report`]: the model, the
 //! checker's settings, the findings as traces.
 
-use super::{prepare, CheckConfig, Error, Prepared, SpecSource};
+use super::{prepare, CheckConfig, Error, Prepared, Semantics, SpecSource};
 use crate::check::{check, CheckResult, Settings};
-use crate::explore::Options;
+use crate::explore::Limits;
 use crate::ir::Program;
 use crate::model::lockbits::{self, DEFAULT_LOCK_BITS};
-use crate::model::{Model, ModelOptions, SimtMode};
-use crate::reduce::Reductions;
+use crate::model::{Model, SimtMode};
 use crate::report::{Limit, Measured, Report, RunConfig, Stats, Verdict, ViolationReport};
 use crate::trace::violation_report;
 use std::collections::BTreeMap;
 
 /// The semantics of a prepared spec under its configuration.
 pub fn model_of(prepared: &Prepared) -> Model<'_> {
+    let config = &prepared.config;
     Model::new(
         &prepared.program,
-        ModelOptions {
-            fuse_local_steps: prepared.config.fuse_local_steps,
-            resident: prepared.config.resident,
-            simt: prepared.config.simt_mode(),
-            branch_order: prepared.config.branch_order_value(),
-            lock_bits: prepared.config.lock_bits.unwrap_or(DEFAULT_LOCK_BITS),
-            barrier_divergence: true,
-            memory_model: prepared.config.memory_model(),
-            races: prepared.config.races,
-            canonical_memory: prepared.config.canonical_memory,
-            refresh_views: prepared.config.refresh_views,
-            drop_dead_writes: prepared.config.drop_dead_writes,
-            track_started: prepared.config.scheduler.needs_started(),
-        },
+        config.semantics.model_options(config.scheduler),
     )
 }
 
@@ -39,36 +26,14 @@ pub fn run(prepared: &Prepared) -> Report {
     let model = model_of(prepared);
     let settings = Settings {
         scheduler: config.scheduler,
-        reductions: Reductions {
-            symmetry: config.symmetry,
-            ample_sets: config.ample_sets,
-            forget: config.forget,
-            awaits: config.awaits,
-        },
-        limits: limits_of(config),
+        reductions: config.reductions,
+        limits: config.explore_options(),
     };
     let started = crate::clock::Instant::now();
     let result = check(&model, &settings);
     // The whole check: exploration plus the graph analyses after it.
     let seconds = started.elapsed().as_secs_f64();
     report_of(prepared, &model, &result, seconds)
-}
-
-/// The limits and search settings of a configuration.
-pub(crate) fn limits_of(config: &CheckConfig) -> Options {
-    Options {
-        max_states: config.max_states,
-        deadline: config
-            .deadline
-            .or_else(|| crate::explore::deadline_in(config.max_seconds)),
-        max_memory_bytes: config.max_memory_mb.map(|mb| mb * 1024 * 1024),
-        keep_edges: true,
-        progress: config.progress,
-        threads: config.threads,
-        hash_compaction: config.hash_compaction,
-        no_tree_compression: !config.tree_compression,
-        ..Options::default()
-    }
 }
 
 /// The report of a check that took `seconds` (also the distributed one's).
@@ -126,49 +91,139 @@ pub fn check_spec(spec: &SpecSource, config: &CheckConfig) -> Result<Report, Err
 }
 
 fn run_config(program: &Program, config: &CheckConfig) -> RunConfig {
+    let semantics = &config.semantics;
     RunConfig {
         launch: config.launch,
-        memory_model: config.memory_model(),
-        races: config.races,
-        simt: config.simt_mode(),
-        branch_order: (config.simt_mode() == SimtMode::Lockstep)
-            .then(|| config.branch_order_value()),
+        memory_model: semantics.memory_model(),
+        races: semantics.races,
+        simt: semantics.simt_mode(),
+        branch_order: (semantics.simt_mode() == SimtMode::Lockstep)
+            .then(|| semantics.branch_order_value()),
         lock_bits: lockbits::uses_lock_bits(program)
-            .then(|| config.lock_bits.unwrap_or(DEFAULT_LOCK_BITS)),
+            .then(|| semantics.lock_bits.unwrap_or(DEFAULT_LOCK_BITS)),
         params: program.params.iter().cloned().collect::<BTreeMap<_, _>>(),
-        fuse_local_steps: config.fuse_local_steps,
-        refresh_views: config.refresh_views,
-        drop_dead_writes: config.drop_dead_writes,
+        fuse_local_steps: semantics.fuse_local_steps,
+        refresh_views: semantics.refresh_views,
+        drop_dead_writes: semantics.drop_dead_writes,
         scheduler: config.scheduler,
-        resident: config.resident,
-        max_states: config.max_states,
-        max_seconds: config.max_seconds,
-        max_memory_mb: config.max_memory_mb,
+        resident: semantics.resident,
+        limits: Limits {
+            deadline: None,
+            ..config.limits
+        },
     }
 }
 
-/// The config a saved report ran with, as a [`CheckConfig`] (for replay).
+/// The config a saved report ran with, as a [`CheckConfig`] (for replay):
+/// everything [`run_config`] records, back in its place.
 pub fn config_of(report: &RunConfig) -> CheckConfig {
+    let base = CheckConfig::default();
     CheckConfig {
         launch: report.launch,
         params: report.params.iter().map(|(k, v)| (k.clone(), *v)).collect(),
-        memory_model: Some(report.memory_model),
-        races: report.races,
-        simt: Some(report.simt),
-        branch_order: report.branch_order,
-        lock_bits: report.lock_bits,
-        fuse_local_steps: report.fuse_local_steps,
-        refresh_views: report.refresh_views,
-        drop_dead_writes: report.drop_dead_writes,
+        semantics: Semantics {
+            memory_model: Some(report.memory_model),
+            races: report.races,
+            simt: Some(report.simt),
+            branch_order: report.branch_order,
+            lock_bits: report.lock_bits,
+            fuse_local_steps: report.fuse_local_steps,
+            resident: report.resident,
+            // Saved choices assume the canonical form (see the field).
+            canonical_memory: true,
+            refresh_views: report.refresh_views,
+            drop_dead_writes: report.drop_dead_writes,
+        },
         scheduler: report.scheduler,
-        resident: report.resident,
-        max_states: report.max_states,
-        max_seconds: report.max_seconds,
-        max_memory_mb: report.max_memory_mb,
-        // Saved choices assume the canonical form (see the field).
-        canonical_memory: true,
+        limits: report.limits,
         // How the search ran does not change what it found: replay with
-        // the default search settings.
-        ..CheckConfig::default()
+        // the default reductions and search settings.
+        ..base
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{BranchOrder, MemoryModel, Progress, Scheduler};
+
+    /// The configurations a saved report must bring back: each option that
+    /// decides the result away from its default, on a spec it applies to.
+    fn cases() -> Vec<(&'static str, CheckConfig)> {
+        let base = CheckConfig::default;
+        let mut cases = vec![("spin_lock", base()), ("tinylock_mutex", base())];
+        let mut with = |name, set: fn(&mut CheckConfig)| {
+            let mut c = base();
+            set(&mut c);
+            cases.push((name, c));
+        };
+        with("spin_lock", |c| c.semantics.races = false);
+        with("spin_lock", |c| {
+            c.semantics.memory_model = Some(MemoryModel::Sc)
+        });
+        with("spin_lock", |c| c.semantics.fuse_local_steps = false);
+        with("spin_lock", |c| c.semantics.refresh_views = false);
+        with("spin_lock", |c| c.semantics.drop_dead_writes = false);
+        with("spin_lock", |c| {
+            c.scheduler = Scheduler::uniform(Progress::Fair)
+        });
+        with("spin_lock", |c| c.params.push(("iters".into(), 2)));
+        with("spin_lock", |c| c.limits.max_seconds = Some(9.5));
+        with("spin_lock", |c| c.limits.max_states = Some(1234));
+        with("spin_lock", |c| c.limits.max_memory_mb = Some(77));
+        with("spin_lock", |c| {
+            c.launch.blocks = 3;
+            c.semantics.resident = Some(2);
+        });
+        with("tinylock_mutex", |c| c.semantics.lock_bits = Some(7));
+        with("tinylock_mutex", |c| {
+            c.launch.threads_per_block = 2;
+            c.semantics.branch_order = Some(BranchOrder::ElseFirst);
+        });
+        cases
+    }
+
+    /// A saved report reruns the check it records: the model gets the same
+    /// options and the same program, and records the same configuration.
+    /// An option added to one side of `run_config` / `config_of` and not
+    /// the other fails here.
+    #[test]
+    fn a_saved_configuration_reruns_the_same_check() {
+        for (name, config) in cases() {
+            let spec = SpecSource::builtin(name).expect("a built-in spec");
+            let first = prepare(&spec, &config).expect("the case prepares");
+            let saved = run_config(&first.program, &first.config);
+            let again = prepare(&spec, &config_of(&saved)).expect("the saved case prepares");
+            let options = |p: &Prepared| p.config.semantics.model_options(p.config.scheduler);
+            assert_eq!(options(&first), options(&again), "{name}: {config:?}");
+            assert_eq!(first.program.params, again.program.params, "{name}");
+            assert_eq!(first.config.launch, again.config.launch, "{name}");
+            assert_eq!(
+                saved,
+                run_config(&again.program, &again.config),
+                "{name}: {config:?}"
+            );
+        }
+    }
+
+    /// Every case differs from the default in what the report records:
+    /// the test above would pass vacuously for an option the report
+    /// dropped on both sides.
+    #[test]
+    fn each_option_that_decides_the_result_is_recorded() {
+        let record = |name: &str, config: &CheckConfig| {
+            let spec = SpecSource::builtin(name).unwrap();
+            let p = prepare(&spec, config).unwrap();
+            run_config(&p.program, &p.config)
+        };
+        let cases = cases();
+        for (name, config) in &cases[2..] {
+            let default = &cases.iter().find(|(n, _)| n == name).unwrap().1;
+            assert_ne!(
+                record(name, config),
+                record(name, default),
+                "{name}: {config:?}"
+            );
+        }
     }
 }

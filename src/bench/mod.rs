@@ -8,7 +8,6 @@
 pub mod spin;
 
 use crate::api::{self, CheckConfig, SpecSource};
-use crate::ir::Launch;
 use crate::model::MemoryModel;
 use crate::report::{Report, Verdict};
 use std::fmt::Write;
@@ -148,18 +147,13 @@ pub fn run_row(family: &str, blocks: u32, reduced: bool, opts: &BenchOptions) ->
             row.complete = false;
             break;
         }
-        let config = CheckConfig {
-            launch: Launch {
-                blocks,
-                ..Launch::default()
-            },
-            symmetry: reduced,
-            ample_sets: reduced,
-            threads: opts.threads,
-            max_seconds: Some(left),
-            memory_model: Some(opts.memory_model),
-            ..CheckConfig::default()
-        };
+        let mut config = CheckConfig::default();
+        config.launch.blocks = blocks;
+        config.reductions.symmetry = reduced;
+        config.reductions.ample_sets = reduced;
+        config.search.threads = opts.threads;
+        config.limits.max_seconds = Some(left);
+        config.semantics.memory_model = Some(opts.memory_model);
         let Ok(report) = api::check_spec(&spec, &config) else {
             continue;
         };

@@ -12,7 +12,6 @@
 //! analyses).
 
 use crate::api::{self, CheckConfig, SpecSource};
-use crate::ir::Launch;
 use crate::model::MemoryModel;
 use std::path::Path;
 use std::process::Command;
@@ -161,15 +160,10 @@ pub fn compare(processes: &[u32], out: &mut dyn FnMut(&str)) -> Vec<Comparison> 
 
 fn compare_one(spec: &SpecSource, promela: &str, n: u32, dir: &Path) -> Comparison {
     let spin = run_spin(&spec.name, promela, n, dir);
-    let config = CheckConfig {
-        launch: Launch {
-            blocks: n,
-            ..Launch::default()
-        },
-        // SPIN's interleavings are sequentially consistent.
-        memory_model: Some(MemoryModel::Sc),
-        ..CheckConfig::default()
-    };
+    let mut config = CheckConfig::default();
+    config.launch.blocks = n;
+    // SPIN's interleavings are sequentially consistent.
+    config.semantics.memory_model = Some(MemoryModel::Sc);
     let start = Instant::now();
     let report = api::check_spec(spec, &config);
     let gsync_seconds = start.elapsed().as_secs_f64();

@@ -4,6 +4,7 @@
 use super::graph::LabeledGraph;
 use super::liveness;
 use super::{Finding, Settings};
+use crate::api::Semantics;
 use crate::explore::{explore, Options, Outcome, TransitionSystem};
 use crate::ir::{lower, Launch};
 use crate::model::memory::Recency;
@@ -226,8 +227,11 @@ fn settings(scheduler: Scheduler, limits: Options) -> Settings {
 fn ticket_mutex_under_weak_fairness() -> crate::api::Prepared {
     let spec = crate::api::SpecSource::builtin("ticket_mutex").unwrap();
     let config = crate::api::CheckConfig {
-        memory_model: Some(MemoryModel::Sc),
         scheduler: Scheduler::uniform(Progress::Fair),
+        semantics: Semantics {
+            memory_model: Some(MemoryModel::Sc),
+            ..Semantics::default()
+        },
         ..crate::api::CheckConfig::default()
     };
     crate::api::prepare(&spec, &config).unwrap()
@@ -272,10 +276,13 @@ fn analyses_after_a_state_limit_stay_within_the_memory_limit() {
 fn a_reduced_search_cut_short_is_not_searched_again() {
     let spec = crate::api::SpecSource::builtin("sense_reversing_barrier_fixed").unwrap();
     let config = crate::api::CheckConfig {
-        memory_model: Some(MemoryModel::Sc),
         launch: Launch {
             blocks: 4,
             ..TWO_BLOCKS
+        },
+        semantics: Semantics {
+            memory_model: Some(MemoryModel::Sc),
+            ..Semantics::default()
         },
         ..crate::api::CheckConfig::default()
     };

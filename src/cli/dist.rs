@@ -89,7 +89,7 @@ pub fn check(spec: &SpecSource, config: &CheckConfig, check: &CheckArgs) -> Resu
         processes,
         process,
         hostfile: args.hostfile.clone(),
-        workers: config.threads.max(1),
+        workers: config.search.threads.max(1),
         connect_timeout: timeout,
     };
     run(api::prepare(spec, config)?, &cluster)

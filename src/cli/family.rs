@@ -89,11 +89,10 @@ pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Resul
         for (k, &i) in pending.iter().enumerate() {
             let (spec, file) = &members[i];
             let declared = declared_params(file);
-            let config = api::CheckConfig {
-                deadline: family_deadline.map(|d| fair_share(d, pending.len() - k)),
-                ..config_from(check, Some(&declared))
-            };
+            let mut config = config_from(check, Some(&declared));
+            config.limits.deadline = family_deadline.map(|d| fair_share(d, pending.len() - k));
             let running = config
+                .search
                 .progress
                 .then(|| RunningLine::show(&spec.name, i + 1, members.len()));
             let report = api::check_spec(spec, &config);

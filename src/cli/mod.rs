@@ -17,7 +17,6 @@ use args::{
 use gsync_check::api::{self, CheckConfig, Error, SpecSource};
 use gsync_check::format::text::render_report;
 use gsync_check::format::{sarif, svg};
-use gsync_check::ir::Launch;
 use gsync_check::report::{Report, SavedCounterexample};
 use gsync_check::trace::ReplayOutcome;
 use std::io::IsTerminal;
@@ -162,57 +161,7 @@ fn by_name(name: &str, check: &CheckArgs, output: &OutputArgs) -> Result<i32, Er
 /// The check configuration the arguments ask for; `declared` filters the
 /// parameter overrides to those a spec has (for family runs).
 pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig {
-    let defaults = Launch::default();
-    let mut params = args.params.clone();
-    if let Some(i) = args.iters {
-        params.push(("iters".into(), i));
-    }
-    if let Some(s) = args.size {
-        params.push(("size".into(), s));
-    }
-    if let Some(declared) = declared {
-        params.retain(|(n, _)| declared.contains(n));
-    }
-    let base = CheckConfig::default();
-    CheckConfig {
-        launch: Launch {
-            blocks: args.blocks.unwrap_or(defaults.blocks),
-            threads_per_block: args.threads_per_block.unwrap_or(defaults.threads_per_block),
-            warp_size: args.warp_size.unwrap_or(defaults.warp_size),
-        },
-        params,
-        memory_model: args.memory_model,
-        races: !args.no_races,
-        simt: args.simt,
-        branch_order: args.branch_order,
-        lock_bits: args.lock_bits,
-        fuse_local_steps: !(args.no_fuse_local || args.no_por),
-        ample_sets: !(args.no_ample_sets || args.no_por),
-        scheduler: args.scheduler,
-        resident: args.resident.or(match (args.sms, args.blocks_per_sm) {
-            (Some(s), Some(b)) => Some(s.saturating_mul(b)),
-            _ => None,
-        }),
-        max_states: args.max_states.or(base.max_states),
-        max_seconds: args.max_seconds,
-        max_memory_mb: args.max_memory.or(base.max_memory_mb),
-        progress: std::io::stderr().is_terminal(),
-        threads: args.threads.unwrap_or_else(available_cpus),
-        symmetry: !args.no_symmetry,
-        forget: !args.no_forget,
-        awaits: !(args.no_await || args.no_por),
-        refresh_views: !args.no_view_refresh,
-        drop_dead_writes: !args.no_drop_dead_writes,
-        hash_compaction: args.hash_compaction,
-        tree_compression: !args.no_tree_compression,
-        ..base
-    }
-}
-
-/// The CPUs this process may use (its affinity mask and cgroup quota):
-/// the search's result does not depend on how many threads run it.
-fn available_cpus() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    args.options.config(declared)
 }
 
 fn check_one(spec: &SpecSource, check: &CheckArgs, output: &OutputArgs) -> Result<i32, Error> {

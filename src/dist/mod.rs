@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::api::{limits_of, model_of, report_of, Error, Prepared};
+use crate::api::{model_of, report_of, Error, Prepared};
 use crate::check::{concretize_findings, explain_deadlock, CheckResult, Checkable, Finding};
 use crate::explore::{explore, Options, Stats, TransitionSystem};
 use crate::reduce::{Reduced, Reductions};
@@ -151,7 +151,7 @@ pub fn refuse(prepared: &Prepared) -> Result<(), Error> {
             config.scheduler
         )));
     }
-    if config.hash_compaction {
+    if config.search.hash_compaction {
         return Err(Error::Usage(
             "--hash-compaction: the distributed explorer keeps each process's states exactly; leave it out, or run with one process".into(),
         ));
@@ -167,12 +167,9 @@ fn needs_one_process(why: &str) -> Error {
 
 /// The reductions of a distributed search: those asked, but ample sets.
 fn reductions(prepared: &Prepared) -> Reductions {
-    let c = &prepared.config;
     Reductions {
-        symmetry: c.symmetry,
         ample_sets: false,
-        forget: c.forget,
-        awaits: c.awaits,
+        ..prepared.config.reductions
     }
 }
 
@@ -242,7 +239,7 @@ fn run_worker(
     let started = Instant::now();
     let model = model_of(prepared);
     let (reduced, _) = Reduced::new(&model, reductions(prepared));
-    let opts = limits_of(&prepared.config);
+    let opts = prepared.config.explore_options();
     let mut rounds = rounds::Rounds::new(worker);
     let mut part = partition::Partition::new(reduced.state_words());
     let searched = search::search(&reduced, &mut rounds, &mut part, &opts, true);

@@ -47,6 +47,43 @@ pub struct Options {
     pub no_tree_compression: bool,
 }
 
+/// The bounds of a check as the user sets them (`--max-states`,
+/// `--max-seconds`, `--max-memory`): the one home of these options, from
+/// the command line to the saved report (`report::RunConfig` flattens it)
+/// and back to a replay.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Limits {
+    pub max_states: Option<u64>,
+    pub max_seconds: Option<f64>,
+    pub max_memory_mb: Option<u64>,
+    /// When set, the check ends at this instant, whatever `max_seconds`
+    /// says: the variants of a family share the family's deadline. Not
+    /// saved: a replay starts its own clock.
+    #[serde(skip)]
+    pub deadline: Option<Instant>,
+}
+
+impl Limits {
+    /// No bound at all.
+    pub const NONE: Limits = Limits {
+        max_states: None,
+        max_seconds: None,
+        max_memory_mb: None,
+        deadline: None,
+    };
+
+    /// Search options bounded by these limits, the deadline counted from
+    /// now where none is set; the other settings are the defaults.
+    pub fn options(&self) -> Options {
+        Options {
+            max_states: self.max_states,
+            deadline: self.deadline.or_else(|| deadline_in(self.max_seconds)),
+            max_memory_bytes: self.max_memory_mb.map(|mb| mb.saturating_mul(1 << 20)),
+            ..Options::default()
+        }
+    }
+}
+
 /// The deadline `seconds` from now (`None`: no time limit). A time too
 /// large for the clock is no limit.
 pub fn deadline_in(seconds: Option<f64>) -> Option<Instant> {

@@ -129,7 +129,7 @@ mod tests;
 pub use bfs::{explore, Exploration, Outcome};
 pub use bitset::BitSet;
 pub use graph::Lasso;
-pub use limits::{deadline_in, LimitKind, Options};
+pub use limits::{deadline_in, LimitKind, Limits, Options};
 pub use stats::{peak_rss_bytes, Stats};
 pub use store::{collision_probability, Slot, StateId, StateStore, FINGERPRINT_BITS, MAX_STATES};
 pub use workers::WorkerPool;

@@ -164,16 +164,16 @@ pub fn precheck_config(
     params: &[(String, i64)],
 ) -> CheckConfig {
     let mut config = CheckConfig {
-        max_seconds: Some(120.0),
         params: params.to_vec(),
         ..CheckConfig::default()
     };
+    config.limits.max_seconds = Some(120.0);
     if all_threads {
         config.launch.threads_per_block = 2;
     }
     if oversubscribed {
         config.launch.blocks = 3;
-        config.resident = Some(2);
+        config.semantics.resident = Some(2);
     }
     config
 }

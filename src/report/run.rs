@@ -2,7 +2,7 @@
 //! verdict, the statistics and each violation with its counterexample.
 
 use super::{SourcePos, Trace};
-use crate::explore::LimitKind;
+use crate::explore::{LimitKind, Limits};
 use crate::ir::Launch;
 use crate::model::{BranchOrder, MemoryModel, Scheduler, SimtMode, ViolationKind};
 use serde::{Deserialize, Serialize};
@@ -131,9 +131,9 @@ pub struct RunConfig {
     pub scheduler: Scheduler,
     /// Blocks resident at once (`None`: all).
     pub resident: Option<u32>,
-    pub max_states: Option<u64>,
-    pub max_seconds: Option<f64>,
-    pub max_memory_mb: Option<u64>,
+    /// `max_states`, `max_seconds`, `max_memory_mb`.
+    #[serde(flatten)]
+    pub limits: Limits,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

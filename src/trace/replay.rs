@@ -439,10 +439,7 @@ fn can_still_finish(model: &Model, state: &[u32], config: &RunConfig) -> Finish 
         &sys,
         &Options {
             keep_edges: true,
-            max_states: config.max_states,
-            deadline: crate::explore::deadline_in(config.max_seconds),
-            max_memory_bytes: config.max_memory_mb.map(|mb| mb.saturating_mul(1 << 20)),
-            ..Options::default()
+            ..config.limits.options()
         },
     );
     // A fault on the way is not "finishing"; any final state found is.

@@ -9,7 +9,9 @@
 // `STAGES` is read by the stable harness only.
 #![allow(dead_code)]
 
+use gsync_check::api::Search;
 use gsync_check::api::{self, CheckConfig, SpecSource};
+use gsync_check::explore::Limits;
 use gsync_check::format::svg::render_svg;
 use gsync_check::format::text::render_report;
 use gsync_check::litmus::{self, LitmusConfig, Question};
@@ -45,13 +47,16 @@ pub fn spec(bytes: &[u8]) -> usize {
         return refused(1, &e.render(false));
     }
     let config = CheckConfig {
-        max_states: Some(MAX_STATES),
-        // A state of the `ptx` model can be large (845 KB with a shared
-        // array of 1,024 words): time and memory are bounded too. Where
-        // they stop a check only its verdict changes (inconclusive).
-        max_seconds: Some(5.0),
-        max_memory_mb: Some(256),
-        threads: 1,
+        search: Search {
+            threads: 1,
+            ..Search::default()
+        },
+        limits: Limits {
+            max_states: Some(MAX_STATES),
+            max_seconds: Some(5.0),
+            max_memory_mb: Some(256),
+            ..CheckConfig::default().limits
+        },
         ..CheckConfig::default()
     };
     let prepared = match api::prepare(&spec, &config) {
@@ -119,7 +124,7 @@ pub fn replay(bytes: &[u8], dir: &Path) -> usize {
     }
     // Replay searches from a deadlock's state within the recorded limits:
     // the fuzzer's are smaller.
-    let limits = &mut saved.config;
+    let limits = &mut saved.config.limits;
     limits.max_states = Some(limits.max_states.unwrap_or(MAX_STATES).min(MAX_STATES));
     limits.max_memory_mb = Some(limits.max_memory_mb.unwrap_or(512).min(512));
     let spec = match api::counterexample_spec(&saved, &path) {

@@ -2,6 +2,8 @@
 //! switch and its options (a subset of `gsync-check check`'s, written the
 //! same way), answered with what the command would print.
 
+use clap::Parser;
+use gsync_check::api::args::CheckOptions;
 use gsync_check::api::{self, CheckConfig, Error, SpecSource};
 use gsync_check::format::{svg, text};
 use serde::{Deserialize, Serialize};
@@ -85,63 +87,33 @@ fn stem(file: &str) -> &str {
 /// most 4 GiB of memory, so a run stops cleanly before it.
 const BROWSER_MAX_MEMORY_MB: u64 = 2048;
 
+/// A cell's options: those of `gsync-check check`, parsed by the same
+/// definition (`api::args`), so a cell and the command agree on every
+/// option, its default and its error.
+#[derive(Parser)]
+#[command(name = "gsync-check check", no_binary_name = true)]
+struct CellOptions {
+    #[command(flatten)]
+    options: CheckOptions,
+}
+
 /// The configuration of `--memory-model MODEL OPTIONS`.
 fn config_from(memory_model: &str, options: &str) -> Result<CheckConfig, String> {
-    let mut config = CheckConfig {
-        memory_model: Some(parse("--memory-model", memory_model)?),
-        max_memory_mb: Some(BROWSER_MAX_MEMORY_MB),
-        ..CheckConfig::default()
-    };
-    let mut words = options.split_whitespace();
-    while let Some(flag) = words.next() {
-        if flag == "--no-races" {
-            config.races = false;
-            continue;
-        }
-        let value = words
-            .next()
-            .ok_or_else(|| format!("{flag} needs a value"))?;
-        set(&mut config, flag, value)?;
+    let words = ["--memory-model", memory_model]
+        .into_iter()
+        .chain(options.split_whitespace());
+    let cell = CellOptions::try_parse_from(words).map_err(|e| {
+        let text = e.to_string();
+        let first = text.lines().next().unwrap_or_default();
+        first.strip_prefix("error: ").unwrap_or(first).to_string()
+    })?;
+    let mut config = cell.options.config(None);
+    // A page's module runs on one thread, with no terminal to draw on;
+    // neither changes what a check finds.
+    config.search.threads = 1;
+    config.search.progress = false;
+    if cell.options.max_memory.is_none() {
+        config.limits.max_memory_mb = Some(BROWSER_MAX_MEMORY_MB);
     }
     Ok(config)
-}
-
-/// Sets one option that takes a value; unknown options are refused.
-fn set(config: &mut CheckConfig, flag: &str, value: &str) -> Result<(), String> {
-    let launch = &mut config.launch;
-    match flag {
-        "--blocks" => launch.blocks = parse(flag, value)?,
-        "--threads-per-block" => launch.threads_per_block = parse(flag, value)?,
-        "--warp-size" => launch.warp_size = parse(flag, value)?,
-        "--iters" | "--size" => config
-            .params
-            .push((flag[2..].to_string(), parse(flag, value)?)),
-        "--param" => {
-            let (name, v) = value
-                .split_once('=')
-                .ok_or_else(|| format!("--param: expected NAME=VALUE, got `{value}`"))?;
-            config.params.push((name.to_string(), parse(flag, v)?));
-        }
-        "--scheduler" => config.scheduler = parse(flag, value)?,
-        "--simt" => config.simt = Some(parse(flag, value)?),
-        "--branch-order" => config.branch_order = Some(parse(flag, value)?),
-        "--lock-bits" => config.lock_bits = Some(parse(flag, value)?),
-        "--resident" => config.resident = Some(parse(flag, value)?),
-        "--max-states" => config.max_states = Some(parse(flag, value)?),
-        "--max-seconds" => config.max_seconds = Some(parse(flag, value)?),
-        "--max-memory" => config.max_memory_mb = Some(parse(flag, value)?),
-        _ => {
-            return Err(format!(
-                "`{flag}` is not an option a cell takes (see the book's getting-started chapter)"
-            ))
-        }
-    }
-    Ok(())
-}
-
-fn parse<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, String>
-where
-    T::Err: std::fmt::Display,
-{
-    value.parse().map_err(|e| format!("{flag}: `{value}`: {e}"))
 }

@@ -1,6 +1,7 @@
 //! Which blocks the inference finds interchangeable, and canonical states.
 
 use super::Symmetry;
+use crate::api::Semantics;
 use crate::explore::{explore, Options, TransitionSystem};
 use crate::ir::{lower, Launch, Program};
 use crate::model::{MemoryModel, Model, ModelOptions};
@@ -265,7 +266,10 @@ fn builtin_under_sc(name: &str, blocks: u32) -> crate::api::Prepared {
             blocks,
             ..Launch::default()
         },
-        memory_model: Some(MemoryModel::Sc),
+        semantics: Semantics {
+            memory_model: Some(MemoryModel::Sc),
+            ..Semantics::default()
+        },
         ..crate::api::CheckConfig::default()
     };
     crate::api::prepare(&spec, &config).unwrap()
