@@ -73,10 +73,14 @@ fn where_the_states_are(name: &str, blocks: u32) {
     };
     let prepared = api::prepare(&spec, &config).expect("it prepares");
     let model = api::model_of(&prepared);
-    let memory = model.memory.ptx().expect("ptx is the default");
+    let words = gsync_check::explore::TransitionSystem::state_words(&model);
+    assert!(
+        (0..words).any(|i| model.word_kind(i).is_some()),
+        "ptx is the default"
+    );
     let (reduced, _) = Reduced::new(&model, Reductions::ALL);
     let all = explore(&reduced, &Options::default());
-    let kind = |i: usize| memory.word_kind(i);
+    let kind = |i: usize| model.word_kind(i);
     type Erase = dyn Fn(Option<K>) -> bool;
     let distinct = |erase: &Erase| {
         let mut seen = FxHashSet::default();

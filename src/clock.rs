@@ -6,7 +6,7 @@
 //! deadline never passes and only the state and memory limits end a run.
 
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
-pub use std::time::Instant;
+pub(crate) use std::time::Instant;
 
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 pub use host::{set_source, Instant};

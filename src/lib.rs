@@ -1,3 +1,4 @@
+#![warn(unreachable_pub)]
 //! gsync-check: a model checker for GPU synchronization algorithms.
 //!
 //! `ARCHITECTURE.md` at the repository root is the map. In short, each
@@ -13,14 +14,16 @@
 pub mod api;
 #[cfg(feature = "native")]
 pub mod bench;
-pub mod check;
-pub mod clock;
+pub(crate) mod check;
+#[cfg(feature = "native")]
+pub mod cli;
+pub(crate) mod clock;
 #[cfg(feature = "cuda-frontend")]
-pub mod cu;
+pub(crate) mod cu;
 #[cfg(feature = "gpu")]
 pub mod cuda;
 #[cfg(feature = "dist")]
-pub mod dist;
+pub(crate) mod dist;
 pub mod explore;
 pub mod format;
 #[cfg(feature = "gpu")]

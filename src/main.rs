@@ -1,9 +1,8 @@
 //! The `gsync-check` command: parse arguments, call the library, print,
 //! exit with 0 verified, 1 violated, 2 usage or spec error, 3 inconclusive.
 
-mod cli;
-
 use clap::Parser;
+use gsync_check::cli;
 
 /// Counts the heap, so that `--max-memory` bounds everything a check
 /// allocates (`gsync_check::explore::heap`).

@@ -8,7 +8,7 @@ use crate::explore::{explore, Exploration, LimitKind, Options, Outcome as Explor
 use crate::model::{Scheduler, Violation};
 
 /// How an analysis ended.
-pub enum Outcome {
+pub(super) enum Outcome {
     Done(CheckResult),
     /// The per-thread analyses need the full graph, which this reduced
     /// search (`reduced`, or hash compaction) does not have; the reason,
@@ -23,7 +23,7 @@ pub enum Outcome {
 /// Searches `sys` and analyses its graph. `reduced`: the system stores
 /// representatives or expands ample sets, so its edges do not name every
 /// thread's steps.
-pub fn analyse<S: Checkable>(
+pub(super) fn analyse<S: Checkable>(
     sys: &S,
     options: &Options,
     scheduler: Scheduler,
@@ -146,7 +146,7 @@ fn deadlocks_if<S: Checkable>(
 
 /// The violation at which a search stopped, if it did: the explorer's
 /// first, so shortest, fault, with the threads' schedule to it.
-pub fn fault_finding<S: Checkable>(
+pub(super) fn fault_finding<S: Checkable>(
     sys: &S,
     exploration: &Exploration<u32, Violation>,
 ) -> Option<Finding> {

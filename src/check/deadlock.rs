@@ -17,7 +17,7 @@ use std::collections::VecDeque;
 /// [`progress_while_stuck`] tells the caller to label the graph for. A
 /// harness that runs forever (`iters = 0`) never finishes, so its deadlocks
 /// always need the labels.
-pub fn find<S: Checkable>(
+pub(super) fn find<S: Checkable>(
     model: &S,
     exploration: &Exploration<u32, Violation>,
     graph: Option<&LabeledGraph>,
@@ -69,7 +69,7 @@ pub fn find<S: Checkable>(
 /// deadlock, and only the labelled graph tells whether some other thread
 /// is stuck. Without such a step every unfinished thread of those states
 /// is stuck, and no labels are needed.
-pub fn progress_while_stuck<S: Checkable>(
+pub(super) fn progress_while_stuck<S: Checkable>(
     model: &S,
     exploration: &Exploration<u32, Violation>,
 ) -> bool {
@@ -147,7 +147,7 @@ pub(crate) fn explain<S: Checkable>(
 }
 
 /// One line per unfinished thread: where it is and what it waits for.
-pub fn describe<S: Checkable>(model: &S, state: &[u32]) -> Vec<String> {
+pub(super) fn describe<S: Checkable>(model: &S, state: &[u32]) -> Vec<String> {
     model
         .thread_positions(state)
         .into_iter()

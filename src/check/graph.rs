@@ -10,14 +10,14 @@ use crate::model::Violation;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 
-pub struct LabeledGraph {
+pub(super) struct LabeledGraph {
     pub graph: DiGraph<(), Label, u32>,
 }
 
 impl LabeledGraph {
     /// What `build` will allocate for this many states and edges (petgraph
     /// nodes and edges with their links, plus the liveness bit sets).
-    pub fn estimated_bytes(states: usize, edges: usize) -> usize {
+    pub(super) fn estimated_bytes(states: usize, edges: usize) -> usize {
         let node = std::mem::size_of::<petgraph::graph::Node<(), u32>>();
         let edge = std::mem::size_of::<petgraph::graph::Edge<Label, u32>>();
         states * (node + 16) + edges * edge
@@ -27,7 +27,7 @@ impl LabeledGraph {
     /// only the thread; the progress bit costs one more step per edge here
     /// instead of a word per edge during the search). As long as the search
     /// in steps: stops at a time or memory limit of `options`.
-    pub fn build<S: Checkable>(
+    pub(super) fn build<S: Checkable>(
         model: &S,
         exploration: &Exploration<u32, Violation>,
         options: &Options,
@@ -64,7 +64,7 @@ impl LabeledGraph {
     /// For each thread, the states from which it can still pass a progress
     /// point: backward reachability from the sources of its progress edges.
     /// States a limit left unexpanded count as able to (nothing is known).
-    pub fn can_progress(
+    pub(super) fn can_progress(
         &self,
         exploration: &Exploration<u32, Violation>,
         threads: usize,

@@ -7,7 +7,7 @@ use crate::model::StepLabels;
 
 /// What an edge did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Label {
+pub(super) struct Label {
     /// The thread that moved.
     pub thread: u32,
     /// The action taken (the thread and, under `ptx`, its memory choice).
@@ -21,7 +21,7 @@ pub struct Label {
 
 impl Label {
     /// The label of a step of `thread` by `action` that did `labels`.
-    pub fn new(thread: u32, action: u32, labels: &StepLabels) -> Label {
+    pub(super) fn new(thread: u32, action: u32, labels: &StepLabels) -> Label {
         let (location, memory) = encode(labels.memory);
         Label {
             thread,

@@ -20,7 +20,7 @@ use crate::model::Model;
 const MAX_ROUNDS: usize = 16;
 
 /// Makes `finding`'s cycle (in real threads) a cycle of the model.
-pub fn close(model: &Model, finding: &mut Finding) {
+pub(super) fn close(model: &Model, finding: &mut Finding) {
     if finding.cycle.is_empty() {
         return;
     }

@@ -87,7 +87,7 @@ impl Filter {
 /// The first livelock, else the first starvation, under the progress
 /// models `levels` (and, under `ptx`, memory fairness); stops at a time or
 /// memory limit of `options`.
-pub fn find<S: Checkable>(
+pub(super) fn find<S: Checkable>(
     model: &S,
     exploration: &Exploration<u32, Violation>,
     graph: &LabeledGraph,
@@ -99,7 +99,7 @@ pub fn find<S: Checkable>(
 
 /// [`find`], with memory fairness on or off (off: what the check found
 /// before it had memory fairness, for the tests that show the difference).
-pub fn find_with<S: Checkable>(
+pub(super) fn find_with<S: Checkable>(
     model: &S,
     exploration: &Exploration<u32, Violation>,
     graph: &LabeledGraph,

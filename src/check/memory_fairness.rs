@@ -33,14 +33,14 @@ use std::collections::{BTreeSet, HashSet};
 
 /// One memory-fairness requirement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Requirement {
+pub(super) enum Requirement {
     Reads { thread: u32, location: u32 },
     Lands { location: u32 },
 }
 
 impl Requirement {
     /// The edge meets the requirement.
-    pub fn grants(self, l: &Label) -> bool {
+    pub(super) fn grants(self, l: &Label) -> bool {
         let newest_written = |x: u32| l.memory & WRITE_NEWEST != 0 && l.location == x;
         match self {
             Requirement::Reads { thread, location } => {
@@ -66,15 +66,15 @@ impl Requirement {
 
 /// Requirements a search has given up on: their asking edges are removed.
 #[derive(Clone, Debug, Default)]
-pub struct Excluded(HashSet<Requirement>);
+pub(super) struct Excluded(HashSet<Requirement>);
 
 impl Excluded {
-    pub fn forbids(&self, l: &Label) -> bool {
+    pub(super) fn forbids(&self, l: &Label) -> bool {
         l.memory & (READ_OLDER | WRITE_OLDER) != 0
             && Requirement::asked_by(l).any(|r| self.0.contains(&r))
     }
 
-    pub fn with(&self, rs: &[Requirement]) -> Excluded {
+    pub(super) fn with(&self, rs: &[Requirement]) -> Excluded {
         let mut set = self.0.clone();
         set.extend(rs);
         Excluded(set)
@@ -83,7 +83,7 @@ impl Excluded {
 
 /// The memory edges of one component, tallied.
 #[derive(Default)]
-pub struct Tally {
+pub(super) struct Tally {
     asked: BTreeSet<Requirement>,
     /// (thread, location) pairs that read the newest.
     read_newest: HashSet<(u32, u32)>,
@@ -93,7 +93,7 @@ pub struct Tally {
 
 impl Tally {
     /// Counts an edge of the component.
-    pub fn add(&mut self, l: &Label) {
+    pub(super) fn add(&mut self, l: &Label) {
         if l.memory == 0 {
             return;
         }
@@ -108,7 +108,7 @@ impl Tally {
 
     /// The requirements the component asks and never grants (all of them
     /// go at once: a fair cycle of the component avoids each one's edges).
-    pub fn unmet(&self) -> Vec<Requirement> {
+    pub(super) fn unmet(&self) -> Vec<Requirement> {
         self.asked
             .iter()
             .copied()
@@ -123,7 +123,7 @@ impl Tally {
     }
 
     /// Every requirement the component asks (the lasso must grant each).
-    pub fn asked(&self) -> impl Iterator<Item = Requirement> + '_ {
+    pub(super) fn asked(&self) -> impl Iterator<Item = Requirement> + '_ {
         self.asked.iter().copied()
     }
 }

@@ -34,8 +34,7 @@ mod symmetric;
 
 #[cfg(feature = "dist")]
 pub(crate) use deadlock::explain as explain_deadlock;
-pub use positions::thread_positions;
-pub use semantics::describe_threads;
+pub(crate) use semantics::describe_threads;
 
 use crate::explore::{LimitKind, Options, Stats, TransitionSystem};
 use crate::model::{Labeled, Model, Scheduler, Violation, ViolationKind};
@@ -45,7 +44,7 @@ use crate::reduce::{Reduced, Reductions};
 /// its threads, whether they finished, what a step did for liveness, the
 /// launch's levels and who has run (for the progress models), and words
 /// to describe them.
-pub trait Checkable: TransitionSystem<Action = u32, Fault = Violation> {
+pub(crate) trait Checkable: TransitionSystem<Action = u32, Fault = Violation> {
     /// Number of threads.
     fn thread_count(&self) -> usize;
     /// The thread that action `a` moves.
@@ -98,14 +97,14 @@ pub struct Finding {
 /// How to check: the liveness assumption, the reductions wanted (used
 /// where sound), and the limits of the whole check.
 #[derive(Clone, Debug)]
-pub struct Settings {
+pub(crate) struct Settings {
     pub scheduler: Scheduler,
     pub reductions: Reductions,
     pub limits: Options,
 }
 
 #[derive(Clone, Debug)]
-pub struct CheckResult {
+pub(crate) struct CheckResult {
     pub findings: Vec<Finding>,
     /// Set when a limit stopped the check before an answer was known.
     pub limit: Option<LimitKind>,
@@ -121,7 +120,7 @@ pub struct CheckResult {
 /// Checks every property `model` defines; with a fair scheduler, also
 /// livelock and starvation. The limits bound the whole check: every search
 /// and analysis it runs stops at the same deadline and memory limit.
-pub fn check(model: &Model, settings: &Settings) -> CheckResult {
+pub(crate) fn check(model: &Model, settings: &Settings) -> CheckResult {
     let scheduler = settings.scheduler;
     let wanted = reductions::wanted(settings.reductions, scheduler);
     let (reduced, refusals) = Reduced::new(model, wanted);

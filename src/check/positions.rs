@@ -5,7 +5,7 @@ use crate::ir::Op;
 use crate::model::Model;
 
 /// Each unfinished thread with what it is doing (`spins at line 20: ...`).
-pub fn thread_positions(model: &Model, state: &[u32]) -> Vec<(usize, String)> {
+pub(crate) fn thread_positions(model: &Model, state: &[u32]) -> Vec<(usize, String)> {
     let prog = model.prog;
     let mut lines = Vec::new();
     for t in 0..model.threads.layout.threads {

@@ -30,7 +30,7 @@ use crate::model::{Levels, Progress};
 
 /// What a component shows of one thread.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Seen {
+pub(super) struct Seen {
     pub finished: bool,
     /// It has taken a step (on the cycle or before it).
     pub started: bool,
@@ -65,7 +65,11 @@ struct Child {
 /// thread, `threads_per_block` a block) is admitted by `levels`: the
 /// threads whose weak fairness it relies on, in order; `None` if the
 /// models rule it out.
-pub fn admitted(levels: Levels, threads_per_block: usize, seen: &[Seen]) -> Option<Vec<usize>> {
+pub(super) fn admitted(
+    levels: Levels,
+    threads_per_block: usize,
+    seen: &[Seen],
+) -> Option<Vec<usize>> {
     let blocks: Vec<Child> = seen
         .chunks(threads_per_block.max(1))
         .enumerate()

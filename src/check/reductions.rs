@@ -11,7 +11,7 @@ use crate::reduce::{Reduced, Reductions, Refusal};
 
 /// The reductions to try for `asked` under `scheduler`: a fair
 /// scheduler's analyses need every thread's edges.
-pub fn wanted(asked: Reductions, scheduler: Scheduler) -> Reductions {
+pub(super) fn wanted(asked: Reductions, scheduler: Scheduler) -> Reductions {
     match scheduler {
         Scheduler::Deadlock => asked,
         Scheduler::Progress(_) => asked.per_thread(),
@@ -29,7 +29,7 @@ fn percent(part: u64, whole: u64) -> String {
 }
 
 /// What the note says, built as the check goes.
-pub struct Note {
+pub(super) struct Note {
     text: String,
     /// What the full graph keeps of the reductions named in `text`:
     /// forgotten writers, and under `ptx` that stale polls are explored
@@ -50,7 +50,7 @@ pub struct Note {
 impl Note {
     /// What the search starts with: each reduction on (and what it is), or
     /// off and why.
-    pub fn new(
+    pub(super) fn new(
         asked: Reductions,
         scheduler: Scheduler,
         reduced: &Reduced,
@@ -130,7 +130,7 @@ impl Note {
     /// How much the ample sets of the reported search reduced: at how many
     /// of its expanded states a proper subset of the steps was kept. On a
     /// primitive whose threads all contend for the same words, few.
-    pub fn ample_effect(&mut self, stats: &crate::explore::Stats) {
+    pub(super) fn ample_effect(&mut self, stats: &crate::explore::Stats) {
         if let Some(at) = self.ample_end.take() {
             let effect = format!(
                 " (a proper subset at {} of {} expanded states, {})",
@@ -143,7 +143,7 @@ impl Note {
     }
 
     /// The reduced search was replaced by a search of the full graph, `why`.
-    pub fn full_graph(&mut self, why: &str) {
+    pub(super) fn full_graph(&mut self, why: &str) {
         self.ample_end = None;
         self.text = format!(
             "symmetry and ample sets off ({why}: per-thread progress is checked on the full graph)"
@@ -160,18 +160,18 @@ impl Note {
     }
 
     /// The counterexamples are traces of the reduced graph.
-    pub fn reduced_trace(&mut self) {
+    pub(super) fn reduced_trace(&mut self) {
         self.reduced_trace = true;
     }
 
     /// The reported search kept fingerprints of its `states`.
-    pub fn compacted(&mut self, states: u64) {
+    pub(super) fn compacted(&mut self, states: u64) {
         self.compacted = Some(states);
     }
 
     /// The note; `asked_compaction`: hash compaction was asked for (and is
     /// off where the search did not use it).
-    pub fn finish(mut self, asked_compaction: bool) -> String {
+    pub(super) fn finish(mut self, asked_compaction: bool) -> String {
         if self.reduced_trace {
             self.text.push_str("; counterexample from the reduced graph (not necessarily shortest: the full graph is too large to retrace it)");
         }

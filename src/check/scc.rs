@@ -55,7 +55,7 @@ impl Search {
 
 /// Calls `found` with every strongly connected component of the graph of
 /// `n` nodes whose successors `successors(v, out)` appends to `out`.
-pub fn components(
+pub(super) fn components(
     n: usize,
     mut successors: impl FnMut(usize, &mut Vec<usize>),
     mut found: impl FnMut(&[usize]),

@@ -10,7 +10,7 @@ use crate::reduce::Reduced;
 
 /// One line per unfinished thread of `state`: where it is and what it
 /// waits for.
-pub fn describe_threads(model: &Model, state: &[u32]) -> Vec<String> {
+pub(crate) fn describe_threads(model: &Model, state: &[u32]) -> Vec<String> {
     super::deadlock::describe(&Reduced::none(model), state)
 }
 

@@ -23,7 +23,7 @@ use crate::model::{Event, Model, ViolationKind};
 use crate::reduce::Reduced;
 
 /// Replays `actions` from the initial state, recording every instruction.
-pub fn replay_events(model: &Model, actions: &[u32]) -> (Vec<Event>, Vec<u32>) {
+pub(super) fn replay_events(model: &Model, actions: &[u32]) -> (Vec<Event>, Vec<u32>) {
     let mut state = vec![0u32; model.threads.layout.words()];
     model.initial_state(&mut state);
     let mut next = state.clone();
@@ -43,7 +43,7 @@ pub fn replay_events(model: &Model, actions: &[u32]) -> (Vec<Event>, Vec<u32>) {
 /// The branch after which threads `a` and `b` went different ways: the
 /// last instruction of the common prefix of their executions (the recorded
 /// ones, then where each stands in `state`), if it is a branch.
-pub fn split_branch(
+pub(super) fn split_branch(
     model: &Model,
     (events, state): (&[Event], &[u32]),
     a: usize,
@@ -90,7 +90,7 @@ fn split_sentence(
 
 /// Adds to a `barrier_divergence` found while stepping the branch that split
 /// the block: `schedule` ends with the step that raised it.
-pub fn explain_divergence(model: &Model, finding: &mut Finding) {
+pub(super) fn explain_divergence(model: &Model, finding: &mut Finding) {
     let Some((&actor, before)) = finding.schedule.split_last() else {
         return;
     };
@@ -109,7 +109,7 @@ pub fn explain_divergence(model: &Model, finding: &mut Finding) {
 }
 
 /// Refines a deadlock whose threads end in `end` after `schedule`+`cycle`.
-pub fn refine(searched: &Reduced, finding: &mut Finding, end: &[u32]) {
+pub(super) fn refine(searched: &Reduced, finding: &mut Finding, end: &[u32]) {
     let model = searched.model();
     // Under symmetry the search stored representatives: the schedule moves
     // their threads (replayed as they are, it could move a finished one)

@@ -14,7 +14,7 @@ use crate::reduce::Reduced;
 /// Rewrites `finding` of the search of `searched` in real thread numbering;
 /// says whether the real run ends in a violation of the finding's kind
 /// (for a safety violation, whether it reproduces).
-pub fn concretize(searched: &Reduced, symmetry: &Symmetry, finding: &mut Finding) -> bool {
+pub(super) fn concretize(searched: &Reduced, symmetry: &Symmetry, finding: &mut Finding) -> bool {
     let model = searched.model();
     let (schedule, cycle, state, fault) =
         real_run(searched, symmetry, &finding.schedule, &finding.cycle);
@@ -31,7 +31,11 @@ pub fn concretize(searched: &Reduced, symmetry: &Symmetry, finding: &mut Finding
 
 /// Rewrites every finding of `findings` in real thread numbering; says
 /// whether each real run ends in a violation of its finding's kind.
-pub fn concretize_all(searched: &Reduced, symmetry: &Symmetry, findings: &mut [Finding]) -> bool {
+pub(super) fn concretize_all(
+    searched: &Reduced,
+    symmetry: &Symmetry,
+    findings: &mut [Finding],
+) -> bool {
     let mut reproduced = true;
     for f in findings {
         reproduced &= concretize(searched, symmetry, f);
@@ -42,7 +46,7 @@ pub fn concretize_all(searched: &Reduced, symmetry: &Symmetry, findings: &mut [F
 /// The real run that `schedule` and `cycle` of representatives stand
 /// for: the real threads they move, the real state `schedule` ends in, and
 /// the fault it raises on the way, if any (the run stops there).
-pub fn real_run(
+pub(super) fn real_run(
     searched: &Reduced,
     symmetry: &Symmetry,
     schedule: &[u32],

@@ -1,10 +1,10 @@
 //! Command-line arguments.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
-use gsync_check::api;
-pub use gsync_check::api::args::{
+use crate::api;
+pub use crate::api::args::{
     at_least_1, param_value, parse_param, positive_seconds, worker_threads, CheckOptions,
 };
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 const EXAMPLES: &str = "\

@@ -1,10 +1,10 @@
 //! `gsync-check bench-checker`: the checker's own benchmark.
 
 use super::args::{at_least_1, family_name, positive_seconds, worker_threads};
+use crate::api::Error;
+use crate::bench::{self, spin, BenchOptions};
+use crate::model::MemoryModel;
 use clap::Args;
-use gsync_check::api::Error;
-use gsync_check::bench::{self, spin, BenchOptions};
-use gsync_check::model::MemoryModel;
 
 #[derive(Args, Debug, Clone)]
 pub struct BenchArgs {
@@ -58,7 +58,7 @@ pub struct BenchArgs {
     pub spin_processes: Vec<u32>,
 }
 
-pub fn run(args: &BenchArgs) -> Result<i32, Error> {
+pub(super) fn run(args: &BenchArgs) -> Result<i32, Error> {
     if args.min_blocks > args.max_blocks {
         return Err(Error::Usage(format!(
             "--min-blocks {} is more than --max-blocks {}",

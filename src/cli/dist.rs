@@ -4,10 +4,10 @@
 //! loopback and ends the run with an error if one of them dies.
 
 use super::args::{at_least_1, positive_seconds, CheckArgs};
+use crate::api::{self, CheckConfig, Error, SpecSource};
+use crate::dist::{self as engine, Cluster, Outcome, EXIT_FAILED};
+use crate::report::Report;
 use clap::Args;
-use gsync_check::api::{self, CheckConfig, Error, SpecSource};
-use gsync_check::dist::{self as engine, Cluster, Outcome, EXIT_FAILED};
-use gsync_check::report::Report;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,7 +38,7 @@ pub struct DistArgs {
 }
 
 /// Where a check ran.
-pub enum Ran {
+pub(super) enum Ran {
     /// Not distributed: the caller checks.
     Here,
     /// Process 0 of a distributed run.
@@ -48,7 +48,7 @@ pub enum Ran {
 }
 
 /// A family is checked one variant after another, in one process.
-pub fn one_spec_only(args: &DistArgs, family: &str) -> Result<(), Error> {
+pub(super) fn one_spec_only(args: &DistArgs, family: &str) -> Result<(), Error> {
     match args.processes.or(args.local_processes) {
         Some(_) => Err(Error::Usage(format!(
             "`{family}` is a family: a distributed run checks one spec (name one of its variants)"
@@ -58,7 +58,11 @@ pub fn one_spec_only(args: &DistArgs, family: &str) -> Result<(), Error> {
 }
 
 /// Runs the check distributed where the arguments ask for it.
-pub fn check(spec: &SpecSource, config: &CheckConfig, check: &CheckArgs) -> Result<Ran, Error> {
+pub(super) fn check(
+    spec: &SpecSource,
+    config: &CheckConfig,
+    check: &CheckArgs,
+) -> Result<Ran, Error> {
     let args = &check.dist;
     let timeout = Duration::from_secs_f64(args.connect_timeout.unwrap_or(30.0));
     if let Some(n) = args.local_processes {

@@ -3,13 +3,13 @@
 
 use super::args::{CheckArgs, Format, OutputArgs};
 use super::{config_from, strip_timings, to_json, write_counterexamples};
+use crate::api::declared_params;
+use crate::api::{self, Error, SpecSource};
+use crate::format::sarif;
+use crate::format::text::{render_stats, verdict_colored};
+use crate::report::{Limit, Report, Verdict};
+use crate::spec::ast::SpecFile;
 use colored::Colorize;
-use gsync_check::api::declared_params;
-use gsync_check::api::{self, Error, SpecSource};
-use gsync_check::format::sarif;
-use gsync_check::format::text::{render_stats, verdict_colored};
-use gsync_check::report::{Limit, Report, Verdict};
-use gsync_check::spec::ast::SpecFile;
 
 /// Built-in specs with their parsed headers.
 fn builtin_headers() -> Result<Vec<(SpecSource, SpecFile)>, Error> {
@@ -21,7 +21,7 @@ fn builtin_headers() -> Result<Vec<(SpecSource, SpecFile)>, Error> {
         .collect()
 }
 
-pub fn list() -> Result<(), Error> {
+pub(super) fn list() -> Result<(), Error> {
     let specs = builtin_headers()?;
     for family in api::FAMILIES.iter().map(|f| Some(*f)).chain([None]) {
         let members: Vec<&(SpecSource, SpecFile)> = specs
@@ -52,7 +52,11 @@ pub fn list() -> Result<(), Error> {
     Ok(())
 }
 
-pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Result<i32, Error> {
+pub(super) fn run_family(
+    family: &str,
+    check: &CheckArgs,
+    output: &OutputArgs,
+) -> Result<i32, Error> {
     super::stats_need_timings(output.stats, output.format == Format::Sarif)?;
     super::svg_needs_one_spec(output)?;
     let members: Vec<(SpecSource, SpecFile)> = builtin_headers()?
@@ -82,7 +86,7 @@ pub fn run_family(family: &str, check: &CheckArgs, output: &OutputArgs) -> Resul
     // it undecided; the time still left then goes to the variants that met
     // their share, again in equal shares (each searched again from the
     // start). Rows are printed once every variant has its verdict.
-    let family_deadline = gsync_check::explore::deadline_in(check.max_seconds);
+    let family_deadline = crate::explore::deadline_in(check.max_seconds);
     let mut found: Vec<Option<Report>> = members.iter().map(|_| None).collect();
     let mut pending: Vec<usize> = (0..members.len()).collect();
     for round in 0..2 {
@@ -164,7 +168,7 @@ fn fair_share(family: std::time::Instant, left: usize) -> std::time::Instant {
     now + remaining / left.max(1) as u32
 }
 
-fn print_row(r: &Report, first: bool, family: &str, launch: &gsync_check::ir::Launch) {
+fn print_row(r: &Report, first: bool, family: &str, launch: &crate::ir::Launch) {
     if first {
         println!(
             "{} family, {} block{} × {} thread{}, memory model {}, scheduler {}{}\n",

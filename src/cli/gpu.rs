@@ -3,12 +3,12 @@
 use super::args::{
     at_least_1, family_name, param_value, parse_param, positive_seconds, TextOrJson,
 };
-use gsync_check::api::{Error, SpecSource};
-use gsync_check::cuda::device::{Gpu, GpuInfo};
-use gsync_check::cuda::EmitOptions;
-use gsync_check::gpu::bench::{self, BenchOptions, Row};
-use gsync_check::gpu::run::{self as runner, RunRequest};
-use gsync_check::gpu::{self, plot, verdict_line, LaunchRequest};
+use crate::api::{Error, SpecSource};
+use crate::cuda::device::{Gpu, GpuInfo};
+use crate::cuda::EmitOptions;
+use crate::gpu::bench::{self, BenchOptions, Row};
+use crate::gpu::run::{self as runner, RunRequest};
+use crate::gpu::{self, plot, verdict_line, LaunchRequest};
 use std::path::{Path, PathBuf};
 
 /// The GPU launch shared by `emit` and `run`.
@@ -61,7 +61,7 @@ pub struct EmitArgs {
 }
 
 /// A built-in spec or a spec file.
-pub fn load_spec(name: &str) -> Result<SpecSource, Error> {
+pub(super) fn load_spec(name: &str) -> Result<SpecSource, Error> {
     if let Some(spec) = SpecSource::builtin(name) {
         return Ok(spec);
     }
@@ -87,7 +87,7 @@ impl GpuLaunchArgs {
     }
 }
 
-pub fn emit(args: &EmitArgs) -> Result<i32, Error> {
+pub(super) fn emit(args: &EmitArgs) -> Result<i32, Error> {
     let spec = load_spec(&args.launch.name)?;
     let sms = args.launch.sms.unwrap_or(132);
     let planned = args.launch.request().plan(&spec, sms)?;
@@ -197,7 +197,7 @@ fn timeout(s: f64) -> Result<std::time::Duration, Error> {
         })
 }
 
-pub fn run(args: &RunArgs) -> Result<i32, Error> {
+pub(super) fn run(args: &RunArgs) -> Result<i32, Error> {
     let spec = load_spec(&args.launch.name)?;
     let timeout = timeout(args.timeout)?;
     let gpu = open_gpu()?;
@@ -249,7 +249,7 @@ fn write_plots(rows: &[Row], gpu: &str, threads: u32, out: &Path) -> Result<(), 
     Ok(())
 }
 
-pub fn bench(args: &BenchArgs) -> Result<i32, Error> {
+pub(super) fn bench(args: &BenchArgs) -> Result<i32, Error> {
     if let Some(from) = &args.from {
         return replot(from, &args.out);
     }

@@ -4,11 +4,11 @@
 
 use super::args::TextOrJson as Format;
 use super::{to_json, EXIT_USAGE};
+use crate::api::Error;
+use crate::format::text::render_violation;
+use crate::litmus::{self, Checked, Failure, LitmusConfig, Question};
+use crate::model::{Progress, Scheduler};
 use clap::Args;
-use gsync_check::api::Error;
-use gsync_check::format::text::render_violation;
-use gsync_check::litmus::{self, Checked, Failure, LitmusConfig, Question};
-use gsync_check::model::{Progress, Scheduler};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -31,7 +31,7 @@ pub struct LitmusArgs {
 
     /// Memory model: ptx (scoped PTX model) or sc (sequential consistency)
     #[arg(long, value_name = "MODEL", default_value = "ptx")]
-    pub memory_model: gsync_check::model::MemoryModel,
+    pub memory_model: crate::model::MemoryModel,
 
     /// Per test: give up (unsupported) after this many states, at least 1
     #[arg(long, value_name = "N", default_value_t = 2_000_000, value_parser = super::args::at_least_1::<u64>, allow_negative_numbers = true)]
@@ -67,7 +67,7 @@ fn question(args: &LitmusArgs) -> Result<Question, Error> {
     Ok(Question::Condition)
 }
 
-pub fn run(args: &LitmusArgs) -> Result<i32, Error> {
+pub(super) fn run(args: &LitmusArgs) -> Result<i32, Error> {
     let question = question(args)?;
     let config = LitmusConfig {
         memory_model: args.memory_model,

@@ -3,14 +3,14 @@
 
 use super::args::TextOrJson as Format;
 use super::to_json;
+use crate::api::Error;
+use crate::cuda::device::Gpu;
+use crate::litmus::gpu::corpus::{prepare_all, run_all, CorpusOptions};
+use crate::litmus::gpu::report::{csv, render};
+use crate::litmus::gpu::run::RunOptions;
+use crate::litmus::gpu::stress::{environments, Environment};
+use crate::litmus::LitmusConfig;
 use clap::Args;
-use gsync_check::api::Error;
-use gsync_check::cuda::device::Gpu;
-use gsync_check::litmus::gpu::corpus::{prepare_all, run_all, CorpusOptions};
-use gsync_check::litmus::gpu::report::{csv, render};
-use gsync_check::litmus::gpu::run::RunOptions;
-use gsync_check::litmus::gpu::stress::{environments, Environment};
-use gsync_check::litmus::LitmusConfig;
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug, Clone)]
@@ -63,7 +63,7 @@ fn write(path: &Path, text: &str) -> Result<(), Error> {
         .map_err(|e| Error::Usage(format!("cannot write {}: {e}", path.display())))
 }
 
-pub fn run(
+pub(super) fn run(
     path: &Path,
     expect: Option<&Path>,
     config: LitmusConfig,

@@ -11,14 +11,14 @@ mod litmus;
 mod litmus_gpu;
 mod verify;
 
+use crate::api::{self, CheckConfig, Error, SpecSource};
+use crate::format::text::render_report;
+use crate::format::{sarif, svg};
+use crate::report::{Report, SavedCounterexample};
+use crate::trace::ReplayOutcome;
 use args::{
     CheckArgs, Cli, ColorChoice, Command, Format, OutputArgs, ReplayOutputArgs, TextOrJson,
 };
-use gsync_check::api::{self, CheckConfig, Error, SpecSource};
-use gsync_check::format::text::render_report;
-use gsync_check::format::{sarif, svg};
-use gsync_check::report::{Report, SavedCounterexample};
-use gsync_check::trace::ReplayOutcome;
 use std::io::IsTerminal;
 use std::path::Path;
 
@@ -116,7 +116,7 @@ fn show(name: &str, numbered: bool, range: Option<args::LineRange>) -> Result<i3
         }
         None => {
             let names: Vec<String> = api::builtins().map(|s| s.name).collect();
-            let hint = match gsync_check::ir::suggest(name, names.iter().map(String::as_str)) {
+            let hint = match crate::ir::suggest(name, names.iter().map(String::as_str)) {
                 Some(s) => format!("; did you mean `{s}`?"),
                 None if api::FAMILIES.contains(&name) => format!(
                     "; `{name}` is a family: `gsync-check list` shows its variants, each of which `show` prints"
@@ -149,7 +149,7 @@ fn by_name(name: &str, check: &CheckArgs, output: &OutputArgs) -> Result<i32, Er
         .iter()
         .map(String::as_str)
         .chain(api::FAMILIES.iter().copied());
-    let hint = match gsync_check::ir::suggest(name, candidates) {
+    let hint = match crate::ir::suggest(name, candidates) {
         Some(s) => format!("; did you mean `{s}`?"),
         None => String::new(),
     };
@@ -283,7 +283,7 @@ pub fn svg_needs_one_spec(output: &OutputArgs) -> Result<(), Error> {
 }
 
 fn replay_file(path: &Path, output: &ReplayOutputArgs) -> Result<i32, Error> {
-    let text = gsync_check::spec::input::read_text(path).map_err(Error::Usage)?;
+    let text = crate::spec::input::read_text(path).map_err(Error::Usage)?;
     let saved = api::parse_counterexample(path, &text)?;
     let spec = api::counterexample_spec(&saved, path)?;
     if let Some(path) = &output.svg {

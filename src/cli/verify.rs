@@ -3,12 +3,12 @@
 
 use super::args::{Cli, Command, VerifyFormat as Format, VerifyOutputArgs};
 use super::{config_from, strip_timings, to_json, write_counterexamples};
+use crate::api::{self, Error, SpecSource};
+use crate::format::text::render_stats;
+use crate::format::{junit, sarif};
+use crate::report::{CaseOutcome, CaseResult};
+use crate::spec::ast::Expectation;
 use colored::Colorize;
-use gsync_check::api::{self, Error, SpecSource};
-use gsync_check::format::text::render_stats;
-use gsync_check::format::{junit, sarif};
-use gsync_check::report::{CaseOutcome, CaseResult};
-use gsync_check::spec::ast::Expectation;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -98,7 +98,7 @@ fn run_config(spec: &SpecSource, e: &Expectation) -> CaseOutcome {
     }
 }
 
-pub fn verify(paths: &[PathBuf], output: &VerifyOutputArgs) -> Result<i32, Error> {
+pub(super) fn verify(paths: &[PathBuf], output: &VerifyOutputArgs) -> Result<i32, Error> {
     super::stats_need_timings(
         output.stats,
         matches!(output.format, Format::Sarif | Format::Junit),

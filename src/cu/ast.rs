@@ -8,11 +8,11 @@ use crate::spec::ast::Span;
 use crate::spec::diag::Diagnostic;
 
 /// A declaration's identity: where its name starts in the combined source.
-pub type DeclId = u32;
+pub(crate) type DeclId = u32;
 
 /// The types of the subset.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CType {
+pub(crate) enum CType {
     Void,
     Bool,
     Int {
@@ -40,21 +40,21 @@ pub enum CType {
 
 /// What a pointer points to.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Pointee {
+pub(crate) struct Pointee {
     pub ty: CType,
     pub volatile: bool,
 }
 
 impl CType {
-    pub fn int(bits: u8, signed: bool) -> CType {
+    pub(crate) fn int(bits: u8, signed: bool) -> CType {
         CType::Int { bits, signed }
     }
 
-    pub fn is_integer(&self) -> bool {
+    pub(crate) fn is_integer(&self) -> bool {
         matches!(self, CType::Bool | CType::Int { .. } | CType::Enum)
     }
 
-    pub fn pointee(&self) -> Option<&Pointee> {
+    pub(crate) fn pointee(&self) -> Option<&Pointee> {
         match self {
             CType::Pointer(p) => Some(p),
             _ => None,
@@ -62,7 +62,7 @@ impl CType {
     }
 
     /// How the type reads in messages.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             CType::Void => "void".into(),
             CType::Bool => "bool".into(),
@@ -90,7 +90,7 @@ impl CType {
 /// variables. A declaration the subset cannot express keeps its error,
 /// reported only if the harness uses it.
 #[derive(Debug, Default)]
-pub struct CProgram {
+pub(crate) struct CProgram {
     /// Device functions by name, each converted or refused.
     pub functions: Vec<(String, Result<CFunction, Diagnostic>)>,
     /// Names of every function the unit declares (device, host or both),
@@ -101,7 +101,7 @@ pub struct CProgram {
 
 impl CProgram {
     /// The device function called `name`, if the unit defines one.
-    pub fn function(&self, name: &str) -> Option<&Result<CFunction, Diagnostic>> {
+    pub(crate) fn function(&self, name: &str) -> Option<&Result<CFunction, Diagnostic>> {
         self.functions
             .iter()
             .find(|(n, _)| n == name)
@@ -110,17 +110,15 @@ impl CProgram {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FnSpace {
+pub(crate) enum FnSpace {
     Device,
     Global,
     Host,
 }
 
 #[derive(Clone, Debug)]
-pub struct CFunction {
+pub(crate) struct CFunction {
     pub name: String,
-    pub id: DeclId,
-    pub space: FnSpace,
     pub params: Vec<CVar>,
     pub ret: CType,
     pub body: Vec<CStmt>,
@@ -131,7 +129,7 @@ pub struct CFunction {
 
 /// Where a variable lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Storage {
+pub(crate) enum Storage {
     /// A local or parameter: thread-private.
     Auto,
     /// `__shared__`: one copy per block.
@@ -142,7 +140,7 @@ pub enum Storage {
 }
 
 #[derive(Clone, Debug)]
-pub struct CVar {
+pub(crate) struct CVar {
     pub id: DeclId,
     pub name: String,
     pub ty: CType,
@@ -153,13 +151,13 @@ pub struct CVar {
 }
 
 #[derive(Clone, Debug)]
-pub struct CStmt {
+pub(crate) struct CStmt {
     pub kind: CStmtKind,
     pub span: Span,
 }
 
 #[derive(Clone, Debug)]
-pub enum CStmtKind {
+pub(crate) enum CStmtKind {
     Block(Vec<CStmt>),
     Decl(Vec<CVar>),
     Expr(CExpr),
@@ -191,14 +189,14 @@ pub enum CStmtKind {
 
 /// `asm volatile("template" : outputs : inputs : clobbers)`.
 #[derive(Clone, Debug)]
-pub struct AsmStmt {
+pub(crate) struct AsmStmt {
     pub template: String,
     pub outputs: Vec<(String, CExpr)>,
     pub inputs: Vec<(String, CExpr)>,
 }
 
 #[derive(Clone, Debug)]
-pub struct CExpr {
+pub(crate) struct CExpr {
     pub kind: CExprKind,
     pub ty: CType,
     pub span: Span,
@@ -206,7 +204,8 @@ pub struct CExpr {
 
 /// `threadIdx`, `blockIdx`, `blockDim`, `gridDim`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dim {
+#[allow(clippy::enum_variant_names)] // CUDA's own names
+pub(crate) enum Dim {
     ThreadIdx,
     BlockIdx,
     BlockDim,
@@ -214,7 +213,7 @@ pub enum Dim {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CUnOp {
+pub(crate) enum CUnOp {
     LNot,
     BitNot,
     Neg,
@@ -229,7 +228,7 @@ pub enum CUnOp {
 
 impl CUnOp {
     /// What `++` (1) or `--` (-1) adds; 0 for the other operators.
-    pub fn delta(self) -> i64 {
+    pub(crate) fn delta(self) -> i64 {
         match self {
             CUnOp::PreInc | CUnOp::PostInc => 1,
             CUnOp::PreDec | CUnOp::PostDec => -1,
@@ -238,13 +237,13 @@ impl CUnOp {
     }
 
     /// `++` or `--`, before or after.
-    pub fn is_step(self) -> bool {
+    pub(crate) fn is_step(self) -> bool {
         self.delta() != 0
     }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CBinOp {
+pub(crate) enum CBinOp {
     Mul,
     Div,
     Rem,
@@ -267,7 +266,7 @@ pub enum CBinOp {
 }
 
 #[derive(Clone, Debug)]
-pub enum CExprKind {
+pub(crate) enum CExprKind {
     Int(i64),
     Null,
     /// A variable or parameter.
@@ -295,7 +294,7 @@ pub enum CExprKind {
 
 impl CExpr {
     /// The expressions directly inside this one, left to right.
-    pub fn children(&self) -> impl Iterator<Item = &CExpr> {
+    pub(crate) fn children(&self) -> impl Iterator<Item = &CExpr> {
         let none: &[CExpr] = &[];
         let (fixed, list): ([Option<&CExpr>; 3], &[CExpr]) = match &self.kind {
             CExprKind::Unary(_, a) | CExprKind::Cast(a) => ([Some(a), None, None], none),
@@ -317,7 +316,7 @@ impl CExpr {
 
     /// Whether evaluating the expression assigns or calls something
     /// (reading the clock aside).
-    pub fn has_effects(&self) -> bool {
+    pub(crate) fn has_effects(&self) -> bool {
         match &self.kind {
             CExprKind::Assign(..) | CExprKind::Method(..) | CExprKind::Construct(_) => true,
             CExprKind::Call(n, _) if !is_clock(n) => true,
@@ -328,7 +327,7 @@ impl CExpr {
 
     /// Whether the expression reads the clock (outside member calls and
     /// constructors).
-    pub fn mentions_clock(&self) -> bool {
+    pub(crate) fn mentions_clock(&self) -> bool {
         match &self.kind {
             CExprKind::Call(n, _) if is_clock(n) => true,
             CExprKind::Method(..) | CExprKind::Construct(_) => false,
@@ -338,14 +337,14 @@ impl CExpr {
 }
 
 /// `clock()` or `clock64()`.
-pub fn is_clock(function: &str) -> bool {
+pub(crate) fn is_clock(function: &str) -> bool {
     matches!(function, "clock" | "clock64")
 }
 
 impl CStmt {
     /// The statements directly inside this one: a block's, the branches
     /// of an `if`, a loop's body and a `for`'s init.
-    pub fn sub_stmts(&self) -> impl Iterator<Item = &CStmt> {
+    pub(crate) fn sub_stmts(&self) -> impl Iterator<Item = &CStmt> {
         let none: &[CStmt] = &[];
         let (fixed, list): ([Option<&CStmt>; 2], &[CStmt]) = match &self.kind {
             CStmtKind::Block(v) => ([None, None], v),

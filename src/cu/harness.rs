@@ -9,7 +9,7 @@ use crate::spec::diag::Diagnostic;
 type R<T> = Result<T, Diagnostic>;
 
 /// Rewrites the calls of device functions in `file`, in source order.
-pub fn rewrite_calls(file: &mut SpecFile, l: &mut Lowering) -> R<()> {
+pub(super) fn rewrite_calls(file: &mut SpecFile, l: &mut Lowering) -> R<()> {
     let mut rewriter = Rewriter {
         spec_fns: file.fn_names().map(str::to_string).collect(),
         l,

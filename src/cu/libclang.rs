@@ -9,7 +9,7 @@ use std::os::raw::{c_char, c_uint, c_void};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The oldest libclang with the operator-kind queries the front end uses.
-pub const MIN_MAJOR: u32 = 17;
+pub(crate) const MIN_MAJOR: u32 = 17;
 
 static LIBRARY: OnceLock<Result<Arc<SharedLibrary>, String>> = OnceLock::new();
 /// libclang is loaded once; each thread that parses installs it for itself
@@ -17,7 +17,7 @@ static LIBRARY: OnceLock<Result<Arc<SharedLibrary>, String>> = OnceLock::new();
 static INSTALL: Mutex<()> = Mutex::new(());
 
 /// Makes libclang usable on this thread, or says why it cannot be.
-pub fn ensure_loaded() -> Result<(), String> {
+pub(crate) fn ensure_loaded() -> Result<(), String> {
     let _guard = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
     let library = LIBRARY.get_or_init(|| {
         let library = Arc::new(load_manually().map_err(|e| {
@@ -67,7 +67,7 @@ unsafe fn take(s: CXString) -> String {
 
 /// A problem libclang reports while parsing.
 #[derive(Clone, Debug)]
-pub struct Problem {
+pub(crate) struct Problem {
     pub error: bool,
     pub message: String,
     pub at: Option<Location>,
@@ -75,13 +75,13 @@ pub struct Problem {
 
 /// A point in a file: the file's path and the byte offset in it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Location {
+pub(crate) struct Location {
     pub file: String,
     pub offset: u32,
 }
 
 /// A parsed translation unit; cursors borrow from it.
-pub struct Unit {
+pub(crate) struct Unit {
     index: CXIndex,
     tu: CXTranslationUnit,
 }
@@ -99,7 +99,7 @@ impl Drop for Unit {
 impl Unit {
     /// Parses `main` (given as text, an unsaved file) with compiler `args`;
     /// `unsaved` are further in-memory files (path, text).
-    pub fn parse(
+    pub(crate) fn parse(
         main: (&str, &str),
         args: &[String],
         unsaved: &[(String, String)],
@@ -146,7 +146,7 @@ impl Unit {
     }
 
     /// Warnings are dropped: only errors and fatal errors stop the front end.
-    pub fn problems(&self) -> Vec<Problem> {
+    pub(crate) fn problems(&self) -> Vec<Problem> {
         let mut out = Vec::new();
         // SAFETY: the unit is alive; each diagnostic is disposed after use.
         unsafe {
@@ -166,7 +166,7 @@ impl Unit {
         out
     }
 
-    pub fn root(&self) -> Cursor<'_> {
+    pub(crate) fn root(&self) -> Cursor<'_> {
         // SAFETY: the unit is alive.
         Cursor {
             raw: unsafe { clang_getTranslationUnitCursor(self.tu) },
@@ -197,14 +197,14 @@ unsafe fn file_location(loc: CXSourceLocation) -> Option<Location> {
 
 /// One token of the source text.
 #[derive(Clone, Debug)]
-pub struct Token {
+pub(crate) struct Token {
     pub text: String,
     pub at: Option<Location>,
 }
 
 /// A node of the syntax tree.
 #[derive(Clone, Copy)]
-pub struct Cursor<'u> {
+pub(crate) struct Cursor<'u> {
     raw: CXCursor,
     unit: &'u Unit,
 }
@@ -218,21 +218,21 @@ impl<'u> Cursor<'u> {
         })
     }
 
-    pub fn kind(&self) -> CXCursorKind {
+    pub(crate) fn kind(&self) -> CXCursorKind {
         // SAFETY: the cursor belongs to a live unit (as for every method below).
         unsafe { clang_getCursorKind(self.raw) }
     }
 
     /// The kind's name (`IfStmt`, `CallExpr`), for messages.
-    pub fn kind_name(&self) -> String {
+    pub(crate) fn kind_name(&self) -> String {
         unsafe { take(clang_getCursorKindSpelling(self.kind())) }
     }
 
-    pub fn spelling(&self) -> String {
+    pub(crate) fn spelling(&self) -> String {
         unsafe { take(clang_getCursorSpelling(self.raw)) }
     }
 
-    pub fn children(&self) -> Vec<Cursor<'u>> {
+    pub(crate) fn children(&self) -> Vec<Cursor<'u>> {
         extern "C" fn visit(c: CXCursor, _: CXCursor, data: CXClientData) -> CXChildVisitResult {
             // SAFETY: `data` is the Vec passed below.
             let out = unsafe { &mut *(data as *mut Vec<CXCursor>) };
@@ -255,17 +255,17 @@ impl<'u> Cursor<'u> {
             .collect()
     }
 
-    pub fn ty(&self) -> Ty {
+    pub(crate) fn ty(&self) -> Ty {
         Ty(unsafe { clang_getCursorType(self.raw) })
     }
 
-    pub fn result_type(&self) -> Ty {
+    pub(crate) fn result_type(&self) -> Ty {
         Ty(unsafe { clang_getCursorResultType(self.raw) })
     }
 
     /// The start and end of the cursor's text, where they are in a file
     /// (macro expansions are placed where the macro was used).
-    pub fn extent(&self) -> Option<(Location, Location)> {
+    pub(crate) fn extent(&self) -> Option<(Location, Location)> {
         unsafe {
             let range = clang_getCursorExtent(self.raw);
             let start = file_location(clang_getRangeStart(range))?;
@@ -275,50 +275,41 @@ impl<'u> Cursor<'u> {
     }
 
     /// Where the cursor's name is (a declaration's identifier).
-    pub fn location(&self) -> Option<Location> {
+    pub(crate) fn location(&self) -> Option<Location> {
         unsafe { file_location(clang_getCursorLocation(self.raw)) }
     }
 
     /// The declaration a reference or call refers to.
-    pub fn referenced(&self) -> Option<Cursor<'u>> {
+    pub(crate) fn referenced(&self) -> Option<Cursor<'u>> {
         self.wrap(unsafe { clang_getCursorReferenced(self.raw) })
     }
 
-    /// The definition of the declared entity, where the unit has it.
-    pub fn definition(&self) -> Option<Cursor<'u>> {
-        self.wrap(unsafe { clang_getCursorDefinition(self.raw) })
-    }
-
     /// The first declaration of the entity (the same for every redeclaration).
-    pub fn canonical(&self) -> Cursor<'u> {
+    pub(crate) fn canonical(&self) -> Cursor<'u> {
         Cursor {
             raw: unsafe { clang_getCanonicalCursor(self.raw) },
             unit: self.unit,
         }
     }
 
-    pub fn semantic_parent(&self) -> Option<Cursor<'u>> {
-        self.wrap(unsafe { clang_getCursorSemanticParent(self.raw) })
-    }
-
-    pub fn binary_op(&self) -> CXBinaryOperatorKind {
+    pub(crate) fn binary_op(&self) -> CXBinaryOperatorKind {
         unsafe { clang_getCursorBinaryOperatorKind(self.raw) }
     }
 
-    pub fn unary_op(&self) -> CXUnaryOperatorKind {
+    pub(crate) fn unary_op(&self) -> CXUnaryOperatorKind {
         unsafe { clang_getCursorUnaryOperatorKind(self.raw) }
     }
 
-    pub fn storage_class(&self) -> CX_StorageClass {
+    pub(crate) fn storage_class(&self) -> CX_StorageClass {
         unsafe { clang_Cursor_getStorageClass(self.raw) }
     }
 
-    pub fn is_definition(&self) -> bool {
+    pub(crate) fn is_definition(&self) -> bool {
         unsafe { clang_isCursorDefinition(self.raw) != 0 }
     }
 
     /// The value of an integer constant expression, if it is one.
-    pub fn evaluate_int(&self) -> Option<i64> {
+    pub(crate) fn evaluate_int(&self) -> Option<i64> {
         unsafe {
             let r = clang_Cursor_Evaluate(self.raw);
             if r.is_null() {
@@ -337,7 +328,7 @@ impl<'u> Cursor<'u> {
     }
 
     /// The value of a floating-point constant expression, if it is one.
-    pub fn evaluate_float(&self) -> Option<f64> {
+    pub(crate) fn evaluate_float(&self) -> Option<f64> {
         unsafe {
             let r = clang_Cursor_Evaluate(self.raw);
             if r.is_null() {
@@ -351,7 +342,7 @@ impl<'u> Cursor<'u> {
     }
 
     /// The tokens of the cursor's text: spelling and where each starts.
-    pub fn tokens(&self) -> Vec<Token> {
+    pub(crate) fn tokens(&self) -> Vec<Token> {
         let mut out = Vec::new();
         unsafe {
             let range = clang_getCursorExtent(self.raw);
@@ -373,7 +364,7 @@ impl<'u> Cursor<'u> {
     }
 
     /// Arguments of a call expression (without the callee).
-    pub fn call_arguments(&self) -> Vec<Cursor<'u>> {
+    pub(crate) fn call_arguments(&self) -> Vec<Cursor<'u>> {
         let n = unsafe { clang_Cursor_getNumArguments(self.raw) };
         (0..n.max(0) as c_uint)
             .filter_map(|i| self.wrap(unsafe { clang_Cursor_getArgument(self.raw, i) }))
@@ -383,49 +374,39 @@ impl<'u> Cursor<'u> {
 
 /// A type.
 #[derive(Clone, Copy)]
-pub struct Ty(CXType);
+pub(crate) struct Ty(CXType);
 
 impl Ty {
-    pub fn kind(&self) -> CXTypeKind {
+    pub(crate) fn kind(&self) -> CXTypeKind {
         self.0.kind
     }
 
-    pub fn spelling(&self) -> String {
+    pub(crate) fn spelling(&self) -> String {
         unsafe { take(clang_getTypeSpelling(self.0)) }
     }
 
     /// Typedefs and elaborations resolved.
-    pub fn canonical(&self) -> Ty {
+    pub(crate) fn canonical(&self) -> Ty {
         Ty(unsafe { clang_getCanonicalType(self.0) })
     }
 
-    pub fn pointee(&self) -> Ty {
+    pub(crate) fn pointee(&self) -> Ty {
         Ty(unsafe { clang_getPointeeType(self.0) })
     }
 
-    pub fn element(&self) -> Ty {
+    pub(crate) fn element(&self) -> Ty {
         Ty(unsafe { clang_getArrayElementType(self.0) })
     }
 
-    pub fn array_len(&self) -> i64 {
+    pub(crate) fn array_len(&self) -> i64 {
         unsafe { clang_getArraySize(self.0) }
     }
 
-    pub fn is_volatile(&self) -> bool {
+    pub(crate) fn is_volatile(&self) -> bool {
         unsafe { clang_isVolatileQualifiedType(self.0) != 0 }
     }
 
-    pub fn is_const(&self) -> bool {
-        unsafe { clang_isConstQualifiedType(self.0) != 0 }
-    }
-
-    /// Size in bytes, where the type has one.
-    pub fn size(&self) -> Option<i64> {
-        let n = unsafe { clang_Type_getSizeOf(self.0) };
-        (n >= 0).then_some(n)
-    }
-
-    pub fn template_arg_types(&self) -> Vec<Ty> {
+    pub(crate) fn template_arg_types(&self) -> Vec<Ty> {
         let n = unsafe { clang_Type_getNumTemplateArguments(self.0) };
         (0..n.max(0) as c_uint)
             .map(|i| Ty(unsafe { clang_Type_getTemplateArgumentAsType(self.0, i) }))

@@ -10,10 +10,10 @@
 //! [`harness`] (the harness's calls pointed at those procedures). The spec
 //! lowering then does the rest.
 
-pub mod ast;
+pub(crate) mod ast;
 mod builtins;
 mod harness;
-pub mod libclang;
+pub(crate) mod libclang;
 mod lower;
 mod parse;
 mod ptx;
@@ -24,23 +24,23 @@ use crate::spec::diag::{Diagnostic, Source};
 use std::path::{Path, PathBuf};
 
 /// The header keys of a CUDA harness.
-pub const CUDA_KEY: &str = "cuda";
-pub const DEFINE_KEY: &str = "cuda-define";
-pub const INCLUDE_KEY: &str = "cuda-include";
-pub const TIMING_KEY: &str = "cuda-timing";
-pub const ARCH_KEY: &str = "cuda-arch";
+pub(crate) const CUDA_KEY: &str = "cuda";
+pub(crate) const DEFINE_KEY: &str = "cuda-define";
+pub(crate) const INCLUDE_KEY: &str = "cuda-include";
+pub(crate) const TIMING_KEY: &str = "cuda-timing";
+pub(crate) const ARCH_KEY: &str = "cuda-arch";
 
 /// The architectures `cuda-arch:` may name (`<nv/target>`'s queries know them).
 const ARCHES: [u32; 6] = [35, 50, 60, 70, 80, 90];
 
 /// Whether a parsed spec imports CUDA.
-pub fn imports_cuda(file: &SpecFile) -> bool {
+pub(crate) fn imports_cuda(file: &SpecFile) -> bool {
     file.header.cuda.iter().any(|(k, _)| k == CUDA_KEY)
 }
 
 /// What the harness asks of the CUDA: files, macros, include directories.
 #[derive(Clone, Debug, Default)]
-pub struct Request {
+pub(crate) struct Request {
     /// CUDA files, in include order, with the span of the header line
     /// naming each (or the spec's start for files given on the command line).
     pub files: Vec<(PathBuf, Span)>,
@@ -55,7 +55,7 @@ pub struct Request {
 
 impl Request {
     /// Reads the header of `file` (the harness at `origin`).
-    pub fn from_header(file: &SpecFile, origin: &Path) -> Result<Request, Diagnostic> {
+    pub(crate) fn from_header(file: &SpecFile, origin: &Path) -> Result<Request, Diagnostic> {
         let dir = origin.parent().unwrap_or(Path::new("."));
         let mut r = Request {
             abstract_timing: true,
@@ -207,7 +207,7 @@ fn clang_args(r: &Request) -> Vec<String> {
 /// Parses the CUDA the harness names, adds its device functions (those the
 /// harness calls, directly or not) to `file` as procedures, and returns the
 /// combined source (the harness, then the CUDA files) every span points into.
-pub fn attach(
+pub(crate) fn attach(
     file: &mut SpecFile,
     source: &mut Source,
     request: &Request,

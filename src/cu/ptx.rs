@@ -15,7 +15,7 @@ type R<T> = Result<T, Diagnostic>;
 
 /// One instruction, split into its opcode parts and operands.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Instruction {
+pub(super) struct Instruction {
     /// `atom.add.release.gpu.u32` → `["atom", "add", "release", "gpu", "u32"]`.
     pub parts: Vec<String>,
     pub operands: Vec<String>,
@@ -23,7 +23,7 @@ pub struct Instruction {
 
 /// Splits an asm template into instructions (`;`-separated; braces and
 /// blank pieces ignored).
-pub fn instructions(template: &str) -> Vec<Instruction> {
+pub(super) fn instructions(template: &str) -> Vec<Instruction> {
     template
         .split(';')
         .map(|i| i.replace(['{', '}'], " "))

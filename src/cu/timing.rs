@@ -17,14 +17,14 @@ use super::ast::*;
 use std::collections::HashSet;
 
 #[derive(Debug, Default)]
-pub struct Timing {
+pub(super) struct Timing {
     enabled: bool,
     dropped: HashSet<DeclId>,
 }
 
 impl Timing {
     /// The abstraction for `program` (`enabled`: on).
-    pub fn analyse(program: &CProgram, enabled: bool) -> Timing {
+    pub(super) fn analyse(program: &CProgram, enabled: bool) -> Timing {
         let mut t = Timing {
             enabled,
             dropped: HashSet::new(),
@@ -61,17 +61,17 @@ impl Timing {
         t
     }
 
-    pub fn drops_variable(&self, id: DeclId) -> bool {
+    pub(super) fn drops_variable(&self, id: DeclId) -> bool {
         self.dropped.contains(&id)
     }
 
     /// `e` reads the clock (a value only a delay may use).
-    pub fn reads_clock(&self, e: &CExpr) -> bool {
+    pub(super) fn reads_clock(&self, e: &CExpr) -> bool {
         self.enabled && e.mentions_clock()
     }
 
     /// Whether `st` is a loop that only passes time.
-    pub fn is_delay_loop(&self, st: &CStmt, _f: &CFunction) -> bool {
+    pub(super) fn is_delay_loop(&self, st: &CStmt, _f: &CFunction) -> bool {
         self.enabled && self.delay_loop(st)
     }
 

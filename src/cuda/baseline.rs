@@ -23,7 +23,7 @@ fn include_dir() -> String {
 
 /// What the `grid.sync()` kernel did.
 #[derive(Clone, Debug, Default)]
-pub struct GridSyncRun {
+pub(crate) struct GridSyncRun {
     pub blocks: u32,
     /// Resident blocks per SM the kernel allows.
     pub max_blocks_per_sm: u32,
@@ -49,7 +49,7 @@ fn compile(gpu: &Gpu) -> Result<String, GpuError> {
 
 /// Runs `iters` grid-wide barriers on `blocks_per_sm` blocks per SM of
 /// `threads`, once to warm up and `repeats` times timed.
-pub fn run_grid_sync(
+pub(crate) fn run_grid_sync(
     gpu: &Gpu,
     blocks_per_sm: u32,
     threads: u32,

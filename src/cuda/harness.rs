@@ -14,7 +14,7 @@ use std::time::Duration;
 /// How a run on the GPU ended (`outcome` in reports).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Every launch finished by itself.
     Completed,
     /// A launch was still running at the timeout; its spin loops left on
@@ -28,7 +28,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Outcome::Completed => "completed",
             Outcome::Hung => "hung",
@@ -40,7 +40,7 @@ impl Outcome {
 
 /// One property checked on the device.
 #[derive(Clone, Debug, Serialize)]
-pub struct DeviceCheck {
+pub(crate) struct DeviceCheck {
     pub name: String,
     pub passed: bool,
     pub detail: String,
@@ -58,7 +58,7 @@ impl DeviceCheck {
 
 /// The kernel times of a series of launches.
 #[derive(Clone, Debug, Default)]
-pub struct Timed {
+pub(crate) struct Timed {
     /// Kernel times of the timed launches, ms.
     pub launch_ms: Vec<f64>,
     /// `Some(drained)` when a launch hung (the series stopped there).
@@ -68,7 +68,7 @@ pub struct Timed {
 impl Timed {
     /// Launches once to warm up and `repeats` times timed (one timed launch
     /// when `repeats` is 0); stops at the first launch that hangs.
-    pub fn run(
+    pub(crate) fn run(
         repeats: u32,
         mut launch: impl FnMut() -> Result<Ended, GpuError>,
     ) -> Result<Timed, GpuError> {
@@ -89,7 +89,7 @@ impl Timed {
         Ok(timed)
     }
 
-    pub fn outcome(&self) -> Outcome {
+    pub(crate) fn outcome(&self) -> Outcome {
         match self.hung {
             None => Outcome::Completed,
             Some(true) => Outcome::Hung,
@@ -98,7 +98,7 @@ impl Timed {
     }
 
     /// The median kernel time, ms (the upper one of an even count).
-    pub fn median_ms(&self) -> f64 {
+    pub(crate) fn median_ms(&self) -> f64 {
         let mut ms = self.launch_ms.clone();
         ms.sort_by(f64::total_cmp);
         ms[ms.len() / 2]
@@ -107,7 +107,7 @@ impl Timed {
 
 /// What the harness counts on the device (the prelude's `GsStats`).
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Stats {
+pub(crate) struct Stats {
     /// Critical sections counted with a plain load and store.
     pub cs_count: u32,
     /// Critical sections counted atomically.
@@ -124,7 +124,7 @@ pub struct Stats {
 
 /// How the critical sections spread over the participants that entered.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Entered {
+pub(crate) struct Entered {
     pub threads: u32,
     pub min: u32,
     pub max: u32,
@@ -160,7 +160,7 @@ impl Stats {
 }
 
 /// An emitted harness compiled for one GPU.
-pub struct Harness<'g> {
+pub(crate) struct Harness<'g> {
     gpu: &'g Gpu,
     ptx: String,
     kernel: &'static str,
@@ -168,7 +168,7 @@ pub struct Harness<'g> {
 
 /// The runs of a harness: how they ended and what the last one counted.
 #[derive(Clone, Debug, Default)]
-pub struct HarnessRun {
+pub(crate) struct HarnessRun {
     pub timed: Timed,
     /// Blocks that finished in the last launch.
     pub blocks_finished: u32,
@@ -178,7 +178,11 @@ pub struct HarnessRun {
 
 impl<'g> Harness<'g> {
     /// Compiles `emitted` for `gpu`; `file` names it in NVRTC's messages.
-    pub fn compile(gpu: &'g Gpu, emitted: &Emitted, file: &str) -> Result<Harness<'g>, GpuError> {
+    pub(crate) fn compile(
+        gpu: &'g Gpu,
+        emitted: &Emitted,
+        file: &str,
+    ) -> Result<Harness<'g>, GpuError> {
         let ptx = nvrtc::compile(&emitted.source, file, &gpu.arch()).map_err(GpuError::Program)?;
         Ok(Harness {
             gpu,
@@ -188,7 +192,7 @@ impl<'g> Harness<'g> {
     }
 
     /// Resident blocks per SM the compiled kernel allows at `threads`.
-    pub fn max_blocks_per_sm(&self, threads: u32) -> Result<u32, GpuError> {
+    pub(crate) fn max_blocks_per_sm(&self, threads: u32) -> Result<u32, GpuError> {
         let module = self.gpu.load(&self.ptx)?;
         let f = module.function(self.kernel)?;
         self.gpu.max_blocks_per_sm(&f, threads)
@@ -197,7 +201,7 @@ impl<'g> Harness<'g> {
     /// Launches `blocks` blocks of `threads` once to warm up and `repeats`
     /// times timed, each with `timeout` before its spin loops are told to
     /// stop.
-    pub fn run(
+    pub(crate) fn run(
         &self,
         blocks: u32,
         threads: u32,
@@ -262,7 +266,7 @@ impl<'g> Harness<'g> {
 }
 
 /// The check a hung run fails: how far it got before the timeout.
-pub fn termination_failed(
+pub(crate) fn termination_failed(
     timeout: Duration,
     finished: u32,
     blocks: u32,
@@ -284,7 +288,7 @@ pub fn termination_failed(
 }
 
 /// What a completed run is checked against.
-pub struct Expected<'a> {
+pub(crate) struct Expected<'a> {
     pub program: &'a Program,
     /// Threads that run the spec.
     pub participants: u32,
@@ -297,7 +301,7 @@ pub struct Expected<'a> {
 
 /// The device checks of a completed run: termination, then each property
 /// the program asks for.
-pub fn device_checks(e: &Expected, finished: u32, s: &Stats) -> Vec<DeviceCheck> {
+pub(crate) fn device_checks(e: &Expected, finished: u32, s: &Stats) -> Vec<DeviceCheck> {
     let blocks = e.blocks;
     let mut checks = vec![DeviceCheck::new(
         "termination",

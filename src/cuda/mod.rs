@@ -15,13 +15,13 @@
 //! [`Program`]: crate::ir::Program
 
 mod access;
-pub mod baseline;
+pub(crate) mod baseline;
 pub mod device;
 pub mod emit;
 pub mod expr;
-pub mod harness;
+pub(crate) mod harness;
 mod names;
 pub mod nvrtc;
-pub mod spell;
+pub(crate) mod spell;
 
 pub use emit::{emit, EmitOptions, Emitted};

@@ -132,7 +132,7 @@ pub(super) fn fresh_in(used: &mut BTreeSet<String>, name: &str) -> String {
 }
 
 impl Names {
-    pub fn new(program: &Program) -> Names {
+    pub(super) fn new(program: &Program) -> Names {
         let mut names = Names {
             used: BTreeSet::new(),
             vars: Vec::new(),

@@ -8,7 +8,7 @@ use crate::ir::memop::order_name;
 use crate::ir::{MemOrder, Order, Scope};
 
 /// PTX's `.scope` qualifier (the inverse of `ir::memop::scope_named`).
-pub fn scope_name(scope: Scope) -> &'static str {
+pub(crate) fn scope_name(scope: Scope) -> &'static str {
     match scope {
         Scope::Cta => "cta",
         Scope::Gpu => "gpu",
@@ -17,12 +17,12 @@ pub fn scope_name(scope: Scope) -> &'static str {
 }
 
 /// `order_scope` as the prelude's helpers are named (`gs_ld_acquire_gpu`).
-pub fn helper_suffix(mo: MemOrder) -> String {
+pub(crate) fn helper_suffix(mo: MemOrder) -> String {
     format!("{}_{}", order_name(mo.order), scope_name(mo.scope))
 }
 
 /// The suffix CUDA gives an atomic function of a scope (`atomicAdd_block`).
-pub fn atomic_suffix(scope: Scope) -> &'static str {
+pub(crate) fn atomic_suffix(scope: Scope) -> &'static str {
     match scope {
         Scope::Cta => "_block",
         Scope::Gpu => "",
@@ -32,7 +32,7 @@ pub fn atomic_suffix(scope: Scope) -> &'static str {
 
 /// A fence statement: `__threadfence*()` is PTX `fence.sc`; any other order
 /// is the lighter `fence.acq_rel` (also what release/acquire accesses use).
-pub fn fence(mo: MemOrder) -> String {
+pub(crate) fn fence(mo: MemOrder) -> String {
     match (mo.order, mo.scope) {
         (Order::Sc, Scope::Cta) => "__threadfence_block();".into(),
         (Order::Sc, Scope::Gpu) => "__threadfence();".into(),

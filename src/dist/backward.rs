@@ -11,7 +11,7 @@ use crate::explore::BitSet;
 
 /// What the deadlock analysis found, the same on every worker.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Stuck {
+pub(super) enum Stuck {
     /// Every state can finish.
     None,
     /// The actions to the first state that cannot finish.
@@ -23,7 +23,7 @@ pub enum Stuck {
 
 /// Finds the first state that cannot finish, after a complete search that
 /// kept the predecessors.
-pub fn find<S: Checkable>(sys: &S, rounds: &mut Rounds<'_>, part: &mut Partition) -> Stuck {
+pub(super) fn find<S: Checkable>(sys: &S, rounds: &mut Rounds<'_>, part: &mut Partition) -> Stuck {
     let finals = rounds.sum(vec![part.finals.count_ones() as u64])[0];
     if finals == 0 {
         return Stuck::NeedsLabels("the harness never finishes");

@@ -31,11 +31,11 @@ use search::{Ending, Searched};
 
 /// Exit code of a distributed run that ended without a verdict (a process
 /// died, a host could not be reached).
-pub const EXIT_FAILED: i32 = 4;
+pub(crate) const EXIT_FAILED: i32 = 4;
 
 /// Where this process stands among the processes of a run.
 #[derive(Clone, Debug)]
-pub struct Cluster {
+pub(crate) struct Cluster {
     pub processes: usize,
     pub process: usize,
     /// One `host:port` a line, process 0 first (timely's `-h` file);
@@ -48,7 +48,7 @@ pub struct Cluster {
 }
 
 /// What a process of a distributed run returns.
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Process 0: the report.
     Report(Box<Report>),
     /// Another process: the run's exit code.
@@ -65,7 +65,7 @@ struct Found {
 }
 
 /// Checks a prepared spec on this process's workers of `cluster`.
-pub fn check(prepared: Prepared, cluster: &Cluster) -> Result<Outcome, Error> {
+pub(crate) fn check(prepared: Prepared, cluster: &Cluster) -> Result<Outcome, Error> {
     refuse(&prepared)?;
     let args = timely_args(cluster);
     let config = timely::Config::from_args(args.into_iter())
@@ -143,7 +143,7 @@ impl Drop for Quiet {
 }
 
 /// What the distributed explorer cannot answer: refused before it starts.
-pub fn refuse(prepared: &Prepared) -> Result<(), Error> {
+pub(crate) fn refuse(prepared: &Prepared) -> Result<(), Error> {
     let config = &prepared.config;
     if config.scheduler.checks_liveness() {
         return Err(Error::Usage(format!(

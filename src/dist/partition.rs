@@ -12,10 +12,10 @@ use super::rounds::{Key, Ptr};
 use crate::explore::BitSet;
 
 /// Parent of the initial state.
-pub const ROOT: Ptr = (u32::MAX, u32::MAX);
+pub(super) const ROOT: Ptr = (u32::MAX, u32::MAX);
 
 /// The hash of a state's words (the same on every process).
-pub fn hash(words: &[u32]) -> u64 {
+pub(super) fn hash(words: &[u32]) -> u64 {
     let mut h = FxBuildHasher.build_hasher();
     for &w in words {
         h.write_u32(w);
@@ -25,14 +25,14 @@ pub fn hash(words: &[u32]) -> u64 {
 
 /// The worker that owns a state: its hash, mixed again (the table uses the
 /// same hash), reduced to `peers`.
-pub fn owner(words: &[u32], peers: usize) -> u32 {
+pub(super) fn owner(words: &[u32], peers: usize) -> u32 {
     let h = hash(words);
     let x = (h ^ (h >> 31)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     (((x >> 32) * peers as u64) >> 32) as u32
 }
 
 /// The states one worker owns.
-pub struct Partition {
+pub(super) struct Partition {
     words: usize,
     arena: Vec<u32>,
     table: HashTable<u32>,
@@ -53,7 +53,7 @@ pub struct Partition {
 }
 
 impl Partition {
-    pub fn new(words: usize) -> Self {
+    pub(super) fn new(words: usize) -> Self {
         Partition {
             words,
             arena: Vec::new(),
@@ -69,18 +69,18 @@ impl Partition {
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.level.len()
     }
 
     /// The words of state `local`.
-    pub fn state(&self, local: u32) -> &[u32] {
+    pub(super) fn state(&self, local: u32) -> &[u32] {
         let at = local as usize * self.words;
         &self.arena[at..at + self.words]
     }
 
     /// The index of a held state.
-    pub fn find(&self, words: &[u32]) -> Option<u32> {
+    pub(super) fn find(&self, words: &[u32]) -> Option<u32> {
         let arena = &self.arena;
         let w = self.words;
         let at = |i: u32| &arena[i as usize * w..(i as usize + 1) * w];
@@ -88,7 +88,14 @@ impl Partition {
     }
 
     /// Adds a state (not held yet) at `level`, reached first at `key`.
-    pub fn insert(&mut self, words: &[u32], level: u32, key: Key, parent: Ptr, via: u32) -> u32 {
+    pub(super) fn insert(
+        &mut self,
+        words: &[u32],
+        level: u32,
+        key: Key,
+        parent: Ptr,
+        via: u32,
+    ) -> u32 {
         let local = self.len() as u32;
         self.arena.extend_from_slice(words);
         let (arena, w) = (&self.arena, self.words);
@@ -103,12 +110,12 @@ impl Partition {
     }
 
     /// The states of the newest ranked level and after: local indices.
-    pub fn newest_range(&self) -> std::ops::Range<u32> {
+    pub(super) fn newest_range(&self) -> std::ops::Range<u32> {
         self.newest as u32..self.len() as u32
     }
 
     /// The states from local index `first` on.
-    pub fn newest_range_from(&self, first: u32) -> std::ops::Range<u32> {
+    pub(super) fn newest_range_from(&self, first: u32) -> std::ops::Range<u32> {
         first..self.len() as u32
     }
 }

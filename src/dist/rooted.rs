@@ -3,13 +3,13 @@
 
 use crate::explore::TransitionSystem;
 
-pub struct Rooted<'a, S> {
+pub(super) struct Rooted<'a, S> {
     sys: &'a S,
     root: Vec<u32>,
 }
 
 impl<'a, S> Rooted<'a, S> {
-    pub fn new(sys: &'a S, root: Vec<u32>) -> Self {
+    pub(super) fn new(sys: &'a S, root: Vec<u32>) -> Self {
         Rooted { sys, root }
     }
 }

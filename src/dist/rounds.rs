@@ -19,7 +19,7 @@ use timely::worker::Worker;
 
 /// One worker's end of the rounds: an input, the records that reached this
 /// worker, and a probe on the operator that collected them.
-pub struct Rounds<'w> {
+pub(super) struct Rounds<'w> {
     worker: &'w mut Worker,
     input: InputHandle<u64, CapacityContainerBuilder<Vec<(u32, Msg)>>>,
     probe: ProbeHandle<u64>,
@@ -31,7 +31,7 @@ pub struct Rounds<'w> {
 
 impl<'w> Rounds<'w> {
     /// Builds the dataflow on `worker` (every worker builds the same one).
-    pub fn new(worker: &'w mut Worker) -> Self {
+    pub(super) fn new(worker: &'w mut Worker) -> Self {
         let mut input = InputHandle::new();
         let probe = ProbeHandle::new();
         let received = Rc::new(RefCell::new(BTreeMap::new()));
@@ -68,19 +68,19 @@ impl<'w> Rounds<'w> {
     }
 
     /// This worker's index among all workers of all processes.
-    pub fn index(&self) -> usize {
+    pub(super) fn index(&self) -> usize {
         self.worker.index()
     }
 
     /// Number of workers of all processes.
-    pub fn peers(&self) -> usize {
+    pub(super) fn peers(&self) -> usize {
         self.worker.peers()
     }
 
     /// Sends each `(worker, message)` and returns what every worker sent to
     /// this one in this round (in no particular order). Every worker must
     /// call it the same number of times.
-    pub fn exchange(&mut self, out: impl IntoIterator<Item = (u32, Msg)>) -> Vec<Msg> {
+    pub(super) fn exchange(&mut self, out: impl IntoIterator<Item = (u32, Msg)>) -> Vec<Msg> {
         for m in out {
             self.input.send(m);
         }
@@ -98,14 +98,14 @@ impl<'w> Rounds<'w> {
 /// A position in a BFS level: the rank of the expanded state within its
 /// level, and the index of the action among its actions. A sequential
 /// search meets the successors of a level in this order.
-pub type Key = (u64, u32);
+pub(super) type Key = (u64, u32);
 
 /// A state held by a worker: (worker, index in its partition).
-pub type Ptr = (u32, u32);
+pub(super) type Ptr = (u32, u32);
 
 /// Every record the workers exchange.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub enum Msg {
+pub(super) enum Msg {
     /// A successor, for the worker that owns it.
     Succ {
         words: Vec<u32>,
@@ -127,7 +127,7 @@ pub enum Msg {
 
 impl Rounds<'_> {
     /// Sends `mine` to every worker; returns every worker's, by index.
-    pub fn gather(&mut self, mine: Vec<u64>) -> Vec<Vec<u64>> {
+    pub(super) fn gather(&mut self, mine: Vec<u64>) -> Vec<Vec<u64>> {
         let me = self.index() as u32;
         let peers = self.peers() as u32;
         let got = self.exchange((0..peers).map(|w| {
@@ -145,7 +145,7 @@ impl Rounds<'_> {
     }
 
     /// The sum over all workers of each of `mine`'s figures.
-    pub fn sum(&mut self, mine: Vec<u64>) -> Vec<u64> {
+    pub(super) fn sum(&mut self, mine: Vec<u64>) -> Vec<u64> {
         let n = mine.len();
         self.gather(mine).iter().fold(vec![0; n], |mut acc, v| {
             for (a, x) in acc.iter_mut().zip(v) {

@@ -15,7 +15,7 @@ const BATCH: usize = 4096;
 
 /// How the search ended, the same on every worker.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Ending {
+pub(super) enum Ending {
     Complete,
     /// A fault: the actions from the initial state to where it was found
     /// (with `step`, the last one is the step that failed; otherwise the
@@ -29,7 +29,7 @@ pub enum Ending {
 
 /// The figures of a search, the same on every worker.
 #[derive(Clone, Debug)]
-pub struct Searched {
+pub(super) struct Searched {
     pub ending: Ending,
     pub states: u64,
     pub transitions: u64,
@@ -54,7 +54,7 @@ struct Level {
 
 /// Searches `sys` on this worker's partition; `keep_preds` keeps the
 /// edges into each state for the deadlock analysis.
-pub fn search<S>(
+pub(super) fn search<S>(
     sys: &S,
     rounds: &mut Rounds<'_>,
     part: &mut Partition,
@@ -367,7 +367,7 @@ fn stop_at(
 
 /// The actions from the initial state to a state (held by the worker that
 /// passes `Some(its index)`), following parents from worker to worker.
-pub fn walk(rounds: &mut Rounds<'_>, part: &Partition, start: Option<u32>) -> Vec<u32> {
+pub(super) fn walk(rounds: &mut Rounds<'_>, part: &Partition, start: Option<u32>) -> Vec<u32> {
     let me = rounds.index() as u32;
     let mut at = start;
     let mut path = Vec::new();

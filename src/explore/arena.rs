@@ -60,19 +60,19 @@ pub(crate) struct Arena {
 
 impl Arena {
     /// An empty arena for codes of at most `max_code` bytes.
-    pub fn new(max_code: usize) -> Self {
+    pub(super) fn new(max_code: usize) -> Self {
         Self::with_segments(max_code, FIRST_CODES * max_code, SEGMENT_BYTES)
     }
 
     /// An empty arena used as a queue: the states before the search's head
     /// are dropped ([`drop_before`](Self::drop_before)).
-    pub fn queue(max_code: usize) -> Self {
+    pub(super) fn queue(max_code: usize) -> Self {
         Self::with_segments(max_code, FIRST_CODES * max_code, QUEUE_SEGMENT_BYTES)
     }
 
     /// An empty arena whose segments double from `first` bytes up to `cap`
     /// (each of at least [`MIN_CODES`] longest codes).
-    pub fn with_segments(max_code: usize, first: usize, cap: usize) -> Self {
+    pub(super) fn with_segments(max_code: usize, first: usize, cap: usize) -> Self {
         let least = (MIN_CODES * max_code).max(1);
         let cap_size = cap.max(least);
         Arena {
@@ -95,7 +95,7 @@ impl Arena {
     }
 
     /// The first state whose code is held.
-    pub fn first_held(&self) -> usize {
+    pub(super) fn first_held(&self) -> usize {
         self.first_held
     }
 
@@ -103,7 +103,7 @@ impl Arena {
     /// the codes after it in its segment: a code is never a prefix of
     /// another, so comparing a code with the start is exact.
     #[inline]
-    pub fn get(&self, i: usize) -> &[u8] {
+    pub(super) fn get(&self, i: usize) -> &[u8] {
         debug_assert!(i < self.len && i >= self.first_held);
         let loc = self.locs[i - self.locs_base];
         let seg = &self.segments[(loc >> 32) as usize];
@@ -112,7 +112,7 @@ impl Arena {
     }
 
     /// Bytes held: segments and locations.
-    pub fn bytes(&self) -> usize {
+    pub(super) fn bytes(&self) -> usize {
         let held: usize = self.segments[self.dropped..].iter().map(|s| s.size).sum();
         held + vec_bytes(&self.locs)
     }
@@ -140,7 +140,7 @@ impl Arena {
 
     /// Bytes after [`reserve`](Self::reserve)`(n, bytes)`, and the size of
     /// the old location buffer if it grows then (segments never move).
-    pub fn bytes_after_reserve(&self, n: usize, bytes: usize) -> (usize, usize) {
+    pub(super) fn bytes_after_reserve(&self, n: usize, bytes: usize) -> (usize, usize) {
         let start = self.segments.len();
         let more: usize = (start..start + self.segments_to_add(bytes))
             .map(|k| self.segment_size(k))
@@ -153,7 +153,7 @@ impl Arena {
     }
 
     /// Makes room for `n` more codes of `bytes` bytes in all.
-    pub fn reserve(&mut self, n: usize, bytes: usize) {
+    pub(super) fn reserve(&mut self, n: usize, bytes: usize) {
         for _ in 0..self.segments_to_add(bytes) {
             self.add_segment();
         }
@@ -195,7 +195,7 @@ impl Arena {
     }
 
     /// Appends the code `code`.
-    pub fn push(&mut self, code: &[u8]) {
+    pub(super) fn push(&mut self, code: &[u8]) {
         let (seg, at) = self.place(code.len());
         self.locs.push((seg as u64) << 32 | at as u64);
         self.len += 1;
@@ -209,7 +209,10 @@ impl Arena {
     /// Appends states whose codes have the lengths `lens`, in order, and
     /// returns the bytes to fill with their codes: runs `(states, bytes)` of
     /// consecutive states of one segment, in order.
-    pub fn append(&mut self, lens: impl IntoIterator<Item = usize>) -> Vec<(usize, &mut [u8])> {
+    pub(super) fn append(
+        &mut self,
+        lens: impl IntoIterator<Item = usize>,
+    ) -> Vec<(usize, &mut [u8])> {
         // (segment, first byte, end byte, states) of each run.
         let mut spans: Vec<(usize, usize, usize, usize)> = Vec::new();
         for len in lens {
@@ -238,7 +241,7 @@ impl Arena {
 
     /// Drops the segments that hold only states before `i`, and their
     /// locations.
-    pub fn drop_before(&mut self, i: usize) {
+    pub(super) fn drop_before(&mut self, i: usize) {
         while self.dropped < self.filling && self.segments[self.dropped + 1].first <= i {
             self.segments[self.dropped].bytes = None;
             self.dropped += 1;

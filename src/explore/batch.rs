@@ -47,7 +47,7 @@ pub(crate) struct Claims<F> {
 }
 
 impl<F: Send> Claims<F> {
-    pub fn new() -> Self {
+    pub(super) fn new() -> Self {
         Claims { chunks: Vec::new() }
     }
 
@@ -55,7 +55,7 @@ impl<F: Send> Claims<F> {
     /// the winners, checking their state invariants and finality (on the
     /// workers). Returns the number of successors. The table must have room
     /// for all of them ([`StateStore::reserve`]).
-    pub fn claim<S, A>(
+    pub(super) fn claim<S, A>(
         &mut self,
         workers: &Workers,
         sys: &S,

@@ -21,7 +21,7 @@
 //! the stored code's length.
 
 /// The longest code of a `words`-word state.
-pub fn max_len(words: usize) -> usize {
+pub(super) fn max_len(words: usize) -> usize {
     words.div_ceil(8) + 5 * words
 }
 
@@ -45,7 +45,7 @@ const WIDE: u8 = 0xFF;
 /// at a time, which the compiler vectorizes), and the payload loop visits
 /// the set bits only: one hard-to-predict loop exit per 64 words.
 #[inline]
-pub fn encode(state: &[u32], out: &mut Vec<u8>) {
+pub(super) fn encode(state: &[u32], out: &mut Vec<u8>) {
     let start = out.len();
     let map = state.len().div_ceil(8);
     out.reserve(max_len(state.len()));
@@ -114,7 +114,7 @@ fn nonzero_bits_8(w: &[u32; 8]) -> u8 {
 /// number of words); returns the code's length. Bytes after the code are
 /// not read.
 #[inline]
-pub fn decode(code: &[u8], out: &mut [u32]) -> usize {
+pub(super) fn decode(code: &[u8], out: &mut [u32]) -> usize {
     let map = out.len().div_ceil(8);
     let mut at = map;
     out.fill(0);
@@ -150,7 +150,7 @@ pub fn decode(code: &[u8], out: &mut [u32]) -> usize {
 /// constants, so fingerprints do not depend on a crate version or the
 /// process.
 #[inline]
-pub fn hash_code(code: &[u8]) -> u64 {
+pub(super) fn hash_code(code: &[u8]) -> u64 {
     const K: [u64; 5] = [
         0x243F_6A88_85A3_08D3,
         0x1319_8A2E_0370_7344,

@@ -31,7 +31,10 @@ impl<A> Default for Edges<A> {
 impl<A: Copy> Edges<A> {
     /// Room for `n` more edges: their targets and actions, to be written in
     /// place (in parallel) before [`appended`](Self::appended) counts them.
-    pub fn spare(&mut self, n: usize) -> (&mut [MaybeUninit<StateId>], &mut [MaybeUninit<A>]) {
+    pub(super) fn spare(
+        &mut self,
+        n: usize,
+    ) -> (&mut [MaybeUninit<StateId>], &mut [MaybeUninit<A>]) {
         self.targets.reserve(n);
         self.actions.reserve(n);
         (
@@ -44,42 +47,42 @@ impl<A: Copy> Edges<A> {
     ///
     /// # Safety
     /// The first `n` targets and actions of that room were written.
-    pub unsafe fn appended(&mut self, n: usize) {
+    pub(super) unsafe fn appended(&mut self, n: usize) {
         self.targets.set_len(self.targets.len() + n);
         self.actions.set_len(self.actions.len() + n);
     }
 
     /// Number of edges appended so far.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.targets.len()
     }
 
     /// Ends the edge list of the state being expanded at edge `end`.
     #[inline]
-    pub fn close_state_at(&mut self, end: usize) {
+    pub(super) fn close_state_at(&mut self, end: usize) {
         self.offsets.push(end as u64);
     }
 
     /// Drops the edges of a state whose expansion was interrupted.
-    pub fn truncate_to_closed(&mut self) {
+    pub(super) fn truncate_to_closed(&mut self) {
         let n = *self.offsets.last().expect("offsets start with 0") as usize;
         self.targets.truncate(n);
         self.actions.truncate(n);
     }
 
-    pub fn bytes(&self) -> usize {
+    pub(super) fn bytes(&self) -> usize {
         vec_bytes(&self.offsets) + vec_bytes(&self.targets) + vec_bytes(&self.actions)
     }
 
     /// Projects [`reserve`](Self::reserve)`(states, n)`.
-    pub fn project(&self, p: &mut Projection, states: usize, n: usize) {
+    pub(super) fn project(&self, p: &mut Projection, states: usize, n: usize) {
         p.vec(&self.offsets, states);
         p.vec(&self.targets, n);
         p.vec(&self.actions, n);
     }
 
     /// Room for `states` more expanded states with `n` edges in all.
-    pub fn reserve(&mut self, states: usize, n: usize) {
+    pub(super) fn reserve(&mut self, states: usize, n: usize) {
         self.offsets.reserve(states);
         self.targets.reserve(n);
         self.actions.reserve(n);
@@ -87,7 +90,7 @@ impl<A: Copy> Edges<A> {
 
     /// The targets of the edges of `s` (none if it is not closed).
     #[inline]
-    pub fn targets_of(&self, s: StateId) -> &[StateId] {
+    pub(super) fn targets_of(&self, s: StateId) -> &[StateId] {
         &self.targets[self.range(s)]
     }
 
@@ -95,7 +98,7 @@ impl<A: Copy> Edges<A> {
     /// state order, by lists at least as long (a reduced state expanded
     /// fully later): moves the later states' edges up in place, from the
     /// back, so the only new memory is the growth.
-    pub fn replace_longer(&mut self, lists: &[(StateId, Vec<(A, StateId)>)]) {
+    pub(super) fn replace_longer(&mut self, lists: &[(StateId, Vec<(A, StateId)>)]) {
         let closed = self.offsets.len() - 1;
         let end = self.offsets[closed] as usize;
         assert_eq!(end, self.targets.len(), "edges of an open state");

@@ -87,13 +87,13 @@ impl<A: Copy, F> Chunk<A, F> {
     }
 
     /// Bytes the chunk's successors take, as [`batch_len`] counts them.
-    pub fn succ_bytes(&self) -> usize {
+    pub(super) fn succ_bytes(&self) -> usize {
         self.codes.len() + self.succs.len() * std::mem::size_of::<Succ<A>>()
     }
 
     /// Code of successor `i`.
     #[inline]
-    pub fn code(&self, i: usize) -> &[u8] {
+    pub(super) fn code(&self, i: usize) -> &[u8] {
         let (at, len) = self.succs[i].code;
         &self.codes[at as usize..(at + len) as usize]
     }
@@ -196,7 +196,7 @@ fn chunk_len(left: usize, batch: usize, threads: usize) -> usize {
 }
 
 impl<A: Copy + Send, F: Send> Expander<A, F> {
-    pub fn new() -> Self {
+    pub(super) fn new() -> Self {
         Expander {
             chunks: Vec::new(),
             spans: Vec::new(),
@@ -206,7 +206,7 @@ impl<A: Copy + Send, F: Send> Expander<A, F> {
     /// Expands states `first..first + count` (all stored) and returns their
     /// chunks in state order; a chunk that a limit of `opts` interrupted
     /// says so.
-    pub fn expand<S>(
+    pub(super) fn expand<S>(
         &mut self,
         workers: &Workers,
         sys: &S,

@@ -186,15 +186,15 @@ pub(crate) struct Projection {
 }
 
 impl Projection {
-    pub fn add(&mut self, (after, old): (usize, usize)) {
+    pub(super) fn add(&mut self, (after, old): (usize, usize)) {
         self.steady += after;
         self.transient = self.transient.max(old);
     }
-    pub fn vec<T>(&mut self, v: &Vec<T>, additional: usize) {
+    pub(super) fn vec<T>(&mut self, v: &Vec<T>, additional: usize) {
         self.add(vec_after_reserve(v, additional));
     }
     /// Peak bytes while growing.
-    pub fn peak(&self) -> usize {
+    pub(super) fn peak(&self) -> usize {
         self.steady + self.transient
     }
 }

@@ -33,7 +33,7 @@ use std::sync::Mutex;
 const SHARDS: usize = 64;
 
 /// The interned parts of the states of one system.
-pub struct Parts {
+pub(super) struct Parts {
     /// Tells this set's ids from another's in a thread's [`Recent`].
     serial: u64,
     /// The parts, in order, non-overlapping, each at least 2 words.
@@ -44,7 +44,7 @@ pub struct Parts {
 
 /// The parts of the last state a thread unpacked, with their ids.
 #[derive(Default)]
-pub struct Recent {
+pub(super) struct Recent {
     /// The [`Parts`] whose ids these are (0: none yet).
     serial: u64,
     ids: Vec<u32>,
@@ -98,7 +98,7 @@ thread_local! {
 impl Parts {
     /// Parts of `words`-word states at `ranges` (`None` where there are
     /// none to share). Panics on overlapping or unordered ranges.
-    pub fn new(words: usize, ranges: Vec<Range<usize>>) -> Option<Parts> {
+    pub(super) fn new(words: usize, ranges: Vec<Range<usize>>) -> Option<Parts> {
         let ranges: Vec<_> = ranges.into_iter().filter(|r| r.len() >= 2).collect();
         assert!(
             ranges.windows(2).all(|w| w[0].end <= w[1].start)
@@ -124,7 +124,7 @@ impl Parts {
     }
 
     /// Words of a packed state.
-    pub fn packed_words(&self) -> usize {
+    pub(super) fn packed_words(&self) -> usize {
         self.words - self.ranges.iter().map(|r| r.len() - 1).sum::<usize>()
     }
 
@@ -132,7 +132,7 @@ impl Parts {
     /// A part equal to that of `recent`, the last state this thread
     /// unpacked (a successor's parent, most of whose parts most steps
     /// keep), takes its id without a lookup.
-    pub fn pack(&self, state: &[u32], out: &mut Vec<u32>, recent: &Recent) {
+    pub(super) fn pack(&self, state: &[u32], out: &mut Vec<u32>, recent: &Recent) {
         let recent = (recent.serial == self.serial).then_some(recent);
         self.pack_with(state, out, |k, r, table, words| {
             let known = recent.and_then(|recent| recent.id(k, r, words));
@@ -142,7 +142,7 @@ impl Parts {
 
     /// Appends the packed form of `state` to `out` if every part of it is
     /// interned (`false`: no stored state has them all).
-    pub fn pack_known(&self, state: &[u32], out: &mut Vec<u32>) -> bool {
+    pub(super) fn pack_known(&self, state: &[u32], out: &mut Vec<u32>) -> bool {
         self.pack_with(state, out, |_, _, table, words| table.find(words))
     }
 
@@ -168,7 +168,7 @@ impl Parts {
 
     /// Writes the state of packed form `packed` into `out`, and remembers
     /// its parts in `recent`. A part equal to `recent`'s is not read again.
-    pub fn unpack(&self, packed: &[u32], out: &mut [u32], recent: &mut Recent) {
+    pub(super) fn unpack(&self, packed: &[u32], out: &mut [u32], recent: &mut Recent) {
         debug_assert_eq!(out.len(), self.words);
         if recent.serial != self.serial {
             *recent = Recent {
@@ -194,13 +194,13 @@ impl Parts {
     }
 
     /// Bytes held by the part tables.
-    pub fn bytes(&self) -> usize {
+    pub(super) fn bytes(&self) -> usize {
         self.tables.iter().map(PartTable::bytes).sum()
     }
 
     /// Distinct contents stored, per part.
     #[cfg(test)]
-    pub fn counts(&self) -> Vec<usize> {
+    pub(crate) fn counts(&self) -> Vec<usize> {
         self.tables.iter().map(PartTable::count).collect()
     }
 }

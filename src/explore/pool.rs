@@ -72,7 +72,7 @@ pub(crate) struct Pool {
 impl Pool {
     /// A pool of `threads` workers: the caller and `threads - 1` helpers
     /// (fewer if the system refuses threads).
-    pub fn new(threads: usize) -> Pool {
+    pub(super) fn new(threads: usize) -> Pool {
         let shared = Arc::new(Shared {
             state: AtomicU64::new(0),
             job: AtomicPtr::new(std::ptr::null_mut()),
@@ -91,12 +91,12 @@ impl Pool {
     }
 
     /// Whether there are helpers.
-    pub fn has_helpers(&self) -> bool {
+    pub(super) fn has_helpers(&self) -> bool {
         !self.helpers.is_empty()
     }
 
     /// The workers: the helpers and the caller.
-    pub fn threads(&self) -> usize {
+    pub(super) fn threads(&self) -> usize {
         self.helpers.len() + 1
     }
 
@@ -104,7 +104,7 @@ impl Pool {
     /// and returns once all have returned from it; a panic in any of them
     /// is resumed here. `work` must share its items out itself (each call
     /// takes items until none is left).
-    pub fn run(&self, work: &(dyn Fn() + Sync)) {
+    pub(super) fn run(&self, work: &(dyn Fn() + Sync)) {
         let sh = &*self.shared;
         let job: Job = work;
         sh.job.store(&job as *const Job as *mut (), Relaxed);

@@ -17,10 +17,10 @@ pub(crate) struct Progress {
 
 impl Progress {
     /// How long a run must last before the bar appears.
-    pub const DELAY: Duration = Duration::from_secs(1);
+    pub(super) const DELAY: Duration = Duration::from_secs(1);
     const EVERY: Duration = Duration::from_millis(100);
 
-    pub fn new(enabled: bool) -> Self {
+    pub(super) fn new(enabled: bool) -> Self {
         Self {
             enabled: enabled && std::io::stderr().is_terminal(),
             bar: None,
@@ -30,11 +30,11 @@ impl Progress {
 
     /// Whether updates can have any effect (cheap check for the hot loop).
     #[inline]
-    pub fn active(&self) -> bool {
+    pub(super) fn active(&self) -> bool {
         self.enabled
     }
 
-    pub fn update(&mut self, start: Instant, states: usize, depth: u32, bytes: usize) {
+    pub(super) fn update(&mut self, start: Instant, states: usize, depth: u32, bytes: usize) {
         if !self.enabled {
             return;
         }
@@ -62,7 +62,7 @@ impl Progress {
         bar.tick();
     }
 
-    pub fn finish(&mut self) {
+    pub(super) fn finish(&mut self) {
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
         }

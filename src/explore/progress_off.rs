@@ -6,16 +6,16 @@ use crate::clock::Instant;
 pub(crate) struct Progress;
 
 impl Progress {
-    pub fn new(_enabled: bool) -> Self {
+    pub(crate) fn new(_enabled: bool) -> Self {
         Progress
     }
 
     #[inline]
-    pub fn active(&self) -> bool {
+    pub(crate) fn active(&self) -> bool {
         false
     }
 
-    pub fn update(&mut self, _start: Instant, _states: usize, _depth: u32, _bytes: usize) {}
+    pub(crate) fn update(&mut self, _start: Instant, _states: usize, _depth: u32, _bytes: usize) {}
 
-    pub fn finish(&mut self) {}
+    pub(crate) fn finish(&mut self) {}
 }

@@ -42,7 +42,7 @@ const SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// What a claim found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Claim {
+pub(crate) enum Claim {
     /// The state was stored before this batch, under this id.
     Old(u32),
     /// The state is new; this slot collects its smallest index.
@@ -50,7 +50,7 @@ pub enum Claim {
 }
 
 /// Lock-free index of states by hash (see the module comment).
-pub struct Table {
+pub(crate) struct Table {
     slots: Box<[AtomicU64]>,
     /// log2 of the number of slots.
     bits: u32,
@@ -99,7 +99,7 @@ fn tag_of(hash: u64) -> u64 {
 
 impl Table {
     /// An empty table with room for `n` entries.
-    pub fn with_capacity(n: usize) -> Table {
+    pub(crate) fn with_capacity(n: usize) -> Table {
         let bits = Self::bits_for(n);
         let slots: Box<[AtomicU64]> = (0..1usize << bits).map(|_| AtomicU64::new(0)).collect();
         // A large zeroed allocation is fresh pages that a first *read*
@@ -124,12 +124,12 @@ impl Table {
     }
 
     /// Entries the table holds at most half full.
-    pub fn capacity(&self) -> usize {
+    pub(crate) fn capacity(&self) -> usize {
         self.slots.len() / 2
     }
 
     /// Bytes of the slot array.
-    pub fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         Self::bytes_for_slots(self.slots.len())
     }
 
@@ -139,7 +139,7 @@ impl Table {
 
     /// Bytes after [`reserve`](Self::reserve)`(additional)`, and the size of
     /// the old slot array if the table grows then (both exist meanwhile).
-    pub fn bytes_after_reserve(&self, additional: usize) -> (usize, usize) {
+    pub(crate) fn bytes_after_reserve(&self, additional: usize) -> (usize, usize) {
         let want = self.len + additional;
         if want <= self.capacity() {
             return (self.bytes(), 0);
@@ -162,20 +162,20 @@ impl Table {
     /// that a [`claim`](Self::claim) of it soon after does not wait for
     /// memory (the table is far larger than the caches).
     #[inline]
-    pub fn prefetch(&self, hash: u64) {
+    pub(crate) fn prefetch(&self, hash: u64) {
         prefetch(&self.slots[self.home(tag_of(hash))]);
     }
 
     /// Asks the CPU to fetch slot `pos` (see [`prefetch`](Self::prefetch)).
     #[inline]
-    pub fn prefetch_slot(&self, pos: usize) {
+    pub(crate) fn prefetch_slot(&self, pos: usize) {
         prefetch(&self.slots[pos]);
     }
 
     /// The id of the committed state of hash `hash` for which `same(id)`
     /// holds; pending entries are skipped.
     #[inline]
-    pub fn find(&self, hash: u64, same: impl Fn(u32) -> bool) -> Option<u32> {
+    pub(crate) fn find(&self, hash: u64, same: impl Fn(u32) -> bool) -> Option<u32> {
         let tag = tag_of(hash);
         let mut pos = self.home(tag);
         loop {
@@ -195,7 +195,7 @@ impl Table {
     /// equals committed state `id`; `same_new(i)`: it equals successor `i`
     /// of the batch (whose words must not change during the batch).
     #[inline]
-    pub fn claim(
+    pub(crate) fn claim(
         &self,
         hash: u64,
         index: u32,
@@ -229,7 +229,7 @@ impl Table {
 
     /// The smallest index claimed at `pos` (after the batch's claims).
     #[inline]
-    pub fn winner(&self, pos: usize) -> u32 {
+    pub(crate) fn winner(&self, pos: usize) -> u32 {
         let v = self.slots[pos].load(Ordering::Acquire);
         debug_assert!(v & PENDING != 0, "slot {pos} is not pending");
         v as u32 - 1
@@ -238,7 +238,7 @@ impl Table {
     /// Turns the pending slot `pos` into the committed entry of `id` (once
     /// per new state; threads commit distinct slots).
     #[inline]
-    pub fn commit(&self, pos: usize, id: u32) {
+    pub(crate) fn commit(&self, pos: usize, id: u32) {
         let v = self.slots[pos].load(Ordering::Acquire);
         debug_assert!(v & PENDING != 0, "slot {pos} is not pending");
         self.slots[pos].store((v & TAG_MASK) | (u64::from(id) + 1), Ordering::Release);
@@ -246,18 +246,18 @@ impl Table {
 
     /// The committed id at `pos`, if the slot was committed.
     #[inline]
-    pub fn committed(&self, pos: usize) -> Option<u32> {
+    pub(crate) fn committed(&self, pos: usize) -> Option<u32> {
         let v = self.slots[pos].load(Ordering::Acquire);
         (v != 0 && v & PENDING == 0).then(|| v as u32 - 1)
     }
 
     /// Counts `n` commits of the last batch.
-    pub fn add_committed(&mut self, n: usize) {
+    pub(crate) fn add_committed(&mut self, n: usize) {
         self.len += n;
     }
 
     /// Inserts the entry of a state known to be absent (single-threaded).
-    pub fn insert_new(&mut self, hash: u64, id: u32) {
+    pub(crate) fn insert_new(&mut self, hash: u64, id: u32) {
         let tag = tag_of(hash);
         self.place(tag | (u64::from(id) + 1));
         self.len += 1;
@@ -274,7 +274,7 @@ impl Table {
     /// Makes room for `additional` more entries at most half full, moving
     /// the committed entries into a larger array if needed. Pending entries
     /// (left by a batch that was cut short) are dropped.
-    pub fn reserve(&mut self, additional: usize) {
+    pub(crate) fn reserve(&mut self, additional: usize) {
         let want = self.len + additional;
         if want <= self.capacity() {
             return;

@@ -57,12 +57,12 @@ impl<T> Items<T> {
 impl Workers {
     /// `threads` workers (1: the caller's thread) of the explorer's pool.
     #[cfg(test)]
-    pub fn new(threads: usize) -> Self {
+    pub(crate) fn new(threads: usize) -> Self {
         Self::of(WorkerPool::Own, threads)
     }
 
     /// `threads` workers of `pool` (1: the caller's thread).
-    pub fn of(pool: WorkerPool, threads: usize) -> Self {
+    pub(super) fn of(pool: WorkerPool, threads: usize) -> Self {
         let backend = match pool {
             _ if threads <= 1 => Backend::Caller,
             WorkerPool::Own => match Pool::new(threads) {
@@ -83,7 +83,7 @@ impl Workers {
     }
 
     /// How many threads run the jobs (the caller included).
-    pub fn count(&self) -> usize {
+    pub(super) fn count(&self) -> usize {
         match &self.backend {
             Backend::Caller => 1,
             Backend::Own(p) => p.threads(),
@@ -95,7 +95,7 @@ impl Workers {
     /// Calls `job(k, &mut items[k])` for every item, in parallel when there
     /// are workers and more than one item; returns when all are done.
     /// Workers take the items in order, one at a time.
-    pub fn each<T: Send>(&self, items: &mut [T], job: impl Fn(usize, &mut T) + Sync) {
+    pub(super) fn each<T: Send>(&self, items: &mut [T], job: impl Fn(usize, &mut T) + Sync) {
         match &self.backend {
             #[cfg(feature = "parallel")]
             Backend::Rayon(pool) if items.len() > 1 => pool.install(|| {

@@ -10,7 +10,7 @@ macro_rules! plain {
     };
 }
 
-pub trait Colorize: Sized + ToString {
+pub(crate) trait Colorize: Sized + ToString {
     plain!(bold, dimmed, red, green, yellow, cyan);
 }
 

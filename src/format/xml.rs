@@ -2,7 +2,7 @@
 
 /// Escapes markup characters and drops the control characters XML 1.0
 /// cannot carry.
-pub fn escape(s: &str) -> String {
+pub(super) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 /// One line of a plot.
 #[derive(Clone, Debug)]
-pub struct Variant {
+pub(crate) struct Variant {
     pub family: &'static str,
     pub label: String,
     /// A built-in spec, or `grid.sync` for the baseline.
@@ -41,7 +41,7 @@ fn variant(family: &'static str, label: &str, spec: &'static str, iters: i64) ->
 }
 
 /// The suite: the seeds' primitives and the baseline.
-pub fn suite(barrier_iters: i64, lock_iters: i64) -> Vec<Variant> {
+pub(crate) fn suite(barrier_iters: i64, lock_iters: i64) -> Vec<Variant> {
     let mut v = vec![
         variant(
             "barrier",
@@ -127,7 +127,7 @@ pub fn suite(barrier_iters: i64, lock_iters: i64) -> Vec<Variant> {
 
 /// One measurement.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
-pub struct Row {
+pub(crate) struct Row {
     pub family: String,
     pub variant: String,
     pub spec: String,
@@ -169,7 +169,7 @@ impl Row {
     }
 }
 
-pub struct BenchOptions {
+pub(crate) struct BenchOptions {
     pub contention: Vec<u32>,
     pub threads_per_block: u32,
     pub timeout: Duration,
@@ -281,7 +281,7 @@ fn grid_sync_checks(blocks: u32, errors: u32) -> Vec<DeviceCheck> {
 
 /// Runs every variant at every contention level. Stops early (returning
 /// what it has) if a hung kernel does not drain: the GPU is then unusable.
-pub fn run_suite(
+pub(crate) fn run_suite(
     gpu: &Gpu,
     suite: &[Variant],
     o: &BenchOptions,
@@ -309,7 +309,7 @@ pub fn run_suite(
 }
 
 /// The rows as CSV.
-pub fn csv(rows: &[Row]) -> String {
+pub(crate) fn csv(rows: &[Row]) -> String {
     let mut out = String::from(
         "family,variant,spec,blocks_per_sm,blocks,threads_per_block,iters,model_verdict,outcome,ns_per_op,blocks_finished,checks_passed,failed_checks\n",
     );

@@ -8,9 +8,9 @@
 //! `trace` (the model's report) and the `cuda` backend, which reads only
 //! the IR.
 
-pub mod bench;
-pub mod plot;
-pub mod run;
+pub(crate) mod bench;
+pub(crate) mod plot;
+pub(crate) mod run;
 
 use crate::api::{self, CheckConfig, Error, SpecSource};
 use crate::cuda::{self, EmitOptions, Emitted};

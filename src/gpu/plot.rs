@@ -27,7 +27,7 @@ const COLORS: [RGBColor; 14] = [
 ];
 
 /// A time in ns as a tick label in µs: `0.5`, `1`, `2.5`, `40`.
-pub fn us_label(ns: f64) -> String {
+pub(crate) fn us_label(ns: f64) -> String {
     let us = ns / 1000.0;
     let text = if us >= 10.0 {
         format!("{us:.0}")
@@ -45,14 +45,14 @@ pub fn us_label(ns: f64) -> String {
 
 /// How a point did not complete, for its marker in the top row.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Missing {
+pub(crate) enum Missing {
     Hung,
     Refused,
     CheckFailed,
 }
 
 impl Missing {
-    pub fn of(r: &Row) -> Option<Missing> {
+    pub(crate) fn of(r: &Row) -> Option<Missing> {
         match r.outcome {
             Outcome::Completed if r.checks_passed && r.ns_per_op.is_some() => None,
             Outcome::Completed => Some(Missing::CheckFailed),
@@ -67,7 +67,7 @@ impl Missing {
 /// complete sit in a labelled row above the data (× hung, □ refused by
 /// the model check, △ a device check failed); the legend is below the
 /// chart, off the data.
-pub fn plot(rows: &[Row], family: &str, title: &str, path: &Path) -> Result<(), String> {
+pub(crate) fn plot(rows: &[Row], family: &str, title: &str, path: &Path) -> Result<(), String> {
     let rows: Vec<&Row> = rows.iter().filter(|r| r.family == family).collect();
     if rows.is_empty() {
         return Ok(());

@@ -14,11 +14,11 @@ use serde::Serialize;
 use std::time::Duration;
 
 /// Operations per participant when the request does not say.
-pub const DEFAULT_ITERS: i64 = 100;
+pub(crate) const DEFAULT_ITERS: i64 = 100;
 
 /// What to run.
 #[derive(Clone, Debug)]
-pub struct RunRequest {
+pub(crate) struct RunRequest {
     pub spec: SpecSource,
     /// The launch (its SMs are the GPU's).
     pub launch: LaunchRequest,
@@ -31,7 +31,7 @@ pub struct RunRequest {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct GpuRunConfig {
+pub(crate) struct GpuRunConfig {
     pub blocks: u32,
     pub threads_per_block: u32,
     pub blocks_per_sm: u32,
@@ -45,7 +45,7 @@ pub struct GpuRunConfig {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct GpuReport {
+pub(crate) struct GpuReport {
     pub spec: String,
     pub source: String,
     pub gpu: GpuInfo,
@@ -68,7 +68,7 @@ pub struct GpuReport {
 
 impl GpuReport {
     /// 0 completed with every check passed, 1 hung, refused or a check failed.
-    pub fn exit_code(&self) -> i32 {
+    pub(crate) fn exit_code(&self) -> i32 {
         if self.outcome == Outcome::Completed && self.checks.iter().all(|c| c.passed) {
             0
         } else {
@@ -78,7 +78,7 @@ impl GpuReport {
 
     /// Whether the GPU context can still be used (a hung kernel that did not
     /// drain holds it until the process exits).
-    pub fn context_usable(&self) -> bool {
+    pub(crate) fn context_usable(&self) -> bool {
         self.outcome != Outcome::HungUndrained
     }
 }
@@ -88,7 +88,7 @@ fn usage(e: GpuError) -> Error {
 }
 
 /// Runs a spec on the GPU.
-pub fn run(gpu: &Gpu, req: &RunRequest) -> Result<GpuReport, Error> {
+pub(crate) fn run(gpu: &Gpu, req: &RunRequest) -> Result<GpuReport, Error> {
     let iters = req.launch.iters.unwrap_or(DEFAULT_ITERS);
     let launch = LaunchRequest {
         iters: Some(iters),
@@ -209,7 +209,7 @@ fn finish(report: &mut GpuReport, ran: &HarnessRun, expected: &Expected, timeout
 }
 
 /// The text report, in the checker's style.
-pub fn render(r: &GpuReport) -> String {
+pub(crate) fn render(r: &GpuReport) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let params: Vec<String> = r

@@ -8,7 +8,7 @@ use petgraph::algo::dominators;
 use petgraph::graph::{DiGraph, NodeIndex};
 
 /// Successor pcs of instruction `pc`.
-pub fn successors(code: &[Instr], pc: Pc) -> Vec<Pc> {
+pub(crate) fn successors(code: &[Instr], pc: Pc) -> Vec<Pc> {
     match &code[pc as usize].op {
         Op::Branch {
             then_pc, else_pc, ..
@@ -28,7 +28,7 @@ pub fn successors(code: &[Instr], pc: Pc) -> Vec<Pc> {
 /// The immediate post-dominator of every instruction: where the paths out of
 /// a branch meet again. `None` for instructions from which the exit cannot
 /// be reached (an infinite loop) and for the exit itself.
-pub fn immediate_post_dominators(code: &[Instr]) -> Vec<Option<Pc>> {
+pub(crate) fn immediate_post_dominators(code: &[Instr]) -> Vec<Option<Pc>> {
     // Post-dominators are dominators of the reversed graph rooted at a
     // virtual exit node that every `Exit` instruction flows into.
     let mut g: DiGraph<(), ()> = DiGraph::with_capacity(code.len() + 1, code.len() * 2);
@@ -54,19 +54,19 @@ pub fn immediate_post_dominators(code: &[Instr]) -> Vec<Option<Pc>> {
 
 /// For every pc, the set of locals whose value may still be read from there
 /// on (a bit set of `words` u64 words per pc, flattened).
-pub struct Liveness {
+pub(crate) struct Liveness {
     words: usize,
     bits: Vec<u64>,
 }
 
 impl Liveness {
-    pub fn is_live(&self, pc: Pc, local: LocalId) -> bool {
+    pub(crate) fn is_live(&self, pc: Pc, local: LocalId) -> bool {
         let w = pc as usize * self.words + local as usize / 64;
         self.bits[w] >> (local % 64) & 1 == 1
     }
 
     /// Computes live locals by backward data-flow to a fixed point.
-    pub fn compute(code: &[Instr], num_locals: usize) -> Liveness {
+    pub(crate) fn compute(code: &[Instr], num_locals: usize) -> Liveness {
         let words = num_locals.div_ceil(64).max(1);
         let n = code.len();
         let mut uses = vec![0u64; n * words];
@@ -126,7 +126,7 @@ impl Liveness {
 }
 
 /// Appends the locals `op` reads to `used`; returns the local it writes.
-pub fn op_reads_writes(op: &Op, used: &mut Vec<LocalId>) -> Option<LocalId> {
+pub(crate) fn op_reads_writes(op: &Op, used: &mut Vec<LocalId>) -> Option<LocalId> {
     let loc = |l: &Loc, used: &mut Vec<LocalId>| {
         if let Some(i) = &l.index {
             expr_locals(i, used);
@@ -213,7 +213,7 @@ pub fn op_reads_writes(op: &Op, used: &mut Vec<LocalId>) -> Option<LocalId> {
 }
 
 /// Appends every local that `e` reads.
-pub fn expr_locals(e: &Expr, out: &mut Vec<LocalId>) {
+pub(crate) fn expr_locals(e: &Expr, out: &mut Vec<LocalId>) {
     match e {
         Expr::Local(l) => out.push(*l),
         Expr::Const(_) | Expr::Builtin(_) => {}

@@ -9,13 +9,13 @@ use crate::spec::diag::{Diagnostic, SpecResult};
 
 /// The thread (or block) a per-thread initial value is evaluated for.
 #[derive(Clone, Copy, Debug)]
-pub struct ThreadCoords {
+pub(super) struct ThreadCoords {
     pub block: Option<u32>,
     /// Thread index within the block, when per-thread names are allowed.
     pub thread: Option<u32>,
 }
 
-pub struct ConstEnv<'a> {
+pub(super) struct ConstEnv<'a> {
     pub params: &'a [(String, i64)],
     pub launch: Launch,
     pub coords: ThreadCoords,
@@ -24,7 +24,7 @@ pub struct ConstEnv<'a> {
 }
 
 impl ConstEnv<'_> {
-    pub fn eval(&self, e: &Expr) -> SpecResult<i64> {
+    pub(super) fn eval(&self, e: &Expr) -> SpecResult<i64> {
         match &e.kind {
             ExprKind::Int(v) => Ok(*v),
             ExprKind::Bool(b) => Ok(*b as i64),

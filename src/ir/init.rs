@@ -51,7 +51,7 @@ impl InitExpr {
 
 /// The initializer of each top-level `local` variable, in declaration order
 /// (the order of their slots, the first of the program); `None`: zero.
-pub fn spec_locals(file: &SpecFile) -> Vec<Option<InitExpr>> {
+pub(super) fn spec_locals(file: &SpecFile) -> Vec<Option<InitExpr>> {
     file.items
         .iter()
         .filter_map(|item| match item {

@@ -7,7 +7,7 @@ use crate::spec::diag::{Diagnostic, SpecResult};
 
 /// A built-in call, resolved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CallKind {
+pub(crate) enum CallKind {
     Atomic(AtomicOp, MemOrder),
     Load(MemOrder),
     Store(MemOrder),
@@ -27,7 +27,7 @@ pub enum CallKind {
 }
 
 impl CallKind {
-    pub fn arity(self) -> usize {
+    pub(crate) fn arity(self) -> usize {
         match self {
             CallKind::Atomic(op, _) => 1 + op.operands(),
             CallKind::Load(_) => 1,
@@ -43,7 +43,7 @@ impl CallKind {
     }
 
     /// How to call it, for error hints.
-    pub fn usage(self) -> &'static str {
+    pub(crate) fn usage(self) -> &'static str {
         match self {
             CallKind::Atomic(AtomicOp::Cas, _) => "usage: atomicCAS(location, expected, desired)",
             CallKind::Atomic(..) => "usage: atomicOp(location, value)",
@@ -84,7 +84,7 @@ const ATOMICS: &[(&str, AtomicOp)] = &[
 
 /// Resolves a built-in call name with its `_block`/`_system` spelling and
 /// dotted qualifiers; an unknown name or qualifier is an error.
-pub fn classify_call(name: &Ident, qualifiers: &[Ident]) -> SpecResult<CallKind> {
+pub(crate) fn classify_call(name: &Ident, qualifiers: &[Ident]) -> SpecResult<CallKind> {
     let (base, underscore_scope) = split_scope_suffix(&name.name);
     let memop = |default_order: Order, allowed: &'static [Order]| {
         qualified(name, qualifiers, underscore_scope, default_order, allowed)
@@ -258,7 +258,7 @@ fn qualified(
 
 /// The order a `.name` qualifier spells (the inverse of `order_name`); the
 /// spec language and the PTX litmus translator spell orders alike.
-pub fn order_named(name: &str) -> Option<Order> {
+pub(crate) fn order_named(name: &str) -> Option<Order> {
     use Order::*;
     [Weak, Volatile, Relaxed, Acquire, Release, AcqRel, Sc]
         .into_iter()
@@ -267,13 +267,13 @@ pub fn order_named(name: &str) -> Option<Order> {
 
 /// The scope a PTX `.cta`, `.gpu` or `.sys` qualifier names (the inverse
 /// of `scope_name`).
-pub fn scope_named(name: &str) -> Option<Scope> {
+pub(crate) fn scope_named(name: &str) -> Option<Scope> {
     [Scope::Cta, Scope::Gpu, Scope::Sys]
         .into_iter()
         .find(|s| scope_name(*s) == name)
 }
 
-pub fn scope_name(s: Scope) -> &'static str {
+pub(crate) fn scope_name(s: Scope) -> &'static str {
     match s {
         Scope::Cta => "cta",
         Scope::Gpu => "gpu",
@@ -281,7 +281,7 @@ pub fn scope_name(s: Scope) -> &'static str {
     }
 }
 
-pub fn order_name(o: Order) -> &'static str {
+pub(crate) fn order_name(o: Order) -> &'static str {
     match o {
         Order::Weak => "weak",
         Order::Volatile => "volatile",

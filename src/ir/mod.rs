@@ -10,11 +10,11 @@
 //! emit one function per procedure.
 
 mod atomic;
-pub mod cfg;
+pub(crate) mod cfg;
 mod consteval;
 mod init;
 mod lower;
-pub mod memop;
+pub(crate) mod memop;
 mod resolve;
 
 pub use atomic::atomic_result;

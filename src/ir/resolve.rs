@@ -8,7 +8,7 @@ pub use crate::spec::diag::suggest;
 
 /// What a name refers to.
 #[derive(Clone, Copy, Debug)]
-pub enum Sym {
+pub(super) enum Sym {
     Param(i64),
     /// A launch constant with one value for the whole launch.
     Const(i64),
@@ -34,14 +34,14 @@ pub const RESERVED: &[&str] = &[
 /// Lexical scopes: the top level (parameters, variables, procedures) and a
 /// stack of block scopes for procedure and harness locals.
 #[derive(Default)]
-pub struct Scopes {
+pub(super) struct Scopes {
     top: FxHashMap<String, (Sym, Span)>,
     blocks: Vec<FxHashMap<String, (Sym, Span)>>,
 }
 
 impl Scopes {
     /// Defines a top-level name; on a clash returns the span of the first definition.
-    pub fn define_top(&mut self, name: &str, sym: Sym, span: Span) -> Result<(), Span> {
+    pub(super) fn define_top(&mut self, name: &str, sym: Sym, span: Span) -> Result<(), Span> {
         if let Some((_, first)) = self.top.get(name) {
             return Err(*first);
         }
@@ -50,7 +50,7 @@ impl Scopes {
     }
 
     /// Defines a name in the innermost block scope (or the top level).
-    pub fn define(&mut self, name: &str, sym: Sym, span: Span) -> Result<(), Span> {
+    pub(super) fn define(&mut self, name: &str, sym: Sym, span: Span) -> Result<(), Span> {
         match self.blocks.last_mut() {
             Some(scope) => {
                 if let Some((_, first)) = scope.get(name) {
@@ -63,25 +63,25 @@ impl Scopes {
         }
     }
 
-    pub fn push(&mut self) {
+    pub(super) fn push(&mut self) {
         self.blocks.push(FxHashMap::default());
     }
 
-    pub fn pop(&mut self) {
+    pub(super) fn pop(&mut self) {
         self.blocks.pop();
     }
 
     /// Hides the caller's block scopes: an inlined procedure body sees only
     /// the top level and its own locals. Returns what to restore.
-    pub fn enter_procedure(&mut self) -> Vec<FxHashMap<String, (Sym, Span)>> {
+    pub(super) fn enter_procedure(&mut self) -> Vec<FxHashMap<String, (Sym, Span)>> {
         std::mem::take(&mut self.blocks)
     }
 
-    pub fn leave_procedure(&mut self, caller: Vec<FxHashMap<String, (Sym, Span)>>) {
+    pub(super) fn leave_procedure(&mut self, caller: Vec<FxHashMap<String, (Sym, Span)>>) {
         self.blocks = caller;
     }
 
-    pub fn lookup(&self, name: &str, launch: &super::Launch) -> Option<Sym> {
+    pub(super) fn lookup(&self, name: &str, launch: &super::Launch) -> Option<Sym> {
         for scope in self.blocks.iter().rev() {
             if let Some((sym, _)) = scope.get(name) {
                 return Some(*sym);
@@ -105,11 +105,11 @@ impl Scopes {
     }
 
     /// Names visible at the top level, for "did you mean" hints.
-    pub fn top_names(&self) -> impl Iterator<Item = &str> {
+    pub(super) fn top_names(&self) -> impl Iterator<Item = &str> {
         self.top.keys().map(String::as_str)
     }
 
-    pub fn block_names(&self) -> impl Iterator<Item = &str> {
+    pub(super) fn block_names(&self) -> impl Iterator<Item = &str> {
         self.blocks
             .iter()
             .flat_map(|s| s.keys().map(String::as_str))

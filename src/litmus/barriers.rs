@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 type Identity = (i64, Option<i64>);
 
 /// How the test's barriers become instructions.
-pub enum Plan {
+pub(crate) enum Plan {
     /// Every barrier is block-wide: `__syncthreads()`.
     Whole,
     /// Named barriers: the model id of each identity, and per CTA
@@ -33,7 +33,7 @@ pub enum Plan {
 }
 
 /// The plan for `test`'s barriers.
-pub fn plan(test: &Litmus) -> Result<Plan, Unsupported> {
+pub(crate) fn plan(test: &Litmus) -> Result<Plan, Unsupported> {
     if check_barriers(test).is_ok() {
         return Ok(Plan::Whole);
     }
@@ -61,7 +61,7 @@ pub fn plan(test: &Litmus) -> Result<Plan, Unsupported> {
 }
 
 /// Whether `instr` is a barrier (`bar` or `barrier`).
-pub fn is_barrier(instr: &Instr) -> bool {
+pub(crate) fn is_barrier(instr: &Instr) -> bool {
     matches!(
         instr.opcode.first().map(String::as_str),
         Some("bar" | "barrier")
@@ -99,7 +99,7 @@ fn operands(instr: &Instr) -> Result<(Identity, Option<i64>, bool), Unsupported>
 
 impl Plan {
     /// The instruction for barrier `instr` of a thread of CTA `cta` (gpu, cta).
-    pub fn op(&self, cta: (u32, u32), instr: &Instr) -> Result<Op, Unsupported> {
+    pub(crate) fn op(&self, cta: (u32, u32), instr: &Instr) -> Result<Op, Unsupported> {
         match self {
             Plan::Whole => Ok(Op::SyncThreads),
             Plan::Named { ids, users } => {

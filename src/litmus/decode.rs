@@ -16,7 +16,7 @@ pub struct Unsupported {
     pub span: Span,
 }
 
-pub fn unsupported<T>(span: Span, reason: impl Into<String>) -> Result<T, Unsupported> {
+pub(crate) fn unsupported<T>(span: Span, reason: impl Into<String>) -> Result<T, Unsupported> {
     Err(Unsupported {
         reason: reason.into(),
         span,
@@ -44,12 +44,13 @@ fn lookup<T: Copy>(table: &[(&str, T)], name: &str) -> Option<T> {
 }
 
 /// The atomic operation a qualifier names (`atom.add`).
-pub fn atomic_op(name: &str) -> Option<AtomicOp> {
+pub(crate) fn atomic_op(name: &str) -> Option<AtomicOp> {
     lookup(ATOMIC_OPS, name)
 }
 
 /// PTX's name of an atomic operation (the inverse of [`atomic_op`]).
-pub fn atomic_name(op: AtomicOp) -> &'static str {
+#[cfg(feature = "gpu")] // only the GPU emitter spells these back
+pub(crate) fn atomic_name(op: AtomicOp) -> &'static str {
     ATOMIC_OPS
         .iter()
         .find(|(_, o)| *o == op)
@@ -58,7 +59,7 @@ pub fn atomic_name(op: AtomicOp) -> &'static str {
 }
 
 /// The operator of an arithmetic instruction's opcode (`add r1, r2, 1`).
-pub fn arith_op(head: &str) -> Option<BinOp> {
+pub(crate) fn arith_op(head: &str) -> Option<BinOp> {
     Some(match head {
         "add" => BinOp::Add,
         "sub" => BinOp::Sub,
@@ -71,12 +72,12 @@ pub fn arith_op(head: &str) -> Option<BinOp> {
 }
 
 /// The comparison of a conditional branch: `beq` or `bne`.
-pub fn branch_cmp(head: &str) -> Option<BinOp> {
+pub(crate) fn branch_cmp(head: &str) -> Option<BinOp> {
     lookup(&[("beq", BinOp::Eq), ("bne", BinOp::Ne)], head)
 }
 
 /// The scope of the old `membar.{cta,gl,sys}`.
-pub fn membar_scope(qualifier: &str) -> Option<Scope> {
+pub(crate) fn membar_scope(qualifier: &str) -> Option<Scope> {
     lookup(
         &[("cta", Scope::Cta), ("gl", Scope::Gpu), ("sys", Scope::Sys)],
         qualifier,
@@ -85,7 +86,8 @@ pub fn membar_scope(qualifier: &str) -> Option<Scope> {
 
 /// Whether the instruction is a jump (its name operands are labels, not
 /// locations).
-pub fn is_jump(instr: &Instr) -> bool {
+#[cfg(feature = "gpu")] // only the GPU emitter spells these back
+pub(crate) fn is_jump(instr: &Instr) -> bool {
     matches!(instr.opcode[0].as_str(), "goto" | "bra" | "beq" | "bne")
 }
 

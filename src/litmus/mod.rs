@@ -7,8 +7,8 @@
 //! Uses the IR, the model, the explorer and the checker (for liveness); the
 //! CLI calls it, never the other way round.
 
-pub mod barriers;
-pub mod decode;
+pub(crate) mod barriers;
+pub(crate) mod decode;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod parse;

@@ -33,7 +33,7 @@ use super::threads::{runtime_error, Threads};
 use super::Violation;
 use crate::ir::{Op, Program};
 
-pub struct NamedBarriers {
+pub(crate) struct NamedBarriers {
     /// The barrier ids the program names, ascending.
     ids: Vec<u32>,
     /// First word of thread 0's counts.
@@ -42,7 +42,7 @@ pub struct NamedBarriers {
 
 impl NamedBarriers {
     /// The counts of `prog`'s named barriers, reserved in `layout`.
-    pub fn new(prog: &Program, layout: &mut Layout) -> NamedBarriers {
+    pub(crate) fn new(prog: &Program, layout: &mut Layout) -> NamedBarriers {
         let ids = prog.barrier_ids();
         let base = if ids.is_empty() {
             0
@@ -54,7 +54,7 @@ impl NamedBarriers {
 
     /// Whether the program has named barriers (the reductions do not
     /// describe their words).
-    pub fn has_state(&self) -> bool {
+    pub(crate) fn has_state(&self) -> bool {
         !self.ids.is_empty()
     }
 
@@ -67,7 +67,7 @@ impl NamedBarriers {
     }
 
     /// Thread `t` arrives at barrier `id` (and waits, unless `arrive`).
-    pub fn arrive(
+    pub(crate) fn arrive(
         &self,
         (th, memory): (&Threads, &Memory),
         s: &mut [u32],
@@ -85,7 +85,7 @@ impl NamedBarriers {
 
     /// Releases the threads of `t`'s block waiting at a named barrier whose
     /// instance is complete; returns how many, after relativizing counts.
-    pub fn release(
+    pub(crate) fn release(
         &self,
         (th, memory): (&Threads, &Memory),
         s: &mut [u32],

@@ -12,7 +12,7 @@ use crate::ir::{atomic_result, MemAccess, Op, Pc};
 
 /// What a step reports besides its successor state.
 #[derive(Default)]
-pub struct StepCtx<'a> {
+pub(crate) struct StepCtx<'a> {
     /// When set, every executed instruction is recorded (counterexamples).
     pub events: Option<&'a mut Vec<Event>>,
     /// Set when the moving thread passed a progress point: `progress;`,
@@ -29,7 +29,7 @@ pub struct StepCtx<'a> {
 
 impl StepCtx<'_> {
     /// Records `event`, if this step records.
-    pub fn push(&mut self, event: Option<Event>) {
+    pub(crate) fn push(&mut self, event: Option<Event>) {
         if let (Some(e), Some(events)) = (event, self.events.as_mut()) {
             events.push(e);
         }

@@ -24,9 +24,9 @@ use crate::ir::{Expr, Loc, LocalId, Op, Pc, Program};
 use crate::spec::ast::{Span, Storage};
 
 /// Fermi's number of lock bits per SM.
-pub const DEFAULT_LOCK_BITS: u32 = 1024;
+pub(crate) const DEFAULT_LOCK_BITS: u32 = 1024;
 
-pub struct LockBits {
+pub(crate) struct LockBits {
     count: u32,
     /// Word address of each variable in its block's shared memory (`None`: global).
     word_base: Vec<Option<u32>>,
@@ -39,7 +39,7 @@ pub struct LockBits {
 
 /// A lock bit as seen by one thread: which bit, through which word.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LockBitRef {
+pub(crate) struct LockBitRef {
     pub bit: u32,
     pub word_address: u32,
     /// The location's name (`A[3]@b0`).
@@ -49,7 +49,7 @@ pub struct LockBitRef {
 }
 
 impl LockBits {
-    pub fn new(prog: &Program, layout: &mut Layout, count: u32) -> LockBits {
+    pub(crate) fn new(prog: &Program, layout: &mut Layout, count: u32) -> LockBits {
         let mut next = 0;
         let word_base: Vec<Option<u32>> = prog
             .vars
@@ -83,7 +83,7 @@ impl LockBits {
     }
 
     /// Whether some lock bit has state (the program uses the lock unit).
-    pub fn has_state(&self) -> bool {
+    pub(crate) fn has_state(&self) -> bool {
         self.words_per_block > 0
     }
 }
@@ -97,13 +97,13 @@ fn lock_bit_vars(prog: &Program) -> impl Iterator<Item = (u32, Span)> + '_ {
 }
 
 /// Whether the program uses the lock unit at all.
-pub fn uses_lock_bits(prog: &Program) -> bool {
+pub(crate) fn uses_lock_bits(prog: &Program) -> bool {
     lock_bit_vars(prog).next().is_some()
 }
 
 /// The first lock-bit instruction on a variable that is not `shared` (the
 /// lock unit belongs to shared memory), with the variable's name.
-pub fn misplaced_lock_bit(prog: &Program) -> Option<(String, Span)> {
+pub(crate) fn misplaced_lock_bit(prog: &Program) -> Option<(String, Span)> {
     lock_bit_vars(prog)
         .find(|(var, _)| prog.vars[*var as usize].storage != Storage::Shared)
         .map(|(var, span)| (prog.vars[var as usize].name.clone(), span))
@@ -137,17 +137,17 @@ impl LockBits {
     }
 
     /// Number of lock bits (the modulus of the address hash).
-    pub fn count(&self) -> u32 {
+    pub(crate) fn count(&self) -> u32 {
         self.count
     }
 
     /// Whether a lock bit is free.
-    pub fn is_free(&self, s: &[u32], r: &LockBitRef) -> bool {
+    pub(crate) fn is_free(&self, s: &[u32], r: &LockBitRef) -> bool {
         s[r.word] & r.mask == 0
     }
 
     /// The name a trace gives the lock bit `r` of thread `t`'s block.
-    pub fn bit_name(&self, th: &Threads, t: usize, r: &LockBitRef) -> String {
+    pub(crate) fn bit_name(&self, th: &Threads, t: usize, r: &LockBitRef) -> String {
         format!("lock bit {}@b{}", r.bit, th.layout.block_of(t))
     }
 
@@ -208,7 +208,7 @@ impl LockBits {
     }
 
     /// When thread `t` is at an `ldslk` whose bit is taken: the bit it waits for.
-    pub fn waiting(&self, th: &Threads, s: &[u32], t: usize) -> Option<(Pc, LockBitRef)> {
+    pub(crate) fn waiting(&self, th: &Threads, s: &[u32], t: usize) -> Option<(Pc, LockBitRef)> {
         if th.is_finished(s, t) {
             return None;
         }
@@ -222,6 +222,6 @@ impl LockBits {
 }
 
 /// The error for a lock-bit instruction outside shared memory.
-pub fn misplaced_message(var: &str) -> String {
+pub(crate) fn misplaced_message(var: &str) -> String {
     format!("`{var}` is not `shared`: the lock unit (ldslk/stsul) exists only for shared memory")
 }

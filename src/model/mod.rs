@@ -20,18 +20,18 @@
 //! awaits) live in `crate::reduce`, adapters over it chosen by the checker,
 //! and leave the model as it is.
 
-pub mod bars;
+pub(crate) mod bars;
 pub(crate) mod exec;
 pub(crate) mod facts;
-pub mod lockbits;
+pub(crate) mod lockbits;
 pub mod memory;
 mod named;
 mod properties;
-pub mod sched;
-pub mod simt;
-pub mod state;
+pub(crate) mod sched;
+pub(crate) mod simt;
+pub(crate) mod state;
 mod step;
-pub mod threads;
+pub(crate) mod threads;
 
 use crate::explore::TransitionSystem;
 use crate::ir::{Op, Program};
@@ -193,13 +193,13 @@ pub fn thread_of(action: u32) -> usize {
 
 /// The semantics of a program under its options.
 pub struct Model<'p> {
-    pub prog: &'p Program,
-    pub threads: Threads<'p>,
-    pub memory: Memory,
-    pub warps: Warps,
-    pub lock_bits: LockBits,
-    pub bars: bars::NamedBarriers,
-    pub occupancy: Occupancy,
+    pub(crate) prog: &'p Program,
+    pub(crate) threads: Threads<'p>,
+    pub(crate) memory: Memory,
+    pub(crate) warps: Warps,
+    pub(crate) lock_bits: LockBits,
+    pub(crate) bars: bars::NamedBarriers,
+    pub(crate) occupancy: Occupancy,
     options: ModelOptions,
     /// `invisible[pc]`: the instruction can be fused into the step before it.
     invisible: Vec<bool>,
@@ -264,6 +264,12 @@ impl<'p> Model<'p> {
     /// each thread's future accesses are known.
     pub fn refreshes_views(&self) -> bool {
         self.facts.refreshes_views()
+    }
+
+    /// What word `i` of a state holds under `ptx` (`None` under `sc`, or
+    /// for a word of another part): for measuring what the store keeps.
+    pub fn word_kind(&self, i: usize) -> Option<memory::WordKind> {
+        self.memory.ptx()?.word_kind(i)
     }
 
     /// The facts the canonical form uses (`facts`).

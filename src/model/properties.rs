@@ -9,7 +9,7 @@ use super::{Violation, ViolationKind};
 
 /// Thread `t` enters a critical section with `weight`: the weights inside
 /// may not exceed the capacity `cap`.
-pub fn enter_critical(
+pub(super) fn enter_critical(
     th: &Threads,
     s: &mut [u32],
     t: usize,
@@ -61,7 +61,7 @@ pub fn enter_critical(
 }
 
 /// Barrier safety: nobody leaves its k-th phase before everyone entered theirs.
-pub fn leave_phase(th: &Threads, s: &[u32], t: usize) -> Result<(), Violation> {
+pub(super) fn leave_phase(th: &Threads, s: &[u32], t: usize) -> Result<(), Violation> {
     let k = s[th.layout.thread(t, PHASES)];
     for u in 0..th.count() {
         if !th.takes_part(u) {
@@ -86,7 +86,7 @@ pub fn leave_phase(th: &Threads, s: &[u32], t: usize) -> Result<(), Violation> {
 }
 
 /// The spec's `check invariant(...)` lines, in a reached state.
-pub fn check_invariants(th: &Threads, s: &[u32]) -> Result<(), Violation> {
+pub(super) fn check_invariants(th: &Threads, s: &[u32]) -> Result<(), Violation> {
     for (inv, span) in &th.prog.checks.invariants {
         if th.eval(inv, s, 0)? == 0 {
             return Err(Violation {

@@ -23,7 +23,7 @@ use crate::spec::ast::{Participants, Storage, Type};
 
 /// The raw bits of the value of type `ty` at word `w` (and `w + 1`).
 #[inline]
-pub fn load_raw(s: &[u32], w: usize, ty: Type) -> u64 {
+pub(crate) fn load_raw(s: &[u32], w: usize, ty: Type) -> u64 {
     let lo = u64::from(s[w]);
     if ty.words() == 2 {
         lo | u64::from(s[w + 1]) << 32
@@ -34,7 +34,7 @@ pub fn load_raw(s: &[u32], w: usize, ty: Type) -> u64 {
 
 /// Writes the raw bits of a value of type `ty` at word `w` (and `w + 1`).
 #[inline]
-pub fn store_raw(s: &mut [u32], w: usize, ty: Type, raw: u64) {
+pub(crate) fn store_raw(s: &mut [u32], w: usize, ty: Type, raw: u64) {
     s[w] = raw as u32;
     if ty.words() == 2 {
         s[w + 1] = (raw >> 32) as u32;
@@ -43,13 +43,13 @@ pub fn store_raw(s: &mut [u32], w: usize, ty: Type, raw: u64) {
 
 /// The value of type `ty` at word `w`.
 #[inline]
-pub fn load(s: &[u32], w: usize, ty: Type) -> i64 {
+pub(crate) fn load(s: &[u32], w: usize, ty: Type) -> i64 {
     from_raw(ty, load_raw(s, w, ty))
 }
 
 /// Stores `value`, wrapped to `ty`, at word `w`.
 #[inline]
-pub fn store(s: &mut [u32], w: usize, ty: Type, value: i64) {
+pub(crate) fn store(s: &mut [u32], w: usize, ty: Type, value: i64) {
     store_raw(s, w, ty, to_raw(ty, value));
 }
 
@@ -57,7 +57,7 @@ pub fn store(s: &mut [u32], w: usize, ty: Type, value: i64) {
 /// division where each block runs one thread (the master harnesses): it
 /// costs tens of cycles, on the hot path of every access and scope check.
 #[inline]
-pub fn block_of(t: usize, threads_per_block: usize) -> usize {
+pub(crate) fn block_of(t: usize, threads_per_block: usize) -> usize {
     match threads_per_block {
         1 => t,
         n => t / n,
@@ -65,20 +65,20 @@ pub fn block_of(t: usize, threads_per_block: usize) -> usize {
 }
 
 /// `pc` of a thread that finished the harness.
-pub const FINISHED: u32 = u32::MAX;
+pub(crate) const FINISHED: u32 = u32::MAX;
 /// Thread flag: arrived at `__syncthreads()`, waiting for the block.
-pub const WAITING_BARRIER: u32 = 1;
+pub(crate) const WAITING_BARRIER: u32 = 1;
 /// Thread flag: arrived at a warp-collective instruction (`__syncwarp`, a
 /// vote) under independent thread scheduling, waiting for the named lanes.
-pub const WAITING_WARP: u32 = 2;
+pub(crate) const WAITING_WARP: u32 = 2;
 /// Thread flag: has taken a step (kept only when the model tracks it, for
 /// the OBE progress models: `ModelOptions::track_started`).
-pub const STARTED: u32 = 4;
+pub(crate) const STARTED: u32 = 4;
 
-pub const PC: usize = 0;
-pub const FLAGS: usize = 1;
-pub const CRITICAL: usize = 2;
-pub const PHASES: usize = 3;
+pub(crate) const PC: usize = 0;
+pub(crate) const FLAGS: usize = 1;
+pub(crate) const CRITICAL: usize = 2;
+pub(crate) const PHASES: usize = 3;
 const HEADER: usize = 4;
 
 #[derive(Clone, Debug)]

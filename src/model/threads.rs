@@ -217,7 +217,7 @@ impl<'p> Threads<'p> {
 
 /// An error of the spec at run time (division by zero, a negative shift
 /// count, an index out of bounds).
-pub fn runtime_error(message: &str) -> Violation {
+pub(crate) fn runtime_error(message: &str) -> Violation {
     Violation {
         kind: ViolationKind::Assertion,
         property: "runtime",

@@ -9,7 +9,7 @@
 
 pub(crate) mod awaits;
 pub(crate) mod por;
-pub mod symmetry;
+pub(crate) mod symmetry;
 
 use crate::explore::TransitionSystem;
 use crate::model::memory::PtxMemory;

@@ -8,7 +8,7 @@ const VERDICTS: &[&str] = &["verified", "violated", "inconclusive"];
 
 /// Every header key. Any other is an error: a misspelt `expect` must not
 /// silently drop the check it was meant to add.
-pub const KEYS: &[&str] = &[
+pub(crate) const KEYS: &[&str] = &[
     "name",
     "family",
     "source",
@@ -24,7 +24,7 @@ pub const KEYS: &[&str] = &[
     "cuda-arch",
 ];
 
-pub fn parse_header(lines: &[HeaderLine]) -> SpecResult<Header> {
+pub(crate) fn parse_header(lines: &[HeaderLine]) -> SpecResult<Header> {
     let mut header = Header::default();
     for line in lines {
         parse_line(line, &mut header)?;
@@ -223,7 +223,7 @@ fn parse_liveness(rest: &str, base: usize) -> SpecResult<Vec<(Ident, i64)>> {
 }
 
 /// Every name on the `liveness:` line is a declared parameter.
-pub fn check_liveness_names(header: &Header, params: &[&str]) -> SpecResult<()> {
+pub(crate) fn check_liveness_names(header: &Header, params: &[&str]) -> SpecResult<()> {
     for (name, _) in &header.liveness {
         if params.contains(&name.name.as_str()) {
             continue;

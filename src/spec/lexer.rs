@@ -7,19 +7,19 @@ use super::diag::{Diagnostic, SpecResult};
 /// Declares a token enum and its table of spellings from one list, so
 /// that the two cannot drift apart, with `as_str` to spell a token.
 macro_rules! spelled_enum {
-    ($(#[$doc:meta])* pub enum $name:ident, $table:ident {
+    ($(#[$doc:meta])* $vis:vis enum $name:ident, $table:ident {
         $($variant:ident = $text:literal,)*
     }) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub enum $name {
+        $vis enum $name {
             $($variant,)*
         }
 
         const $table: &[(&str, $name)] = &[$(($text, $name::$variant),)*];
 
         impl $name {
-            pub fn as_str(self) -> &'static str {
+            $vis fn as_str(self) -> &'static str {
                 $table
                     .iter()
                     .find(|(_, k)| *k == self)
@@ -32,7 +32,7 @@ macro_rules! spelled_enum {
 spelled_enum! {
     /// Reserved words. Type names are keywords too, so `u32 x` is recognisably a
     /// declaration wherever it appears.
-    pub enum Kw, KEYWORDS {
+    pub(crate) enum Kw, KEYWORDS {
         // Items and storage.
         Param = "param", Global = "global", Shared = "shared", Local = "local",
         Volatile = "volatile", Fn = "fn", Harness = "harness", Master = "master", All = "all",
@@ -57,7 +57,7 @@ impl Kw {
 spelled_enum! {
     /// Operators and punctuation. The table lists the longest spellings
     /// first, so `<<` wins over `<`.
-    pub enum Sym, SYMBOLS {
+    pub(crate) enum Sym, SYMBOLS {
         // Two characters.
         Arrow = "->", PlusEq = "+=", MinusEq = "-=", PlusPlus = "++", MinusMinus = "--",
         AndAnd = "&&", OrOr = "||", EqEq = "==", Ne = "!=", Le = "<=", Ge = ">=",
@@ -72,7 +72,7 @@ spelled_enum! {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Tok {
+pub(crate) enum Tok {
     Ident(String),
     Int(i64),
     Str(String),
@@ -82,14 +82,14 @@ pub enum Tok {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Token {
+pub(crate) struct Token {
     pub tok: Tok,
     pub span: Span,
 }
 
 /// One `//!` line: the text after `//!`, where that text starts, and its line.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HeaderLine {
+pub(crate) struct HeaderLine {
     pub text: String,
     pub start: usize,
     /// 1-based.
@@ -97,13 +97,13 @@ pub struct HeaderLine {
 }
 
 #[derive(Clone, Debug)]
-pub struct Lexed {
+pub(crate) struct Lexed {
     /// Always ends with exactly one `Tok::Eof`.
     pub tokens: Vec<Token>,
     pub header: Vec<HeaderLine>,
 }
 
-pub fn lex(text: &str) -> SpecResult<Lexed> {
+pub(crate) fn lex(text: &str) -> SpecResult<Lexed> {
     let mut lexer = Lexer {
         text,
         bytes: text.as_bytes(),

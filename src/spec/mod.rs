@@ -2,10 +2,10 @@
 
 pub mod ast;
 pub mod diag;
-pub mod header;
+pub(crate) mod header;
 pub mod input;
-pub mod lexer;
-pub mod parser;
+pub(crate) mod lexer;
+pub(crate) mod parser;
 
 /// Parses a whole `.gsync` spec (header and items). Never panics; the first
 /// problem found is returned as a located [`diag::Diagnostic`].

@@ -22,12 +22,12 @@ use crate::spec::ast::{self as s, BinOp, Span, UnOp};
 use crate::spec::diag::Diagnostic;
 
 /// Whether values of `t` are floating point.
-pub fn is_float(t: &CType) -> bool {
+pub(super) fn is_float(t: &CType) -> bool {
     matches!(t, CType::Float { .. })
 }
 
 /// The located refusal of a floating-point operation the subset lacks.
-pub fn refused(span: Span, what: &str) -> Diagnostic {
+pub(super) fn refused(span: Span, what: &str) -> Diagnostic {
     Diagnostic::new(
         span,
         format!("{what} is outside the CUDA subset gsync-check reads"),
@@ -112,7 +112,7 @@ const INFINITY: i64 = 0x7F80_0000;
 
 /// IEEE's `x op y` on two f32 bit patterns (each read more than once, so
 /// free of effects).
-pub fn compare(op: CBinOp, x: &s::Expr, y: &s::Expr, span: Span) -> s::Expr {
+pub(super) fn compare(op: CBinOp, x: &s::Expr, y: &s::Expr, span: Span) -> s::Expr {
     let ordered = bin(
         BinOp::And,
         un(UnOp::Not, is_nan(x.clone(), span), span),

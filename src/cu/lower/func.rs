@@ -10,7 +10,7 @@ use crate::spec::ast::{self as s, Span, Type};
 use crate::spec::diag::Diagnostic;
 use std::collections::HashMap;
 
-pub struct FnLower<'l, 'p> {
+pub(crate) struct FnLower<'l, 'p> {
     pub(super) l: &'l mut Lowering<'p>,
     pub(super) f: &'p CFunction,
     key: InstanceKey,

@@ -23,8 +23,8 @@ mod func;
 mod place;
 mod pointer;
 mod stmt;
-pub mod syntax;
-pub mod types;
+pub(crate) mod syntax;
+pub(crate) mod types;
 
 use super::ast::*;
 use super::timing::Timing;
@@ -35,7 +35,7 @@ use std::collections::HashMap;
 use syntax::{ident, int};
 use types::{element_type, spec_type};
 
-pub use func::FnLower;
+pub(super) use func::FnLower;
 
 pub(super) type R<T> = Result<T, Diagnostic>;
 
@@ -45,7 +45,7 @@ const NULL_OFFSET: i64 = -(1 << 30);
 
 /// A memory variable a pointer points into.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Target {
+pub(super) struct Target {
     pub var: String,
     pub ty: Type,
     pub is_array: bool,
@@ -66,7 +66,7 @@ impl Target {
 
 /// A `cuda::atomic_ref` or `cuda::atomic` object: where it is, and the
 /// scope of its operations.
-pub struct AtomicObject {
+pub(super) struct AtomicObject {
     pub target: Target,
     pub offset: s::Expr,
     pub scope: Scope,
@@ -119,7 +119,7 @@ struct InstanceKey {
 }
 
 /// Builds the spec procedures for the device functions a harness calls.
-pub struct Lowering<'p> {
+pub(super) struct Lowering<'p> {
     program: &'p CProgram,
     timing: Timing,
     /// Memory variables by spec name (harness buffers and hoisted ones).
@@ -136,7 +136,7 @@ pub struct Lowering<'p> {
 }
 
 impl<'p> Lowering<'p> {
-    pub fn new(program: &'p CProgram, spec: &s::SpecFile, timing: Timing) -> Lowering<'p> {
+    pub(super) fn new(program: &'p CProgram, spec: &s::SpecFile, timing: Timing) -> Lowering<'p> {
         let mut memory = HashMap::new();
         let mut taken = std::collections::HashSet::new();
         for item in &spec.items {
@@ -179,7 +179,7 @@ impl<'p> Lowering<'p> {
 
     /// Declares the file-scope `__device__`/`__shared__` variables that
     /// convert, so the harness may name them (in invariants, say).
-    pub fn declare_globals(&mut self) -> R<()> {
+    pub(super) fn declare_globals(&mut self) -> R<()> {
         for g in self.program.globals.iter().flatten() {
             // A variable of a type outside the subset is refused only if
             // device code the harness calls uses it.
@@ -195,7 +195,7 @@ impl<'p> Lowering<'p> {
     /// instance's name and the arguments (a pointer parameter takes a
     /// memory variable `buf` or `buf + offset`). `None`: not a device
     /// function.
-    pub fn harness_call(&mut self, name: &Ident, args: &mut [s::Expr]) -> R<Option<String>> {
+    pub(super) fn harness_call(&mut self, name: &Ident, args: &mut [s::Expr]) -> R<Option<String>> {
         let Some(f) = self.program.function(&name.name) else {
             return Ok(None);
         };
@@ -277,7 +277,7 @@ impl<'p> Lowering<'p> {
     }
 
     /// Generates every queued instance (and those they call).
-    pub fn finish(&mut self) -> R<()> {
+    pub(super) fn finish(&mut self) -> R<()> {
         while let Some((key, name)) = self.queue.pop() {
             let f = match self.program.function(&key.function) {
                 Some(Ok(f)) => f,

@@ -5,49 +5,49 @@ use crate::ir::memop::{order_name, scope_name};
 use crate::ir::MemOrder;
 use crate::spec::ast::{self as s, BinOp, Ident, Span, Type, UnOp};
 
-pub fn ident(name: &str, span: Span) -> Ident {
+pub(crate) fn ident(name: &str, span: Span) -> Ident {
     Ident {
         name: name.to_string(),
         span,
     }
 }
 
-pub fn int(v: i64, span: Span) -> s::Expr {
+pub(crate) fn int(v: i64, span: Span) -> s::Expr {
     s::Expr {
         kind: s::ExprKind::Int(v),
         span,
     }
 }
 
-pub fn boolean(b: bool, span: Span) -> s::Expr {
+pub(crate) fn boolean(b: bool, span: Span) -> s::Expr {
     s::Expr {
         kind: s::ExprKind::Bool(b),
         span,
     }
 }
 
-pub fn name(n: &str, span: Span) -> s::Expr {
+pub(crate) fn name(n: &str, span: Span) -> s::Expr {
     s::Expr {
         kind: s::ExprKind::Name(ident(n, span)),
         span,
     }
 }
 
-pub fn bin(op: BinOp, a: s::Expr, b: s::Expr, span: Span) -> s::Expr {
+pub(crate) fn bin(op: BinOp, a: s::Expr, b: s::Expr, span: Span) -> s::Expr {
     s::Expr {
         kind: s::ExprKind::Binary(op, Box::new(a), Box::new(b)),
         span,
     }
 }
 
-pub fn un(op: UnOp, a: s::Expr, span: Span) -> s::Expr {
+pub(crate) fn un(op: UnOp, a: s::Expr, span: Span) -> s::Expr {
     s::Expr {
         kind: s::ExprKind::Unary(op, Box::new(a)),
         span,
     }
 }
 
-pub fn call(n: &str, qualifiers: &[&str], args: Vec<s::Expr>, span: Span) -> s::Expr {
+pub(crate) fn call(n: &str, qualifiers: &[&str], args: Vec<s::Expr>, span: Span) -> s::Expr {
     s::Expr {
         kind: s::ExprKind::Call {
             name: ident(n, span),
@@ -60,7 +60,7 @@ pub fn call(n: &str, qualifiers: &[&str], args: Vec<s::Expr>, span: Span) -> s::
 
 /// A memory operation of the spec (`load`, `store`, `atomicAdd`, `fence`,
 /// ...) qualified with its order and scope: `op.order.scope(args)`.
-pub fn mem_call(op: &str, mo: MemOrder, args: Vec<s::Expr>, span: Span) -> s::Expr {
+pub(crate) fn mem_call(op: &str, mo: MemOrder, args: Vec<s::Expr>, span: Span) -> s::Expr {
     call(
         op,
         &[order_name(mo.order), scope_name(mo.scope)],
@@ -70,7 +70,7 @@ pub fn mem_call(op: &str, mo: MemOrder, args: Vec<s::Expr>, span: Span) -> s::Ex
 }
 
 /// `local = value;`
-pub fn set(local: &str, value: s::Expr, span: Span) -> s::Stmt {
+pub(crate) fn set(local: &str, value: s::Expr, span: Span) -> s::Stmt {
     stmt(
         s::StmtKind::Assign {
             place: s::Place {
@@ -86,7 +86,7 @@ pub fn set(local: &str, value: s::Expr, span: Span) -> s::Stmt {
 }
 
 /// `ty name = init;`
-pub fn let_(name: &str, ty: Type, init: Option<s::Expr>, span: Span) -> s::Stmt {
+pub(crate) fn let_(name: &str, ty: Type, init: Option<s::Expr>, span: Span) -> s::Stmt {
     stmt(
         s::StmtKind::Let {
             ty,
@@ -97,22 +97,22 @@ pub fn let_(name: &str, ty: Type, init: Option<s::Expr>, span: Span) -> s::Stmt 
     )
 }
 
-pub fn stmt(kind: s::StmtKind, span: Span) -> s::Stmt {
+pub(crate) fn stmt(kind: s::StmtKind, span: Span) -> s::Stmt {
     s::Stmt { kind, span }
 }
 
 /// `e;`
-pub fn expr_stmt(e: s::Expr) -> s::Stmt {
+pub(crate) fn expr_stmt(e: s::Expr) -> s::Stmt {
     let span = e.span;
     stmt(s::StmtKind::Expr(e), span)
 }
 
-pub fn block(stmts: Vec<s::Stmt>, span: Span) -> s::Block {
+pub(crate) fn block(stmts: Vec<s::Stmt>, span: Span) -> s::Block {
     s::Block { stmts, span }
 }
 
 /// `if (!c) break;`
-pub fn break_unless(c: s::Expr, span: Span) -> s::Stmt {
+pub(crate) fn break_unless(c: s::Expr, span: Span) -> s::Stmt {
     stmt(
         s::StmtKind::If {
             cond: un(UnOp::Not, c, span),

@@ -11,7 +11,7 @@ use crate::spec::ast::{self as s, BinOp, Span, Type};
 use crate::spec::diag::Diagnostic;
 
 /// The spec type of a C value type.
-pub fn spec_type(t: &CType, span: Span) -> R<Type> {
+pub(crate) fn spec_type(t: &CType, span: Span) -> R<Type> {
     let outside = || {
         Diagnostic::new(
             span,
@@ -41,7 +41,7 @@ pub fn spec_type(t: &CType, span: Span) -> R<Type> {
 }
 
 /// The C type of a variable's stored values.
-pub fn ctype_of(t: Type) -> CType {
+pub(crate) fn ctype_of(t: Type) -> CType {
     match t {
         Type::Bool => CType::Bool,
         t => CType::int(t.bits() as u8, t.signed()),
@@ -49,7 +49,7 @@ pub fn ctype_of(t: Type) -> CType {
 }
 
 /// The type of one element of a memory variable (a `cuda::atomic<T>` holds a `T`).
-pub fn element_type(t: &CType) -> &CType {
+pub(crate) fn element_type(t: &CType) -> &CType {
     match t {
         CType::Array(e, _) => element_type(e),
         CType::Atomic {
@@ -62,7 +62,7 @@ pub fn element_type(t: &CType) -> &CType {
 }
 
 /// The width of one element of a variable of type `t` in device memory.
-pub fn storage_bits(t: Type) -> u32 {
+pub(crate) fn storage_bits(t: Type) -> u32 {
     match t {
         Type::Bool => 8,
         t => t.bits(),
@@ -71,7 +71,7 @@ pub fn storage_bits(t: Type) -> u32 {
 
 /// Wraps `e` to the range of `t`, as C does after an operation that may
 /// overflow (constants are folded at once).
-pub fn wrap(e: s::Expr, t: &CType) -> s::Expr {
+pub(crate) fn wrap(e: s::Expr, t: &CType) -> s::Expr {
     let span = e.span;
     if let s::ExprKind::Int(v) = e.kind {
         if let Ok(ty) = spec_type(t, span) {
@@ -100,7 +100,7 @@ pub fn wrap(e: s::Expr, t: &CType) -> s::Expr {
 }
 
 /// Whether every value of `from` is a value of `to`.
-pub fn fits(from: &CType, to: &CType) -> bool {
+pub(crate) fn fits(from: &CType, to: &CType) -> bool {
     match (from, to) {
         (CType::Bool, CType::Int { .. }) => true,
         (
@@ -125,7 +125,7 @@ pub fn fits(from: &CType, to: &CType) -> bool {
 }
 
 /// Converts a value of type `from` to `to` as C does.
-pub fn convert(v: s::Expr, from: &CType, to: &CType) -> s::Expr {
+pub(crate) fn convert(v: s::Expr, from: &CType, to: &CType) -> s::Expr {
     let span = v.span;
     if from == to || !to.is_integer() || fits(from, to) {
         return v;
@@ -137,7 +137,7 @@ pub fn convert(v: s::Expr, from: &CType, to: &CType) -> s::Expr {
 }
 
 /// A C binary operator on two values (before wrapping).
-pub fn arith(op: CBinOp, a: s::Expr, b: s::Expr, span: Span) -> s::Expr {
+pub(crate) fn arith(op: CBinOp, a: s::Expr, b: s::Expr, span: Span) -> s::Expr {
     let o = match op {
         CBinOp::Mul => BinOp::Mul,
         CBinOp::Div => BinOp::Div,

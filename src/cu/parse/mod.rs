@@ -20,24 +20,24 @@ mod expr;
 mod stmt;
 
 /// Path of the force-included stand-in for the CUDA headers.
-pub const PRELUDE_PATH: &str = "/gsync-check/cuda_prelude.cuh";
-pub const PRELUDE: &str = include_str!("../prelude.cuh");
+pub(super) const PRELUDE_PATH: &str = "/gsync-check/cuda_prelude.cuh";
+pub(super) const PRELUDE: &str = include_str!("../prelude.cuh");
 /// Path of the generated file that includes the harness's CUDA files.
 /// The stand-in for `<nv/target>`, in a folder on the include path.
-pub const TARGET_DIR: &str = "/gsync-check/include";
-pub const TARGET_PATH: &str = "/gsync-check/include/nv/target";
-pub const TARGET: &str = include_str!("../nv_target.h");
-pub const MAIN_PATH: &str = "/gsync-check/translation_unit.cu";
+pub(super) const TARGET_DIR: &str = "/gsync-check/include";
+pub(super) const TARGET_PATH: &str = "/gsync-check/include/nv/target";
+pub(super) const TARGET: &str = include_str!("../nv_target.h");
+pub(super) const MAIN_PATH: &str = "/gsync-check/translation_unit.cu";
 
 /// Places libclang locations in the combined source, appending each file
 /// the first time one of its locations is needed.
-pub struct Files<'s> {
+pub(super) struct Files<'s> {
     source: &'s mut Source,
     starts: HashMap<String, Option<u32>>,
 }
 
 impl<'s> Files<'s> {
-    pub fn new(source: &'s mut Source) -> Files<'s> {
+    pub(super) fn new(source: &'s mut Source) -> Files<'s> {
         Files {
             source,
             starts: HashMap::new(),
@@ -61,14 +61,14 @@ impl<'s> Files<'s> {
 
     /// A location as an offset in the combined source (the end of the
     /// spec's text when the file cannot be placed).
-    pub fn offset(&mut self, at: &Location) -> u32 {
+    pub(super) fn offset(&mut self, at: &Location) -> u32 {
         match self.start_of(&at.file) {
             Some(start) => start + at.offset,
             None => self.source.files.first().map_or(0, |f| f.start),
         }
     }
 
-    pub fn span_of(&mut self, c: &Cursor) -> Span {
+    pub(super) fn span_of(&mut self, c: &Cursor) -> Span {
         match c.extent() {
             Some((a, b)) => {
                 let (s, e) = (self.offset(&a), self.offset(&b));
@@ -78,13 +78,13 @@ impl<'s> Files<'s> {
         }
     }
 
-    pub fn in_prelude(c: &Cursor) -> bool {
+    pub(super) fn in_prelude(c: &Cursor) -> bool {
         c.location().is_some_and(|l| l.file == PRELUDE_PATH)
     }
 }
 
 /// Converts every device function and file-scope device variable of `unit`.
-pub fn program(unit: &Unit, files: &mut Files) -> CProgram {
+pub(super) fn program(unit: &Unit, files: &mut Files) -> CProgram {
     let mut p = CProgram::default();
     let mut seen = std::collections::HashSet::new();
     collect(unit.root(), files, &mut p, &mut seen);
@@ -107,7 +107,7 @@ fn collect(
                 let space = fn_space(&c);
                 p.declared.push((c.spelling(), space));
                 if space != FnSpace::Host && c.is_definition() {
-                    let f = Lower { files: &mut *files }.function(&c, space);
+                    let f = Lower { files: &mut *files }.function(&c);
                     p.functions.push((c.spelling(), f));
                 }
             }
@@ -163,7 +163,7 @@ fn var_space(c: &Cursor) -> Storage {
 }
 
 /// A declaration's identity: where its first declaration's name is.
-pub fn decl_id(c: &Cursor, files: &mut Files) -> DeclId {
+pub(super) fn decl_id(c: &Cursor, files: &mut Files) -> DeclId {
     c.canonical().location().map_or(0, |l| files.offset(&l))
 }
 
@@ -190,7 +190,7 @@ impl Lower<'_, '_> {
         self.files.span_of(c)
     }
 
-    fn function(&mut self, c: &Cursor, space: FnSpace) -> R<CFunction> {
+    fn function(&mut self, c: &Cursor) -> R<CFunction> {
         let span = self.span(c);
         let mut params = Vec::new();
         let mut body = None;
@@ -213,8 +213,6 @@ impl Lower<'_, '_> {
         let ret = self.ctype(c.result_type());
         Ok(CFunction {
             name: c.spelling(),
-            id: decl_id(c, self.files),
-            space,
             params,
             ret,
             body: stmts,

@@ -29,7 +29,7 @@ use stmt::LoopCtx;
 
 /// Procedures are inlined, recursively: deeper call chains than this are an
 /// error rather than a stack overflow. Written specs nest a few levels.
-pub const MAX_CALL_DEPTH: usize = 64;
+pub(super) const MAX_CALL_DEPTH: usize = 64;
 
 /// Statements, expressions and inlined bodies nested inside one another,
 /// counted together: the bound on the lowering's recursion (each level is a
@@ -39,7 +39,7 @@ const MAX_NESTING: u32 = 1024;
 /// Inlining can double the code at each level (`f` calling `g` twice,
 /// `g` calling `h` twice, ...): the most instructions a program may have.
 /// The built-in specs have fewer than 300.
-pub const MAX_INSTRUCTIONS: usize = 1 << 16;
+pub(super) const MAX_INSTRUCTIONS: usize = 1 << 16;
 
 /// Lowers `file` for one launch, with parameter `overrides` (already checked
 /// to name declared parameters).

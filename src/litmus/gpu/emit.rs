@@ -17,12 +17,12 @@ use crate::spec::ast::Span;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
-pub const PRELUDE: &str = include_str!("harness_prelude.cu");
-pub const KERNELS: &str = include_str!("harness_kernels.cu");
+pub(crate) const PRELUDE: &str = include_str!("harness_prelude.cu");
+pub(crate) const KERNELS: &str = include_str!("harness_kernels.cu");
 
 /// The most locations a test may use (the harness's parameter block has
 /// one permutation per location).
-pub const MAX_LOCATIONS: usize = 8;
+pub(crate) const MAX_LOCATIONS: usize = 8;
 
 /// A test's CUDA program and how to read its results.
 #[derive(Clone, Debug)]
@@ -77,7 +77,7 @@ fn locations_of(test: &Litmus) -> Vec<(String, i64)> {
 
 /// Generates the CUDA program of `test` (already placed on one GPU);
 /// `text` is its source, quoted in comments.
-pub fn emit(test: &Litmus, roles: &Roles, text: &str) -> Result<LitmusKernel, Unsupported> {
+pub(crate) fn emit(test: &Litmus, roles: &Roles, text: &str) -> Result<LitmusKernel, Unsupported> {
     let whole = Span::new(0, 1);
     // The harness's barrier is the whole CTA's; the model's named barriers
     // (part of a CTA, quorums, `bar.arrive`) have no GPU counterpart here.

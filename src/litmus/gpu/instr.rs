@@ -17,7 +17,7 @@ use crate::ir::{AtomicOp, Order, Scope};
 use std::collections::BTreeMap;
 
 /// What an instruction needs from its thread's code.
-pub struct Context<'a> {
+pub(crate) struct Context<'a> {
     /// C name of the pointer to each location of the instance.
     pub locations: &'a BTreeMap<String, String>,
     /// Statement index of each label of the thread.
@@ -27,12 +27,12 @@ pub struct Context<'a> {
 }
 
 /// C name of a litmus register.
-pub fn reg_name(r: &str) -> String {
+pub(crate) fn reg_name(r: &str) -> String {
     format!("reg_{r}")
 }
 
 /// C name of a label.
-pub fn label_name(l: &str) -> String {
+pub(crate) fn label_name(l: &str) -> String {
     format!("L_{l}")
 }
 
@@ -117,7 +117,7 @@ impl<'i> Quals<'i> {
 }
 
 /// The CUDA statement(s) for one instruction.
-pub fn lower(instr: &Instr, c: &Context) -> Result<String, Unsupported> {
+pub(crate) fn lower(instr: &Instr, c: &Context) -> Result<String, Unsupported> {
     let head = instr.opcode[0].as_str();
     match head {
         "ld" => load(instr, c),

@@ -65,7 +65,7 @@ impl Roles {
 /// Places every thread of `test` on GPU 0, keeping threads that were on
 /// different GPUs in different CTAs (this machine has one GPU). Returns
 /// whether anything moved.
-pub fn on_one_gpu(test: &mut Litmus) -> bool {
+pub(crate) fn on_one_gpu(test: &mut Litmus) -> bool {
     if test.threads.iter().all(|t| t.gpu == 0) {
         return false;
     }
@@ -92,7 +92,7 @@ pub struct Geometry {
 }
 
 /// The most instances one launch may have (the size of the device arrays).
-pub const MAX_INSTANCES: u32 = 1 << 16;
+pub(crate) const MAX_INSTANCES: u32 = 1 << 16;
 
 impl Geometry {
     /// `blocks` resident blocks of `threads_per_block`, of which at most
@@ -140,7 +140,7 @@ fn prev_power_of_two(n: u32) -> u32 {
 
 /// The permutations of one launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shuffle {
+pub(crate) struct Shuffle {
     pub block_mul: u32,
     pub block_add: u32,
     pub slot_mul: u32,
@@ -148,7 +148,7 @@ pub struct Shuffle {
 }
 
 impl Shuffle {
-    pub const IDENTITY: Shuffle = Shuffle {
+    pub(crate) const IDENTITY: Shuffle = Shuffle {
         block_mul: 1,
         block_add: 0,
         slot_mul: 1,
@@ -158,7 +158,8 @@ impl Shuffle {
 
 /// The role and instance block `b`, thread `t` plays, if any (the device's
 /// computation, for the tests).
-pub fn role_of(g: &Geometry, roles: &Roles, sh: &Shuffle, b: u32, t: u32) -> Option<(usize, u32)> {
+#[cfg(test)]
+fn role_of(g: &Geometry, roles: &Roles, sh: &Shuffle, b: u32, t: u32) -> Option<(usize, u32)> {
     if b >= g.testing_blocks {
         return None;
     }
@@ -176,7 +177,7 @@ pub fn role_of(g: &Geometry, roles: &Roles, sh: &Shuffle, b: u32, t: u32) -> Opt
 }
 
 /// `a * x + b mod n` is a permutation of `0..n` when `a` is prime to `n`.
-pub fn coprime(a: u32, n: u32) -> bool {
+pub(crate) fn coprime(a: u32, n: u32) -> bool {
     let (mut x, mut y) = (a, n);
     while y != 0 {
         (x, y) = (y, x % y);

@@ -13,9 +13,9 @@
 
 pub mod compare;
 pub mod corpus;
-pub mod emit;
-pub mod instr;
-pub mod layout;
-pub mod report;
+pub(crate) mod emit;
+pub(crate) mod instr;
+pub(crate) mod layout;
+pub(crate) mod report;
 pub mod run;
 pub mod stress;

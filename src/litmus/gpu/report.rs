@@ -4,13 +4,13 @@
 
 use super::super::column_width;
 use super::compare::totals;
-pub use super::corpus::{GpuLitmusReport, Status, TestResult};
+pub(crate) use super::corpus::{GpuLitmusReport, Status, TestResult};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
 /// Instances whose outcome satisfies the test's condition, and all
 /// finished instances.
-pub fn condition_count(t: &TestResult) -> (u64, u64) {
+pub(crate) fn condition_count(t: &TestResult) -> (u64, u64) {
     let mut hit = 0;
     let mut all = 0;
     for r in &t.runs {
@@ -35,7 +35,7 @@ fn rate(hit: u64, all: u64) -> String {
 }
 
 /// The text report; the summary is the last line.
-pub fn render(report: &GpuLitmusReport) -> String {
+pub(crate) fn render(report: &GpuLitmusReport) -> String {
     let width = column_width(report.tests.iter().map(|t| t.path.len()));
     let mut out = String::new();
     if let Some(g) = &report.gpu {
@@ -153,7 +153,7 @@ fn status(t: &TestResult) -> String {
 
 /// One row per test, environment and outcome seen, plus one per outcome
 /// the model allows that was not seen (count 0).
-pub fn csv(report: &GpuLitmusReport) -> String {
+pub(crate) fn csv(report: &GpuLitmusReport) -> String {
     let mut out = String::from("path,environment,outcome,condition,allowed,one_sm,several_sms\n");
     for t in &report.tests {
         let allowed: BTreeSet<&str> = t.model_allowed.iter().map(String::as_str).collect();

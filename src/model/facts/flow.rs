@@ -24,7 +24,7 @@ const MAX_UNROLLED_NODES: usize = 1 << 12;
 
 /// One thread's control flow: nodes (a pc and the tracked locals' values)
 /// reachable from its initial state, and their successors.
-pub struct RefinedFlow {
+pub(crate) struct RefinedFlow {
     /// The pc of each node.
     pub nodes: Vec<Pc>,
     /// The successors of each node.
@@ -49,7 +49,12 @@ impl RefinedFlow {
     /// local of `pure` (`pure_locals`) where that keeps the flow small (a
     /// loop counted by such a local is then unrolled: the writes after its
     /// last round are known unreachable), else as `compute` does.
-    pub fn for_thread(model: &Model, init: &[u32], t: usize, pure: &[LocalId]) -> RefinedFlow {
+    pub(crate) fn for_thread(
+        model: &Model,
+        init: &[u32],
+        t: usize,
+        pure: &[LocalId],
+    ) -> RefinedFlow {
         match refine(model, init, t, pure, MAX_UNROLLED_NODES) {
             Some((nodes, succs)) => RefinedFlow::of_graph(model, t, pure, nodes, succs),
             None => RefinedFlow::compute(model, init, t, &LocalValues::compute(model, init, t)),
@@ -120,7 +125,7 @@ impl RefinedFlow {
     /// `&` or `|`, with `identity` its unit) of its successors' rows, then
     /// changed by `transfer` for the node's pc. Every row starts at
     /// `identity`.
-    pub fn solve_backward(
+    pub(crate) fn solve_backward(
         &self,
         words: usize,
         identity: u64,
@@ -154,7 +159,7 @@ impl RefinedFlow {
     /// The node the flow's thread is at in `s` (`None`: none, a state the
     /// flow does not know).
     #[inline]
-    pub fn node(&self, th: &Threads, s: &[u32]) -> Option<usize> {
+    pub(crate) fn node(&self, th: &Threads, s: &[u32]) -> Option<usize> {
         let at = self.nodes_at.get(th.pc(s, self.thread) as usize)?;
         let k = self.slots.len();
         let envs = self.envs.get(at.start * k..at.end * k)?;
@@ -274,7 +279,7 @@ fn refine(
 
 /// The locals written only by assignments of expressions over constants,
 /// builtins and each other: never from memory (the same for every thread).
-pub fn pure_locals(prog: &Program) -> Vec<LocalId> {
+pub(crate) fn pure_locals(prog: &Program) -> Vec<LocalId> {
     let mut pure = vec![true; prog.locals.len()];
     let mut used = Vec::new();
     let mut changed = true;

@@ -92,7 +92,7 @@ impl ScWords {
 /// model (`Model::futures`) and shared by the ample sets and the `ptx`
 /// canonical form (`memory::canon`), which treats a thread that never
 /// accesses a location again as no reader of it.
-pub struct Futures {
+pub(crate) struct Futures {
     /// `u64` words per bit set.
     pub(crate) width: usize,
     pcs: usize,
@@ -104,14 +104,14 @@ pub struct Futures {
 impl Futures {
     /// The table for the `ptx` canonical form: where the ample sets would
     /// have one (the two are cross-checked together by the tests).
-    pub fn for_canonical_form(model: &Model) -> Option<Futures> {
+    pub(crate) fn for_canonical_form(model: &Model) -> Option<Futures> {
         no_warp_collectives(model)
             .and_then(|()| Futures::compute(model))
             .ok()
     }
 
     /// The table for `model`, or why it is not built (too large).
-    pub fn compute(model: &Model) -> Result<Futures, String> {
+    pub(crate) fn compute(model: &Model) -> Result<Futures, String> {
         let prog = model.prog;
         let layout = &model.threads.layout;
         let ptx = model.memory.ptx().is_some();
@@ -181,7 +181,7 @@ impl Futures {
     /// The words thread `t` at `pc` may still read, and those it may still
     /// write.
     #[inline]
-    pub fn sets(&self, t: usize, pc: crate::ir::Pc) -> (&[u64], &[u64]) {
+    pub(crate) fn sets(&self, t: usize, pc: crate::ir::Pc) -> (&[u64], &[u64]) {
         let base = (t * self.pcs + pc as usize) * 2 * self.width;
         self.table[base..base + 2 * self.width].split_at(self.width)
     }

@@ -37,7 +37,7 @@ use crate::model::Model;
 
 /// Per thread and node of its refined control flow, the words whose view
 /// the next SC fence refreshes.
-pub struct Refreshes {
+pub(crate) struct Refreshes {
     /// `u64` words per bit set.
     width: usize,
     threads: Vec<Option<LocalFlow>>,
@@ -68,7 +68,7 @@ enum Effect<'a> {
 
 impl Refreshes {
     /// The table for `model` under its `ptx` memory `ptx`.
-    pub fn compute(model: &Model, ptx: &PtxMemory) -> Refreshes {
+    pub(crate) fn compute(model: &Model, ptx: &PtxMemory) -> Refreshes {
         let layout = &model.threads.layout;
         let width = layout.mem_words.div_ceil(64).max(1);
         let mut init = vec![0u32; layout.words()];
@@ -87,7 +87,7 @@ impl Refreshes {
     /// as well (`None`: nothing refreshed there, or nothing known: no
     /// refresh).
     #[inline]
-    pub fn at(&self, th: &Threads, s: &[u32], t: usize) -> Option<(&[u64], &[u64])> {
+    pub(crate) fn at(&self, th: &Threads, s: &[u32], t: usize) -> Option<(&[u64], &[u64])> {
         let local = self.threads[t].as_ref()?;
         if !*local.refreshing.get(th.pc(s, t) as usize)? {
             return None;

@@ -22,7 +22,7 @@ pub(crate) struct LocalValues {
 
 impl LocalValues {
     /// The value sets of thread `t`'s locals, from its initial state `init`.
-    pub fn compute(model: &Model, init: &[u32], t: usize) -> LocalValues {
+    pub(crate) fn compute(model: &Model, init: &[u32], t: usize) -> LocalValues {
         let prog = model.prog;
         let mut sets: Vec<Option<Vec<i64>>> = prog
             .locals
@@ -85,14 +85,14 @@ impl LocalValues {
 
     /// Whether local `l` holds one of finitely many values, computed only
     /// from constants, builtins and other such locals (never from memory).
-    pub fn is_finite(&self, l: LocalId) -> bool {
+    pub(crate) fn is_finite(&self, l: LocalId) -> bool {
         self.sets[l as usize].is_some()
     }
 
     /// Every value `e` can take in thread `t` (`None`: any), evaluated over
     /// the combinations of its locals' values; combinations that fault
     /// (division by zero) give no value.
-    pub fn eval(&self, model: &Model, init: &[u32], t: usize, e: &Expr) -> Option<Vec<i64>> {
+    pub(crate) fn eval(&self, model: &Model, init: &[u32], t: usize, e: &Expr) -> Option<Vec<i64>> {
         let mut locals = Vec::new();
         cfg::expr_locals(e, &mut locals);
         locals.sort_unstable();

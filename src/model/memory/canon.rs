@@ -64,7 +64,7 @@ pub(super) struct Readers<'a> {
 }
 
 impl<'a> Readers<'a> {
-    pub fn new(rows: &'a [u64], locations: usize) -> Readers<'a> {
+    pub(super) fn new(rows: &'a [u64], locations: usize) -> Readers<'a> {
         Readers {
             rows,
             width: locations.div_ceil(64),
@@ -79,7 +79,7 @@ impl<'a> Readers<'a> {
 }
 
 /// What the code tells about each location (a word of memory).
-pub struct Locations {
+pub(super) struct Locations {
     /// The block whose threads alone can access it (`None`: global memory,
     /// every thread).
     pub owners: Vec<Option<u32>>,
@@ -116,7 +116,7 @@ pub struct Locations {
 }
 
 impl Locations {
-    pub fn of(prog: &Program, var_base: &[usize], locs: usize) -> Locations {
+    pub(super) fn of(prog: &Program, var_base: &[usize], locs: usize) -> Locations {
         let mut owners = vec![None; locs];
         let mut latest_only = vec![false; locs];
         let mut dead_value = vec![None; locs];

@@ -22,58 +22,58 @@
 use crate::ir::Scope;
 
 /// The thread's view: the oldest write of each location it may still read.
-pub const CUR: usize = 0;
+pub(super) const CUR: usize = 0;
 /// Release views of morally strong writes it read from its own block, not
 /// yet acquired (a later `fence.cta` or wider acquires them).
-pub const NEAR: usize = 1;
+pub(super) const NEAR: usize = 1;
 /// The same for writes from other blocks (acquired by `fence.gpu`).
-pub const FAR: usize = 2;
+pub(super) const FAR: usize = 2;
 /// Its view at its last fence: later relaxed stores release it.
-pub const REL: usize = 3;
+pub(super) const REL: usize = 3;
 const VIEWS: usize = 4;
 /// Its view when it last arrived at each named barrier (`bars`), one per
 /// barrier id the program names, after the four above: what an instance
 /// of that barrier releases to the threads it lets pass.
-pub const ARRIVED: usize = VIEWS;
+pub(super) const ARRIVED: usize = VIEWS;
 
 /// Thread flags: the thread has a release view (REL) ...
-pub const HAS_REL: u32 = 1;
+pub(super) const HAS_REL: u32 = 1;
 /// ... of this scope (bits 1-2) ...
 const REL_SCOPE_SHIFT: u32 = 1;
 /// ... and (bits 4-31, pc + 1) the instruction it already performed early,
 /// to skip when it gets there.
 const SKIP_SHIFT: u32 = 4;
 /// The bits of the flags a fence keeps.
-pub const SKIP_BITS: u32 = !0 << SKIP_SHIFT;
+pub(super) const SKIP_BITS: u32 = !0 << SKIP_SHIFT;
 
-pub fn skip_of(flags: u32) -> Option<u32> {
+pub(super) fn skip_of(flags: u32) -> Option<u32> {
     let v = flags >> SKIP_SHIFT;
     (v != 0).then(|| v - 1)
 }
 
-pub fn with_skip(flags: u32, pc: u32) -> u32 {
+pub(super) fn with_skip(flags: u32, pc: u32) -> u32 {
     (flags & !SKIP_BITS) | (pc + 1) << SKIP_SHIFT
 }
 
 /// Words of a message: its value, meta, base and release view. The base is
 /// the position of the newest write of the location the writer knew when it
 /// wrote (the writes between the base and the message race with it).
-pub const MSG_META: usize = 1;
-pub const MSG_BASE: usize = 2;
-pub const MSG_VIEW: usize = 3;
+pub(super) const MSG_META: usize = 1;
+pub(super) const MSG_BASE: usize = 2;
+pub(super) const MSG_VIEW: usize = 3;
 
 /// Message meta: writer thread + 1 in bits 0-10 (0: the initial value).
 const WRITER_BITS: u32 = 0x7FF;
-pub const STRONG: u32 = 1 << 11;
+pub(super) const STRONG: u32 = 1 << 11;
 const SCOPE_SHIFT: u32 = 12;
 /// The message carries a release view (in bits 15-16 its scope).
-pub const MSG_REL: u32 = 1 << 14;
+pub(super) const MSG_REL: u32 = 1 << 14;
 const MSG_REL_SHIFT: u32 = 15;
 /// Written by a read-modify-write that read the message before it.
-pub const RMW: u32 = 1 << 17;
+pub(super) const RMW: u32 = 1 << 17;
 const PC_SHIFT: u32 = 18;
 
-pub fn scope_code(scope: Scope) -> u32 {
+pub(super) fn scope_code(scope: Scope) -> u32 {
     match scope {
         Scope::Cta => 0,
         Scope::Gpu => 1,
@@ -81,7 +81,7 @@ pub fn scope_code(scope: Scope) -> u32 {
     }
 }
 
-pub fn scope_of_code(code: u32) -> Scope {
+pub(super) fn scope_of_code(code: u32) -> Scope {
     match code & 3 {
         0 => Scope::Cta,
         1 => Scope::Gpu,
@@ -90,7 +90,7 @@ pub fn scope_of_code(code: u32) -> Scope {
 }
 
 /// The meta word of a write by thread `t` at `pc`.
-pub fn meta(t: usize, pc: u32, strong: bool, scope: Scope) -> u32 {
+pub(super) fn meta(t: usize, pc: u32, strong: bool, scope: Scope) -> u32 {
     (t as u32 + 1)
         | if strong { STRONG } else { 0 }
         | scope_code(scope) << SCOPE_SHIFT
@@ -98,62 +98,62 @@ pub fn meta(t: usize, pc: u32, strong: bool, scope: Scope) -> u32 {
 }
 
 /// The initial value: written before everything, at system scope.
-pub fn initial_meta() -> u32 {
+pub(super) fn initial_meta() -> u32 {
     STRONG | scope_code(Scope::Sys) << SCOPE_SHIFT
 }
 
-pub fn with_release(meta: u32, scope: Scope) -> u32 {
+pub(super) fn with_release(meta: u32, scope: Scope) -> u32 {
     meta | MSG_REL | scope_code(scope) << MSG_REL_SHIFT
 }
 
 /// The same meta word without a release.
-pub fn without_release(meta: u32) -> u32 {
+pub(super) fn without_release(meta: u32) -> u32 {
     meta & !(MSG_REL | 3 << MSG_REL_SHIFT)
 }
 
 /// The writer of a write forgotten where no step reads it (`forget`): a
 /// thread that is not the initial value and is no thread of the launch.
-pub const FORGOTTEN_WRITER: usize = WRITER_BITS as usize - 1;
+pub(super) const FORGOTTEN_WRITER: usize = WRITER_BITS as usize - 1;
 
 /// The writer of a message (`None`: the initial value).
-pub fn writer(meta: u32) -> Option<usize> {
+pub(super) fn writer(meta: u32) -> Option<usize> {
     let w = meta & WRITER_BITS;
     (w != 0).then(|| w as usize - 1)
 }
 
 /// The same meta word, written by thread `t`.
-pub fn with_writer(meta: u32, t: usize) -> u32 {
+pub(super) fn with_writer(meta: u32, t: usize) -> u32 {
     (meta & !WRITER_BITS) | (t as u32 + 1)
 }
 
-pub fn write_scope(meta: u32) -> Scope {
+pub(super) fn write_scope(meta: u32) -> Scope {
     scope_of_code(meta >> SCOPE_SHIFT)
 }
 
-pub fn release_scope(meta: u32) -> Scope {
+pub(super) fn release_scope(meta: u32) -> Scope {
     scope_of_code(meta >> MSG_REL_SHIFT)
 }
 
-pub fn write_pc(meta: u32) -> u32 {
+pub(super) fn write_pc(meta: u32) -> u32 {
     meta >> PC_SHIFT
 }
 
 /// The meta word without the writing instruction (kept for race reports only).
-pub fn without_pc(meta: u32) -> u32 {
+pub(super) fn without_pc(meta: u32) -> u32 {
     meta & ((1 << PC_SHIFT) - 1)
 }
 
-pub fn rel_flags(scope: Scope) -> u32 {
+pub(super) fn rel_flags(scope: Scope) -> u32 {
     HAS_REL | scope_code(scope) << REL_SCOPE_SHIFT
 }
 
-pub fn flags_rel_scope(flags: u32) -> Scope {
+pub(super) fn flags_rel_scope(flags: u32) -> Scope {
     scope_of_code(flags >> REL_SCOPE_SHIFT)
 }
 
 /// The word offsets of the model's section.
 #[derive(Clone, Debug)]
-pub struct Sections {
+pub(super) struct Sections {
     pub locs: usize,
     /// Messages kept per location.
     pub hist: usize,
@@ -175,7 +175,7 @@ pub struct Sections {
 }
 
 impl Sections {
-    pub fn new(
+    pub(super) fn new(
         base: usize,
         locs: usize,
         hist: usize,
@@ -208,7 +208,7 @@ impl Sections {
     }
 
     /// What word `i` of the state holds, if it is in this section.
-    pub fn kind_of(&self, i: usize) -> Option<WordKind> {
+    pub(super) fn kind_of(&self, i: usize) -> Option<WordKind> {
         let r = i.checked_sub(self.loc_base)?;
         if r < self.thread_base - self.loc_base {
             let o = r % self.loc_words;
@@ -230,22 +230,22 @@ impl Sections {
     }
 
     /// Words of the whole section.
-    pub fn words(&self) -> usize {
+    pub(super) fn words(&self) -> usize {
         self.sc_base + (1 + self.blocks) * self.vw - self.loc_base
     }
 
-    pub fn len_word(&self, x: usize) -> usize {
+    pub(super) fn len_word(&self, x: usize) -> usize {
         self.loc_base + x * self.loc_words
     }
 
     /// First word of message `p` of location `x`: value, meta, view.
-    pub fn msg(&self, x: usize, p: usize) -> usize {
+    pub(super) fn msg(&self, x: usize, p: usize) -> usize {
         self.len_word(x) + 1 + p * self.msg_words
     }
 
     /// The raw value of the message at `msg`, a write to a location of type
     /// `ty`.
-    pub fn value(&self, s: &[u32], msg: usize, ty: crate::spec::ast::Type) -> u64 {
+    pub(super) fn value(&self, s: &[u32], msg: usize, ty: crate::spec::ast::Type) -> u64 {
         let lo = u64::from(s[msg]);
         match self.hi {
             Some(h) if ty.words() == 2 => lo | u64::from(s[msg + h]) << 32,
@@ -254,7 +254,7 @@ impl Sections {
     }
 
     /// Sets the value of the message at `msg` (both halves).
-    pub fn set_value(&self, s: &mut [u32], msg: usize, raw: u64) {
+    pub(super) fn set_value(&self, s: &mut [u32], msg: usize, raw: u64) {
         s[msg] = raw as u32;
         if let Some(h) = self.hi {
             s[msg + h] = (raw >> 32) as u32;
@@ -262,20 +262,20 @@ impl Sections {
     }
 
     /// Whether two messages hold the same value.
-    pub fn same_value(&self, s: &[u32], a: usize, b: usize) -> bool {
+    pub(super) fn same_value(&self, s: &[u32], a: usize, b: usize) -> bool {
         s[a] == s[b] && self.hi.is_none_or(|h| s[a + h] == s[b + h])
     }
 
-    pub fn thread_view(&self, t: usize, which: usize) -> usize {
+    pub(super) fn thread_view(&self, t: usize, which: usize) -> usize {
         self.thread_base + t * self.thread_words + which * self.vw
     }
 
-    pub fn flags(&self, t: usize) -> usize {
+    pub(super) fn flags(&self, t: usize) -> usize {
         self.thread_base + t * self.thread_words + self.views * self.vw
     }
 
     /// The SC-fence view of the device (`None`) or of a block.
-    pub fn sc_view(&self, block: Option<usize>) -> usize {
+    pub(super) fn sc_view(&self, block: Option<usize>) -> usize {
         self.sc_base + block.map_or(0, |b| 1 + b) * self.vw
     }
 
@@ -284,7 +284,7 @@ impl Sections {
     /// free slots after them are zero): the hot loops (drops, inserts) use
     /// this, not the chained iterator of [`all_views`](Self::all_views).
     #[inline]
-    pub fn for_each_view(&self, s: &mut [u32], mut f: impl FnMut(&mut [u32], usize)) {
+    pub(super) fn for_each_view(&self, s: &mut [u32], mut f: impl FnMut(&mut [u32], usize)) {
         for t in 0..self.threads {
             let base = self.thread_base + t * self.thread_words;
             for k in 0..self.views {
@@ -302,7 +302,7 @@ impl Sections {
     }
 
     /// Every view in the state (threads, fences, messages), by first word.
-    pub fn all_views(&self) -> impl Iterator<Item = usize> + '_ {
+    pub(super) fn all_views(&self) -> impl Iterator<Item = usize> + '_ {
         let threads = (0..self.threads)
             .flat_map(move |t| (0..self.views).map(move |k| self.thread_view(t, k)));
         let scs = (0..=self.blocks).map(move |b| self.sc_base + b * self.vw);
@@ -327,18 +327,18 @@ pub enum WordKind {
     ScView,
 }
 
-pub fn get(s: &[u32], view: usize, x: usize) -> usize {
+pub(super) fn get(s: &[u32], view: usize, x: usize) -> usize {
     ((s[view + x / 4] >> ((x % 4) * 8)) & 0xFF) as usize
 }
 
-pub fn set(s: &mut [u32], view: usize, x: usize, v: usize) {
+pub(super) fn set(s: &mut [u32], view: usize, x: usize, v: usize) {
     let shift = (x % 4) * 8;
     let w = &mut s[view + x / 4];
     *w = (*w & !(0xFF << shift)) | ((v as u32) << shift);
 }
 
 /// `dst ⊔= src`, bytewise.
-pub fn join(s: &mut [u32], dst: usize, src: usize, words: usize) {
+pub(super) fn join(s: &mut [u32], dst: usize, src: usize, words: usize) {
     for i in 0..words {
         s[dst + i] = join_word(s[dst + i], s[src + i]);
     }
@@ -350,7 +350,7 @@ const HIGH_BITS: u32 = 0x8080_8080;
 /// The newest entry a view may hold (an entry is a position in a history;
 /// `clamp_word`'s thresholds go one past it): under 128, so that view
 /// words are compared and joined four entries at once, as 7-bit lanes.
-pub const MAX_ENTRY: u32 = 0x7E;
+pub(super) const MAX_ENTRY: u32 = 0x7E;
 const _: () = assert!(super::HISTORY as u32 <= MAX_ENTRY);
 
 /// Per byte of two view words of entries up to [`MAX_ENTRY`] + 1: 0xFF
@@ -358,18 +358,18 @@ const _: () = assert!(super::HISTORY as u32 <= MAX_ENTRY);
 /// `a`'s bytes keeps each byte's subtraction from borrowing from the next
 /// one, and leaves the high bit set exactly where `a >= b`.
 #[inline]
-pub fn at_least_mask(a: u32, b: u32) -> u32 {
+pub(super) fn at_least_mask(a: u32, b: u32) -> u32 {
     ((((a | HIGH_BITS) - b) & HIGH_BITS) >> 7) * 0xFF
 }
 
 /// The larger entry of each location of two view words.
 #[inline]
-pub fn join_word(a: u32, b: u32) -> u32 {
+pub(super) fn join_word(a: u32, b: u32) -> u32 {
     let a_wins = at_least_mask(a, b);
     (a & a_wins) | (b & !a_wins)
 }
 
-pub fn copy(s: &mut [u32], dst: usize, src: usize, words: usize) {
+pub(super) fn copy(s: &mut [u32], dst: usize, src: usize, words: usize) {
     s.copy_within(src..src + words, dst);
 }
 

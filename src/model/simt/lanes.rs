@@ -24,10 +24,10 @@ use crate::model::threads::{runtime_error, Threads};
 use crate::model::Violation;
 
 /// The most lane orders one warp step may have (the action's choice bits).
-pub const MAX_ORDERS: usize = 1 << 15;
+pub(crate) const MAX_ORDERS: usize = 1 << 15;
 
 /// The groups of lanes (ascending) whose order matters at `pc`, by word.
-pub fn groups(th: &Threads, s: &[u32], lanes: &[usize], pc: Pc) -> Vec<Vec<usize>> {
+pub(crate) fn groups(th: &Threads, s: &[u32], lanes: &[usize], pc: Pc) -> Vec<Vec<usize>> {
     let op = &th.prog.code[pc as usize].op;
     let ordered = match op {
         Op::Store { .. } => true,
@@ -73,7 +73,7 @@ fn commutes(op: AtomicOp) -> bool {
 }
 
 /// How many combinations of orders the groups have (saturating).
-pub fn count(groups: &[Vec<usize>]) -> usize {
+pub(crate) fn count(groups: &[Vec<usize>]) -> usize {
     groups
         .iter()
         .map(|g| (1..=g.len()).fold(1usize, |f, k| f.saturating_mul(k)))
@@ -82,7 +82,11 @@ pub fn count(groups: &[Vec<usize>]) -> usize {
 
 /// The lanes in the order that `choice` names: `lanes` ascending, each
 /// group's positions refilled with its permutation.
-pub fn order(lanes: &[usize], groups: &[Vec<usize>], choice: u32) -> Result<Vec<usize>, Violation> {
+pub(crate) fn order(
+    lanes: &[usize],
+    groups: &[Vec<usize>],
+    choice: u32,
+) -> Result<Vec<usize>, Violation> {
     let n = count(groups);
     if n > MAX_ORDERS {
         let sizes: Vec<String> = groups.iter().map(|g| g.len().to_string()).collect();

@@ -186,7 +186,7 @@ impl Warps {
 }
 
 /// `0,1,3` for a lane mask.
-pub fn lane_list(mask: u64) -> String {
+pub(crate) fn lane_list(mask: u64) -> String {
     (0..64)
         .filter(|l| mask >> l & 1 == 1)
         .map(|l| l.to_string())

@@ -90,7 +90,7 @@ use writes::FutureWrites;
 
 /// The await reduction for one model (only under `ptx`: under sequential
 /// consistency a failed iteration is a self-loop already).
-pub struct Awaits<'m> {
+pub(crate) struct Awaits<'m> {
     memory: &'m PtxMemory,
     writes: FutureWrites,
     /// Per pc: a load that may be blind (a one-word location whose every
@@ -117,7 +117,7 @@ struct BlindScratch {
 
 impl<'m> Awaits<'m> {
     /// The reduction for `model`, or why it is off there.
-    pub fn new(model: &'m Model) -> Result<Awaits<'m>, String> {
+    pub(crate) fn new(model: &'m Model) -> Result<Awaits<'m>, String> {
         let Some(memory) = model.memory.ptx() else {
             return Err("under sc a failed poll is a self-loop already".into());
         };
@@ -146,7 +146,7 @@ impl<'m> Awaits<'m> {
 
     /// Removes from `out[start..]` the actions of `s` that are blind reads
     /// or stale stutters.
-    pub fn retain(&self, model: &Model, s: &[u32], out: &mut Vec<u32>, start: usize) {
+    pub(crate) fn retain(&self, model: &Model, s: &[u32], out: &mut Vec<u32>, start: usize) {
         self.drop_blind_reads(model, s, out, start);
         let th = &model.threads;
         let candidate = |a: u32| self.memory.reads_stale(th, s, a);

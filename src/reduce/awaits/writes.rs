@@ -11,7 +11,7 @@ use crate::model::Model;
 /// Every instruction that writes each variable, with the value it writes
 /// where that is the same every time a given thread runs it, and which of
 /// them each thread may still reach.
-pub struct FutureWrites {
+pub(super) struct FutureWrites {
     /// Per variable: the writing instructions, each with its value
     /// (`None`: a read-modify-write, or a value computed from locals).
     writers: Vec<Vec<(Pc, Option<Expr>)>>,
@@ -23,7 +23,7 @@ pub struct FutureWrites {
 }
 
 impl FutureWrites {
-    pub fn of(model: &Model) -> FutureWrites {
+    pub(super) fn of(model: &Model) -> FutureWrites {
         let prog = model.prog;
         let mut writers = vec![Vec::new(); prog.vars.len()];
         for (pc, instr) in prog.code.iter().enumerate() {
@@ -58,7 +58,7 @@ impl FutureWrites {
 
     /// Whether every write of variable `var` writes a value known per
     /// thread (no load of it can be blind otherwise).
-    pub fn all_known(&self, var: usize) -> bool {
+    pub(super) fn all_known(&self, var: usize) -> bool {
         self.writers[var].iter().all(|(_, value)| value.is_some())
     }
 
@@ -69,7 +69,7 @@ impl FutureWrites {
     /// the answer does not change with their steps, which the ample sets
     /// may take as independent of this one). `false` where a value is not
     /// known (a read-modify-write, or a value computed from locals).
-    pub fn values(
+    pub(super) fn values(
         &self,
         th: &Threads,
         s: &[u32],

@@ -58,7 +58,12 @@ pub(super) struct LassoMemo {
 
 impl LassoMemo {
     /// Empties the memo unless it already belongs to `owner`.
-    pub fn claim(&mut self, owner: u64, (own, mem, mw): (usize, usize, usize), critical: usize) {
+    pub(super) fn claim(
+        &mut self,
+        owner: u64,
+        (own, mem, mw): (usize, usize, usize),
+        critical: usize,
+    ) {
         if self.owner == owner {
             return;
         }
@@ -87,7 +92,7 @@ impl LassoMemo {
 
     /// The lasso of thread `t` with own words `own` where memory is `mem`,
     /// if remembered.
-    pub fn get(&self, t: usize, own: &[u32], mem: &[u32]) -> Option<Entry<'_>> {
+    pub(super) fn get(&self, t: usize, own: &[u32], mem: &[u32]) -> Option<Entry<'_>> {
         let slot = self.slot(t, own);
         let key = &self.keys[slot * (self.own + 1)..(slot + 1) * (self.own + 1)];
         if key[0] != t as u32 + 1 || key[1..] != *own {
@@ -115,7 +120,7 @@ impl LassoMemo {
     }
 
     /// Remembers the lasso of thread `t`.
-    pub fn put(&mut self, t: usize, own: &[u32], mem: &[u32], lasso: Entry) {
+    pub(super) fn put(&mut self, t: usize, own: &[u32], mem: &[u32], lasso: Entry) {
         let slot = self.slot(t, own);
         let key = &mut self.keys[slot * (self.own + 1)..(slot + 1) * (self.own + 1)];
         key[0] = t as u32 + 1;

@@ -189,7 +189,7 @@ thread_local! {
 }
 
 /// Which memory words each thread may still access, per pc.
-pub struct Independence {
+pub(crate) struct Independence {
     /// `u64` words per bit set of memory words.
     width: usize,
     /// What each thread may still access (the model's, or computed here).
@@ -214,7 +214,7 @@ pub struct Independence {
 impl Independence {
     /// Precomputes the future accesses of every thread of `model`'s launch;
     /// says why not where the reduction does not apply.
-    pub fn new(model: &Model) -> Result<Independence, String> {
+    pub(crate) fn new(model: &Model) -> Result<Independence, String> {
         let prog = model.prog;
         no_warp_collectives(model)?;
         let ptx = model.memory.ptx().is_some();
@@ -243,14 +243,20 @@ impl Independence {
     }
 
     /// Whether settled threads sleep on their lassos (`spin`).
-    pub fn lets_spinners_sleep(&self) -> bool {
+    pub(crate) fn lets_spinners_sleep(&self) -> bool {
         self.sleeping
     }
 
     /// Replaces the enabled actions `out[start..]` by the steps of the
     /// smallest stubborn set of threads found (see [`Self::stubborn`]);
     /// `true` if that left some out (the explorer's proviso looks at it).
-    pub fn reduce(&self, model: &Model, s: &[u32], out: &mut Vec<u32>, start: usize) -> bool {
+    pub(crate) fn reduce(
+        &self,
+        model: &Model,
+        s: &[u32],
+        out: &mut Vec<u32>,
+        start: usize,
+    ) -> bool {
         SCRATCH.with_borrow_mut(|scratch| self.reduce_with(scratch, model, s, out, start))
     }
 

@@ -23,7 +23,7 @@ use crate::ir::{
 use crate::spec::ast::{BinOp, Participants, Storage, Type};
 
 /// The inferred kinds, and the blocks that code singles out by a constant.
-pub struct BlockIds {
+pub(super) struct BlockIds {
     pub locals: Vec<Kind>,
     pub vars: Vec<Kind>,
     /// Blocks that must stay where they are (sorted, deduplicated).
@@ -48,7 +48,10 @@ struct Groups {
 }
 
 /// Infers the kinds, or says why block ids are used asymmetrically.
-pub fn infer(prog: &Program, live_at_entry: &dyn Fn(LocalId) -> bool) -> Result<BlockIds, String> {
+pub(super) fn infer(
+    prog: &Program,
+    live_at_entry: &dyn Fn(LocalId) -> bool,
+) -> Result<BlockIds, String> {
     let mut inf = Inference {
         prog,
         blocks: i64::from(prog.launch.blocks),

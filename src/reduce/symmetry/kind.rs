@@ -4,7 +4,7 @@
 
 /// What a slot (local or memory variable) holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(super) enum Kind {
     /// Nothing flows in (yet).
     Bottom,
     /// Always this constant.
@@ -51,7 +51,7 @@ impl Kind {
 
 impl Kind {
     /// The values a constant or range may take.
-    pub fn range(self) -> Option<(i64, i64)> {
+    pub(super) fn range(self) -> Option<(i64, i64)> {
         match self {
             Kind::Const(c) => Some((c, c)),
             Kind::Range(lo, hi) => Some((lo, hi)),
@@ -60,7 +60,7 @@ impl Kind {
     }
 
     /// `a * (blockIdx / g) + c`, normalized.
-    pub fn unit(g: i64, a: i64, c: i64) -> Kind {
+    pub(super) fn unit(g: i64, a: i64, c: i64) -> Kind {
         match (g, a) {
             (_, 0) => Kind::Const(c),
             (1, 1) => Kind::Id(c),
@@ -69,7 +69,7 @@ impl Kind {
     }
 
     /// This kind as `a * (blockIdx / g) + c`: `(g, a, c)`.
-    pub fn as_unit(self) -> Option<(i64, i64, i64)> {
+    pub(super) fn as_unit(self) -> Option<(i64, i64, i64)> {
         match self {
             Kind::Id(c) => Some((1, 1, c)),
             Kind::Unit { g, a, c } => Some((g, a, c)),
@@ -78,7 +78,7 @@ impl Kind {
     }
 
     /// Renamed by symmetry: a block or SM id, possibly scaled.
-    pub fn is_name(self) -> bool {
+    pub(super) fn is_name(self) -> bool {
         self.as_unit().is_some()
     }
 }

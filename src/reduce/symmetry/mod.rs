@@ -45,7 +45,7 @@ use std::cmp::Ordering;
 const THREAD_HEADER: usize = 4;
 
 /// Takes one real step (state, thread, successor); `false` if it faults.
-pub type StepFn<'a> = dyn Fn(&[u32], u32, &mut [u32]) -> bool + 'a;
+pub(crate) type StepFn<'a> = dyn Fn(&[u32], u32, &mut [u32]) -> bool + 'a;
 
 /// Buffers reused by every canonicalization on a thread.
 #[derive(Default)]

@@ -10,7 +10,7 @@ use crate::spec::ast::BinOp;
 
 /// The shape of an index expression.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Shape {
+pub(super) enum Shape {
     /// Plain data (no block id in it); `Some` when its range is known.
     Plain(Option<(i64, i64)>),
     /// `a * (blockIdx / g) + k`, `k` in `lo..=hi`.
@@ -25,7 +25,7 @@ pub enum Shape {
 
 /// How a global array is indexed, over all its accesses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Access {
+pub(super) enum Access {
     /// Never indexed (or a scalar).
     Unused,
     /// By plain data only.
@@ -39,7 +39,7 @@ pub enum Access {
 }
 
 impl Access {
-    pub fn join(self, shape: Shape) -> Access {
+    pub(super) fn join(self, shape: Shape) -> Access {
         use Access as A;
         match (self, shape) {
             (A::Mixed, _) | (_, Shape::Bad) => A::Mixed,
@@ -85,7 +85,7 @@ impl Access {
 }
 
 /// The shape of index `e`; `kind` gives the kinds of its leaves.
-pub fn shape(prog: &Program, blocks: i64, e: &Expr, kind: &dyn Fn(&Expr) -> Kind) -> Shape {
+pub(super) fn shape(prog: &Program, blocks: i64, e: &Expr, kind: &dyn Fn(&Expr) -> Kind) -> Shape {
     let of = |e: &Expr| shape(prog, blocks, e, kind);
     if kind(e).is_name() {
         return leaf(kind(e));
@@ -189,7 +189,7 @@ fn non_negative(prog: &Program, e: &Expr) -> bool {
 /// `chunks` times (interleaved arrays: one word per block in each chunk of
 /// `nblocks`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Owned {
+pub(super) struct Owned {
     /// Owned by SMs (of `g` blocks), not blocks.
     pub by_sm: bool,
     pub base: usize,
@@ -202,7 +202,12 @@ pub struct Owned {
 /// The owned words of an array of `len` elements accessed as `access`,
 /// with `g` blocks per SM; `Err` when some access could reach another
 /// owner's words or fall outside the array for some owners only.
-pub fn owned(access: Access, len: i64, blocks: i64, g: i64) -> Result<Option<Owned>, String> {
+pub(super) fn owned(
+    access: Access,
+    len: i64,
+    blocks: i64,
+    g: i64,
+) -> Result<Option<Owned>, String> {
     match access {
         Access::Unused | Access::Plain => Ok(None),
         Access::Mixed => Err("is indexed both by block ids and by other data".into()),

@@ -11,7 +11,7 @@ use crate::spec::lexer::{Kw, Sym, Tok};
 /// The highest expression tree: every pass after the parser (names,
 /// constants, lowering, evaluation, CUDA) recurses over it, so this bounds
 /// their stack. Written specs stay below 20.
-pub const MAX_EXPR_HEIGHT: u32 = 256;
+pub(crate) const MAX_EXPR_HEIGHT: u32 = 256;
 
 /// Binary operators and their C precedence (higher binds tighter).
 fn binop(tok: &Tok) -> Option<(BinOp, u8)> {

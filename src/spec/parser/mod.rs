@@ -19,13 +19,11 @@ use super::lexer::{lex, Kw, Sym, Tok, Token};
 /// Deeper nesting than this is an error rather than a stack overflow.
 const MAX_DEPTH: u32 = 100;
 
-pub use expr::MAX_EXPR_HEIGHT;
-
 const TYPES_HINT: &str =
     "the types are bool, u8, u16, u32, u64, i8, i16, i32, i64 (`int` is i32, `unsigned` is u32)";
 
 /// Lexes, reads the header and parses the items of a whole spec.
-pub fn parse_file(text: &str) -> SpecResult<SpecFile> {
+pub(crate) fn parse_file(text: &str) -> SpecResult<SpecFile> {
     let lexed = lex(text)?;
     let header = parse_header(&lexed.header)?;
     let eof = Span::new(text.len(), text.len());
