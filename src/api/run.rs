@@ -78,7 +78,7 @@ pub(crate) fn report_of(
                 // The whole check's peak (search and analyses), not the search's.
                 peak_rss_bytes: crate::explore::peak_rss_bytes().or(s.peak_rss_bytes),
                 explore_seconds: s.seconds,
-                reductions: result.reductions.clone(),
+                reductions: result.reductions.as_deref().cloned(),
             }),
         },
         violations,

@@ -40,7 +40,7 @@ pub(super) fn analyse<S: Checkable>(
             findings: vec![finding],
             limit: None,
             stats,
-            reductions: String::new(),
+            reductions: None,
             fault: true,
         });
     }
@@ -77,7 +77,7 @@ pub(super) fn analyse<S: Checkable>(
             findings,
             limit,
             stats,
-            reductions: String::new(),
+            reductions: None,
             fault: false,
         })
     };

@@ -39,6 +39,7 @@ pub(crate) use semantics::describe_threads;
 use crate::explore::{LimitKind, Options, Stats, TransitionSystem};
 use crate::model::{Labeled, Model, Scheduler, Violation, ViolationKind};
 use crate::reduce::{Reduced, Reductions};
+pub use reductions::{AmpleSets, DistributedRun, Off, ReductionLog, SearchNote};
 
 /// What the analyses need of a semantics besides its transition system:
 /// its threads, whether they finished, what a step did for liveness, the
@@ -110,8 +111,8 @@ pub(crate) struct CheckResult {
     pub limit: Option<LimitKind>,
     pub stats: Stats,
     /// Which reductions the reported search used, and why the others not
-    /// (`--stats`; empty for one search of [`analyse`]).
-    pub reductions: String,
+    /// (`--stats`; `None` for one search of [`analyse`]).
+    pub reductions: Option<Box<SearchNote>>,
     /// The search stopped at a safety violation (the one finding), not at
     /// the end of the graph.
     pub fault: bool,
@@ -124,7 +125,7 @@ pub(crate) fn check(model: &Model, settings: &Settings) -> CheckResult {
     let scheduler = settings.scheduler;
     let wanted = reductions::wanted(settings.reductions, scheduler);
     let (reduced, refusals) = Reduced::new(model, wanted);
-    let mut note = reductions::Note::new(settings.reductions, scheduler, &reduced, &refusals);
+    let mut log = ReductionLog::new(settings.reductions, scheduler, &reduced, &refusals);
     let options = &settings.limits;
     let mut first = analyse::analyse(&reduced, options, scheduler, reduced.is_reduced());
     let mut compacted = options.hash_compaction;
@@ -146,16 +147,19 @@ pub(crate) fn check(model: &Model, settings: &Settings) -> CheckResult {
     let (full, _) = Reduced::new(model, wanted.per_thread());
     let (mut result, searched) = match first {
         analyse::Outcome::Done(result) => {
-            if compacted {
-                note.compacted(result.stats.states);
+            if options.hash_compaction {
+                log.compacted(compacted.then_some(result.stats.states));
             }
-            note.ample_effect(&result.stats);
+            log.ample_effect(&result.stats);
             (result, &reduced)
         }
         analyse::Outcome::NeedsStates => unreachable!("searched without hash compaction"),
         analyse::Outcome::NeedsFullGraph(why) => {
+            if options.hash_compaction {
+                log.compacted(None);
+            }
             if reduced.is_reduced() {
-                note.full_graph(why);
+                log.full_graph(why);
             }
             let again = Options {
                 hash_compaction: false,
@@ -171,7 +175,7 @@ pub(crate) fn check(model: &Model, settings: &Settings) -> CheckResult {
     };
     let shortened = searched.leaves_steps_out() && !result.findings.is_empty();
     if shortened && !shortest::retrace(model, searched, settings, &mut result) {
-        note.reduced_trace();
+        log.reduced_trace();
     }
     if let Some(sym) = searched.symmetry() {
         let reproduced = symmetric::concretize_all(searched, sym, &mut result.findings);
@@ -183,7 +187,7 @@ pub(crate) fn check(model: &Model, settings: &Settings) -> CheckResult {
         // where that does not fit, the findings stay as concretized.
         let retry = !reproduced && result.fault && searched.forgets();
         if retry && !shortest::without_forget(model, settings, &mut result) {
-            note.reduced_trace();
+            log.reduced_trace();
         }
     }
     if searched.forgets() {
@@ -201,7 +205,7 @@ pub(crate) fn check(model: &Model, settings: &Settings) -> CheckResult {
             }
         }
     }
-    result.reductions = note.finish(options.hash_compaction);
+    result.reductions = Some(Box::new(SearchNote::Reductions(log)));
     result
 }
 

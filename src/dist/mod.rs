@@ -22,7 +22,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::api::{model_of, report_of, Error, Prepared};
-use crate::check::{concretize_findings, explain_deadlock, CheckResult, Checkable, Finding};
+use crate::check::{
+    concretize_findings, explain_deadlock, CheckResult, Checkable, DistributedRun, Finding,
+    SearchNote,
+};
 use crate::explore::{explore, Options, Stats, TransitionSystem};
 use crate::reduce::{Reduced, Reductions};
 use crate::report::Report;
@@ -289,28 +292,13 @@ fn result_of(sys: &Reduced, found: &Found, cluster: &Cluster) -> CheckResult {
             peak_rss_bytes: found.rss.iter().copied().max(),
             ..Stats::default()
         },
-        reductions: note(found, cluster),
+        reductions: Some(Box::new(SearchNote::Distributed(DistributedRun {
+            processes: cluster.processes,
+            workers: cluster.workers,
+            states_per_worker: found.searched.per_worker.clone(),
+            peak_rss_bytes_per_process: found.rss.clone(),
+        }))),
     }
-}
-
-/// The `--stats` note of a distributed run: workers, balance, memory.
-fn note(found: &Found, cluster: &Cluster) -> String {
-    let per = &found.searched.per_worker;
-    let max = per.iter().copied().max().unwrap_or(0) as f64;
-    let mean = per.iter().sum::<u64>() as f64 / per.len().max(1) as f64;
-    let rss: Vec<String> = found
-        .rss
-        .iter()
-        .map(|b| format!("{:.1}", *b as f64 / (1 << 20) as f64))
-        .collect();
-    format!(
-        "distributed: {} processes x {} workers; states per worker {:?} (max/mean {:.3}); peak RSS per process (MiB) {}; ample sets off (their proviso needs the whole graph)",
-        cluster.processes,
-        cluster.workers,
-        per,
-        if mean > 0.0 { max / mean } else { 1.0 },
-        rss.join(", ")
-    )
 }
 
 /// The state the actions `path` lead to from the initial state.

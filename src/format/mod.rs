@@ -6,6 +6,7 @@
 pub mod junit;
 #[cfg(not(feature = "terminal"))]
 mod plain;
+pub mod reductions;
 pub mod sarif;
 pub mod svg;
 pub mod text;

@@ -177,7 +177,9 @@ pub fn render_stats(report: &Report) -> String {
     if let Some(b) = m.peak_rss_bytes {
         let _ = write!(line, ", peak RSS {:.1} MiB", mib(b));
     }
-    let _ = write!(line, "; {}", m.reductions);
+    if let Some(note) = &m.reductions {
+        let _ = write!(line, "; {}", super::reductions::describe(note));
+    }
     line
 }
 

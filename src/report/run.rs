@@ -2,6 +2,7 @@
 //! verdict, the statistics and each violation with its counterexample.
 
 use super::{SourcePos, Trace};
+use crate::check::SearchNote;
 use crate::explore::{LimitKind, Limits};
 use crate::ir::Launch;
 use crate::model::{BranchOrder, MemoryModel, Scheduler, SimtMode, ViolationKind};
@@ -165,8 +166,10 @@ pub struct Measured {
     pub peak_rss_bytes: Option<u64>,
     /// Seconds of the state-space search alone (without the graph analyses).
     pub explore_seconds: f64,
-    /// Which reductions the search used, or why one was off.
-    pub reductions: String,
+    /// Which reductions the search used, or why one was off
+    /// (`format::reductions` words it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reductions: Option<SearchNote>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
