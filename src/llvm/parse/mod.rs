@@ -608,4 +608,4 @@ fn is_const_expr_word(w: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
