@@ -47,6 +47,21 @@ pub struct SyncOp {
     pub ir_line: usize,
     /// Its source location.
     pub location: Located,
+    /// For an operation in a function the kernel calls (one the inliner
+    /// left, e.g. `noinline`), the location of the first call that reaches
+    /// it; `None` in the kernel itself. Where `location` has no user's
+    /// line (libcu++'s out-of-line helpers), this one has it.
+    pub call_site: Option<Located>,
+}
+
+impl SyncOp {
+    /// The user's line to show: its own, else its call site's.
+    pub fn user_location(&self) -> Option<&super::debug::SourceLoc> {
+        self.location
+            .user
+            .as_ref()
+            .or_else(|| self.call_site.as_ref()?.user.as_ref())
+    }
 }
 
 impl SyncKind {
@@ -93,9 +108,9 @@ pub fn sync_ops(module: &Module, kernel: &str, files: &UserFiles) -> Option<Vec<
     module.function(kernel).filter(|f| !f.is_declaration())?;
     let debug = DebugInfo::new(module);
     let mut out = Vec::new();
-    let mut seen = vec![kernel.to_string()];
+    let mut seen: Vec<(String, Option<Located>)> = vec![(kernel.to_string(), None)];
     let mut next = 0;
-    while let Some(name) = seen.get(next).cloned() {
+    while let Some((name, call_site)) = seen.get(next).cloned() {
         next += 1;
         let Some(f) = module.function(&name) else {
             continue;
@@ -106,9 +121,16 @@ pub fn sync_ops(module: &Module, kernel: &str, files: &UserFiles) -> Option<Vec<
                     callee: Callee::Function(c),
                 } = &i.kind
                 {
-                    if module.function(c).is_some_and(|g| !g.is_declaration()) && !seen.contains(c)
+                    if module.function(c).is_some_and(|g| !g.is_declaration())
+                        && !seen.iter().any(|(n, _)| n == c)
                     {
-                        seen.push(c.clone());
+                        let mut here = debug.locate(i.dbg, files);
+                        if here.user.is_none() {
+                            if let Some(outer) = &call_site {
+                                here.user.clone_from(&outer.user);
+                            }
+                        }
+                        seen.push((c.clone(), Some(here)));
                     }
                 }
                 if let Some(kind) = sync_kind(&i.kind) {
@@ -118,6 +140,7 @@ pub fn sync_ops(module: &Module, kernel: &str, files: &UserFiles) -> Option<Vec<
                         kind,
                         ir_line: i.line,
                         location: debug.locate(i.dbg, files),
+                        call_site: call_site.clone(),
                     });
                 }
             }
