@@ -30,6 +30,8 @@ pub mod format;
 pub mod gpu;
 pub mod ir;
 pub mod litmus;
+#[cfg(feature = "cuda-frontend")]
+pub mod llvm;
 pub mod model;
 pub mod reduce;
 pub mod report;

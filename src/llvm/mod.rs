@@ -1,0 +1,23 @@
+//! Reading CUDA C++ through clang-19's LLVM IR (issue #39, route A of the
+//! spike): `toolchain` runs clang and opt on a `.cu` file with CUDA's
+//! headers from the PyPI wheels, `lexer` and `parse` read the textual IR
+//! they emit into the owned data model of `ir`, `debug` maps an
+//! instruction back to a line of the user's file through the `inlinedAt`
+//! chain, and `sync` lists a kernel's synchronisation operations. No LLVM
+//! library is linked. The lowering of this IR to the checker's program is
+//! the next slice; nothing else in the crate uses this module yet.
+
+pub mod debug;
+pub mod ir;
+pub mod lexer;
+pub mod parse;
+pub mod sync;
+pub mod toolchain;
+
+pub use ir::Module;
+pub use lexer::ParseError;
+
+/// Parses the textual LLVM IR `text` (a whole `.ll` file).
+pub fn parse(text: &str) -> Result<Module, ParseError> {
+    parse::parse_module(text)
+}
