@@ -18,6 +18,6 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let args = cli::args::Cli::parse();
+    let args = cli::command::Cli::parse();
     std::process::exit(cli::main_with(args));
 }

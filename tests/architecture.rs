@@ -22,6 +22,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("spec", 1),
     ("ir", 2),
     ("cu", 3),
+    ("llvm", 3),
     ("cuda", 3),
     ("model", 3),
     ("reduce", 4),
@@ -190,10 +191,17 @@ fn is_ident(c: char) -> bool {
 
 /// The paths of a `use` tree (`a::{b, c::{d}}` gives `a::b`, `a::c::d`).
 fn expand_tree(tree: &str, out: &mut Vec<String>) {
-    let tree: String = tree.chars().filter(|c| !c.is_whitespace()).collect();
+    // One space between words (`e as f`), none around the punctuation.
+    let words: Vec<&str> = tree.split_whitespace().collect();
+    let mut tree = words.join(" ");
+    for p in ["{", "}", ",", "::"] {
+        tree = tree
+            .replace(&format!(" {p}"), p)
+            .replace(&format!("{p} "), p);
+    }
     fn rec(prefix: &str, t: &str, out: &mut Vec<String>) {
         let Some(open) = t.find('{') else {
-            let t = t.split(" as ").next().unwrap_or(t);
+            let t = t.split(" as ").next().unwrap_or(t).trim();
             out.push(format!("{prefix}{t}"));
             return;
         };

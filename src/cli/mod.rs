@@ -3,8 +3,11 @@
 
 pub mod args;
 mod bench;
+pub mod command;
 #[cfg(feature = "dist")]
 mod dist;
+#[cfg(feature = "dist")]
+mod dist_args;
 mod family;
 mod gpu;
 mod litmus;
@@ -16,9 +19,8 @@ use crate::format::text::render_report;
 use crate::format::{sarif, svg};
 use crate::report::{Report, SavedCounterexample};
 use crate::trace::ReplayOutcome;
-use args::{
-    CheckArgs, Cli, ColorChoice, Command, Format, OutputArgs, ReplayOutputArgs, TextOrJson,
-};
+use args::{CheckArgs, ColorChoice, Format, OutputArgs, ReplayOutputArgs, TextOrJson};
+use command::{Cli, Command};
 use std::io::IsTerminal;
 use std::path::Path;
 

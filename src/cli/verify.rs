@@ -1,7 +1,8 @@
 //! `gsync-check verify PATH...`: check every spec's `//! expect` lines, for
 //! CI before merge.
 
-use super::args::{Cli, Command, VerifyFormat as Format, VerifyOutputArgs};
+use super::args::{VerifyFormat as Format, VerifyOutputArgs};
+use super::command::{Cli, Command};
 use super::{config_from, strip_timings, to_json, write_counterexamples};
 use crate::api::{self, Error, SpecSource};
 use crate::format::text::render_stats;
