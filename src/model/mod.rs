@@ -263,7 +263,7 @@ impl<'p> Model<'p> {
     /// before any use (`facts::Refreshes`): under `ptx` with it on, where
     /// each thread's future accesses are known.
     pub fn refreshes_views(&self) -> bool {
-        self.facts.refreshes_views()
+        memory::Foresight::refreshes(&self.facts)
     }
 
     /// What word `i` of a state holds under `ptx` (`None` under `sc`, or

@@ -250,11 +250,7 @@ impl Parser {
                 let ty = self.ty()?;
                 self.expect_punct(',')?;
                 let addr = self.operand()?;
-                let atomic = if atomic {
-                    Some(self.atomic_ordering()?)
-                } else {
-                    None
-                };
+                let atomic = self.ordering_if(atomic)?;
                 let align = self.align_tail()?;
                 (
                     InstrKind::Load {
@@ -272,11 +268,7 @@ impl Parser {
                 let v = self.operand()?;
                 self.expect_punct(',')?;
                 let addr = self.operand()?;
-                let atomic = if atomic {
-                    Some(self.atomic_ordering()?)
-                } else {
-                    None
-                };
+                let atomic = self.ordering_if(atomic)?;
                 let align = self.align_tail()?;
                 (
                     InstrKind::Store {
@@ -530,6 +522,15 @@ impl Parser {
     }
 
     /// `[syncscope("s")] ORDERING`.
+    /// The ordering of a `load atomic` / `store atomic`, after its operands.
+    fn ordering_if(&mut self, atomic: bool) -> Result<Option<Atomic>, ParseError> {
+        if atomic {
+            self.atomic_ordering().map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
     fn atomic_ordering(&mut self) -> Result<Atomic, ParseError> {
         let scope = if self.eat_ident("syncscope") {
             self.expect_punct('(')?;

@@ -66,11 +66,6 @@ impl Facts {
         };
         Facts { futures, refreshes }
     }
-
-    /// Whether the canonical form raises the views an SC fence refreshes.
-    pub(crate) fn refreshes_views(&self) -> bool {
-        self.refreshes.is_some()
-    }
 }
 
 impl Foresight for Facts {
