@@ -122,42 +122,11 @@ impl Parser {
             return Ok((InstrKind::Cast(c), to, vec![v]));
         }
         Ok(match op {
-            "ret" => {
-                if self.eat_ident("void") {
-                    (InstrKind::Ret, Type::Void, vec![])
-                } else {
-                    let v = self.operand()?;
-                    (InstrKind::Ret, Type::Void, vec![v])
-                }
-            }
-            "br" => {
-                if self.is_ident("label") {
-                    let dest = self.label()?;
-                    (InstrKind::Br { dest }, Type::Void, vec![])
-                } else {
-                    let c = self.operand()?;
-                    self.expect_punct(',')?;
-                    let then = self.label()?;
-                    self.expect_punct(',')?;
-                    let els = self.label()?;
-                    (InstrKind::CondBr { then, els }, Type::Void, vec![c])
-                }
-            }
-            "switch" => {
-                let v = self.operand()?;
-                self.expect_punct(',')?;
-                let default = self.label()?;
-                self.expect_punct('[')?;
-                let mut cases = Vec::new();
-                while !self.eat_punct(']') {
-                    self.ty()?;
-                    let c = self.int_constant()?;
-                    self.expect_punct(',')?;
-                    cases.push((c, self.label()?));
-                }
-                (InstrKind::Switch { default, cases }, Type::Void, vec![v])
-            }
-            "unreachable" => (InstrKind::Unreachable, Type::Void, vec![]),
+            "ret" | "br" | "switch" | "unreachable" => return self.terminator(op),
+            "alloca" | "getelementptr" => return self.address(op),
+            "load" | "store" | "atomicrmw" | "cmpxchg" | "fence" => return self.access(op),
+            "extractvalue" | "insertvalue" | "extractelement" | "insertelement"
+            | "shufflevector" => return self.element_access(op),
             "fneg" => {
                 while self.eat_any(FMF) {}
                 let v = self.operand()?;
@@ -222,6 +191,61 @@ impl Parser {
                 let v = self.operand()?;
                 (InstrKind::Freeze, v.ty.clone(), vec![v])
             }
+            "tail" | "musttail" | "notail" => {
+                self.expect_ident("call")?;
+                return self.call();
+            }
+            "call" => return self.call(),
+            other => return self.unsupported(other),
+        })
+    }
+
+    /// `ret`, `br`, `switch`, `unreachable`.
+    fn terminator(&mut self, op: &str) -> Result<(InstrKind, Type, Vec<Operand>), ParseError> {
+        Ok(match op {
+            "ret" => {
+                if self.eat_ident("void") {
+                    (InstrKind::Ret, Type::Void, vec![])
+                } else {
+                    let v = self.operand()?;
+                    (InstrKind::Ret, Type::Void, vec![v])
+                }
+            }
+            "br" => {
+                if self.is_ident("label") {
+                    let dest = self.label()?;
+                    (InstrKind::Br { dest }, Type::Void, vec![])
+                } else {
+                    let c = self.operand()?;
+                    self.expect_punct(',')?;
+                    let then = self.label()?;
+                    self.expect_punct(',')?;
+                    let els = self.label()?;
+                    (InstrKind::CondBr { then, els }, Type::Void, vec![c])
+                }
+            }
+            "switch" => {
+                let v = self.operand()?;
+                self.expect_punct(',')?;
+                let default = self.label()?;
+                self.expect_punct('[')?;
+                let mut cases = Vec::new();
+                while !self.eat_punct(']') {
+                    self.ty()?;
+                    let c = self.int_constant()?;
+                    self.expect_punct(',')?;
+                    cases.push((c, self.label()?));
+                }
+                (InstrKind::Switch { default, cases }, Type::Void, vec![v])
+            }
+            "unreachable" => (InstrKind::Unreachable, Type::Void, vec![]),
+            other => return self.unsupported(other),
+        })
+    }
+
+    /// Where memory is: `alloca`, `getelementptr`.
+    fn address(&mut self, op: &str) -> Result<(InstrKind, Type, Vec<Operand>), ParseError> {
+        Ok(match op {
             "alloca" => {
                 self.eat_ident("inalloca");
                 let allocated = self.ty()?;
@@ -244,6 +268,34 @@ impl Parser {
                     operands,
                 )
             }
+            "getelementptr" => {
+                let mut inbounds = false;
+                loop {
+                    if self.eat_ident("inbounds") {
+                        inbounds = true;
+                    } else if !self.eat_any(&["nuw", "nusw"]) {
+                        break;
+                    }
+                }
+                let source = self.ty()?;
+                let mut operands = Vec::new();
+                while self.is_punct(',') && !matches!(self.peek_at(1), Tok::MetaName(_)) {
+                    self.bump();
+                    operands.push(self.operand()?);
+                }
+                let Some(base) = operands.first() else {
+                    return self.err("getelementptr without a base pointer");
+                };
+                let ty = base.ty.clone();
+                (InstrKind::GetElementPtr { source, inbounds }, ty, operands)
+            }
+            other => return self.unsupported(other),
+        })
+    }
+
+    /// Accesses to memory: `load`, `store`, `atomicrmw`, `cmpxchg`, `fence`.
+    fn access(&mut self, op: &str) -> Result<(InstrKind, Type, Vec<Operand>), ParseError> {
+        Ok(match op {
             "load" => {
                 let atomic = self.eat_ident("atomic");
                 let volatile = self.eat_ident("volatile");
@@ -335,27 +387,14 @@ impl Parser {
                 let a = self.atomic_ordering()?;
                 (InstrKind::Fence(a), Type::Void, vec![])
             }
-            "getelementptr" => {
-                let mut inbounds = false;
-                loop {
-                    if self.eat_ident("inbounds") {
-                        inbounds = true;
-                    } else if !self.eat_any(&["nuw", "nusw"]) {
-                        break;
-                    }
-                }
-                let source = self.ty()?;
-                let mut operands = Vec::new();
-                while self.is_punct(',') && !matches!(self.peek_at(1), Tok::MetaName(_)) {
-                    self.bump();
-                    operands.push(self.operand()?);
-                }
-                let Some(base) = operands.first() else {
-                    return self.err("getelementptr without a base pointer");
-                };
-                let ty = base.ty.clone();
-                (InstrKind::GetElementPtr { source, inbounds }, ty, operands)
-            }
+            other => return self.unsupported(other),
+        })
+    }
+
+    /// Struct and vector element access: `extractvalue`, `insertvalue`,
+    /// `extractelement`, `insertelement`, `shufflevector`.
+    fn element_access(&mut self, op: &str) -> Result<(InstrKind, Type, Vec<Operand>), ParseError> {
+        Ok(match op {
             "extractvalue" => {
                 let agg = self.operand()?;
                 let indices = self.indices()?;
@@ -401,11 +440,6 @@ impl Parser {
                 };
                 (InstrKind::ShuffleVector, ty, vec![a, b, mask])
             }
-            "tail" | "musttail" | "notail" => {
-                self.expect_ident("call")?;
-                return self.call();
-            }
-            "call" => return self.call(),
             other => return self.unsupported(other),
         })
     }
