@@ -17,7 +17,7 @@ pub mod bench;
 pub(crate) mod check;
 #[cfg(feature = "native")]
 pub mod cli;
-pub(crate) mod clock;
+pub mod clock;
 #[cfg(feature = "cuda-frontend")]
 pub(crate) mod cu;
 #[cfg(feature = "gpu")]
