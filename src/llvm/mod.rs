@@ -10,6 +10,7 @@
 pub mod debug;
 pub mod ir;
 pub mod lexer;
+pub(crate) mod lower;
 pub mod parse;
 pub mod sync;
 pub mod toolchain;
