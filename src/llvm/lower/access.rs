@@ -118,10 +118,7 @@ pub(crate) fn atomic_intrinsic(name: &str) -> Option<(AtomicOp, Scope, Option<bo
 }
 
 fn bits_of(ty: &LType) -> Option<u32> {
-    match ty {
-        LType::Int(w) => Some(*w),
-        _ => None,
-    }
+    super::values::width(ty)
 }
 
 impl Lowerer<'_> {
@@ -184,7 +181,7 @@ impl Lowerer<'_> {
     fn access_bits(&self, ty: &LType) -> R<u32> {
         match bits_of(ty) {
             Some(b @ (1 | 8 | 16 | 32 | 64)) => Ok(b),
-            _ => self.refuse(format!("a memory access of LLVM type {ty:?}: only integers of 8 to 64 bits are modelled (no float, vector or pointer values in memory)")),
+            _ => self.refuse(format!("a memory access of LLVM type {ty:?}: only integers and floating-point values (as their bits) are modelled, no vectors")),
         }
     }
 

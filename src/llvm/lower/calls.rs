@@ -78,6 +78,9 @@ impl Lowerer<'_> {
             };
             return self.assign(instr, v);
         }
+        if let Some(v) = self.integer_intrinsic(name, instr)? {
+            return self.assign(instr, v);
+        }
         if let Some((op, scope, _)) = atomic_intrinsic(name) {
             let mut values = vec![];
             for o in &instr.operands[1..] {
@@ -174,6 +177,58 @@ impl Lowerer<'_> {
             }
         }
         Ok(())
+    }
+
+    /// `llvm.{u,s}{min,max}.iN` and `llvm.abs.iN` (`min`, `max`, `abs`,
+    /// and what instcombine makes of `a < b ? a : b`).
+    fn integer_intrinsic(&mut self, name: &str, instr: &Instr) -> R<Option<Expr>> {
+        use crate::spec::ast::{BinOp, UnOp};
+        let Some(base) = name.strip_prefix("llvm.") else {
+            return Ok(None);
+        };
+        let op = base.split('.').next().unwrap_or("");
+        if !matches!(op, "umin" | "umax" | "smin" | "smax" | "abs") {
+            return Ok(None);
+        }
+        let crate::llvm::ir::Type::Int(bits) = instr.ty else {
+            return Ok(None);
+        };
+        let a = self.int(&instr.operands[0])?;
+        let signed = op.starts_with('s') || op == "abs";
+        let a = if signed {
+            super::values::sext(a, bits)
+        } else {
+            a
+        };
+        if op == "abs" {
+            let neg = Expr::Unary(UnOp::Neg, Box::new(a.clone()));
+            let is_neg = Expr::Binary(BinOp::Lt, Box::new(a.clone()), Box::new(Expr::Const(0)));
+            return Ok(Some(Expr::Ternary(
+                Box::new(is_neg),
+                Box::new(neg),
+                Box::new(a),
+            )));
+        }
+        if bits >= 64 && !signed {
+            return self.refuse(format!("`{name}`: unsigned 64-bit comparison"));
+        }
+        let b = self.int(&instr.operands[1])?;
+        let b = if signed {
+            super::values::sext(b, bits)
+        } else {
+            b
+        };
+        let cmp = if op.ends_with("min") {
+            BinOp::Lt
+        } else {
+            BinOp::Gt
+        };
+        let pick_a = Expr::Binary(cmp, Box::new(a.clone()), Box::new(b.clone()));
+        Ok(Some(Expr::Ternary(
+            Box::new(pick_a),
+            Box::new(a),
+            Box::new(b),
+        )))
     }
 
     /// `atomicCAS_block`/`_system`: the intrinsic returns the old value.

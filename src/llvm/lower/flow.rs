@@ -12,6 +12,9 @@ use crate::llvm::ir::{Block, CastOp, Instr, InstrKind, Type as LType};
 use crate::spec::ast::{BinOp, Type};
 use std::collections::HashMap;
 
+/// The byte offset a NULL pointer phi holds: far below any variable.
+const NULL_OFFSET: i64 = -(1 << 40);
+
 /// Which target of an emitted instruction an edge fills.
 #[derive(Clone, Copy)]
 enum Slot {
@@ -186,7 +189,7 @@ impl Lowerer<'_> {
                 volatile, atomic, ..
             } => {
                 if matches!(instr.ty, LType::Ptr(_)) {
-                    return self.refuse("a pointer loaded from memory: the model cannot follow it");
+                    return self.load_pointer(instr);
                 }
                 self.load(instr, *volatile, atomic.as_ref())
             }
@@ -207,6 +210,26 @@ impl Lowerer<'_> {
                 self.refuse("floating-point arithmetic (float, double, half) is not modelled")
             }
             other => self.refuse(format!("the LLVM instruction `{}`", other.opcode())),
+        }
+    }
+
+    /// A pointer field of a kernel's struct argument, read at a constant
+    /// offset: the field's own buffer (see `pointer_field`).
+    fn load_pointer(&mut self, instr: &Instr) -> R<()> {
+        let p = self.ptr(&instr.operands[0])?;
+        let field = match (p.var, &p.offset) {
+            (Some(v), Expr::Const(k)) => self.pointer_field(v, *k),
+            _ => None,
+        };
+        match field {
+            Some(d) => self.bind_ptr(
+                instr,
+                Ptr {
+                    var: Some(d),
+                    offset: Expr::Const(0),
+                },
+            ),
+            None => self.refuse("a pointer loaded from memory other than a field of a kernel's struct argument: the model cannot follow it"),
         }
     }
 
@@ -296,7 +319,16 @@ impl Lowerer<'_> {
             match &instr.ty {
                 LType::Ptr(_) => {
                     let dst = self.ptrs[res].clone();
-                    let src = self.ptr(op)?;
+                    let src = match op.value {
+                        // NULL into a pointer phi (`T *p = NULL; if (...) p = buf;`):
+                        // an offset no access can reach, so that a use is
+                        // an out-of-bounds error rather than a guess.
+                        crate::llvm::ir::Value::Null => Ptr {
+                            var: dst.var,
+                            offset: Expr::Const(NULL_OFFSET),
+                        },
+                        _ => self.ptr(op)?,
+                    };
                     if src.var != dst.var {
                         return self.refuse("a phi of pointers into two buffers or variables: the model names one variable per access");
                     }

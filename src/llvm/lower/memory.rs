@@ -231,6 +231,7 @@ impl Lowerer<'_> {
                     self.widths.push(None);
                     self.signed.push(None);
                     self.ptrs.insert(ssa, Ptr { var: Some(var), offset: Expr::Const(0) });
+                    self.param_vars.push(var);
                 }
                 LType::Int(w) => {
                     let Some(v) = given else {
@@ -277,10 +278,10 @@ impl Lowerer<'_> {
             }
         };
         let (len, bits, is_array) = match flatten(&g.ty) {
-            Some((len, bits)) => (len, bits, !matches!(g.ty, LType::Int(_))),
+            Some((len, bits)) => (len, bits, matches!(g.ty, LType::Array(..))),
             None => {
                 return self.refuse(format!(
-                    "the variable `{}` of LLVM type {:?}: only integers and arrays of integers are modelled",
+                    "the variable `{}` of LLVM type {:?}: only integers, floating-point values (as their bits) and arrays of them are modelled",
                     display_name(name),
                     g.ty
                 ))
@@ -333,6 +334,11 @@ impl Lowerer<'_> {
     /// function (phis may name values defined later).
     pub(super) fn pointer_bases(&mut self) -> R<HashMap<String, Base>> {
         let mut bases: HashMap<String, Base> = HashMap::new();
+        let defs: HashMap<&str, &crate::llvm::ir::Instr> = self
+            .func
+            .instructions()
+            .filter_map(|i| Some((i.result.as_deref()?, i)))
+            .collect();
         for (name, p) in &self.ptrs {
             if let Some(v) = p.var {
                 bases.insert(name.clone(), Base::Var(v));
@@ -350,6 +356,18 @@ impl Lowerer<'_> {
                     }
                     InstrKind::Phi { .. } => instr.operands.iter().collect(),
                     InstrKind::Select => instr.operands.iter().skip(1).collect(),
+                    InstrKind::Load { .. } => {
+                        self.locate(instr);
+                        if let Some(v) = self
+                            .static_ptr(&instr.operands[0].value, &defs)?
+                            .and_then(|(v, k)| self.pointer_field(v, k))
+                        {
+                            if bases.insert(res.clone(), Base::Var(v)) != Some(Base::Var(v)) {
+                                changed = true;
+                            }
+                        }
+                        continue;
+                    }
                     InstrKind::Alloca { .. } => {
                         if bases.insert(res.clone(), Base::Private).is_none() {
                             changed = true;
@@ -372,6 +390,86 @@ impl Lowerer<'_> {
                 return Ok(bases);
             }
         }
+    }
+
+    /// A pointer known before running: a variable at a constant offset
+    /// (a parameter, or a constant `getelementptr` of one).
+    fn static_ptr(
+        &mut self,
+        v: &Value,
+        defs: &HashMap<&str, &crate::llvm::ir::Instr>,
+    ) -> R<Option<(VarId, i64)>> {
+        let p = match v {
+            Value::Local(n) => match (self.ptrs.get(n), defs.get(n.as_str())) {
+                (Some(p), _) => p.clone(),
+                (None, Some(def)) => match &def.kind {
+                    InstrKind::Cast(CastOp::AddrSpaceCast | CastOp::BitCast) => {
+                        return self.static_ptr(&def.operands[0].value, defs)
+                    }
+                    InstrKind::GetElementPtr { source, .. }
+                        if def.operands[1..]
+                            .iter()
+                            .all(|o| matches!(o.value, Value::Int(_))) =>
+                    {
+                        let Some((var, k)) = self.static_ptr(&def.operands[0].value, defs)? else {
+                            return Ok(None);
+                        };
+                        let base = Ptr {
+                            var: Some(var),
+                            offset: Expr::Const(k),
+                        };
+                        self.gep(source, base, &def.operands[1..])?
+                    }
+                    _ => return Ok(None),
+                },
+                _ => return Ok(None),
+            },
+            Value::Expr(ce) => self.const_ptr(ce)?,
+            _ => return Ok(None),
+        };
+        Ok(match (p.var, p.offset) {
+            (Some(v), Expr::Const(k)) => Some((v, k)),
+            _ => None,
+        })
+    }
+
+    /// The buffer a pointer field of a kernel's struct argument points to
+    /// (`gpuLockData->mutexBufferHeads`): a buffer of its own per field
+    /// (offset `k` into the parameter `v`'s buffer), zero-initialised, of
+    /// the default length; named by the field as the source spells it at
+    /// the load. `None` for a variable that is not a kernel parameter.
+    pub(super) fn pointer_field(&mut self, v: VarId, k: i64) -> Option<VarId> {
+        if let Some(d) = self.fields.get(&(v, k)) {
+            return Some(*d);
+        }
+        if !self.param_vars.contains(&v) {
+            return None;
+        }
+        let at = &self.lines.source.text[self.point.start as usize..];
+        let field: String = at
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let field = if field.is_empty() || field.starts_with(|c: char| c.is_ascii_digit()) {
+            format!("@{k}")
+        } else {
+            field
+        };
+        let d = self.vars.len() as VarId;
+        self.vars.push(MemVar {
+            name: format!("{}->{field}", self.vars[v as usize].name),
+            storage: Storage::Global,
+            ty: Type::U32,
+            volatile: false,
+            len: DEFAULT_BUFFER_LEN,
+            is_array: true,
+            init: vec![0; DEFAULT_BUFFER_LEN as usize],
+            span: self.span,
+        });
+        self.widths.push(None);
+        self.signed.push(None);
+        self.fields.insert((v, k), d);
+        Some(d)
     }
 
     fn base_of(&mut self, v: &Value, bases: &HashMap<String, Base>) -> R<Option<Base>> {
@@ -533,6 +631,10 @@ impl Lowerer<'_> {
 fn flatten(ty: &LType) -> Option<(u32, u32)> {
     match ty {
         LType::Int(w) if matches!(w, 1 | 8 | 16 | 32 | 64) => Some((1, *w)),
+        // Floating-point elements are held as their bits.
+        LType::Half | LType::BFloat => Some((1, 16)),
+        LType::Float => Some((1, 32)),
+        LType::Double => Some((1, 64)),
         LType::Array(n, t) => {
             let (k, b) = flatten(t)?;
             let len = u32::try_from(*n).ok()?.checked_mul(k)?;

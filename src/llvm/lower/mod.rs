@@ -93,6 +93,8 @@ pub(crate) fn lower_kernel(
         ptrs: HashMap::new(),
         bases: HashMap::new(),
         cas: HashMap::new(),
+        param_vars: Vec::new(),
+        fields: HashMap::new(),
         code: Vec::new(),
         params: Vec::new(),
     };
@@ -179,6 +181,11 @@ pub(crate) struct Lowerer<'m> {
     ptrs: HashMap<String, Ptr>,
     /// The variable each pointer SSA value points into (see `memory::bases`).
     bases: HashMap<String, memory::Base>,
+    /// The buffers of kernel pointer parameters.
+    param_vars: Vec<VarId>,
+    /// The buffer of each pointer field of a struct argument: (the
+    /// parameter's buffer, byte offset) → buffer.
+    fields: HashMap<(VarId, i64), VarId>,
     /// `cmpxchg` results: the old value's local and the expected value.
     cas: HashMap<String, (LocalId, Expr)>,
     code: Vec<Instr>,

@@ -53,9 +53,30 @@ fn flip(e: Expr) -> Expr {
     bin(BinOp::BitXor, e, Expr::Const(i64::MIN))
 }
 
-fn width(ty: &LType) -> Option<u32> {
+/// The bits of a value of `ty`: an integer's width, or a floating-point
+/// type's, whose values are carried as their bits (loaded, stored,
+/// selected, passed through phis, never computed with).
+pub(crate) fn width(ty: &LType) -> Option<u32> {
     match ty {
         LType::Int(w) => Some(*w),
+        LType::Half | LType::BFloat => Some(16),
+        LType::Float => Some(32),
+        LType::Double => Some(64),
+        _ => None,
+    }
+}
+
+/// The bits of a floating-point constant as LLVM writes it (decimal, or
+/// hexadecimal in double's format for `float` and `double`).
+fn float_bits(ty: &LType, text: &str) -> Option<i64> {
+    let as_f64 = match text.strip_prefix("0x") {
+        Some(hex) if hex.len() == 16 => f64::from_bits(u64::from_str_radix(hex, 16).ok()?),
+        Some(_) => return None,
+        None => text.parse::<f64>().ok()?,
+    };
+    match ty {
+        LType::Float => Some(i64::from((as_f64 as f32).to_bits())),
+        LType::Double => Some(as_f64.to_bits() as i64),
         _ => None,
     }
 }
@@ -72,6 +93,10 @@ impl Lowerer<'_> {
         Ok(match &op.value {
             Value::Int(i) => Expr::Const(zext(*i, bits)),
             Value::Undef | Value::Poison | Value::Zero => Expr::Const(0),
+            Value::Float(f) => match float_bits(&op.ty, f) {
+                Some(b) => Expr::Const(b),
+                None => return self.refuse(format!("the floating-point constant `{f}`")),
+            },
             Value::Local(n) => match self.consts.get(n) {
                 Some(c) => Expr::Const(*c),
                 None => Expr::Local(self.local(n, bits)?),
@@ -182,6 +207,7 @@ impl Lowerer<'_> {
             (CastOp::PtrToInt | CastOp::IntToPtr, _) => {
                 return self.refuse("a pointer converted to or from an integer: pointer arithmetic the model cannot name")
             }
+            // Same bits, another type (float <-> int of its width).
             (CastOp::BitCast, Some(_)) if width(&instr.ty) == from => self.int(&instr.operands[0])?,
             _ => return self.refuse(format!("the conversion `{}` (floating point is not modelled)", op.name())),
         };
