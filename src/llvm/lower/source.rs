@@ -103,6 +103,12 @@ impl Lines {
     }
 }
 
+/// Words that end a parameter's type, not name it.
+const TYPE_WORDS: &[&str] = &[
+    "int", "unsigned", "signed", "long", "short", "char", "bool", "float", "double", "void",
+    "size_t",
+];
+
 /// The parameter names of the function `name` declared at the start of
 /// `text` (its declaration onward): the last identifier of each
 /// top-level, comma-separated part of its parameter list. `None` when the
@@ -129,23 +135,30 @@ pub(crate) fn param_names(text: &str, name: &str, count: usize) -> Option<Vec<St
     }
     let names: Vec<String> = parts
         .iter()
+        .filter(|p| !p.trim().is_empty())
         .map(|p| {
             let p = p.split('=').next().unwrap_or("");
             let p = p.split('[').next().unwrap_or("");
+            let p = p.trim();
             let ident: String = p
-                .trim()
                 .chars()
                 .rev()
                 .take_while(|c| c.is_alphanumeric() || *c == '_')
                 .collect();
-            ident.chars().rev().collect::<String>()
+            let ident: String = ident.chars().rev().collect();
+            // `int` alone, or `unsigned int`: a type without a name.
+            let unnamed = p.len() == ident.len() || TYPE_WORDS.contains(&ident.as_str());
+            if unnamed {
+                "?".to_string()
+            } else {
+                ident
+            }
         })
-        .filter(|n| !n.is_empty())
         .collect();
     let plausible = names.len() == count
         && names
             .iter()
-            .all(|n| !n.starts_with(|c: char| c.is_ascii_digit()) && n != "void");
+            .all(|n| n.starts_with(|c: char| c.is_alphabetic() || c == '_'));
     (plausible || count == 0)
         .then_some(names)
         .filter(|n| n.len() == count)
