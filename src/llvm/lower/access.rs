@@ -329,7 +329,7 @@ impl Lowerer<'_> {
         self.assign(instr, value)
     }
 
-    /// An LLVM `fence` (C++ `atomic_thread_fence`, `cuda::atomic_thread_fence`).
+    /// An LLVM `fence` (`__atomic_thread_fence`).
     pub(super) fn fence(&mut self, atomic: &Atomic) -> R<()> {
         let Some(scope) = scope_of(atomic.scope.as_deref()) else {
             return self.refuse(format!(

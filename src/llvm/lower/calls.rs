@@ -183,10 +183,20 @@ impl Lowerer<'_> {
     /// and what instcombine makes of `a < b ? a : b`).
     fn integer_intrinsic(&mut self, name: &str, instr: &Instr) -> R<Option<Expr>> {
         use crate::spec::ast::{BinOp, UnOp};
-        let Some(base) = name.strip_prefix("llvm.") else {
-            return Ok(None);
+        // libdevice's `max`, `min`, `abs` (declared only: -nocudalib).
+        let libdevice = match name {
+            "__nv_max" | "__nv_llmax" => Some("smax"),
+            "__nv_min" | "__nv_llmin" => Some("smin"),
+            "__nv_umax" | "__nv_ullmax" => Some("umax"),
+            "__nv_umin" | "__nv_ullmin" => Some("umin"),
+            "__nv_abs" | "__nv_llabs" => Some("abs"),
+            _ => None,
         };
-        let op = base.split('.').next().unwrap_or("");
+        let op = match (libdevice, name.strip_prefix("llvm.")) {
+            (Some(op), _) => op,
+            (None, Some(base)) => base.split('.').next().unwrap_or(""),
+            (None, None) => return Ok(None),
+        };
         if !matches!(op, "umin" | "umax" | "smin" | "smax" | "abs") {
             return Ok(None);
         }

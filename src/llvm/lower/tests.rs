@@ -323,3 +323,34 @@ declare void @__assertfail(ptr, ptr, i32, ptr, i64)
         ["device assertion `x > 0` failed", "__trap() was called"]
     );
 }
+
+#[test]
+fn min_max_and_abs_are_expressions() {
+    let ll = r#"
+define ptx_kernel void @k(ptr %out, i32 %x) {
+  %a = call i32 @__nv_max(i32 %x, i32 3)
+  store i32 %a, ptr %out
+  %b = call i32 @llvm.umin.i32(i32 %x, i32 3)
+  %p1 = getelementptr inbounds i32, ptr %out, i64 1
+  store i32 %b, ptr %p1
+  %c = call i32 @__nv_abs(i32 %x)
+  %p2 = getelementptr inbounds i32, ptr %out, i64 2
+  store i32 %c, ptr %p2
+  %d = ashr i32 %x, 1
+  %p3 = getelementptr inbounds i32, ptr %out, i64 3
+  store i32 %d, ptr %p3
+  ret void
+}
+declare i32 @__nv_max(i32, i32)
+declare i32 @__nv_abs(i32)
+declare i32 @llvm.umin.i32(i32, i32)
+"#;
+    let p = lower(ll, "k", &[("arg1", -5)]).unwrap();
+    let mem = run(&p);
+    let at = |i| mem[&("arg0".to_string(), i)];
+    // Values are held zero-extended: -5 as 0xFFFFFFFB.
+    assert_eq!(at(0), 3, "signed max(-5, 3)");
+    assert_eq!(at(1), 3, "unsigned min(0xFFFFFFFB, 3)");
+    assert_eq!(at(2), 5);
+    assert_eq!(at(3), i64::from(-3i32 as u32), "ashr keeps the sign");
+}
