@@ -39,9 +39,9 @@ pub fn main_with(cli: Cli) -> i32 {
             set_color(output.color);
             match &kernel.kernel {
                 Some(name) => check_kernel(&file, name, &kernel, &check, &output),
-                None => {
-                    SpecSource::from_file(&file).and_then(|spec| check_one(&spec, &check, &output))
-                }
+                None => SpecSource::from_file(&file)
+                    .and_then(|spec| check_one(&spec, &check, &output))
+                    .map_err(|e| with_kernel_hint(&file, e)),
             }
         }
         Some(Command::Verify { paths, output }) => {
@@ -197,6 +197,20 @@ fn check_one(spec: &SpecSource, check: &CheckArgs, output: &OutputArgs) -> Resul
         ),
     }
     Ok(report.verdict.exit_code())
+}
+
+/// A `.cu` file read as a spec fails to parse: say how to check a kernel.
+fn with_kernel_hint(file: &Path, e: Error) -> Error {
+    match e {
+        // A spec's hints (`there is no preprocessor`) do not fit a `.cu`.
+        Error::Spec(mut d, source) if file.extension().is_some_and(|x| x == "cu") => {
+            d.hint = Some(
+                "a CUDA kernel is checked as it is launched with --kernel NAME (and --grid, --block, --arg NAME=VALUE)".into(),
+            );
+            Error::Spec(d, source)
+        }
+        e => e,
+    }
 }
 
 /// `check FILE.cu --kernel NAME`: the kernel as launched.

@@ -81,13 +81,32 @@ impl Lowerer<'_> {
         if let Some(v) = self.integer_intrinsic(name, instr)? {
             return self.assign(instr, v);
         }
+        let arity = match name {
+            "llvm.nvvm.bar.warp.sync" => 1,
+            n if n.starts_with("llvm.nvvm.vote.") => 2,
+            n if n.starts_with("llvm.nvvm.atomic.")
+                || ["llvm.umin.", "llvm.umax.", "llvm.smin.", "llvm.smax."]
+                    .iter()
+                    .any(|p| n.starts_with(p)) =>
+            {
+                2
+            }
+            n if n.starts_with("__nv_") || n.starts_with("llvm.abs.") => 1,
+            _ => 0,
+        };
+        if instr.operands.len() < arity {
+            return self.refuse(format!(
+                "a call to `{name}` with {} arguments",
+                instr.operands.len()
+            ));
+        }
         if let Some((op, scope, _)) = atomic_intrinsic(name) {
+            if instr.operands.len() != 1 + op.operands() {
+                return self.refuse(format!("`{name}` with {} operands", instr.operands.len()));
+            }
             let mut values = vec![];
             for o in &instr.operands[1..] {
                 values.push(self.int(o)?);
-            }
-            if values.len() != op.operands() {
-                return self.refuse(format!("`{name}` with {} operands", values.len()));
             }
             let order = Mapped {
                 fence: None,
@@ -222,7 +241,10 @@ impl Lowerer<'_> {
         if bits >= 64 && !signed {
             return self.refuse(format!("`{name}`: unsigned 64-bit comparison"));
         }
-        let b = self.int(&instr.operands[1])?;
+        let Some(b) = instr.operands.get(1) else {
+            return self.refuse(format!("`{name}` with one operand"));
+        };
+        let b = self.int(b)?;
         let b = if signed {
             super::values::sext(b, bits)
         } else {

@@ -97,8 +97,10 @@ impl Lowerer<'_> {
                     continue;
                 };
                 match &instr.ty {
-                    LType::Int(w) => {
-                        self.local(res, *w)?;
+                    ty if super::values::width(ty).is_some() => {
+                        let w = super::values::width(ty).expect("checked");
+                        self.locate(instr);
+                        self.local(res, w)?;
                     }
                     LType::Ptr(_) => {
                         self.locate(instr);

@@ -512,6 +512,9 @@ impl Lowerer<'_> {
     }
 
     fn const_ptr(&mut self, ce: &ConstExpr) -> R<Ptr> {
+        if ce.operands.is_empty() {
+            return self.refuse("a constant expression without operands");
+        }
         match &ce.kind {
             InstrKind::Cast(CastOp::AddrSpaceCast | CastOp::BitCast) => self.ptr(&ce.operands[0]),
             InstrKind::GetElementPtr { source, .. } => {

@@ -20,7 +20,7 @@ mod values;
 mod tests;
 
 use super::debug::{DebugInfo, SourceLoc, UserFiles};
-use super::ir::{Function, Instr as LInstr, MdField, Module};
+use super::ir::{Function, Instr as LInstr, InstrKind, MdField, Module};
 use crate::ir::{
     Checks, Expr, Instr, Launch, LocalId, LocalInit, LocalVar, MemVar, Op, Program, VarId,
 };
@@ -201,9 +201,42 @@ impl Lowerer<'_> {
         kernel_span: Span,
     ) -> R<()> {
         self.bind_params(request, kernel_loc, kernel_span)?;
+        self.check_operands()?;
         self.bases = self.pointer_bases()?;
         self.access_widths()?;
         self.lower_blocks()
+    }
+
+    /// Every instruction has the operands its kind reads (the parser
+    /// takes what the text gives; the lowering indexes them).
+    fn check_operands(&mut self) -> R<()> {
+        for instr in self.func.instructions() {
+            let n = instr.operands.len();
+            let enough = match &instr.kind {
+                InstrKind::Binary(_) | InstrKind::ICmp(_) | InstrKind::FCmp(_) => n >= 2,
+                InstrKind::Store { .. } | InstrKind::AtomicRmw { .. } => n >= 2,
+                InstrKind::CmpXchg { .. } | InstrKind::Select => n >= 3,
+                InstrKind::Phi { blocks } => n == blocks.len(),
+                InstrKind::Cast(_)
+                | InstrKind::FNeg
+                | InstrKind::Freeze
+                | InstrKind::Load { .. }
+                | InstrKind::ExtractValue { .. }
+                | InstrKind::GetElementPtr { .. }
+                | InstrKind::CondBr { .. }
+                | InstrKind::Switch { .. } => n >= 1,
+                _ => true,
+            };
+            if !enough {
+                self.locate(instr);
+                return self.refuse(format!(
+                    "a malformed `{}` (line {} of the LLVM IR): {n} operands",
+                    instr.kind.opcode(),
+                    instr.line
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn program(self, request: &KernelRequest) -> Program {

@@ -354,3 +354,45 @@ declare i32 @llvm.umin.i32(i32, i32)
     assert_eq!(at(2), 5);
     assert_eq!(at(3), i64::from(-3i32 as u32), "ashr keeps the sign");
 }
+
+/// IR with a line dropped, or a line's last operand cut off: refused or
+/// lowered, never a panic.
+#[test]
+fn mutated_ir_never_panics() {
+    for text in [SWAP, ADDRESSES, ATOMICS] {
+        let lines: Vec<&str> = text.lines().collect();
+        for i in 0..lines.len() {
+            let mut dropped = lines.clone();
+            dropped.remove(i);
+            let mut cut = lines.clone();
+            let short;
+            if let Some(at) = lines[i].rfind(", ") {
+                short = lines[i][..at].to_string();
+                cut[i] = &short;
+            }
+            for variant in [dropped.join("\n"), cut.join("\n")] {
+                let Ok(module) = crate::llvm::parse(&variant) else {
+                    continue;
+                };
+                for kernel in ["k", "swap"] {
+                    let args = [("arg1".to_string(), 1)];
+                    let request = KernelRequest {
+                        kernel,
+                        launch: Launch::default(),
+                        args: &args[..module
+                            .kernel_functions()
+                            .next()
+                            .map_or(0, |f| usize::from(f.params.len() > 1))],
+                    };
+                    let _ = lower_kernel(
+                        &module,
+                        Path::new("/nonexistent/k.cu"),
+                        "",
+                        &UserFiles::default(),
+                        &request,
+                    );
+                }
+            }
+        }
+    }
+}
