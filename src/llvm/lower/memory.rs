@@ -232,6 +232,8 @@ impl Lowerer<'_> {
                     self.signed.push(None);
                     self.ptrs.insert(ssa, Ptr { var: Some(var), offset: Expr::Const(0) });
                     self.param_vars.push(var);
+                    // Recorded with the integers: the report's header shows the launch.
+                    self.params.push((name.clone(), i64::from(len)));
                 }
                 LType::Int(w) => {
                     let Some(v) = given else {
@@ -241,6 +243,11 @@ impl Lowerer<'_> {
                     };
                     self.consts.insert(ssa, super::values::zext(i128::from(v), *w));
                     self.params.push((name.clone(), v));
+                }
+                LType::Ptr(_) if p.byval.is_some() => {
+                    return self.refuse_at_kernel(format!(
+                        "kernel parameter `{name}` is a struct passed by value: only integers and pointers to global memory are modelled"
+                    ))
                 }
                 other => {
                     return self.refuse_at_kernel(format!(
