@@ -328,6 +328,49 @@ fn hetero_case(main_cu: &std::path::Path, c: &Hetero) {
     }
 }
 
+/// `--arg gpuLockData->mutexBufferHeads=N` sizes a struct argument's
+/// pointer field: mutex 3 of 2 SMs is word 6, past the default 4 words.
+fn hetero_field_length(main_cu: &std::path::Path) {
+    let file = main_cu.display().to_string();
+    let base = [
+        "check",
+        &file,
+        "--kernel",
+        "kernelSpinLockMutex",
+        "--arg",
+        "ITERATIONS=1",
+        "--arg",
+        "NUM_LDST=1",
+        "--arg",
+        "storage=32",
+        "--arg",
+        "mutex=3",
+        "--arg",
+        "NUM_SM=2",
+    ];
+    let out = run(&base);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("out of bounds for `gpuLockData->mutexBufferHeads` of length 4"),
+        "{}",
+        stdout(&out)
+    );
+    let mut sized = base.to_vec();
+    sized.extend(["--arg", "gpuLockData->mutexBufferHeads=8"]);
+    let out = run(&sized);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("gpuLockData->mutexBufferHeads=8"));
+    let mut wrong = base.to_vec();
+    wrong.extend(["--arg", "gpuLockData->heads=8"]);
+    let out = run(&wrong);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("no such pointer field"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// The tree barriers stop at floating-point arithmetic, located.
 fn hetero_barrier_refused(main_cu: &std::path::Path) {
     let file = main_cu.display().to_string();
@@ -381,6 +424,12 @@ fn main() -> std::process::ExitCode {
             move || hetero_case(&f, &c),
         ));
     }
+    let f = main_cu.clone();
+    trials.push(needs(
+        "heterosync::a_struct_fields_buffer_is_sized_by_arg",
+        hetero_missing.clone(),
+        move || hetero_field_length(&f),
+    ));
     trials.push(needs(
         "heterosync::tree_barriers_stop_at_float_arithmetic",
         hetero_missing,

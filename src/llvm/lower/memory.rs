@@ -183,8 +183,20 @@ impl Lowerer<'_> {
             .unwrap_or_else(|| (0..count).map(|i| format!("arg{i}")).collect());
         self.point = kernel_span;
         self.span = kernel_span;
+        self.field_args = request
+            .args
+            .iter()
+            .filter(|(n, _)| n.contains("->"))
+            .cloned()
+            .collect();
         for (name, _) in request.args {
-            if !names.contains(name) {
+            // `param->field=N`: the length of a struct argument's buffer,
+            // checked once the fields are known (`check_field_args`).
+            let field_of = name.split_once("->").map(|(p, _)| p);
+            if !names
+                .iter()
+                .any(|n| Some(n.as_str()) == field_of || n == name)
+            {
                 return self.refuse_at_kernel(format!(
                     "--arg {name}=...: kernel `{}` has no parameter `{name}` (it has: {})",
                     request.kernel,
@@ -254,6 +266,28 @@ impl Lowerer<'_> {
                         "kernel parameter `{name}` of LLVM type {other:?}: only integers and pointers to global memory are modelled"
                     ))
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every `--arg param->field=N` named a pointer field the kernel reads.
+    pub(super) fn check_field_args(&self) -> R<()> {
+        let known: Vec<&str> = self
+            .fields
+            .values()
+            .map(|v| self.vars[*v as usize].name.as_str())
+            .collect();
+        for (name, _) in &self.field_args {
+            if !known.contains(&name.as_str()) {
+                return self.refuse_at_kernel(format!(
+                    "--arg {name}=...: the kernel reads no such pointer field (it reads: {})",
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                ));
             }
         }
         Ok(())
@@ -463,14 +497,22 @@ impl Lowerer<'_> {
             field
         };
         let d = self.vars.len() as VarId;
+        let name = format!("{}->{field}", self.vars[v as usize].name);
+        let len = self
+            .field_args
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name)
+            .map_or(DEFAULT_BUFFER_LEN, |(_, n)| (*n).clamp(1, 4096) as u32);
+        self.params.push((name.clone(), i64::from(len)));
         self.vars.push(MemVar {
-            name: format!("{}->{field}", self.vars[v as usize].name),
+            name,
             storage: Storage::Global,
             ty: Type::U32,
             volatile: false,
-            len: DEFAULT_BUFFER_LEN,
+            len,
             is_array: true,
-            init: vec![0; DEFAULT_BUFFER_LEN as usize],
+            init: vec![0; len as usize],
             span: self.span,
         });
         self.widths.push(None);

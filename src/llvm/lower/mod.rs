@@ -95,6 +95,7 @@ pub(crate) fn lower_kernel(
         cas: HashMap::new(),
         param_vars: Vec::new(),
         fields: HashMap::new(),
+        field_args: Vec::new(),
         code: Vec::new(),
         params: Vec::new(),
     };
@@ -186,6 +187,8 @@ pub(crate) struct Lowerer<'m> {
     /// The buffer of each pointer field of a struct argument: (the
     /// parameter's buffer, byte offset) → buffer.
     fields: HashMap<(VarId, i64), VarId>,
+    /// `--arg param->field=N`: lengths of struct arguments' buffers.
+    field_args: Vec<(String, i64)>,
     /// `cmpxchg` results: the old value's local and the expected value.
     cas: HashMap<String, (LocalId, Expr)>,
     code: Vec<Instr>,
@@ -203,6 +206,8 @@ impl Lowerer<'_> {
         self.bind_params(request, kernel_loc, kernel_span)?;
         self.check_operands()?;
         self.bases = self.pointer_bases()?;
+        self.point = kernel_span;
+        self.check_field_args()?;
         self.access_widths()?;
         self.lower_blocks()
     }
