@@ -14,12 +14,12 @@ use std::io::IsTerminal;
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct CheckOptions {
-    /// Number of blocks in the launch [default: 2]
-    #[arg(long, value_name = "N", value_parser = at_least_1::<u32>, allow_negative_numbers = true)]
+    /// Number of blocks in the launch [default: 2] (alias: --grid)
+    #[arg(long, alias = "grid", value_name = "N", value_parser = at_least_1::<u32>, allow_negative_numbers = true)]
     pub blocks: Option<u32>,
 
-    /// Threads per block [default: 1]
-    #[arg(long, value_name = "N", value_parser = at_least_1::<u32>, allow_negative_numbers = true)]
+    /// Threads per block [default: 1] (alias: --block)
+    #[arg(long, alias = "block", value_name = "N", value_parser = at_least_1::<u32>, allow_negative_numbers = true)]
     pub threads_per_block: Option<u32>,
 
     /// Threads per warp, 1 to 64 [default: 32]

@@ -5,6 +5,8 @@
 pub mod args;
 mod config;
 mod error;
+#[cfg(feature = "cuda-frontend")]
+mod kernel;
 mod prepare;
 mod replay;
 mod run;
@@ -12,6 +14,8 @@ mod source;
 
 pub use config::*;
 pub use error::Error;
+#[cfg(feature = "cuda-frontend")]
+pub use kernel::*;
 pub use prepare::*;
 pub use replay::*;
 pub use run::*;

@@ -168,3 +168,51 @@ pub fn line_range(s: &str) -> Result<LineRange, String> {
     }
     Ok(LineRange { from, to })
 }
+
+/// A CUDA kernel to check as it is launched (`check FILE.cu --kernel NAME`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct KernelArgs {
+    /// Check this `__global__` function of a `.cu` file as launched with --grid/--blocks and --block/--threads-per-block (1-D), with built-in checks: deadlock, races (ptx), barrier divergence, device assert
+    #[arg(long, value_name = "NAME")]
+    pub kernel: Option<String>,
+
+    /// A kernel argument (repeatable): NAME=VALUE for an integer parameter (each one needs a value); NAME=N for a pointer parameter, the number of elements of its zero-initialised buffer [default: 4]
+    #[arg(long = "arg", value_name = "NAME=VALUE", value_parser = kernel_arg, requires = "kernel", allow_negative_numbers = true)]
+    pub args: Vec<(String, i64)>,
+
+    /// With --kernel: an include folder for clang (repeatable)
+    #[arg(
+        short = 'I',
+        long = "cuda-include",
+        value_name = "DIR",
+        requires = "kernel"
+    )]
+    pub include_dirs: Vec<PathBuf>,
+
+    /// With --kernel: a preprocessor definition for clang, NAME or NAME=VALUE (repeatable)
+    #[arg(
+        short = 'D',
+        long = "cuda-define",
+        value_name = "DEF",
+        requires = "kernel"
+    )]
+    pub defines: Vec<String>,
+}
+
+/// `NAME=VALUE` with any integer VALUE (a kernel's integers may be negative).
+fn kernel_arg(s: &str) -> Result<(String, i64), String> {
+    let (name, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected NAME=VALUE, found `{s}`"))?;
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(format!("missing parameter name in `{s}`"));
+    }
+    let value = value.trim();
+    let v = match value.strip_prefix("0x") {
+        Some(hex) => i64::from_str_radix(hex, 16),
+        None => value.parse::<i64>(),
+    }
+    .map_err(|_| format!("`{value}` is not an integer"))?;
+    Ok((name.to_string(), v))
+}

@@ -51,15 +51,17 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Check a spec file of your own.
+    /// Check a spec file of your own, or a CUDA kernel as it is launched (`FILE.cu --kernel NAME`).
     #[command(
-        after_help = "Example:\n  gsync-check check my_lock.gsync --blocks 3 --param iters=2"
+        after_help = "Examples:\n  gsync-check check my_lock.gsync --blocks 3 --param iters=2\n  gsync-check check lock.cu --kernel spin_lock --grid 2 --block 1 --arg n=1 --arg data=2"
     )]
     Check {
-        /// The `.gsync` file.
+        /// The `.gsync` file, or a `.cu` file with --kernel.
         file: PathBuf,
         #[command(flatten)]
         check: Box<CheckArgs>,
+        #[command(flatten)]
+        kernel: Box<super::args::KernelArgs>,
         #[command(flatten)]
         output: OutputArgs,
     },

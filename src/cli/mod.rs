@@ -33,10 +33,16 @@ pub fn main_with(cli: Cli) -> i32 {
         Some(Command::Check {
             file,
             check,
+            kernel,
             output,
         }) => {
             set_color(output.color);
-            SpecSource::from_file(&file).and_then(|spec| check_one(&spec, &check, &output))
+            match &kernel.kernel {
+                Some(name) => check_kernel(&file, name, &kernel, &check, &output),
+                None => SpecSource::from_file(&file)
+                    .and_then(|spec| check_one(&spec, &check, &output))
+                    .map_err(|e| with_kernel_hint(&file, e)),
+            }
         }
         Some(Command::Verify { paths, output }) => {
             set_color(output.color);
@@ -178,6 +184,63 @@ fn check_one(spec: &SpecSource, check: &CheckArgs, output: &OutputArgs) -> Resul
     #[cfg(not(feature = "dist"))]
     let mut report = api::check_spec(spec, &config)?;
     write_counterexamples(&report, spec, output.out.as_deref(), &report.spec)?;
+    write_svg(&report, output)?;
+    if !output.stats {
+        strip_timings(&mut report);
+    }
+    match output.format {
+        Format::Json => println!("{}", to_json(&report)),
+        Format::Text => print!("{}", render_report(&report, output.stats)),
+        Format::Sarif => println!(
+            "{}",
+            to_json(&sarif::from_reports(std::slice::from_ref(&report)))
+        ),
+    }
+    Ok(report.verdict.exit_code())
+}
+
+/// A `.cu` file read as a spec fails to parse: say how to check a kernel.
+fn with_kernel_hint(file: &Path, e: Error) -> Error {
+    match e {
+        // A spec's hints (`there is no preprocessor`) do not fit a `.cu`.
+        Error::Spec(mut d, source) if file.extension().is_some_and(|x| x == "cu") => {
+            d.hint = Some(
+                "a CUDA kernel is checked as it is launched with --kernel NAME (and --grid, --block, --arg NAME=VALUE)".into(),
+            );
+            Error::Spec(d, source)
+        }
+        e => e,
+    }
+}
+
+/// `check FILE.cu --kernel NAME`: the kernel as launched.
+fn check_kernel(
+    file: &Path,
+    name: &str,
+    kernel: &args::KernelArgs,
+    check: &CheckArgs,
+    output: &OutputArgs,
+) -> Result<i32, Error> {
+    stats_need_timings(output.stats, output.format == Format::Sarif)?;
+    #[cfg(feature = "dist")]
+    if check.dist.processes.is_some() || check.dist.local_processes.is_some() {
+        return Err(Error::Usage(
+            "a kernel is checked in one process: leave out the distribution options".into(),
+        ));
+    }
+    if output.out.is_some() {
+        return Err(Error::Usage(
+            "--out saves counterexamples for `replay`, which replays specs; a kernel's counterexample is printed only".into(),
+        ));
+    }
+    let launch = api::KernelLaunch {
+        kernel: name.to_string(),
+        args: kernel.args.clone(),
+        include_dirs: kernel.include_dirs.clone(),
+        defines: kernel.defines.clone(),
+    };
+    let prepared = api::prepare_kernel(file, &launch, &config_from(check, None))?;
+    let mut report = api::run(&prepared);
     write_svg(&report, output)?;
     if !output.stats {
         strip_timings(&mut report);

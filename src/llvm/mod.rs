@@ -3,13 +3,15 @@
 //! headers from the PyPI wheels, `lexer` and `parse` read the textual IR
 //! they emit into the owned data model of `ir`, `debug` maps an
 //! instruction back to a line of the user's file through the `inlinedAt`
-//! chain, and `sync` lists a kernel's synchronisation operations. No LLVM
-//! library is linked. The lowering of this IR to the checker's program is
-//! the next slice; nothing else in the crate uses this module yet.
+//! chain, `sync` lists a kernel's synchronisation operations, and `lower`
+//! turns one kernel into the checker's program for a launch (`gsync-check
+//! check FILE.cu --kernel NAME`, through `api::prepare_kernel`). No LLVM
+//! library is linked.
 
 pub mod debug;
 pub mod ir;
 pub mod lexer;
+pub(crate) mod lower;
 pub mod parse;
 pub mod sync;
 pub mod toolchain;

@@ -1,0 +1,347 @@
+//! Loads, stores, atomics and fences, with the orders and scopes CUDA
+//! gives them. A plain access is weak; a `volatile` one is relaxed at
+//! system scope (PTX's `ld.volatile`/`st.volatile`, the IR's
+//! `Order::Volatile`). CUDA's legacy atomics (`atomicAdd`, `atomicCAS`,
+//! `atomicExch`, ...) come out of clang as `seq_cst` without a
+//! `syncscope`, but CUDA defines them as relaxed at device scope: that
+//! is what they are here. An explicit order or `syncscope` is honoured
+//! (`seq_cst` at a scope as PTX maps it: `fence.sc` then acq_rel).
+
+use super::memory::Base;
+use super::{Lowerer, R};
+use crate::ir::{AtomicOp, Expr, MemOrder, Op, Order, Scope};
+use crate::llvm::ir::{Atomic, Callee, Instr, InstrKind, Ordering, RmwOp, Type as LType, Value};
+use crate::spec::ast::BinOp;
+
+/// The access order of an atomic, and the fence PTX puts before a
+/// `seq_cst` one.
+pub(crate) struct Mapped {
+    pub(crate) fence: Option<MemOrder>,
+    pub(crate) order: MemOrder,
+}
+
+/// A `syncscope` as the PTX model's scope.
+pub(crate) fn scope_of(scope: Option<&str>) -> Option<Scope> {
+    match scope {
+        None | Some("" | "system") => Some(Scope::Sys),
+        Some("device" | "agent" | "gpu") => Some(Scope::Gpu),
+        Some("block" | "cta" | "workgroup") => Some(Scope::Cta),
+        Some(_) => None,
+    }
+}
+
+/// How an atomic of `kind` (`rmw`, `load` or `store`) with `atomic`'s
+/// ordering is modelled; `None`: a scope the model has no name for.
+pub(crate) fn map_atomic(atomic: &Atomic, rmw: bool, kind: Order) -> Option<Mapped> {
+    if rmw && atomic.ordering == Ordering::SeqCst && atomic.scope.is_none() {
+        // clang's spelling of CUDA's legacy atomics: relaxed, device scope.
+        return Some(Mapped {
+            fence: None,
+            order: MemOrder::new(Order::Relaxed, Scope::Gpu),
+        });
+    }
+    let scope = scope_of(atomic.scope.as_deref())?;
+    let (fence, order) = match atomic.ordering {
+        Ordering::Unordered | Ordering::Monotonic => (None, Order::Relaxed),
+        Ordering::Acquire => (None, Order::Acquire),
+        Ordering::Release => (None, Order::Release),
+        Ordering::AcqRel => (None, Order::AcqRel),
+        Ordering::SeqCst => (Some(MemOrder::new(Order::Sc, scope)), kind),
+    };
+    Some(Mapped {
+        fence,
+        order: MemOrder::new(order, scope),
+    })
+}
+
+/// An `atomicrmw` operation as the IR's, with whether it compares signed.
+pub(crate) fn rmw_op(op: RmwOp) -> Option<(AtomicOp, Option<bool>)> {
+    Some(match op {
+        RmwOp::Xchg => (AtomicOp::Exch, None),
+        RmwOp::Add => (AtomicOp::Add, None),
+        RmwOp::Sub => (AtomicOp::Sub, None),
+        RmwOp::And => (AtomicOp::And, None),
+        RmwOp::Or => (AtomicOp::Or, None),
+        RmwOp::Xor => (AtomicOp::Xor, None),
+        RmwOp::Max => (AtomicOp::Max, Some(true)),
+        RmwOp::Min => (AtomicOp::Min, Some(true)),
+        RmwOp::UMax => (AtomicOp::Max, Some(false)),
+        RmwOp::UMin => (AtomicOp::Min, Some(false)),
+        RmwOp::UIncWrap => (AtomicOp::Inc, None),
+        RmwOp::UDecWrap => (AtomicOp::Dec, None),
+        _ => return None,
+    })
+}
+
+/// `llvm.nvvm.atomic.OP.gen.{i,ui}.{cta,sys}.TYPE...` (the `_block` and
+/// `_system` atomics) and `llvm.nvvm.atomic.load.{inc,dec}.32` (atomicInc,
+/// atomicDec): operation, scope, signedness.
+pub(crate) fn atomic_intrinsic(name: &str) -> Option<(AtomicOp, Scope, Option<bool>)> {
+    let rest = name.strip_prefix("llvm.nvvm.atomic.")?;
+    if let Some(r) = rest.strip_prefix("load.") {
+        let op = match r.split('.').next()? {
+            "inc" => AtomicOp::Inc,
+            "dec" => AtomicOp::Dec,
+            "add" => AtomicOp::Add,
+            _ => return None,
+        };
+        return Some((op, Scope::Gpu, None));
+    }
+    let parts: Vec<&str> = rest.split('.').collect();
+    let [op, "gen", kind, scope, ..] = parts.as_slice() else {
+        return None;
+    };
+    let signed = match *kind {
+        "i" => true,
+        "ui" => false,
+        _ => return None,
+    };
+    let (op, cmp) = match *op {
+        "add" => (AtomicOp::Add, None),
+        "exch" => (AtomicOp::Exch, None),
+        "max" => (AtomicOp::Max, Some(signed)),
+        "min" => (AtomicOp::Min, Some(signed)),
+        "inc" => (AtomicOp::Inc, None),
+        "dec" => (AtomicOp::Dec, None),
+        "and" => (AtomicOp::And, None),
+        "or" => (AtomicOp::Or, None),
+        "xor" => (AtomicOp::Xor, None),
+        "cas" => (AtomicOp::Cas, None),
+        _ => return None,
+    };
+    let scope = match *scope {
+        "cta" => Scope::Cta,
+        "sys" => Scope::Sys,
+        _ => return None,
+    };
+    Some((op, scope, cmp))
+}
+
+fn bits_of(ty: &LType) -> Option<u32> {
+    super::values::width(ty)
+}
+
+impl Lowerer<'_> {
+    /// The address operand of a memory instruction, the bits it accesses
+    /// and its signedness (atomic max/min).
+    fn access_of(instr: &Instr) -> Option<(usize, LType, Option<bool>)> {
+        match &instr.kind {
+            InstrKind::Load { .. } => Some((0, instr.ty.clone(), None)),
+            InstrKind::Store { .. } => Some((1, instr.operands[0].ty.clone(), None)),
+            InstrKind::AtomicRmw { op, .. } => Some((
+                0,
+                instr.operands[1].ty.clone(),
+                rmw_op(*op).and_then(|o| o.1),
+            )),
+            InstrKind::CmpXchg { .. } => Some((0, instr.operands[1].ty.clone(), None)),
+            InstrKind::Call {
+                callee: Callee::Function(f),
+            } => {
+                let (_, _, signed) = atomic_intrinsic(f)?;
+                Some((0, instr.operands.get(1)?.ty.clone(), signed))
+            }
+            _ => None,
+        }
+    }
+
+    /// The element width of every variable, from its accesses.
+    pub(super) fn access_widths(&mut self) -> R<()> {
+        for instr in self.func.instructions() {
+            let Some((at, ty, signed)) = Self::access_of(instr) else {
+                continue;
+            };
+            let Some(op) = instr.operands.get(at) else {
+                continue;
+            };
+            let base = match &op.value {
+                Value::Local(n) => self.bases.get(n).copied(),
+                v => self.const_base(v)?,
+            };
+            if let (Some(Base::Var(v)), Some(bits)) = (base, bits_of(&ty)) {
+                self.locate(instr);
+                self.note_width(v, bits, signed)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn const_base(&mut self, v: &Value) -> R<Option<Base>> {
+        match v {
+            Value::Global(_) | Value::Expr(_) => {
+                let op = crate::llvm::ir::Operand {
+                    ty: LType::Ptr(0),
+                    value: v.clone(),
+                };
+                Ok(self.ptr(&op)?.var.map(Base::Var))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn access_bits(&self, ty: &LType) -> R<u32> {
+        match bits_of(ty) {
+            Some(b @ (1 | 8 | 16 | 32 | 64)) => Ok(b),
+            _ => self.refuse(format!("a memory access of LLVM type {ty:?}: only integers and floating-point values (as their bits) are modelled, no vectors")),
+        }
+    }
+
+    fn mapped(&self, atomic: &Atomic, rmw: bool, kind: Order) -> R<Mapped> {
+        match map_atomic(atomic, rmw, kind) {
+            Some(m) => Ok(m),
+            None => self.refuse(format!(
+                "the scope `syncscope(\"{}\")`",
+                atomic.scope.as_deref().unwrap_or("")
+            )),
+        }
+    }
+
+    pub(super) fn load(&mut self, instr: &Instr, volatile: bool, atomic: Option<&Atomic>) -> R<()> {
+        let bits = self.access_bits(&instr.ty)?;
+        let p = self.ptr(&instr.operands[0])?;
+        let loc = self.loc(&p, bits)?;
+        let order = match atomic {
+            Some(a) => {
+                let m = self.mapped(a, false, Order::Acquire)?;
+                if let Some(f) = m.fence {
+                    self.emit(Op::Fence(f));
+                }
+                m.order
+            }
+            None if volatile => MemOrder::new(Order::Volatile, Scope::Sys),
+            None => MemOrder::new(Order::Weak, Scope::Cta),
+        };
+        let Some(res) = &instr.result else {
+            return Ok(());
+        };
+        let dst = self.local(res, bits)?;
+        self.emit(Op::Load {
+            dst,
+            access: order.at(loc),
+        });
+        Ok(())
+    }
+
+    pub(super) fn store(
+        &mut self,
+        instr: &Instr,
+        volatile: bool,
+        atomic: Option<&Atomic>,
+    ) -> R<()> {
+        let p = self.ptr(&instr.operands[1])?;
+        if p.var.is_none() {
+            // printf's argument buffer: private, never read by the model.
+            return Ok(());
+        }
+        let bits = self.access_bits(&instr.operands[0].ty)?;
+        let value = self.int(&instr.operands[0])?;
+        let loc = self.loc(&p, bits)?;
+        let order = match atomic {
+            Some(a) => {
+                let m = self.mapped(a, false, Order::Release)?;
+                if let Some(f) = m.fence {
+                    self.emit(Op::Fence(f));
+                }
+                m.order
+            }
+            None if volatile => MemOrder::new(Order::Volatile, Scope::Sys),
+            None => MemOrder::new(Order::Weak, Scope::Cta),
+        };
+        self.emit(Op::Store {
+            access: order.at(loc),
+            value,
+        });
+        Ok(())
+    }
+
+    /// An atomic on `operands[0]` with value operands `values`, its old
+    /// value into the instruction's result.
+    pub(super) fn atomic(
+        &mut self,
+        instr: &Instr,
+        op: AtomicOp,
+        order: Mapped,
+        values: &[Expr],
+    ) -> R<()> {
+        let bits = self.access_bits(&instr.operands[1].ty)?;
+        let p = self.ptr(&instr.operands[0])?;
+        let loc = self.loc(&p, bits)?;
+        if let Some(f) = order.fence {
+            self.emit(Op::Fence(f));
+        }
+        let dst = match (&instr.result, &instr.kind) {
+            (Some(r), InstrKind::CmpXchg { .. }) => {
+                let old = self.new_local(
+                    &format!("%{r}.old"),
+                    super::values::local_type(bits).expect("access bits"),
+                );
+                self.cas.insert(r.clone(), (old, values[0].clone()));
+                Some(old)
+            }
+            (Some(r), _) => Some(self.local(r, bits)?),
+            (None, _) => None,
+        };
+        self.emit(Op::Atomic {
+            dst,
+            op,
+            access: order.order.at(loc),
+            operands: values.to_vec(),
+        });
+        Ok(())
+    }
+
+    pub(super) fn atomicrmw(&mut self, instr: &Instr, op: RmwOp, atomic: &Atomic) -> R<()> {
+        let Some((aop, _)) = rmw_op(op) else {
+            return self.refuse(format!(
+                "`atomicrmw {}` (floating-point or nand atomics are not modelled)",
+                op.name()
+            ));
+        };
+        let m = self.mapped(atomic, true, Order::AcqRel)?;
+        let v = self.int(&instr.operands[1])?;
+        self.atomic(instr, aop, m, &[v])
+    }
+
+    pub(super) fn cmpxchg(&mut self, instr: &Instr, weak: bool, atomic: &Atomic) -> R<()> {
+        if weak {
+            return self.refuse("`cmpxchg weak` (a compare-and-swap that may fail spuriously)");
+        }
+        let m = self.mapped(atomic, true, Order::AcqRel)?;
+        let expected = self.int(&instr.operands[1])?;
+        let new = self.int(&instr.operands[2])?;
+        self.atomic(instr, AtomicOp::Cas, m, &[expected, new])
+    }
+
+    /// `extractvalue` of a `cmpxchg`'s `{old, success}`.
+    pub(super) fn extract(&mut self, instr: &Instr, indices: &[u32]) -> R<()> {
+        let pair = match &instr.operands[0].value {
+            Value::Local(n) => self.cas.get(n).cloned(),
+            _ => None,
+        };
+        let Some((old, expected)) = pair else {
+            return self
+                .refuse("`extractvalue` of an aggregate other than a compare-and-swap's result");
+        };
+        let value = match indices {
+            [0] => Expr::Local(old),
+            [1] => Expr::Binary(BinOp::Eq, Box::new(Expr::Local(old)), Box::new(expected)),
+            _ => return self.refuse("`extractvalue` with these indices"),
+        };
+        self.assign(instr, value)
+    }
+
+    /// An LLVM `fence` (`__atomic_thread_fence`).
+    pub(super) fn fence(&mut self, atomic: &Atomic) -> R<()> {
+        let Some(scope) = scope_of(atomic.scope.as_deref()) else {
+            return self.refuse(format!(
+                "the scope `syncscope(\"{}\")`",
+                atomic.scope.as_deref().unwrap_or("")
+            ));
+        };
+        let order = match atomic.ordering {
+            Ordering::SeqCst => Order::Sc,
+            _ => Order::AcqRel,
+        };
+        self.emit(Op::Fence(MemOrder::new(order, scope)));
+        Ok(())
+    }
+}

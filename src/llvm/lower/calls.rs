@@ -1,0 +1,314 @@
+//! Calls: the NVVM intrinsics CUDA's synchronisation compiles to, device
+//! `assert` (`__assertfail`), `__trap`, `printf` (`vprintf`: ignored, its
+//! arguments are pure), and the intrinsics that do nothing the model sees.
+
+use super::access::{atomic_intrinsic, Mapped};
+use super::{Lowerer, R};
+use crate::ir::{AtomicOp, Expr, MemOrder, Op, Order, Scope, VoteKind};
+use crate::llvm::ir::{Callee, Instr, Value};
+
+/// Intrinsics with no effect the model can see.
+const NO_OPS: &[&str] = &[
+    "llvm.lifetime.",
+    "llvm.dbg.",
+    "llvm.assume",
+    "llvm.experimental.noalias.scope.decl",
+    "llvm.invariant.",
+    "llvm.sideeffect",
+    "llvm.donothing",
+    "llvm.var.annotation",
+];
+
+/// What a CUDA programmer calls an intrinsic the model refuses.
+fn cuda_words(name: &str) -> Option<&'static str> {
+    let table: &[(&str, &str)] = &[
+        ("llvm.nvvm.shfl.", "warp shuffles (__shfl_sync)"),
+        ("llvm.nvvm.match.", "__match_any_sync / __match_all_sync"),
+        ("llvm.nvvm.barrier.sync", "named barriers (bar.sync)"),
+        ("llvm.nvvm.barrier0.", "__syncthreads_count / _and / _or"),
+        (
+            "llvm.nvvm.ld",
+            "a cached or non-coherent load (__ldg, __ldcg...)",
+        ),
+        ("llvm.nvvm.cp.async", "asynchronous copies (cp.async)"),
+        ("llvm.nvvm.mbarrier", "mbarrier (cuda::barrier)"),
+        ("llvm.memcpy", "memcpy / a struct copy"),
+        ("llvm.memset", "memset / a zeroed local array"),
+        (
+            "llvm.nvvm.atomic",
+            "this atomic (floating point or 64-bit CAS variant)",
+        ),
+        ("malloc", "device malloc"),
+        ("free", "device free"),
+    ];
+    table
+        .iter()
+        .find(|(p, _)| name.starts_with(p))
+        .map(|(_, w)| *w)
+}
+
+impl Lowerer<'_> {
+    pub(super) fn call(&mut self, instr: &Instr, callee: &Callee) -> R<()> {
+        let name = match callee {
+            Callee::Function(f) => f.as_str(),
+            Callee::Asm { template, .. } => {
+                let t = template.trim().trim_end_matches(';').trim();
+                if t == "trap" {
+                    return self.failure("__trap() was called");
+                }
+                if t == "exit" {
+                    self.emit(Op::Exit);
+                    return Ok(());
+                }
+                return self.refuse(format!(
+                    "inline PTX `asm(\"{}\")`: inline assembly is not modelled on this route yet",
+                    template.trim()
+                ));
+            }
+            Callee::Indirect(_) => {
+                return self.refuse("an indirect call (a function pointer or virtual function)")
+            }
+        };
+        if NO_OPS.iter().any(|p| name.starts_with(p)) {
+            return Ok(());
+        }
+        if let Some(reg) = name.strip_prefix("llvm.nvvm.read.ptx.sreg.") {
+            let Some(v) = self.special_register(reg) else {
+                return self.refuse(format!("the special register `%{reg}`"));
+            };
+            return self.assign(instr, v);
+        }
+        if let Some(v) = self.integer_intrinsic(name, instr)? {
+            return self.assign(instr, v);
+        }
+        let arity = match name {
+            "llvm.nvvm.bar.warp.sync" => 1,
+            n if n.starts_with("llvm.nvvm.vote.") => 2,
+            n if n.starts_with("llvm.nvvm.atomic.")
+                || ["llvm.umin.", "llvm.umax.", "llvm.smin.", "llvm.smax."]
+                    .iter()
+                    .any(|p| n.starts_with(p)) =>
+            {
+                2
+            }
+            n if n.starts_with("__nv_") || n.starts_with("llvm.abs.") => 1,
+            _ => 0,
+        };
+        if instr.operands.len() < arity {
+            return self.refuse(format!(
+                "a call to `{name}` with {} arguments",
+                instr.operands.len()
+            ));
+        }
+        if let Some((op, scope, _)) = atomic_intrinsic(name) {
+            if instr.operands.len() != 1 + op.operands() {
+                return self.refuse(format!("`{name}` with {} operands", instr.operands.len()));
+            }
+            let mut values = vec![];
+            for o in &instr.operands[1..] {
+                values.push(self.int(o)?);
+            }
+            let order = Mapped {
+                fence: None,
+                order: MemOrder::new(Order::Relaxed, scope),
+            };
+            if op == AtomicOp::Cas {
+                // No `{old, success}` pair here: the result is the old value.
+                return self.atomic_call(instr, order, &values);
+            }
+            return self.atomic(instr, op, order, &values);
+        }
+        let fence = |s| Op::Fence(MemOrder::new(Order::Sc, s));
+        match name {
+            "llvm.nvvm.barrier0" => self.emit(Op::SyncThreads),
+            "llvm.nvvm.membar.cta" => self.emit(fence(Scope::Cta)),
+            "llvm.nvvm.membar.gl" => self.emit(fence(Scope::Gpu)),
+            "llvm.nvvm.membar.sys" => self.emit(fence(Scope::Sys)),
+            "llvm.nvvm.fence.sc.cta" => self.emit(fence(Scope::Cta)),
+            "llvm.nvvm.nanosleep" => self.emit(Op::Backoff),
+            "llvm.nvvm.bar.warp.sync" => {
+                let mask = self.int(&instr.operands[0])?;
+                self.emit(Op::SyncWarp { mask });
+            }
+            "llvm.nvvm.activemask" => {
+                let Some(res) = &instr.result else {
+                    return Ok(());
+                };
+                let dst = self.local(res, 32)?;
+                self.emit(Op::ActiveMask { dst });
+            }
+            "llvm.nvvm.vote.any.sync"
+            | "llvm.nvvm.vote.all.sync"
+            | "llvm.nvvm.vote.ballot.sync" => {
+                let kind = match name {
+                    "llvm.nvvm.vote.any.sync" => VoteKind::Any,
+                    "llvm.nvvm.vote.all.sync" => VoteKind::All,
+                    _ => VoteKind::Ballot,
+                };
+                let mask = self.int(&instr.operands[0])?;
+                let pred = self.int(&instr.operands[1])?;
+                let bits = if kind == VoteKind::Ballot { 32 } else { 1 };
+                let Some(res) = &instr.result else {
+                    return Ok(());
+                };
+                let dst = self.local(res, bits)?;
+                self.emit(Op::Vote {
+                    dst,
+                    kind,
+                    mask,
+                    pred,
+                });
+            }
+            "__assertfail" => {
+                let text = instr
+                    .operands
+                    .first()
+                    .and_then(|o| self.c_string(&o.value))
+                    .unwrap_or_else(|| "assert".into());
+                return self.failure(&format!("device assertion `{text}` failed"));
+            }
+            "llvm.trap" | "__trap" => return self.failure("__trap() was called"),
+            "vprintf" => {
+                if let Some(res) = &instr.result {
+                    if !instr.ty.eq(&crate::llvm::ir::Type::Void) {
+                        let dst = self.local(res, 32)?;
+                        self.emit(Op::Assign {
+                            dst,
+                            value: Expr::Const(0),
+                        });
+                    }
+                }
+            }
+            _ => {
+                if self
+                    .module
+                    .function(name)
+                    .is_some_and(|f| !f.is_declaration())
+                {
+                    return self.refuse(format!(
+                        "a call to the device function `{name}`, which the inliner left (recursion, or __noinline__)"
+                    ));
+                }
+                return match cuda_words(name) {
+                    Some(w) => self.refuse(format!("{w} (`{name}`)")),
+                    None => self.refuse(format!("a call to `{name}`")),
+                };
+            }
+        }
+        Ok(())
+    }
+
+    /// `llvm.{u,s}{min,max}.iN` and `llvm.abs.iN` (`min`, `max`, `abs`,
+    /// and what instcombine makes of `a < b ? a : b`).
+    fn integer_intrinsic(&mut self, name: &str, instr: &Instr) -> R<Option<Expr>> {
+        use crate::spec::ast::{BinOp, UnOp};
+        // libdevice's `max`, `min`, `abs` (declared only: -nocudalib).
+        let libdevice = match name {
+            "__nv_max" | "__nv_llmax" => Some("smax"),
+            "__nv_min" | "__nv_llmin" => Some("smin"),
+            "__nv_umax" | "__nv_ullmax" => Some("umax"),
+            "__nv_umin" | "__nv_ullmin" => Some("umin"),
+            "__nv_abs" | "__nv_llabs" => Some("abs"),
+            _ => None,
+        };
+        let op = match (libdevice, name.strip_prefix("llvm.")) {
+            (Some(op), _) => op,
+            (None, Some(base)) => base.split('.').next().unwrap_or(""),
+            (None, None) => return Ok(None),
+        };
+        if !matches!(op, "umin" | "umax" | "smin" | "smax" | "abs") {
+            return Ok(None);
+        }
+        let crate::llvm::ir::Type::Int(bits) = instr.ty else {
+            return Ok(None);
+        };
+        let a = self.int(&instr.operands[0])?;
+        let signed = op.starts_with('s') || op == "abs";
+        let a = if signed {
+            super::values::sext(a, bits)
+        } else {
+            a
+        };
+        if op == "abs" {
+            let neg = Expr::Unary(UnOp::Neg, Box::new(a.clone()));
+            let is_neg = Expr::Binary(BinOp::Lt, Box::new(a.clone()), Box::new(Expr::Const(0)));
+            return Ok(Some(Expr::Ternary(
+                Box::new(is_neg),
+                Box::new(neg),
+                Box::new(a),
+            )));
+        }
+        if bits >= 64 && !signed {
+            return self.refuse(format!("`{name}`: unsigned 64-bit comparison"));
+        }
+        let Some(b) = instr.operands.get(1) else {
+            return self.refuse(format!("`{name}` with one operand"));
+        };
+        let b = self.int(b)?;
+        let b = if signed {
+            super::values::sext(b, bits)
+        } else {
+            b
+        };
+        let cmp = if op.ends_with("min") {
+            BinOp::Lt
+        } else {
+            BinOp::Gt
+        };
+        let pick_a = Expr::Binary(cmp, Box::new(a.clone()), Box::new(b.clone()));
+        Ok(Some(Expr::Ternary(
+            Box::new(pick_a),
+            Box::new(a),
+            Box::new(b),
+        )))
+    }
+
+    /// `atomicCAS_block`/`_system`: the intrinsic returns the old value.
+    fn atomic_call(&mut self, instr: &Instr, order: Mapped, values: &[Expr]) -> R<()> {
+        let bits = match &instr.operands[1].ty {
+            crate::llvm::ir::Type::Int(w) => *w,
+            _ => return self.refuse("a compare-and-swap of a non-integer"),
+        };
+        let p = self.ptr(&instr.operands[0])?;
+        let loc = self.loc(&p, bits)?;
+        let dst = match &instr.result {
+            Some(r) => Some(self.local(r, bits)?),
+            None => None,
+        };
+        self.emit(Op::Atomic {
+            dst,
+            op: AtomicOp::Cas,
+            access: order.order.at(loc),
+            operands: values.to_vec(),
+        });
+        Ok(())
+    }
+
+    /// A failure of the kernel: an assertion that does not hold.
+    fn failure(&mut self, message: &str) -> R<()> {
+        self.emit(Op::Assert {
+            cond: Expr::Const(0),
+            message: message.to_string(),
+        });
+        Ok(())
+    }
+
+    /// The text of a global `c"...\00"` string.
+    fn c_string(&self, v: &Value) -> Option<String> {
+        let name = match v {
+            Value::Global(g) => g.clone(),
+            Value::Expr(ce) => match &ce.operands.first()?.value {
+                Value::Global(g) => g.clone(),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        match &self.module.global(&name)?.init {
+            Some(Value::Bytes(b)) => {
+                let end = b.iter().position(|c| *c == 0).unwrap_or(b.len());
+                Some(String::from_utf8_lossy(&b[..end]).into_owned())
+            }
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,719 @@
+//! Memory: a kernel's pointer parameters become global buffers, its
+//! `__shared__` and `__device__` globals variables of their own; a
+//! pointer SSA value is a variable and a byte offset, `getelementptr`
+//! adds to the offset, and an access of `bits` divides it by the
+//! element's size into the location's index.
+
+use super::{Lowerer, R};
+use crate::ir::{Expr, Loc, MemVar, VarId};
+use crate::llvm::debug::SourceLoc;
+use crate::llvm::ir::{CastOp, ConstExpr, InstrKind, Operand, Type as LType, Value};
+use crate::llvm::lower::{source, KernelRequest, DEFAULT_BUFFER_LEN};
+use crate::spec::ast::{BinOp, Span, Storage, Type};
+use std::collections::HashMap;
+
+/// A pointer: into a variable (`None`: a thread's private memory, an
+/// `alloca`, which only printf's argument buffer may use) at a byte offset.
+#[derive(Clone, Debug)]
+pub(crate) struct Ptr {
+    pub(crate) var: Option<VarId>,
+    pub(crate) offset: Expr,
+}
+
+/// What a pointer SSA value may point into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Base {
+    Var(VarId),
+    Private,
+    /// Into more than one variable (a phi or select of two buffers).
+    Mixed,
+}
+
+fn merge(a: Option<Base>, b: Option<Base>) -> Option<Base> {
+    match (a, b) {
+        (None, x) | (x, None) => x,
+        (Some(x), Some(y)) if x == y => Some(x),
+        _ => Some(Base::Mixed),
+    }
+}
+
+/// The type of a memory variable whose accesses are `bits` wide, compared
+/// signed or not (`atomicMax` on an `int` is signed).
+pub(crate) fn var_type(bits: Option<u32>, signed: Option<bool>) -> Type {
+    let s = signed.unwrap_or(false);
+    match bits.unwrap_or(32) {
+        0..=8 if s => Type::I8,
+        0..=8 => Type::U8,
+        9..=16 if s => Type::I16,
+        9..=16 => Type::U16,
+        17..=32 if s => Type::I32,
+        17..=32 => Type::U32,
+        _ if s => Type::I64,
+        _ => Type::U64,
+    }
+}
+
+/// The bytes `(size, alignment)` of a type, where the model can name it.
+fn layout(module: &crate::llvm::ir::Module, ty: &LType) -> Option<(u64, u64)> {
+    Some(match ty {
+        LType::Int(w) => {
+            let b = u64::from(w.div_ceil(8)).next_power_of_two();
+            (b, b)
+        }
+        LType::Half | LType::BFloat => (2, 2),
+        LType::Float => (4, 4),
+        LType::Double | LType::Ptr(_) => (8, 8),
+        LType::Array(n, t) | LType::Vector(n, t) => {
+            let (s, a) = layout(module, t)?;
+            (n.checked_mul(s)?, a)
+        }
+        LType::Struct { fields, packed } => {
+            let (mut size, mut align) = (0u64, 1u64);
+            for f in fields {
+                let (s, a) = layout(module, f)?;
+                let a = if *packed { 1 } else { a };
+                size = size.div_ceil(a) * a + s;
+                align = align.max(a);
+            }
+            (size.div_ceil(align) * align, align)
+        }
+        LType::Named(n) => layout(module, module.struct_types.get(n)?.as_ref()?)?,
+        _ => return None,
+    })
+}
+
+/// The byte offset of field `i` of a struct type.
+fn field_offset(module: &crate::llvm::ir::Module, ty: &LType, i: usize) -> Option<(u64, LType)> {
+    let (fields, packed) = match ty {
+        LType::Struct { fields, packed } => (fields, *packed),
+        LType::Named(n) => return field_offset(module, module.struct_types.get(n)?.as_ref()?, i),
+        _ => return None,
+    };
+    let mut at = 0u64;
+    for (k, f) in fields.iter().enumerate() {
+        let (s, a) = layout(module, f)?;
+        let a = if packed { 1 } else { a };
+        at = at.div_ceil(a) * a;
+        if k == i {
+            return Some((at, f.clone()));
+        }
+        at += s;
+    }
+    None
+}
+
+fn add(a: Expr, b: Expr) -> Expr {
+    match (a, b) {
+        (Expr::Const(0), e) | (e, Expr::Const(0)) => e,
+        (Expr::Const(x), Expr::Const(y)) => Expr::Const(x.wrapping_add(y)),
+        (a, b) => Expr::Binary(BinOp::Add, Box::new(a), Box::new(b)),
+    }
+}
+
+fn scale(e: Expr, k: u64) -> Expr {
+    match (e, k) {
+        (_, 0) => Expr::Const(0),
+        (e, 1) => e,
+        (Expr::Const(x), k) => Expr::Const(x.wrapping_mul(k as i64)),
+        (e, k) => Expr::Binary(BinOp::Mul, Box::new(e), Box::new(Expr::Const(k as i64))),
+    }
+}
+
+/// `offset / size` where the offset is known to be a multiple of `size`
+/// (`None`: a constant offset that is not).
+fn divide(offset: &Expr, size: i64) -> Option<Expr> {
+    if size == 1 {
+        return Some(offset.clone());
+    }
+    match offset {
+        Expr::Const(c) => (c % size == 0).then(|| Expr::Const(c / size)),
+        Expr::Binary(BinOp::Mul, x, k) => match **k {
+            Expr::Const(k) if k % size == 0 => Some(scale((**x).clone(), (k / size) as u64)),
+            _ => Some(Expr::Binary(
+                BinOp::Div,
+                Box::new(offset.clone()),
+                Box::new(Expr::Const(size)),
+            )),
+        },
+        Expr::Binary(BinOp::Add, a, b) => match (divide(a, size), divide(b, size)) {
+            (Some(a), Some(b)) if exact(&a, size) && exact(&b, size) => Some(add(a, b)),
+            _ => Some(Expr::Binary(
+                BinOp::Div,
+                Box::new(offset.clone()),
+                Box::new(Expr::Const(size)),
+            )),
+        },
+        _ => Some(Expr::Binary(
+            BinOp::Div,
+            Box::new(offset.clone()),
+            Box::new(Expr::Const(size)),
+        )),
+    }
+}
+
+/// Whether `divide` produced `e` without a division of its own (so that
+/// a sum of such halves is the sum's quotient).
+fn exact(e: &Expr, size: i64) -> bool {
+    !matches!(e, Expr::Binary(BinOp::Div, _, k) if matches!(**k, Expr::Const(s) if s == size))
+}
+
+impl Lowerer<'_> {
+    /// Kernel parameters: pointers become buffers, integers the values
+    /// the request gives them.
+    pub(super) fn bind_params(
+        &mut self,
+        request: &KernelRequest,
+        kernel_loc: Option<&SourceLoc>,
+        kernel_span: Span,
+    ) -> R<()> {
+        let func = self.func;
+        let count = func.params.len();
+        let dbg_name = func
+            .dbg
+            .and_then(|d| match self.module.metadata.get(&d)?.field("name") {
+                Some(crate::llvm::ir::MdField::Str(s)) => Some(s.clone()),
+                _ => None,
+            });
+        let names = kernel_loc
+            .zip(dbg_name.as_deref())
+            .and_then(|(loc, n)| {
+                let text = self.lines.text_from(&loc.file, loc.line)?;
+                source::param_names(&text, n, count)
+            })
+            .unwrap_or_else(|| (0..count).map(|i| format!("arg{i}")).collect());
+        self.point = kernel_span;
+        self.span = kernel_span;
+        self.field_args = request
+            .args
+            .iter()
+            .filter(|(n, _)| n.contains("->"))
+            .cloned()
+            .collect();
+        for (name, _) in request.args {
+            // `param->field=N`: the length of a struct argument's buffer,
+            // checked once the fields are known (`check_field_args`).
+            let field_of = name.split_once("->").map(|(p, _)| p);
+            if !names
+                .iter()
+                .any(|n| Some(n.as_str()) == field_of || n == name)
+            {
+                return self.refuse_at_kernel(format!(
+                    "--arg {name}=...: kernel `{}` has no parameter `{name}` (it has: {})",
+                    request.kernel,
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                ));
+            }
+        }
+        for (p, name) in func.params.iter().zip(&names) {
+            let given = request
+                .args
+                .iter()
+                .rev()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| *v);
+            let Some(ssa) = p.name.clone() else {
+                continue;
+            };
+            match &p.ty {
+                LType::Ptr(0 | 1) if p.byval.is_none() => {
+                    let len = match given {
+                        None => DEFAULT_BUFFER_LEN,
+                        Some(n) if (1..=4096).contains(&n) => n as u32,
+                        Some(n) => {
+                            return self.refuse_at_kernel(format!(
+                                "--arg {name}={n}: a pointer parameter's value is the number of elements of its buffer, 1 to 4096"
+                            ))
+                        }
+                    };
+                    let var = self.vars.len() as VarId;
+                    self.vars.push(MemVar {
+                        name: name.clone(),
+                        storage: Storage::Global,
+                        ty: Type::U32,
+                        volatile: false,
+                        len,
+                        is_array: true,
+                        init: vec![0; len as usize],
+                        span: kernel_span,
+                    });
+                    self.widths.push(None);
+                    self.signed.push(None);
+                    self.ptrs.insert(ssa, Ptr { var: Some(var), offset: Expr::Const(0) });
+                    self.param_vars.push(var);
+                    // Recorded with the integers: the report's header shows the launch.
+                    self.params.push((name.clone(), i64::from(len)));
+                }
+                LType::Int(w) => {
+                    let Some(v) = given else {
+                        return self.refuse_at_kernel(format!(
+                            "kernel parameter `{name}` (a {w}-bit integer) needs a value: --arg {name}=VALUE"
+                        ));
+                    };
+                    self.consts.insert(ssa, super::values::zext(i128::from(v), *w));
+                    self.params.push((name.clone(), v));
+                }
+                LType::Ptr(_) if p.byval.is_some() => {
+                    return self.refuse_at_kernel(format!(
+                        "kernel parameter `{name}` is a struct passed by value: only integers and pointers to global memory are modelled"
+                    ))
+                }
+                other => {
+                    return self.refuse_at_kernel(format!(
+                        "kernel parameter `{name}` of LLVM type {other:?}: only integers and pointers to global memory are modelled"
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every `--arg param->field=N` named a pointer field the kernel reads.
+    pub(super) fn check_field_args(&self) -> R<()> {
+        let known: Vec<&str> = self
+            .fields
+            .values()
+            .map(|v| self.vars[*v as usize].name.as_str())
+            .collect();
+        for (name, _) in &self.field_args {
+            if !known.contains(&name.as_str()) {
+                return self.refuse_at_kernel(format!(
+                    "--arg {name}=...: the kernel reads no such pointer field (it reads: {})",
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn refuse_at_kernel<T>(&self, message: String) -> R<T> {
+        Err(crate::spec::diag::Diagnostic::new(self.point, message).label("this kernel"))
+    }
+
+    /// The variable of global `@name`, made on first use.
+    pub(super) fn global_var(&mut self, name: &str) -> R<VarId> {
+        if let Some(v) = self.global_vars.get(name) {
+            return Ok(*v);
+        }
+        let Some(g) = self.module.global(name) else {
+            return self.refuse(format!(
+                "`@{name}` is a function or an unknown global: a pointer the model cannot follow"
+            ));
+        };
+        let storage = match g.addrspace {
+            3 => Storage::Shared,
+            1 | 4 => Storage::Global,
+            _ => {
+                return self.refuse(format!(
+                    "the global `{}` in address space {}: only __shared__, __device__ and __constant__ variables are modelled",
+                    display_name(name),
+                    g.addrspace
+                ))
+            }
+        };
+        let (len, bits, is_array) = match flatten(&g.ty) {
+            Some((len, bits)) => (len, bits, matches!(g.ty, LType::Array(..))),
+            None => {
+                return self.refuse(format!(
+                    "the variable `{}` of LLVM type {:?}: only integers, floating-point values (as their bits) and arrays of them are modelled",
+                    display_name(name),
+                    g.ty
+                ))
+            }
+        };
+        let mut init = vec![0u64; len as usize];
+        match &g.init {
+            None | Some(Value::Zero | Value::Undef | Value::Poison) => {}
+            Some(Value::Int(i)) if len == 1 => init[0] = zero_extend(*i, bits),
+            Some(Value::Aggregate(items)) if items.len() == len as usize => {
+                for (slot, it) in init.iter_mut().zip(items) {
+                    match it.value {
+                        Value::Int(i) => *slot = zero_extend(i, bits),
+                        Value::Zero | Value::Undef | Value::Poison => {}
+                        _ => {
+                            return self
+                                .refuse(format!("the initial value of `{}`", display_name(name)))
+                        }
+                    }
+                }
+            }
+            Some(_) => {
+                return self.refuse(format!(
+                    "the initial value of `{}`: only integers are modelled",
+                    display_name(name)
+                ))
+            }
+        }
+        if storage == Storage::Shared {
+            init = (0..self.launch.blocks).flat_map(|_| init.clone()).collect();
+        }
+        let var = self.vars.len() as VarId;
+        self.vars.push(MemVar {
+            name: display_name(name),
+            storage,
+            ty: Type::U32,
+            volatile: false,
+            len,
+            is_array,
+            init,
+            span: self.span,
+        });
+        self.widths.push(Some(bits));
+        self.signed.push(None);
+        self.global_vars.insert(name.to_string(), var);
+        Ok(var)
+    }
+
+    /// What each pointer SSA value points into, to a fixpoint over the
+    /// function (phis may name values defined later).
+    pub(super) fn pointer_bases(&mut self) -> R<HashMap<String, Base>> {
+        let mut bases: HashMap<String, Base> = HashMap::new();
+        let defs: HashMap<&str, &crate::llvm::ir::Instr> = self
+            .func
+            .instructions()
+            .filter_map(|i| Some((i.result.as_deref()?, i)))
+            .collect();
+        for (name, p) in &self.ptrs {
+            if let Some(v) = p.var {
+                bases.insert(name.clone(), Base::Var(v));
+            }
+        }
+        loop {
+            let mut changed = false;
+            for instr in self.func.instructions() {
+                let (Some(res), LType::Ptr(_)) = (&instr.result, &instr.ty) else {
+                    continue;
+                };
+                let ops: Vec<&Operand> = match &instr.kind {
+                    InstrKind::GetElementPtr { .. } | InstrKind::Cast(_) | InstrKind::Freeze => {
+                        instr.operands.iter().take(1).collect()
+                    }
+                    InstrKind::Phi { .. } => instr.operands.iter().collect(),
+                    InstrKind::Select => instr.operands.iter().skip(1).collect(),
+                    InstrKind::Load { .. } => {
+                        self.locate(instr);
+                        if let Some(v) = self
+                            .static_ptr(&instr.operands[0].value, &defs)?
+                            .and_then(|(v, k)| self.pointer_field(v, k))
+                        {
+                            if bases.insert(res.clone(), Base::Var(v)) != Some(Base::Var(v)) {
+                                changed = true;
+                            }
+                        }
+                        continue;
+                    }
+                    InstrKind::Alloca { .. } => {
+                        if bases.insert(res.clone(), Base::Private).is_none() {
+                            changed = true;
+                        }
+                        continue;
+                    }
+                    _ => continue,
+                };
+                let mut b = None;
+                for op in ops {
+                    b = merge(b, self.base_of(&op.value, &bases)?);
+                }
+                if let Some(b) = b {
+                    if bases.insert(res.clone(), b) != Some(b) {
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                return Ok(bases);
+            }
+        }
+    }
+
+    /// A pointer known before running: a variable at a constant offset
+    /// (a parameter, or a constant `getelementptr` of one).
+    fn static_ptr(
+        &mut self,
+        v: &Value,
+        defs: &HashMap<&str, &crate::llvm::ir::Instr>,
+    ) -> R<Option<(VarId, i64)>> {
+        let p = match v {
+            Value::Local(n) => match (self.ptrs.get(n), defs.get(n.as_str())) {
+                (Some(p), _) => p.clone(),
+                (None, Some(def)) => match &def.kind {
+                    InstrKind::Cast(CastOp::AddrSpaceCast | CastOp::BitCast) => {
+                        return self.static_ptr(&def.operands[0].value, defs)
+                    }
+                    InstrKind::GetElementPtr { source, .. }
+                        if def.operands[1..]
+                            .iter()
+                            .all(|o| matches!(o.value, Value::Int(_))) =>
+                    {
+                        let Some((var, k)) = self.static_ptr(&def.operands[0].value, defs)? else {
+                            return Ok(None);
+                        };
+                        let base = Ptr {
+                            var: Some(var),
+                            offset: Expr::Const(k),
+                        };
+                        self.gep(source, base, &def.operands[1..])?
+                    }
+                    _ => return Ok(None),
+                },
+                _ => return Ok(None),
+            },
+            Value::Expr(ce) => self.const_ptr(ce)?,
+            _ => return Ok(None),
+        };
+        Ok(match (p.var, p.offset) {
+            (Some(v), Expr::Const(k)) => Some((v, k)),
+            _ => None,
+        })
+    }
+
+    /// The buffer a pointer field of a kernel's struct argument points to
+    /// (`gpuLockData->mutexBufferHeads`): a buffer of its own per field
+    /// (offset `k` into the parameter `v`'s buffer), zero-initialised, of
+    /// the default length; named by the field as the source spells it at
+    /// the load. `None` for a variable that is not a kernel parameter.
+    pub(super) fn pointer_field(&mut self, v: VarId, k: i64) -> Option<VarId> {
+        if let Some(d) = self.fields.get(&(v, k)) {
+            return Some(*d);
+        }
+        if !self.param_vars.contains(&v) {
+            return None;
+        }
+        let at = &self.lines.source.text[self.point.start as usize..];
+        let field: String = at
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let field = if field.is_empty() || field.starts_with(|c: char| c.is_ascii_digit()) {
+            format!("@{k}")
+        } else {
+            field
+        };
+        let d = self.vars.len() as VarId;
+        let name = format!("{}->{field}", self.vars[v as usize].name);
+        let len = self
+            .field_args
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name)
+            .map_or(DEFAULT_BUFFER_LEN, |(_, n)| (*n).clamp(1, 4096) as u32);
+        self.params.push((name.clone(), i64::from(len)));
+        self.vars.push(MemVar {
+            name,
+            storage: Storage::Global,
+            ty: Type::U32,
+            volatile: false,
+            len,
+            is_array: true,
+            init: vec![0; len as usize],
+            span: self.span,
+        });
+        self.widths.push(None);
+        self.signed.push(None);
+        self.fields.insert((v, k), d);
+        Some(d)
+    }
+
+    fn base_of(&mut self, v: &Value, bases: &HashMap<String, Base>) -> R<Option<Base>> {
+        Ok(match v {
+            Value::Local(n) => bases.get(n).copied(),
+            Value::Global(g) => match self.module.global(g) {
+                Some(_) => Some(Base::Var(self.global_var(g)?)),
+                None => None,
+            },
+            Value::Expr(ce) => match ce.operands.first() {
+                Some(op)
+                    if matches!(
+                        ce.kind,
+                        InstrKind::GetElementPtr { .. } | InstrKind::Cast(_)
+                    ) =>
+                {
+                    self.base_of(&op.value, bases)?
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+    }
+
+    /// The pointer an operand is.
+    pub(super) fn ptr(&mut self, op: &Operand) -> R<Ptr> {
+        match &op.value {
+            Value::Local(n) => match self.ptrs.get(n) {
+                Some(p) => Ok(p.clone()),
+                None => match self.bases.get(n) {
+                    Some(Base::Mixed) => self.refuse("a pointer that may point into more than one buffer or variable (a phi or select of two pointers): the model names one variable per access"),
+                    _ => self.refuse("a pointer the model cannot follow (loaded from memory, or computed from an integer)"),
+                },
+            },
+            Value::Global(g) => Ok(Ptr { var: Some(self.global_var(g)?), offset: Expr::Const(0) }),
+            Value::Expr(ce) => self.const_ptr(ce),
+            Value::Null => self.refuse("a null pointer"),
+            _ => self.refuse("a pointer the model cannot follow"),
+        }
+    }
+
+    fn const_ptr(&mut self, ce: &ConstExpr) -> R<Ptr> {
+        if ce.operands.is_empty() {
+            return self.refuse("a constant expression without operands");
+        }
+        match &ce.kind {
+            InstrKind::Cast(CastOp::AddrSpaceCast | CastOp::BitCast) => self.ptr(&ce.operands[0]),
+            InstrKind::GetElementPtr { source, .. } => {
+                let base = self.ptr(&ce.operands[0])?;
+                self.gep(source, base, &ce.operands[1..])
+            }
+            _ => self.refuse("pointer arithmetic the model cannot name"),
+        }
+    }
+
+    /// `getelementptr source, base, indices...`: the base moved by the
+    /// indices' bytes (indices are signed).
+    pub(super) fn gep(&mut self, source: &LType, base: Ptr, indices: &[Operand]) -> R<Ptr> {
+        let mut offset = base.offset;
+        let mut ty = source.clone();
+        for (i, idx) in indices.iter().enumerate() {
+            if i == 0 {
+                let Some((size, _)) = layout(self.module, &ty) else {
+                    return self.refuse(format!("an address computed over LLVM type {ty:?}"));
+                };
+                let e = self.signed_index(idx)?;
+                offset = add(offset, scale(e, size));
+                continue;
+            }
+            match ty.clone() {
+                LType::Array(_, elem) | LType::Vector(_, elem) => {
+                    let Some((size, _)) = layout(self.module, &elem) else {
+                        return self.refuse(format!("an address computed over LLVM type {elem:?}"));
+                    };
+                    let e = self.signed_index(idx)?;
+                    offset = add(offset, scale(e, size));
+                    ty = *elem;
+                }
+                st @ (LType::Struct { .. } | LType::Named(_)) => {
+                    let Value::Int(k) = idx.value else {
+                        return self.refuse("a struct field chosen at run time");
+                    };
+                    let Some((at, field)) = field_offset(self.module, &st, k as usize) else {
+                        return self.refuse(format!("a field of LLVM type {st:?}"));
+                    };
+                    offset = add(offset, Expr::Const(at as i64));
+                    ty = field;
+                }
+                other => return self.refuse(format!("an index into LLVM type {other:?}")),
+            }
+        }
+        Ok(Ptr {
+            var: base.var,
+            offset,
+        })
+    }
+
+    fn signed_index(&mut self, idx: &Operand) -> R<Expr> {
+        let LType::Int(w) = idx.ty else {
+            return self.refuse("a vector index in an address");
+        };
+        let e = self.int(idx)?;
+        Ok(super::values::sext(e, w))
+    }
+
+    /// The location an access of `bits` at `p` names.
+    pub(super) fn loc(&mut self, p: &Ptr, bits: u32) -> R<Loc> {
+        let Some(var) = p.var else {
+            return self.refuse("an access to a thread's local array or variable whose address is taken (private memory is not modelled)");
+        };
+        let size = i64::from(bits.div_ceil(8).max(1));
+        let Some(index) = divide(&p.offset, size) else {
+            return self.refuse(format!(
+                "an access of {bits} bits across elements of `{}`",
+                self.vars[var as usize].name
+            ));
+        };
+        if self.vars[var as usize].is_array {
+            return Ok(Loc {
+                var,
+                index: Some(index),
+            });
+        }
+        match index {
+            Expr::Const(0) => Ok(Loc { var, index: None }),
+            _ => self.refuse(format!(
+                "an access at an offset into the scalar `{}`",
+                self.vars[var as usize].name
+            )),
+        }
+    }
+
+    /// Records that `var` is accessed `bits` wide (and compared signed or
+    /// not); a second width is refused.
+    pub(super) fn note_width(&mut self, var: VarId, bits: u32, signed: Option<bool>) -> R<()> {
+        let v = var as usize;
+        match self.widths[v] {
+            Some(w) if w != bits => {
+                return self.refuse(format!(
+                    "`{}` is accessed as {w}-bit and {bits}-bit elements: the model gives a variable one element type",
+                    self.vars[v].name
+                ))
+            }
+            _ => self.widths[v] = Some(bits),
+        }
+        if let Some(s) = signed {
+            match self.signed[v] {
+                Some(t) if t != s => {
+                    return self.refuse(format!(
+                        "`{}` is compared both signed and unsigned by atomic max/min",
+                        self.vars[v].name
+                    ))
+                }
+                _ => self.signed[v] = Some(s),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `(elements, bits)` of an integer or a (nested) array of integers.
+fn flatten(ty: &LType) -> Option<(u32, u32)> {
+    match ty {
+        LType::Int(w) if matches!(w, 1 | 8 | 16 | 32 | 64) => Some((1, *w)),
+        // Floating-point elements are held as their bits.
+        LType::Half | LType::BFloat => Some((1, 16)),
+        LType::Float => Some((1, 32)),
+        LType::Double => Some((1, 64)),
+        LType::Array(n, t) => {
+            let (k, b) = flatten(t)?;
+            let len = u32::try_from(*n).ok()?.checked_mul(k)?;
+            (len > 0 && len <= 1 << 16).then_some((len, b))
+        }
+        _ => None,
+    }
+}
+
+fn zero_extend(i: i128, bits: u32) -> u64 {
+    super::values::zext(i, bits) as u64
+}
+
+/// A global's name as the user wrote it: the last name of a local
+/// static's mangling (`_ZZ4kernE5flags` → `flags`), else as is.
+pub(crate) fn display_name(name: &str) -> String {
+    if let Some(rest) = name.strip_prefix("_ZZ") {
+        if let Some(e) = rest.rfind('E') {
+            let tail = &rest[e + 1..];
+            let digits: String = tail.chars().take_while(char::is_ascii_digit).collect();
+            if let Ok(n) = digits.parse::<usize>() {
+                let id = &tail[digits.len()..];
+                if id.len() >= n && n > 0 {
+                    return id[..n].to_string();
+                }
+            }
+        }
+    }
+    name.to_string()
+}

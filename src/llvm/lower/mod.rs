@@ -1,0 +1,322 @@
+//! One kernel of an LLVM module lowered to the checker's program for a
+//! launch (issue #39: kernels checked as launched). Each job has a file:
+//! `source` (the user's text and spans), `memory` (buffers, globals,
+//! pointers and `getelementptr`), `values` (integer arithmetic, compares,
+//! casts), `access` (loads, stores, atomics and fences, with CUDA's
+//! orders and scopes), `calls` (intrinsics, `__assertfail`, `vprintf`),
+//! `flow` (blocks, branches, and phis as copies on edges).
+//!
+//! What it cannot name is refused with an error located at the user's
+//! line and column, never guessed.
+
+mod access;
+mod calls;
+mod flow;
+mod memory;
+mod source;
+mod values;
+
+#[cfg(test)]
+mod tests;
+
+use super::debug::{DebugInfo, SourceLoc, UserFiles};
+use super::ir::{Function, Instr as LInstr, InstrKind, MdField, Module};
+use crate::ir::{
+    Checks, Expr, Instr, Launch, LocalId, LocalInit, LocalVar, MemVar, Op, Program, VarId,
+};
+use crate::spec::ast::{Header, Participants, Span, Type};
+use crate::spec::diag::{Diagnostic, Source};
+use memory::Ptr;
+use source::Lines;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// The elements a kernel's pointer parameter points to when no
+/// `--arg NAME=N` says.
+pub(crate) const DEFAULT_BUFFER_LEN: u32 = 4;
+
+/// What to lower: which kernel, for which launch, with which arguments
+/// (`NAME=VALUE` for an integer parameter, `NAME=N` elements for a
+/// pointer one).
+pub(crate) struct KernelRequest<'a> {
+    pub(crate) kernel: &'a str,
+    pub(crate) launch: Launch,
+    pub(crate) args: &'a [(String, i64)],
+}
+
+/// Why a kernel cannot be lowered.
+pub(crate) enum Refusal {
+    /// No such kernel: a usage error.
+    Usage(String),
+    /// A construct the model cannot name, located in the user's source.
+    Located(Box<Diagnostic>, Box<Source>),
+}
+
+type R<T> = Result<T, Diagnostic>;
+
+/// Lowers `request.kernel` of `module` (compiled from `tu`, whose text is
+/// `text`) to a program.
+pub(crate) fn lower_kernel(
+    module: &Module,
+    tu: &Path,
+    text: &str,
+    files: &UserFiles,
+    request: &KernelRequest,
+) -> Result<Program, Refusal> {
+    let mut lines = Lines::new(tu, text);
+    let func = match find_kernel(module, request.kernel) {
+        Ok(f) => f,
+        Err(message) => return Err(Refusal::Usage(message)),
+    };
+    let dbg = DebugInfo::new(module);
+    let kernel_loc = kernel_location(module, func, &dbg);
+    let kernel_span = kernel_loc
+        .as_ref()
+        .and_then(|l| lines.line_span(l))
+        .unwrap_or_default();
+    let mut l = Lowerer {
+        module,
+        func,
+        launch: request.launch,
+        dbg,
+        files,
+        lines,
+        span: kernel_span,
+        point: kernel_span,
+        vars: Vec::new(),
+        widths: Vec::new(),
+        signed: Vec::new(),
+        global_vars: HashMap::new(),
+        locals: Vec::new(),
+        local_of: HashMap::new(),
+        consts: HashMap::new(),
+        ptrs: HashMap::new(),
+        bases: HashMap::new(),
+        cas: HashMap::new(),
+        param_vars: Vec::new(),
+        fields: HashMap::new(),
+        field_args: Vec::new(),
+        code: Vec::new(),
+        params: Vec::new(),
+    };
+    match l.run(request, kernel_loc.as_ref(), kernel_span) {
+        Ok(()) => Ok(l.program(request)),
+        Err(d) => Err(Refusal::Located(Box::new(d), Box::new(l.lines.source))),
+    }
+}
+
+/// The kernel called `name` (its source name, or its mangled one).
+fn find_kernel<'m>(module: &'m Module, name: &str) -> Result<&'m Function, String> {
+    let source_name = |f: &Function| {
+        f.dbg
+            .and_then(|d| match module.metadata.get(&d)?.field("name") {
+                Some(MdField::Str(s)) => Some(s.clone()),
+                _ => None,
+            })
+    };
+    let kernels: Vec<&Function> = module.kernel_functions().collect();
+    let found: Vec<&&Function> = kernels
+        .iter()
+        .filter(|f| f.name == name || source_name(f).as_deref() == Some(name))
+        .collect();
+    match found.as_slice() {
+        [one] => Ok(one),
+        [] => {
+            let names: Vec<String> = kernels
+                .iter()
+                .map(|f| source_name(f).unwrap_or_else(|| f.name.clone()))
+                .collect();
+            Err(if names.is_empty() {
+                format!("no kernel `{name}`: the file defines no __global__ function")
+            } else {
+                format!("no kernel `{name}`; the file's kernels: {}", names.join(", "))
+            })
+        }
+        many => Err(format!(
+            "`{name}` names {} kernels (overloads or template instances): give the mangled name, one of {}",
+            many.len(),
+            many.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", ")
+        )),
+    }
+}
+
+/// Where the kernel is declared: its DISubprogram's file and line.
+fn kernel_location(module: &Module, func: &Function, dbg: &DebugInfo) -> Option<SourceLoc> {
+    let sp = func.dbg?;
+    let line = match module.metadata.get(&sp)?.field("line") {
+        Some(MdField::Int(n)) => u32::try_from(*n).ok()?,
+        _ => return None,
+    };
+    Some(SourceLoc {
+        file: dbg.scope_file(sp)?,
+        line,
+        column: 0,
+    })
+}
+
+/// The lowering of one function.
+pub(crate) struct Lowerer<'m> {
+    module: &'m Module,
+    func: &'m Function,
+    launch: Launch,
+    dbg: DebugInfo<'m>,
+    files: &'m UserFiles,
+    lines: Lines,
+    /// The span of the instruction being lowered (its user line), and the
+    /// point its errors name (its column onward).
+    span: Span,
+    point: Span,
+    vars: Vec<MemVar>,
+    /// Per variable: the bit width its accesses use (`None`: none yet).
+    widths: Vec<Option<u32>>,
+    /// Per variable: compared signed (`atomicMax` on `int`) or unsigned.
+    signed: Vec<Option<bool>>,
+    /// The variable of each global (`@name`) used.
+    global_vars: HashMap<String, VarId>,
+    locals: Vec<LocalVar>,
+    /// The local of each SSA value (`%name`) that lives in one.
+    local_of: HashMap<String, LocalId>,
+    /// Integer parameters: their values.
+    consts: HashMap<String, i64>,
+    /// Pointer SSA values: variable and byte offset.
+    ptrs: HashMap<String, Ptr>,
+    /// The variable each pointer SSA value points into (see `memory::bases`).
+    bases: HashMap<String, memory::Base>,
+    /// The buffers of kernel pointer parameters.
+    param_vars: Vec<VarId>,
+    /// The buffer of each pointer field of a struct argument: (the
+    /// parameter's buffer, byte offset) → buffer.
+    fields: HashMap<(VarId, i64), VarId>,
+    /// `--arg param->field=N`: lengths of struct arguments' buffers.
+    field_args: Vec<(String, i64)>,
+    /// `cmpxchg` results: the old value's local and the expected value.
+    cas: HashMap<String, (LocalId, Expr)>,
+    code: Vec<Instr>,
+    /// The integer parameters in force, in order (the report's params).
+    params: Vec<(String, i64)>,
+}
+
+impl Lowerer<'_> {
+    fn run(
+        &mut self,
+        request: &KernelRequest,
+        kernel_loc: Option<&SourceLoc>,
+        kernel_span: Span,
+    ) -> R<()> {
+        self.bind_params(request, kernel_loc, kernel_span)?;
+        self.check_operands()?;
+        self.bases = self.pointer_bases()?;
+        self.point = kernel_span;
+        self.check_field_args()?;
+        self.access_widths()?;
+        self.lower_blocks()
+    }
+
+    /// Every instruction has the operands its kind reads (the parser
+    /// takes what the text gives; the lowering indexes them).
+    fn check_operands(&mut self) -> R<()> {
+        for instr in self.func.instructions() {
+            let n = instr.operands.len();
+            let enough = match &instr.kind {
+                InstrKind::Binary(_) | InstrKind::ICmp(_) | InstrKind::FCmp(_) => n >= 2,
+                InstrKind::Store { .. } | InstrKind::AtomicRmw { .. } => n >= 2,
+                InstrKind::CmpXchg { .. } | InstrKind::Select => n >= 3,
+                InstrKind::Phi { blocks } => n == blocks.len(),
+                InstrKind::Cast(_)
+                | InstrKind::FNeg
+                | InstrKind::Freeze
+                | InstrKind::Load { .. }
+                | InstrKind::ExtractValue { .. }
+                | InstrKind::GetElementPtr { .. }
+                | InstrKind::CondBr { .. }
+                | InstrKind::Switch { .. } => n >= 1,
+                _ => true,
+            };
+            if !enough {
+                self.locate(instr);
+                return self.refuse(format!(
+                    "a malformed `{}` (line {} of the LLVM IR): {n} operands",
+                    instr.kind.opcode(),
+                    instr.line
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn program(self, request: &KernelRequest) -> Program {
+        let mut vars = self.vars;
+        for (i, v) in vars.iter_mut().enumerate() {
+            v.ty = memory::var_type(self.widths[i], self.signed[i]);
+        }
+        Program {
+            source: self.lines.source,
+            header: Header {
+                name: Some(request.kernel.to_string()),
+                ..Header::default()
+            },
+            launch: self.launch,
+            params: self.params,
+            vars,
+            locals: self.locals,
+            code: self.code,
+            participants: Participants::All,
+            checks: Checks::default(),
+            unsupported: vec![],
+            devices: vec![],
+            inlined: vec![],
+            spec_locals: vec![],
+        }
+    }
+
+    /// Sets the span of `instr` as the one code is emitted with.
+    fn locate(&mut self, instr: &LInstr) {
+        let loc = self.dbg.locate(instr.dbg, self.files).user;
+        if let Some(loc) = loc {
+            if let Some(s) = self.lines.line_span(&loc) {
+                self.span = s;
+                self.point = self.lines.point_span(&loc).unwrap_or(s);
+            }
+        }
+    }
+
+    fn emit(&mut self, op: Op) {
+        self.code.push(Instr {
+            op,
+            span: self.span,
+        });
+    }
+
+    /// An error at the instruction being lowered.
+    fn refuse<T>(&self, message: impl Into<String>) -> R<T> {
+        Err(Diagnostic::new(self.point, message.into())
+            .label("not modelled")
+            .hint("gsync-check models integer code over kernel buffers, __shared__ and __device__ variables, CUDA's atomics, fences and __syncthreads (book: \"Checking a kernel as it is launched\")"))
+    }
+
+    /// A new local of `ty`.
+    fn new_local(&mut self, name: &str, ty: Type) -> LocalId {
+        let id = self.locals.len() as LocalId;
+        self.locals.push(LocalVar {
+            name: name.to_string(),
+            ty,
+            init: LocalInit::Zero,
+        });
+        id
+    }
+
+    /// The local of the SSA value `name` (made on first use), of `bits`.
+    fn local(&mut self, name: &str, bits: u32) -> R<LocalId> {
+        if let Some(l) = self.local_of.get(name) {
+            return Ok(*l);
+        }
+        let ty = values::local_type(bits).ok_or(()).or_else(|()| {
+            self.refuse(format!(
+                "a {bits}-bit integer: the model has integers of 1, 8, 16, 32 and 64 bits"
+            ))
+        })?;
+        let id = self.new_local(&format!("%{name}"), ty);
+        self.local_of.insert(name.to_string(), id);
+        Ok(id)
+    }
+}

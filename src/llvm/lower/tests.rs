@@ -1,0 +1,398 @@
+//! The lowering on hand-written IR: phis leave SSA correctly (the swap
+//! problem), addresses become indices, atomics get CUDA's orders and
+//! scopes, and what the model cannot name is refused. A small
+//! interpreter runs one thread's program to check values, not shapes.
+
+use super::access::{map_atomic, scope_of};
+use super::*;
+use crate::ir::{eval_binary, eval_unary, wrap, AtomicOp, MemAccess, Order, Scope};
+use crate::llvm::ir::{Atomic, Ordering};
+use std::collections::BTreeMap;
+
+fn lower(ll: &str, kernel: &str, args: &[(&str, i64)]) -> Result<Program, String> {
+    let module = crate::llvm::parse(ll).expect("the test IR parses");
+    let args: Vec<(String, i64)> = args.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+    let request = KernelRequest {
+        kernel,
+        launch: Launch::default(),
+        args: &args,
+    };
+    lower_kernel(
+        &module,
+        Path::new("/nonexistent/k.cu"),
+        "",
+        &UserFiles::default(),
+        &request,
+    )
+    .map_err(|r| match r {
+        Refusal::Usage(m) => m,
+        Refusal::Located(d, _) => d.message,
+    })
+}
+
+/// Runs thread 0 of block 0 alone; memory as `(variable, index) → value`.
+fn run(p: &Program) -> BTreeMap<(String, i64), i64> {
+    let mut locals = vec![0i64; p.locals.len()];
+    let mut mem: BTreeMap<(String, i64), i64> = BTreeMap::new();
+    fn eval(e: &Expr, locals: &[i64]) -> i64 {
+        match e {
+            Expr::Const(c) => *c,
+            Expr::Local(l) => locals[*l as usize],
+            Expr::Builtin(_) => 0,
+            Expr::Unary(op, a) => eval_unary(*op, eval(a, locals)),
+            Expr::Binary(op, a, b) => {
+                eval_binary(*op, eval(a, locals), eval(b, locals)).expect("no fault")
+            }
+            Expr::Ternary(c, a, b) => {
+                if eval(c, locals) != 0 {
+                    eval(a, locals)
+                } else {
+                    eval(b, locals)
+                }
+            }
+            Expr::Global(..) => unreachable!("not in code"),
+        }
+    }
+    let key = |a: &MemAccess, locals: &[i64]| {
+        let i = a.loc.index.as_ref().map_or(0, |e| eval(e, locals));
+        (p.vars[a.loc.var as usize].name.clone(), i)
+    };
+    let mut pc = 0usize;
+    for _ in 0..10_000 {
+        let mut next = pc + 1;
+        match &p.code[pc].op {
+            Op::Assign { dst, value } => {
+                let ty = p.locals[*dst as usize].ty;
+                locals[*dst as usize] = wrap(ty, eval(value, &locals));
+            }
+            Op::Store { access, value } => {
+                let v = eval(value, &locals);
+                mem.insert(key(access, &locals), v);
+            }
+            Op::Load { dst, access } => {
+                let v = mem.get(&key(access, &locals)).copied().unwrap_or(0);
+                locals[*dst as usize] = v;
+            }
+            Op::Branch {
+                cond,
+                then_pc,
+                else_pc,
+            } => {
+                next = if eval(cond, &locals) != 0 {
+                    *then_pc
+                } else {
+                    *else_pc
+                } as usize
+            }
+            Op::Jump { target } => next = *target as usize,
+            Op::Exit => return mem,
+            _ => {}
+        }
+        pc = next;
+    }
+    panic!("the program does not end");
+}
+
+const SWAP: &str = r#"
+define ptx_kernel void @swap(ptr %out, i32 %n) {
+entry:
+  br label %loop
+loop:
+  %a = phi i32 [ 1, %entry ], [ %b, %body ]
+  %b = phi i32 [ 2, %entry ], [ %a, %body ]
+  %i = phi i32 [ 0, %entry ], [ %i1, %body ]
+  %c = icmp slt i32 %i, %n
+  br i1 %c, label %body, label %done
+body:
+  %i1 = add i32 %i, 1
+  br label %loop
+done:
+  store i32 %a, ptr %out
+  %p = getelementptr inbounds i32, ptr %out, i64 1
+  store i32 %b, ptr %p
+  ret void
+}
+"#;
+
+#[test]
+fn phis_that_read_each_other_are_copied_in_parallel() {
+    for (n, a, b) in [(0, 1, 2), (1, 2, 1), (2, 1, 2), (3, 2, 1)] {
+        let p = lower(SWAP, "swap", &[("arg1", n)]).unwrap();
+        let mem = run(&p);
+        assert_eq!(mem[&("arg0".to_string(), 0)], a, "n={n}");
+        assert_eq!(mem[&("arg0".to_string(), 1)], b, "n={n}");
+    }
+}
+
+#[test]
+fn a_parallel_copy_without_clashes_is_sequential() {
+    let seq = flow::parallel_copy(vec![(0, Expr::Const(1)), (1, Expr::Local(2))], |_| 99);
+    assert_eq!(seq.len(), 2);
+    let mut temps = 10;
+    let swap = flow::parallel_copy(vec![(0, Expr::Local(1)), (1, Expr::Local(0))], |_| {
+        temps += 1;
+        temps
+    });
+    assert_eq!(swap.len(), 4, "two temporaries, then two copies");
+    assert!(matches!(swap[2], (0, Expr::Local(11))));
+}
+
+const ADDRESSES: &str = r#"
+@_ZZ1kE5flags = internal addrspace(3) global [4 x i32] undef, align 4
+
+define ptx_kernel void @k(ptr %buf, i32 %i) {
+  %x = zext i32 %i to i64
+  %e = getelementptr inbounds i32, ptr %buf, i64 %x
+  store i32 7, ptr %e
+  %b = getelementptr inbounds i8, ptr %buf, i64 12
+  store i32 9, ptr %b
+  %s = getelementptr inbounds [4 x i32], ptr addrspacecast (ptr addrspace(3) @_ZZ1kE5flags to ptr), i64 0, i64 %x
+  store i32 5, ptr %s
+  %neg = sub i32 0, %i
+  %m = sext i32 %neg to i64
+  %back = getelementptr inbounds i32, ptr %b, i64 %m
+  store i32 3, ptr %back
+  ret void
+}
+"#;
+
+#[test]
+fn getelementptr_becomes_an_element_index() {
+    let p = lower(ADDRESSES, "k", &[("arg1", 2)]).unwrap();
+    let mem = run(&p);
+    let at = |v: &str, i| mem.get(&(v.to_string(), i)).copied();
+    assert_eq!(at("arg0", 2), Some(7));
+    // 12 bytes in, at 3 - 2: the signed index of a sext'd negative value.
+    assert_eq!(at("arg0", 3), Some(9));
+    assert_eq!(at("arg0", 1), Some(3));
+    assert_eq!(at("flags", 2), Some(5));
+    let flags = p.vars.iter().find(|v| v.name == "flags").unwrap();
+    assert_eq!(flags.storage, crate::spec::ast::Storage::Shared);
+    assert_eq!((flags.len, flags.init.len()), (4, 8), "per block");
+    let buf = &p.vars[0];
+    assert_eq!((buf.len, buf.ty), (DEFAULT_BUFFER_LEN, Type::U32));
+}
+
+const ATOMICS: &str = r#"
+define ptx_kernel void @k(ptr %p) {
+  %a = atomicrmw add ptr %p, i32 1 seq_cst, align 4
+  %b = call i32 @llvm.nvvm.atomic.add.gen.i.cta.i32.p0(ptr %p, i32 1)
+  %c = atomicrmw max ptr %p, i32 1 syncscope("block") monotonic, align 4
+  %d = atomicrmw xchg ptr %p, i32 0 syncscope("device") seq_cst, align 4
+  %e = cmpxchg ptr %p, i32 0, i32 1 seq_cst seq_cst, align 4
+  %f = extractvalue { i32, i1 } %e, 1
+  %g = load volatile i32, ptr %p, align 4
+  %h = load i32, ptr %p, align 4
+  call void @llvm.nvvm.membar.gl()
+  call void @llvm.nvvm.barrier0()
+  ret void
+}
+declare i32 @llvm.nvvm.atomic.add.gen.i.cta.i32.p0(ptr, i32)
+declare void @llvm.nvvm.membar.gl()
+declare void @llvm.nvvm.barrier0()
+"#;
+
+#[test]
+fn atomics_get_cudas_orders_and_scopes() {
+    let p = lower(ATOMICS, "k", &[]).unwrap();
+    let ops: Vec<String> = p
+        .code
+        .iter()
+        .filter_map(|i| match &i.op {
+            Op::Atomic { op, access, .. } => {
+                Some(format!("{op:?} {:?} {:?}", access.order, access.scope))
+            }
+            Op::Load { access, .. } => Some(format!("load {:?} {:?}", access.order, access.scope)),
+            Op::Fence(m) => Some(format!("fence {:?} {:?}", m.order, m.scope)),
+            Op::SyncThreads => Some("__syncthreads".into()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        ops,
+        [
+            // Legacy atomicAdd: relaxed at device scope.
+            "Add Relaxed Gpu",
+            // atomicAdd_block.
+            "Add Relaxed Cta",
+            "Max Relaxed Cta",
+            // seq_cst at a scope: fence.sc, then acq_rel.
+            "fence Sc Gpu",
+            "Exch AcqRel Gpu",
+            "Cas Relaxed Gpu",
+            "load Volatile Sys",
+            "load Weak Cta",
+            "fence Sc Gpu",
+            "__syncthreads",
+        ]
+    );
+    // atomicMax on an `int` compares signed.
+    assert_eq!(p.vars[0].ty, Type::I32);
+    assert!(p.code.iter().any(|i| matches!(
+        i.op,
+        Op::Atomic {
+            op: AtomicOp::Cas,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn orders_and_scopes_map_as_ptx_does() {
+    let legacy = Atomic {
+        ordering: Ordering::SeqCst,
+        scope: None,
+    };
+    let m = map_atomic(&legacy, true, Order::AcqRel).unwrap();
+    assert_eq!((m.order.order, m.order.scope), (Order::Relaxed, Scope::Gpu));
+    assert!(m.fence.is_none());
+    // A seq_cst load without a scope is not a legacy atomic: system scope.
+    let m = map_atomic(&legacy, false, Order::Acquire).unwrap();
+    assert_eq!((m.order.order, m.order.scope), (Order::Acquire, Scope::Sys));
+    assert_eq!(m.fence.map(|f| f.order), Some(Order::Sc));
+    let acq = Atomic {
+        ordering: Ordering::Acquire,
+        scope: Some("block".into()),
+    };
+    let m = map_atomic(&acq, true, Order::AcqRel).unwrap();
+    assert_eq!((m.order.order, m.order.scope), (Order::Acquire, Scope::Cta));
+    assert_eq!(scope_of(Some("cluster")), None);
+}
+
+#[test]
+fn what_the_model_cannot_name_is_refused() {
+    let float = r#"
+define ptx_kernel void @k(ptr %p) {
+  %x = load float, ptr %p, align 4
+  %y = fmul float %x, 2.000000e+00
+  store float %y, ptr %p, align 4
+  ret void
+}
+"#;
+    let e = lower(float, "k", &[]).unwrap_err();
+    assert!(e.contains("floating-point"), "{e}");
+    let asm = r#"
+define ptx_kernel void @k() {
+  call void asm sideeffect "membar.gl;", ""()
+  ret void
+}
+"#;
+    let e = lower(asm, "k", &[]).unwrap_err();
+    assert!(e.contains("inline PTX"), "{e}");
+    let e = lower(SWAP, "swap", &[]).unwrap_err();
+    assert!(e.contains("--arg arg1=VALUE"), "{e}");
+    let e = lower(SWAP, "nope", &[]).unwrap_err();
+    assert!(e.contains("swap"), "{e}");
+    // A float copied is its bits.
+    let copy = r#"
+define ptx_kernel void @k(ptr %p) {
+  %x = load float, ptr %p, align 4
+  %q = getelementptr inbounds float, ptr %p, i64 1
+  store float %x, ptr %q, align 4
+  store float 1.500000e+00, ptr %p, align 4
+  ret void
+}
+"#;
+    let p = lower(copy, "k", &[]).unwrap();
+    let mem = run(&p);
+    assert_eq!(mem[&("arg0".to_string(), 0)], i64::from(1.5f32.to_bits()));
+}
+
+#[test]
+fn assert_and_trap_are_failures() {
+    let ll = r#"
+@.str = private unnamed_addr constant [6 x i8] c"x > 0\00", align 1
+define ptx_kernel void @k() {
+  call void @__assertfail(ptr @.str, ptr @.str, i32 1, ptr @.str, i64 1)
+  call void asm sideeffect "trap;", ""()
+  ret void
+}
+declare void @__assertfail(ptr, ptr, i32, ptr, i64)
+"#;
+    let p = lower(ll, "k", &[]).unwrap();
+    let messages: Vec<&str> = p
+        .code
+        .iter()
+        .filter_map(|i| match &i.op {
+            Op::Assert { message, .. } => Some(message.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        messages,
+        ["device assertion `x > 0` failed", "__trap() was called"]
+    );
+}
+
+#[test]
+fn min_max_and_abs_are_expressions() {
+    let ll = r#"
+define ptx_kernel void @k(ptr %out, i32 %x) {
+  %a = call i32 @__nv_max(i32 %x, i32 3)
+  store i32 %a, ptr %out
+  %b = call i32 @llvm.umin.i32(i32 %x, i32 3)
+  %p1 = getelementptr inbounds i32, ptr %out, i64 1
+  store i32 %b, ptr %p1
+  %c = call i32 @__nv_abs(i32 %x)
+  %p2 = getelementptr inbounds i32, ptr %out, i64 2
+  store i32 %c, ptr %p2
+  %d = ashr i32 %x, 1
+  %p3 = getelementptr inbounds i32, ptr %out, i64 3
+  store i32 %d, ptr %p3
+  ret void
+}
+declare i32 @__nv_max(i32, i32)
+declare i32 @__nv_abs(i32)
+declare i32 @llvm.umin.i32(i32, i32)
+"#;
+    let p = lower(ll, "k", &[("arg1", -5)]).unwrap();
+    let mem = run(&p);
+    let at = |i| mem[&("arg0".to_string(), i)];
+    // Values are held zero-extended: -5 as 0xFFFFFFFB.
+    assert_eq!(at(0), 3, "signed max(-5, 3)");
+    assert_eq!(at(1), 3, "unsigned min(0xFFFFFFFB, 3)");
+    assert_eq!(at(2), 5);
+    assert_eq!(at(3), i64::from(-3i32 as u32), "ashr keeps the sign");
+}
+
+/// IR with a line dropped, or a line's last operand cut off: refused or
+/// lowered, never a panic.
+#[test]
+fn mutated_ir_never_panics() {
+    for text in [SWAP, ADDRESSES, ATOMICS] {
+        let lines: Vec<&str> = text.lines().collect();
+        for i in 0..lines.len() {
+            let mut dropped = lines.clone();
+            dropped.remove(i);
+            let mut cut = lines.clone();
+            let short;
+            if let Some(at) = lines[i].rfind(", ") {
+                short = lines[i][..at].to_string();
+                cut[i] = &short;
+            }
+            for variant in [dropped.join("\n"), cut.join("\n")] {
+                let Ok(module) = crate::llvm::parse(&variant) else {
+                    continue;
+                };
+                for kernel in ["k", "swap"] {
+                    let args = [("arg1".to_string(), 1)];
+                    let request = KernelRequest {
+                        kernel,
+                        launch: Launch::default(),
+                        args: &args[..module
+                            .kernel_functions()
+                            .next()
+                            .map_or(0, |f| usize::from(f.params.len() > 1))],
+                    };
+                    let _ = lower_kernel(
+                        &module,
+                        Path::new("/nonexistent/k.cu"),
+                        "",
+                        &UserFiles::default(),
+                        &request,
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! Integer values: an `iN` SSA value lives in a local of N bits holding
+//! it zero-extended (`i1` as 0/1, `i64` as the 64 bits); the model's
+//! expressions compute on 64-bit integers, so operations that read the
+//! sign (`sdiv`, `srem`, `ashr`, `icmp s..`, `sext`) sign-extend their
+//! operands first, and every result is wrapped to its width by the local
+//! it is stored in.
+
+use super::{Lowerer, R};
+use crate::ir::{Builtin, Expr, Op};
+use crate::llvm::ir::{BinOp as LBin, CastOp, Instr, Operand, Type as LType, Value};
+use crate::spec::ast::{BinOp, Type, UnOp};
+
+/// The local type of an `iN` value.
+pub(crate) fn local_type(bits: u32) -> Option<Type> {
+    Some(match bits {
+        1 => Type::Bool,
+        8 => Type::U8,
+        16 => Type::U16,
+        32 => Type::U32,
+        64 => Type::I64,
+        _ => return None,
+    })
+}
+
+/// `v` as an `iN` value is held: zero-extended (64 bits: as they are).
+pub(crate) fn zext(v: i128, bits: u32) -> i64 {
+    if bits >= 64 {
+        v as i64
+    } else {
+        (v & ((1i128 << bits) - 1)) as i64
+    }
+}
+
+fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+    Expr::Binary(op, Box::new(a), Box::new(b))
+}
+
+/// The signed value of a held `iN` value.
+pub(crate) fn sext(e: Expr, bits: u32) -> Expr {
+    if bits >= 64 {
+        return e;
+    }
+    if let Expr::Const(c) = e {
+        let shift = 64 - bits;
+        return Expr::Const((c << shift) >> shift);
+    }
+    let half = Expr::Const(1i64 << (bits - 1));
+    bin(BinOp::Sub, bin(BinOp::BitXor, e, half.clone()), half)
+}
+
+/// A 64-bit value made comparable as unsigned by signed comparison.
+fn flip(e: Expr) -> Expr {
+    bin(BinOp::BitXor, e, Expr::Const(i64::MIN))
+}
+
+/// The bits of a value of `ty`: an integer's width, or a floating-point
+/// type's, whose values are carried as their bits (loaded, stored,
+/// selected, passed through phis, never computed with).
+pub(crate) fn width(ty: &LType) -> Option<u32> {
+    match ty {
+        LType::Int(w) => Some(*w),
+        LType::Half | LType::BFloat => Some(16),
+        LType::Float => Some(32),
+        LType::Double => Some(64),
+        _ => None,
+    }
+}
+
+/// The bits of a floating-point constant as LLVM writes it (decimal, or
+/// hexadecimal in double's format for `float` and `double`).
+fn float_bits(ty: &LType, text: &str) -> Option<i64> {
+    let as_f64 = match text.strip_prefix("0x") {
+        Some(hex) if hex.len() == 16 => f64::from_bits(u64::from_str_radix(hex, 16).ok()?),
+        Some(_) => return None,
+        None => text.parse::<f64>().ok()?,
+    };
+    match ty {
+        LType::Float => Some(i64::from((as_f64 as f32).to_bits())),
+        LType::Double => Some(as_f64.to_bits() as i64),
+        _ => None,
+    }
+}
+
+impl Lowerer<'_> {
+    /// An integer operand's value.
+    pub(super) fn int(&mut self, op: &Operand) -> R<Expr> {
+        let Some(bits) = width(&op.ty) else {
+            return self.refuse(format!(
+                "a value of LLVM type {:?} (floating point or vector arithmetic is not modelled)",
+                op.ty
+            ));
+        };
+        Ok(match &op.value {
+            Value::Int(i) => Expr::Const(zext(*i, bits)),
+            Value::Undef | Value::Poison | Value::Zero => Expr::Const(0),
+            Value::Float(f) => match float_bits(&op.ty, f) {
+                Some(b) => Expr::Const(b),
+                None => return self.refuse(format!("the floating-point constant `{f}`")),
+            },
+            Value::Local(n) => match self.consts.get(n) {
+                Some(c) => Expr::Const(*c),
+                None => Expr::Local(self.local(n, bits)?),
+            },
+            _ => return self.refuse(
+                "an integer computed from a pointer (ptrtoint) or a constant the model cannot name",
+            ),
+        })
+    }
+
+    /// `dst = value` for the instruction's result, wrapped to its width.
+    pub(super) fn assign(&mut self, instr: &Instr, value: Expr) -> R<()> {
+        let (Some(res), Some(bits)) = (&instr.result, width(&instr.ty)) else {
+            return self.refuse(format!("a value of LLVM type {:?}", instr.ty));
+        };
+        let dst = self.local(res, bits)?;
+        let value = if bits == 1 {
+            bin(BinOp::BitAnd, value, Expr::Const(1))
+        } else {
+            value
+        };
+        self.emit(Op::Assign { dst, value });
+        Ok(())
+    }
+
+    /// An integer `add`, `sub`, ... `ashr`.
+    pub(super) fn binary(&mut self, instr: &Instr, op: LBin) -> R<()> {
+        let Some(bits) = width(&instr.ty) else {
+            return self.refuse(
+                "floating-point or vector arithmetic (float, double, half) is not modelled",
+            );
+        };
+        let a = self.int(&instr.operands[0])?;
+        let b = self.int(&instr.operands[1])?;
+        let value = match op {
+            LBin::Add => bin(BinOp::Add, a, b),
+            LBin::Sub => bin(BinOp::Sub, a, b),
+            LBin::Mul => bin(BinOp::Mul, a, b),
+            LBin::And => bin(BinOp::BitAnd, a, b),
+            LBin::Or => bin(BinOp::BitOr, a, b),
+            LBin::Xor => bin(BinOp::BitXor, a, b),
+            LBin::Shl => bin(BinOp::Shl, a, b),
+            LBin::LShr if bits < 64 => bin(BinOp::Shr, a, b),
+            // A logical shift of 64 bits held as i64: mask off the sign's copies.
+            LBin::LShr => bin(
+                BinOp::BitAnd,
+                bin(BinOp::Shr, a, b.clone()),
+                Expr::Unary(
+                    UnOp::BitNot,
+                    Box::new(bin(
+                        BinOp::Shl,
+                        Expr::Const(-1),
+                        bin(BinOp::Sub, Expr::Const(64), b),
+                    )),
+                ),
+            ),
+            LBin::AShr => bin(BinOp::Shr, sext(a, bits), b),
+            LBin::UDiv | LBin::URem if bits >= 64 => {
+                return self
+                    .refuse("unsigned 64-bit division: the model divides signed 64-bit integers")
+            }
+            LBin::UDiv => bin(BinOp::Div, a, b),
+            LBin::URem => bin(BinOp::Rem, a, b),
+            LBin::SDiv => bin(BinOp::Div, sext(a, bits), sext(b, bits)),
+            LBin::SRem => bin(BinOp::Rem, sext(a, bits), sext(b, bits)),
+            _ => {
+                return self
+                    .refuse("floating-point arithmetic (float, double, half) is not modelled")
+            }
+        };
+        self.assign(instr, value)
+    }
+
+    /// `icmp PRED a, b`.
+    pub(super) fn icmp(&mut self, instr: &Instr, pred: &str) -> R<()> {
+        let Some(bits) = width(&instr.operands[0].ty) else {
+            return self.refuse("a comparison of pointers: the model has no addresses");
+        };
+        let a = self.int(&instr.operands[0])?;
+        let b = self.int(&instr.operands[1])?;
+        let (op, signed) = match pred {
+            "eq" => (BinOp::Eq, None),
+            "ne" => (BinOp::Ne, None),
+            "ult" => (BinOp::Lt, Some(false)),
+            "ule" => (BinOp::Le, Some(false)),
+            "ugt" => (BinOp::Gt, Some(false)),
+            "uge" => (BinOp::Ge, Some(false)),
+            "slt" => (BinOp::Lt, Some(true)),
+            "sle" => (BinOp::Le, Some(true)),
+            "sgt" => (BinOp::Gt, Some(true)),
+            "sge" => (BinOp::Ge, Some(true)),
+            other => return self.refuse(format!("icmp {other}")),
+        };
+        let (a, b) = match signed {
+            Some(true) => (sext(a, bits), sext(b, bits)),
+            Some(false) if bits >= 64 => (flip(a), flip(b)),
+            _ => (a, b),
+        };
+        self.assign(instr, bin(op, a, b))
+    }
+
+    /// `zext`, `sext`, `trunc` (pointer casts are `memory`'s).
+    pub(super) fn cast(&mut self, instr: &Instr, op: CastOp) -> R<()> {
+        let from = width(&instr.operands[0].ty);
+        let v = match (op, from) {
+            (CastOp::ZExt | CastOp::Trunc, Some(_)) => self.int(&instr.operands[0])?,
+            (CastOp::SExt, Some(bits)) => sext(self.int(&instr.operands[0])?, bits),
+            (CastOp::PtrToInt | CastOp::IntToPtr, _) => {
+                return self.refuse("a pointer converted to or from an integer: pointer arithmetic the model cannot name")
+            }
+            // Same bits, another type (float <-> int of its width).
+            (CastOp::BitCast, Some(_)) if width(&instr.ty) == from => self.int(&instr.operands[0])?,
+            _ => return self.refuse(format!("the conversion `{}` (floating point is not modelled)", op.name())),
+        };
+        self.assign(instr, v)
+    }
+
+    /// `select c, a, b` of integers.
+    pub(super) fn select(&mut self, instr: &Instr) -> R<()> {
+        let c = self.int(&instr.operands[0])?;
+        let a = self.int(&instr.operands[1])?;
+        let b = self.int(&instr.operands[2])?;
+        self.assign(instr, Expr::Ternary(Box::new(c), Box::new(a), Box::new(b)))
+    }
+
+    /// The value of `llvm.nvvm.read.ptx.sreg.NAME` for a 1-D launch.
+    pub(super) fn special_register(&self, name: &str) -> Option<Expr> {
+        let l = self.launch;
+        Some(match name {
+            "tid.x" => Expr::Builtin(Builtin::ThreadIdx),
+            "ctaid.x" => Expr::Builtin(Builtin::BlockIdx),
+            "ntid.x" => Expr::Const(i64::from(l.threads_per_block)),
+            "nctaid.x" => Expr::Const(i64::from(l.blocks)),
+            "tid.y" | "tid.z" | "ctaid.y" | "ctaid.z" => Expr::Const(0),
+            "ntid.y" | "ntid.z" | "nctaid.y" | "nctaid.z" => Expr::Const(1),
+            "laneid" => Expr::Builtin(Builtin::LaneId),
+            "warpsize" => Expr::Const(i64::from(l.warp_size)),
+            _ => return None,
+        })
+    }
+}

@@ -1,0 +1,439 @@
+//! `gsync-check check FILE.cu --kernel NAME`: CUDA kernels of our own
+//! (`tests/kernels/`) checked as launched, through clang-19 and opt-19
+//! with CUDA's headers from the PyPI wheels, each with its verdict and the
+//! `.cu` line its counterexample cites; and HeteroSync's kernels
+//! (`shared/heterosync`). Without clang-19, opt-19 or the header wheels
+//! (or, for HeteroSync, `shared/`) the tests are reported as ignored, and
+//! fail under CI=true: see `common::needs`.
+
+mod common;
+
+use common::*;
+use gsync_check::llvm::toolchain::Toolchain;
+use serde_json::Value;
+
+/// One check and what it must find.
+struct Case {
+    file: &'static str,
+    kernel: &'static str,
+    args: &'static [&'static str],
+    verdict: &'static str,
+    /// The first violation's kind and the `.cu` line it is located at.
+    violation: Option<(&'static str, u32)>,
+    /// Text the first violation's message must contain (a cited line).
+    cites: Option<&'static str>,
+}
+
+const fn case(
+    file: &'static str,
+    kernel: &'static str,
+    args: &'static [&'static str],
+    verdict: &'static str,
+    violation: Option<(&'static str, u32)>,
+    cites: Option<&'static str>,
+) -> Case {
+    Case {
+        file,
+        kernel,
+        args,
+        verdict,
+        violation,
+        cites,
+    }
+}
+
+fn cases() -> Vec<Case> {
+    vec![
+        // atomicCAS/atomicExch with __threadfence() around the critical
+        // section: mutual exclusion holds, the data accesses are ordered.
+        case(
+            "spin_lock.cu",
+            "spin_lock",
+            &["--arg", "iters=1"],
+            "verified",
+            None,
+            None,
+        ),
+        case(
+            "spin_lock.cu",
+            "spin_lock",
+            &["--arg", "iters=2", "--grid", "3"],
+            "verified",
+            None,
+            None,
+        ),
+        // Without the fences the relaxed atomics order nothing: the next
+        // holder's read of data[0] races with the last holder's write.
+        case(
+            "spin_lock.cu",
+            "spin_lock_no_fence",
+            &["--arg", "iters=1"],
+            "violated",
+            Some(("heterogeneous_race", 26)),
+            Some("`data[0] = data[0] + 1;` (line 26:5)"),
+        ),
+        case(
+            "grid_barrier.cu",
+            "grid_barrier",
+            &[],
+            "verified",
+            None,
+            None,
+        ),
+        // The barrier without its fences: the neighbour's value, written
+        // before the arrival, is read after it without ordering.
+        case(
+            "grid_barrier.cu",
+            "grid_barrier_no_fence",
+            &[],
+            "violated",
+            Some(("heterogeneous_race", 24)),
+            Some("`value[blockIdx.x] = blockIdx.x + 1;` (line 20:3)"),
+        ),
+        case("last_block.cu", "last_block", &[], "verified", None, None),
+        case(
+            "last_block.cu",
+            "last_block",
+            &["--grid", "3"],
+            "verified",
+            None,
+            None,
+        ),
+        // The reader's side of threadFenceReduction without a fence.
+        case(
+            "last_block.cu",
+            "last_block_reader_unfenced",
+            &[],
+            "violated",
+            Some(("heterogeneous_race", 34)),
+            Some("`partial[blockIdx.x] = blockIdx.x + 1;` (line 28:3)"),
+        ),
+        // Thread 1 leaves (line 10, the kernel's end) while thread 0 waits
+        // at the conditional __syncthreads() of line 7.
+        case(
+            "divergent_barrier.cu",
+            "divergent_barrier",
+            &["--grid", "1", "--block", "2"],
+            "violated",
+            Some(("barrier_divergence", 10)),
+            Some("waits at line 7 `__syncthreads();`"),
+        ),
+        case(
+            "device_assert.cu",
+            "device_assert",
+            &["--arg", "limit=5"],
+            "violated",
+            Some(("assertion", 7)),
+            Some("device assertion `v < limit` failed"),
+        ),
+        case(
+            "device_assert.cu",
+            "device_assert",
+            &["--arg", "limit=11"],
+            "verified",
+            None,
+            None,
+        ),
+        // Two phis that read each other (the swap problem): the copies on
+        // the loop's back edge go through temporaries.
+        case(
+            "swap.cu",
+            "swap",
+            &["--arg", "n=3", "--grid", "1"],
+            "verified",
+            None,
+            None,
+        ),
+        case(
+            "swap.cu",
+            "swap",
+            &["--arg", "n=4", "--grid", "1"],
+            "verified",
+            None,
+            None,
+        ),
+    ]
+}
+
+fn check_case(c: &Case) {
+    let file = format!("tests/kernels/{}", c.file);
+    let mut args = vec!["check", &file, "--kernel", c.kernel, "--format", "json"];
+    args.extend_from_slice(c.args);
+    let out = run(&args);
+    let what = format!("{} {}", c.kernel, c.args.join(" "));
+    let report: Value = serde_json::from_str(&stdout(&out))
+        .unwrap_or_else(|e| panic!("{what}: no JSON report ({e}): {}", stderr(&out)));
+    assert_eq!(report["verdict"], c.verdict, "{what}: {report:#}");
+    let expected_code = if c.verdict == "verified" { 0 } else { 1 };
+    assert_eq!(code(&out), expected_code, "{what}");
+    let first = &report["violations"][0];
+    match c.violation {
+        None => assert!(first.is_null(), "{what}: {first:#}"),
+        Some((kind, line)) => {
+            assert_eq!(first["kind"], kind, "{what}: {first:#}");
+            assert_eq!(first["location"]["line"], line, "{what}: {first:#}");
+        }
+    }
+    if let Some(text) = c.cites {
+        let message = first["message"].as_str().unwrap_or_default();
+        assert!(message.contains(text), "{what}: `{text}` not in {message}");
+    }
+}
+
+/// Refusals and usage errors: exit 2, located at the user's line.
+fn refusals() {
+    let out = run(&[
+        "check",
+        "tests/kernels/refused.cu",
+        "--kernel",
+        "float_math",
+    ]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("refused.cu:4:"), "{err}");
+    assert!(err.contains("floating-point"), "{err}");
+    let out = run(&["check", "tests/kernels/refused.cu", "--kernel", "needs_arg"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("--arg n=VALUE"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("refused.cu:7:"), "{}", stderr(&out));
+    let out = run(&["check", "tests/kernels/refused.cu", "--kernel", "nope"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("float_math, needs_arg"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&[
+        "check",
+        "tests/kernels/refused.cu",
+        "--kernel",
+        "needs_arg",
+        "--arg",
+        "m=1",
+    ]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("no parameter `m`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// HeteroSync's mutex kernels (`shared/heterosync/cuda/syncPrims/uvm`),
+/// at 2 blocks × 1 thread, ITERATIONS=1, NUM_LDST=1: `storage` gets 32
+/// floats (accessData writes word 16 from word 0; a float is copied as
+/// its bits), `gpuLockData`'s pointer fields a zero-initialised buffer
+/// each (`gpuLockData->mutexBufferHeads`...). Each verdict, and why it is
+/// right, beside it. Kernels left out and why:
+/// - the tree barriers (kernelAtomicTreeBarrierUniq, kernelFBSTreeBarrierUniq
+///   and their LocalExch forms) and the semaphores (kernelSpinLockSemaphore,
+///   kernelEBOSemaphore and their Uniq forms) compute
+///   `ceil((float)gridDim.x / n)`: floating-point arithmetic, refused,
+///   located (main.cu:133 for the first; a test below);
+/// - kernelFetchAndAddMutexUniq and kernelEBOMutexUniq race as
+///   kernelSpinLockMutexUniq does (block-scope fences), and
+///   kernelSleepingMutexUniq deadlocks as kernelSleepingMutex does.
+struct Hetero {
+    kernel: &'static str,
+    args: &'static [&'static str],
+    verdict: &'static str,
+    violation: Option<(&'static str, u32)>,
+}
+
+fn hetero_cases() -> Vec<Hetero> {
+    const MUTEX: &[&str] = &["--arg", "mutex=0", "--arg", "NUM_SM=1"];
+    vec![
+        // The spin lock: the master thread takes the lock with atomicCAS
+        // then __threadfence(), releases with __threadfence() then
+        // atomicExch; __syncthreads() spreads `done` through the block.
+        // The fences order the critical section's plain accesses.
+        Hetero {
+            kernel: "kernelSpinLockMutex",
+            args: MUTEX,
+            verdict: "verified",
+            violation: None,
+        },
+        // The ticket lock (atomicInc on the tail, spinning on the head,
+        // fenced on both sides): verified the same way.
+        Hetero {
+            kernel: "kernelFetchAndAddMutex",
+            args: MUTEX,
+            verdict: "verified",
+            violation: None,
+        },
+        // Exponential backoff around atomicCAS; the pointer starts NULL
+        // and is set by the master thread only, which is the only one that
+        // dereferences it.
+        Hetero {
+            kernel: "kernelEBOMutex",
+            args: MUTEX,
+            verdict: "verified",
+            violation: None,
+        },
+        // The "Uniq" locks are per SM and fenced with __threadfence_block:
+        // with NUM_SM=1 both blocks take the same lock, and a block-scope
+        // fence orders nothing for another block (PTX's cta scope is one
+        // block, not one SM): the critical sections' accesses race (main.cu
+        // line 70, accessData's copy).
+        Hetero {
+            kernel: "kernelSpinLockMutexUniq",
+            args: MUTEX,
+            verdict: "violated",
+            violation: Some(("heterogeneous_race", 70)),
+        },
+        // The sleeping (ring-buffer) mutex waits for its slot to hold 1,
+        // which the host's cudaLocksInit writes; here every buffer starts
+        // at zero (and gpuLockData->maxBufferSize reads 0), so no slot ever
+        // turns: a deadlock of this launch's initial state, not of the
+        // algorithm. It stays here to show what zero-initialised buffers
+        // mean.
+        Hetero {
+            kernel: "kernelSleepingMutex",
+            args: MUTEX,
+            verdict: "violated",
+            violation: Some(("deadlock", 56)),
+        },
+    ]
+}
+
+fn hetero_case(main_cu: &std::path::Path, c: &Hetero) {
+    let file = main_cu.display().to_string();
+    let mut args = vec![
+        "check",
+        &file,
+        "--kernel",
+        c.kernel,
+        "--format",
+        "json",
+        "--arg",
+        "ITERATIONS=1",
+        "--arg",
+        "NUM_LDST=1",
+        "--arg",
+        "storage=32",
+    ];
+    args.extend_from_slice(c.args);
+    let out = run(&args);
+    let report: Value = serde_json::from_str(&stdout(&out))
+        .unwrap_or_else(|e| panic!("{}: no JSON report ({e}): {}", c.kernel, stderr(&out)));
+    assert_eq!(report["verdict"], c.verdict, "{}: {report:#}", c.kernel);
+    let first = &report["violations"][0];
+    match c.violation {
+        None => assert!(first.is_null(), "{}: {first:#}", c.kernel),
+        Some((kind, line)) => {
+            assert_eq!(first["kind"], kind, "{}: {first:#}", c.kernel);
+            let at = first["location"]["line"].as_u64();
+            assert_eq!(at, Some(u64::from(line)), "{}: {first:#}", c.kernel);
+        }
+    }
+}
+
+/// `--arg gpuLockData->mutexBufferHeads=N` sizes a struct argument's
+/// pointer field: mutex 3 of 2 SMs is word 6, past the default 4 words.
+fn hetero_field_length(main_cu: &std::path::Path) {
+    let file = main_cu.display().to_string();
+    let base = [
+        "check",
+        &file,
+        "--kernel",
+        "kernelSpinLockMutex",
+        "--arg",
+        "ITERATIONS=1",
+        "--arg",
+        "NUM_LDST=1",
+        "--arg",
+        "storage=32",
+        "--arg",
+        "mutex=3",
+        "--arg",
+        "NUM_SM=2",
+    ];
+    let out = run(&base);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("out of bounds for `gpuLockData->mutexBufferHeads` of length 4"),
+        "{}",
+        stdout(&out)
+    );
+    let mut sized = base.to_vec();
+    sized.extend(["--arg", "gpuLockData->mutexBufferHeads=8"]);
+    let out = run(&sized);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("gpuLockData->mutexBufferHeads=8"));
+    let mut wrong = base.to_vec();
+    wrong.extend(["--arg", "gpuLockData->heads=8"]);
+    let out = run(&wrong);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("no such pointer field"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// The tree barriers stop at floating-point arithmetic, located.
+fn hetero_barrier_refused(main_cu: &std::path::Path) {
+    let file = main_cu.display().to_string();
+    let out = run(&[
+        "check",
+        &file,
+        "--kernel",
+        "kernelAtomicTreeBarrierUniq",
+        "--arg",
+        "ITERATIONS=1",
+        "--arg",
+        "NUM_LDST=1",
+        "--arg",
+        "NUM_SM=1",
+        "--arg",
+        "MAX_BLOCKS=2",
+    ]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("main.cu:133:39"), "{err}");
+    assert!(err.contains("uitofp"), "{err}");
+}
+
+fn main() -> std::process::ExitCode {
+    let toolchain = Toolchain::find();
+    let missing = toolchain.as_ref().err().map(|e| e.to_string());
+    let mut trials = Vec::new();
+    for c in cases() {
+        let name = format!("kernel::{}::{}", c.kernel, c.args.join("_"));
+        trials.push(needs(&name, missing.clone(), move || check_case(&c)));
+    }
+    trials.push(needs(
+        "refusals_are_located_in_the_users_file",
+        missing.clone(),
+        refusals,
+    ));
+    let shared = shared_dir().map(|d| d.join("heterosync/cuda/syncPrims/uvm/main.cu"));
+    let hetero_missing = missing.clone().or_else(|| match &shared {
+        Some(f) if f.is_file() => None,
+        Some(f) => Some(format!("no {}", f.display())),
+        None => {
+            Some("no shared/ folder beside or above the repository (set GSYNC_SHARED to it)".into())
+        }
+    });
+    let main_cu = shared.unwrap_or_default();
+    for c in hetero_cases() {
+        let f = main_cu.clone();
+        trials.push(needs(
+            &format!("heterosync::{}", c.kernel),
+            hetero_missing.clone(),
+            move || hetero_case(&f, &c),
+        ));
+    }
+    let f = main_cu.clone();
+    trials.push(needs(
+        "heterosync::a_struct_fields_buffer_is_sized_by_arg",
+        hetero_missing.clone(),
+        move || hetero_field_length(&f),
+    ));
+    trials.push(needs(
+        "heterosync::tree_barriers_stop_at_float_arithmetic",
+        hetero_missing,
+        move || hetero_barrier_refused(&main_cu),
+    ));
+    run_trials(trials)
+}
