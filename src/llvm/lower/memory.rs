@@ -186,10 +186,25 @@ impl Lowerer<'_> {
         self.field_args = request
             .args
             .iter()
-            .filter(|(n, _)| n.contains("->"))
+            .filter(|(n, _)| n.contains("->") && !n.contains('['))
             .cloned()
             .collect();
-        for (name, _) in request.args {
+        for (name, value) in request.args {
+            if name.contains('[') {
+                // `NAME[i]=V`: an initial value, checked once every
+                // variable is known (`check_inits`).
+                let parsed = name
+                    .strip_suffix(']')
+                    .and_then(|n| n.split_once('['))
+                    .and_then(|(b, i)| Some((b.trim().to_string(), i.trim().parse::<u32>().ok()?)));
+                let Some((base, index)) = parsed else {
+                    return self.refuse_at_kernel(format!(
+                        "--arg {name}=...: an initial value is written NAME[INDEX]=VALUE"
+                    ));
+                };
+                self.inits.push((base, index, *value));
+                continue;
+            }
             // `param->field=N`: the length of a struct argument's buffer,
             // checked once the fields are known (`check_field_args`).
             let field_of = name.split_once("->").map(|(p, _)| p);
@@ -288,6 +303,39 @@ impl Lowerer<'_> {
                         known.join(", ")
                     }
                 ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every `--arg NAME[i]=V` names an element of a global variable
+    /// (a buffer, a struct argument's field, a `__device__` variable).
+    pub(super) fn check_inits(&self) -> R<()> {
+        for (base, index, _) in &self.inits {
+            let var = self
+                .vars
+                .iter()
+                .find(|v| v.name == *base && v.storage == Storage::Global);
+            match var {
+                Some(v) if *index < v.len => {}
+                Some(v) => {
+                    return self.refuse_at_kernel(format!(
+                        "--arg {base}[{index}]=...: `{base}` has {} elements",
+                        v.len
+                    ))
+                }
+                None => {
+                    let known: Vec<&str> = self
+                        .vars
+                        .iter()
+                        .filter(|v| v.storage == Storage::Global)
+                        .map(|v| v.name.as_str())
+                        .collect();
+                    return self.refuse_at_kernel(format!(
+                        "--arg {base}[{index}]=...: no global variable or buffer `{base}` (the kernel's: {})",
+                        known.join(", ")
+                    ));
+                }
             }
         }
         Ok(())

@@ -96,6 +96,7 @@ pub(crate) fn lower_kernel(
         param_vars: Vec::new(),
         fields: HashMap::new(),
         field_args: Vec::new(),
+        inits: Vec::new(),
         code: Vec::new(),
         params: Vec::new(),
     };
@@ -187,6 +188,8 @@ pub(crate) struct Lowerer<'m> {
     /// The buffer of each pointer field of a struct argument: (the
     /// parameter's buffer, byte offset) → buffer.
     fields: HashMap<(VarId, i64), VarId>,
+    /// `--arg NAME[i]=V`: initial values of global elements.
+    inits: Vec<(String, u32, i64)>,
     /// `--arg param->field=N`: lengths of struct arguments' buffers.
     field_args: Vec<(String, i64)>,
     /// `cmpxchg` results: the old value's local and the expected value.
@@ -209,7 +212,9 @@ impl Lowerer<'_> {
         self.point = kernel_span;
         self.check_field_args()?;
         self.access_widths()?;
-        self.lower_blocks()
+        self.lower_blocks()?;
+        self.point = kernel_span;
+        self.check_inits()
     }
 
     /// Every instruction has the operands its kind reads (the parser
@@ -249,6 +254,16 @@ impl Lowerer<'_> {
         for (i, v) in vars.iter_mut().enumerate() {
             v.ty = memory::var_type(self.widths[i], self.signed[i]);
         }
+        let mut params = self.params;
+        for (base, index, value) in &self.inits {
+            if let Some(v) = vars
+                .iter_mut()
+                .find(|v| v.name == *base && v.storage == crate::spec::ast::Storage::Global)
+            {
+                v.init[*index as usize] = crate::ir::to_raw(v.ty, *value);
+                params.push((format!("{base}[{index}]"), *value));
+            }
+        }
         Program {
             source: self.lines.source,
             header: Header {
@@ -256,7 +271,7 @@ impl Lowerer<'_> {
                 ..Header::default()
             },
             launch: self.launch,
-            params: self.params,
+            params,
             vars,
             locals: self.locals,
             code: self.code,
