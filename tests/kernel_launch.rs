@@ -217,6 +217,22 @@ fn refusals() {
         "{}",
         stderr(&out)
     );
+    let out = run(&[
+        "check",
+        "tests/kernels/refused.cu",
+        "--kernel",
+        "needs_arg",
+        "--arg",
+        "n=1",
+        "--arg",
+        "out[9]=1",
+    ]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("`out` has 4 elements"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// HeteroSync's mutex kernels (`shared/heterosync/cuda/syncPrims/uvm`),
