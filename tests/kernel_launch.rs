@@ -134,6 +134,25 @@ fn cases() -> Vec<Case> {
             None,
             None,
         ),
+        // A block's tree reduction in shared memory, 4 threads of one warp:
+        // the __syncthreads() ending each step orders the partners' slots.
+        case(
+            "block_sum.cu",
+            "block_sum",
+            &["--grid", "1", "--block", "4"],
+            "verified",
+            None,
+            None,
+        ),
+        // Without it, thread 0 reads thread 1's slot while thread 1 adds into it.
+        case(
+            "block_sum.cu",
+            "block_sum_unsynchronized",
+            &["--grid", "1", "--block", "4"],
+            "violated",
+            Some(("data_race", 29)),
+            Some("`s[threadIdx.x] += s[threadIdx.x + stride];` (line 29:7)"),
+        ),
         // Two phis that read each other (the swap problem): the copies on
         // the loop's back edge go through temporaries.
         case(
