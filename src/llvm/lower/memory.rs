@@ -757,8 +757,8 @@ pub(crate) fn display_name(name: &str) -> String {
             let digits: String = tail.chars().take_while(char::is_ascii_digit).collect();
             if let Ok(n) = digits.parse::<usize>() {
                 let id = &tail[digits.len()..];
-                if id.len() >= n && n > 0 {
-                    return id[..n].to_string();
+                if let Some(name) = id.get(..n).filter(|s| !s.is_empty()) {
+                    return name.to_string();
                 }
             }
         }
