@@ -1,7 +1,8 @@
 //! One kernel of an LLVM module lowered to the checker's program for a
 //! launch (issue #39: kernels checked as launched). Each job has a file:
-//! `source` (the user's text and spans), `memory` (buffers, globals,
-//! pointers and `getelementptr`), `values` (integer arithmetic, compares,
+//! `source` (the user's text and spans), `params` (the launch's
+//! arguments: buffers, integers, struct fields, initial values), `memory`
+//! (globals, pointers and `getelementptr`), `values` (integer arithmetic, compares,
 //! casts), `access` (loads, stores, atomics and fences, with CUDA's
 //! orders and scopes), `calls` (intrinsics, `__assertfail`, `vprintf`),
 //! `flow` (blocks, branches, and phis as copies on edges).
@@ -13,6 +14,7 @@ mod access;
 mod calls;
 mod flow;
 mod memory;
+mod params;
 mod source;
 mod values;
 
