@@ -134,6 +134,25 @@ fn cases() -> Vec<Case> {
             None,
             None,
         ),
+        // A block's tree reduction in shared memory, 4 threads of one warp:
+        // the __syncthreads() ending each step orders the partners' slots.
+        case(
+            "block_sum.cu",
+            "block_sum",
+            &["--grid", "1", "--block", "4"],
+            "verified",
+            None,
+            None,
+        ),
+        // Without it, thread 0 reads thread 1's slot while thread 1 adds into it.
+        case(
+            "block_sum.cu",
+            "block_sum_unsynchronized",
+            &["--grid", "1", "--block", "4"],
+            "violated",
+            Some(("data_race", 29)),
+            Some("`s[threadIdx.x] += s[threadIdx.x + stride];` (line 29:7)"),
+        ),
         // Two phis that read each other (the swap problem): the copies on
         // the loop's back edge go through temporaries.
         case(
@@ -217,14 +236,31 @@ fn refusals() {
         "{}",
         stderr(&out)
     );
+    let out = run(&[
+        "check",
+        "tests/kernels/refused.cu",
+        "--kernel",
+        "needs_arg",
+        "--arg",
+        "n=1",
+        "--arg",
+        "out[9]=1",
+    ]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("`out` has 4 elements"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// HeteroSync's mutex kernels (`shared/heterosync/cuda/syncPrims/uvm`),
 /// at 2 blocks × 1 thread, ITERATIONS=1, NUM_LDST=1: `storage` gets 32
 /// floats (accessData writes word 16 from word 0; a float is copied as
 /// its bits), `gpuLockData`'s pointer fields a zero-initialised buffer
-/// each (`gpuLockData->mutexBufferHeads`...). Each verdict, and why it is
-/// right, beside it. Kernels left out and why:
+/// each (`gpuLockData->mutexBufferHeads`...); element values are given as
+/// `--arg NAME[i]=V` (the host's initialisation). Each verdict, and why it
+/// is right, beside it. Kernels left out and why:
 /// - the tree barriers (kernelAtomicTreeBarrierUniq, kernelFBSTreeBarrierUniq
 ///   and their LocalExch forms) and the semaphores (kernelSpinLockSemaphore,
 ///   kernelEBOSemaphore and their Uniq forms) compute
@@ -232,7 +268,8 @@ fn refusals() {
 ///   located (main.cu:133 for the first; a test below);
 /// - kernelFetchAndAddMutexUniq and kernelEBOMutexUniq race as
 ///   kernelSpinLockMutexUniq does (block-scope fences), and
-///   kernelSleepingMutexUniq deadlocks as kernelSleepingMutex does.
+///   kernelSleepingMutexUniq deadlocks as kernelSleepingMutex does
+///   with zero-initialised buffers.
 struct Hetero {
     kernel: &'static str,
     args: &'static [&'static str],
@@ -282,19 +319,73 @@ fn hetero_cases() -> Vec<Hetero> {
             violation: Some(("heterogeneous_race", 70)),
         },
         // The sleeping (ring-buffer) mutex waits for its slot to hold 1,
-        // which the host's cudaLocksInit writes; here every buffer starts
-        // at zero (and gpuLockData->maxBufferSize reads 0), so no slot ever
-        // turns: a deadlock of this launch's initial state, not of the
-        // algorithm. It stays here to show what zero-initialised buffers
-        // mean.
+        // which the host's cudaLocksInit writes; with every buffer at zero
+        // (and gpuLockData->maxBufferSize reading 0) no slot ever turns: a
+        // deadlock of this launch's initial state, not of the algorithm.
         Hetero {
             kernel: "kernelSleepingMutex",
             args: MUTEX,
             verdict: "violated",
             violation: Some(("deadlock", 56)),
         },
+        // The same with the host's initial values (cudaLocksInit:
+        // maxBufferSize = 2 blocks, the first slot 1, the others -1): the
+        // lock is handed over by atomicExch(next slot, 1) *before* the
+        // releasing block's __threadfence() (cudaLocksMutexSleep.cu, a102
+        // then a105), so the next holder's copy in accessData (main.cu
+        // line 70) races with the last holder's: the bug the harness
+        // `heterosync_sleep_mutex` found (book: "A bug found in the CUDA"),
+        // found here in the kernel as launched. Under sc it verifies.
+        Hetero {
+            kernel: "kernelSleepingMutex",
+            args: SLEEP_INIT,
+            verdict: "violated",
+            violation: Some(("heterogeneous_race", 70)),
+        },
+        Hetero {
+            kernel: "kernelSleepingMutex",
+            args: SLEEP_INIT_SC,
+            verdict: "verified",
+            violation: None,
+        },
     ]
 }
+
+const SLEEP_INIT: &[&str] = &[
+    "--arg",
+    "mutex=0",
+    "--arg",
+    "NUM_SM=1",
+    "--arg",
+    "gpuLockData[0]=2",
+    "--arg",
+    "gpuLockData->mutexBuffers[0]=1",
+    "--arg",
+    "gpuLockData->mutexBuffers[1]=-1",
+    "--arg",
+    "gpuLockData->mutexBuffers[2]=-1",
+    "--arg",
+    "gpuLockData->mutexBuffers[3]=-1",
+];
+
+const SLEEP_INIT_SC: &[&str] = &[
+    "--arg",
+    "mutex=0",
+    "--arg",
+    "NUM_SM=1",
+    "--arg",
+    "gpuLockData[0]=2",
+    "--arg",
+    "gpuLockData->mutexBuffers[0]=1",
+    "--arg",
+    "gpuLockData->mutexBuffers[1]=-1",
+    "--arg",
+    "gpuLockData->mutexBuffers[2]=-1",
+    "--arg",
+    "gpuLockData->mutexBuffers[3]=-1",
+    "--memory-model",
+    "sc",
+];
 
 fn hetero_case(main_cu: &std::path::Path, c: &Hetero) {
     let file = main_cu.display().to_string();
@@ -419,7 +510,7 @@ fn main() -> std::process::ExitCode {
     for c in hetero_cases() {
         let f = main_cu.clone();
         trials.push(needs(
-            &format!("heterosync::{}", c.kernel),
+            &format!("heterosync::{}::{}", c.kernel, c.args.len()),
             hetero_missing.clone(),
             move || hetero_case(&f, &c),
         ));

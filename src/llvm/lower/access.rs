@@ -91,6 +91,10 @@ pub(crate) fn atomic_intrinsic(name: &str) -> Option<(AtomicOp, Scope, Option<bo
     let [op, "gen", kind, scope, ..] = parts.as_slice() else {
         return None;
     };
+    // clang spells the scoped atomics of `int` and `unsigned` alike
+    // (`atomicMax_block(unsigned *, ...)` is `max.gen.i.cta`): max and min
+    // are taken as signed, which differs from unsigned only at or above
+    // 2^31.
     let signed = match *kind {
         "i" => true,
         "ui" => false,

@@ -1,7 +1,8 @@
 //! One kernel of an LLVM module lowered to the checker's program for a
 //! launch (issue #39: kernels checked as launched). Each job has a file:
-//! `source` (the user's text and spans), `memory` (buffers, globals,
-//! pointers and `getelementptr`), `values` (integer arithmetic, compares,
+//! `source` (the user's text and spans), `params` (the launch's
+//! arguments: buffers, integers, struct fields, initial values), `memory`
+//! (globals, pointers and `getelementptr`), `values` (integer arithmetic, compares,
 //! casts), `access` (loads, stores, atomics and fences, with CUDA's
 //! orders and scopes), `calls` (intrinsics, `__assertfail`, `vprintf`),
 //! `flow` (blocks, branches, and phis as copies on edges).
@@ -13,6 +14,7 @@ mod access;
 mod calls;
 mod flow;
 mod memory;
+mod params;
 mod source;
 mod values;
 
@@ -96,6 +98,7 @@ pub(crate) fn lower_kernel(
         param_vars: Vec::new(),
         fields: HashMap::new(),
         field_args: Vec::new(),
+        inits: Vec::new(),
         code: Vec::new(),
         params: Vec::new(),
     };
@@ -187,6 +190,8 @@ pub(crate) struct Lowerer<'m> {
     /// The buffer of each pointer field of a struct argument: (the
     /// parameter's buffer, byte offset) → buffer.
     fields: HashMap<(VarId, i64), VarId>,
+    /// `--arg NAME[i]=V`: initial values of global elements.
+    inits: Vec<(String, u32, i64)>,
     /// `--arg param->field=N`: lengths of struct arguments' buffers.
     field_args: Vec<(String, i64)>,
     /// `cmpxchg` results: the old value's local and the expected value.
@@ -209,7 +214,9 @@ impl Lowerer<'_> {
         self.point = kernel_span;
         self.check_field_args()?;
         self.access_widths()?;
-        self.lower_blocks()
+        self.lower_blocks()?;
+        self.point = kernel_span;
+        self.check_inits()
     }
 
     /// Every instruction has the operands its kind reads (the parser
@@ -249,6 +256,16 @@ impl Lowerer<'_> {
         for (i, v) in vars.iter_mut().enumerate() {
             v.ty = memory::var_type(self.widths[i], self.signed[i]);
         }
+        let mut params = self.params;
+        for (base, index, value) in &self.inits {
+            if let Some(v) = vars
+                .iter_mut()
+                .find(|v| v.name == *base && v.storage == crate::spec::ast::Storage::Global)
+            {
+                v.init[*index as usize] = crate::ir::to_raw(v.ty, *value);
+                params.push((format!("{base}[{index}]"), *value));
+            }
+        }
         Program {
             source: self.lines.source,
             header: Header {
@@ -256,7 +273,7 @@ impl Lowerer<'_> {
                 ..Header::default()
             },
             launch: self.launch,
-            params: self.params,
+            params,
             vars,
             locals: self.locals,
             code: self.code,

@@ -396,3 +396,12 @@ fn mutated_ir_never_panics() {
         }
     }
 }
+
+#[test]
+fn local_statics_are_named_as_written() {
+    use super::memory::display_name;
+    assert_eq!(display_name("_ZZ9spin_lockPiS_iE1s"), "s");
+    assert_eq!(display_name("_ZZ4kernE5flags"), "flags");
+    assert_eq!(display_name("counter"), "counter");
+    assert_eq!(display_name("_ZZ1kE9é"), "_ZZ1kE9é");
+}

@@ -1,0 +1,249 @@
+//! A kernel's parameters as the launch gives them: a pointer is a
+//! zero-initialised buffer of its own (`--arg NAME=N` elements), an
+//! integer the value `--arg NAME=VALUE` says; a pointer field of a struct
+//! argument is a buffer per field (`--arg param->field=N`); and
+//! `--arg NAME[i]=V` gives an element of a global variable its initial
+//! value.
+
+use super::memory::Ptr;
+use super::{source, KernelRequest, Lowerer, DEFAULT_BUFFER_LEN, R};
+use crate::ir::{Expr, MemVar, VarId};
+use crate::llvm::debug::SourceLoc;
+use crate::llvm::ir::Type as LType;
+use crate::spec::ast::{Span, Storage, Type};
+
+impl Lowerer<'_> {
+    /// Kernel parameters: pointers become buffers, integers the values
+    /// the request gives them.
+    pub(super) fn bind_params(
+        &mut self,
+        request: &KernelRequest,
+        kernel_loc: Option<&SourceLoc>,
+        kernel_span: Span,
+    ) -> R<()> {
+        let func = self.func;
+        let count = func.params.len();
+        let dbg_name = func
+            .dbg
+            .and_then(|d| match self.module.metadata.get(&d)?.field("name") {
+                Some(crate::llvm::ir::MdField::Str(s)) => Some(s.clone()),
+                _ => None,
+            });
+        let names = kernel_loc
+            .zip(dbg_name.as_deref())
+            .and_then(|(loc, n)| {
+                let text = self.lines.text_from(&loc.file, loc.line)?;
+                source::param_names(&text, n, count)
+            })
+            .unwrap_or_else(|| (0..count).map(|i| format!("arg{i}")).collect());
+        self.point = kernel_span;
+        self.span = kernel_span;
+        self.field_args = request
+            .args
+            .iter()
+            .filter(|(n, _)| n.contains("->") && !n.contains('['))
+            .cloned()
+            .collect();
+        for (name, value) in request.args {
+            if name.contains('[') {
+                // `NAME[i]=V`: an initial value, checked once every
+                // variable is known (`check_inits`).
+                let parsed = name
+                    .strip_suffix(']')
+                    .and_then(|n| n.split_once('['))
+                    .and_then(|(b, i)| Some((b.trim().to_string(), i.trim().parse::<u32>().ok()?)));
+                let Some((base, index)) = parsed else {
+                    return self.refuse_at_kernel(format!(
+                        "--arg {name}=...: an initial value is written NAME[INDEX]=VALUE"
+                    ));
+                };
+                self.inits.push((base, index, *value));
+                continue;
+            }
+            // `param->field=N`: the length of a struct argument's buffer,
+            // checked once the fields are known (`check_field_args`).
+            let field_of = name.split_once("->").map(|(p, _)| p);
+            if !names
+                .iter()
+                .any(|n| Some(n.as_str()) == field_of || n == name)
+            {
+                return self.refuse_at_kernel(format!(
+                    "--arg {name}=...: kernel `{}` has no parameter `{name}` (it has: {})",
+                    request.kernel,
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                ));
+            }
+        }
+        for (p, name) in func.params.iter().zip(&names) {
+            let given = request
+                .args
+                .iter()
+                .rev()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| *v);
+            let Some(ssa) = p.name.clone() else {
+                continue;
+            };
+            match &p.ty {
+                LType::Ptr(0 | 1) if p.byval.is_none() => {
+                    let len = match given {
+                        None => DEFAULT_BUFFER_LEN,
+                        Some(n) if (1..=4096).contains(&n) => n as u32,
+                        Some(n) => {
+                            return self.refuse_at_kernel(format!(
+                                "--arg {name}={n}: a pointer parameter's value is the number of elements of its buffer, 1 to 4096"
+                            ))
+                        }
+                    };
+                    let var = self.vars.len() as VarId;
+                    self.vars.push(MemVar {
+                        name: name.clone(),
+                        storage: Storage::Global,
+                        ty: Type::U32,
+                        volatile: false,
+                        len,
+                        is_array: true,
+                        init: vec![0; len as usize],
+                        span: kernel_span,
+                    });
+                    self.widths.push(None);
+                    self.signed.push(None);
+                    self.ptrs.insert(ssa, Ptr { var: Some(var), offset: Expr::Const(0) });
+                    self.param_vars.push(var);
+                    // Recorded with the integers: the report's header shows the launch.
+                    self.params.push((name.clone(), i64::from(len)));
+                }
+                LType::Int(w) => {
+                    let Some(v) = given else {
+                        return self.refuse_at_kernel(format!(
+                            "kernel parameter `{name}` (a {w}-bit integer) needs a value: --arg {name}=VALUE"
+                        ));
+                    };
+                    self.consts.insert(ssa, super::values::zext(i128::from(v), *w));
+                    self.params.push((name.clone(), v));
+                }
+                LType::Ptr(_) if p.byval.is_some() => {
+                    return self.refuse_at_kernel(format!(
+                        "kernel parameter `{name}` is a struct passed by value: only integers and pointers to global memory are modelled"
+                    ))
+                }
+                other => {
+                    return self.refuse_at_kernel(format!(
+                        "kernel parameter `{name}` of LLVM type {other:?}: only integers and pointers to global memory are modelled"
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every `--arg param->field=N` named a pointer field the kernel reads.
+    pub(super) fn check_field_args(&self) -> R<()> {
+        let known: Vec<&str> = self
+            .fields
+            .values()
+            .map(|v| self.vars[*v as usize].name.as_str())
+            .collect();
+        for (name, _) in &self.field_args {
+            if !known.contains(&name.as_str()) {
+                return self.refuse_at_kernel(format!(
+                    "--arg {name}=...: the kernel reads no such pointer field (it reads: {})",
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every `--arg NAME[i]=V` names an element of a global variable
+    /// (a buffer, a struct argument's field, a `__device__` variable).
+    pub(super) fn check_inits(&self) -> R<()> {
+        for (base, index, _) in &self.inits {
+            let var = self
+                .vars
+                .iter()
+                .find(|v| v.name == *base && v.storage == Storage::Global);
+            match var {
+                Some(v) if *index < v.len => {}
+                Some(v) => {
+                    return self.refuse_at_kernel(format!(
+                        "--arg {base}[{index}]=...: `{base}` has {} elements",
+                        v.len
+                    ))
+                }
+                None => {
+                    let known: Vec<&str> = self
+                        .vars
+                        .iter()
+                        .filter(|v| v.storage == Storage::Global)
+                        .map(|v| v.name.as_str())
+                        .collect();
+                    return self.refuse_at_kernel(format!(
+                        "--arg {base}[{index}]=...: no global variable or buffer `{base}` (the kernel's: {})",
+                        known.join(", ")
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn refuse_at_kernel<T>(&self, message: String) -> R<T> {
+        Err(crate::spec::diag::Diagnostic::new(self.point, message).label("this kernel"))
+    }
+
+    /// The buffer a pointer field of a kernel's struct argument points to
+    /// (`gpuLockData->mutexBufferHeads`): a buffer of its own per field
+    /// (offset `k` into the parameter `v`'s buffer), zero-initialised, of
+    /// the default length; named by the field as the source spells it at
+    /// the load. `None` for a variable that is not a kernel parameter.
+    pub(super) fn pointer_field(&mut self, v: VarId, k: i64) -> Option<VarId> {
+        if let Some(d) = self.fields.get(&(v, k)) {
+            return Some(*d);
+        }
+        if !self.param_vars.contains(&v) {
+            return None;
+        }
+        let at = &self.lines.source.text[self.point.start as usize..];
+        let field: String = at
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let field = if field.is_empty() || field.starts_with(|c: char| c.is_ascii_digit()) {
+            format!("@{k}")
+        } else {
+            field
+        };
+        let d = self.vars.len() as VarId;
+        let name = format!("{}->{field}", self.vars[v as usize].name);
+        let len = self
+            .field_args
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name)
+            .map_or(DEFAULT_BUFFER_LEN, |(_, n)| (*n).clamp(1, 4096) as u32);
+        self.params.push((name.clone(), i64::from(len)));
+        self.vars.push(MemVar {
+            name,
+            storage: Storage::Global,
+            ty: Type::U32,
+            volatile: false,
+            len,
+            is_array: true,
+            init: vec![0; len as usize],
+            span: self.span,
+        });
+        self.widths.push(None);
+        self.signed.push(None);
+        self.fields.insert((v, k), d);
+        Some(d)
+    }
+}
