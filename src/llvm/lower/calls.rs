@@ -51,20 +51,7 @@ impl Lowerer<'_> {
     pub(super) fn call(&mut self, instr: &Instr, callee: &Callee) -> R<()> {
         let name = match callee {
             Callee::Function(f) => f.as_str(),
-            Callee::Asm { template, .. } => {
-                let t = template.trim().trim_end_matches(';').trim();
-                if t == "trap" {
-                    return self.failure("__trap() was called");
-                }
-                if t == "exit" {
-                    self.emit(Op::Exit);
-                    return Ok(());
-                }
-                return self.refuse(format!(
-                    "inline PTX `asm(\"{}\")`: inline assembly is not modelled on this route yet",
-                    template.trim()
-                ));
-            }
+            Callee::Asm { template, .. } => return self.asm(template),
             Callee::Indirect(_) => {
                 return self.refuse("an indirect call (a function pointer or virtual function)")
             }
@@ -81,43 +68,15 @@ impl Lowerer<'_> {
         if let Some(v) = self.integer_intrinsic(name, instr)? {
             return self.assign(instr, v);
         }
-        let arity = match name {
-            "llvm.nvvm.bar.warp.sync" => 1,
-            n if n.starts_with("llvm.nvvm.vote.") => 2,
-            n if n.starts_with("llvm.nvvm.atomic.")
-                || ["llvm.umin.", "llvm.umax.", "llvm.smin.", "llvm.smax."]
-                    .iter()
-                    .any(|p| n.starts_with(p)) =>
-            {
-                2
-            }
-            n if n.starts_with("__nv_") || n.starts_with("llvm.abs.") => 1,
-            _ => 0,
-        };
-        if instr.operands.len() < arity {
-            return self.refuse(format!(
-                "a call to `{name}` with {} arguments",
-                instr.operands.len()
-            ));
-        }
+        self.check_arity(name, instr)?;
         if let Some((op, scope, _)) = atomic_intrinsic(name) {
-            if instr.operands.len() != 1 + op.operands() {
-                return self.refuse(format!("`{name}` with {} operands", instr.operands.len()));
-            }
-            let mut values = vec![];
-            for o in &instr.operands[1..] {
-                values.push(self.int(o)?);
-            }
-            let order = Mapped {
-                fence: None,
-                order: MemOrder::new(Order::Relaxed, scope),
-            };
-            if op == AtomicOp::Cas {
-                // No `{old, success}` pair here: the result is the old value.
-                return self.atomic_call(instr, order, &values);
-            }
-            return self.atomic(instr, op, order, &values);
+            return self.atomic_intrinsic(instr, name, op, scope);
         }
+        self.builtin(instr, name)
+    }
+
+    /// A call to one of CUDA's intrinsics or runtime functions, by name.
+    fn builtin(&mut self, instr: &Instr, name: &str) -> R<()> {
         let fence = |s| Op::Fence(MemOrder::new(Order::Sc, s));
         match name {
             "llvm.nvvm.barrier0" => self.emit(Op::SyncThreads),
@@ -196,6 +155,66 @@ impl Lowerer<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Inline PTX: `trap` and `exit` are modelled, the rest refused.
+    fn asm(&mut self, template: &str) -> R<()> {
+        let t = template.trim().trim_end_matches(';').trim();
+        if t == "trap" {
+            return self.failure("__trap() was called");
+        }
+        if t == "exit" {
+            self.emit(Op::Exit);
+            return Ok(());
+        }
+        self.refuse(format!(
+            "inline PTX `asm(\"{}\")`: inline assembly is not modelled on this route yet",
+            template.trim()
+        ))
+    }
+
+    /// Refuses a call to `name` with fewer arguments than it takes.
+    fn check_arity(&mut self, name: &str, instr: &Instr) -> R<()> {
+        let arity = match name {
+            "llvm.nvvm.bar.warp.sync" => 1,
+            n if n.starts_with("llvm.nvvm.vote.") => 2,
+            n if n.starts_with("llvm.nvvm.atomic.")
+                || ["llvm.umin.", "llvm.umax.", "llvm.smin.", "llvm.smax."]
+                    .iter()
+                    .any(|p| n.starts_with(p)) =>
+            {
+                2
+            }
+            n if n.starts_with("__nv_") || n.starts_with("llvm.abs.") => 1,
+            _ => 0,
+        };
+        if instr.operands.len() < arity {
+            return self.refuse(format!(
+                "a call to `{name}` with {} arguments",
+                instr.operands.len()
+            ));
+        }
+        Ok(())
+    }
+
+    /// `llvm.nvvm.atomic.*`: a scoped atomic, relaxed.
+    fn atomic_intrinsic(&mut self, instr: &Instr, name: &str, op: AtomicOp, scope: Scope) -> R<()> {
+        if instr.operands.len() != 1 + op.operands() {
+            return self.refuse(format!("`{name}` with {} operands", instr.operands.len()));
+        }
+        let mut values = vec![];
+        for o in &instr.operands[1..] {
+            values.push(self.int(o)?);
+        }
+        let order = Mapped {
+            fence: None,
+            order: MemOrder::new(Order::Relaxed, scope),
+        };
+        if op == AtomicOp::Cas {
+            // No `{old, success}` pair here: the result is the old value.
+            return self.atomic_call(instr, order, &values);
+        }
+        self.atomic(instr, op, order, &values)
     }
 
     /// `llvm.{u,s}{min,max}.iN` and `llvm.abs.iN` (`min`, `max`, `abs`,

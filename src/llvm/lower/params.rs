@@ -22,20 +22,7 @@ impl Lowerer<'_> {
         kernel_span: Span,
     ) -> R<()> {
         let func = self.func;
-        let count = func.params.len();
-        let dbg_name = func
-            .dbg
-            .and_then(|d| match self.module.metadata.get(&d)?.field("name") {
-                Some(crate::llvm::ir::MdField::Str(s)) => Some(s.clone()),
-                _ => None,
-            });
-        let names = kernel_loc
-            .zip(dbg_name.as_deref())
-            .and_then(|(loc, n)| {
-                let text = self.lines.text_from(&loc.file, loc.line)?;
-                source::param_names(&text, n, count)
-            })
-            .unwrap_or_else(|| (0..count).map(|i| format!("arg{i}")).collect());
+        let names = self.param_names(kernel_loc);
         self.point = kernel_span;
         self.span = kernel_span;
         self.field_args = request
@@ -44,40 +31,7 @@ impl Lowerer<'_> {
             .filter(|(n, _)| n.contains("->") && !n.contains('['))
             .cloned()
             .collect();
-        for (name, value) in request.args {
-            if name.contains('[') {
-                // `NAME[i]=V`: an initial value, checked once every
-                // variable is known (`check_inits`).
-                let parsed = name
-                    .strip_suffix(']')
-                    .and_then(|n| n.split_once('['))
-                    .and_then(|(b, i)| Some((b.trim().to_string(), i.trim().parse::<u32>().ok()?)));
-                let Some((base, index)) = parsed else {
-                    return self.refuse_at_kernel(format!(
-                        "--arg {name}=...: an initial value is written NAME[INDEX]=VALUE"
-                    ));
-                };
-                self.inits.push((base, index, *value));
-                continue;
-            }
-            // `param->field=N`: the length of a struct argument's buffer,
-            // checked once the fields are known (`check_field_args`).
-            let field_of = name.split_once("->").map(|(p, _)| p);
-            if !names
-                .iter()
-                .any(|n| Some(n.as_str()) == field_of || n == name)
-            {
-                return self.refuse_at_kernel(format!(
-                    "--arg {name}=...: kernel `{}` has no parameter `{name}` (it has: {})",
-                    request.kernel,
-                    if names.is_empty() {
-                        "none".to_string()
-                    } else {
-                        names.join(", ")
-                    }
-                ));
-            }
-        }
+        self.read_args(request, &names)?;
         for (p, name) in func.params.iter().zip(&names) {
             let given = request
                 .args
@@ -136,6 +90,66 @@ impl Lowerer<'_> {
                         "kernel parameter `{name}` of LLVM type {other:?}: only integers and pointers to global memory are modelled"
                     ))
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// The kernel's parameter names, read from its declaration in the
+    /// source (debug info has line tables only); `argN` where unknown.
+    fn param_names(&mut self, kernel_loc: Option<&SourceLoc>) -> Vec<String> {
+        let func = self.func;
+        let count = func.params.len();
+        let dbg_name = func
+            .dbg
+            .and_then(|d| match self.module.metadata.get(&d)?.field("name") {
+                Some(crate::llvm::ir::MdField::Str(s)) => Some(s.clone()),
+                _ => None,
+            });
+        kernel_loc
+            .zip(dbg_name.as_deref())
+            .and_then(|(loc, n)| {
+                let text = self.lines.text_from(&loc.file, loc.line)?;
+                source::param_names(&text, n, count)
+            })
+            .unwrap_or_else(|| (0..count).map(|i| format!("arg{i}")).collect())
+    }
+
+    /// Checks the `--arg` words against the parameters and records the
+    /// initial values (`NAME[i]=V`) for later.
+    fn read_args(&mut self, request: &KernelRequest, names: &[String]) -> R<()> {
+        for (name, value) in request.args {
+            if name.contains('[') {
+                // `NAME[i]=V`: an initial value, checked once every
+                // variable is known (`check_inits`).
+                let parsed = name
+                    .strip_suffix(']')
+                    .and_then(|n| n.split_once('['))
+                    .and_then(|(b, i)| Some((b.trim().to_string(), i.trim().parse::<u32>().ok()?)));
+                let Some((base, index)) = parsed else {
+                    return self.refuse_at_kernel(format!(
+                        "--arg {name}=...: an initial value is written NAME[INDEX]=VALUE"
+                    ));
+                };
+                self.inits.push((base, index, *value));
+                continue;
+            }
+            // `param->field=N`: the length of a struct argument's buffer,
+            // checked once the fields are known (`check_field_args`).
+            let field_of = name.split_once("->").map(|(p, _)| p);
+            if !names
+                .iter()
+                .any(|n| Some(n.as_str()) == field_of || n == name)
+            {
+                return self.refuse_at_kernel(format!(
+                    "--arg {name}=...: kernel `{}` has no parameter `{name}` (it has: {})",
+                    request.kernel,
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                ));
             }
         }
         Ok(())
