@@ -176,14 +176,20 @@ fn check_one(spec: &SpecSource, check: &CheckArgs, output: &OutputArgs) -> Resul
     stats_need_timings(output.stats, output.format == Format::Sarif)?;
     let config = config_from(check, None);
     #[cfg(feature = "dist")]
-    let mut report = match dist::check(spec, &config, check)? {
+    let report = match dist::check(spec, &config, check)? {
         dist::Ran::Here => api::check_spec(spec, &config)?,
         dist::Ran::Report(report) => *report,
         dist::Ran::Peer(code) => return Ok(code),
     };
     #[cfg(not(feature = "dist"))]
-    let mut report = api::check_spec(spec, &config)?;
+    let report = api::check_spec(spec, &config)?;
     write_counterexamples(&report, spec, output.out.as_deref(), &report.spec)?;
+    print_report(report, output)
+}
+
+/// Writes the SVG if asked, prints one check's report in the asked
+/// format (timings only with `--stats`), and gives its exit code.
+fn print_report(mut report: Report, output: &OutputArgs) -> Result<i32, Error> {
     write_svg(&report, output)?;
     if !output.stats {
         strip_timings(&mut report);
@@ -240,20 +246,8 @@ fn check_kernel(
         defines: kernel.defines.clone(),
     };
     let prepared = api::prepare_kernel(file, &launch, &config_from(check, None))?;
-    let mut report = api::run(&prepared);
-    write_svg(&report, output)?;
-    if !output.stats {
-        strip_timings(&mut report);
-    }
-    match output.format {
-        Format::Json => println!("{}", to_json(&report)),
-        Format::Text => print!("{}", render_report(&report, output.stats)),
-        Format::Sarif => println!(
-            "{}",
-            to_json(&sarif::from_reports(std::slice::from_ref(&report)))
-        ),
-    }
-    Ok(report.verdict.exit_code())
+    let report = api::run(&prepared);
+    print_report(report, output)
 }
 
 /// `--stats` adds timings to text and JSON; a format without them
