@@ -51,6 +51,11 @@ fn main() -> std::process::ExitCode {
             no_libclang.clone(),
             an_unset_path_variable_is_a_located_error,
         ),
+        needs(
+            "an_include_folder_is_expanded_and_must_exist",
+            no_libclang.clone(),
+            an_include_folder_is_expanded_and_must_exist,
+        ),
     ];
     let tests: [(&str, Test, bool); 5] = [
         (
@@ -316,6 +321,49 @@ fn an_unset_path_variable_is_a_located_error() {
         "{err}"
     );
     assert!(err.contains("grid_sync.gsync:5:"), "{err}");
+}
+
+/// `cuda-include:` expands `${VAR}` as `cuda:` does, and a folder that is
+/// not there is an error at its header line, not a silent `-I`.
+fn an_include_folder_is_expanded_and_must_exist() {
+    let dir = std::env::temp_dir().join(format!("gsync-include-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("inc")).unwrap();
+    std::fs::write(dir.join("inc/answer.h"), "#define ANSWER 7\n").unwrap();
+    std::fs::write(
+        dir.join("probe.cu"),
+        "#include \"answer.h\"\n__device__ unsigned answer() { return ANSWER; }\n",
+    )
+    .unwrap();
+    let harness = |include: &str| {
+        format!(
+            "//! name: include_probe\n//! cuda: probe.cu\n//! cuda-include: {include}\nharness all {{\n    assert(answer() == 7);\n}}\n"
+        )
+    };
+    let run = |include: &str| {
+        let file = dir.join("probe.gsync");
+        std::fs::write(&file, harness(include)).unwrap();
+        Command::new(env!("CARGO_BIN_EXE_gsync-check"))
+            .args(["check", file.to_str().unwrap(), "--blocks", "1"])
+            .env("NO_COLOR", "1")
+            .env("GSYNC_TEST_INCLUDE_ROOT", &dir)
+            .output()
+            .expect("run gsync-check")
+    };
+    let found = run("${GSYNC_TEST_INCLUDE_ROOT}/inc");
+    assert_eq!(code(&found), 0, "{}{}", stdout(&found), stderr(&found));
+    let missing = run("${GSYNC_TEST_INCLUDE_ROOT}/no-such-folder");
+    let err = stderr(&missing);
+    assert_eq!(code(&missing), 2, "{err}");
+    assert!(err.contains("cannot find the include folder"), "{err}");
+    assert!(err.contains("probe.gsync:3:"), "{err}");
+    let unset = run("${GSYNC_NO_SUCH_VARIABLE}/inc");
+    assert_eq!(code(&unset), 2);
+    assert!(
+        stderr(&unset).contains("`${GSYNC_NO_SUCH_VARIABLE}`, which is not set"),
+        "{}",
+        stderr(&unset)
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Runs `gsync-check` from the repository root with `GSYNC_SHARED` set,

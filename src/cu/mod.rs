@@ -66,11 +66,7 @@ impl Request {
             let (value, span) = (v.text.as_str(), v.span);
             match key.as_str() {
                 CUDA_KEY => {
-                    let value = &expand_env(value).map_err(|var| {
-                        Diagnostic::new(span, format!("the CUDA path names `${{{var}}}`, which is not set"))
-                            .label("unset variable")
-                            .hint(format!("set {var} to the folder it stands for (for the CUDA headers wheel, its `include` folder; .ci/run installs it)"))
-                    })?;
+                    let value = &expand_path(value, span)?;
                     let path = resolve(dir, value).ok_or_else(|| {
                         Diagnostic::new(span, format!("cannot read the CUDA file {}", dir.join(value).display()))
                             .label("not found")
@@ -82,7 +78,12 @@ impl Request {
                     .defines
                     .extend(value.split_whitespace().map(str::to_string)),
                 INCLUDE_KEY => {
-                    let d = resolve(dir, value).unwrap_or_else(|| dir.join(value));
+                    let value = &expand_path(value, span)?;
+                    let d = resolve(dir, value).filter(|d| d.is_dir()).ok_or_else(|| {
+                        Diagnostic::new(span, format!("cannot find the include folder {}", dir.join(value).display()))
+                            .label("not a folder")
+                            .hint("the path is relative to the harness's folder; a path through a folder named `shared` is also looked up under $GSYNC_SHARED")
+                    })?;
                     r.include_dirs.push(d);
                 }
                 ARCH_KEY => {
@@ -114,7 +115,17 @@ impl Request {
     }
 }
 
-/// A `cuda:` path with each `${VAR}` replaced by the environment variable's
+/// A `cuda:` or `cuda-include:` path with its `${VAR}`s expanded; an unset
+/// variable is an error at the header line.
+fn expand_path(value: &str, span: Span) -> Result<String, Diagnostic> {
+    expand_env(value).map_err(|var| {
+        Diagnostic::new(span, format!("the CUDA path names `${{{var}}}`, which is not set"))
+            .label("unset variable")
+            .hint(format!("set {var} to the folder it stands for (for the CUDA headers wheel, its `include` folder; .ci/run installs it)"))
+    })
+}
+
+/// A header path with each `${VAR}` replaced by the environment variable's
 /// value (for files outside the project, such as the CUDA headers wheel's);
 /// an unset (or empty) variable is returned as the error.
 fn expand_env(value: &str) -> Result<String, String> {
