@@ -296,6 +296,39 @@ fn a_report_takes_its_name_from_the_header() {
     assert!(stdout(&out).contains("PASS good ["), "{}", stdout(&out));
 }
 
+/// `verify --max-states` (and `--max-seconds`, `--max-memory`) caps every
+/// expectation: one that needs more states ends inconclusive and fails,
+/// and a bad value is refused like `check`'s.
+#[test]
+fn verify_limits_cap_every_expectation() {
+    let spec = "specs/spin_lock.gsync";
+    let free = run(&["verify", spec]);
+    assert_eq!(code(&free), 0, "{}", stdout(&free));
+    let capped = run(&["verify", spec, "--max-states", "3"]);
+    assert_eq!(code(&capped), 1, "{}", stdout(&capped));
+    assert!(
+        stdout(&capped).contains("inconclusive"),
+        "{}",
+        stdout(&capped)
+    );
+    let roomy = run(&[
+        "verify",
+        spec,
+        "--max-seconds",
+        "600",
+        "--max-memory",
+        "4096",
+    ]);
+    assert_eq!(code(&roomy), 0, "{}", stdout(&roomy));
+    let bad = run(&["verify", spec, "--max-seconds", "-1"]);
+    assert_eq!(code(&bad), 2);
+    assert!(
+        stderr(&bad).contains("positive number of seconds"),
+        "{}",
+        stderr(&bad)
+    );
+}
+
 /// A spec whose parameter defaults to a negative value is refused at the
 /// declaration, unless the command line overrides it.
 #[test]

@@ -72,6 +72,38 @@ pub struct VerifyOutputArgs {
     pub color: ColorChoice,
 }
 
+/// Bounds on each expectation `verify` checks: an expectation's own
+/// limit applies where it is tighter (these are caps, for CI).
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct VerifyLimits {
+    /// Each expectation stops with verdict inconclusive (and fails) after this many states, at least 1
+    #[arg(long, value_name = "N", value_parser = at_least_1::<u64>, allow_negative_numbers = true)]
+    pub max_states: Option<u64>,
+
+    /// Each expectation stops with verdict inconclusive (and fails) after this many seconds, a positive number
+    #[arg(long, value_name = "S", value_parser = positive_seconds, allow_negative_numbers = true)]
+    pub max_seconds: Option<f64>,
+
+    /// Each expectation stops with verdict inconclusive (and fails) before the process holds this many MiB, at least 1
+    #[arg(long, value_name = "MIB", value_parser = at_least_1::<u64>, allow_negative_numbers = true)]
+    pub max_memory: Option<u64>,
+}
+
+impl VerifyLimits {
+    /// `limits` capped by these.
+    pub fn cap(&self, limits: &mut crate::explore::Limits) {
+        fn tighter<T: PartialOrd + Copy>(a: Option<T>, b: Option<T>) -> Option<T> {
+            match (a, b) {
+                (Some(x), Some(y)) => Some(if y < x { y } else { x }),
+                (x, y) => x.or(y),
+            }
+        }
+        limits.max_states = tighter(limits.max_states, self.max_states);
+        limits.max_seconds = tighter(limits.max_seconds, self.max_seconds);
+        limits.max_memory_mb = tighter(limits.max_memory_mb, self.max_memory);
+    }
+}
+
 /// How `replay` reports.
 #[derive(Args, Debug, Clone, Default)]
 pub struct ReplayOutputArgs {

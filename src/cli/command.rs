@@ -3,7 +3,7 @@
 //! family's own.
 
 use super::args::{
-    line_range, CheckArgs, LineRange, OutputArgs, ReplayOutputArgs, VerifyOutputArgs,
+    line_range, CheckArgs, LineRange, OutputArgs, ReplayOutputArgs, VerifyLimits, VerifyOutputArgs,
 };
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -89,6 +89,8 @@ pub enum Command {
         /// Spec files or directories (searched recursively for .gsync files).
         #[arg(required = true)]
         paths: Vec<PathBuf>,
+        #[command(flatten)]
+        limits: VerifyLimits,
         #[command(flatten)]
         output: VerifyOutputArgs,
     },

@@ -44,9 +44,13 @@ pub fn main_with(cli: Cli) -> i32 {
                     .map_err(|e| with_kernel_hint(&file, e)),
             }
         }
-        Some(Command::Verify { paths, output }) => {
+        Some(Command::Verify {
+            paths,
+            limits,
+            output,
+        }) => {
             set_color(output.color);
-            verify::verify(&paths, &output)
+            verify::verify(&paths, &limits, &output)
         }
         Some(Command::List) => {
             set_color(ColorChoice::Auto);

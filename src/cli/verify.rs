@@ -1,7 +1,7 @@
 //! `gsync-check verify PATH...`: check every spec's `//! expect` lines, for
 //! CI before merge.
 
-use super::args::{VerifyFormat as Format, VerifyOutputArgs};
+use super::args::{VerifyFormat as Format, VerifyLimits, VerifyOutputArgs};
 use super::command::{Cli, Command};
 use super::{config_from, strip_timings, to_json, write_counterexamples};
 use crate::api::{self, Error, SpecSource};
@@ -55,9 +55,9 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Error> {
 }
 
 /// Runs one expectation of a spec.
-fn run_case(spec: &SpecSource, e: &Expectation) -> CaseResult {
+fn run_case(spec: &SpecSource, e: &Expectation, limits: &VerifyLimits) -> CaseResult {
     let started = Instant::now();
-    let outcome = run_config(spec, e);
+    let outcome = run_config(spec, e, limits);
     let passed = match &outcome {
         CaseOutcome::Report(report) => {
             let kind = report.violations.first().map(|v| v.kind.name());
@@ -79,7 +79,7 @@ fn run_case(spec: &SpecSource, e: &Expectation) -> CaseResult {
 }
 
 /// Checks the spec under the options of an expectation.
-fn run_config(spec: &SpecSource, e: &Expectation) -> CaseOutcome {
+fn run_config(spec: &SpecSource, e: &Expectation, limits: &VerifyLimits) -> CaseOutcome {
     // The options are parsed exactly as the command line would parse them.
     let argv = ["gsync-check", "check", spec.origin.as_str()]
         .into_iter()
@@ -92,14 +92,19 @@ fn run_config(spec: &SpecSource, e: &Expectation) -> CaseOutcome {
             return CaseOutcome::Error(format!("line {}: bad options: {message}", e.line))
         }
     };
-    let config = config_from(&check, None);
+    let mut config = config_from(&check, None);
+    limits.cap(&mut config.limits);
     match api::check_spec(spec, &config) {
         Ok(report) => CaseOutcome::Report(Box::new(report)),
         Err(err) => CaseOutcome::Error(err.render(false).trim_end().to_string()),
     }
 }
 
-pub(super) fn verify(paths: &[PathBuf], output: &VerifyOutputArgs) -> Result<i32, Error> {
+pub(super) fn verify(
+    paths: &[PathBuf],
+    limits: &VerifyLimits,
+    output: &VerifyOutputArgs,
+) -> Result<i32, Error> {
     super::stats_need_timings(
         output.stats,
         matches!(output.format, Format::Sarif | Format::Junit),
@@ -116,7 +121,7 @@ pub(super) fn verify(paths: &[PathBuf], output: &VerifyOutputArgs) -> Result<i32
             )));
         }
         for e in &file.header.expects {
-            let mut case = run_case(&spec, e);
+            let mut case = run_case(&spec, e, limits);
             if let CaseOutcome::Report(report) = &mut case.outcome {
                 let stem = format!("{}.line{}", report.spec, e.line);
                 write_counterexamples(report, &spec, output.out.as_deref(), &stem)?;
