@@ -144,11 +144,7 @@ impl Lowerer<'_> {
                 return self.refuse_at_kernel(format!(
                     "--arg {name}=...: kernel `{}` has no parameter `{name}` (it has: {})",
                     request.kernel,
-                    if names.is_empty() {
-                        "none".to_string()
-                    } else {
-                        names.join(", ")
-                    }
+                    listed(names)
                 ));
             }
         }
@@ -166,11 +162,7 @@ impl Lowerer<'_> {
             if !known.contains(&name.as_str()) {
                 return self.refuse_at_kernel(format!(
                     "--arg {name}=...: the kernel reads no such pointer field (it reads: {})",
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.join(", ")
-                    }
+                    listed(&known)
                 ));
             }
         }
@@ -260,4 +252,13 @@ impl Lowerer<'_> {
         self.fields.insert((v, k), d);
         Some(d)
     }
+}
+
+/// Names for an error message: `a, b, c`, or `none`.
+fn listed(names: &[impl AsRef<str>]) -> String {
+    if names.is_empty() {
+        return "none".to_string();
+    }
+    let names: Vec<&str> = names.iter().map(AsRef::as_ref).collect();
+    names.join(", ")
 }

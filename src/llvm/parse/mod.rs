@@ -457,37 +457,18 @@ impl Parser {
             Tok::Global(n) => n,
             t => return self.err(format!("expected the function's `@name`, found {t}")),
         };
-        self.expect_punct('(')?;
-        let mut params = Vec::new();
-        let mut varargs = false;
-        if !self.eat_punct(')') {
-            loop {
-                if *self.peek() == Tok::Ellipsis {
-                    self.bump();
-                    varargs = true;
-                    self.expect_punct(')')?;
-                    break;
+        let (params, varargs) = self.parameter_list(|p| {
+            let ty = p.ty()?;
+            let byval = p.param_attributes()?;
+            let name = match p.peek().clone() {
+                Tok::Local(n) => {
+                    p.bump();
+                    Some(n)
                 }
-                let ty = self.ty()?;
-                let byval = self.param_attributes()?;
-                let pname = match self.peek().clone() {
-                    Tok::Local(n) => {
-                        self.bump();
-                        Some(n)
-                    }
-                    _ => None,
-                };
-                params.push(super::ir::Param {
-                    ty,
-                    name: pname,
-                    byval,
-                });
-                if self.eat_punct(')') {
-                    break;
-                }
-                self.expect_punct(',')?;
-            }
-        }
+                _ => None,
+            };
+            Ok(super::ir::Param { ty, name, byval })
+        })?;
         let dbg = self.function_attributes()?;
         let mut f = Function {
             name,

@@ -109,29 +109,37 @@ impl Parser {
 
     /// After a return type: `(T, T, ...)`.
     fn function_type(&mut self, ret: Type) -> Result<Type, ParseError> {
-        self.expect_punct('(')?;
-        let mut params = Vec::new();
-        let mut varargs = false;
-        if !self.eat_punct(')') {
-            loop {
-                if *self.peek() == Tok::Ellipsis {
-                    self.bump();
-                    varargs = true;
-                    self.expect_punct(')')?;
-                    break;
-                }
-                params.push(self.ty()?);
-                if self.eat_punct(')') {
-                    break;
-                }
-                self.expect_punct(',')?;
-            }
-        }
+        let (params, varargs) = self.parameter_list(Self::ty)?;
         Ok(Type::Function {
             ret: Box::new(ret),
             params,
             varargs,
         })
+    }
+
+    /// `(P, P, ...)` with each `P` read by `item`, and whether it ends in
+    /// `...` (a function type's, or a definition's, parameters).
+    pub(super) fn parameter_list<T>(
+        &mut self,
+        mut item: impl FnMut(&mut Self) -> Result<T, ParseError>,
+    ) -> Result<(Vec<T>, bool), ParseError> {
+        self.expect_punct('(')?;
+        let mut params = Vec::new();
+        if self.eat_punct(')') {
+            return Ok((params, false));
+        }
+        loop {
+            if *self.peek() == Tok::Ellipsis {
+                self.bump();
+                self.expect_punct(')')?;
+                return Ok((params, true));
+            }
+            params.push(item(self)?);
+            if self.eat_punct(')') {
+                return Ok((params, false));
+            }
+            self.expect_punct(',')?;
+        }
     }
 }
 
