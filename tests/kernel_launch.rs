@@ -261,11 +261,11 @@ fn refusals() {
 /// each (`gpuLockData->mutexBufferHeads`...); element values are given as
 /// `--arg NAME[i]=V` (the host's initialisation). Each verdict, and why it
 /// is right, beside it. Kernels left out and why:
-/// - the tree barriers (kernelAtomicTreeBarrierUniq, kernelFBSTreeBarrierUniq
-///   and their LocalExch forms) and the semaphores (kernelSpinLockSemaphore,
-///   kernelEBOSemaphore and their Uniq forms) compute
-///   `ceil((float)gridDim.x / n)`: floating-point arithmetic, refused,
-///   located (main.cu:133 for the first; a test below);
+/// - the tree barriers' verdicts are in
+///   `harnesses/heterosync/heterosync_kernels.cu` (with why they race at
+///   one thread per block); the semaphores (kernelSpinLockSemaphore,
+///   kernelEBOSemaphore and their Uniq forms) add floats at run time:
+///   refused, located (main.cu:95; a test below);
 /// - kernelFetchAndAddMutexUniq and kernelEBOMutexUniq race as
 ///   kernelSpinLockMutexUniq does (block-scope fences), and
 ///   kernelSleepingMutexUniq deadlocks as kernelSleepingMutex does
@@ -462,27 +462,84 @@ fn hetero_field_length(main_cu: &std::path::Path) {
     );
 }
 
-/// The tree barriers stop at floating-point arithmetic, located.
-fn hetero_barrier_refused(main_cu: &std::path::Path) {
+/// The semaphores stop at their readers' float additions, located; the
+/// tree barriers' `ceil((float)gridDim.x / n)` of launch constants no
+/// longer stops them (`harnesses/heterosync/heterosync_kernels.cu` holds
+/// their verdicts).
+fn hetero_semaphore_refused(main_cu: &std::path::Path) {
     let file = main_cu.display().to_string();
     let out = run(&[
         "check",
         &file,
         "--kernel",
-        "kernelAtomicTreeBarrierUniq",
+        "kernelSpinLockSemaphore",
+        "--arg",
+        "sem=0",
+        "--arg",
+        "numStorageLocs=32",
         "--arg",
         "ITERATIONS=1",
         "--arg",
         "NUM_LDST=1",
         "--arg",
         "NUM_SM=1",
-        "--arg",
-        "MAX_BLOCKS=2",
     ]);
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     let err = stderr(&out);
-    assert!(err.contains("main.cu:133:39"), "{err}");
-    assert!(err.contains("uitofp"), "{err}");
+    assert!(err.contains("main.cu:95:29"), "{err}");
+    assert!(err.contains("floating-point addition"), "{err}");
+}
+
+/// A `.cu` file's `//!` header states its kernels' expectations: `verify`
+/// checks each, and what a kernel's header cannot hold is refused where
+/// it is written.
+fn kernel_headers() {
+    let out = run(&["verify", "tests/kernels/message_passing.cu"]);
+    let text = stdout(&out);
+    assert_eq!(code(&out), 0, "{text}{}", stderr(&out));
+    assert!(text.contains("verify: 3 passed, 0 failed"), "{text}");
+    // A wrong expectation fails (exit 1) on its line.
+    let dir = std::env::temp_dir().join(format!("gsync-kernel-headers-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = std::fs::read_to_string(repo().join("tests/kernels/message_passing.cu")).unwrap();
+    let write = |name: &str, text: String| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let wrong = write(
+        "wrong.cu",
+        source.replacen(
+            "--block 1: violated heterogeneous_race",
+            "--block 1: verified",
+            1,
+        ),
+    );
+    let out = run(&["verify", &wrong]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(stdout(&out).contains("FAIL"), "{}", stdout(&out));
+    // An expectation without --kernel, and a spec harness's key, are errors.
+    let no_kernel = write(
+        "no_kernel.cu",
+        format!("//! expect --grid 2: verified\n{source}"),
+    );
+    let out = run(&["verify", &no_kernel]);
+    assert_eq!(code(&out), 2, "{}", stdout(&out));
+    assert!(stdout(&out).contains("--kernel NAME"), "{}", stdout(&out));
+    let harness_key = write("harness_key.cu", format!("//! cuda: other.cu\n{source}"));
+    let out = run(&["check", &harness_key, "--kernel", "message_passing"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("harness_key.cu:1:"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("spec harness's key"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 fn main() -> std::process::ExitCode {
@@ -497,6 +554,11 @@ fn main() -> std::process::ExitCode {
         "refusals_are_located_in_the_users_file",
         missing.clone(),
         refusals,
+    ));
+    trials.push(needs(
+        "a_cu_header_states_kernel_expectations",
+        missing.clone(),
+        kernel_headers,
     ));
     let shared = shared_dir().map(|d| d.join("heterosync/cuda/syncPrims/uvm/main.cu"));
     let hetero_missing = missing.clone().or_else(|| match &shared {
@@ -522,9 +584,9 @@ fn main() -> std::process::ExitCode {
         move || hetero_field_length(&f),
     ));
     trials.push(needs(
-        "heterosync::tree_barriers_stop_at_float_arithmetic",
+        "heterosync::semaphores_stop_at_float_arithmetic",
         hetero_missing,
-        move || hetero_barrier_refused(&main_cu),
+        move || hetero_semaphore_refused(&main_cu),
     ));
     run_trials(trials)
 }

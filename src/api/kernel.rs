@@ -8,7 +8,8 @@
 use super::{CheckConfig, Error, Prepared, SpecSource};
 use crate::llvm::lower::{lower_kernel, KernelRequest, Refusal};
 use crate::llvm::toolchain::{CompileOptions, Toolchain};
-use crate::spec::ast::SpecFile;
+use crate::spec::ast::{Header, SpecFile};
+use crate::spec::diag::Diagnostic;
 use std::path::Path;
 
 /// What to check in a `.cu` file: the kernel and its arguments
@@ -21,6 +22,13 @@ pub struct KernelLaunch {
     /// `-I` folders and `-D` definitions for clang.
     pub include_dirs: Vec<std::path::PathBuf>,
     pub defines: Vec<String>,
+}
+
+/// The `//!` header of a kernel's `.cu` file (its expectations, include
+/// folders and macros); empty when it has none.
+pub fn cuda_header(spec: &SpecSource) -> Result<Header, Error> {
+    let source = spec.source();
+    crate::spec::parse_cuda_header(&source).map_err(|d| Error::Spec(Box::new(d), Box::new(source)))
 }
 
 /// Compiles `path`, lowers `launch.kernel` for `config`'s launch and
@@ -38,10 +46,14 @@ pub fn prepare_kernel(
         ));
     }
     let spec = SpecSource::from_file(path)?;
+    let header = cuda_header(&spec)?;
+    let compile = header_compile_options(&header, path)
+        .map_err(|d| Error::Spec(Box::new(d), Box::new(spec.source())))?;
     let toolchain = Toolchain::find().map_err(|e| Error::Usage(e.to_string()))?;
+    // The header's folders and macros first, then the command line's.
     let options = CompileOptions {
-        include_dirs: launch.include_dirs.clone(),
-        defines: launch.defines.clone(),
+        include_dirs: [compile.include_dirs, launch.include_dirs.clone()].concat(),
+        defines: [compile.defines, launch.defines.clone()].concat(),
         ..CompileOptions::default()
     };
     let module = toolchain
@@ -57,11 +69,15 @@ pub fn prepare_kernel(
             Refusal::Usage(m) => Error::Usage(m),
             Refusal::Located(d, source) => Error::Spec(d, source),
         })?;
-    let file = SpecFile::default();
+    let file = SpecFile {
+        header,
+        ..SpecFile::default()
+    };
     let spec = SpecSource {
         name: launch.kernel.clone(),
         ..spec
-    };
+    }
+    .named_by_header(&file.header);
     let mut config = config.clone();
     config.resolve_simt(&file, &spec)?;
     if config.semantics.simt_mode() == crate::model::SimtMode::Lockstep {
@@ -82,4 +98,36 @@ pub fn prepare_kernel(
         program,
         config,
     })
+}
+
+/// The include folders and macros a kernel file's `//!` header gives
+/// (`cuda-include:`, `cuda-define:`, as a harness's), resolved as a
+/// harness's are; the keys that only a spec harness has are refused where
+/// they are written.
+fn header_compile_options(header: &Header, path: &Path) -> Result<crate::cu::Request, Diagnostic> {
+    use crate::cu::{DEFINE_KEY, INCLUDE_KEY};
+    if let Some((key, value)) = header
+        .cuda
+        .iter()
+        .find(|(k, _)| k != DEFINE_KEY && k != INCLUDE_KEY)
+    {
+        return Err(Diagnostic::new(
+            value.span,
+            format!("`{key}:` is a spec harness's key; a kernel's `.cu` is compiled itself"),
+        )
+        .label("not for a kernel")
+        .hint("a kernel's header takes `cuda-include:` and `cuda-define:` (and `expect` lines)"));
+    }
+    if let Some((name, _)) = header.liveness.first() {
+        return Err(Diagnostic::new(
+            name.span,
+            "`liveness:` sets a spec's parameters; a kernel's arguments are in each `expect` line's --arg",
+        )
+        .label("not for a kernel"));
+    }
+    let file = SpecFile {
+        header: header.clone(),
+        ..SpecFile::default()
+    };
+    crate::cu::Request::from_header(&file, path)
 }

@@ -50,7 +50,7 @@ pub fn load(spec: &SpecSource) -> Result<(SpecFile, Source), Error> {
 pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Error> {
     config.validate()?;
     let (file, source) = load(spec)?;
-    let spec = &spec.named_by_header(&file);
+    let spec = &spec.named_by_header(&file.header);
     check_param_names(&file, &config.params, &spec.name)?;
     let mut config = with_liveness_defaults(&file, config, &spec.name)?;
     config.resolve_simt(&file, spec)?;

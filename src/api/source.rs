@@ -2,7 +2,7 @@
 //! files.
 
 use super::Error;
-use crate::spec::ast::SpecFile;
+use crate::spec::ast::Header;
 use crate::spec::diag::Source;
 use std::path::Path;
 
@@ -50,9 +50,9 @@ impl SpecSource {
 
     /// The spec named as its header's `//! name:` line says, if it has one
     /// (a file's stem is only where it happens to be saved).
-    pub fn named_by_header(&self, file: &SpecFile) -> SpecSource {
+    pub fn named_by_header(&self, header: &Header) -> SpecSource {
         let mut spec = self.clone();
-        if let Some(name) = file.header.name.as_deref().map(str::trim) {
+        if let Some(name) = header.name.as_deref().map(str::trim) {
             if !name.is_empty() {
                 spec.name = name.to_string();
             }

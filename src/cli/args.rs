@@ -231,6 +231,18 @@ pub struct KernelArgs {
     pub defines: Vec<String>,
 }
 
+impl KernelArgs {
+    /// The kernel to check and how, when --kernel names one.
+    pub fn launch(&self) -> Option<crate::api::KernelLaunch> {
+        Some(crate::api::KernelLaunch {
+            kernel: self.kernel.clone()?,
+            args: self.args.clone(),
+            include_dirs: self.include_dirs.clone(),
+            defines: self.defines.clone(),
+        })
+    }
+}
+
 /// `NAME=VALUE` with any integer VALUE (a kernel's integers may be negative).
 fn kernel_arg(s: &str) -> Result<(String, i64), String> {
     let (name, value) = s

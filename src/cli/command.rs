@@ -81,12 +81,12 @@ pub enum Command {
         #[arg(long, value_name = "FROM-TO", value_parser = line_range)]
         lines: Option<LineRange>,
     },
-    /// Check every spec under the paths against the `//! expect` lines of its header (for CI).
+    /// Check every spec under the paths against the `//! expect` lines of its header, and every `.cu` file whose `//!` header states kernel expectations (for CI).
     #[command(
-        after_help = "Exit codes: 0 every expectation met, 1 some not met, 2 a spec or option error.\n\nExamples:\n  gsync-check verify specs/\n  gsync-check verify specs/ --format sarif > gsync.sarif\n  gsync-check verify specs/ --format junit > gsync-junit.xml"
+        after_help = "A `.cu` file's header is its `//!` lines before the first line of code; each `//! expect --kernel NAME [--grid G --block B --arg NAME=V ...]: VERDICT [KIND]` checks that kernel as launched, and `//! cuda-include: DIR` / `//! cuda-define: DEF` go to clang.\n\nExit codes: 0 every expectation met, 1 some not met, 2 a spec or option error.\n\nExamples:\n  gsync-check verify specs/\n  gsync-check verify harnesses/heterosync/heterosync_kernels.cu\n  gsync-check verify specs/ --format sarif > gsync.sarif\n  gsync-check verify specs/ --format junit > gsync-junit.xml"
     )]
     Verify {
-        /// Spec files or directories (searched recursively for .gsync files).
+        /// Spec files, `.cu` files with kernel expectations, or directories (searched recursively for .gsync files and .cu files with a `//!` header).
         #[arg(required = true)]
         paths: Vec<PathBuf>,
         #[command(flatten)]

@@ -37,8 +37,8 @@ pub fn main_with(cli: Cli) -> i32 {
             output,
         }) => {
             set_color(output.color);
-            match &kernel.kernel {
-                Some(name) => check_kernel(&file, name, &kernel, &check, &output),
+            match kernel.launch() {
+                Some(launch) => check_kernel(&file, &launch, &check, &output),
                 None => SpecSource::from_file(&file)
                     .and_then(|spec| check_one(&spec, &check, &output))
                     .map_err(|e| with_kernel_hint(&file, e)),
@@ -226,8 +226,7 @@ fn with_kernel_hint(file: &Path, e: Error) -> Error {
 /// `check FILE.cu --kernel NAME`: the kernel as launched.
 fn check_kernel(
     file: &Path,
-    name: &str,
-    kernel: &args::KernelArgs,
+    launch: &api::KernelLaunch,
     check: &CheckArgs,
     output: &OutputArgs,
 ) -> Result<i32, Error> {
@@ -243,13 +242,7 @@ fn check_kernel(
             "--out saves counterexamples for `replay`, which replays specs; a kernel's counterexample is printed only".into(),
         ));
     }
-    let launch = api::KernelLaunch {
-        kernel: name.to_string(),
-        args: kernel.args.clone(),
-        include_dirs: kernel.include_dirs.clone(),
-        defines: kernel.defines.clone(),
-    };
-    let prepared = api::prepare_kernel(file, &launch, &config_from(check, None))?;
+    let prepared = api::prepare_kernel(file, launch, &config_from(check, None))?;
     let report = api::run(&prepared);
     print_report(report, output)
 }

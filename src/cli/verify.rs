@@ -1,5 +1,6 @@
-//! `gsync-check verify PATH...`: check every spec's `//! expect` lines, for
-//! CI before merge.
+//! `gsync-check verify PATH...`: check every spec's `//! expect` lines, and
+//! every kernel expectation in the `//!` header of a `.cu` file, for CI
+//! before merge.
 
 use super::args::{VerifyFormat as Format, VerifyLimits, VerifyOutputArgs};
 use super::command::{Cli, Command};
@@ -8,12 +9,14 @@ use crate::api::{self, Error, SpecSource};
 use crate::format::text::render_stats;
 use crate::format::{junit, sarif};
 use crate::report::{CaseOutcome, CaseResult};
-use crate::spec::ast::Expectation;
+use crate::spec::ast::{Expectation, Header};
 use colored::Colorize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// Every `.gsync` file under `paths`, sorted; a missing path is an error.
+/// Every `.gsync` file under `paths`, and every `.cu` file there whose
+/// header has `//!` lines (a `.cu` without is a harness's source, not a
+/// check), sorted; a missing path is an error.
 fn spec_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     let mut files = Vec::new();
     for p in paths {
@@ -33,7 +36,7 @@ fn spec_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     if files.is_empty() {
         let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         return Err(Error::Usage(format!(
-            "no .gsync files under {}",
+            "no .gsync files (or .cu files with a `//!` header) under {}",
             shown.join(", ")
         )));
     }
@@ -47,11 +50,22 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Error> {
         let path = entry.path();
         if path.is_dir() {
             collect(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "gsync") {
+        } else if path.extension().is_some_and(|e| e == "gsync") || has_header(&path) {
             out.push(path);
         }
     }
     Ok(())
+}
+
+fn is_cuda(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "cu")
+}
+
+/// A `.cu` file with `//!` lines at its top: kernel expectations to check.
+fn has_header(path: &Path) -> bool {
+    is_cuda(path)
+        && std::fs::read_to_string(path)
+            .is_ok_and(|text| !crate::spec::header::leading_lines(&text).is_empty())
 }
 
 /// Runs one expectation of a spec.
@@ -85,8 +99,8 @@ fn run_config(spec: &SpecSource, e: &Expectation, limits: &VerifyLimits) -> Case
         .into_iter()
         .map(String::from)
         .chain(e.args.iter().cloned());
-    let check = match Cli::try_parse_from_args(argv) {
-        Ok(Some(Command::Check { check, .. })) => check,
+    let (check, kernel) = match Cli::try_parse_from_args(argv) {
+        Ok(Some(Command::Check { check, kernel, .. })) => (check, kernel),
         Ok(_) => unreachable!("parsed as `check`"),
         Err(message) => {
             return CaseOutcome::Error(format!("line {}: bad options: {message}", e.line))
@@ -94,10 +108,32 @@ fn run_config(spec: &SpecSource, e: &Expectation, limits: &VerifyLimits) -> Case
     };
     let mut config = config_from(&check, None);
     limits.cap(&mut config.limits);
-    match api::check_spec(spec, &config) {
+    let report = if is_cuda(Path::new(&spec.origin)) {
+        let Some(launch) = kernel.launch() else {
+            return CaseOutcome::Error(format!(
+                "line {}: a `.cu` file's expectation names the kernel it checks: --kernel NAME (and --grid, --block, --arg NAME=VALUE)",
+                e.line
+            ));
+        };
+        api::prepare_kernel(Path::new(&spec.origin), &launch, &config).map(|p| api::run(&p))
+    } else {
+        api::check_spec(spec, &config)
+    };
+    match report {
         Ok(report) => CaseOutcome::Report(Box::new(report)),
         Err(err) => CaseOutcome::Error(err.render(false).trim_end().to_string()),
     }
+}
+
+/// A file's expectations, and the file named as its header says.
+fn expectations(path: &Path) -> Result<(SpecSource, Header), Error> {
+    let spec = SpecSource::from_file(path)?;
+    let header = if is_cuda(path) {
+        api::cuda_header(&spec)?
+    } else {
+        api::parse(&spec)?.header
+    };
+    Ok((spec.named_by_header(&header), header))
 }
 
 pub(super) fn verify(
@@ -111,20 +147,21 @@ pub(super) fn verify(
     )?;
     let mut cases = Vec::new();
     for path in spec_files(paths)? {
-        let spec = SpecSource::from_file(&path)?;
-        let file = api::parse(&spec)?;
-        let spec = spec.named_by_header(&file);
-        if file.header.expects.is_empty() {
+        let (spec, header) = expectations(&path)?;
+        if header.expects.is_empty() {
             return Err(Error::Usage(format!(
                 "{}: the header states no expectation; add `//! expect: verified` (or the verdict you expect)",
                 path.display()
             )));
         }
-        for e in &file.header.expects {
+        for e in &header.expects {
             let mut case = run_case(&spec, e, limits);
             if let CaseOutcome::Report(report) = &mut case.outcome {
                 let stem = format!("{}.line{}", report.spec, e.line);
-                write_counterexamples(report, &spec, output.out.as_deref(), &stem)?;
+                // A kernel's counterexample is printed only: `replay` replays specs.
+                if !is_cuda(&path) {
+                    write_counterexamples(report, &spec, output.out.as_deref(), &stem)?;
+                }
                 if !output.stats && output.format == Format::Json {
                     strip_timings(report);
                 }

@@ -290,6 +290,38 @@ fn parse_expect(
     })
 }
 
+/// The `//!` lines at the top of a C/C++ file, before its first line of
+/// code: ordinary comments (`//`, `/* */`) and blank lines may stand
+/// between them, as a licence block or a `#pragma once` may not.
+pub(crate) fn leading_lines(text: &str) -> Vec<HeaderLine> {
+    let mut out = Vec::new();
+    let mut in_block = false;
+    let mut offset = 0;
+    for (i, raw) in text.split_inclusive('\n').enumerate() {
+        let start = offset;
+        offset += raw.len();
+        let line = raw.trim_end_matches(['\n', '\r']);
+        let trimmed = line.trim_start();
+        if in_block {
+            in_block = !trimmed.contains("*/");
+            continue;
+        }
+        if let Some(rest) = trimmed.strip_prefix("//!") {
+            let at = start + (line.len() - trimmed.len()) + 3;
+            out.push(HeaderLine {
+                text: rest.to_string(),
+                start: at,
+                line: i as u32 + 1,
+            });
+        } else if let Some(rest) = trimmed.strip_prefix("/*") {
+            in_block = !rest.contains("*/");
+        } else if !(trimmed.is_empty() || trimmed.starts_with("//")) {
+            break;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -417,5 +449,17 @@ mod tests {
         let d = header("//! colour: blue\n").unwrap_err();
         assert_eq!(d.message, "unknown header key `colour`");
         assert!(d.hint.unwrap().contains("`name`, `family`"));
+    }
+
+    #[test]
+    fn a_cuda_files_header_is_its_leading_comment_lines() {
+        let text = "/* licence\n * text */\n// a comment\n\n//! name: k\n  //! expect --kernel k: verified\n#include <x>\n//! note: not header\n";
+        let lines = leading_lines(text);
+        let got: Vec<(&str, u32)> = lines.iter().map(|l| (l.text.as_str(), l.line)).collect();
+        assert_eq!(got, [(" name: k", 5), (" expect --kernel k: verified", 6)]);
+        // Each line's `start` is where its text begins in the file.
+        assert!(text[lines[1].start..].starts_with(" expect"));
+        let header = parse_header(&lines).unwrap();
+        assert_eq!(header.expects[0].args, ["--kernel", "k"]);
     }
 }

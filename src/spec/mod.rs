@@ -12,3 +12,11 @@ pub(crate) mod parser;
 pub fn parse(source: &diag::Source) -> diag::SpecResult<ast::SpecFile> {
     parser::parse_file(&source.text)
 }
+
+/// The `//!` header of a CUDA file: its `//!` lines before the first line
+/// of code, read as a spec's header is (a kernel's `.cu` states its
+/// expectations and include folders there). A file without one has an
+/// empty header.
+pub fn parse_cuda_header(source: &diag::Source) -> diag::SpecResult<ast::Header> {
+    header::parse_header(&header::leading_lines(&source.text))
+}

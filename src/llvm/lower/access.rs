@@ -225,6 +225,18 @@ impl Lowerer<'_> {
         Ok(())
     }
 
+    /// A struct passed by value is each thread's own copy: the model has
+    /// one, so a write into it is refused.
+    pub(super) fn writable(&self, p: &super::memory::Ptr) -> R<()> {
+        match p.var.filter(|v| self.by_value.contains(v)) {
+            Some(v) => self.refuse(format!(
+                "a write into `{}`, a struct passed by value (each thread's copy is its own; the model holds one)",
+                self.vars[v as usize].name
+            )),
+            None => Ok(()),
+        }
+    }
+
     pub(super) fn store(
         &mut self,
         instr: &Instr,
@@ -236,6 +248,7 @@ impl Lowerer<'_> {
             // printf's argument buffer: private, never read by the model.
             return Ok(());
         }
+        self.writable(&p)?;
         let bits = self.access_bits(&instr.operands[0].ty)?;
         let value = self.int(&instr.operands[0])?;
         let loc = self.loc(&p, bits)?;
@@ -268,6 +281,7 @@ impl Lowerer<'_> {
     ) -> R<()> {
         let bits = self.access_bits(&instr.operands[1].ty)?;
         let p = self.ptr(&instr.operands[0])?;
+        self.writable(&p)?;
         let loc = self.loc(&p, bits)?;
         if let Some(f) = order.fence {
             self.emit(Op::Fence(f));

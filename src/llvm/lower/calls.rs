@@ -68,6 +68,9 @@ impl Lowerer<'_> {
         if let Some(v) = self.integer_intrinsic(name, instr)? {
             return self.assign(instr, v);
         }
+        if let Some(v) = self.float_call(name, instr)? {
+            return self.assign(instr, v);
+        }
         self.check_arity(name, instr)?;
         if let Some((op, scope, _)) = atomic_intrinsic(name) {
             return self.atomic_intrinsic(instr, name, op, scope);

@@ -80,6 +80,11 @@ fn layout(module: &crate::llvm::ir::Module, ty: &LType) -> Option<(u64, u64)> {
     })
 }
 
+/// The bytes of a type, where the model can name it.
+pub(crate) fn size_of(module: &crate::llvm::ir::Module, ty: &LType) -> Option<u64> {
+    layout(module, ty).map(|(size, _)| size)
+}
+
 /// The byte offset of field `i` of a struct type.
 fn field_offset(module: &crate::llvm::ir::Module, ty: &LType, i: usize) -> Option<(u64, LType)> {
     let (fields, packed) = match ty {

@@ -12,6 +12,7 @@
 
 mod access;
 mod calls;
+mod float;
 mod flow;
 mod memory;
 mod params;
@@ -96,6 +97,7 @@ pub(crate) fn lower_kernel(
         bases: HashMap::new(),
         cas: HashMap::new(),
         param_vars: Vec::new(),
+        by_value: Vec::new(),
         fields: HashMap::new(),
         field_args: Vec::new(),
         inits: Vec::new(),
@@ -187,6 +189,8 @@ pub(crate) struct Lowerer<'m> {
     bases: HashMap<String, memory::Base>,
     /// The buffers of kernel pointer parameters.
     param_vars: Vec<VarId>,
+    /// Those of structs passed by value: read only.
+    by_value: Vec<VarId>,
     /// The buffer of each pointer field of a struct argument: (the
     /// parameter's buffer, byte offset) → buffer.
     fields: HashMap<(VarId, i64), VarId>,

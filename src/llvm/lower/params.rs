@@ -53,23 +53,27 @@ impl Lowerer<'_> {
                             ))
                         }
                     };
-                    let var = self.vars.len() as VarId;
-                    self.vars.push(MemVar {
-                        name: name.clone(),
-                        storage: Storage::Global,
-                        ty: Type::U32,
-                        volatile: false,
-                        len,
-                        is_array: true,
-                        init: vec![0; len as usize],
-                        span: kernel_span,
-                    });
-                    self.widths.push(None);
-                    self.signed.push(None);
-                    self.ptrs.insert(ssa, Ptr { var: Some(var), offset: Expr::Const(0) });
-                    self.param_vars.push(var);
-                    // Recorded with the integers: the report's header shows the launch.
-                    self.params.push((name.clone(), i64::from(len)));
+                    self.param_buffer(&ssa, name, len);
+                }
+                LType::Ptr(_) if p.byval.is_some() => {
+                    if given.is_some() {
+                        return self.refuse_at_kernel(format!(
+                            "--arg {name}=...: `{name}` is a struct passed by value; give its words with --arg '{name}[i]=V' and its pointer fields' lengths with --arg {name}->FIELD=N"
+                        ));
+                    }
+                    let bytes = p
+                        .byval
+                        .as_ref()
+                        .and_then(|t| super::memory::size_of(self.module, t));
+                    let Some(bytes) = bytes.filter(|b| (1..=4096 * 4).contains(b)) else {
+                        return self.refuse_at_kernel(format!(
+                            "kernel parameter `{name}` is a struct passed by value whose size the model cannot name"
+                        ));
+                    };
+                    // A copy per thread that no thread writes (a store into
+                    // it is refused): one read-only buffer of its words.
+                    let var = self.param_buffer(&ssa, name, bytes.div_ceil(4) as u32);
+                    self.by_value.push(var);
                 }
                 LType::Int(w) => {
                     let Some(v) = given else {
@@ -80,11 +84,6 @@ impl Lowerer<'_> {
                     self.consts.insert(ssa, super::values::zext(i128::from(v), *w));
                     self.params.push((name.clone(), v));
                 }
-                LType::Ptr(_) if p.byval.is_some() => {
-                    return self.refuse_at_kernel(format!(
-                        "kernel parameter `{name}` is a struct passed by value: only integers and pointers to global memory are modelled"
-                    ))
-                }
                 other => {
                     return self.refuse_at_kernel(format!(
                         "kernel parameter `{name}` of LLVM type {other:?}: only integers and pointers to global memory are modelled"
@@ -93,6 +92,34 @@ impl Lowerer<'_> {
             }
         }
         Ok(())
+    }
+
+    /// A pointer parameter's buffer of `len` elements, zero-initialised.
+    fn param_buffer(&mut self, ssa: &str, name: &str, len: u32) -> VarId {
+        let var = self.vars.len() as VarId;
+        self.vars.push(MemVar {
+            name: name.to_string(),
+            storage: Storage::Global,
+            ty: Type::U32,
+            volatile: false,
+            len,
+            is_array: true,
+            init: vec![0; len as usize],
+            span: self.point,
+        });
+        self.widths.push(None);
+        self.signed.push(None);
+        self.ptrs.insert(
+            ssa.to_string(),
+            Ptr {
+                var: Some(var),
+                offset: Expr::Const(0),
+            },
+        );
+        self.param_vars.push(var);
+        // Recorded with the integers: the report's header shows the launch.
+        self.params.push((name.to_string(), i64::from(len)));
+        var
     }
 
     /// The kernel's parameter names, read from its declaration in the

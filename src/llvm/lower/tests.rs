@@ -405,3 +405,88 @@ fn local_statics_are_named_as_written() {
     assert_eq!(display_name("counter"), "counter");
     assert_eq!(display_name("_ZZ1kE9é"), "_ZZ1kE9é");
 }
+
+/// `ceil((float)gridDim.x / n)` of launch constants is computed as IEEE
+/// single precision rounds it; the same on a loaded value is refused.
+#[test]
+fn float_arithmetic_on_launch_constants_is_computed() {
+    let ceil = r#"
+declare i32 @llvm.nvvm.read.ptx.sreg.nctaid.x()
+declare float @__nv_ceilf(float)
+define ptx_kernel void @k(ptr %p, i32 %n) {
+  %g = call i32 @llvm.nvvm.read.ptx.sreg.nctaid.x()
+  %f = uitofp i32 %g to float
+  %d = uitofp i32 %n to float
+  %q = fdiv float %f, %d
+  %c = call float @__nv_ceilf(float %q)
+  %i = fptosi float %c to i32
+  store i32 %i, ptr %p, align 4
+  %t = fptosi float %q to i32
+  %r = getelementptr inbounds i32, ptr %p, i64 1
+  store i32 %t, ptr %r, align 4
+  ret void
+}
+"#;
+    // Launch::default() has 2 blocks: ceil(2 / 3) = 1, trunc(2 / 3) = 0.
+    let mem = run(&lower(ceil, "k", &[("arg1", 3)]).unwrap());
+    assert_eq!(mem[&("arg0".to_string(), 0)], 1);
+    assert_eq!(mem[&("arg0".to_string(), 1)], 0);
+    let run_time = r#"
+define ptx_kernel void @k(ptr %p) {
+  %x = load i32, ptr %p, align 4
+  %f = sitofp i32 %x to float
+  %h = fdiv float %f, 2.000000e+00
+  %b = bitcast float %h to i32
+  store i32 %b, ptr %p, align 4
+  ret void
+}
+"#;
+    let e = lower(run_time, "k", &[]).unwrap_err();
+    assert!(e.contains("known only at run time"), "{e}");
+    // fadd stays refused even on constants: nvcc may fuse it with a multiply.
+    let add = r#"
+define ptx_kernel void @k(ptr %p) {
+  %s = fadd float 1.000000e+00, 2.000000e+00
+  store float %s, ptr %p, align 4
+  ret void
+}
+"#;
+    let e = lower(add, "k", &[]).unwrap_err();
+    assert!(e.contains("fuse"), "{e}");
+}
+
+/// A struct passed by value is a read-only buffer: its words are given
+/// with `NAME[i]=V`, its pointer fields are buffers of their own, and a
+/// write into it is refused.
+#[test]
+fn struct_by_value_is_a_read_only_buffer() {
+    let byval = r#"
+%struct.S = type { i32, ptr }
+define ptx_kernel void @k(ptr byval(%struct.S) align 8 %s) {
+  %n = load i32, ptr %s, align 8
+  %f = getelementptr inbounds i8, ptr %s, i64 8
+  %q = load ptr, ptr %f, align 8
+  store i32 %n, ptr %q, align 4
+  ret void
+}
+"#;
+    let p = lower(byval, "k", &[("arg0[0]", 7)]).unwrap();
+    let s = p
+        .vars
+        .iter()
+        .find(|v| v.name == "arg0")
+        .expect("the struct's buffer");
+    // Two words of the 16-byte struct at least (its size rounded to words).
+    assert!(s.len >= 4 && s.init[0] == 7, "{s:?}");
+    // The store goes through the pointer field at byte 8, a buffer of its own.
+    assert!(run(&p).contains_key(&("arg0->@8".to_string(), 0)));
+    let write = r#"
+%struct.S = type { i32, i32 }
+define ptx_kernel void @k(ptr byval(%struct.S) align 4 %s) {
+  store i32 1, ptr %s, align 4
+  ret void
+}
+"#;
+    let e = lower(write, "k", &[]).unwrap_err();
+    assert!(e.contains("passed by value"), "{e}");
+}

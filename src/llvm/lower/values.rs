@@ -35,6 +35,23 @@ fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
     Expr::Binary(op, Box::new(a), Box::new(b))
 }
 
+/// The value of an expression over constants only.
+fn fold(e: &Expr) -> Option<i64> {
+    match e {
+        Expr::Const(c) => Some(*c),
+        Expr::Unary(op, a) => Some(crate::ir::eval_unary(*op, fold(a)?)),
+        Expr::Binary(op, a, b) => crate::ir::eval_binary(*op, fold(a)?, fold(b)?).ok(),
+        Expr::Ternary(c, a, b) => {
+            if fold(c)? != 0 {
+                fold(a)
+            } else {
+                fold(b)
+            }
+        }
+        _ => None,
+    }
+}
+
 /// The signed value of a held `iN` value.
 pub(crate) fn sext(e: Expr, bits: u32) -> Expr {
     if bits >= 64 {
@@ -118,16 +135,32 @@ impl Lowerer<'_> {
         } else {
             value
         };
+        // An SSA value computed from constants is that constant wherever
+        // it is used: its uses read it as one (a float conversion of a
+        // launch constant can then be computed).
+        let value = match fold(&value) {
+            Some(c) => {
+                let c = zext(i128::from(c), bits);
+                self.consts.insert(res.clone(), c);
+                Expr::Const(c)
+            }
+            None => value,
+        };
         self.emit(Op::Assign { dst, value });
         Ok(())
     }
 
     /// An integer `add`, `sub`, ... `ashr`.
     pub(super) fn binary(&mut self, instr: &Instr, op: LBin) -> R<()> {
+        if matches!(
+            op,
+            LBin::FAdd | LBin::FSub | LBin::FMul | LBin::FDiv | LBin::FRem
+        ) {
+            let value = self.float_binary(instr, op)?;
+            return self.assign(instr, value);
+        }
         let Some(bits) = width(&instr.ty) else {
-            return self.refuse(
-                "floating-point or vector arithmetic (float, double, half) is not modelled",
-            );
+            return self.refuse("vector arithmetic is not modelled");
         };
         let a = self.int(&instr.operands[0])?;
         let b = self.int(&instr.operands[1])?;
@@ -162,10 +195,7 @@ impl Lowerer<'_> {
             LBin::URem => bin(BinOp::Rem, a, b),
             LBin::SDiv => bin(BinOp::Div, sext(a, bits), sext(b, bits)),
             LBin::SRem => bin(BinOp::Rem, sext(a, bits), sext(b, bits)),
-            _ => {
-                return self
-                    .refuse("floating-point arithmetic (float, double, half) is not modelled")
-            }
+            _ => unreachable!("floating-point operations are float_binary's"),
         };
         self.assign(instr, value)
     }
@@ -209,6 +239,15 @@ impl Lowerer<'_> {
             }
             // Same bits, another type (float <-> int of its width).
             (CastOp::BitCast, Some(_)) if width(&instr.ty) == from => self.int(&instr.operands[0])?,
+            (
+                CastOp::SIToFP
+                | CastOp::UIToFP
+                | CastOp::FPToSI
+                | CastOp::FPToUI
+                | CastOp::FPExt
+                | CastOp::FPTrunc,
+                Some(_),
+            ) => self.float_cast(instr, op)?,
             _ => return self.refuse(format!("the conversion `{}` (floating point is not modelled)", op.name())),
         };
         self.assign(instr, v)
