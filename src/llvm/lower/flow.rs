@@ -216,8 +216,16 @@ impl Lowerer<'_> {
     }
 
     /// A pointer field of a kernel's struct argument, read at a constant
-    /// offset: the field's own buffer (see `pointer_field`).
+    /// offset: the field's own buffer (see `pointer_field`); or a
+    /// `__device__`/`__constant__` pointer variable (`pointer_global`).
     fn load_pointer(&mut self, instr: &Instr) -> R<()> {
+        if let Some(d) = self.pointer_global(&instr.operands[0].value) {
+            let p = Ptr {
+                var: Some(d),
+                offset: Expr::Const(0),
+            };
+            return self.bind_ptr(instr, p);
+        }
         let p = self.ptr(&instr.operands[0])?;
         let field = match (p.var, &p.offset) {
             (Some(v), Expr::Const(k)) => self.pointer_field(v, *k),
@@ -231,7 +239,7 @@ impl Lowerer<'_> {
                     offset: Expr::Const(0),
                 },
             ),
-            None => self.refuse("a pointer loaded from memory other than a field of a kernel's struct argument: the model cannot follow it"),
+            None => self.refuse("a pointer loaded from memory other than a field of a kernel's struct argument or a __device__/__constant__ pointer variable: the model cannot follow it"),
         }
     }
 

@@ -263,6 +263,12 @@ impl Lowerer<'_> {
                     InstrKind::Select => instr.operands.iter().skip(1).collect(),
                     InstrKind::Load { .. } => {
                         self.locate(instr);
+                        if let Some(v) = self.pointer_global(&instr.operands[0].value) {
+                            if bases.insert(res.clone(), Base::Var(v)) != Some(Base::Var(v)) {
+                                changed = true;
+                            }
+                            continue;
+                        }
                         if let Some(v) = self
                             .static_ptr(&instr.operands[0].value, &defs)?
                             .and_then(|(v, k)| self.pointer_field(v, k))

@@ -281,6 +281,48 @@ impl Lowerer<'_> {
     }
 }
 
+impl Lowerer<'_> {
+    /// The buffer a `__device__` or `__constant__` pointer variable points
+    /// to (`desul::Impl::CUDA_SPACE_ATOMIC_LOCKS_DEVICE`, set by the host
+    /// with cudaMemcpyToSymbol): a zero-initialised buffer of its own,
+    /// named as the variable, of the default length. The device never
+    /// changes where it points: a pointer stored to memory is refused.
+    /// `None` for a value that is not such a variable.
+    pub(super) fn pointer_global(&mut self, v: &crate::llvm::ir::Value) -> Option<VarId> {
+        use crate::llvm::ir::{InstrKind, Value};
+        let name = match v {
+            Value::Global(g) => g,
+            Value::Expr(ce) if matches!(ce.kind, InstrKind::Cast(_)) => {
+                return self.pointer_global(&ce.operands.first()?.value)
+            }
+            _ => return None,
+        };
+        let g = self.module.global(name)?;
+        if !matches!(g.ty, LType::Ptr(_)) || !matches!(g.addrspace, 1 | 4) {
+            return None;
+        }
+        if let Some(d) = self.global_vars.get(name) {
+            return Some(*d);
+        }
+        let d = self.vars.len() as VarId;
+        let display = super::memory::display_name(name);
+        self.vars.push(MemVar {
+            name: display.clone(),
+            storage: Storage::Global,
+            ty: Type::U32,
+            volatile: false,
+            len: DEFAULT_BUFFER_LEN,
+            is_array: true,
+            init: vec![0; DEFAULT_BUFFER_LEN as usize],
+            span: self.span,
+        });
+        self.widths.push(None);
+        self.signed.push(None);
+        self.global_vars.insert(name.to_string(), d);
+        Some(d)
+    }
+}
+
 /// Names for an error message: `a, b, c`, or `none`.
 fn listed(names: &[impl AsRef<str>]) -> String {
     if names.is_empty() {

@@ -490,3 +490,35 @@ define ptx_kernel void @k(ptr byval(%struct.S) align 4 %s) {
     let e = lower(write, "k", &[]).unwrap_err();
     assert!(e.contains("passed by value"), "{e}");
 }
+
+/// A `__constant__` pointer the host sets is a buffer of its own, and an
+/// address is its variable's base (aligned far beyond any hash mask) plus
+/// the byte offset: desul's `(ptr >> 2) & 0x1FFFF` of element 0 is 0.
+#[test]
+fn pointer_variables_and_addresses() {
+    let ll = r#"
+@locks = addrspace(4) externally_initialized global ptr null, align 8
+define ptx_kernel void @k(ptr %p) {
+  %q = getelementptr inbounds i32, ptr %p, i64 3
+  %a = ptrtoint ptr %q to i64
+  %s = lshr i64 %a, 2
+  %h = and i64 %s, 131071
+  %t = load ptr, ptr addrspacecast (ptr addrspace(4) @locks to ptr), align 8
+  %l = getelementptr inbounds i32, ptr %t, i64 %h
+  store i32 1, ptr %l, align 4
+  ret void
+}
+"#;
+    let p = lower(ll, "k", &[]).unwrap();
+    let mem = run(&p);
+    assert_eq!(mem.get(&("locks".to_string(), 3)), Some(&1), "{mem:?}");
+    let back = r#"
+define ptx_kernel void @k(i64 %a) {
+  %p = inttoptr i64 %a to ptr
+  store i32 1, ptr %p, align 4
+  ret void
+}
+"#;
+    let e = lower(back, "k", &[("arg0", 0)]).unwrap_err();
+    assert!(e.contains("cannot follow"), "{e}");
+}

@@ -10,6 +10,9 @@ use crate::ir::{Builtin, Expr, Op};
 use crate::llvm::ir::{BinOp as LBin, CastOp, Instr, Operand, Type as LType, Value};
 use crate::spec::ast::{BinOp, Type, UnOp};
 
+/// Variable `k`'s address is `(k + 1) << ADDRESS_SHIFT` (see `address`).
+pub(crate) const ADDRESS_SHIFT: u32 = 32;
+
 /// The local type of an `iN` value.
 pub(crate) fn local_type(bits: u32) -> Option<Type> {
     Some(match bits {
@@ -234,11 +237,14 @@ impl Lowerer<'_> {
         let v = match (op, from) {
             (CastOp::ZExt | CastOp::Trunc, Some(_)) => self.int(&instr.operands[0])?,
             (CastOp::SExt, Some(bits)) => sext(self.int(&instr.operands[0])?, bits),
-            (CastOp::PtrToInt | CastOp::IntToPtr, _) => {
-                return self.refuse("a pointer converted to or from an integer: pointer arithmetic the model cannot name")
+            (CastOp::PtrToInt, _) => self.address(&instr.operands[0])?,
+            (CastOp::IntToPtr, _) => {
+                return self.refuse("an integer converted to a pointer: the model cannot follow it")
             }
             // Same bits, another type (float <-> int of its width).
-            (CastOp::BitCast, Some(_)) if width(&instr.ty) == from => self.int(&instr.operands[0])?,
+            (CastOp::BitCast, Some(_)) if width(&instr.ty) == from => {
+                self.int(&instr.operands[0])?
+            }
             (
                 CastOp::SIToFP
                 | CastOp::UIToFP
@@ -248,9 +254,30 @@ impl Lowerer<'_> {
                 | CastOp::FPTrunc,
                 Some(_),
             ) => self.float_cast(instr, op)?,
-            _ => return self.refuse(format!("the conversion `{}` (floating point is not modelled)", op.name())),
+            _ => {
+                return self.refuse(format!(
+                    "the conversion `{}` (floating point is not modelled)",
+                    op.name()
+                ))
+            }
         };
         self.assign(instr, v)
+    }
+
+    /// A pointer's address (`ptrtoint`, for code that hashes addresses,
+    /// as desul's lock table does): one fixed layout, in which the k-th
+    /// variable starts at `(k + 1) << ADDRESS_SHIFT`. Every variable is
+    /// thus aligned far beyond any hash mask, so the element at byte
+    /// offset `o` of any variable hashes as `o` does: the layout in which
+    /// equal offsets of different buffers share a lock. A real allocator
+    /// gives other layouts; the check holds for this one.
+    fn address(&mut self, op: &Operand) -> R<Expr> {
+        let p = self.ptr(op)?;
+        let Some(var) = p.var else {
+            return self.refuse("the address of a thread's private memory");
+        };
+        let base = Expr::Const(i64::from(var + 1) << ADDRESS_SHIFT);
+        Ok(bin(BinOp::Add, base, p.offset))
     }
 
     /// `select c, a, b` of integers.
