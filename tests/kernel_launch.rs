@@ -42,6 +42,11 @@ const fn case(
     }
 }
 
+/// A kernel that verifies at the default launch.
+const fn verified(file: &'static str, kernel: &'static str) -> Case {
+    case(file, kernel, &[], "verified", None, None)
+}
+
 fn cases() -> Vec<Case> {
     vec![
         // atomicCAS/atomicExch with __threadfence() around the critical
@@ -153,6 +158,29 @@ fn cases() -> Vec<Case> {
             Some(("data_race", 29)),
             Some("`s[threadIdx.x] += s[threadIdx.x + stride];` (line 29:7)"),
         ),
+        // Inline PTX: st.release.gpu / ld.acquire.gpu order the data.
+        verified("ptx_message_passing.cu", "message_passing"),
+        // With .relaxed the flag orders nothing: the data read races.
+        case(
+            "ptx_message_passing.cu",
+            "message_passing_relaxed",
+            &[],
+            "violated",
+            Some(("heterogeneous_race", 34)),
+            Some("`data[0] = 42;` (line 29:5)"),
+        ),
+        // fence.acq_rel.gpu around relaxed 64-bit flag accesses.
+        verified("ptx_message_passing.cu", "message_passing_fenced"),
+        // ld.global.cv is a weak load (a cache operator is a hint): the
+        // poll races with the release store.
+        case(
+            "ptx_message_passing.cu",
+            "message_passing_cv",
+            &[],
+            "violated",
+            Some(("heterogeneous_race", 78)),
+            Some("`asm volatile(\"st.release.gpu.global.u32 [%0], %1;\""),
+        ),
         // Two phis that read each other (the swap problem): the copies on
         // the loop's back edge go through temporaries.
         case(
@@ -215,6 +243,20 @@ fn refusals() {
     assert_eq!(code(&out), 2);
     assert!(stderr(&out).contains("--arg n=VALUE"), "{}", stderr(&out));
     assert!(stderr(&out).contains("refused.cu:7:"), "{}", stderr(&out));
+    // Inline PTX outside the model: named in PTX's words, at its line.
+    let out = run(&[
+        "check",
+        "tests/kernels/ptx_message_passing.cu",
+        "--kernel",
+        "message_passing_nc",
+    ]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("ptx_message_passing.cu:87:"), "{err}");
+    assert!(
+        err.contains("inline PTX `ld.global.nc.u32`: `.nc`"),
+        "{err}"
+    );
     let out = run(&["check", "tests/kernels/refused.cu", "--kernel", "nope"]);
     assert_eq!(code(&out), 2);
     assert!(

@@ -15,6 +15,7 @@ mod consteval;
 mod init;
 mod lower;
 pub(crate) mod memop;
+pub mod ptx;
 mod resolve;
 
 pub use atomic::atomic_result;

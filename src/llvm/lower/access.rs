@@ -148,22 +148,26 @@ impl Lowerer<'_> {
         }
     }
 
-    /// The element width of every variable, from its accesses.
+    /// The element width of every variable, from its accesses (inline
+    /// PTX's included: an address's element index depends on it).
     pub(super) fn access_widths(&mut self) -> R<()> {
         for instr in self.func.instructions() {
-            let Some((at, ty, signed)) = Self::access_of(instr) else {
-                continue;
-            };
-            let Some(op) = instr.operands.get(at) else {
-                continue;
-            };
-            let base = match &op.value {
-                Value::Local(n) => self.bases.get(n).copied(),
-                v => self.const_base(v)?,
-            };
-            if let (Some(Base::Var(v)), Some(bits)) = (base, bits_of(&ty)) {
-                self.locate(instr);
-                self.note_width(v, bits, signed)?;
+            let mut found: Vec<(usize, u32, Option<bool>)> = super::asm::accesses(instr);
+            if let Some((at, ty, signed)) = Self::access_of(instr) {
+                found.extend(bits_of(&ty).map(|b| (at, b, signed)));
+            }
+            for (at, bits, signed) in found {
+                let Some(op) = instr.operands.get(at) else {
+                    continue;
+                };
+                let base = match &op.value {
+                    Value::Local(n) => self.bases.get(n).copied(),
+                    v => self.const_base(v)?,
+                };
+                if let Some(Base::Var(v)) = base {
+                    self.locate(instr);
+                    self.note_width(v, bits, signed)?;
+                }
             }
         }
         Ok(())
@@ -329,8 +333,16 @@ impl Lowerer<'_> {
         self.atomic(instr, AtomicOp::Cas, m, &[expected, new])
     }
 
-    /// `extractvalue` of a `cmpxchg`'s `{old, success}`.
+    /// `extractvalue` of a `cmpxchg`'s `{old, success}`, or of an inline
+    /// asm's outputs.
     pub(super) fn extract(&mut self, instr: &Instr, indices: &[u32]) -> R<()> {
+        if let Value::Local(n) = &instr.operands[0].value {
+            if let (Some(outs), [k]) = (self.asm_outputs.get(n), indices) {
+                if let Some(l) = outs.get(*k as usize) {
+                    return self.assign(instr, Expr::Local(*l));
+                }
+            }
+        }
         let pair = match &instr.operands[0].value {
             Value::Local(n) => self.cas.get(n).cloned(),
             _ => None,

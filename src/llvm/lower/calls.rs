@@ -1,4 +1,5 @@
-//! Calls: the NVVM intrinsics CUDA's synchronisation compiles to, device
+//! Calls: the NVVM intrinsics CUDA's synchronisation compiles to, inline
+//! PTX (`asm.rs`), device
 //! `assert` (`__assertfail`), `__trap`, `printf` (`vprintf`: ignored, its
 //! arguments are pure), and the intrinsics that do nothing the model sees.
 
@@ -51,7 +52,11 @@ impl Lowerer<'_> {
     pub(super) fn call(&mut self, instr: &Instr, callee: &Callee) -> R<()> {
         let name = match callee {
             Callee::Function(f) => f.as_str(),
-            Callee::Asm { template, .. } => return self.asm(template),
+            Callee::Asm {
+                template,
+                constraints,
+                ..
+            } => return self.asm(instr, template, constraints),
             Callee::Indirect(_) => {
                 return self.refuse("an indirect call (a function pointer or virtual function)")
             }
@@ -158,22 +163,6 @@ impl Lowerer<'_> {
             }
         }
         Ok(())
-    }
-
-    /// Inline PTX: `trap` and `exit` are modelled, the rest refused.
-    fn asm(&mut self, template: &str) -> R<()> {
-        let t = template.trim().trim_end_matches(';').trim();
-        if t == "trap" {
-            return self.failure("__trap() was called");
-        }
-        if t == "exit" {
-            self.emit(Op::Exit);
-            return Ok(());
-        }
-        self.refuse(format!(
-            "inline PTX `asm(\"{}\")`: inline assembly is not modelled on this route yet",
-            template.trim()
-        ))
     }
 
     /// Refuses a call to `name` with fewer arguments than it takes.
@@ -307,7 +296,7 @@ impl Lowerer<'_> {
     }
 
     /// A failure of the kernel: an assertion that does not hold.
-    fn failure(&mut self, message: &str) -> R<()> {
+    pub(super) fn failure(&mut self, message: &str) -> R<()> {
         self.emit(Op::Assert {
             cond: Expr::Const(0),
             message: message.to_string(),

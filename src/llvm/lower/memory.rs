@@ -105,7 +105,7 @@ fn field_offset(module: &crate::llvm::ir::Module, ty: &LType, i: usize) -> Optio
     None
 }
 
-fn add(a: Expr, b: Expr) -> Expr {
+pub(super) fn add(a: Expr, b: Expr) -> Expr {
     match (a, b) {
         (Expr::Const(0), e) | (e, Expr::Const(0)) => e,
         (Expr::Const(x), Expr::Const(y)) => Expr::Const(x.wrapping_add(y)),

@@ -5,12 +5,14 @@
 //! (globals, pointers and `getelementptr`), `values` (integer arithmetic, compares,
 //! casts), `access` (loads, stores, atomics and fences, with CUDA's
 //! orders and scopes), `calls` (intrinsics, `__assertfail`, `vprintf`),
+//! `asm` (inline PTX, read by `ir::ptx`),
 //! `flow` (blocks, branches, and phis as copies on edges).
 //!
 //! What it cannot name is refused with an error located at the user's
 //! line and column, never guessed.
 
 mod access;
+mod asm;
 mod calls;
 mod float;
 mod flow;
@@ -96,6 +98,7 @@ pub(crate) fn lower_kernel(
         ptrs: HashMap::new(),
         bases: HashMap::new(),
         cas: HashMap::new(),
+        asm_outputs: HashMap::new(),
         param_vars: Vec::new(),
         by_value: Vec::new(),
         fields: HashMap::new(),
@@ -200,6 +203,8 @@ pub(crate) struct Lowerer<'m> {
     field_args: Vec<(String, i64)>,
     /// `cmpxchg` results: the old value's local and the expected value.
     cas: HashMap<String, (LocalId, Expr)>,
+    /// Inline asm calls with several outputs: each output's local.
+    asm_outputs: HashMap<String, Vec<LocalId>>,
     code: Vec<Instr>,
     /// The integer parameters in force, in order (the report's params).
     params: Vec<(String, i64)>,

@@ -192,24 +192,35 @@ declare void @llvm.nvvm.membar.gl()
 declare void @llvm.nvvm.barrier0()
 "#;
 
+/// The program's memory operations and barriers, with orders and scopes
+/// (`red`: an atomic whose old value is not kept).
+fn memory_ops(p: &Program) -> Vec<String> {
+    let at = |a: &MemAccess| format!("{:?} {:?}", a.order, a.scope);
+    p.code
+        .iter()
+        .filter_map(|i| match &i.op {
+            Op::Atomic {
+                op, access, dst, ..
+            } => Some(format!(
+                "{op:?} {}{}",
+                at(access),
+                if dst.is_none() { " red" } else { "" }
+            )),
+            Op::Load { access, .. } => Some(format!("load {}", at(access))),
+            Op::Store { access, .. } => Some(format!("store {}", at(access))),
+            Op::Fence(m) => Some(format!("fence {:?} {:?}", m.order, m.scope)),
+            Op::SyncThreads => Some("__syncthreads".into()),
+            Op::Backoff => Some("backoff".into()),
+            _ => None,
+        })
+        .collect()
+}
+
 #[test]
 fn atomics_get_cudas_orders_and_scopes() {
     let p = lower(ATOMICS, "k", &[]).unwrap();
-    let ops: Vec<String> = p
-        .code
-        .iter()
-        .filter_map(|i| match &i.op {
-            Op::Atomic { op, access, .. } => {
-                Some(format!("{op:?} {:?} {:?}", access.order, access.scope))
-            }
-            Op::Load { access, .. } => Some(format!("load {:?} {:?}", access.order, access.scope)),
-            Op::Fence(m) => Some(format!("fence {:?} {:?}", m.order, m.scope)),
-            Op::SyncThreads => Some("__syncthreads".into()),
-            _ => None,
-        })
-        .collect();
     assert_eq!(
-        ops,
+        memory_ops(&p),
         [
             // Legacy atomicAdd: relaxed at device scope.
             "Add Relaxed Gpu",
@@ -273,7 +284,7 @@ define ptx_kernel void @k(ptr %p) {
     assert!(e.contains("floating-point"), "{e}");
     let asm = r#"
 define ptx_kernel void @k() {
-  call void asm sideeffect "membar.gl;", ""()
+  call void asm sideeffect "membar.proxy;", ""()
   ret void
 }
 "#;
@@ -322,6 +333,127 @@ declare void @__assertfail(ptr, ptr, i32, ptr, i64)
         messages,
         ["device assertion `x > 0` failed", "__trap() was called"]
     );
+}
+
+const INLINE_PTX: &str = r#"
+@_ZZ1kE1s = internal addrspace(3) global [2 x i32] undef, align 4
+
+define ptx_kernel void @k(ptr %p, ptr %q, i64 %x, i64 %y) {
+  %a = call i32 asm sideeffect "ld.global.acquire.gpu.b32 $0, [$1];", "=r,l,~{memory}"(ptr %p)
+  call void asm sideeffect "st.release.sys.global.u32 [$1], $0;", "r,l"(i32 %a, ptr %p)
+  %b = call i64 asm sideeffect "atom.cas.acquire.gpu.b64 $0,[$1],$2,$3;", "=l,l,l,l,~{memory}"(ptr %q, i64 %x, i64 %y)
+  call void asm sideeffect "red.release.cta.global.add.u32 [$0], $1;", "l,r"(ptr %p, i32 2)
+  call void asm sideeffect "{ fence.acq_rel.sys;\0A\09membar.cta; }", "~{memory}"()
+  %c = call i32 asm sideeffect "ld.global.cg.u32 {$0}, [$1+4];", "=r,l"(ptr %p)
+  %d = call i32 asm sideeffect "ld.volatile.u32 $0, [$1];", "=r,l"(ptr addrspacecast (ptr addrspace(3) @_ZZ1kE1s to ptr))
+  call void asm sideeffect "nanosleep.u32 $0;", "r"(i32 100)
+  %l = call i32 asm "mov.u32 $0, %laneid;", "=r"()
+  %s = call { i64, i64 } asm "mov.b64 $0, $2;\0A mov.b64 $1, $3;", "=l,=l,l,l"(i64 %x, i64 %y)
+  %s0 = extractvalue { i64, i64 } %s, 0
+  %s1 = extractvalue { i64, i64 } %s, 1
+  %r = call i64 asm "{ .reg .b64 t; mov.b64 t, $1; mov.b64 $0, t; }", "=l,l"(i64 %s1)
+  store i64 %s0, ptr %q
+  %q1 = getelementptr inbounds i64, ptr %q, i64 1
+  store i64 %r, ptr %q1
+  ret void
+}
+"#;
+
+#[test]
+fn inline_ptx_gets_its_orders_scopes_and_widths() {
+    let p = lower(INLINE_PTX, "k", &[("arg2", 5), ("arg3", 7)]).unwrap();
+    assert_eq!(
+        memory_ops(&p),
+        [
+            "load Acquire Gpu",
+            "store Release Sys",
+            "Cas Acquire Gpu",
+            "Add Release Cta red",
+            "fence AcqRel Sys",
+            "fence Sc Cta",
+            // A cache operator is a hint: a weak load.
+            "load Weak Cta",
+            "load Volatile Sys",
+            "backoff",
+            "store Weak Cta",
+            "store Weak Cta",
+        ]
+    );
+    // `[$1+4]` is the next 32-bit element; the CAS made arg1 64-bit.
+    let offset = p.code.iter().find_map(|i| match &i.op {
+        Op::Load { access, .. } if access.order == Order::Weak => access.loc.index.clone(),
+        _ => None,
+    });
+    assert!(matches!(offset, Some(Expr::Const(1))), "{offset:?}");
+    assert_eq!(p.vars[1].ty, Type::U64);
+    let mem = run(&p);
+    assert_eq!(mem[&("arg1".to_string(), 0)], 5, "the first output");
+    assert_eq!(mem[&("arg1".to_string(), 1)], 7, "through a .reg");
+}
+
+#[test]
+fn inline_ptx_outside_the_model_is_refused_in_its_words() {
+    let one = |body: &str| {
+        let ll = format!(
+            "@_ZZ1kE1s = internal addrspace(3) global [2 x i32] undef, align 4\n\
+             define ptx_kernel void @k(ptr %p) {{\n{body}\n  ret void\n}}\n"
+        );
+        lower(&ll, "k", &[]).unwrap_err()
+    };
+    for (body, says) in [
+        (
+            r#"  call void asm sideeffect "mbarrier.init.shared.b64 [$0], $1;", "l,r"(ptr %p, i32 1)"#,
+            "mbarrier",
+        ),
+        (
+            r#"  %t = call i64 asm sideeffect "mov.u64 $0, %globaltimer;", "=l"()"#,
+            "time is not modelled",
+        ),
+        (
+            r#"  %t = call i32 asm sideeffect "ld.global.nc.u32 $0, [$1];", "=r,l"(ptr %p)"#,
+            "`.nc`",
+        ),
+        (
+            r#"  %t = call { i32, i32 } asm sideeffect "ld.volatile.v2.u32 {$0, $1}, [$2];", "=r,=r,l"(ptr %p)"#,
+            "`.v2`",
+        ),
+        (
+            r#"  %t = call i32 asm sideeffect "ld.acquire.global.u32 $0, [$1];", "=r,l"(ptr %p)"#,
+            "needs a scope",
+        ),
+        (
+            r#"  call void asm sideeffect "fence.acquire.gpu;", ""()"#,
+            "fence.sc and fence.acq_rel",
+        ),
+        (
+            r#"  %t = call i32 asm sideeffect "ld.shared.u32 $0, [$1];", "=r,l"(ptr %p)"#,
+            "shared-window",
+        ),
+        (
+            r#"  %t = call i32 asm sideeffect "ld.global.u32 $0, [$1];", "=r,l"(ptr addrspacecast (ptr addrspace(3) @_ZZ1kE1s to ptr))"#,
+            "undefined in PTX",
+        ),
+        (
+            r#"  %t = call i32 asm sideeffect "ld.u32 $0, [$1];", "=r,l"(i64 0)"#,
+            "as integers",
+        ),
+        (
+            r#"  %t = call i64 asm sideeffect "ld.relaxed.gpu.u64 $0, [$1];", "=l,l"(ptr %p)
+  %u = load i32, ptr %p"#,
+            "64-bit and 32-bit",
+        ),
+        (
+            r#"  call void asm sideeffect "@p st.u32 [$0], $1;", "l,r"(ptr %p, i32 1)"#,
+            "predicated",
+        ),
+        (
+            r#"  %t = call i32 asm sideeffect "atom.add.f32 $0, [$1], $2;", "=r,l,r"(ptr %p, i32 1)"#,
+            "floating-point",
+        ),
+    ] {
+        let e = one(body);
+        assert!(e.contains(says), "{body}: {e}");
+    }
 }
 
 #[test]
