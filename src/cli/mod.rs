@@ -29,6 +29,15 @@ pub const EXIT_USAGE: i32 = 2;
 
 /// Runs the CLI; returns the process exit code.
 pub fn main_with(cli: Cli) -> i32 {
+    // Only the commands whose every long loop asks the limits: elsewhere
+    // (a GPU run, a benchmark) nothing would read the flag, and the first
+    // Ctrl-C would seem ignored.
+    if matches!(
+        cli.command,
+        None | Some(Command::Check { .. } | Command::Verify { .. } | Command::Replay { .. })
+    ) {
+        stop_on_signals();
+    }
     let result = match cli.command {
         Some(Command::Check {
             file,
@@ -84,6 +93,29 @@ pub fn main_with(cli: Cli) -> i32 {
                 e.render(std::io::stderr().is_terminal() && colored_enabled())
             );
             EXIT_USAGE
+        }
+    }
+}
+
+/// Ctrl-C and SIGTERM set the explorer's interrupt flag, so the run ends
+/// as a limit ends it: inconclusive (exit 3), with what it found so far.
+/// A second signal ends the process at once (exit 130 or 143, as the
+/// shell reports a process killed by it), for a run that does not stop.
+fn stop_on_signals() {
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        let flag = crate::explore::interrupt_flag();
+        for signal in [SIGINT, SIGTERM] {
+            // The shutdown first: it sees the flag still clear on the first
+            // signal, set on the second. Failing to register leaves the
+            // default action (the run is killed), as before.
+            let _ = signal_hook::flag::register_conditional_shutdown(
+                signal,
+                128 + signal,
+                std::sync::Arc::clone(&flag),
+            );
+            let _ = signal_hook::flag::register(signal, std::sync::Arc::clone(&flag));
         }
     }
 }
