@@ -24,6 +24,7 @@ fn builtin_headers() -> Result<Vec<(SpecSource, SpecFile)>, Error> {
 
 pub(super) fn list() -> Result<(), Error> {
     let specs = builtin_headers()?;
+    let width = list_width();
     for family in api::FAMILIES.iter().map(|f| Some(*f)).chain([None]) {
         let members: Vec<&(SpecSource, SpecFile)> = specs
             .iter()
@@ -38,19 +39,78 @@ pub(super) fn list() -> Result<(), Error> {
         println!("{}", family.unwrap_or("other").bold());
         for (s, f) in members {
             let h = &f.header;
-            println!(
-                "  {:<32} {}",
-                s.name,
-                h.description.as_deref().unwrap_or("")
-            );
-            println!(
-                "  {:<32} {}",
-                "",
-                h.source.as_deref().unwrap_or("").dimmed()
-            );
+            let description = wrap(h.description.as_deref().unwrap_or(""), width - NAME);
+            let source = wrap(h.source.as_deref().unwrap_or(""), width - NAME);
+            // A name wider than its column stands on a line of its own.
+            let mut name = s.name.as_str();
+            if name.chars().count() > NAME - 3 {
+                println!("  {name}");
+                name = "";
+            }
+            for line in &description {
+                println!("  {name:<32} {line}");
+                name = "";
+            }
+            for line in source {
+                println!("  {:<32} {}", "", line.dimmed());
+            }
         }
     }
     Ok(())
+}
+
+/// The columns before a description in `list`: two spaces, the name
+/// padded to 32, a space.
+const NAME: usize = 35;
+
+/// The width `list` wraps to: the terminal's, or 100 columns where the
+/// output is not a terminal (a file, a pipe); never narrower than the
+/// names' column and 30 more.
+fn list_width() -> usize {
+    let width = std::io::stdout()
+        .is_terminal()
+        .then(terminal_columns)
+        .flatten()
+        .unwrap_or(100);
+    width.max(NAME + 30)
+}
+
+/// The columns of the terminal on standard output, if it says.
+fn terminal_columns() -> Option<usize> {
+    #[cfg(unix)]
+    {
+        let mut size = libc::winsize {
+            ws_row: 0,
+            ws_col: 0,
+            ws_xpixel: 0,
+            ws_ypixel: 0,
+        };
+        // SAFETY: TIOCGWINSZ writes a `winsize` through the pointer, which
+        // points at one; the descriptor is only read.
+        let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
+        (ok && size.ws_col > 0).then_some(usize::from(size.ws_col))
+    }
+    #[cfg(not(unix))]
+    None
+}
+
+/// `text` in lines of at most `width` characters, broken between words (a
+/// word longer than that stands on a line of its own); at least one line.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    for word in text.split_whitespace() {
+        let line = lines.last_mut().expect("never empty");
+        let len = line.chars().count();
+        if len == 0 {
+            line.push_str(word);
+        } else if len + 1 + word.chars().count() <= width {
+            line.push(' ');
+            line.push_str(word);
+        } else {
+            lines.push(word.to_string());
+        }
+    }
+    lines
 }
 
 pub(super) fn run_family(
@@ -319,5 +379,20 @@ impl Drop for RunningLine {
     fn drop(&mut self) {
         // Up one line (the spinner has cleared its own), then clear it.
         eprint!("\x1b[1A\x1b[2K\r");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap;
+
+    #[test]
+    fn wrap_breaks_between_words_within_the_width() {
+        let text = "a lock-free tree barrier with per-SM counters, from HeteroSync";
+        let lines = wrap(text, 20);
+        assert!(lines.iter().all(|l| l.chars().count() <= 20), "{lines:?}");
+        assert_eq!(lines.join(" "), text);
+        assert_eq!(wrap("", 20), [""]);
+        assert_eq!(wrap("unbreakable-word-longer-than-the-width", 10).len(), 1);
     }
 }

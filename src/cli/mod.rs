@@ -390,7 +390,22 @@ fn replay_file(path: &Path, output: &ReplayOutputArgs) -> Result<i32, Error> {
     let outcome = api::replay_counterexample(&saved, &spec)?;
     match output.format {
         TextOrJson::Json => println!("{}", to_json(&replay_json(&outcome))),
-        TextOrJson::Text => println!("{}", replay_text(&outcome)),
+        TextOrJson::Text => {
+            println!("{}", replay_text(&outcome));
+            // As `check` shows it. On an unchanged spec every step matched
+            // the recording, so the recorded trace is the one reproduced;
+            // on an edited one its lines and values may be stale.
+            if let ReplayOutcome::Reproduced {
+                spec_changed: false,
+                ..
+            } = outcome
+            {
+                let mut trace = String::new();
+                let threads = saved.config.launch.threads_per_block;
+                crate::format::text::render_violation(&mut trace, &saved.violation, threads);
+                print!("{trace}");
+            }
+        }
     }
     Ok(outcome.exit_code())
 }
@@ -406,7 +421,7 @@ fn replay_text(outcome: &ReplayOutcome) -> String {
             ..
         } => {
             let note = if *spec_changed {
-                format!("\nnote: {CHANGED}; the schedule still leads to the violation")
+                format!("\nnote: {CHANGED}; the schedule still leads to the violation (`gsync-check check` shows its trace on the spec as it is now)")
             } else {
                 String::new()
             };
