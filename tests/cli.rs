@@ -754,3 +754,49 @@ fn resident_keeps_its_meaning_under_every_scheduler() {
         assert_eq!(spin(&[]), i32::from(hangs), "{scheduler}");
     }
 }
+
+/// `replay` shows the trace it reproduced, as `check` shows it (before:
+/// one line, "reproduced: KIND: MESSAGE").
+#[test]
+fn replay_prints_the_trace_it_reproduced() {
+    // The committed counterexample's configuration.
+    let checked = run(&["semaphore_check_outside_lock", "--memory-model", "sc"]);
+    assert_eq!(code(&checked), 1, "{}", stderr(&checked));
+    let check_text = stdout(&checked);
+    let trace = &check_text[check_text.find("\ncounterexample:").expect("a trace")..];
+    let file = "counterexamples/semaphore_check_outside_lock.json";
+    assert!(repo().join(file).is_file(), "the committed counterexample");
+    let out = run(&["replay", file]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("reproduced: "), "{text}");
+    assert!(
+        text.contains(trace),
+        "the trace `check` prints is not in:\n{text}"
+    );
+}
+
+/// `list` wraps its descriptions to the terminal, or to 100 columns where
+/// the output is not one (before: lines of 500 characters and more).
+#[test]
+fn list_lines_fit_100_columns_off_a_terminal() {
+    let out = run(&["list"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    for line in text.lines() {
+        assert!(
+            line.chars().count() <= 100,
+            "{} columns: {line}",
+            line.chars().count()
+        );
+    }
+    // Nothing lost to the wrapping: every built-in is listed.
+    for spec in spec_files() {
+        let name = stem(&spec);
+        assert!(
+            text.lines()
+                .any(|l| l.split_whitespace().next() == Some(name.as_str())),
+            "{name} not listed"
+        );
+    }
+}

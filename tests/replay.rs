@@ -235,7 +235,7 @@ fn a_deadlock_whose_search_reaches_the_recorded_limit_is_inconclusive() {
     assert_eq!(code, 3, "{out}");
     assert!(
         out.starts_with("inconclusive: ")
-            && out.contains("stopped at the recorded max_states limit"),
+            && out.contains("stopped at the recorded --max-states limit"),
         "{out}"
     );
     let (code, out) = replay(&path, "json");

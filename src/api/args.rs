@@ -10,7 +10,6 @@ use crate::ir::Launch;
 use crate::model::{BranchOrder, MemoryModel, Scheduler, SimtMode};
 use crate::reduce::Reductions;
 use clap::Args;
-use std::io::IsTerminal;
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct CheckOptions {
@@ -178,7 +177,9 @@ impl CheckOptions {
             },
             search: Search {
                 threads: self.threads.unwrap_or_else(available_cpus),
-                progress: std::io::stderr().is_terminal(),
+                // A spinner on a terminal, lines in a log: a long run in
+                // CI or behind `2> err` says how it goes too.
+                progress: true,
                 hash_compaction: self.hash_compaction,
                 tree_compression: !self.no_tree_compression,
             },

@@ -126,7 +126,7 @@ impl Semantics {
 pub struct Search {
     /// Worker threads of the explorer.
     pub threads: usize,
-    /// A progress bar on a terminal.
+    /// Progress on stderr: a spinner on a terminal, lines in a log.
     pub progress: bool,
     /// Store 63-bit fingerprints instead of states (see `explore::Options`).
     pub hash_compaction: bool,

@@ -10,6 +10,7 @@ use crate::format::text::{render_stats, verdict_colored};
 use crate::report::{Limit, Report, Verdict};
 use crate::spec::ast::SpecFile;
 use colored::Colorize;
+use std::io::IsTerminal;
 
 /// Built-in specs with their parsed headers.
 fn builtin_headers() -> Result<Vec<(SpecSource, SpecFile)>, Error> {
@@ -23,6 +24,7 @@ fn builtin_headers() -> Result<Vec<(SpecSource, SpecFile)>, Error> {
 
 pub(super) fn list() -> Result<(), Error> {
     let specs = builtin_headers()?;
+    let width = list_width();
     for family in api::FAMILIES.iter().map(|f| Some(*f)).chain([None]) {
         let members: Vec<&(SpecSource, SpecFile)> = specs
             .iter()
@@ -37,19 +39,78 @@ pub(super) fn list() -> Result<(), Error> {
         println!("{}", family.unwrap_or("other").bold());
         for (s, f) in members {
             let h = &f.header;
-            println!(
-                "  {:<32} {}",
-                s.name,
-                h.description.as_deref().unwrap_or("")
-            );
-            println!(
-                "  {:<32} {}",
-                "",
-                h.source.as_deref().unwrap_or("").dimmed()
-            );
+            let description = wrap(h.description.as_deref().unwrap_or(""), width - NAME);
+            let source = wrap(h.source.as_deref().unwrap_or(""), width - NAME);
+            // A name wider than its column stands on a line of its own.
+            let mut name = s.name.as_str();
+            if name.chars().count() > NAME - 3 {
+                println!("  {name}");
+                name = "";
+            }
+            for line in &description {
+                println!("  {name:<32} {line}");
+                name = "";
+            }
+            for line in source {
+                println!("  {:<32} {}", "", line.dimmed());
+            }
         }
     }
     Ok(())
+}
+
+/// The columns before a description in `list`: two spaces, the name
+/// padded to 32, a space.
+const NAME: usize = 35;
+
+/// The width `list` wraps to: the terminal's, or 100 columns where the
+/// output is not a terminal (a file, a pipe); never narrower than the
+/// names' column and 30 more.
+fn list_width() -> usize {
+    let width = std::io::stdout()
+        .is_terminal()
+        .then(terminal_columns)
+        .flatten()
+        .unwrap_or(100);
+    width.max(NAME + 30)
+}
+
+/// The columns of the terminal on standard output, if it says.
+fn terminal_columns() -> Option<usize> {
+    #[cfg(unix)]
+    {
+        let mut size = libc::winsize {
+            ws_row: 0,
+            ws_col: 0,
+            ws_xpixel: 0,
+            ws_ypixel: 0,
+        };
+        // SAFETY: TIOCGWINSZ writes a `winsize` through the pointer, which
+        // points at one; the descriptor is only read.
+        let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
+        (ok && size.ws_col > 0).then_some(usize::from(size.ws_col))
+    }
+    #[cfg(not(unix))]
+    None
+}
+
+/// `text` in lines of at most `width` characters, broken between words (a
+/// word longer than that stands on a line of its own); at least one line.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    for word in text.split_whitespace() {
+        let line = lines.last_mut().expect("never empty");
+        let len = line.chars().count();
+        if len == 0 {
+            line.push_str(word);
+        } else if len + 1 + word.chars().count() <= width {
+            line.push(' ');
+            line.push_str(word);
+        } else {
+            lines.push(word.to_string());
+        }
+    }
+    lines
 }
 
 pub(super) fn run_family(
@@ -80,51 +141,40 @@ pub(super) fn run_family(
             )));
         }
     }
-    // `--max-seconds` bounds the whole family: each variant gets an equal
-    // share of the time left (what a variant does not use passes to the
-    // next), so one variant that explodes cannot leave the cheap ones after
-    // it undecided; the time still left then goes to the variants that met
-    // their share, again in equal shares (each searched again from the
-    // start). Rows are printed once every variant has its verdict.
-    let family_deadline = crate::explore::deadline_in(check.max_seconds);
-    let mut found: Vec<Option<Report>> = members.iter().map(|_| None).collect();
-    let mut pending: Vec<usize> = (0..members.len()).collect();
-    for round in 0..2 {
-        for (k, &i) in pending.iter().enumerate() {
-            let (spec, file) = &members[i];
-            let declared = declared_params(file);
-            let mut config = config_from(check, Some(&declared));
-            config.limits.deadline = family_deadline.map(|d| fair_share(d, pending.len() - k));
-            let running = config
-                .search
-                .progress
-                .then(|| RunningLine::show(&spec.name, i + 1, members.len()));
-            let report = api::check_spec(spec, &config);
-            drop(running);
-            found[i] = Some(report?);
-        }
-        let time_left = family_deadline.is_some_and(|d| d > std::time::Instant::now());
-        pending.retain(|&i| found[i].as_ref().is_some_and(out_of_time));
-        if round == 1 || !time_left || pending.is_empty() {
-            break;
-        }
-    }
+    let found = check_members(&members, check)?;
     let mut reports: Vec<Report> = Vec::new();
     let launch = config_from(check, None).launch;
-    for (report, (spec, _)) in found.into_iter().zip(&members) {
-        let mut report = report.expect("every variant was checked");
+    let mut not_checked: Vec<&str> = Vec::new();
+    let mut searched_again: Vec<&str> = Vec::new();
+    for (checked, (spec, _)) in found.into_iter().zip(&members) {
+        let Some(Checked {
+            mut report,
+            seconds,
+            passes,
+        }) = checked
+        else {
+            not_checked.push(&spec.name);
+            continue;
+        };
+        if passes > 1 {
+            searched_again.push(&spec.name);
+        }
         write_counterexamples(&report, spec, output.out.as_deref(), &report.spec)?;
         if output.format == Format::Text {
-            print_row(&report, reports.is_empty(), family, &launch);
+            print_row(&report, seconds, reports.is_empty(), family, &launch);
         }
         if !output.stats && output.format != Format::Text {
             strip_timings(&mut report);
         }
         reports.push(report);
     }
+    // Variants left unchecked by an interrupt are unknowns.
+    let unknown = (!not_checked.is_empty()).then_some(Verdict::Inconclusive);
     let worst = reports
         .iter()
-        .fold(Verdict::Verified, |w, r| w.worst(r.verdict));
+        .map(|r| r.verdict)
+        .chain(unknown)
+        .fold(Verdict::Verified, Verdict::worst);
     match output.format {
         Format::Json => println!("{}", to_json(&reports)),
         Format::Sarif => println!("{}", to_json(&sarif::from_reports(&reports))),
@@ -144,6 +194,17 @@ pub(super) fn run_family(
                     skipped.join(", ")
                 );
             }
+            if !searched_again.is_empty() {
+                println!(
+                    "note: {} ran out of {} share of --max-seconds and {} searched again with the time left: states are the better pass's, seconds both passes'",
+                    searched_again.join(", "),
+                    if searched_again.len() == 1 { "its" } else { "their" },
+                    if searched_again.len() == 1 { "was" } else { "were" },
+                );
+            }
+            if !not_checked.is_empty() {
+                println!("interrupted: not checked: {}", not_checked.join(", "));
+            }
             if output.stats {
                 for r in &reports {
                     println!("{:<32} {}", r.spec, render_stats(r));
@@ -153,6 +214,96 @@ pub(super) fn run_family(
         }
     }
     Ok(worst.exit_code())
+}
+
+/// A variant's result: the report of its better pass and the time of all
+/// its passes.
+struct Checked {
+    report: Report,
+    seconds: f64,
+    passes: u32,
+}
+
+/// Checks every member in turn, each within its share of `--max-seconds`
+/// (which bounds the whole family), until done or interrupted (`None`:
+/// not checked). Each variant gets an equal share of the time left (what
+/// it does not use passes to the next), so one variant that explodes
+/// cannot leave the cheap ones after it undecided. The time still left
+/// then goes to the variants that ran out of theirs, searched again from
+/// the start: the explorer cannot pause a search while others run, and a
+/// paused search's visited set would count against `--max-memory`.
+fn check_members(
+    members: &[(SpecSource, SpecFile)],
+    check: &CheckArgs,
+) -> Result<Vec<Option<Checked>>, Error> {
+    let family_deadline = crate::explore::deadline_in(check.max_seconds);
+    let mut found: Vec<Option<Checked>> = members.iter().map(|_| None).collect();
+    for (i, slot) in found.iter_mut().enumerate() {
+        if crate::explore::interrupted() {
+            break;
+        }
+        let share = family_deadline.map(|d| fair_share(d, members.len() - i));
+        let report = check_member(members, i, check, share)?;
+        let seconds = seconds_of(&report);
+        *slot = Some(Checked {
+            report,
+            seconds,
+            passes: 1,
+        });
+    }
+    let Some(deadline) = family_deadline else {
+        return Ok(found);
+    };
+    let pending: Vec<usize> = (0..members.len())
+        .filter(|&i| found[i].as_ref().is_some_and(|c| out_of_time(&c.report)))
+        .collect();
+    for (k, &i) in pending.iter().enumerate() {
+        let Some(first) = found[i].as_mut() else {
+            continue;
+        };
+        let share = fair_share(deadline, pending.len() - k);
+        // The search is deterministic and starts again from scratch: with
+        // less than twice the first pass's time it would get little or no
+        // further, so that time passes on to the next variant instead.
+        let time = share.saturating_duration_since(std::time::Instant::now());
+        if crate::explore::interrupted() || time.as_secs_f64() < 2.0 * first.seconds {
+            continue;
+        }
+        let again = check_member(members, i, check, Some(share))?;
+        first.seconds += seconds_of(&again);
+        first.passes += 1;
+        if again.verdict != Verdict::Inconclusive || again.stats.states >= first.report.stats.states
+        {
+            first.report = again;
+        }
+    }
+    Ok(found)
+}
+
+/// Checks member `i` of `members` with its own parameters, by `deadline`.
+fn check_member(
+    members: &[(SpecSource, SpecFile)],
+    i: usize,
+    check: &CheckArgs,
+    deadline: Option<std::time::Instant>,
+) -> Result<Report, Error> {
+    let (spec, file) = &members[i];
+    let declared = declared_params(file);
+    let mut config = config_from(check, Some(&declared));
+    config.limits.deadline = deadline;
+    let label = format!("{} ({} of {})", spec.name, i + 1, members.len());
+    let running = (config.search.progress && std::io::stderr().is_terminal())
+        .then(|| RunningLine::show(&label));
+    crate::explore::set_progress_label(Some(label));
+    let report = api::check_spec(spec, &config);
+    crate::explore::set_progress_label(None);
+    drop(running);
+    report
+}
+
+/// The wall-clock seconds of a check (0 where not measured).
+fn seconds_of(r: &Report) -> f64 {
+    r.stats.measured.as_ref().map_or(0.0, |m| m.seconds)
 }
 
 /// Whether `r` was cut off by the time limit.
@@ -168,7 +319,8 @@ fn fair_share(family: std::time::Instant, left: usize) -> std::time::Instant {
     now + remaining / left.max(1) as u32
 }
 
-fn print_row(r: &Report, first: bool, family: &str, launch: &crate::ir::Launch) {
+/// One variant's row; `seconds`: all its passes'.
+fn print_row(r: &Report, seconds: f64, first: bool, family: &str, launch: &crate::ir::Launch) {
     if first {
         println!(
             "{} family, {} block{} × {} thread{}, memory model {}, scheduler {}{}\n",
@@ -207,11 +359,7 @@ fn print_row(r: &Report, first: bool, family: &str, launch: &crate::ir::Launch) 
     let verdict = verdict.replace(r.verdict.name(), &verdict_colored(r.verdict).to_string());
     println!(
         "{:<32} {} {:<20} {:>10} {:>8.2}",
-        r.spec,
-        verdict,
-        kind,
-        r.stats.states,
-        r.stats.measured.as_ref().map_or(0.0, |m| m.seconds)
+        r.spec, verdict, kind, r.stats.states, seconds
     );
 }
 
@@ -221,8 +369,8 @@ fn print_row(r: &Report, first: bool, family: &str, launch: &crate::ir::Launch) 
 struct RunningLine;
 
 impl RunningLine {
-    fn show(name: &str, i: usize, n: usize) -> RunningLine {
-        eprintln!("checking {name} ({i} of {n})...");
+    fn show(label: &str) -> RunningLine {
+        eprintln!("checking {label}...");
         RunningLine
     }
 }
@@ -231,5 +379,20 @@ impl Drop for RunningLine {
     fn drop(&mut self) {
         // Up one line (the spinner has cleared its own), then clear it.
         eprint!("\x1b[1A\x1b[2K\r");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap;
+
+    #[test]
+    fn wrap_breaks_between_words_within_the_width() {
+        let text = "a lock-free tree barrier with per-SM counters, from HeteroSync";
+        let lines = wrap(text, 20);
+        assert!(lines.iter().all(|l| l.chars().count() <= 20), "{lines:?}");
+        assert_eq!(lines.join(" "), text);
+        assert_eq!(wrap("", 20), [""]);
+        assert_eq!(wrap("unbreakable-word-longer-than-the-width", 10).len(), 1);
     }
 }

@@ -29,6 +29,15 @@ pub const EXIT_USAGE: i32 = 2;
 
 /// Runs the CLI; returns the process exit code.
 pub fn main_with(cli: Cli) -> i32 {
+    // Only the commands whose every long loop asks the limits: elsewhere
+    // (a GPU run, a benchmark) nothing would read the flag, and the first
+    // Ctrl-C would seem ignored.
+    if matches!(
+        cli.command,
+        None | Some(Command::Check { .. } | Command::Verify { .. } | Command::Replay { .. })
+    ) {
+        stop_on_signals();
+    }
     let result = match cli.command {
         Some(Command::Check {
             file,
@@ -84,6 +93,29 @@ pub fn main_with(cli: Cli) -> i32 {
                 e.render(std::io::stderr().is_terminal() && colored_enabled())
             );
             EXIT_USAGE
+        }
+    }
+}
+
+/// Ctrl-C and SIGTERM set the explorer's interrupt flag, so the run ends
+/// as a limit ends it: inconclusive (exit 3), with what it found so far.
+/// A second signal ends the process at once (exit 130 or 143, as the
+/// shell reports a process killed by it), for a run that does not stop.
+fn stop_on_signals() {
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        let flag = crate::explore::interrupt_flag();
+        for signal in [SIGINT, SIGTERM] {
+            // The shutdown first: it sees the flag still clear on the first
+            // signal, set on the second. Failing to register leaves the
+            // default action (the run is killed), as before.
+            let _ = signal_hook::flag::register_conditional_shutdown(
+                signal,
+                128 + signal,
+                std::sync::Arc::clone(&flag),
+            );
+            let _ = signal_hook::flag::register(signal, std::sync::Arc::clone(&flag));
         }
     }
 }
@@ -351,7 +383,22 @@ fn replay_file(path: &Path, output: &ReplayOutputArgs) -> Result<i32, Error> {
     let outcome = api::replay_counterexample(&saved, &spec)?;
     match output.format {
         TextOrJson::Json => println!("{}", to_json(&replay_json(&outcome))),
-        TextOrJson::Text => println!("{}", replay_text(&outcome)),
+        TextOrJson::Text => {
+            println!("{}", replay_text(&outcome));
+            // As `check` shows it. On an unchanged spec every step matched
+            // the recording, so the recorded trace is the one reproduced;
+            // on an edited one its lines and values may be stale.
+            if let ReplayOutcome::Reproduced {
+                spec_changed: false,
+                ..
+            } = outcome
+            {
+                let mut trace = String::new();
+                let threads = saved.config.launch.threads_per_block;
+                crate::format::text::render_violation(&mut trace, &saved.violation, threads);
+                print!("{trace}");
+            }
+        }
     }
     Ok(outcome.exit_code())
 }
@@ -367,7 +414,7 @@ fn replay_text(outcome: &ReplayOutcome) -> String {
             ..
         } => {
             let note = if *spec_changed {
-                format!("\nnote: {CHANGED}; the schedule still leads to the violation")
+                format!("\nnote: {CHANGED}; the schedule still leads to the violation (`gsync-check check` shows its trace on the spec as it is now)")
             } else {
                 String::new()
             };

@@ -418,6 +418,7 @@ fn limit_kind(code: u64) -> LimitKind {
     match code - 1 {
         0 => LimitKind::States,
         1 => LimitKind::Time,
-        _ => LimitKind::Memory,
+        2 => LimitKind::Memory,
+        _ => LimitKind::Interrupted,
     }
 }

@@ -292,7 +292,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             max_depth: 0,
             peak_bytes: 0,
             succ_bytes_per_state: 0,
-            progress: Progress::new(opts.progress),
+            progress: Progress::new(opts),
         }
     }
 

@@ -8,6 +8,8 @@
 
 use crate::clock::Instant;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use super::heap;
@@ -28,8 +30,8 @@ pub struct Options {
     /// Keep every transition (from, action, to) for graph analyses
     /// (successors, backward reachability, cycles).
     pub keep_edges: bool,
-    /// Show a progress bar on stderr (only if stderr is a terminal and the
-    /// run lasts more than a second).
+    /// Show progress on stderr once the run lasts a second or two: a
+    /// spinner on a terminal, elsewhere a line every few seconds.
     pub progress: bool,
     /// Worker threads generating successors (0 or 1: the calling thread).
     /// The result does not depend on it.
@@ -92,6 +94,24 @@ pub fn deadline_in(seconds: Option<f64>) -> Option<Instant> {
     Instant::now().checked_add(d)
 }
 
+/// Set when the user asks a run to stop (the command line points Ctrl-C
+/// and SIGTERM at it): every limit check then answers
+/// [`LimitKind::Interrupted`], so an interrupted run ends the way a run
+/// out of time does, inconclusive with what it found so far. An `Arc`
+/// because a signal handler's registration holds one.
+static INTERRUPT: LazyLock<Arc<AtomicBool>> = LazyLock::new(|| Arc::new(AtomicBool::new(false)));
+
+/// The flag that [`interrupted`] reads, for a signal handler to set.
+pub fn interrupt_flag() -> Arc<AtomicBool> {
+    Arc::clone(&INTERRUPT)
+}
+
+/// Whether the run was asked to stop.
+#[inline]
+pub fn interrupted() -> bool {
+    INTERRUPT.load(Ordering::Relaxed)
+}
+
 impl Options {
     /// Whether the deadline has passed.
     #[inline]
@@ -99,10 +119,14 @@ impl Options {
         self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
-    /// The time or memory limit reached now, if any (the explorer counts
-    /// states itself). Cheap: a clock read and an atomic load.
+    /// The time or memory limit reached now, or an interrupt, if any (the
+    /// explorer counts states itself). Cheap: a clock read and two atomic
+    /// loads.
     #[inline]
     pub fn limit_reached(&self) -> Option<LimitKind> {
+        if interrupted() {
+            return Some(LimitKind::Interrupted);
+        }
         if self.time_up() {
             return Some(LimitKind::Time);
         }
@@ -139,6 +163,8 @@ pub enum LimitKind {
     Time,
     /// [`Options::max_memory_bytes`].
     Memory,
+    /// The user asked the run to stop ([`interrupted`]).
+    Interrupted,
 }
 
 impl fmt::Display for LimitKind {
@@ -147,6 +173,7 @@ impl fmt::Display for LimitKind {
             LimitKind::States => "state limit",
             LimitKind::Time => "time limit",
             LimitKind::Memory => "memory limit",
+            LimitKind::Interrupted => "interrupt",
         })
     }
 }

@@ -1,12 +1,16 @@
 //! The progress line's interface without the `terminal` feature: nothing
 //! is drawn (the WebAssembly build, whose host shows its own progress).
 
+use super::limits::Options;
 use crate::clock::Instant;
+
+/// Nothing is drawn, so nothing is named.
+pub fn set_progress_label(_label: Option<String>) {}
 
 pub(crate) struct Progress;
 
 impl Progress {
-    pub(crate) fn new(_enabled: bool) -> Self {
+    pub(crate) fn new(_opts: &Options) -> Self {
         Progress
     }
 

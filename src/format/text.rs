@@ -3,9 +3,10 @@
 
 #[cfg(not(feature = "terminal"))]
 use super::plain::Colorize;
+use crate::explore::Limits;
 use crate::ir::Launch;
 use crate::model::simt::lane_list;
-use crate::report::{Report, RunConfig, Step, Trace, Verdict, ViolationReport};
+use crate::report::{Limit, Report, RunConfig, Step, Trace, Verdict, ViolationReport};
 #[cfg(feature = "terminal")]
 use colored::Colorize;
 use std::fmt::Write;
@@ -39,10 +40,7 @@ pub fn render_report(report: &Report, show_stats: bool) -> String {
         stats.max_depth
     );
     if let Some(limit) = report.limit {
-        let _ = writeln!(
-            out,
-            "  stopped by {limit} before the answer was known; raise it (--max-states, --max-seconds, --max-memory) or shrink the launch"
-        );
+        let _ = writeln!(out, "  {}", limit_text(limit, &report.config.limits));
     }
     if show_stats {
         let _ = writeln!(out, "{}", render_stats(report));
@@ -51,6 +49,21 @@ pub fn render_report(report: &Report, show_stats: bool) -> String {
         render_violation(&mut out, v, report.config.launch.threads_per_block);
     }
     out
+}
+
+/// Why an inconclusive run stopped, in the words of the option that set
+/// the limit and with its value, so that the user knows what to raise.
+pub fn limit_text(limit: Limit, limits: &Limits) -> String {
+    let value = match limit {
+        Limit::MaxStates => limits.max_states.map(|n| n.to_string()),
+        Limit::MaxSeconds => limits.max_seconds.map(|s| s.to_string()),
+        Limit::MaxMemory => limits.max_memory_mb.map(|mb| format!("{mb} (MiB)")),
+        Limit::Interrupted => {
+            return "interrupted (Ctrl-C or SIGTERM) before the answer was known: the figures are the search's so far".into();
+        }
+    };
+    let value = value.map(|v| format!(" {v}")).unwrap_or_default();
+    format!("stopped by {limit}{value} before the answer was known; raise it (--max-states, --max-seconds, --max-memory) or shrink the launch")
 }
 
 /// `(2 blocks × 1 thread, warp 32, memory ptx, iters=1)`: the options in

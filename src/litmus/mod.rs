@@ -87,7 +87,14 @@ impl Failure {
     fn stopped(source: &Source, kind: LimitKind, states: impl std::fmt::Display) -> Failure {
         Failure::whole(
             source,
-            format!("exploration stopped at the {kind} ({states} states)"),
+            match kind {
+                LimitKind::Interrupted => format!("exploration interrupted ({states} states)"),
+                // In the option's own words: `--max-states`.
+                _ => format!(
+                    "exploration stopped by {} ({states} states)",
+                    crate::report::Limit::from(kind)
+                ),
+            },
         )
     }
 

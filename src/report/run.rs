@@ -63,22 +63,37 @@ pub enum Limit {
     MaxSeconds,
     /// `--max-memory`.
     MaxMemory,
+    /// Ctrl-C or SIGTERM: the user stopped the run.
+    Interrupted,
 }
 
 impl Limit {
-    /// `max_states`, `max_seconds`, `max_memory`: as in JSON.
+    /// `max_states`, `max_seconds`, `max_memory`, `interrupted`: as in JSON.
     pub fn name(self) -> &'static str {
         match self {
             Limit::MaxStates => "max_states",
             Limit::MaxSeconds => "max_seconds",
             Limit::MaxMemory => "max_memory",
+            Limit::Interrupted => "interrupted",
+        }
+    }
+
+    /// What the user sees: the option that sets the limit, as typed
+    /// (`--max-memory`), or `interrupted`.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Limit::MaxStates => "--max-states",
+            Limit::MaxSeconds => "--max-seconds",
+            Limit::MaxMemory => "--max-memory",
+            Limit::Interrupted => "interrupted",
         }
     }
 }
 
+/// In the option's own words ([`Limit::flag`]); JSON keeps [`Limit::name`].
 impl fmt::Display for Limit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(self.flag())
     }
 }
 
@@ -88,6 +103,7 @@ impl From<LimitKind> for Limit {
             LimitKind::States => Limit::MaxStates,
             LimitKind::Time => Limit::MaxSeconds,
             LimitKind::Memory => Limit::MaxMemory,
+            LimitKind::Interrupted => Limit::Interrupted,
         }
     }
 }

@@ -4,9 +4,11 @@
 //! corrupt.
 
 use super::build_trace;
-use crate::explore::{explore, LimitKind, Options, Outcome, TransitionSystem};
+use crate::explore::{explore, Options, Outcome, TransitionSystem};
 use crate::model::{Model, ViolationKind};
-use crate::report::{spec_hash, Access, RunConfig, SavedCounterexample, Step, ViolationReport};
+use crate::report::{
+    spec_hash, Access, Limit, RunConfig, SavedCounterexample, Step, ViolationReport,
+};
 
 /// What replay concluded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -279,7 +281,10 @@ fn check_end(
                     return Err((at, Divergence::Gone(reason.into())));
                 }
                 Finish::Undecided(limit) => {
-                    let reason = format!("the schedule reaches the recorded state, but the search for a way to finish the harness from it stopped at the recorded {limit} limit");
+                    let reason = match limit {
+                        Limit::Interrupted => "the schedule reaches the recorded state, but the search for a way to finish the harness from it was interrupted".to_string(),
+                        _ => format!("the schedule reaches the recorded state, but the search for a way to finish the harness from it stopped at the recorded {limit} limit"),
+                    };
                     return Err((last_step, Divergence::Undecided(reason)));
                 }
                 Finish::No => {}
@@ -424,7 +429,7 @@ enum Finish {
     Yes,
     No,
     /// Neither found within the limits: the search stopped at this one.
-    Undecided(&'static str),
+    Undecided(Limit),
 }
 
 /// Whether some execution from `state` finishes the harness, searched
@@ -447,9 +452,7 @@ fn can_still_finish(model: &Model, state: &[u32], config: &RunConfig) -> Finish 
         return Finish::Yes;
     }
     match exploration.outcome() {
-        Outcome::Limit(LimitKind::States) => Finish::Undecided("max_states"),
-        Outcome::Limit(LimitKind::Time) => Finish::Undecided("max_seconds"),
-        Outcome::Limit(LimitKind::Memory) => Finish::Undecided("max_memory_mb"),
+        Outcome::Limit(kind) => Finish::Undecided(Limit::from(*kind)),
         _ => Finish::No,
     }
 }

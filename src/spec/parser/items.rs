@@ -1,16 +1,24 @@
 //! Top-level items: parameters, variables with their initializers,
 //! procedures, the harness and its `check` lines.
 
-use super::{type_of, Parser};
+use super::{misspelt_keyword, type_of, Parser};
 use crate::spec::ast::*;
 use crate::spec::diag::{Diagnostic, SpecResult};
 use crate::spec::lexer::{Kw, Sym, Tok};
 
 const ITEMS: &str = "an item (`param`, `global`, `shared`, `local`, `fn` or `harness`)";
+const ITEM_KEYWORDS: &[Kw] = &[
+    Kw::Param,
+    Kw::Global,
+    Kw::Shared,
+    Kw::Local,
+    Kw::Fn,
+    Kw::Harness,
+];
 
 impl Parser<'_> {
     pub(super) fn item(&mut self) -> SpecResult<Item> {
-        let item = match self.peek().tok {
+        let item = match self.peek().tok.clone() {
             Tok::Kw(Kw::Param) => Item::Param(self.param()?),
             Tok::Kw(Kw::Global) => Item::Var(self.var(Storage::Global)?),
             Tok::Kw(Kw::Shared) => Item::Var(self.var(Storage::Shared)?),
@@ -21,6 +29,13 @@ impl Parser<'_> {
                 return Err(self
                     .expected(ITEMS)
                     .hint("top-level variables need a storage class: `global u32 x = 0;`"))
+            }
+            Tok::Ident(word) => {
+                let d = self.expected(ITEMS);
+                return Err(match misspelt_keyword(&word, ITEM_KEYWORDS) {
+                    Some(kw) => d.hint(format!("did you mean `{kw}`?")),
+                    None => d,
+                });
             }
             _ => return Err(self.expected(ITEMS)),
         };

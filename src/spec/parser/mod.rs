@@ -209,6 +209,16 @@ impl Parser<'_> {
     }
 }
 
+/// The keyword among `candidates` that `word` is likely a misspelling of
+/// (`whle`: `while`), as names get "did you mean"; words shorter than three
+/// letters are too close to everything to tell.
+fn misspelt_keyword(word: &str, candidates: &[Kw]) -> Option<&'static str> {
+    if word.chars().count() < 3 {
+        return None;
+    }
+    super::diag::suggest(word, candidates.iter().map(|k| k.as_str()))
+}
+
 fn type_error(name: &str, span: Span) -> Diagnostic {
     const WIDE: &[&str] = &["uint64_t", "size_t", "usize"];
     const SIGNED_WIDE: &[&str] = &["int64_t", "long", "isize"];

@@ -1,10 +1,25 @@
 //! Statements: blocks, declarations, assignments (`x++` is `x += 1`),
 //! calls, `if`/`else`, `while`, `for`, `assert`, `critical` and `phase`.
 
-use super::{type_error, type_of, Parser};
+use super::{misspelt_keyword, type_error, type_of, Parser};
 use crate::spec::ast::*;
 use crate::spec::diag::{Diagnostic, SpecResult};
 use crate::spec::lexer::{Kw, Sym, Tok};
+
+/// The keywords that begin a statement, for "did you mean" (`if` is too
+/// short to be told from a name).
+const STATEMENT_KEYWORDS: &[Kw] = &[
+    Kw::While,
+    Kw::For,
+    Kw::Break,
+    Kw::Continue,
+    Kw::Return,
+    Kw::Assert,
+    Kw::Critical,
+    Kw::Phase,
+    Kw::Progress,
+    Kw::Check,
+];
 
 fn starts_expr(tok: &Tok) -> bool {
     matches!(
@@ -104,6 +119,19 @@ impl Parser<'_> {
                 self.bump();
                 StmtKind::Phase {
                     body: self.block(None)?,
+                }
+            }
+            Tok::Ident(word) => {
+                let parsed = self.simple_kind().and_then(|kind| {
+                    self.expect_semi()?;
+                    Ok(kind)
+                });
+                // `whle (x) { }` reads as a call until the `{`: where a
+                // statement that starts like a keyword fails, the keyword
+                // is the likelier mistake than what the parser expected.
+                match (parsed, misspelt_keyword(&word, STATEMENT_KEYWORDS)) {
+                    (Err(d), Some(kw)) => return Err(d.hint(format!("did you mean `{kw}`?"))),
+                    (parsed, _) => parsed?,
                 }
             }
             _ => {

@@ -756,3 +756,32 @@ fn public_entry_point() {
     let file = crate::spec::parse(&Source::new("spin_lock.gsync", EXAMPLE)).unwrap();
     assert_eq!(file.items.len(), 5);
 }
+
+#[test]
+fn misspelt_keywords_get_a_suggestion() {
+    let hint = |text: &str| parse_file(text).unwrap_err().hint;
+    let cases = [
+        ("harnes master { }", "harness"),
+        ("globl u32 x = 0;", "global"),
+        ("harness master {\n    whle (true) { }\n}", "while"),
+        ("harness master {\n    retrun;\n}", "return"),
+        (
+            "global u32 x = 0;\nharness master {\n    chek mutual_exclusion;\n}",
+            "check",
+        ),
+    ];
+    for (text, keyword) in cases {
+        assert_eq!(
+            hint(text).as_deref(),
+            Some(format!("did you mean `{keyword}`?").as_str()),
+            "{text}"
+        );
+    }
+    // A name far from every keyword keeps the parser's own message, and a
+    // statement that parses is not second-guessed.
+    assert_ne!(
+        hint("frobnicate master { }").as_deref(),
+        Some("did you mean `harness`?")
+    );
+    ok("fn whle() { }\nharness master { whle(); }");
+}
