@@ -351,7 +351,7 @@ define ptx_kernel void @k(ptr %p, ptr %q, i64 %x, i64 %y) {
   %s = call { i64, i64 } asm "mov.b64 $0, $2;\0A mov.b64 $1, $3;", "=l,=l,l,l"(i64 %x, i64 %y)
   %s0 = extractvalue { i64, i64 } %s, 0
   %s1 = extractvalue { i64, i64 } %s, 1
-  %r = call i64 asm "{ .reg .b64 t; mov.b64 t, $1; mov.b64 $0, t; }", "=l,l"(i64 %s1)
+  %r = call i64 asm "{ .reg .b64 t; .reg .pred p; mov.b64 t, $1; mov.pred p, 1; selp.b64 $0, t, 3, p; }", "=l,l"(i64 %s1)
   store i64 %s0, ptr %q
   %q1 = getelementptr inbounds i64, ptr %q, i64 1
   store i64 %r, ptr %q1
