@@ -181,6 +181,18 @@ fn cases() -> Vec<Case> {
             Some(("heterogeneous_race", 78)),
             Some("`asm volatile(\"st.release.gpu.global.u32 [%0], %1;\""),
         ),
+        // libcu++'s cuda::atomic_ref: inline PTX behind an `__isLocal`
+        // test that is false for a kernel's buffer.
+        verified("atomic_ref.cu", "atomic_ref_mp"),
+        case(
+            "atomic_ref.cu",
+            "atomic_ref_mp_relaxed",
+            &[],
+            "violated",
+            Some(("heterogeneous_race", 17)),
+            Some("`data[0] = 42;` (line 12:5)"),
+        ),
+        verified("atomic_ref.cu", "atomic_ref_ticket"),
         // Two phis that read each other (the swap problem): the copies on
         // the loop's back edge go through temporaries.
         case(

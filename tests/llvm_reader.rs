@@ -11,6 +11,7 @@
 mod common;
 
 use common::*;
+use gsync_check::ir::ptx;
 use gsync_check::llvm::debug::UserFiles;
 use gsync_check::llvm::ir::Module;
 use gsync_check::llvm::sync::{sync_ops, SyncKind, SyncOp};
@@ -303,6 +304,18 @@ fn corpus_case(tc: &Toolchain, shared: &Path, case: &Case) {
         "{}: the sync operations changed",
         case.name
     );
+    // Inline PTX: every instruction of every template is read by the PTX
+    // parser, or refused by name; the only refusals the corpus's kernels
+    // meet at this level are mbarrier objects (cuda::barrier).
+    for o in &all {
+        if let SyncKind::Asm(template) = &o.kind {
+            for ins in ptx::instructions(template) {
+                if let Err(why) = ptx::parse(&ins) {
+                    assert!(why.contains("mbarrier"), "{}: {why}", case.name);
+                }
+            }
+        }
+    }
     // Every operation resolves, through its inlinedAt chain, to a line of
     // a user's file: the corpus, a driver, the TU; never a CUDA or clang
     // header alone. The exceptions are operations in functions the inliner

@@ -124,6 +124,10 @@ pub enum Ptx {
     Mov {
         bits: u32,
     },
+    /// `selp.TYPE d, a, b, p`: `p ? a : b`, of this many bits.
+    Selp {
+        bits: u32,
+    },
     /// `.reg .TYPE names`: registers of this many bits (`.pred`: 1).
     Reg {
         bits: u32,
@@ -165,12 +169,18 @@ pub fn parse(ins: &Instruction) -> R<Ptx> {
         "bar" | "barrier" => barrier(&name, &q),
         "nanosleep" if q == ["u32"] => Ok(Ptx::Nanosleep),
         "mov" => match q.as_slice() {
-            [t] => Ok(Ptx::Mov {
-                bits: type_bits(t)
-                    .filter(|b| b.0 > 1)
-                    .ok_or_else(|| format!("`{name}`"))?
-                    .0,
-            }),
+            ["pred"] => Ok(Ptx::Mov { bits: 1 }),
+            [t] => match type_bits(t) {
+                Some((bits, _)) => Ok(Ptx::Mov { bits }),
+                None => Err(format!("`{name}`")),
+            },
+            _ => Err(format!("`{name}`")),
+        },
+        "selp" => match q.as_slice() {
+            [t] => match type_bits(t) {
+                Some((bits, _)) if bits >= 16 => Ok(Ptx::Selp { bits }),
+                _ => Err(format!("`{name}`")),
+            },
             _ => Err(format!("`{name}`")),
         },
         ".reg" => match ins.operands.first().and_then(|o| o.split_once(' ')) {
@@ -197,7 +207,7 @@ fn unmodelled(op: &str) -> Option<&'static str> {
         "multimem" => "multimem: NVLink multicast memory",
         "cp" => "asynchronous copies",
         "cvta" => "address conversion: the model follows pointers, not addresses as integers",
-        "setp" | "selp" => "predicates in inline PTX",
+        "setp" => "comparisons into predicates in inline PTX",
         "ldmatrix" | "stmatrix" | "mma" | "wgmma" => "matrix instructions",
         "ldu" => "a uniform load: read-only data",
         "prefetch" | "prefetchu" | "discard" | "applypriority" | "createpolicy" => "cache control",
@@ -536,6 +546,7 @@ mod tests {
         assert_eq!(one("nanosleep.u32 $0;"), Ok(Ptx::Nanosleep));
         assert_eq!(one("mov.b64 $0, $2;"), Ok(Ptx::Mov { bits: 64 }));
         assert_eq!(one(".reg .b32 r<2>;"), Ok(Ptx::Reg { bits: 32 }));
+        assert_eq!(one("selp.b32 $0, 1, 0, p;"), Ok(Ptx::Selp { bits: 32 }));
         assert!(one("mbarrier.init.shared.b64 [$0], $1;")
             .unwrap_err()
             .contains("mbarrier"));

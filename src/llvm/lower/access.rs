@@ -151,7 +151,7 @@ impl Lowerer<'_> {
     /// The element width of every variable, from its accesses (inline
     /// PTX's included: an address's element index depends on it).
     pub(super) fn access_widths(&mut self) -> R<()> {
-        for instr in self.func.instructions() {
+        for instr in self.live_instructions() {
             let mut found: Vec<(usize, u32, Option<bool>)> = super::asm::accesses(instr);
             if let Some((at, ty, signed)) = Self::access_of(instr) {
                 found.extend(bits_of(&ty).map(|b| (at, b, signed)));

@@ -283,6 +283,15 @@ impl Lowerer<'_> {
                 let (dst, _) = self.asm_dest(f, &ops[0])?;
                 self.emit(Op::Assign { dst, value });
             }
+            Ptx::Selp { bits } => {
+                self.asm_arity(ins, 4)?;
+                let a = self.asm_value(instr, f, &ops[1], bits)?;
+                let b = self.asm_value(instr, f, &ops[2], bits)?;
+                let p = self.asm_value(instr, f, &ops[3], 1)?;
+                let (dst, _) = self.asm_dest(f, &ops[0])?;
+                let value = Expr::Ternary(Box::new(p), Box::new(a), Box::new(b));
+                self.emit(Op::Assign { dst, value });
+            }
             Ptx::Reg { bits } => {
                 let ty = super::values::local_type(bits).expect("a PTX width");
                 for (k, o) in ops.iter().enumerate() {

@@ -70,6 +70,13 @@ impl Lowerer<'_> {
             };
             return self.assign(instr, v);
         }
+        if name == "llvm.nvvm.isspacep.local" {
+            // `__isLocal`: a pointer followed into a variable never is.
+            return match instr.operands.first() {
+                Some(op) if self.followed(&op.value) => self.assign(instr, Expr::Const(0)),
+                _ => self.refuse("`__isLocal` of a pointer the model cannot follow"),
+            };
+        }
         if let Some(v) = self.integer_intrinsic(name, instr)? {
             return self.assign(instr, v);
         }

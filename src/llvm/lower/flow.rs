@@ -8,9 +8,9 @@
 use super::memory::{Base, Ptr};
 use super::{Lowerer, R};
 use crate::ir::{Expr, LocalId, Op, Pc};
-use crate::llvm::ir::{Block, CastOp, Instr, InstrKind, Type as LType};
+use crate::llvm::ir::{Block, Callee, CastOp, Instr, InstrKind, Type as LType, Value};
 use crate::spec::ast::{BinOp, Type};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The byte offset a NULL pointer phi holds: far below any variable.
 const NULL_OFFSET: i64 = -(1 << 40);
@@ -70,6 +70,14 @@ impl Lowerer<'_> {
         let mut fixups: Vec<(usize, Slot, String)> = Vec::new();
         for b in &func.blocks {
             starts.insert(b.name.as_str(), self.code.len() as Pc);
+            if self.dead.contains(&b.name) {
+                // Only a branch whose condition is always false leads here.
+                self.emit(Op::Assert {
+                    cond: Expr::Const(0),
+                    message: format!("unreachable block `%{}` reached", b.name),
+                });
+                continue;
+            }
             for instr in &b.instrs {
                 if matches!(instr.kind, InstrKind::Phi { .. }) {
                     continue;
@@ -89,9 +97,79 @@ impl Lowerer<'_> {
         Ok(())
     }
 
+    /// The blocks no run reaches: the targets of a branch on `__isLocal`
+    /// (`llvm.nvvm.isspacep.local`) of a pointer the lowering follows into
+    /// a variable, which is never thread-local memory (libcu++'s fallback
+    /// for atomics on local memory), and what only they lead to.
+    pub(super) fn dead_blocks(&self) -> HashSet<String> {
+        let func = self.func;
+        let never_local: HashSet<&str> = func
+            .instructions()
+            .filter_map(|i| match (&i.kind, i.operands.first()) {
+                (
+                    InstrKind::Call {
+                        callee: Callee::Function(f),
+                    },
+                    Some(op),
+                ) if f == "llvm.nvvm.isspacep.local" && self.followed(&op.value) => {
+                    i.result.as_deref()
+                }
+                _ => None,
+            })
+            .collect();
+        let mut live: HashSet<&str> = HashSet::new();
+        let mut stack: Vec<&str> = func
+            .blocks
+            .first()
+            .map(|b| b.name.as_str())
+            .into_iter()
+            .collect();
+        while let Some(name) = stack.pop() {
+            if !live.insert(name) {
+                continue;
+            }
+            let Some(t) = func.block(name).map(|b| &b.terminator) else {
+                continue;
+            };
+            match &t.kind {
+                InstrKind::CondBr { then, els } => {
+                    let cond = t.operands.first().map(|o| &o.value);
+                    if !matches!(cond, Some(Value::Local(c)) if never_local.contains(c.as_str())) {
+                        stack.push(then);
+                    }
+                    stack.push(els);
+                }
+                InstrKind::Br { dest } => stack.push(dest),
+                InstrKind::Switch { default, cases } => {
+                    stack.push(default);
+                    stack.extend(cases.iter().map(|(_, l)| l.as_str()));
+                }
+                _ => {}
+            }
+        }
+        func.blocks
+            .iter()
+            .filter(|b| !live.contains(b.name.as_str()))
+            .map(|b| b.name.clone())
+            .collect()
+    }
+
+    /// Whether a pointer value is followed into a variable (so it is not
+    /// thread-local memory).
+    pub(super) fn followed(&self, v: &Value) -> bool {
+        match v {
+            Value::Local(n) => matches!(self.bases.get(n), Some(Base::Var(_))),
+            Value::Global(_) | Value::Expr(_) => true,
+            _ => false,
+        }
+    }
+
     /// A local for every phi (a pointer phi: one for its byte offset).
     fn make_phi_locals(&mut self) -> R<()> {
         for b in &self.func.blocks {
+            if self.dead.contains(&b.name) {
+                continue;
+            }
             for instr in &b.instrs {
                 let (InstrKind::Phi { .. }, Some(res)) = (&instr.kind, &instr.result) else {
                     continue;
@@ -296,7 +374,10 @@ impl Lowerer<'_> {
             other => return self.refuse(format!("the terminator `{}`", other.opcode())),
         }
         for (at, slot, succ) in edges {
-            let copies = self.edge_copies(&b.name, &succ)?;
+            let copies = match self.dead.contains(&succ) {
+                true => vec![],
+                false => self.edge_copies(&b.name, &succ)?,
+            };
             if copies.is_empty() {
                 fixups.push((at, slot, succ));
                 continue;

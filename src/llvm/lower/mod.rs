@@ -33,7 +33,7 @@ use crate::spec::ast::{Header, Participants, Span, Type};
 use crate::spec::diag::{Diagnostic, Source};
 use memory::Ptr;
 use source::Lines;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// The elements a kernel's pointer parameter points to when no
@@ -99,6 +99,7 @@ pub(crate) fn lower_kernel(
         bases: HashMap::new(),
         cas: HashMap::new(),
         asm_outputs: HashMap::new(),
+        dead: HashSet::new(),
         param_vars: Vec::new(),
         by_value: Vec::new(),
         fields: HashMap::new(),
@@ -205,12 +206,14 @@ pub(crate) struct Lowerer<'m> {
     cas: HashMap<String, (LocalId, Expr)>,
     /// Inline asm calls with several outputs: each output's local.
     asm_outputs: HashMap<String, Vec<LocalId>>,
+    /// Blocks no run reaches (`flow::dead_blocks`), left out.
+    dead: HashSet<String>,
     code: Vec<Instr>,
     /// The integer parameters in force, in order (the report's params).
     params: Vec<(String, i64)>,
 }
 
-impl Lowerer<'_> {
+impl<'m> Lowerer<'m> {
     fn run(
         &mut self,
         request: &KernelRequest,
@@ -220,6 +223,7 @@ impl Lowerer<'_> {
         self.bind_params(request, kernel_loc, kernel_span)?;
         self.check_operands()?;
         self.bases = self.pointer_bases()?;
+        self.dead = self.dead_blocks();
         self.point = kernel_span;
         self.check_field_args()?;
         self.access_widths()?;
@@ -293,6 +297,16 @@ impl Lowerer<'_> {
             inlined: vec![],
             spec_locals: vec![],
         }
+    }
+
+    /// The instructions of the blocks that run, terminators included.
+    fn live_instructions(&self) -> Vec<&'m LInstr> {
+        let func = self.func;
+        func.blocks
+            .iter()
+            .filter(|b| !self.dead.contains(&b.name))
+            .flat_map(|b| b.instrs.iter().chain(std::iter::once(&b.terminator)))
+            .collect()
     }
 
     /// Sets the span of `instr` as the one code is emitted with.

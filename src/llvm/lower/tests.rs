@@ -351,7 +351,7 @@ define ptx_kernel void @k(ptr %p, ptr %q, i64 %x, i64 %y) {
   %s = call { i64, i64 } asm "mov.b64 $0, $2;\0A mov.b64 $1, $3;", "=l,=l,l,l"(i64 %x, i64 %y)
   %s0 = extractvalue { i64, i64 } %s, 0
   %s1 = extractvalue { i64, i64 } %s, 1
-  %r = call i64 asm "{ .reg .b64 t; mov.b64 t, $1; mov.b64 $0, t; }", "=l,l"(i64 %s1)
+  %r = call i64 asm "{ .reg .b64 t; .reg .pred p; mov.b64 t, $1; mov.pred p, 1; selp.b64 $0, t, 3, p; }", "=l,l"(i64 %s1)
   store i64 %s0, ptr %q
   %q1 = getelementptr inbounds i64, ptr %q, i64 1
   store i64 %r, ptr %q1
@@ -389,6 +389,34 @@ fn inline_ptx_gets_its_orders_scopes_and_widths() {
     let mem = run(&p);
     assert_eq!(mem[&("arg1".to_string(), 0)], 5, "the first output");
     assert_eq!(mem[&("arg1".to_string(), 1)], 7, "through a .reg");
+}
+
+/// libcu++'s shape: `__isLocal(p)` guards a fallback that the model
+/// cannot name; for a buffer it is false, and the fallback is left out.
+#[test]
+fn the_local_memory_fallback_of_a_buffer_is_left_out() {
+    let ll = r#"
+define ptx_kernel void @k(ptr %p) {
+entry:
+  %l = call i1 @llvm.nvvm.isspacep.local(ptr %p)
+  br i1 %l, label %local, label %global
+local:
+  %s = call { ptr, ptr } asm "mov.b64 $0, $2;", "=l,=l,l,l"(ptr %p, ptr %p)
+  %b = load i8, ptr %p
+  br label %done
+global:
+  %v = call i32 asm sideeffect "ld.relaxed.gpu.b32 $0,[$1];", "=r,l,~{memory}"(ptr %p)
+  br label %done
+done:
+  %r = phi i32 [ 0, %local ], [ %v, %global ]
+  store i32 %r, ptr %p
+  ret void
+}
+declare i1 @llvm.nvvm.isspacep.local(ptr)
+"#;
+    let p = lower(ll, "k", &[]).unwrap();
+    assert_eq!(memory_ops(&p), ["load Relaxed Gpu", "store Weak Cta"]);
+    assert_eq!(p.vars[0].ty, Type::U32, "the dead i8 load sets no width");
 }
 
 #[test]
