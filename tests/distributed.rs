@@ -115,7 +115,11 @@ fn limits_end_every_process_inconclusive() {
     );
     let out = run(&[&args[..], &["--max-memory", "40"]].concat());
     assert_eq!(code(&out), 3, "{}", stderr(&out));
-    assert!(stdout(&out).contains("stopped by --max-memory"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("stopped by --max-memory"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]

@@ -1,0 +1,291 @@
+//! Every case of `shared/cuda-corpus` (synchronization code from public
+//! CUDA projects, read where it lies, never copied), checked as far as the
+//! LLVM route takes it today: a harness under `harnesses/corpus` whose
+//! `//! expect` lines `verify` checks, or the exact construct that stops
+//! the case, located, which `book/src/cuda.md` ("The CUDA corpus, case by
+//! case") lists. When the front end learns a construct, the probe of the
+//! case it unblocks fails here: move the case to a harness with
+//! expectations and update the book's table. Without clang-19, opt-19,
+//! the header wheels or `shared/`, the tests are reported as ignored
+//! (failed under CI=true): see `common::needs`.
+
+mod common;
+
+use common::*;
+use gsync_check::llvm::toolchain::Toolchain;
+use std::path::Path;
+
+/// What a corpus case gives today.
+enum Outcome {
+    /// A harness of ours whose expectations `verify` checks.
+    Harness(&'static str),
+    /// `check` stops with exit 2 at `at` (a `file:line` suffix), saying `says`.
+    Refused {
+        at: &'static str,
+        says: &'static str,
+    },
+}
+
+struct Case {
+    name: &'static str,
+    /// The file `check` compiles: under `shared/` (`@/...`) or ours.
+    file: &'static str,
+    args: &'static [&'static str],
+    outcome: Outcome,
+}
+
+fn cases() -> Vec<Case> {
+    use Outcome::*;
+    vec![
+        Case {
+            name: "desul-lock-array",
+            file: "harnesses/corpus/desul_lock_array.cu",
+            args: &[],
+            outcome: Harness("harnesses/corpus/desul_lock_array.cu"),
+        },
+        // The queue is a `__device__` object of class type (tickets, ring
+        // buffer and a packed 64-bit head/tail in one struct).
+        Case {
+            name: "broker-queue",
+            file: "tests/llvm/drivers/broker-queue.cu",
+            args: &["--kernel", "broker_queue_kernel", "--block", "2", "-I", "tests/llvm/stubs", "-I", "@"],
+            outcome: Refused {
+                at: "broker-queue.cu:7",
+                says: "Named(\"class.BrokerWorkDistributor\")",
+            },
+        },
+        // Producer and consumer are two kernels on two streams; the
+        // consumer alone reaches its float add after the wait it cannot
+        // pass without the producer.
+        Case {
+            name: "cusync-tile-semaphore",
+            file: "@/cuda-corpus/cusync-tile-semaphore/src/src/examples/sync-overhead/sync-overhead.cu",
+            args: &[
+                "--kernel", "kernel2", "--arg", "cansync=1", "--arg", "iter=0", "--grid", "1", "--block", "1",
+                "-I", "@/cuda-corpus/cusync-tile-semaphore/src/src/include",
+            ],
+            outcome: Refused {
+                at: "sync-overhead.cu:57",
+                says: "floating-point addition",
+            },
+        },
+        // Each thread signals a peer GPU through a pointer chosen from an
+        // array of the peers' buffers by threadIdx.x.
+        Case {
+            name: "flashinfer-allreduce-barriers",
+            file: "tests/llvm/drivers/flashinfer-allreduce-barriers.cu",
+            args: &[
+                "--kernel", "vllm_barriers_kernel", "--arg", "rank=0",
+                "-I", "@/cuda-corpus/flashinfer-allreduce-barriers/src/include",
+                "-I", "tests/llvm/stubs/flashinfer/comm", "-I", "@",
+                "-D", "_CG_CLUSTER_INTRINSICS_AVAILABLE",
+            ],
+            outcome: Refused {
+                at: "vllm_custom_all_reduce.cuh:200",
+                says: "a pointer loaded from memory",
+            },
+        },
+        // Per-thread key arrays in local memory whose address is taken.
+        Case {
+            name: "gpusorting-onesweep-lookback",
+            file: "@/cuda-corpus/gpusorting-onesweep-lookback/src/GPUSortingCUDA/Sort/OneSweep.cu",
+            args: &[
+                "--kernel", "DigitBinningPassKeysOnly", "--arg", "size=8", "--arg", "radixShift=0",
+                "-I", "@/cuda-corpus/gpusorting-onesweep-lookback/src/GPUSortingCUDA",
+            ],
+            outcome: Refused {
+                at: "OneSweep.cu:235",
+                says: "local array or variable whose address is taken",
+            },
+        },
+        // libcu++'s wait polls with a back-off that reads the global timer.
+        Case {
+            name: "libcudacxx-barrier",
+            file: "tests/llvm/drivers/libcudacxx-barrier.cu",
+            args: &["--kernel", "device_barrier_kernel", "-I", "@"],
+            outcome: Refused {
+                at: "libcudacxx-barrier.cu:20",
+                says: "%globaltimer",
+            },
+        },
+        Case {
+            name: "libcudacxx-semaphore-latch",
+            file: "tests/llvm/drivers/libcudacxx-semaphore-latch.cu",
+            args: &["--kernel", "latch_kernel", "-I", "@"],
+            outcome: Refused {
+                at: "libcudacxx-semaphore-latch.cu:18",
+                says: "%globaltimer",
+            },
+        },
+        // The team is computed by a function of NCCL's device runtime the
+        // corpus does not carry.
+        Case {
+            name: "nccl-lsa-barrier",
+            file: "tests/llvm/drivers/nccl-lsa-barrier.cu",
+            args: &[
+                "--kernel", "lsa_barrier_kernel",
+                "-I", "@/cuda-corpus/nccl-lsa-barrier/src/src/include",
+                "-I", "tests/llvm/stubs/nccl-lsa", "-I", "@",
+            ],
+            outcome: Refused {
+                at: "nccl-lsa-barrier.cu:7",
+                says: "a call to `_Z11ncclTeamLsaRK11ncclDevComm`",
+            },
+        },
+        // The kernel copies its RankData struct (memcpy) before the
+        // cross-GPU barrier.
+        Case {
+            name: "vllm-custom-allreduce",
+            file: "tests/llvm/drivers/vllm-custom-allreduce.cu",
+            args: &[
+                "--kernel", "cross_device_reduce_1stage<float, 2>", "--grid", "1", "--block", "2",
+                "--arg", "arg4=0", "--arg", "arg5=4",
+                "-I", "@/cuda-corpus/vllm-custom-allreduce/src", "-I", "@", "-D", "__restrict__=",
+            ],
+            outcome: Refused {
+                at: "custom_all_reduce.cuh:190",
+                says: "memcpy / a struct copy",
+            },
+        },
+        // Four cases need project headers the corpus does not carry, and
+        // clang refuses one construct of SlabHash.
+        Case {
+            name: "stdgpu-mutex-deque",
+            file: "@/cuda-corpus/stdgpu-mutex-deque/src/src/stdgpu/mutex.cuh",
+            args: &["--kernel", "k", "-I", "@/cuda-corpus/stdgpu-mutex-deque/src/src"],
+            outcome: Refused {
+                at: "platform.h:28",
+                says: "'stdgpu/config.h' file not found",
+            },
+        },
+        Case {
+            name: "warpcore-cg-insert",
+            file: "@/cuda-corpus/warpcore-cg-insert/src/include/warpcore/single_value_hash_table.cuh",
+            args: &["--kernel", "k", "-I", "@/cuda-corpus/warpcore-cg-insert/src/include"],
+            outcome: Refused {
+                at: "base.cuh:10",
+                says: "'helpers/cuda_helpers.cuh' file not found",
+            },
+        },
+        Case {
+            name: "nccl-ll-protocol",
+            file: "@/cuda-corpus/nccl-ll-protocol/src/src/device/primitives.h",
+            args: &[
+                "--kernel", "k",
+                "-I", "@/cuda-corpus/nccl-ll-protocol/src/src/include",
+                "-I", "@/cuda-corpus/nccl-ll-protocol/src/src/device",
+            ],
+            outcome: Refused {
+                at: "primitives.h:12",
+                says: "'reduce_kernel.h' file not found",
+            },
+        },
+        Case {
+            name: "ginkgo-syncfree-scheduler",
+            file: "@/cuda-corpus/ginkgo-syncfree-scheduler/src/common/cuda_hip/components/syncfree.hpp",
+            args: &["--kernel", "k", "-I", "@/cuda-corpus/ginkgo-syncfree-scheduler/src"],
+            outcome: Refused {
+                at: "syncfree.hpp:9",
+                says: "'ginkgo/core/base/array.hpp' file not found",
+            },
+        },
+        Case {
+            name: "slabhash-warp-insert",
+            file: "@/cuda-corpus/slabhash-warp-insert/src/src/slab_hash.cuh",
+            args: &[
+                "--kernel", "k",
+                "-I", "@/cuda-corpus/slabhash-warp-insert/src/src",
+                "-I", "@/cuda-corpus/slabhash-warp-insert/src/SlabAlloc/src",
+            ],
+            outcome: Refused {
+                at: "cmap_implementation.cuh:113",
+                says: "default arguments cannot be added to an out-of-line definition",
+            },
+        },
+    ]
+}
+
+/// `@` stands for the shared folder.
+fn expand(arg: &str, shared: &Path) -> String {
+    match arg.strip_prefix('@') {
+        Some(rest) => format!("{}{rest}", shared.display()),
+        None => arg.to_string(),
+    }
+}
+
+fn check_case(case: &Case, shared: &Path) {
+    if let Outcome::Harness(path) = case.outcome {
+        let out = run_shared(shared, &["verify", path]);
+        let text = stdout(&out);
+        assert_eq!(code(&out), 0, "{}: {text}{}", case.name, stderr(&out));
+        assert!(!text.contains("FAIL"), "{text}");
+        return;
+    }
+    let mut args = vec!["check".to_string(), expand(case.file, shared)];
+    args.extend(case.args.iter().map(|a| expand(a, shared)));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = run_shared(shared, &args);
+    let err = stderr(&out);
+    let Outcome::Refused { at, says } = case.outcome else {
+        unreachable!("harnesses returned above")
+    };
+    assert_eq!(code(&out), 2, "{}: {}{err}", case.name, stdout(&out));
+    assert!(err.contains(says), "{}: `{says}` not in {err}", case.name);
+    assert!(
+        err.contains(&format!("{at}:")),
+        "{}: not located at {at}: {err}",
+        case.name
+    );
+}
+
+fn run_shared(shared: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_gsync-check"))
+        .args(args)
+        .current_dir(repo())
+        .env("NO_COLOR", "1")
+        .env("GSYNC_SHARED", shared)
+        .output()
+        .expect("run gsync-check")
+}
+
+/// Every case of the corpus folder has a probe here.
+fn every_case_is_listed(shared: &Path) {
+    let mut on_disk: Vec<String> = std::fs::read_dir(shared.join("cuda-corpus"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    on_disk.sort();
+    let mut listed: Vec<String> = cases().iter().map(|c| c.name.to_string()).collect();
+    listed.sort();
+    assert_eq!(on_disk, listed);
+}
+
+fn main() -> std::process::ExitCode {
+    let shared = shared_dir();
+    let missing = Toolchain::find()
+        .err()
+        .map(|e| e.to_string())
+        .or_else(|| match &shared {
+            Some(d) if d.join("cuda-corpus").is_dir() => None,
+            Some(d) => Some(format!("no cuda-corpus/ in {}", d.display())),
+            None => Some(
+                "no shared/ folder beside or above the repository (set GSYNC_SHARED to it)".into(),
+            ),
+        });
+    let shared = shared.unwrap_or_default();
+    let mut trials = Vec::new();
+    for case in cases() {
+        let sh = shared.clone();
+        trials.push(needs(
+            &format!("corpus::{}", case.name),
+            missing.clone(),
+            move || check_case(&case, &sh),
+        ));
+    }
+    trials.push(needs("every_corpus_case_has_a_probe", missing, move || {
+        every_case_is_listed(&shared)
+    }));
+    run_trials(trials)
+}
