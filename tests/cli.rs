@@ -800,3 +800,49 @@ fn list_lines_fit_100_columns_off_a_terminal() {
         );
     }
 }
+
+/// `violated race` names either race; an unknown kind and a misspelt
+/// option in an `expect` line are errors (exit 2), the kind located with a
+/// suggestion, the option with clap's.
+#[test]
+fn expect_kinds_are_checked_and_race_names_either_race() {
+    let text = std::fs::read_to_string(repo().join("specs/mp_flag_no_fence.gsync")).unwrap();
+    let body: String = text
+        .lines()
+        .filter(|l| !l.starts_with("//! expect"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let with = |name: &str, expect: &str| write_temp_spec(name, &format!("{expect}\n{body}"));
+    let race = with(
+        "expect_race",
+        "//! expect --memory-model ptx: violated race",
+    );
+    let out = run(&["verify", race.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    // `race` is a family of races only.
+    let wrong = with(
+        "expect_race_wrong",
+        "//! expect --memory-model ptx --no-races: violated race",
+    );
+    assert_eq!(code(&run(&["verify", wrong.to_str().unwrap()])), 1);
+    let unknown = with(
+        "expect_unknown",
+        "//! expect --memory-model ptx: violated heterogenous_race",
+    );
+    let out = run(&["verify", unknown.to_str().unwrap()]);
+    assert_eq!(code(&out), 2, "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(err.contains("expect_unknown.gsync:1:"), "{err}");
+    assert!(err.contains("did you mean `heterogeneous_race`?"), "{err}");
+    let out = run(&["check", unknown.to_str().unwrap()]);
+    assert_eq!(
+        code(&out),
+        2,
+        "`check` reads the header too: {}",
+        stderr(&out)
+    );
+    let option = with("expect_option", "//! expect --blokcs 3: verified");
+    let out = run(&["verify", option.to_str().unwrap()]);
+    assert_eq!(code(&out), 2, "{}", stdout(&out));
+    assert!(stdout(&out).contains("--blocks"), "{}", stdout(&out));
+}

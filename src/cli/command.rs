@@ -138,7 +138,17 @@ impl Cli {
         use clap::Parser;
         Cli::try_parse_from(argv)
             .map(|cli| cli.command)
-            .map_err(|e| e.to_string().lines().next().unwrap_or("").to_string())
+            .map_err(|e| {
+                // The error and clap's suggestion (`tip: a similar argument
+                // exists: '--blocks'`), without the usage block.
+                let text = e.to_string();
+                let mut lines = text.lines();
+                let first = lines.next().unwrap_or("").to_string();
+                match lines.map(str::trim).find(|l| l.starts_with("tip:")) {
+                    Some(tip) => format!("{first} ({tip})"),
+                    None => first,
+                }
+            })
     }
 }
 

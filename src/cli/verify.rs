@@ -75,7 +75,10 @@ fn run_case(spec: &SpecSource, e: &Expectation, limits: &VerifyLimits) -> CaseRe
     let passed = match &outcome {
         CaseOutcome::Report(report) => {
             let kind = report.violations.first().map(|v| v.kind.name());
-            report.verdict.name() == e.verdict && (e.kind.is_none() || e.kind.as_deref() == kind)
+            report.verdict.name() == e.verdict
+                && e.kind.as_deref().is_none_or(|k| {
+                    kind.is_some_and(|got| crate::spec::header::kind_matches(k, got))
+                })
         }
         CaseOutcome::Error(_) => false,
     };

@@ -210,3 +210,10 @@ fn a_counter_feeding_only_itself_is_dead() {
     let (_, states) = run(text, one, true);
     assert!(states < 10, "{states} states");
 }
+
+/// The kinds an `expect` line may name are the kinds a report names.
+#[test]
+fn expect_lines_know_every_violation_kind() {
+    let names: Vec<&str> = ViolationKind::ALL.iter().map(|k| k.name()).collect();
+    assert_eq!(names, crate::spec::header::VIOLATION_KINDS);
+}

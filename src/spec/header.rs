@@ -6,6 +6,32 @@ use super::lexer::HeaderLine;
 
 const VERDICTS: &[&str] = &["verified", "violated", "inconclusive"];
 
+/// The violation kinds a report names (the model's `ViolationKind`; a test
+/// there keeps the two lists equal), and `race`, which an `expect` line
+/// may name for any race (`heterogeneous_race` or `data_race`).
+pub(crate) const VIOLATION_KINDS: &[&str] = &[
+    "deadlock",
+    "simd_deadlock",
+    "alias_deadlock",
+    "occupancy_deadlock",
+    "barrier_divergence",
+    "livelock",
+    "starvation",
+    "heterogeneous_race",
+    "data_race",
+    "assertion",
+    "mutual_exclusion",
+    "barrier_safety",
+];
+
+/// The kind family an `expect` line may name instead of one kind.
+pub(crate) const RACE_FAMILY: &str = "race";
+
+/// Whether an expectation's kind is met by a report's first violation.
+pub(crate) fn kind_matches(expected: &str, got: &str) -> bool {
+    expected == got || (expected == RACE_FAMILY && got.ends_with("_race"))
+}
+
 /// Every header key. Any other is an error: a misspelt `expect` must not
 /// silently drop the check it was meant to add.
 pub(crate) const KEYS: &[&str] = &[
@@ -270,6 +296,18 @@ fn parse_expect(
                     .label("expected a single word")
                     .hint("kinds are words such as `deadlock`, `assertion` or `mutual_exclusion`"),
             );
+        }
+        Some(&(kind, span)) if kind != RACE_FAMILY && !VIOLATION_KINDS.contains(&kind) => {
+            let known = VIOLATION_KINDS.iter().copied().chain([RACE_FAMILY]);
+            let d = Diagnostic::new(span, format!("unknown violation kind `{kind}`"))
+                .label("not a kind a report names");
+            return Err(match suggest(kind, known) {
+                Some(k) => d.hint(format!("did you mean `{k}`?")),
+                None => d.hint(format!(
+                    "the kinds are {}, and `race` for either race",
+                    VIOLATION_KINDS.join(", ")
+                )),
+            });
         }
         Some(&(kind, _)) => Some(kind.to_string()),
         None => None,
