@@ -538,5 +538,23 @@ pub(crate) fn display_name(name: &str) -> String {
             }
         }
     }
+    if let Some(nested) = name.strip_prefix("_ZN").and_then(|r| r.strip_suffix('E')) {
+        if let Some(parts) = source_names(nested) {
+            return parts.join("::");
+        }
+    }
     name.to_string()
+}
+
+/// `5desul4Impl` → `["desul", "Impl"]`: a mangled nested name made only
+/// of identifiers (anything else, such as template arguments, is `None`).
+fn source_names(mut rest: &str) -> Option<Vec<&str>> {
+    let mut parts = Vec::new();
+    while !rest.is_empty() {
+        let digits = rest.chars().take_while(char::is_ascii_digit).count();
+        let n: usize = rest[..digits].parse().ok()?;
+        parts.push(rest.get(digits..digits + n)?);
+        rest = &rest[digits + n..];
+    }
+    (!parts.is_empty()).then_some(parts)
 }

@@ -563,6 +563,11 @@ fn local_statics_are_named_as_written() {
     assert_eq!(display_name("_ZZ9spin_lockPiS_iE1s"), "s");
     assert_eq!(display_name("_ZZ4kernE5flags"), "flags");
     assert_eq!(display_name("counter"), "counter");
+    assert_eq!(
+        display_name("_ZN5desul4Impl30CUDA_SPACE_ATOMIC_LOCKS_DEVICEE"),
+        "desul::Impl::CUDA_SPACE_ATOMIC_LOCKS_DEVICE"
+    );
+    assert_eq!(display_name("_ZN3fooIiE1xE"), "_ZN3fooIiE1xE");
     assert_eq!(display_name("_ZZ1kE9é"), "_ZZ1kE9é");
 }
 
