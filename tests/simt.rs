@@ -257,6 +257,54 @@ fn votes_and_syncwarp_agree_under_both_modes() {
     }
 }
 
+/// `__activemask()` gives every lane that executes it together the same
+/// mask, so a ballot over it meets every lane it names. Under ITS a lane
+/// that gets there while another is still in a branch runs it alone: both
+/// outcomes are explored, and the ballot holds in each (desul's lock loop
+/// relies on exactly this). Lockstep reconverges after the branch.
+const ACTIVEMASK: &str = "shared u32 alone = 0;
+shared u32 first = 0;
+harness all {
+    if (laneId == 0) {
+        first = 1;
+    }
+    u32 mask = __activemask();
+    u32 voted = __ballot_sync(mask, 1);
+    assert(voted == mask, \"the ballot over the active mask meets every lane it names\");
+    if (mask != 3) {
+        alone = 1;
+    }
+}
+";
+
+#[test]
+fn the_active_mask_names_the_lanes_that_run_it_together() {
+    let path = write_temp_spec("activemask", ACTIVEMASK);
+    for simt in ["its", "lockstep"] {
+        let out = in_one_block(
+            &["check", path.to_str().unwrap()],
+            "2",
+            &["--simt", simt, "--memory-model", "sc", "--format", "json"],
+        );
+        let json = json_of(&out);
+        assert_eq!(json["verdict"], "verified", "{simt}: {json}");
+    }
+    // Under ITS the lanes may run it apart (the mask of one lane): an
+    // assertion that they never do fails there, and holds in lockstep.
+    let apart = write_temp_spec(
+        "activemask_apart",
+        &ACTIVEMASK.replace("alone = 1;", "assert(false, \"a lane ran it alone\");"),
+    );
+    for (simt, verdict) in [("its", "violated"), ("lockstep", "verified")] {
+        let out = in_one_block(
+            &["check", apart.to_str().unwrap()],
+            "2",
+            &["--simt", simt, "--memory-model", "sc", "--format", "json"],
+        );
+        assert_eq!(json_of(&out)["verdict"], verdict, "{simt}");
+    }
+}
+
 #[test]
 fn syncwarp_misuse_is_barrier_divergence() {
     // Lane 1 leaves while lane 0 waits for it at __syncwarp().

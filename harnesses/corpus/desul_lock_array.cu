@@ -13,7 +13,9 @@
 //! expect --kernel two_buffers --grid 1 --block 2 --simt lockstep --memory-model sc: verified
 //! expect --kernel naive_spin --grid 1 --block 2 --simt lockstep --memory-model sc: violated simd_deadlock
 //! expect --kernel naive_spin --grid 1 --block 2: verified
-//! note: Not stated: the ballot loop with two lanes of one warp under independent thread scheduling. There the model's `__activemask()` gives the calling lane every lane at the same instruction without moving them with it, so a lane that calls it later gets a smaller mask: lane 0 then waits at `__ballot_sync` for lane 1, which never comes (a barrier_divergence that real hardware cannot produce, since lanes reported active execute the call together). That is a modelling bug to fix, not desul's.
+//! note: Under independent thread scheduling the lanes of the loop may call `__activemask()` together or apart; either way the ballot meets every lane its mask names. (This harness found a modelling bug, since fixed: the model gave a lane the mask of every lane at the instruction without moving them with it, so a later lane got a smaller mask and the first waited for it forever, a barrier divergence no GPU produces.)
+//! expect --kernel fetch_add --grid 1 --block 2: verified
+//! expect --kernel two_buffers --grid 1 --block 2: verified
 
 // Written for gsync-check: kernels that call desul's lock-based fetch-add
 // as Kokkos does for a type wider than 8 bytes.

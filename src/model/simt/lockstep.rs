@@ -126,7 +126,7 @@ impl Warps {
                     )));
                 }
             }
-            self.finish_collective(th, s, lanes)?;
+            self.finish_collective(th, s, lanes, active)?;
         }
         for &u in lanes {
             th.set_pc(s, u, pc + 1);

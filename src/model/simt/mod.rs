@@ -285,11 +285,20 @@ impl Warps {
     /// running the harness). `t`'s own lane must be named.
     fn named_lanes(&self, th: &Threads, s: &[u32], t: usize) -> Result<u64, Violation> {
         let pc = th.pc(s, t);
+        let w = self.warp_of(t);
         let mask = match &th.prog.code[pc as usize].op {
             Op::SyncWarp { mask } | Op::Vote { mask, .. } => mask,
+            // `__activemask()` names the lanes that execute it together:
+            // those at this instruction now (a lane there has nothing else
+            // to run first). Each lane, arriving, computes the same set.
+            Op::ActiveMask { .. } => {
+                return Ok(self
+                    .threads(w)
+                    .filter(|u| th.takes_part(*u) && !th.is_finished(s, *u) && th.pc(s, *u) == pc)
+                    .fold(0u64, |m, u| m | 1 << self.lane_of(u)))
+            }
             _ => return Ok(0),
         };
-        let w = self.warp_of(t);
         let mut m = th.eval(mask, s, t)? as u64 & self.all_lanes(w);
         for u in self.threads(w) {
             if !th.takes_part(u) {
@@ -317,16 +326,6 @@ impl Warps {
         ctx: &mut StepCtx,
     ) -> Result<(), Violation> {
         let w = self.warp_of(t);
-        if let Op::ActiveMask { dst } = th.prog.code[pc as usize].op {
-            let converged = self
-                .threads(w)
-                .filter(|u| !th.is_finished(s, *u) && th.pc(s, *u) == pc)
-                .fold(0u64, |m, u| m | 1 << self.lane_of(u));
-            th.write_local(s, t, dst, converged as i64);
-            th.set_pc(s, t, pc + 1);
-            ctx.push(event);
-            return Ok(());
-        }
         let named = self.named_lanes(th, s, t)?;
         let lanes: Vec<usize> = self
             .threads(w)
@@ -363,8 +362,9 @@ impl Warps {
                 )));
             }
         }
-        self.finish_collective(th, s, &lanes)?;
-        if let Some(weak) = memory.ptx() {
+        self.finish_collective(th, s, &lanes, named)?;
+        let orders_memory = !matches!(th.prog.code[pc as usize].op, Op::ActiveMask { .. });
+        if let Some(weak) = memory.ptx().filter(|_| orders_memory) {
             // The named lanes synchronize memory as a barrier does.
             let group = lanes[0]..lanes[lanes.len() - 1] + 1;
             if group.len() != lanes.len() {
@@ -393,12 +393,14 @@ impl Warps {
         Ok(())
     }
 
-    /// Writes the result of the votes of `lanes`, each at its own pc.
+    /// Writes the result of the votes (or `__activemask()`, the lanes
+    /// `named`) of `lanes`, each at its own pc.
     fn finish_collective(
         &self,
         th: &Threads,
         s: &mut [u32],
         lanes: &[usize],
+        named: u64,
     ) -> Result<(), Violation> {
         let mut preds = Vec::with_capacity(lanes.len());
         for &u in lanes {
@@ -411,6 +413,9 @@ impl Warps {
             .filter(|(_, p)| *p)
             .fold(0u64, |m, (l, _)| m | 1 << l);
         for &u in lanes {
+            if let Op::ActiveMask { dst } = th.prog.code[th.pc(s, u) as usize].op {
+                th.write_local(s, u, dst, named as i64);
+            }
             if let Op::Vote { dst, kind, .. } = th.prog.code[th.pc(s, u) as usize].op {
                 let value = match kind {
                     VoteKind::Any => (ballot != 0) as i64,
