@@ -43,16 +43,11 @@ fn cases() -> Vec<Case> {
             args: &[],
             outcome: Harness("harnesses/corpus/desul_lock_array.cu"),
         },
-        // The queue is a `__device__` object of class type (tickets, ring
-        // buffer and a packed 64-bit head/tail in one struct).
         Case {
             name: "broker-queue",
-            file: "tests/llvm/drivers/broker-queue.cu",
-            args: &["--kernel", "broker_queue_kernel", "--block", "2", "-I", "tests/llvm/stubs", "-I", "@"],
-            outcome: Refused {
-                at: "broker-queue.cu:7",
-                says: "Named(\"class.BrokerWorkDistributor\")",
-            },
+            file: "harnesses/corpus/broker_queue.cu",
+            args: &[],
+            outcome: Harness("harnesses/corpus/broker_queue.cu"),
         },
         // Producer and consumer are two kernels on two streams; the
         // consumer alone reaches its float add after the wait it cannot

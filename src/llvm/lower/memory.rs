@@ -182,11 +182,11 @@ impl Lowerer<'_> {
                 ))
             }
         };
-        let (len, bits, is_array) = match flatten(&g.ty) {
-            Some((len, bits)) => (len, bits, matches!(g.ty, LType::Array(..))),
+        let (len, bits, is_array) = match flatten(&g.ty).or_else(|| words_of(self.module, &g.ty)) {
+            Some((len, bits)) => (len, bits, !matches!(g.ty, LType::Int(_) | LType::Float | LType::Double | LType::Half | LType::BFloat)),
             None => {
                 return self.refuse(format!(
-                    "the variable `{}` of LLVM type {:?}: only integers, floating-point values (as their bits) and arrays of them are modelled",
+                    "the variable `{}` of LLVM type {:?}: only integers, floating-point values (as their bits), arrays of them and structs of those are modelled",
                     display_name(name),
                     g.ty
                 ))
@@ -519,6 +519,33 @@ fn flatten(ty: &LType) -> Option<(u32, u32)> {
     }
 }
 
+/// A `__device__` object of struct type (a queue's tickets, ring and
+/// counters) as the 32-bit words it is made of, when it holds no pointer
+/// and its size is a whole number of words: its fields are the words at
+/// their byte offsets. A field accessed at another width (a 64-bit
+/// head and tail) is refused where it is accessed, as for any variable.
+fn words_of(module: &crate::llvm::ir::Module, ty: &LType) -> Option<(u32, u32)> {
+    fn pointer_free(module: &crate::llvm::ir::Module, ty: &LType) -> bool {
+        match ty {
+            LType::Ptr(_) => false,
+            LType::Array(_, t) | LType::Vector(_, t) => pointer_free(module, t),
+            LType::Struct { fields, .. } => fields.iter().all(|f| pointer_free(module, f)),
+            LType::Named(n) => module
+                .struct_types
+                .get(n)
+                .and_then(|t| t.as_ref())
+                .is_some_and(|t| pointer_free(module, t)),
+            _ => true,
+        }
+    }
+    if !matches!(ty, LType::Struct { .. } | LType::Named(_)) || !pointer_free(module, ty) {
+        return None;
+    }
+    let (size, _) = layout(module, ty)?;
+    let len = u32::try_from(size / 4).ok()?;
+    (size % 4 == 0 && len > 0 && len <= 1 << 16).then_some((len, 32))
+}
+
 fn zero_extend(i: i128, bits: u32) -> u64 {
     super::values::zext(i, bits) as u64
 }
@@ -538,12 +565,51 @@ pub(crate) fn display_name(name: &str) -> String {
             }
         }
     }
+    if let Some(shown) = name.strip_prefix("_Z").and_then(template_instance) {
+        return shown;
+    }
     if let Some(nested) = name.strip_prefix("_ZN").and_then(|r| r.strip_suffix('E')) {
         if let Some(parts) = source_names(nested) {
             return parts.join("::");
         }
     }
     name.to_string()
+}
+
+/// `9bwd_queueILi2EjE` → `bwd_queue<2, unsigned int>`: a variable
+/// template's instance whose arguments are integers and builtin types.
+fn template_instance(rest: &str) -> Option<String> {
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    let n: usize = rest[..digits].parse().ok()?;
+    let id = rest.get(digits..digits + n)?;
+    let mut args = rest[digits + n..].strip_prefix('I')?.strip_suffix('E')?;
+    let mut shown = Vec::new();
+    while !args.is_empty() {
+        if let Some(lit) = args.strip_prefix('L') {
+            let end = lit.find('E')?;
+            let value = lit[..end].strip_prefix(['i', 'j', 'l', 'm'])?;
+            shown.push(value.replacen('n', "-", 1));
+            args = &lit[end + 1..];
+            continue;
+        }
+        let ty = match args.as_bytes()[0] {
+            b'i' => "int",
+            b'j' => "unsigned int",
+            b'l' => "long",
+            b'm' => "unsigned long",
+            b'x' => "long long",
+            b'y' => "unsigned long long",
+            b'c' => "char",
+            b'h' => "unsigned char",
+            b'b' => "bool",
+            b'f' => "float",
+            b'd' => "double",
+            _ => return None,
+        };
+        shown.push(ty.to_string());
+        args = &args[1..];
+    }
+    Some(format!("{id}<{}>", shown.join(", ")))
 }
 
 /// `5desul4Impl` → `["desul", "Impl"]`: a mangled nested name made only

@@ -568,6 +568,12 @@ fn local_statics_are_named_as_written() {
         "desul::Impl::CUDA_SPACE_ATOMIC_LOCKS_DEVICE"
     );
     assert_eq!(display_name("_ZN3fooIiE1xE"), "_ZN3fooIiE1xE");
+    assert_eq!(
+        display_name("_Z9bwd_queueILi2EjE"),
+        "bwd_queue<2, unsigned int>"
+    );
+    assert_eq!(display_name("_Z1vILin3EE"), "v<-3>");
+    assert_eq!(display_name("_Z1vI3FooE"), "_Z1vI3FooE");
     assert_eq!(display_name("_ZZ1kE9é"), "_ZZ1kE9é");
 }
 
@@ -686,4 +692,25 @@ define ptx_kernel void @k(i64 %a) {
 "#;
     let e = lower(back, "k", &[("arg0", 0)]).unwrap_err();
     assert!(e.contains("cannot follow"), "{e}");
+}
+
+/// A `__device__` object of struct type is the 32-bit words of its layout:
+/// a field is the word at its byte offset; one holding a pointer is refused.
+#[test]
+fn struct_globals_are_their_words() {
+    let ll = r#"
+%struct.Q = type { [2 x i32], [2 x i32], i32 }
+@q = addrspace(1) externally_initialized global %struct.Q zeroinitializer, align 4
+define ptx_kernel void @k() {
+  %c = getelementptr inbounds i8, ptr addrspacecast (ptr addrspace(1) @q to ptr), i64 16
+  %old = atomicrmw add ptr %c, i32 1 seq_cst, align 4
+  ret void
+}
+"#;
+    let p = lower(ll, "k", &[]).unwrap();
+    let q = p.vars.iter().find(|v| v.name == "q").expect("the object");
+    assert_eq!(q.len, 5);
+    let with_pointer = ll.replace("{ [2 x i32], [2 x i32], i32 }", "{ [2 x i32], ptr, i32 }");
+    let e = lower(&with_pointer, "k", &[]).unwrap_err();
+    assert!(e.contains("structs of those"), "{e}");
 }
