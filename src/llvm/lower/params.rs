@@ -94,21 +94,28 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    /// A pointer parameter's buffer of `len` elements, zero-initialised.
-    fn param_buffer(&mut self, ssa: &str, name: &str, len: u32) -> VarId {
+    /// A global buffer of `len` elements, zero-initialised, whose element
+    /// width its accesses will tell.
+    fn new_buffer(&mut self, name: String, len: u32, span: Span) -> VarId {
         let var = self.vars.len() as VarId;
         self.vars.push(MemVar {
-            name: name.to_string(),
+            name,
             storage: Storage::Global,
             ty: Type::U32,
             volatile: false,
             len,
             is_array: true,
             init: vec![0; len as usize],
-            span: self.point,
+            span,
         });
         self.widths.push(None);
         self.signed.push(None);
+        var
+    }
+
+    /// A pointer parameter's buffer of `len` elements, zero-initialised.
+    fn param_buffer(&mut self, ssa: &str, name: &str, len: u32) -> VarId {
+        let var = self.new_buffer(name.to_string(), len, self.point);
         self.ptrs.insert(
             ssa.to_string(),
             Ptr {
@@ -255,7 +262,6 @@ impl Lowerer<'_> {
         } else {
             field
         };
-        let d = self.vars.len() as VarId;
         let name = format!("{}->{field}", self.vars[v as usize].name);
         let len = self
             .field_args
@@ -264,18 +270,7 @@ impl Lowerer<'_> {
             .find(|(n, _)| *n == name)
             .map_or(DEFAULT_BUFFER_LEN, |(_, n)| (*n).clamp(1, 4096) as u32);
         self.params.push((name.clone(), i64::from(len)));
-        self.vars.push(MemVar {
-            name,
-            storage: Storage::Global,
-            ty: Type::U32,
-            volatile: false,
-            len,
-            is_array: true,
-            init: vec![0; len as usize],
-            span: self.span,
-        });
-        self.widths.push(None);
-        self.signed.push(None);
+        let d = self.new_buffer(name, len, self.span);
         self.fields.insert((v, k), d);
         Some(d)
     }
@@ -304,20 +299,8 @@ impl Lowerer<'_> {
         if let Some(d) = self.global_vars.get(name) {
             return Some(*d);
         }
-        let d = self.vars.len() as VarId;
         let display = super::memory::display_name(name);
-        self.vars.push(MemVar {
-            name: display.clone(),
-            storage: Storage::Global,
-            ty: Type::U32,
-            volatile: false,
-            len: DEFAULT_BUFFER_LEN,
-            is_array: true,
-            init: vec![0; DEFAULT_BUFFER_LEN as usize],
-            span: self.span,
-        });
-        self.widths.push(None);
-        self.signed.push(None);
+        let d = self.new_buffer(display, DEFAULT_BUFFER_LEN, self.span);
         self.global_vars.insert(name.to_string(), d);
         Some(d)
     }
