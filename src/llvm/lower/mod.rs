@@ -104,6 +104,7 @@ pub(crate) fn lower_kernel(
         by_value: Vec::new(),
         fields: HashMap::new(),
         field_args: Vec::new(),
+        variable_lengths: Vec::new(),
         inits: Vec::new(),
         code: Vec::new(),
         params: Vec::new(),
@@ -202,6 +203,8 @@ pub(crate) struct Lowerer<'m> {
     inits: Vec<(String, u32, i64)>,
     /// `--arg param->field=N`: lengths of struct arguments' buffers.
     field_args: Vec<(String, i64)>,
+    /// `--arg VARIABLE=N`: lengths of pointer variables' buffers.
+    variable_lengths: Vec<(String, u32)>,
     /// `cmpxchg` results: the old value's local and the expected value.
     cas: HashMap<String, (LocalId, Expr)>,
     /// Inline asm calls with several outputs: each output's local.

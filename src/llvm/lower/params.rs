@@ -171,16 +171,31 @@ impl Lowerer<'_> {
             // `param->field=N`: the length of a struct argument's buffer,
             // checked once the fields are known (`check_field_args`).
             let field_of = name.split_once("->").map(|(p, _)| p);
-            if !names
+            if names
                 .iter()
                 .any(|n| Some(n.as_str()) == field_of || n == name)
             {
+                continue;
+            }
+            // `VARIABLE=N`: the length of the buffer a `__device__` or
+            // `__constant__` pointer variable points to.
+            if !(1..=4096).contains(value) || !self.pointer_variable_names().any(|v| v == *name) {
+                let variables: Vec<String> = self.pointer_variable_names().collect();
+                let also = if variables.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; pointer variables, whose buffers take a length of 1 to 4096: {}",
+                        listed(&variables)
+                    )
+                };
                 return self.refuse_at_kernel(format!(
-                    "--arg {name}=...: kernel `{}` has no parameter `{name}` (it has: {})",
+                    "--arg {name}=...: kernel `{}` has no parameter `{name}` (it has: {}){also}",
                     request.kernel,
                     listed(names)
                 ));
             }
+            self.variable_lengths.push((name.clone(), *value as u32));
         }
         Ok(())
     }
@@ -277,10 +292,21 @@ impl Lowerer<'_> {
 }
 
 impl Lowerer<'_> {
+    /// The names of the module's `__device__`/`__constant__` pointer
+    /// variables, as the source spells them.
+    fn pointer_variable_names(&self) -> impl Iterator<Item = String> + '_ {
+        self.module
+            .globals
+            .iter()
+            .filter(|g| matches!(g.ty, LType::Ptr(_)) && matches!(g.addrspace, 1 | 4))
+            .map(|g| super::memory::display_name(&g.name))
+    }
+
     /// The buffer a `__device__` or `__constant__` pointer variable points
     /// to (`desul::Impl::CUDA_SPACE_ATOMIC_LOCKS_DEVICE`, set by the host
     /// with cudaMemcpyToSymbol): a zero-initialised buffer of its own,
-    /// named as the variable, of the default length. The device never
+    /// named as the variable, of the default length (`--arg NAME=N` sets
+    /// it). The device never
     /// changes where it points: a pointer stored to memory is refused.
     /// `None` for a value that is not such a variable.
     pub(super) fn pointer_global(&mut self, v: &crate::llvm::ir::Value) -> Option<VarId> {
@@ -300,7 +326,15 @@ impl Lowerer<'_> {
             return Some(*d);
         }
         let display = super::memory::display_name(name);
-        let d = self.new_buffer(display, DEFAULT_BUFFER_LEN, self.span);
+        let len = self
+            .variable_lengths
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == display)
+            .map_or(DEFAULT_BUFFER_LEN, |(_, n)| *n);
+        // Recorded with the integers: the report's header shows the launch.
+        self.params.push((display.clone(), i64::from(len)));
+        let d = self.new_buffer(display, len, self.span);
         self.global_vars.insert(name.to_string(), d);
         Some(d)
     }

@@ -683,6 +683,17 @@ define ptx_kernel void @k(ptr %p) {
     let p = lower(ll, "k", &[]).unwrap();
     let mem = run(&p);
     assert_eq!(mem.get(&("locks".to_string(), 3)), Some(&1), "{mem:?}");
+    let len = |p: &Program| p.vars.iter().find(|v| v.name == "locks").map(|v| v.len);
+    assert_eq!(len(&p), Some(4), "the default length");
+    // `--arg locks=8` sizes its buffer; a name that is neither a parameter
+    // nor a pointer variable, or a length out of range, is refused.
+    assert_eq!(len(&lower(ll, "k", &[("locks", 8)]).unwrap()), Some(8));
+    let e = lower(ll, "k", &[("lock", 8)]).unwrap_err();
+    assert!(
+        e.contains("pointer variables") && e.contains("locks"),
+        "{e}"
+    );
+    assert!(lower(ll, "k", &[("locks", 0)]).is_err());
     let back = r#"
 define ptx_kernel void @k(i64 %a) {
   %p = inttoptr i64 %a to ptr
