@@ -326,7 +326,7 @@ fn refusals() {
 ///   with zero-initialised buffers.
 struct Hetero {
     kernel: &'static str,
-    args: &'static [&'static str],
+    args: Vec<&'static str>,
     verdict: &'static str,
     violation: Option<(&'static str, u32)>,
 }
@@ -340,7 +340,7 @@ fn hetero_cases() -> Vec<Hetero> {
         // The fences order the critical section's plain accesses.
         Hetero {
             kernel: "kernelSpinLockMutex",
-            args: MUTEX,
+            args: MUTEX.to_vec(),
             verdict: "verified",
             violation: None,
         },
@@ -348,7 +348,7 @@ fn hetero_cases() -> Vec<Hetero> {
         // fenced on both sides): verified the same way.
         Hetero {
             kernel: "kernelFetchAndAddMutex",
-            args: MUTEX,
+            args: MUTEX.to_vec(),
             verdict: "verified",
             violation: None,
         },
@@ -357,7 +357,7 @@ fn hetero_cases() -> Vec<Hetero> {
         // dereferences it.
         Hetero {
             kernel: "kernelEBOMutex",
-            args: MUTEX,
+            args: MUTEX.to_vec(),
             verdict: "verified",
             violation: None,
         },
@@ -368,7 +368,7 @@ fn hetero_cases() -> Vec<Hetero> {
         // line 70, accessData's copy).
         Hetero {
             kernel: "kernelSpinLockMutexUniq",
-            args: MUTEX,
+            args: MUTEX.to_vec(),
             verdict: "violated",
             violation: Some(("heterogeneous_race", 70)),
         },
@@ -378,7 +378,7 @@ fn hetero_cases() -> Vec<Hetero> {
         // deadlock of this launch's initial state, not of the algorithm.
         Hetero {
             kernel: "kernelSleepingMutex",
-            args: MUTEX,
+            args: MUTEX.to_vec(),
             verdict: "violated",
             violation: Some(("deadlock", 56)),
         },
@@ -392,13 +392,13 @@ fn hetero_cases() -> Vec<Hetero> {
         // found here in the kernel as launched. Under sc it verifies.
         Hetero {
             kernel: "kernelSleepingMutex",
-            args: SLEEP_INIT,
+            args: SLEEP_INIT.to_vec(),
             verdict: "violated",
             violation: Some(("heterogeneous_race", 70)),
         },
         Hetero {
             kernel: "kernelSleepingMutex",
-            args: SLEEP_INIT_SC,
+            args: [SLEEP_INIT, &["--memory-model", "sc"]].concat(),
             verdict: "verified",
             violation: None,
         },
@@ -422,25 +422,6 @@ const SLEEP_INIT: &[&str] = &[
     "gpuLockData->mutexBuffers[3]=-1",
 ];
 
-const SLEEP_INIT_SC: &[&str] = &[
-    "--arg",
-    "mutex=0",
-    "--arg",
-    "NUM_SM=1",
-    "--arg",
-    "gpuLockData[0]=2",
-    "--arg",
-    "gpuLockData->mutexBuffers[0]=1",
-    "--arg",
-    "gpuLockData->mutexBuffers[1]=-1",
-    "--arg",
-    "gpuLockData->mutexBuffers[2]=-1",
-    "--arg",
-    "gpuLockData->mutexBuffers[3]=-1",
-    "--memory-model",
-    "sc",
-];
-
 fn hetero_case(main_cu: &std::path::Path, c: &Hetero) {
     let file = main_cu.display().to_string();
     let mut args = vec![
@@ -457,7 +438,7 @@ fn hetero_case(main_cu: &std::path::Path, c: &Hetero) {
         "--arg",
         "storage=32",
     ];
-    args.extend_from_slice(c.args);
+    args.extend_from_slice(&c.args);
     let out = run(&args);
     let report: Value = serde_json::from_str(&stdout(&out))
         .unwrap_or_else(|e| panic!("{}: no JSON report ({e}): {}", c.kernel, stderr(&out)));

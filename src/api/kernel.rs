@@ -125,9 +125,5 @@ fn header_compile_options(header: &Header, path: &Path) -> Result<crate::cu::Req
         )
         .label("not for a kernel"));
     }
-    let file = SpecFile {
-        header: header.clone(),
-        ..SpecFile::default()
-    };
-    crate::cu::Request::from_header(&file, path)
+    crate::cu::Request::from_header(header, path)
 }

@@ -32,8 +32,9 @@ pub fn load(spec: &SpecSource) -> Result<(SpecFile, Source), Error> {
     let mut source = spec.source();
     #[cfg(feature = "cuda-frontend")]
     if crate::cu::imports_cuda(&file) {
-        let request = crate::cu::Request::from_header(&file, std::path::Path::new(&spec.origin))
-            .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
+        let request =
+            crate::cu::Request::from_header(&file.header, std::path::Path::new(&spec.origin))
+                .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
         crate::cu::attach(&mut file, &mut source, &request)
             .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
     }

@@ -19,7 +19,7 @@ mod parse;
 mod ptx;
 mod timing;
 
-use crate::spec::ast::{Item, Span, SpecFile};
+use crate::spec::ast::{Header, Item, Span, SpecFile};
 use crate::spec::diag::{Diagnostic, Source};
 use std::path::{Path, PathBuf};
 
@@ -54,15 +54,15 @@ pub(crate) struct Request {
 }
 
 impl Request {
-    /// Reads the header of `file` (the harness at `origin`).
-    pub(crate) fn from_header(file: &SpecFile, origin: &Path) -> Result<Request, Diagnostic> {
+    /// Reads the CUDA keys of `header` (of the harness, or kernel file, at `origin`).
+    pub(crate) fn from_header(header: &Header, origin: &Path) -> Result<Request, Diagnostic> {
         let dir = origin.parent().unwrap_or(Path::new("."));
         let mut r = Request {
             abstract_timing: true,
             arch: 70,
             ..Request::default()
         };
-        for (key, v) in &file.header.cuda {
+        for (key, v) in &header.cuda {
             let (value, span) = (v.text.as_str(), v.span);
             match key.as_str() {
                 CUDA_KEY => {
