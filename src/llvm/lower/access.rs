@@ -7,7 +7,7 @@
 //! is what they are here. An explicit order or `syncscope` is honoured
 //! (`seq_cst` at a scope as PTX maps it: `fence.sc` then acq_rel).
 
-use super::memory::Base;
+use super::memory::{Base, Region};
 use super::{Lowerer, R};
 use crate::ir::{AtomicOp, Expr, MemOrder, Op, Order, Scope};
 use crate::llvm::ir::{Atomic, Callee, Instr, InstrKind, Ordering, RmwOp, Type as LType, Value};
@@ -180,7 +180,7 @@ impl Lowerer<'_> {
                     ty: LType::Ptr(0),
                     value: v.clone(),
                 };
-                Ok(self.ptr(&op)?.var.map(Base::Var))
+                Ok(self.ptr(&op)?.var().map(Base::Var))
             }
             _ => Ok(None),
         }
@@ -206,6 +206,13 @@ impl Lowerer<'_> {
     pub(super) fn load(&mut self, instr: &Instr, volatile: bool, atomic: Option<&Atomic>) -> R<()> {
         let bits = self.access_bits(&instr.ty)?;
         let p = self.ptr(&instr.operands[0])?;
+        if let Region::Private(k) = p.region {
+            if atomic.is_some() {
+                return self.refuse("an atomic load of a thread's local variable");
+            }
+            let value = self.private_load(k, &p.offset, bits)?;
+            return self.assign(instr, value);
+        }
         let loc = self.loc(&p, bits)?;
         let order = match atomic {
             Some(a) => {
@@ -232,7 +239,7 @@ impl Lowerer<'_> {
     /// A struct passed by value is each thread's own copy: the model has
     /// one, so a write into it is refused.
     pub(super) fn writable(&self, p: &super::memory::Ptr) -> R<()> {
-        match p.var.filter(|v| self.by_value.contains(v)) {
+        match p.var().filter(|v| self.by_value.contains(v)) {
             Some(v) => self.refuse(format!(
                 "a write into `{}`, a struct passed by value (each thread's copy is its own; the model holds one)",
                 self.vars[v as usize].name
@@ -248,13 +255,15 @@ impl Lowerer<'_> {
         atomic: Option<&Atomic>,
     ) -> R<()> {
         let p = self.ptr(&instr.operands[1])?;
-        if p.var.is_none() {
-            // printf's argument buffer: private, never read by the model.
-            return Ok(());
-        }
         self.writable(&p)?;
         let bits = self.access_bits(&instr.operands[0].ty)?;
         let value = self.int(&instr.operands[0])?;
+        if let Region::Private(k) = p.region {
+            if atomic.is_some() {
+                return self.refuse("an atomic store to a thread's local variable");
+            }
+            return self.private_store(k, &p.offset, bits, value);
+        }
         let loc = self.loc(&p, bits)?;
         let order = match atomic {
             Some(a) => {

@@ -413,9 +413,6 @@ impl Lowerer<'_> {
             return Ok(e);
         }
         let why = match name {
-            "clock" | "clock64" | "globaltimer" | "globaltimer_lo" | "globaltimer_hi" => {
-                ": time is not modelled"
-            }
             "warpid" | "smid" | "nwarpid" | "nsmid" => {
                 ": where the hardware runs a thread is not modelled"
             }
@@ -450,7 +447,7 @@ impl Lowerer<'_> {
         }
         let p = self.ptr(op)?;
         let p = Ptr {
-            var: p.var,
+            region: p.region,
             offset: super::memory::add(p.offset, Expr::Const(k)),
         };
         let loc = self.loc(&p, a.bits)?;

@@ -71,9 +71,16 @@ impl Lowerer<'_> {
             return self.assign(instr, v);
         }
         if name == "llvm.nvvm.isspacep.local" {
-            // `__isLocal`: a pointer followed into a variable never is.
+            // `__isLocal`: a pointer followed into a variable never is; one
+            // into an `alloca` always is.
             return match instr.operands.first() {
                 Some(op) if self.followed(&op.value) => self.assign(instr, Expr::Const(0)),
+                Some(crate::llvm::ir::Operand {
+                    value: Value::Local(n),
+                    ..
+                }) if self.bases.get(n) == Some(&super::memory::Base::Private) => {
+                    self.assign(instr, Expr::Const(1))
+                }
                 _ => self.refuse("`__isLocal` of a pointer the model cannot follow"),
             };
         }
@@ -229,6 +236,16 @@ impl Lowerer<'_> {
             "__nv_abs" | "__nv_llabs" => Some("abs"),
             _ => None,
         };
+        if let Some((count, bits)) = bit_count(name) {
+            let a = self.int(&instr.operands[0])?;
+            // Each form reads its operand several times: compute it once.
+            let x = self.new_local(&format!("{name}.x"), crate::spec::ast::Type::I64);
+            self.emit(Op::Assign {
+                dst: x,
+                value: count.operand(a, bits),
+            });
+            return Ok(Some(count.of(Expr::Local(x), bits)));
+        }
         let op = match (libdevice, name.strip_prefix("llvm.")) {
             (Some(op), _) => op,
             (None, Some(base)) => base.split('.').next().unwrap_or(""),
@@ -329,4 +346,120 @@ impl Lowerer<'_> {
             _ => None,
         }
     }
+}
+
+/// A count over an integer's bits.
+#[derive(Clone, Copy)]
+enum BitCount {
+    /// Set bits (`__popc`).
+    Ones,
+    /// 1 + the index of the lowest set bit, 0 for none (`__ffs`).
+    FirstSet,
+    /// Zeros below the lowest set bit (`llvm.cttz`).
+    TrailingZeros,
+    /// Zeros above the highest set bit (`__clz`, `llvm.ctlz`).
+    LeadingZeros,
+}
+
+/// The bit count a call makes, and its operand's width: libdevice's
+/// `__popc`, `__ffs`, `__clz` and their `ll` forms (declared only under
+/// -nocudalib) and LLVM's `ctpop`, `cttz`, `ctlz`.
+fn bit_count(name: &str) -> Option<(BitCount, u32)> {
+    use BitCount::*;
+    let libdevice = match name {
+        "__nv_popc" => Some((Ones, 32)),
+        "__nv_popcll" => Some((Ones, 64)),
+        "__nv_ffs" => Some((FirstSet, 32)),
+        "__nv_ffsll" => Some((FirstSet, 64)),
+        "__nv_clz" => Some((LeadingZeros, 32)),
+        "__nv_clzll" => Some((LeadingZeros, 64)),
+        _ => None,
+    };
+    libdevice.or_else(|| {
+        let (op, width) = name.strip_prefix("llvm.")?.split_once(".i")?;
+        let bits: u32 = width
+            .parse()
+            .ok()
+            .filter(|b| matches!(b, 8 | 16 | 32 | 64))?;
+        let count = match op {
+            "ctpop" => Ones,
+            "cttz" => TrailingZeros,
+            "ctlz" => LeadingZeros,
+            _ => return None,
+        };
+        Some((count, bits))
+    })
+}
+
+impl BitCount {
+    /// What the count reads: the low `bits` of `a`; for leading zeros,
+    /// with every bit below the highest set one set too.
+    fn operand(self, a: Expr, bits: u32) -> Expr {
+        use crate::spec::ast::BinOp;
+        let bin = |op, a: Expr, b: Expr| Expr::Binary(op, Box::new(a), Box::new(b));
+        let mut x = bin(BinOp::BitAnd, a, Expr::Const(low_mask(bits)));
+        if let BitCount::LeadingZeros = self {
+            let mut shift = 1;
+            while shift < bits {
+                let s = bin(BinOp::Shr, x.clone(), Expr::Const(i64::from(shift)));
+                x = bin(BinOp::BitOr, x, s);
+                shift *= 2;
+            }
+        }
+        x
+    }
+
+    /// The count, from `x` (a local holding `operand`).
+    fn of(self, x: Expr, bits: u32) -> Expr {
+        use crate::spec::ast::{BinOp, UnOp};
+        let bin = |op, a: Expr, b: Expr| Expr::Binary(op, Box::new(a), Box::new(b));
+        let k = |v: i64| Expr::Const(v);
+        let low = x;
+        let is_zero = bin(BinOp::Eq, low.clone(), k(0));
+        // The bits below the lowest set one: (x & -x) - 1.
+        let lowest = bin(
+            BinOp::BitAnd,
+            low.clone(),
+            Expr::Unary(UnOp::Neg, Box::new(low.clone())),
+        );
+        let below = bin(BinOp::Sub, lowest, k(1));
+        let when_zero = |zero: i64, other: Expr| {
+            Expr::Ternary(
+                Box::new(is_zero.clone()),
+                Box::new(k(zero)),
+                Box::new(other),
+            )
+        };
+        match self {
+            BitCount::Ones => popcount(low, bits),
+            BitCount::FirstSet => when_zero(0, bin(BinOp::Add, popcount(below, bits), k(1))),
+            BitCount::TrailingZeros => when_zero(i64::from(bits), popcount(below, bits)),
+            BitCount::LeadingZeros => bin(BinOp::Sub, k(i64::from(bits)), popcount(low, bits)),
+        }
+    }
+}
+
+fn low_mask(bits: u32) -> i64 {
+    if bits >= 64 {
+        -1
+    } else {
+        (1i64 << bits) - 1
+    }
+}
+
+/// The number of set bits among the low `bits` of `x`: the sum of each
+/// bit, as the model's expressions have no population count of their own.
+fn popcount(x: Expr, bits: u32) -> Expr {
+    use crate::spec::ast::BinOp;
+    let bit = |i: u32| {
+        let shifted = Expr::Binary(
+            BinOp::Shr,
+            Box::new(x.clone()),
+            Box::new(Expr::Const(i64::from(i))),
+        );
+        Expr::Binary(BinOp::BitAnd, Box::new(shifted), Box::new(Expr::Const(1)))
+    };
+    (1..bits).fold(bit(0), |sum, i| {
+        Expr::Binary(BinOp::Add, Box::new(sum), Box::new(bit(i)))
+    })
 }

@@ -5,7 +5,7 @@
 //! when one copy reads what another writes (the swap problem) all are
 //! made through temporaries first, as a parallel copy.
 
-use super::memory::{Base, Ptr};
+use super::memory::{Base, Ptr, Region};
 use super::{Lowerer, R};
 use crate::ir::{Expr, LocalId, Op, Pc};
 use crate::llvm::ir::{Block, Callee, CastOp, Instr, InstrKind, Type as LType, Value};
@@ -188,7 +188,7 @@ impl Lowerer<'_> {
                                 self.ptrs.insert(
                                     res.clone(),
                                     Ptr {
-                                        var: Some(v),
+                                        region: Region::Var(v),
                                         offset: Expr::Local(l),
                                     },
                                 );
@@ -221,11 +221,17 @@ impl Lowerer<'_> {
                 let c = self.int(&instr.operands[0])?;
                 let a = self.ptr(&instr.operands[1])?;
                 let b = self.ptr(&instr.operands[2])?;
-                if a.var != b.var {
+                if a.region != b.region {
                     return self.refuse("a select between pointers into two buffers or variables: the model names one variable per access");
                 }
                 let offset = Expr::Ternary(Box::new(c), Box::new(a.offset), Box::new(b.offset));
-                self.bind_ptr(instr, Ptr { var: a.var, offset })
+                self.bind_ptr(
+                    instr,
+                    Ptr {
+                        region: a.region,
+                        offset,
+                    },
+                )
             }
             InstrKind::Select => self.select(instr),
             InstrKind::Freeze if matches!(instr.ty, LType::Ptr(_)) => {
@@ -236,13 +242,7 @@ impl Lowerer<'_> {
                 let v = self.int(&instr.operands[0])?;
                 self.assign(instr, v)
             }
-            InstrKind::Alloca { .. } => self.bind_ptr(
-                instr,
-                Ptr {
-                    var: None,
-                    offset: Expr::Const(0),
-                },
-            ),
+            InstrKind::Alloca { allocated, .. } => self.alloca(instr, allocated),
             InstrKind::GetElementPtr { source, .. } => {
                 let base = self.ptr(&instr.operands[0])?;
                 let p = self.gep(source, base, &instr.operands[1..])?;
@@ -258,7 +258,7 @@ impl Lowerer<'_> {
                             value: offset,
                         });
                         Ptr {
-                            var: p.var,
+                            region: p.region,
                             offset: Expr::Local(l),
                         }
                     }
@@ -299,13 +299,13 @@ impl Lowerer<'_> {
     fn load_pointer(&mut self, instr: &Instr) -> R<()> {
         if let Some(d) = self.pointer_global(&instr.operands[0].value) {
             let p = Ptr {
-                var: Some(d),
+                region: Region::Var(d),
                 offset: Expr::Const(0),
             };
             return self.bind_ptr(instr, p);
         }
         let p = self.ptr(&instr.operands[0])?;
-        let field = match (p.var, &p.offset) {
+        let field = match (p.var(), &p.offset) {
             (Some(v), Expr::Const(k)) => self.pointer_field(v, *k),
             _ => None,
         };
@@ -313,7 +313,7 @@ impl Lowerer<'_> {
             Some(d) => self.bind_ptr(
                 instr,
                 Ptr {
-                    var: Some(d),
+                    region: Region::Var(d),
                     offset: Expr::Const(0),
                 },
             ),
@@ -415,12 +415,12 @@ impl Lowerer<'_> {
                         // an offset no access can reach, so that a use is
                         // an out-of-bounds error rather than a guess.
                         crate::llvm::ir::Value::Null => Ptr {
-                            var: dst.var,
+                            region: dst.region,
                             offset: Expr::Const(NULL_OFFSET),
                         },
                         _ => self.ptr(op)?,
                     };
-                    if src.var != dst.var {
+                    if src.region != dst.region {
                         return self.refuse("a phi of pointers into two buffers or variables: the model names one variable per access");
                     }
                     let Expr::Local(l) = dst.offset else {

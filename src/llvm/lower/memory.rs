@@ -10,12 +10,30 @@ use crate::llvm::ir::{CastOp, ConstExpr, InstrKind, Operand, Type as LType, Valu
 use crate::spec::ast::{BinOp, Storage, Type};
 use std::collections::HashMap;
 
-/// A pointer: into a variable (`None`: a thread's private memory, an
-/// `alloca`, which only printf's argument buffer may use) at a byte offset.
+/// What a pointer points into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Region {
+    /// A memory variable: a buffer, a `__shared__` or `__device__` variable.
+    Var(VarId),
+    /// The k-th `alloca`: the thread's private memory (`private.rs`).
+    Private(u32),
+}
+
+/// A pointer: a region and a byte offset into it.
 #[derive(Clone, Debug)]
 pub(crate) struct Ptr {
-    pub(crate) var: Option<VarId>,
+    pub(crate) region: Region,
     pub(crate) offset: Expr,
+}
+
+impl Ptr {
+    /// The memory variable it points into, if it is not private memory.
+    pub(crate) fn var(&self) -> Option<VarId> {
+        match self.region {
+            Region::Var(v) => Some(v),
+            Region::Private(_) => None,
+        }
+    }
 }
 
 /// What a pointer SSA value may point into.
@@ -245,7 +263,7 @@ impl Lowerer<'_> {
             .filter_map(|i| Some((i.result.as_deref()?, i)))
             .collect();
         for (name, p) in &self.ptrs {
-            if let Some(v) = p.var {
+            if let Some(v) = p.var() {
                 bases.insert(name.clone(), Base::Var(v));
             }
         }
@@ -326,7 +344,7 @@ impl Lowerer<'_> {
                             return Ok(None);
                         };
                         let base = Ptr {
-                            var: Some(var),
+                            region: Region::Var(var),
                             offset: Expr::Const(k),
                         };
                         self.gep(source, base, &def.operands[1..])?
@@ -338,7 +356,7 @@ impl Lowerer<'_> {
             Value::Expr(ce) => self.const_ptr(ce)?,
             _ => return Ok(None),
         };
-        Ok(match (p.var, p.offset) {
+        Ok(match (p.var(), p.offset) {
             (Some(v), Expr::Const(k)) => Some((v, k)),
             _ => None,
         })
@@ -376,7 +394,7 @@ impl Lowerer<'_> {
                     _ => self.refuse("a pointer the model cannot follow (loaded from memory, or computed from an integer)"),
                 },
             },
-            Value::Global(g) => Ok(Ptr { var: Some(self.global_var(g)?), offset: Expr::Const(0) }),
+            Value::Global(g) => Ok(Ptr { region: Region::Var(self.global_var(g)?), offset: Expr::Const(0) }),
             Value::Expr(ce) => self.const_ptr(ce),
             Value::Null => self.refuse("a null pointer"),
             _ => self.refuse("a pointer the model cannot follow"),
@@ -434,7 +452,7 @@ impl Lowerer<'_> {
             }
         }
         Ok(Ptr {
-            var: base.var,
+            region: base.region,
             offset,
         })
     }
@@ -449,7 +467,7 @@ impl Lowerer<'_> {
 
     /// The location an access of `bits` at `p` names.
     pub(super) fn loc(&mut self, p: &Ptr, bits: u32) -> R<Loc> {
-        let Some(var) = p.var else {
+        let Some(var) = p.var() else {
             return self.refuse("an access to a thread's local array or variable whose address is taken (private memory is not modelled)");
         };
         let size = i64::from(bits.div_ceil(8).max(1));

@@ -18,6 +18,7 @@ mod float;
 mod flow;
 mod memory;
 mod params;
+mod private;
 mod source;
 mod values;
 
@@ -100,6 +101,7 @@ pub(crate) fn lower_kernel(
         cas: HashMap::new(),
         asm_outputs: HashMap::new(),
         dead: HashSet::new(),
+        private: Vec::new(),
         param_vars: Vec::new(),
         by_value: Vec::new(),
         fields: HashMap::new(),
@@ -209,6 +211,8 @@ pub(crate) struct Lowerer<'m> {
     cas: HashMap<String, (LocalId, Expr)>,
     /// Inline asm calls with several outputs: each output's local.
     asm_outputs: HashMap<String, Vec<LocalId>>,
+    /// The thread's private memory: each `alloca`'s slots.
+    private: Vec<private::PrivateRegion>,
     /// Blocks no run reaches (`flow::dead_blocks`), left out.
     dead: HashSet<String>,
     code: Vec<Instr>,

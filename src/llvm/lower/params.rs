@@ -5,7 +5,7 @@
 //! `--arg NAME[i]=V` gives an element of a global variable its initial
 //! value.
 
-use super::memory::Ptr;
+use super::memory::{Ptr, Region};
 use super::{source, KernelRequest, Lowerer, DEFAULT_BUFFER_LEN, R};
 use crate::ir::{Expr, MemVar, VarId};
 use crate::llvm::debug::SourceLoc;
@@ -119,7 +119,7 @@ impl Lowerer<'_> {
         self.ptrs.insert(
             ssa.to_string(),
             Ptr {
-                var: Some(var),
+                region: Region::Var(var),
                 offset: Expr::Const(0),
             },
         );

@@ -30,7 +30,8 @@ fn lower(ll: &str, kernel: &str, args: &[(&str, i64)]) -> Result<Program, String
     })
 }
 
-/// Runs thread 0 of block 0 alone; memory as `(variable, index) → value`.
+/// Runs thread 0 of block 0 alone; memory as `(variable, index) → value`,
+/// and `("<assert>", pc)` → 1 for each assertion that fails.
 fn run(p: &Program) -> BTreeMap<(String, i64), i64> {
     let mut locals = vec![0i64; p.locals.len()];
     let mut mem: BTreeMap<(String, i64), i64> = BTreeMap::new();
@@ -85,6 +86,9 @@ fn run(p: &Program) -> BTreeMap<(String, i64), i64> {
                 } as usize
             }
             Op::Jump { target } => next = *target as usize,
+            Op::Assert { cond, .. } if eval(cond, &locals) == 0 => {
+                mem.insert(("<assert>".to_string(), pc as i64), 1);
+            }
             Op::Exit => return mem,
             _ => {}
         }
@@ -434,8 +438,8 @@ fn inline_ptx_outside_the_model_is_refused_in_its_words() {
             "mbarrier",
         ),
         (
-            r#"  %t = call i64 asm sideeffect "mov.u64 $0, %globaltimer;", "=l"()"#,
-            "time is not modelled",
+            r#"  %t = call i32 asm sideeffect "mov.u32 $0, %smid;", "=r"()"#,
+            "where the hardware runs a thread is not modelled",
         ),
         (
             r#"  %t = call i32 asm sideeffect "ld.global.nc.u32 $0, [$1];", "=r,l"(ptr %p)"#,
@@ -724,4 +728,137 @@ define ptx_kernel void @k() {
     let with_pointer = ll.replace("{ [2 x i32], [2 x i32], i32 }", "{ [2 x i32], ptr, i32 }");
     let e = lower(&with_pointer, "k", &[]).unwrap_err();
     assert!(e.contains("structs of those"), "{e}");
+}
+
+/// An `alloca` SROA left (its address taken, or indexed at run time) is
+/// the thread's own values: constant offsets name one slot each, a
+/// run-time offset chooses among the array's slots after an assertion
+/// that it is inside.
+#[test]
+fn private_memory_is_the_threads_own_values() {
+    let ll = r#"
+define ptx_kernel void @k(ptr %out, i32 %n) {
+  %a = alloca [4 x i32], align 4
+  store i32 7, ptr %a, align 4
+  %o3 = getelementptr inbounds i32, ptr %out, i64 3
+  store i32 %n, ptr %o3, align 4
+  %i = load i32, ptr %o3, align 4
+  %idx = sext i32 %i to i64
+  %ei = getelementptr inbounds [4 x i32], ptr %a, i64 0, i64 %idx
+  store i32 9, ptr %ei, align 4
+  %v0 = load i32, ptr %a, align 4
+  %e2 = getelementptr inbounds [4 x i32], ptr %a, i64 0, i64 2
+  %v2 = load i32, ptr %e2, align 4
+  %vi = load i32, ptr %ei, align 4
+  store i32 %v0, ptr %out, align 4
+  %o1 = getelementptr inbounds i32, ptr %out, i64 1
+  store i32 %v2, ptr %o1, align 4
+  %o2 = getelementptr inbounds i32, ptr %out, i64 2
+  store i32 %vi, ptr %o2, align 4
+  ret void
+}
+"#;
+    let out = |i: i64| {
+        let p = lower(ll, "k", &[("arg1", i)]).unwrap();
+        // Only the buffer is memory: the array's words are locals.
+        assert_eq!(p.vars.len(), 1, "{:?}", p.vars);
+        let mem = run(&p);
+        let failed = mem.keys().any(|(v, _)| v == "<assert>");
+        let at = |k| mem.get(&("arg0".to_string(), k)).copied().unwrap_or(0);
+        (at(0), at(1), at(2), failed)
+    };
+    assert_eq!(out(2), (7, 9, 9, false));
+    assert_eq!(out(0), (9, 0, 9, false));
+    assert!(out(4).3, "an index past the end fails its assertion");
+    assert!(out(-1).3, "a negative index fails its assertion");
+    // One word read as two halves is refused, not guessed.
+    let halves = r#"
+define ptx_kernel void @k(ptr %out) {
+  %a = alloca i64, align 8
+  store i64 1, ptr %a, align 8
+  %h = getelementptr inbounds i8, ptr %a, i64 4
+  %v = load i32, ptr %h, align 4
+  store i32 %v, ptr %out, align 4
+  ret void
+}
+"#;
+    let e = lower(halves, "k", &[]).unwrap_err();
+    assert!(e.contains("two widths"), "{e}");
+    // A constant offset outside the array fails where it runs.
+    let past = r#"
+define ptx_kernel void @k() {
+  %a = alloca [2 x i32], align 4
+  %e = getelementptr inbounds [2 x i32], ptr %a, i64 0, i64 2
+  store i32 1, ptr %e, align 4
+  ret void
+}
+"#;
+    let p = lower(past, "k", &[]).unwrap();
+    assert!(run(&p).keys().any(|(v, _)| v == "<assert>"));
+    let atomic = r#"
+define ptx_kernel void @k() {
+  %a = alloca i32, align 4
+  %v = atomicrmw add ptr %a, i32 1 syncscope("device") monotonic, align 4
+  ret void
+}
+"#;
+    let e = lower(atomic, "k", &[]).unwrap_err();
+    assert!(e.contains("private") || e.contains("local"), "{e}");
+}
+
+/// Time stands still: every read of a clock gives 0, so a back-off that
+/// reads it only spins.
+#[test]
+fn clocks_read_as_one_instant() {
+    let ll = r#"
+declare i64 @llvm.nvvm.read.ptx.sreg.clock64()
+define ptx_kernel void @k(ptr %out) {
+  %t = call i64 asm sideeffect "mov.u64 $0, %globaltimer;", "=l"()
+  %c = call i64 @llvm.nvvm.read.ptx.sreg.clock64()
+  %s = add i64 %t, %c
+  %s1 = add i64 %s, 5
+  store i64 %s1, ptr %out, align 8
+  ret void
+}
+"#;
+    let p = lower(ll, "k", &[]).unwrap();
+    assert_eq!(run(&p)[&("arg0".to_string(), 0)], 5);
+}
+
+/// `__popc`, `__ffs`, `__clz` (libdevice's, and LLVM's `ctpop`, `cttz`,
+/// `ctlz`) are expressions over the operand's bits, equal to CUDA's.
+#[test]
+fn bit_counts_are_cudas() {
+    let cases: &[(&str, &str, i64, i64)] = &[
+        ("i32 @__nv_popc(i32)", "i32", 0xF0F0, 8),
+        ("i32 @__nv_popc(i32)", "i32", -1, 32),
+        ("i32 @__nv_popcll(i64)", "i64", -1, 64),
+        ("i32 @__nv_ffs(i32)", "i32", 8, 4),
+        ("i32 @__nv_ffs(i32)", "i32", 0, 0),
+        ("i32 @__nv_ffs(i32)", "i32", i64::from(i32::MIN), 32),
+        ("i32 @__nv_ffsll(i64)", "i64", 1 << 40, 41),
+        ("i32 @__nv_clz(i32)", "i32", 1, 31),
+        ("i32 @__nv_clz(i32)", "i32", 0, 32),
+        ("i32 @__nv_clz(i32)", "i32", -1, 0),
+        ("i32 @__nv_clzll(i64)", "i64", 1, 63),
+        ("i32 @llvm.cttz.i32(i32)", "i32", 8, 3),
+        ("i32 @llvm.cttz.i32(i32)", "i32", 0, 32),
+        ("i32 @llvm.ctlz.i32(i32)", "i32", 0x00FF_0000, 8),
+        ("i32 @llvm.ctpop.i32(i32)", "i32", 7, 3),
+    ];
+    for &(decl, ty, x, want) in cases {
+        let name = decl.split(['@', '(']).nth(1).unwrap();
+        let ll = format!(
+            "declare {decl}\n\
+             define ptx_kernel void @k(ptr %out, ptr %in) {{\n\
+               store {ty} {x}, ptr %in\n\
+               %x = load {ty}, ptr %in\n\
+               %c = call i32 @{name}({ty} %x)\n\
+               store i32 %c, ptr %out\n\
+               ret void\n\
+             }}\n"
+        );
+        let p = lower(&ll, "k", &[]).unwrap();
+        assert_eq!(run(&p)[&("arg0".to_string(), 0)], want, "{name}({x})");
+    }
 }

@@ -273,7 +273,7 @@ impl Lowerer<'_> {
     /// gives other layouts; the check holds for this one.
     fn address(&mut self, op: &Operand) -> R<Expr> {
         let p = self.ptr(op)?;
-        let Some(var) = p.var else {
+        let Some(var) = p.var() else {
             return self.refuse("the address of a thread's private memory");
         };
         let base = Expr::Const(i64::from(var + 1) << ADDRESS_SHIFT);
@@ -300,6 +300,14 @@ impl Lowerer<'_> {
             "ntid.y" | "ntid.z" | "nctaid.y" | "nctaid.z" => Expr::Const(1),
             "laneid" => Expr::Builtin(Builtin::LaneId),
             "warpsize" => Expr::Const(i64::from(l.warp_size)),
+            // Time stands still in the model: every read of a clock gives
+            // the same value. A back-off's length then has no effect (it
+            // only delays, which the interleavings already cover); a loop
+            // that waits for time itself to pass never ends, and a
+            // time-out never fires (book: "Time").
+            "clock" | "clock64" | "globaltimer" | "globaltimer_lo" | "globaltimer_hi" => {
+                Expr::Const(0)
+            }
             _ => return None,
         })
     }
