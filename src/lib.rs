@@ -22,6 +22,7 @@ pub mod clock;
 pub(crate) mod cu;
 #[cfg(feature = "gpu")]
 pub mod cuda;
+pub mod diag;
 #[cfg(feature = "dist")]
 pub(crate) mod dist;
 pub mod explore;

@@ -6,10 +6,10 @@
 //! assertions.
 
 use super::{CheckConfig, Error, Prepared, SpecSource};
+use crate::diag::Diagnostic;
 use crate::llvm::lower::{lower_kernel, KernelRequest, Refusal};
 use crate::llvm::toolchain::{CompileOptions, Toolchain};
 use crate::spec::ast::{Header, SpecFile};
-use crate::spec::diag::Diagnostic;
 use std::path::Path;
 
 /// What to check in a `.cu` file: the kernel and its arguments

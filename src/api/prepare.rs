@@ -2,11 +2,12 @@
 //! every command that reads a spec starts from.
 
 use super::{check_param_value, CheckConfig, Error, SpecSource};
-use crate::ir::{lower, Program};
+use crate::diag::{Diagnostic, Source};
+use crate::ir::Program;
 use crate::model::lockbits;
 use crate::model::{MemoryModel, SimtMode};
 use crate::spec::ast::{Item, SpecFile};
-use crate::spec::diag::{Diagnostic, Source};
+use crate::spec::lower;
 
 /// A spec parsed and lowered for one configuration.
 pub struct Prepared {

@@ -160,7 +160,7 @@ fn show(name: &str, numbered: bool, range: Option<args::LineRange>) -> Result<i3
         }
         None => {
             let names: Vec<String> = api::builtins().map(|s| s.name).collect();
-            let hint = match crate::ir::suggest(name, names.iter().map(String::as_str)) {
+            let hint = match crate::diag::suggest(name, names.iter().map(String::as_str)) {
                 Some(s) => format!("; did you mean `{s}`?"),
                 None if api::FAMILIES.contains(&name) => format!(
                     "; `{name}` is a family: `gsync-check list` shows its variants, each of which `show` prints"
@@ -193,7 +193,7 @@ fn by_name(name: &str, check: &CheckArgs, output: &OutputArgs) -> Result<i32, Er
         .iter()
         .map(String::as_str)
         .chain(api::FAMILIES.iter().copied());
-    let hint = match crate::ir::suggest(name, candidates) {
+    let hint = match crate::diag::suggest(name, candidates) {
         Some(s) => format!("; did you mean `{s}`?"),
         None => String::new(),
     };

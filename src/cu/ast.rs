@@ -3,9 +3,9 @@
 //! every node located in the combined source. Only constructs of the
 //! subset have a node; anything else was refused with a located error.
 
+use crate::diag::Diagnostic;
 use crate::ir::Scope;
 use crate::spec::ast::Span;
-use crate::spec::diag::Diagnostic;
 
 /// A declaration's identity: where its name starts in the combined source.
 pub(crate) type DeclId = u32;

@@ -10,9 +10,9 @@ use super::ast::*;
 use super::lower::syntax::{bin, call, expr_stmt, mem_call, name, set};
 use super::lower::types::{convert, ctype_of};
 use super::lower::{AtomicObject, FnLower};
+use crate::diag::Diagnostic;
 use crate::ir::{MemOrder, Order, Scope};
 use crate::spec::ast::{self as s, BinOp, Span, Type};
-use crate::spec::diag::Diagnostic;
 
 type R<T> = Result<T, Diagnostic>;
 

@@ -3,8 +3,8 @@
 //! they pass.
 
 use super::lower::Lowering;
+use crate::diag::Diagnostic;
 use crate::spec::ast::{Block, Expr, ExprKind, Item, SpecFile, Stmt, StmtKind};
-use crate::spec::diag::Diagnostic;
 
 type R<T> = Result<T, Diagnostic>;
 

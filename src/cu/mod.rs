@@ -19,8 +19,8 @@ mod parse;
 mod ptx;
 mod timing;
 
+use crate::diag::{Diagnostic, Source};
 use crate::spec::ast::{Header, Item, Span, SpecFile};
-use crate::spec::diag::{Diagnostic, Source};
 use std::path::{Path, PathBuf};
 
 /// The header keys of a CUDA harness.

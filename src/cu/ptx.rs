@@ -10,11 +10,11 @@
 use super::ast::{AsmStmt, CExpr};
 use super::lower::syntax::{call, expr_stmt};
 use super::lower::FnLower;
-use crate::ir::memop::{order_name, scope_name};
+use crate::diag::Diagnostic;
 use crate::ir::ptx::{self, instructions, Instruction, Ptx};
+use crate::ir::{order_name, scope_name};
 use crate::ir::{AtomicOp, MemOrder};
 use crate::spec::ast::{self as s, Span};
-use crate::spec::diag::Diagnostic;
 
 type R<T> = Result<T, Diagnostic>;
 

@@ -1,8 +1,8 @@
 //! The `//!` header: `key: value` lines with metadata and `expect` lines.
 
 use super::ast::{Expectation, Header, HeaderValue, Ident, Span};
-use super::diag::{suggest, Diagnostic, SpecResult};
 use super::lexer::HeaderLine;
+use crate::diag::{suggest, Diagnostic, SpecResult};
 
 const VERDICTS: &[&str] = &["verified", "violated", "inconclusive"];
 
@@ -363,7 +363,7 @@ pub(crate) fn leading_lines(text: &str) -> Vec<HeaderLine> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::diag::Source;
+    use crate::diag::Source;
     use crate::spec::lexer::lex;
 
     fn header(text: &str) -> SpecResult<Header> {

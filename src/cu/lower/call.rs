@@ -6,8 +6,8 @@ use super::place::var_id;
 use super::syntax::{call, name, stmt};
 use super::{AtomicObject, Binding, FnLower, Place, R};
 use crate::cu::ast::*;
+use crate::diag::Diagnostic;
 use crate::spec::ast::{self as s, Span};
-use crate::spec::diag::Diagnostic;
 
 impl<'p> FnLower<'_, 'p> {
     /// A call; `Some(value)` when it has one (or when `want` and it must).

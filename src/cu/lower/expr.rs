@@ -8,8 +8,8 @@ use super::syntax::{bin, block, int, name, set, stmt, un};
 use super::types::{arith, convert, spec_type, wrap};
 use super::{Binding, FnLower, NULL_OFFSET, R};
 use crate::cu::ast::*;
+use crate::diag::Diagnostic;
 use crate::spec::ast::{self as s, BinOp, Span, Type, UnOp};
-use crate::spec::diag::Diagnostic;
 
 impl<'p> FnLower<'_, 'p> {
     /// A condition: the value of `e` (C converts it to bool already).

@@ -18,8 +18,8 @@ use super::func::FnLower;
 use super::syntax::{bin, int, un};
 use super::R;
 use crate::cu::ast::{CBinOp, CExpr, CType};
+use crate::diag::Diagnostic;
 use crate::spec::ast::{self as s, BinOp, Span, UnOp};
-use crate::spec::diag::Diagnostic;
 
 /// Whether values of `t` are floating point.
 pub(super) fn is_float(t: &CType) -> bool {

@@ -6,8 +6,8 @@ use super::syntax::{block, ident, int, let_, name, stmt};
 use super::types::spec_type;
 use super::{Binding, InstanceKey, Lowering, R};
 use crate::cu::ast::*;
+use crate::diag::Diagnostic;
 use crate::spec::ast::{self as s, Span, Type};
-use crate::spec::diag::Diagnostic;
 use std::collections::HashMap;
 
 pub(crate) struct FnLower<'l, 'p> {
@@ -79,7 +79,7 @@ impl<'l, 'p> FnLower<'l, 'p> {
     /// The spec name of a C local: its own, unless a top-level name (a
     /// harness buffer, say) would be hidden by it.
     pub(super) fn local_name(&self, c_name: &str) -> String {
-        if self.l.taken.contains(c_name) || crate::ir::RESERVED.contains(&c_name) {
+        if self.l.taken.contains(c_name) || crate::spec::RESERVED.contains(&c_name) {
             format!("{c_name}%")
         } else {
             c_name.to_string()

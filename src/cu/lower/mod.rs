@@ -28,9 +28,9 @@ pub(crate) mod types;
 
 use super::ast::*;
 use super::timing::Timing;
+use crate::diag::Diagnostic;
 use crate::ir::Scope;
 use crate::spec::ast::{self as s, BinOp, Ident, Span, Type};
-use crate::spec::diag::Diagnostic;
 use std::collections::HashMap;
 use syntax::{ident, int};
 use types::{element_type, spec_type};

@@ -8,9 +8,9 @@ use super::syntax::{bin, ident, int, mem_call, name, set, stmt};
 use super::types::{arith, wrap};
 use super::{Binding, FnLower, Place, Ptr, PtrRhs, Target, R};
 use crate::cu::ast::*;
+use crate::diag::Diagnostic;
 use crate::ir::{MemOrder, Order};
 use crate::spec::ast::{self as s, BinOp, Span, Type};
-use crate::spec::diag::Diagnostic;
 
 impl<'p> FnLower<'_, 'p> {
     /// `lhs op= rhs` as statements; returns the value assigned.

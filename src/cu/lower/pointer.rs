@@ -7,8 +7,8 @@ use super::syntax::{bin, int, name, set};
 use super::types::storage_bits;
 use super::{Binding, FnLower, Place, Ptr, PtrRhs, Target, NULL_OFFSET, R};
 use crate::cu::ast::*;
+use crate::diag::Diagnostic;
 use crate::spec::ast::{self as s, BinOp, Span};
-use crate::spec::diag::Diagnostic;
 
 impl Ptr {
     fn null(pointee: Pointee, span: Span) -> Ptr {

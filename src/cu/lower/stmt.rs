@@ -7,8 +7,8 @@ use super::syntax::{block, boolean, break_unless, call, int, let_, set, stmt, un
 use super::types::spec_type;
 use super::{Binding, FnLower, Place, NULL_OFFSET, R};
 use crate::cu::ast::*;
+use crate::diag::Diagnostic;
 use crate::spec::ast::{self as s, Span, Type, UnOp};
-use crate::spec::diag::Diagnostic;
 
 impl<'p> FnLower<'_, 'p> {
     pub(super) fn stmt(&mut self, st: &'p CStmt, out: &mut Vec<s::Stmt>) -> R<()> {

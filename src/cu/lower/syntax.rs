@@ -1,8 +1,8 @@
 //! Builders for the spec AST the front end generates: every node gets the
 //! span of the CUDA it comes from, so errors and traces point at the CUDA.
 
-use crate::ir::memop::{order_name, scope_name};
 use crate::ir::MemOrder;
+use crate::ir::{order_name, scope_name};
 use crate::spec::ast::{self as s, BinOp, Ident, Span, Type, UnOp};
 
 pub(crate) fn ident(name: &str, span: Span) -> Ident {

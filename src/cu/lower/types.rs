@@ -7,8 +7,8 @@
 use super::syntax::{bin, int};
 use super::R;
 use crate::cu::ast::{CBinOp, CType};
+use crate::diag::Diagnostic;
 use crate::spec::ast::{self as s, BinOp, Span, Type};
-use crate::spec::diag::Diagnostic;
 
 /// The spec type of a C value type.
 pub(crate) fn spec_type(t: &CType, span: Span) -> R<Type> {

@@ -10,9 +10,9 @@
 
 use super::ast::*;
 use super::libclang::{Cursor, Location, Ty, Unit};
+use crate::diag::{Diagnostic, Source};
 use crate::ir::Scope;
 use crate::spec::ast::Span;
-use crate::spec::diag::{Diagnostic, Source};
 use clang_sys::*;
 use std::collections::HashMap;
 

@@ -3,11 +3,11 @@
 //! the end of the inlined body), `assert` and `progress`.
 
 use super::place::Target;
+use super::resolve::Sym;
 use super::{already_defined, Lowerer};
-use crate::ir::resolve::Sym;
+use crate::diag::{Diagnostic, Span, SpecResult};
 use crate::ir::*;
 use crate::spec::ast::{self, AssignOp, StmtKind};
-use crate::spec::diag::{Diagnostic, SpecResult};
 
 pub(super) struct LoopCtx {
     /// Jumps to patch to the loop exit.

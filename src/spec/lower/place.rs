@@ -2,11 +2,12 @@
 //! assignment writes, and the location (variable and index) and plain
 //! ordering of a memory access.
 
+use super::resolve::{Sym, RESERVED};
 use super::{sym_kind, Lowerer};
-use crate::ir::resolve::{suggest, Sym, RESERVED};
+use crate::diag::suggest;
+use crate::diag::{Diagnostic, Span, SpecResult};
 use crate::ir::*;
 use crate::spec::ast::{self, ExprKind};
-use crate::spec::diag::{Diagnostic, SpecResult};
 
 /// What an assignment writes.
 pub(super) enum Target {

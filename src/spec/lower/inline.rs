@@ -4,9 +4,9 @@
 
 use super::region::contains_critical;
 use super::{Lowerer, MAX_CALL_DEPTH, MAX_INSTRUCTIONS};
+use crate::diag::{Diagnostic, Span, SpecResult};
 use crate::ir::*;
 use crate::spec::ast::{self, ExprKind, StmtKind};
-use crate::spec::diag::{Diagnostic, SpecResult};
 
 /// One inlined procedure activation.
 pub(super) struct Frame {

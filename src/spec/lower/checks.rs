@@ -1,11 +1,11 @@
 //! The harness: its `check` lines (mutual exclusion, capacity, barrier,
 //! invariants over global memory) and its body, which ends in `Exit`.
 
+use super::resolve::Sym;
 use super::Lowerer;
-use crate::ir::resolve::Sym;
+use crate::diag::{Diagnostic, Span, SpecResult};
 use crate::ir::*;
 use crate::spec::ast::{self, ExprKind};
-use crate::spec::diag::{Diagnostic, SpecResult};
 
 impl<'a> Lowerer<'a> {
     pub(super) fn lower_harness(&mut self, h: &'a ast::Harness) -> SpecResult<Checks> {

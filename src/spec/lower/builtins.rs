@@ -1,9 +1,9 @@
 //! Classification of built-in calls: which memory operation, intrinsic or
 //! fence a name with its scope/order suffixes denotes.
 
-use super::{AtomicOp, MemOrder, Order, Scope, VoteKind};
+use crate::diag::{Diagnostic, SpecResult};
+use crate::ir::{order_name, order_named, scope_named, AtomicOp, MemOrder, Order, Scope, VoteKind};
 use crate::spec::ast::Ident;
-use crate::spec::diag::{Diagnostic, SpecResult};
 
 /// A built-in call, resolved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -183,7 +183,7 @@ fn unknown(name: &Ident) -> Diagnostic {
         .collect();
     let mut d = Diagnostic::new(name.span, format!("unknown procedure `{}`", name.name))
         .label("not defined");
-    d = match super::resolve::suggest(&name.name, known.iter().copied()) {
+    d = match crate::diag::suggest(&name.name, known.iter().copied()) {
         Some(s) => d.hint(format!("did you mean `{s}`?")),
         None => d.hint("define it with `fn name(...) { ... }` or use a built-in such as atomicCAS"),
     };
@@ -254,41 +254,4 @@ fn qualified(
         order.unwrap_or(default_order),
         scope.unwrap_or(Scope::Gpu),
     ))
-}
-
-/// The order a `.name` qualifier spells (the inverse of `order_name`); the
-/// spec language and the PTX litmus translator spell orders alike.
-pub(crate) fn order_named(name: &str) -> Option<Order> {
-    use Order::*;
-    [Weak, Volatile, Relaxed, Acquire, Release, AcqRel, Sc]
-        .into_iter()
-        .find(|o| order_name(*o) == name)
-}
-
-/// The scope a PTX `.cta`, `.gpu` or `.sys` qualifier names (the inverse
-/// of `scope_name`).
-pub(crate) fn scope_named(name: &str) -> Option<Scope> {
-    [Scope::Cta, Scope::Gpu, Scope::Sys]
-        .into_iter()
-        .find(|s| scope_name(*s) == name)
-}
-
-pub(crate) fn scope_name(s: Scope) -> &'static str {
-    match s {
-        Scope::Cta => "cta",
-        Scope::Gpu => "gpu",
-        Scope::Sys => "sys",
-    }
-}
-
-pub(crate) fn order_name(o: Order) -> &'static str {
-    match o {
-        Order::Weak => "weak",
-        Order::Volatile => "volatile",
-        Order::Relaxed => "relaxed",
-        Order::Acquire => "acquire",
-        Order::Release => "release",
-        Order::AcqRel => "acq_rel",
-        Order::Sc => "sc",
-    }
 }

@@ -1,10 +1,8 @@
 //! Name resolution: what a name means at a point of the program.
 
-use super::{Builtin, LocalId, VarId};
-use crate::spec::ast::Span;
+use crate::diag::Span;
+use crate::ir::{Builtin, Launch, LocalId, VarId};
 use rustc_hash::FxHashMap;
-
-pub use crate::spec::diag::suggest;
 
 /// What a name refers to.
 #[derive(Clone, Copy, Debug)]
@@ -19,7 +17,7 @@ pub(super) enum Sym {
 }
 
 /// Names the language defines; a declaration may not reuse them.
-pub const RESERVED: &[&str] = &[
+pub(crate) const RESERVED: &[&str] = &[
     "nblocks",
     "threads_per_block",
     "warp_size",
@@ -81,7 +79,7 @@ impl Scopes {
         self.blocks = caller;
     }
 
-    pub(super) fn lookup(&self, name: &str, launch: &super::Launch) -> Option<Sym> {
+    pub(super) fn lookup(&self, name: &str, launch: &Launch) -> Option<Sym> {
         for scope in self.blocks.iter().rev() {
             if let Some((sym, _)) = scope.get(name) {
                 return Some(*sym);
@@ -113,18 +111,5 @@ impl Scopes {
         self.blocks
             .iter()
             .flat_map(|s| s.keys().map(String::as_str))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn suggests_close_names_only() {
-        let names = ["lock", "count", "semSize"];
-        assert_eq!(suggest("lokc", names.iter().copied()), Some("lock"));
-        assert_eq!(suggest("semsize", names.iter().copied()), Some("semSize"));
-        assert_eq!(suggest("zzzzzz", names.iter().copied()), None);
     }
 }

@@ -1,5 +1,7 @@
-//! Lowering: AST → flat per-thread program, with name resolution, arity and
-//! kind checks, procedure inlining and control-flow lowering.
+//! Lowering: the spec's AST → the IR's flat per-thread program for one
+//! launch, with name resolution, arity and kind checks, procedure inlining
+//! and control-flow lowering. The last step of the spec front end (and so
+//! of `cu/`, which builds the spec AST); the IR knows nothing of it.
 //!
 //! One [`Lowerer`] walks the spec once; its jobs live in one module each:
 //! [`decls`] (parameters, memory variables and their initial values),
@@ -7,24 +9,31 @@
 //! (statements and control flow), [`region`] (critical sections and
 //! phases), [`expr`] (expressions, with their loads hoisted before them),
 //! [`place`] (names and memory locations), [`call`] (calls; built-ins:
-//! memory operations, fences, barriers, votes, lock bits) and [`inline`]
-//! (procedure calls, inlined). This file holds the state they share and the
-//! code buffer they append to.
+//! memory operations, fences, barriers, votes, lock bits; [`builtins`] says
+//! which one a name denotes) and [`inline`] (procedure calls, inlined);
+//! [`resolve`] is the scopes of names, [`consteval`] the constant
+//! expressions, [`init`] the `local` initializers kept as written. This
+//! file holds the state they share and the code buffer they append to.
 
+mod builtins;
 mod call;
 mod checks;
+mod consteval;
 mod decls;
 mod expr;
+mod init;
 mod inline;
 mod place;
 mod region;
+mod resolve;
 mod stmt;
 
-use super::resolve::{Scopes, Sym};
-use super::*;
+use crate::diag::{Diagnostic, Source, Span, SpecResult};
+use crate::ir::*;
 use crate::spec::ast::{self, Item, SpecFile};
-use crate::spec::diag::{Diagnostic, SpecResult};
 use inline::Frame;
+pub(crate) use resolve::RESERVED;
+use resolve::{Scopes, Sym};
 use stmt::LoopCtx;
 
 /// Procedures are inlined, recursively: deeper call chains than this are an
@@ -72,7 +81,10 @@ pub fn lower<'a>(
     let checks = l.lower_harness(harness)?;
     Ok(Program {
         source: source.clone(),
-        header: file.header.clone(),
+        about: About {
+            source: file.header.source.clone(),
+            description: file.header.description.clone(),
+        },
         launch,
         params: l.params,
         vars: l.vars,
@@ -83,7 +95,7 @@ pub fn lower<'a>(
         unsupported: l.unsupported,
         devices: vec![],
         inlined: l.inlined,
-        spec_locals: crate::ir::init::spec_locals(file),
+        spec_locals: init::spec_locals(file),
     })
 }
 

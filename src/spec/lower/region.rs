@@ -3,9 +3,9 @@
 //! `return` may jump out of one (see `Lowerer::region_at`).
 
 use super::Lowerer;
+use crate::diag::{Diagnostic, Span, SpecResult};
 use crate::ir::*;
 use crate::spec::ast::{self, StmtKind};
-use crate::spec::diag::{Diagnostic, SpecResult};
 
 #[derive(Clone, Copy)]
 enum Region {

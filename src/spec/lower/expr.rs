@@ -4,11 +4,11 @@
 //! memory become branches, so those reads happen only when C would make
 //! them. Operators on constants fold.
 
+use super::resolve::Sym;
 use super::{sym_kind, Lowerer};
-use crate::ir::resolve::Sym;
+use crate::diag::{Diagnostic, Span, SpecResult};
 use crate::ir::*;
 use crate::spec::ast::{self, ExprKind};
-use crate::spec::diag::{Diagnostic, SpecResult};
 
 impl<'a> Lowerer<'a> {
     /// An expression statement: only a call has an effect.

@@ -2,12 +2,12 @@
 //! and the memory layout: `global`/`shared` variables with their sizes and
 //! initial values (per block for `shared`), `local` ones per thread.
 
+use super::consteval::{ConstEnv, ThreadCoords};
+use super::resolve::{Sym, RESERVED};
 use super::{already_defined, Lowerer};
-use crate::ir::consteval::{ConstEnv, ThreadCoords};
-use crate::ir::resolve::{Sym, RESERVED};
+use crate::diag::{Diagnostic, SpecResult};
 use crate::ir::*;
 use crate::spec::ast::{self, Init, Item, SpecFile};
-use crate::spec::diag::{Diagnostic, SpecResult};
 
 impl<'a> Lowerer<'a> {
     pub(super) fn declare_items(

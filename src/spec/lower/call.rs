@@ -4,12 +4,12 @@
 //! `backoff()`. [`classify_call`] says which one a name denotes; this
 //! module checks the arguments and emits its instruction.
 
+use super::builtins::{classify_call, CallKind};
+use super::resolve::Sym;
 use super::Lowerer;
-use crate::ir::memop::{classify_call, CallKind};
-use crate::ir::resolve::Sym;
+use crate::diag::{Diagnostic, Span, SpecResult};
 use crate::ir::*;
 use crate::spec::ast::{self, ExprKind};
-use crate::spec::diag::{Diagnostic, SpecResult};
 
 impl<'a> Lowerer<'a> {
     /// Lowers a call; returns its value when it has one (an atomic's only

@@ -1,12 +1,38 @@
-//! Located errors: every problem in a spec names its file, line and column
+//! Sources, spans and located errors, shared by every front end and by the
+//! layers that point back into the source (the IR's instructions, traces).
+//! Every problem in an input names its file, line and column
 //! and shows the offending text with a caret. Rendering goes through
 //! `codespan-reporting`, which gets multi-line spans, tab widths and colour
 //! right so we do not have to.
 
-use super::ast::Span;
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
 use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, termcolor};
+use serde::{Deserialize, Serialize};
+
+/// A byte range `[start, end)` in the spec source.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Span {
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
+    }
+
+    /// The smallest span covering both.
+    pub fn to(self, other: Span) -> Span {
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+}
 
 /// One spec source: its display name (a path, or `builtin:NAME`) and text.
 ///
@@ -211,3 +237,16 @@ fn edit_distance(a: &str, b: &str) -> usize {
 
 /// The result type of every front-end pass.
 pub type SpecResult<T> = Result<T, Diagnostic>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_close_names_only() {
+        let names = ["lock", "count", "semSize"];
+        assert_eq!(suggest("lokc", names.iter().copied()), Some("lock"));
+        assert_eq!(suggest("semsize", names.iter().copied()), Some("semSize"));
+        assert_eq!(suggest("zzzzzz", names.iter().copied()), None);
+    }
+}
