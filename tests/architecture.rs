@@ -27,14 +27,14 @@ const LAYERS: &[(&str, u32)] = &[
     ("llvm", 3),
     ("cuda", 3),
     ("model", 3),
-    ("cu", 4),
+    ("clang_front", 4),
     ("reduce", 4),
     ("check", 5),
     ("report", 6),
     ("trace", 7),
     ("format", 8),
     ("api", 9),
-    ("bench", 10),
+    ("bench_checker", 10),
     ("dist", 10),
     ("gpu", 10),
     ("litmus", 10),
@@ -445,6 +445,12 @@ fn sibling_modules_import_each_other_without_a_circle() {
     assert!(report.is_empty(), "import circles:\n{}", report.join("\n"));
 }
 
+/// Fails with `heading` and each of `wrong` on a line, unless it is empty.
+fn assert_none(heading: &str, wrong: BTreeSet<String>) {
+    let lines: Vec<String> = wrong.into_iter().collect();
+    assert!(lines.is_empty(), "{heading}:\n{}", lines.join("\n"));
+}
+
 #[test]
 fn top_level_modules_import_only_lower_layers() {
     let rank: BTreeMap<&str, u32> = LAYERS.iter().copied().collect();
@@ -470,17 +476,13 @@ fn top_level_modules_import_only_lower_layers() {
             ));
         }
     }
-    assert!(
-        wrong.is_empty(),
-        "imports against the layers:\n{}",
-        wrong.into_iter().collect::<Vec<_>>().join("\n")
-    );
+    assert_none("imports against the layers", wrong);
 }
 
 /// The front ends, which build or read a syntax tree: `spec` (its parser
-/// and its lowering into the IR), `cu` (CUDA read into the spec's AST) and
-/// `llvm` (LLVM IR lowered into the IR).
-const FRONT_ENDS: &[&str] = &["spec", "cu", "llvm"];
+/// and its lowering into the IR), `clang_front` (CUDA read with libclang
+/// into the spec's AST) and `llvm` (LLVM IR lowered into the IR).
+const FRONT_ENDS: &[&str] = &["spec", "clang_front", "llvm"];
 
 /// The IR owns its types: below the front ends nothing reads the spec's
 /// syntax tree (`spec::ast`); the IR, the model, the reductions, the
@@ -507,11 +509,7 @@ fn only_the_front_ends_and_their_drivers_read_the_spec_ast() {
             i.path
         ));
     }
-    assert!(
-        wrong.is_empty(),
-        "the spec's AST read below the front ends:\n{}",
-        wrong.into_iter().collect::<Vec<_>>().join("\n")
-    );
+    assert_none("the spec's AST read below the front ends", wrong);
 }
 
 #[test]

@@ -32,11 +32,13 @@ pub fn load(spec: &SpecSource) -> Result<(SpecFile, Source), Error> {
     #[allow(unused_mut)]
     let mut source = spec.source();
     #[cfg(feature = "cuda-frontend")]
-    if crate::cu::imports_cuda(&file) {
-        let request =
-            crate::cu::Request::from_header(&file.header, std::path::Path::new(&spec.origin))
-                .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
-        crate::cu::attach(&mut file, &mut source, &request)
+    if crate::clang_front::imports_cuda(&file) {
+        let request = crate::clang_front::Request::from_header(
+            &file.header,
+            std::path::Path::new(&spec.origin),
+        )
+        .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
+        crate::clang_front::attach(&mut file, &mut source, &request)
             .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
     }
     #[cfg(not(feature = "cuda-frontend"))]

@@ -2,7 +2,7 @@
 //! reports and chooses the exit code.
 
 pub mod args;
-mod bench;
+mod bench_checker;
 pub mod command;
 #[cfg(feature = "dist")]
 mod dist;
@@ -78,7 +78,7 @@ pub fn main_with(cli: Cli) -> i32 {
         Some(Command::Emit(args)) => gpu::emit(&args),
         Some(Command::Run(args)) => gpu::run(&args),
         Some(Command::Bench(args)) => gpu::bench(&args),
-        Some(Command::BenchChecker(args)) => bench::run(&args),
+        Some(Command::BenchChecker(args)) => bench_checker::run(&args),
         None => {
             set_color(cli.output.color);
             let name = cli.name.unwrap_or_default();

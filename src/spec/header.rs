@@ -124,7 +124,7 @@ fn parse_line(line: &HeaderLine, header: &mut Header) -> SpecResult<()> {
     match key {
         "note" => header.notes.push(value.text),
         // A harness's CUDA files and how to compile them (repeatable; the
-        // CUDA front end reads them, `crate::cu`).
+        // CUDA front end reads them, `crate::clang_front`).
         _ if key.starts_with("cuda") => header.cuda.push((key.to_string(), value)),
         "simt" => set_once(&mut header.simt, value, key, key_span)?,
         "liveness" => {

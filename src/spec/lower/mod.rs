@@ -1,7 +1,7 @@
 //! Lowering: the spec's AST → the IR's flat per-thread program for one
 //! launch, with name resolution, arity and kind checks, procedure inlining
 //! and control-flow lowering. The last step of the spec front end (and so
-//! of `cu/`, which builds the spec AST); the IR knows nothing of it.
+//! of `clang_front/`, which builds the spec AST); the IR knows nothing of it.
 //!
 //! One [`Lowerer`] walks the spec once; its jobs live in one module each:
 //! [`decls`] (parameters, memory variables and their initial values),

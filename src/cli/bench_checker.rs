@@ -2,7 +2,7 @@
 
 use super::args::{at_least_1, family_name, positive_seconds, worker_threads};
 use crate::api::Error;
-use crate::bench::{self, spin, BenchOptions};
+use crate::bench_checker::{self, spin, BenchOptions};
 use crate::model::MemoryModel;
 use clap::Args;
 
@@ -79,7 +79,7 @@ pub(super) fn run(args: &BenchArgs) -> Result<i32, Error> {
         opts.families = args.families.clone();
     }
     let mut print = |line: &str| println!("{line}");
-    bench::run(&opts, &mut print);
+    bench_checker::run(&opts, &mut print);
     if args.spin {
         println!("\nSPIN comparison (SPIN {}):", spin_version());
         if !spin::available() {

@@ -6,7 +6,7 @@ use super::place::{add_offset, var_id};
 use super::syntax::{bin, int, name, set};
 use super::types::storage_bits;
 use super::{Binding, FnLower, Place, Ptr, PtrRhs, Target, NULL_OFFSET, R};
-use crate::cu::ast::*;
+use crate::clang_front::ast::*;
 use crate::diag::Diagnostic;
 use crate::spec::ast::{self as s, BinOp, Span};
 
@@ -241,7 +241,7 @@ impl<'p> FnLower<'_, 'p> {
     }
 
     /// The memory location a pointer argument points to.
-    pub(in crate::cu) fn pointer_arg(
+    pub(in crate::clang_front) fn pointer_arg(
         &mut self,
         e: &'p CExpr,
         pre: &mut Vec<s::Stmt>,

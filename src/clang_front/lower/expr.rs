@@ -7,7 +7,7 @@ use super::float::is_float;
 use super::syntax::{bin, block, int, name, set, stmt, un};
 use super::types::{arith, convert, spec_type, wrap};
 use super::{Binding, FnLower, NULL_OFFSET, R};
-use crate::cu::ast::*;
+use crate::clang_front::ast::*;
 use crate::diag::Diagnostic;
 use crate::spec::ast::{self as s, BinOp, Span, Type, UnOp};
 
@@ -18,7 +18,7 @@ impl<'p> FnLower<'_, 'p> {
     }
 
     /// The value of `e` converted to `ty`.
-    pub(in crate::cu) fn rvalue_as(
+    pub(in crate::clang_front) fn rvalue_as(
         &mut self,
         e: &'p CExpr,
         ty: &CType,
@@ -30,7 +30,11 @@ impl<'p> FnLower<'_, 'p> {
 
     /// The value of `e`, in the range of its type; statements its
     /// evaluation needs first go to `pre`.
-    pub(in crate::cu) fn rvalue(&mut self, e: &'p CExpr, pre: &mut Vec<s::Stmt>) -> R<s::Expr> {
+    pub(in crate::clang_front) fn rvalue(
+        &mut self,
+        e: &'p CExpr,
+        pre: &mut Vec<s::Stmt>,
+    ) -> R<s::Expr> {
         let span = e.span;
         Ok(match &e.kind {
             CExprKind::Int(v) => int(*v, span),

@@ -5,7 +5,7 @@
 use super::syntax::{block, ident, int, let_, name, stmt};
 use super::types::spec_type;
 use super::{Binding, InstanceKey, Lowering, R};
-use crate::cu::ast::*;
+use crate::clang_front::ast::*;
 use crate::diag::Diagnostic;
 use crate::spec::ast::{self as s, Span, Type};
 use std::collections::HashMap;
@@ -99,7 +99,7 @@ impl<'l, 'p> FnLower<'l, 'p> {
     }
 
     /// `T tmp = value;` appended to `pre`; returns the temporary's name.
-    pub(in crate::cu) fn fresh_let(
+    pub(in crate::clang_front) fn fresh_let(
         &mut self,
         ty: Type,
         value: s::Expr,

@@ -6,7 +6,7 @@
 
 use super::syntax::{bin, int};
 use super::R;
-use crate::cu::ast::{CBinOp, CType};
+use crate::clang_front::ast::{CBinOp, CType};
 use crate::diag::Diagnostic;
 use crate::spec::ast::{self as s, BinOp, Span, Type};
 

@@ -6,7 +6,7 @@
 use super::syntax::{block, boolean, break_unless, call, int, let_, set, stmt, un};
 use super::types::spec_type;
 use super::{Binding, FnLower, Place, NULL_OFFSET, R};
-use crate::cu::ast::*;
+use crate::clang_front::ast::*;
 use crate::diag::Diagnostic;
 use crate::spec::ast::{self as s, Span, Type, UnOp};
 

@@ -4,8 +4,8 @@
 #![allow(non_upper_case_globals)] // libclang's constants keep their C names
 
 use super::{decl_id, is_expr_kind, outside, Files, Lower, R};
-use crate::cu::ast::*;
-use crate::cu::libclang::Cursor;
+use crate::clang_front::ast::*;
+use crate::clang_front::libclang::Cursor;
 use crate::spec::ast::Span;
 use clang_sys::*;
 

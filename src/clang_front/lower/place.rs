@@ -7,7 +7,7 @@ use super::float::{self, is_float};
 use super::syntax::{bin, ident, int, mem_call, name, set, stmt};
 use super::types::{arith, wrap};
 use super::{Binding, FnLower, Place, Ptr, PtrRhs, Target, R};
-use crate::cu::ast::*;
+use crate::clang_front::ast::*;
 use crate::diag::Diagnostic;
 use crate::ir::{MemOrder, Order};
 use crate::spec::ast::{self as s, BinOp, Span, Type};
@@ -160,7 +160,7 @@ impl<'p> FnLower<'_, 'p> {
     }
 
     /// The spec expression naming a memory location (an operation's argument).
-    pub(in crate::cu) fn location(
+    pub(in crate::clang_front) fn location(
         &mut self,
         t: &Target,
         offset: s::Expr,
@@ -262,7 +262,7 @@ impl<'p> FnLower<'_, 'p> {
     }
 
     /// Stores an instruction's result into an `asm` output operand.
-    pub(in crate::cu) fn store_output(
+    pub(in crate::clang_front) fn store_output(
         &mut self,
         e: &'p CExpr,
         value: s::Expr,
@@ -275,7 +275,7 @@ impl<'p> FnLower<'_, 'p> {
 
     /// A thread-local variable passed by reference (`compare_exchange`'s
     /// `expected`).
-    pub(in crate::cu) fn local_place(&mut self, e: &'p CExpr) -> R<(String, Type)> {
+    pub(in crate::clang_front) fn local_place(&mut self, e: &'p CExpr) -> R<(String, Type)> {
         let mut scratch = Vec::new();
         match self.place(e, &mut scratch)? {
             Place::Local(n, t) if scratch.is_empty() => Ok((n, t)),

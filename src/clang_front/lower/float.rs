@@ -17,7 +17,7 @@
 use super::func::FnLower;
 use super::syntax::{bin, int, un};
 use super::R;
-use crate::cu::ast::{CBinOp, CExpr, CType};
+use crate::clang_front::ast::{CBinOp, CExpr, CType};
 use crate::diag::Diagnostic;
 use crate::spec::ast::{self as s, BinOp, Span, UnOp};
 
@@ -60,12 +60,12 @@ impl<'p> FnLower<'_, 'p> {
     /// `-a`, `+a`, `!a` on a float; `++`, `--` and `~` are refused.
     pub(super) fn float_unary(
         &mut self,
-        op: crate::cu::ast::CUnOp,
+        op: crate::clang_front::ast::CUnOp,
         a: &'p CExpr,
         span: Span,
         pre: &mut Vec<s::Stmt>,
     ) -> R<s::Expr> {
-        use crate::cu::ast::CUnOp::*;
+        use crate::clang_front::ast::CUnOp::*;
         let x = self.rvalue(a, pre)?;
         match op {
             Neg => Ok(bin(BinOp::BitXor, x, int(SIGN, span), span)),

@@ -1,11 +1,11 @@
 //! Calls: a CUDA built-in or a libcu++ atomic member (see
-//! `crate::cu::builtins`), else a device function, called as its instance
+//! `crate::clang_front::builtins`), else a device function, called as its instance
 //! for the buffers its pointer arguments point into.
 
 use super::place::var_id;
 use super::syntax::{call, name, stmt};
 use super::{AtomicObject, Binding, FnLower, Place, R};
-use crate::cu::ast::*;
+use crate::clang_front::ast::*;
 use crate::diag::Diagnostic;
 use crate::spec::ast::{self as s, Span};
 
