@@ -8,7 +8,7 @@
 //! `cargo bench --bench checker` (optionally `-- FAMILY`); the same as
 //! `gsync-check bench-checker --spin`.
 
-use gsync_check::bench::{self, spin, BenchOptions};
+use gsync_check::bench_checker::{self, spin, BenchOptions};
 
 fn main() {
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
@@ -17,7 +17,7 @@ fn main() {
         opts.families.retain(|x| x.contains(f.as_str()));
     }
     let mut print = |line: &str| println!("{line}");
-    bench::run(&opts, &mut print);
+    bench_checker::run(&opts, &mut print);
     if spin::available() {
         println!("\nSPIN comparison:");
         spin::compare(&[3, 4, 5, 6], &mut print);

@@ -11,27 +11,30 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The library's top-level modules, lowest first: a module may import
-/// only those of a lower rank (`clock` and the generic explorer know
-/// nothing of GPUs; the model implements the explorer's trait; the
-/// reductions are a layer over the model; the checker sees both; outputs
-/// and the entry point come after; the tools built on the entry point,
-/// and the command line over all of them, last).
+/// only those of a lower rank (`clock`, the located diagnostics and the
+/// generic explorer know nothing of GPUs; the IR owns its vocabulary; the
+/// front ends lower into it, the model and the CUDA backend read it; the
+/// model implements the explorer's trait; the reductions are a layer over
+/// the model; the checker sees both; outputs and the entry point come
+/// after; the tools built on the entry point, and the command line over
+/// all of them, last).
 const LAYERS: &[(&str, u32)] = &[
     ("clock", 0),
+    ("diag", 0),
     ("explore", 1),
-    ("spec", 1),
     ("ir", 2),
-    ("cu", 3),
+    ("spec", 3),
     ("llvm", 3),
     ("cuda", 3),
     ("model", 3),
+    ("clang_front", 4),
     ("reduce", 4),
     ("check", 5),
     ("report", 6),
     ("trace", 7),
     ("format", 8),
     ("api", 9),
-    ("bench", 10),
+    ("bench_checker", 10),
     ("dist", 10),
     ("gpu", 10),
     ("litmus", 10),
@@ -442,6 +445,12 @@ fn sibling_modules_import_each_other_without_a_circle() {
     assert!(report.is_empty(), "import circles:\n{}", report.join("\n"));
 }
 
+/// Fails with `heading` and each of `wrong` on a line, unless it is empty.
+fn assert_none(heading: &str, wrong: BTreeSet<String>) {
+    let lines: Vec<String> = wrong.into_iter().collect();
+    assert!(lines.is_empty(), "{heading}:\n{}", lines.join("\n"));
+}
+
 #[test]
 fn top_level_modules_import_only_lower_layers() {
     let rank: BTreeMap<&str, u32> = LAYERS.iter().copied().collect();
@@ -467,11 +476,40 @@ fn top_level_modules_import_only_lower_layers() {
             ));
         }
     }
-    assert!(
-        wrong.is_empty(),
-        "imports against the layers:\n{}",
-        wrong.into_iter().collect::<Vec<_>>().join("\n")
-    );
+    assert_none("imports against the layers", wrong);
+}
+
+/// The front ends, which build or read a syntax tree: `spec` (its parser
+/// and its lowering into the IR), `clang_front` (CUDA read with libclang
+/// into the spec's AST) and `llvm` (LLVM IR lowered into the IR).
+const FRONT_ENDS: &[&str] = &["spec", "clang_front", "llvm"];
+
+/// The IR owns its types: below the front ends nothing reads the spec's
+/// syntax tree (`spec::ast`); the IR, the model, the reductions, the
+/// checker, the outputs and the backends name value types, storage,
+/// operators, orders and scopes from `ir`, and spans from `diag`. Only the
+/// front ends and, from the library's entry point (`api`) up, the tools
+/// that parse a spec and read its header may.
+#[test]
+fn only_the_front_ends_and_their_drivers_read_the_spec_ast() {
+    let rank: BTreeMap<&str, u32> = LAYERS.iter().copied().collect();
+    let api = rank["api"];
+    let mut wrong = BTreeSet::new();
+    for i in imports() {
+        if i.to.len() < 2 || i.to[0] != "spec" || i.to[1] != "ast" {
+            continue;
+        }
+        let from = i.from[0].as_str();
+        if FRONT_ENDS.contains(&from) || rank.get(from).is_some_and(|&r| r >= api) {
+            continue;
+        }
+        wrong.insert(format!(
+            "{} uses {} (take it from `ir` or `diag`)",
+            i.from.join("::"),
+            i.path
+        ));
+    }
+    assert_none("the spec's AST read below the front ends", wrong);
 }
 
 #[test]
@@ -500,6 +538,8 @@ fn the_import_reader_finds_known_imports() {
     assert!(has("reduce", "model"), "reduce uses the model");
     assert!(has("model::memory", "ir"), "the memory model reads the IR");
     assert!(has("check::memory_fairness", "check::label"));
+    assert!(has("spec::lower", "spec::ast"), "lowering reads the AST");
+    assert!(has("api::prepare", "spec::ast"), "api reads the AST");
     let mut tree = Vec::new();
     expand_tree("crate::a::{b, c::{d, e as f}, g}", &mut tree);
     assert_eq!(

@@ -18,7 +18,7 @@ use common::*;
 use gsync_check::cuda::emit::ARITH;
 use gsync_check::cuda::expr::{self, Class, Code};
 use gsync_check::ir::{eval_binary, eval_unary, Expr};
-use gsync_check::spec::ast::{BinOp, Type, UnOp};
+use gsync_check::ir::{BinOp, Type, UnOp};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::process::{Command, Stdio};

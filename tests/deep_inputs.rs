@@ -12,11 +12,11 @@ use common::*;
 use gsync_check::api::Semantics;
 use gsync_check::api::{self, CheckConfig, SpecSource};
 use gsync_check::cuda::EmitOptions;
+use gsync_check::diag::Source;
 use gsync_check::gpu;
 use gsync_check::ir::Launch;
 use gsync_check::litmus::{self, LitmusConfig};
 use gsync_check::model::MemoryModel;
-use gsync_check::spec::diag::Source;
 
 fn chain(term: &str, op: &str, n: usize) -> String {
     vec![term; n].join(op)

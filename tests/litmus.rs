@@ -5,9 +5,9 @@
 mod common;
 
 use common::*;
+use gsync_check::diag::Source;
 use gsync_check::litmus::{self, parse, Agreement, LitmusConfig};
 use gsync_check::model::MemoryModel;
-use gsync_check::spec::diag::Source;
 use std::path::PathBuf;
 
 fn hand(name: &str) -> PathBuf {

@@ -6,8 +6,8 @@
 mod common;
 
 use common::*;
+use gsync_check::diag::Source;
 use gsync_check::litmus::{self, parse, LitmusConfig, Question};
-use gsync_check::spec::diag::Source;
 use std::path::{Path, PathBuf};
 
 fn main() -> std::process::ExitCode {

@@ -155,7 +155,7 @@ fn recorded_h100_outcomes_are_still_allowed_by_the_model(corpus: &Path) {
         .filter(|t| t.verdict.is_some())
     {
         let text = std::fs::read_to_string(corpus.join(&t.path)).unwrap();
-        let source = gsync_check::spec::diag::Source::new(t.path.clone(), text);
+        let source = gsync_check::diag::Source::new(t.path.clone(), text);
         let live = t.model_terminates.is_some();
         let p = gsync_check::litmus::gpu::corpus::prepare(
             &source,

@@ -7,8 +7,8 @@
 mod common;
 
 use common::*;
+use gsync_check::diag::Source;
 use gsync_check::spec::ast::Expectation;
-use gsync_check::spec::diag::Source;
 
 fn expectations(path: &std::path::Path) -> Vec<Expectation> {
     let text = std::fs::read_to_string(path).unwrap();

@@ -2,13 +2,13 @@
 //! and the rules a value must meet.
 
 use super::{Error, SpecSource};
+use crate::diag::Diagnostic;
 use crate::explore::{Limits, Options};
 use crate::ir::Launch;
 use crate::model::lockbits::DEFAULT_LOCK_BITS;
 use crate::model::{BranchOrder, MemoryModel, ModelOptions, Scheduler, SimtMode};
 use crate::reduce::Reductions;
 use crate::spec::ast::SpecFile;
-use crate::spec::diag::Diagnostic;
 
 /// How to check a spec: one typed part per concern, each the one home of
 /// its options. The command line, the book's cells (`web/`) and a saved

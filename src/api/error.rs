@@ -1,6 +1,6 @@
 //! Errors that stop a run before any verdict.
 
-use crate::spec::diag::{Diagnostic, Source};
+use crate::diag::{Diagnostic, Source};
 use std::fmt;
 
 /// A problem that stops a run before any verdict: exit code 2.

@@ -6,10 +6,10 @@
 //! assertions.
 
 use super::{CheckConfig, Error, Prepared, SpecSource};
+use crate::diag::Diagnostic;
 use crate::llvm::lower::{lower_kernel, KernelRequest, Refusal};
 use crate::llvm::toolchain::{CompileOptions, Toolchain};
 use crate::spec::ast::{Header, SpecFile};
-use crate::spec::diag::Diagnostic;
 use std::path::Path;
 
 /// What to check in a `.cu` file: the kernel and its arguments
@@ -104,8 +104,11 @@ pub fn prepare_kernel(
 /// (`cuda-include:`, `cuda-define:`, as a harness's), resolved as a
 /// harness's are; the keys that only a spec harness has are refused where
 /// they are written.
-fn header_compile_options(header: &Header, path: &Path) -> Result<crate::cu::Request, Diagnostic> {
-    use crate::cu::{DEFINE_KEY, INCLUDE_KEY};
+fn header_compile_options(
+    header: &Header,
+    path: &Path,
+) -> Result<crate::clang_front::Request, Diagnostic> {
+    use crate::clang_front::{DEFINE_KEY, INCLUDE_KEY};
     if let Some((key, value)) = header
         .cuda
         .iter()
@@ -125,5 +128,5 @@ fn header_compile_options(header: &Header, path: &Path) -> Result<crate::cu::Req
         )
         .label("not for a kernel"));
     }
-    crate::cu::Request::from_header(header, path)
+    crate::clang_front::Request::from_header(header, path)
 }

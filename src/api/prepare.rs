@@ -2,11 +2,12 @@
 //! every command that reads a spec starts from.
 
 use super::{check_param_value, CheckConfig, Error, SpecSource};
-use crate::ir::{lower, Program};
+use crate::diag::{Diagnostic, Source};
+use crate::ir::Program;
 use crate::model::lockbits;
 use crate::model::{MemoryModel, SimtMode};
 use crate::spec::ast::{Item, SpecFile};
-use crate::spec::diag::{Diagnostic, Source};
+use crate::spec::lower;
 
 /// A spec parsed and lowered for one configuration.
 pub struct Prepared {
@@ -31,11 +32,13 @@ pub fn load(spec: &SpecSource) -> Result<(SpecFile, Source), Error> {
     #[allow(unused_mut)]
     let mut source = spec.source();
     #[cfg(feature = "cuda-frontend")]
-    if crate::cu::imports_cuda(&file) {
-        let request =
-            crate::cu::Request::from_header(&file.header, std::path::Path::new(&spec.origin))
-                .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
-        crate::cu::attach(&mut file, &mut source, &request)
+    if crate::clang_front::imports_cuda(&file) {
+        let request = crate::clang_front::Request::from_header(
+            &file.header,
+            std::path::Path::new(&spec.origin),
+        )
+        .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
+        crate::clang_front::attach(&mut file, &mut source, &request)
             .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
     }
     #[cfg(not(feature = "cuda-frontend"))]

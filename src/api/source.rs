@@ -2,8 +2,8 @@
 //! files.
 
 use super::Error;
+use crate::diag::Source;
 use crate::spec::ast::Header;
-use crate::spec::diag::Source;
 use std::path::Path;
 
 include!(concat!(env!("OUT_DIR"), "/builtin_specs.rs"));

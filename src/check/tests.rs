@@ -5,14 +5,15 @@ use super::graph::LabeledGraph;
 use super::liveness;
 use super::{Finding, Settings};
 use crate::api::Semantics;
+use crate::diag::Source;
 use crate::explore::{explore, Options, Outcome, TransitionSystem};
-use crate::ir::{lower, Launch};
+use crate::ir::Launch;
 use crate::model::memory::Recency;
 use crate::model::{
     thread_of, Levels, MemoryModel, Model, ModelOptions, Progress, Scheduler, ViolationKind,
 };
 use crate::reduce::{Reduced, Reductions};
-use crate::spec::diag::Source;
+use crate::spec::lower;
 
 const TWO_BLOCKS: Launch = Launch {
     blocks: 2,

@@ -126,7 +126,7 @@ pub enum Command {
         name = "bench-checker",
         after_help = "Examples:\n  gsync-check bench-checker --families semaphore --max-blocks 6\n  gsync-check bench-checker --families semaphore --memory-model ptx --no-compare --min-blocks 4 --max-blocks 4 --repeat 7\n  gsync-check bench-checker --families mutex --max-blocks 3 --spin"
     )]
-    BenchChecker(super::bench::BenchArgs),
+    BenchChecker(super::bench_checker::BenchArgs),
 }
 
 impl Cli {

@@ -2,7 +2,7 @@
 //! reports and chooses the exit code.
 
 pub mod args;
-mod bench;
+mod bench_checker;
 pub mod command;
 #[cfg(feature = "dist")]
 mod dist;
@@ -78,7 +78,7 @@ pub fn main_with(cli: Cli) -> i32 {
         Some(Command::Emit(args)) => gpu::emit(&args),
         Some(Command::Run(args)) => gpu::run(&args),
         Some(Command::Bench(args)) => gpu::bench(&args),
-        Some(Command::BenchChecker(args)) => bench::run(&args),
+        Some(Command::BenchChecker(args)) => bench_checker::run(&args),
         None => {
             set_color(cli.output.color);
             let name = cli.name.unwrap_or_default();
@@ -160,7 +160,7 @@ fn show(name: &str, numbered: bool, range: Option<args::LineRange>) -> Result<i3
         }
         None => {
             let names: Vec<String> = api::builtins().map(|s| s.name).collect();
-            let hint = match crate::ir::suggest(name, names.iter().map(String::as_str)) {
+            let hint = match crate::diag::suggest(name, names.iter().map(String::as_str)) {
                 Some(s) => format!("; did you mean `{s}`?"),
                 None if api::FAMILIES.contains(&name) => format!(
                     "; `{name}` is a family: `gsync-check list` shows its variants, each of which `show` prints"
@@ -193,7 +193,7 @@ fn by_name(name: &str, check: &CheckArgs, output: &OutputArgs) -> Result<i32, Er
         .iter()
         .map(String::as_str)
         .chain(api::FAMILIES.iter().copied());
-    let hint = match crate::ir::suggest(name, candidates) {
+    let hint = match crate::diag::suggest(name, candidates) {
         Some(s) => format!("; did you mean `{s}`?"),
         None => String::new(),
     };

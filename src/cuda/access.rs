@@ -8,8 +8,8 @@
 use super::emit::Emitter;
 use super::expr::{self, cuda_type, word_type, Code};
 use super::spell::{atomic_suffix, fence, helper_suffix};
+use crate::ir::Type;
 use crate::ir::{AtomicOp, Expr, LocalId, MemAccess, MemOrder, Order, Scope};
-use crate::spec::ast::Type;
 
 /// How an acquire, release or acq_rel atomic on a word is one PTX `atom`:
 /// its operation, operand type, and whether it takes the word as signed

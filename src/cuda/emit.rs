@@ -13,9 +13,10 @@
 use super::expr::{self, cuda_type, word_type, Class, Code};
 use super::names::{fresh_in, Names};
 use super::spell::fence;
+use crate::diag::Diagnostic;
+use crate::diag::Span;
 use crate::ir::{Expr, InlinedCall, Instr, Loc, LocalId, Op, Pc, Program, VoteKind};
-use crate::spec::ast::{Participants, Span, Storage, Type};
-use crate::spec::diag::Diagnostic;
+use crate::ir::{Participants, Storage, Type};
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
 
@@ -107,7 +108,7 @@ pub fn emit(
 }
 
 fn header(out: &mut String, program: &Program, spec_name: &str, options: &EmitOptions) {
-    let h = &program.header;
+    let h = &program.about;
     let l = program.launch;
     let _ = writeln!(
         out,

@@ -11,8 +11,8 @@
 //! or by 64 or more, `INT64_MIN / -1`, a zero divisor) the operation is a
 //! call of a helper of `arith.h`, which computes what the model does.
 
+use crate::ir::{BinOp, Type, UnOp};
 use crate::ir::{Builtin, Expr, InitExpr};
-use crate::spec::ast::{BinOp, Type, UnOp};
 
 /// What C++ type an emitted expression has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

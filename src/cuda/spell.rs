@@ -4,10 +4,10 @@
 //! harness both print from here, so each spelling exists once (orders are
 //! spelled by [`order_name`], which the spec language shares with PTX).
 
-use crate::ir::memop::order_name;
+use crate::ir::order_name;
 use crate::ir::{MemOrder, Order, Scope};
 
-/// PTX's `.scope` qualifier (the inverse of `ir::memop::scope_named`).
+/// PTX's `.scope` qualifier (the inverse of `ir::scope_named`).
 pub(crate) fn scope_name(scope: Scope) -> &'static str {
     match scope {
         Scope::Cta => "cta",
@@ -44,7 +44,7 @@ pub(crate) fn fence(mo: MemOrder) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::memop::scope_named;
+    use crate::ir::scope_named;
 
     #[test]
     fn scope_names_read_back() {

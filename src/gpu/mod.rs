@@ -14,10 +14,12 @@ pub(crate) mod run;
 
 use crate::api::{self, CheckConfig, Error, SpecSource};
 use crate::cuda::{self, EmitOptions, Emitted};
-use crate::ir::{lower, Launch, Program};
+use crate::diag::Source;
+use crate::ir::Participants;
+use crate::ir::{Launch, Program};
 use crate::report::Report;
-use crate::spec::ast::{Participants, SpecFile};
-use crate::spec::diag::Source;
+use crate::spec::ast::SpecFile;
+use crate::spec::lower;
 
 /// A spec lowered for a GPU launch (any size: the checker's launch limit
 /// does not apply, nothing is explored).

@@ -4,7 +4,7 @@
 //! would write).
 
 use super::{wrap, AtomicOp};
-use crate::spec::ast::Type;
+use crate::ir::Type;
 
 /// The value an atomic on a variable of type `ty` leaves in memory
 /// (`None`: unchanged), following CUDA. `atomicMax` and `atomicMin` compare

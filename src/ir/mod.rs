@@ -9,23 +9,19 @@
 //! procedure was inlined is kept (`Program::inlined`), so a backend can
 //! emit one function per procedure.
 
+mod arith;
 mod atomic;
 pub(crate) mod cfg;
-mod consteval;
 mod init;
-mod lower;
-pub(crate) mod memop;
 pub mod ptx;
-mod resolve;
+mod types;
 
+pub use arith::{binary as eval_binary, unary as eval_unary, ArithFault};
 pub use atomic::atomic_result;
-pub use consteval::{binary as eval_binary, unary as eval_unary, ArithFault};
 pub use init::InitExpr;
-pub use lower::lower;
-pub use resolve::{suggest, RESERVED};
+pub use types::{BinOp, Participants, Storage, Type, UnOp};
 
-use crate::spec::ast::{BinOp, Header, Participants, Span, Storage, Type, UnOp};
-use crate::spec::diag::Source;
+use crate::diag::{Source, Span};
 use serde::{Deserialize, Serialize};
 
 /// Index of an instruction.
@@ -154,6 +150,43 @@ pub enum Order {
     Release,
     AcqRel,
     Sc,
+}
+
+/// The order a `.name` qualifier spells (the inverse of `order_name`); the
+/// spec language and the PTX litmus translator spell orders alike.
+pub(crate) fn order_named(name: &str) -> Option<Order> {
+    use Order::*;
+    [Weak, Volatile, Relaxed, Acquire, Release, AcqRel, Sc]
+        .into_iter()
+        .find(|o| order_name(*o) == name)
+}
+
+/// The scope a PTX `.cta`, `.gpu` or `.sys` qualifier names (the inverse
+/// of `scope_name`).
+pub(crate) fn scope_named(name: &str) -> Option<Scope> {
+    [Scope::Cta, Scope::Gpu, Scope::Sys]
+        .into_iter()
+        .find(|s| scope_name(*s) == name)
+}
+
+pub(crate) fn scope_name(s: Scope) -> &'static str {
+    match s {
+        Scope::Cta => "cta",
+        Scope::Gpu => "gpu",
+        Scope::Sys => "sys",
+    }
+}
+
+pub(crate) fn order_name(o: Order) -> &'static str {
+    match o {
+        Order::Weak => "weak",
+        Order::Volatile => "volatile",
+        Order::Relaxed => "relaxed",
+        Order::Acquire => "acquire",
+        Order::Release => "release",
+        Order::AcqRel => "acq_rel",
+        Order::Sc => "sc",
+    }
 }
 
 /// How a memory access or fence is ordered: its order at its scope (PTX's
@@ -401,11 +434,19 @@ pub struct InlinedCall {
     pub calls: Vec<usize>,
 }
 
+/// What a program's source says of itself (a spec's `//! source:` and
+/// `//! description:` lines), for a backend's generated file.
+#[derive(Clone, Debug, Default)]
+pub struct About {
+    pub source: Option<String>,
+    pub description: Option<String>,
+}
+
 /// A spec lowered for one launch.
 #[derive(Clone, Debug)]
 pub struct Program {
     pub source: Source,
-    pub header: Header,
+    pub about: About,
     pub launch: Launch,
     /// Parameter values in force, in declaration order.
     pub params: Vec<(String, i64)>,

@@ -2,7 +2,7 @@
 //! names: the opcode, the order and scope of a memory operation
 //! (`MemOrder`), its state space and width, an atomic's operation. Both
 //! CUDA routes read inline PTX through this one parser (the libclang route
-//! in `cu/ptx.rs`, the LLVM route in `llvm/lower/asm.rs`); each binds the
+//! in `clang_front/ptx.rs`, the LLVM route in `llvm/lower/asm.rs`); each binds the
 //! operands its own way. Anything outside the subset is an error that
 //! names the instruction in PTX's words, never an approximation.
 //!

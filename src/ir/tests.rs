@@ -2,7 +2,8 @@
 
 use super::cfg::{immediate_post_dominators, Liveness};
 use super::*;
-use crate::spec::parse;
+use crate::diag::Source;
+use crate::spec::{lower, parse};
 
 fn lower_text(text: &str, launch: Launch) -> Program {
     let source = Source::new("t.gsync", text);

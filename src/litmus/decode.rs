@@ -6,8 +6,9 @@
 //! cannot be expressed, located at the instruction.
 
 use super::parse::{Instr, Operand};
+use crate::diag::Span;
+use crate::ir::BinOp;
 use crate::ir::{AtomicOp, Scope};
-use crate::spec::ast::{BinOp, Span};
 
 /// Why a test cannot be expressed, with the text responsible.
 #[derive(Clone, Debug, PartialEq, Eq)]

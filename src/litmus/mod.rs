@@ -14,12 +14,13 @@ pub mod gpu;
 pub mod parse;
 pub mod translate;
 
+use crate::diag::Span;
+use crate::diag::{Diagnostic, Source};
 use crate::explore::{explore, LimitKind, Options, Outcome};
 use crate::ir::from_raw;
+use crate::ir::Type;
 use crate::model::{MemoryModel, Model, ModelOptions, Scheduler};
 use crate::report::ViolationReport;
-use crate::spec::ast::{Span, Type};
-use crate::spec::diag::{Diagnostic, Source};
 use crate::spec::input::read_text;
 use decode::Unsupported;
 use parse::{Cond, Litmus, Quantifier, Term};

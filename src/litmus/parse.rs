@@ -16,8 +16,8 @@
 //! translation, so an instruction the checker cannot express yet is reported
 //! as unsupported rather than as a syntax error.
 
-use crate::spec::ast::Span;
-use crate::spec::diag::Diagnostic;
+use crate::diag::Diagnostic;
+use crate::diag::Span;
 
 /// A parsed litmus test.
 #[derive(Clone, Debug)]

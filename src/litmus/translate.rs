@@ -14,13 +14,14 @@
 
 use super::decode::{arith_op, atomic_op, branch_cmp, membar_scope, unsupported, Unsupported};
 use super::parse::{Instr, Litmus, Operand, Stmt, Term, Thread};
-use crate::ir::memop::{order_named, scope_named};
+use crate::diag::Source;
+use crate::diag::Span;
+use crate::ir::{order_named, scope_named};
 use crate::ir::{
-    Builtin, Checks, Expr, Instr as IrInstr, Launch, Loc, LocalInit, LocalVar, MemOrder, MemVar,
-    Op, Order, Pc, Program, Scope, VarId,
+    About, Builtin, Checks, Expr, Instr as IrInstr, Launch, Loc, LocalInit, LocalVar, MemOrder,
+    MemVar, Op, Order, Pc, Program, Scope, VarId,
 };
-use crate::spec::ast::{BinOp, Header, Participants, Span, Storage, Type};
-use crate::spec::diag::Source;
+use crate::ir::{BinOp, Participants, Storage, Type};
 use std::collections::BTreeMap;
 
 /// A translated test: the program and where the final condition's terms live.
@@ -536,10 +537,7 @@ pub fn translate(test: &Litmus, source: &Source) -> Result<Translated, Unsupport
     b.init_registers(&placement);
     let program = Program {
         source: source.clone(),
-        header: Header {
-            name: Some(test.name.clone()),
-            ..Header::default()
-        },
+        about: About::default(),
         launch: placement.launch,
         params: vec![],
         vars: b.vars,

@@ -20,8 +20,9 @@
 use super::state::{self, Layout};
 use super::threads::Threads;
 use super::{Event, Violation};
+use crate::diag::Span;
+use crate::ir::Storage;
 use crate::ir::{Expr, Loc, LocalId, Op, Pc, Program};
-use crate::spec::ast::{Span, Storage};
 
 /// Fermi's number of lock bits per SM.
 pub(crate) const DEFAULT_LOCK_BITS: u32 = 1024;

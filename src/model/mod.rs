@@ -221,7 +221,7 @@ impl<'p> Model<'p> {
         let lone_barrier = !ptx
             && options.simt == SimtMode::Its
             && (prog.launch.threads_per_block == 1
-                || prog.participants == crate::spec::ast::Participants::Master);
+                || prog.participants == crate::ir::Participants::Master);
         let invisible = prog
             .code
             .iter()

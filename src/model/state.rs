@@ -19,7 +19,7 @@
 //! 64-bit types has the same layout as before they existed.
 
 use crate::ir::{from_raw, to_raw, LocalInit, Program, VarId};
-use crate::spec::ast::{Participants, Storage, Type};
+use crate::ir::{Participants, Storage, Type};
 
 /// The raw bits of the value of type `ty` at word `w` (and `w + 1`).
 #[inline]

@@ -1,9 +1,10 @@
 //! The sequentially consistent semantics on small programs, explored.
 
 use super::*;
+use crate::diag::Source;
 use crate::explore::{explore, Options, Outcome};
-use crate::ir::{lower, Launch};
-use crate::spec::diag::Source;
+use crate::ir::Launch;
+use crate::spec::lower;
 
 /// The options of these tests: sequential consistency.
 fn sc() -> ModelOptions {

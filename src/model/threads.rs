@@ -7,8 +7,8 @@
 use super::state::{self, Layout, FINISHED, FLAGS, PC, STARTED, WAITING_BARRIER, WAITING_WARP};
 use super::{Violation, ViolationKind};
 use crate::ir::cfg::Liveness;
+use crate::ir::Participants;
 use crate::ir::{Builtin, Expr, Loc, Op, Pc, Program};
-use crate::spec::ast::Participants;
 
 /// The program, the state's layout, and which locals are live where.
 pub struct Threads<'p> {

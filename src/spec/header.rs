@@ -1,8 +1,8 @@
 //! The `//!` header: `key: value` lines with metadata and `expect` lines.
 
 use super::ast::{Expectation, Header, HeaderValue, Ident, Span};
-use super::diag::{suggest, Diagnostic, SpecResult};
 use super::lexer::HeaderLine;
+use crate::diag::{suggest, Diagnostic, SpecResult};
 
 const VERDICTS: &[&str] = &["verified", "violated", "inconclusive"];
 
@@ -124,7 +124,7 @@ fn parse_line(line: &HeaderLine, header: &mut Header) -> SpecResult<()> {
     match key {
         "note" => header.notes.push(value.text),
         // A harness's CUDA files and how to compile them (repeatable; the
-        // CUDA front end reads them, `crate::cu`).
+        // CUDA front end reads them, `crate::clang_front`).
         _ if key.starts_with("cuda") => header.cuda.push((key.to_string(), value)),
         "simt" => set_once(&mut header.simt, value, key, key_span)?,
         "liveness" => {
@@ -363,7 +363,7 @@ pub(crate) fn leading_lines(text: &str) -> Vec<HeaderLine> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::diag::Source;
+    use crate::diag::Source;
     use crate::spec::lexer::lex;
 
     fn header(text: &str) -> SpecResult<Header> {

@@ -2,7 +2,7 @@
 //! first token (they are handed to the header parser, not to the grammar).
 
 use super::ast::Span;
-use super::diag::{Diagnostic, SpecResult};
+use crate::diag::{Diagnostic, SpecResult};
 
 /// Declares a token enum and its table of spellings from one list, so
 /// that the two cannot drift apart, with `as_str` to spell a token.

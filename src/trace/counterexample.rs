@@ -2,11 +2,11 @@
 //! schedule (then the cycle) from the initial state and record, for
 //! readers, what each step did.
 
+use crate::diag::Source;
+use crate::diag::Span;
 use crate::ir::{Op, Program};
 use crate::model::{Event, Model, Violation};
 use crate::report::{Access, SourcePos, Step, Trace};
-use crate::spec::ast::Span;
-use crate::spec::diag::Source;
 
 /// Instructions worth showing: memory, synchronization and checks, not the
 /// thread-local bookkeeping between them.

@@ -11,11 +11,11 @@
 
 use gsync_check::api::Search;
 use gsync_check::api::{self, CheckConfig, SpecSource};
+use gsync_check::diag::Source;
 use gsync_check::explore::Limits;
 use gsync_check::format::svg::render_svg;
 use gsync_check::format::text::render_report;
 use gsync_check::litmus::{self, LitmusConfig, Question};
-use gsync_check::spec::diag::Source;
 use gsync_check::spec::input::decode;
 use std::path::Path;
 

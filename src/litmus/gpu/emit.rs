@@ -13,7 +13,7 @@ use super::super::decode::{is_jump, Unsupported};
 use super::super::parse::{Litmus, Operand, Stmt, Term};
 use super::instr::{self, label_name, reg_name};
 use super::layout::Roles;
-use crate::spec::ast::Span;
+use crate::diag::Span;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 

@@ -12,7 +12,7 @@ use super::super::decode::{
 };
 use super::super::parse::{Instr, Operand};
 use crate::cuda::spell::scope_name;
-use crate::ir::memop::{order_name, order_named, scope_named};
+use crate::ir::{order_name, order_named, scope_named};
 use crate::ir::{AtomicOp, Order, Scope};
 use std::collections::BTreeMap;
 

@@ -9,9 +9,9 @@
 
 use super::memory::{Base, Region};
 use super::{Lowerer, R};
+use crate::ir::BinOp;
 use crate::ir::{AtomicOp, Expr, MemOrder, Op, Order, Scope};
 use crate::llvm::ir::{Atomic, Callee, Instr, InstrKind, Ordering, RmwOp, Type as LType, Value};
-use crate::spec::ast::BinOp;
 
 /// The access order of an atomic, and the fence PTX puts before a
 /// `seq_cst` one.

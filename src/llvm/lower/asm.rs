@@ -13,9 +13,9 @@
 use super::memory::Ptr;
 use super::{Lowerer, R};
 use crate::ir::ptx::{self, Access, Instruction, Ptx, Space};
+use crate::ir::{BinOp, Storage};
 use crate::ir::{Builtin, Expr, LocalId, Op};
 use crate::llvm::ir::{Callee, Instr, InstrKind, Type as LType};
-use crate::spec::ast::{BinOp, Storage};
 use std::collections::HashMap;
 
 /// The operands of one asm call, as its constraints lay them out.

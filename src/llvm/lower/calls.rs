@@ -226,7 +226,7 @@ impl Lowerer<'_> {
     /// `llvm.{u,s}{min,max}.iN` and `llvm.abs.iN` (`min`, `max`, `abs`,
     /// and what instcombine makes of `a < b ? a : b`).
     fn integer_intrinsic(&mut self, name: &str, instr: &Instr) -> R<Option<Expr>> {
-        use crate::spec::ast::{BinOp, UnOp};
+        use crate::ir::{BinOp, UnOp};
         // libdevice's `max`, `min`, `abs` (declared only: -nocudalib).
         let libdevice = match name {
             "__nv_max" | "__nv_llmax" => Some("smax"),

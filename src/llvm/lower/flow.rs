@@ -7,9 +7,9 @@
 
 use super::memory::{Base, Ptr, Region};
 use super::{Lowerer, R};
+use crate::ir::{BinOp, Type};
 use crate::ir::{Expr, LocalId, Op, Pc};
 use crate::llvm::ir::{Block, Callee, CastOp, Instr, InstrKind, Type as LType, Value};
-use crate::spec::ast::{BinOp, Type};
 use std::collections::{HashMap, HashSet};
 
 /// The byte offset a NULL pointer phi holds: far below any variable.

@@ -5,9 +5,9 @@
 //! element's size into the location's index.
 
 use super::{Lowerer, R};
+use crate::ir::{BinOp, Storage, Type};
 use crate::ir::{Expr, Loc, MemVar, VarId};
 use crate::llvm::ir::{CastOp, ConstExpr, InstrKind, Operand, Type as LType, Value};
-use crate::spec::ast::{BinOp, Storage, Type};
 use std::collections::HashMap;
 
 /// What a pointer points into.

@@ -27,11 +27,12 @@ mod tests;
 
 use super::debug::{DebugInfo, SourceLoc, UserFiles};
 use super::ir::{Function, Instr as LInstr, InstrKind, MdField, Module};
+use crate::diag::Span;
+use crate::diag::{Diagnostic, Source};
 use crate::ir::{
-    Checks, Expr, Instr, Launch, LocalId, LocalInit, LocalVar, MemVar, Op, Program, VarId,
+    About, Checks, Expr, Instr, Launch, LocalId, LocalInit, LocalVar, MemVar, Op, Program, VarId,
 };
-use crate::spec::ast::{Header, Participants, Span, Type};
-use crate::spec::diag::{Diagnostic, Source};
+use crate::ir::{Participants, Type};
 use memory::Ptr;
 use source::Lines;
 use std::collections::{HashMap, HashSet};
@@ -112,7 +113,7 @@ pub(crate) fn lower_kernel(
         params: Vec::new(),
     };
     match l.run(request, kernel_loc.as_ref(), kernel_span) {
-        Ok(()) => Ok(l.program(request)),
+        Ok(()) => Ok(l.program()),
         Err(d) => Err(Refusal::Located(Box::new(d), Box::new(l.lines.source))),
     }
 }
@@ -271,7 +272,7 @@ impl<'m> Lowerer<'m> {
         Ok(())
     }
 
-    fn program(self, request: &KernelRequest) -> Program {
+    fn program(self) -> Program {
         let mut vars = self.vars;
         for (i, v) in vars.iter_mut().enumerate() {
             v.ty = memory::var_type(self.widths[i], self.signed[i]);
@@ -280,7 +281,7 @@ impl<'m> Lowerer<'m> {
         for (base, index, value) in &self.inits {
             if let Some(v) = vars
                 .iter_mut()
-                .find(|v| v.name == *base && v.storage == crate::spec::ast::Storage::Global)
+                .find(|v| v.name == *base && v.storage == crate::ir::Storage::Global)
             {
                 v.init[*index as usize] = crate::ir::to_raw(v.ty, *value);
                 params.push((format!("{base}[{index}]"), *value));
@@ -288,10 +289,7 @@ impl<'m> Lowerer<'m> {
         }
         Program {
             source: self.lines.source,
-            header: Header {
-                name: Some(request.kernel.to_string()),
-                ..Header::default()
-            },
+            about: About::default(),
             launch: self.launch,
             params,
             vars,

@@ -7,10 +7,11 @@
 
 use super::memory::{Ptr, Region};
 use super::{source, KernelRequest, Lowerer, DEFAULT_BUFFER_LEN, R};
+use crate::diag::Span;
 use crate::ir::{Expr, MemVar, VarId};
+use crate::ir::{Storage, Type};
 use crate::llvm::debug::SourceLoc;
 use crate::llvm::ir::Type as LType;
-use crate::spec::ast::{Span, Storage, Type};
 
 impl Lowerer<'_> {
     /// Kernel parameters: pointers become buffers, integers the values
@@ -252,7 +253,7 @@ impl Lowerer<'_> {
     }
 
     fn refuse_at_kernel<T>(&self, message: String) -> R<T> {
-        Err(crate::spec::diag::Diagnostic::new(self.point, message).label("this kernel"))
+        Err(crate::diag::Diagnostic::new(self.point, message).label("this kernel"))
     }
 
     /// The buffer a pointer field of a kernel's struct argument points to

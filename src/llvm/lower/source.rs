@@ -5,9 +5,9 @@
 //! error's span starts at the column the debug location names, so that
 //! it renders as `file:line:col`.
 
+use crate::diag::Source;
+use crate::diag::Span;
 use crate::llvm::debug::{normalize, SourceLoc};
-use crate::spec::ast::Span;
-use crate::spec::diag::Source;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 

@@ -171,7 +171,7 @@ fn getelementptr_becomes_an_element_index() {
     assert_eq!(at("arg0", 1), Some(3));
     assert_eq!(at("flags", 2), Some(5));
     let flags = p.vars.iter().find(|v| v.name == "flags").unwrap();
-    assert_eq!(flags.storage, crate::spec::ast::Storage::Shared);
+    assert_eq!(flags.storage, crate::ir::Storage::Shared);
     assert_eq!((flags.len, flags.init.len()), (4, 8), "per block");
     let buf = &p.vars[0];
     assert_eq!((buf.len, buf.ty), (DEFAULT_BUFFER_LEN, Type::U32));

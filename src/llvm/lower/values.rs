@@ -6,9 +6,9 @@
 //! it is stored in.
 
 use super::{Lowerer, R};
+use crate::ir::{BinOp, Type, UnOp};
 use crate::ir::{Builtin, Expr, Op};
 use crate::llvm::ir::{BinOp as LBin, CastOp, Instr, Operand, Type as LType, Value};
-use crate::spec::ast::{BinOp, Type, UnOp};
 
 /// Variable `k`'s address is `(k + 1) << ADDRESS_SHIFT` (see `address`).
 pub(crate) const ADDRESS_SHIFT: u32 = 32;

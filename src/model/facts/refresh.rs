@@ -180,9 +180,10 @@ impl LocalFlow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{lower, Launch, Pc};
+    use crate::diag::Source;
+    use crate::ir::{Launch, Pc};
     use crate::model::{MemoryModel, ModelOptions};
-    use crate::spec::diag::Source;
+    use crate::spec::lower;
 
     /// A lock taken in a `while (!acquired)` loop, `data` updated under it.
     const LOCKED: &str = "global u32 lock = 0;\nglobal u32 data = 0;\nharness all {\n bool acq = false;\n while (!acq) {\n  if (atomicCAS(lock, 0, 1) == 0) { FENCE acq = true; }\n }\n data = data + 1;\n __threadfence();\n atomicExch(lock, 0);\n}";

@@ -6,7 +6,7 @@
 
 use super::layout::*;
 use super::PtxMemory;
-use crate::spec::ast::Storage;
+use crate::ir::Storage;
 
 /// A per-block run of words: `len` words at `base + block * stride`.
 #[derive(Clone, Copy, Debug)]

@@ -43,8 +43,8 @@ use super::layout::*;
 use super::{Foresight, PtxMemory};
 use crate::ir::atomic_result;
 use crate::ir::{from_raw, AtomicOp, Expr, Op, Order, Program, Scope};
+use crate::ir::{Participants, Storage, Type};
 use crate::model::threads::Threads;
-use crate::spec::ast::{Participants, Storage, Type};
 
 thread_local! {
     /// Per location, every live reader's view after the drops

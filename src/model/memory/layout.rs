@@ -245,7 +245,7 @@ impl Sections {
 
     /// The raw value of the message at `msg`, a write to a location of type
     /// `ty`.
-    pub(super) fn value(&self, s: &[u32], msg: usize, ty: crate::spec::ast::Type) -> u64 {
+    pub(super) fn value(&self, s: &[u32], msg: usize, ty: crate::ir::Type) -> u64 {
         let lo = u64::from(s[msg]);
         match self.hi {
             Some(h) if ty.words() == 2 => lo | u64::from(s[msg + h]) << 32,

@@ -49,10 +49,10 @@ pub use layout::WordKind;
 use super::threads::{runtime_error, Threads};
 use super::{Event, MemoryModel, ModelOptions, Violation};
 use crate::ir::atomic_result;
+use crate::ir::Type;
 use crate::ir::{
     from_raw, to_raw, AtomicOp, Expr, Loc, MemAccess, MemOrder, Op, Order, Pc, Program, Scope,
 };
-use crate::spec::ast::Type;
 pub use blocks::BlockWords;
 use layout::*;
 
@@ -968,7 +968,7 @@ impl PtxMemory {
         let last = sec.msg(x, len);
         s[x] = s[last];
         if self.wide[x] {
-            s[x + 1] = (sec.value(s, last, crate::spec::ast::Type::U64) >> 32) as u32;
+            s[x + 1] = (sec.value(s, last, crate::ir::Type::U64) >> 32) as u32;
         }
         len - q
     }

@@ -1,10 +1,11 @@
 //! The `ptx` model on small programs: weak outcomes it must reach, the
 //! orderings it must keep, and the races it reports.
 
+use crate::diag::Source;
 use crate::explore::{explore, Options, Outcome};
-use crate::ir::{lower, Launch};
+use crate::ir::Launch;
 use crate::model::{MemoryModel, Model, ModelOptions, Violation, ViolationKind};
-use crate::spec::diag::Source;
+use crate::spec::lower;
 
 const TWO_BLOCKS: Launch = Launch {
     blocks: 2,

@@ -80,13 +80,13 @@ mod memo;
 mod solo;
 mod spin;
 
+use crate::ir::Storage;
 use crate::ir::{Expr, Loc, MemOrder, Op, Order};
 use crate::model::facts::{
     get, no_warp_collectives, phase_word, set, Bits, Footprint, Futures, ScWords,
 };
 use crate::model::state::FINISHED;
 use crate::model::{thread_of, Model};
-use crate::spec::ast::Storage;
 use std::sync::Arc;
 
 /// Whether a thread's conflicts are in [`Scratch::conflicts`].

@@ -20,7 +20,7 @@ use crate::ir::{
     eval_binary, eval_unary, AtomicOp, Builtin, Expr, Loc, LocalId, LocalInit, MemAccess, Op,
     Program, VarId,
 };
-use crate::spec::ast::{BinOp, Participants, Storage, Type};
+use crate::ir::{BinOp, Participants, Storage, Type};
 
 /// The inferred kinds, and the blocks that code singles out by a constant.
 pub(super) struct BlockIds {

@@ -33,9 +33,9 @@ mod shapes;
 
 use crate::ir::cfg::Liveness;
 use crate::ir::{from_raw, to_raw, LocalId, Program};
+use crate::ir::{Storage, Type};
 use crate::model::memory::BlockWords;
 use crate::model::state::Layout;
-use crate::spec::ast::{Storage, Type};
 use std::cell::RefCell;
 use std::cmp::Ordering;
 

@@ -5,8 +5,8 @@
 //! indexed both ways, or by other data too, is not described.
 
 use super::kind::Kind;
+use crate::ir::BinOp;
 use crate::ir::{Expr, Program};
-use crate::spec::ast::BinOp;
 
 /// The shape of an index expression.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,11 +2,12 @@
 
 use super::Symmetry;
 use crate::api::Semantics;
+use crate::diag::Source;
 use crate::explore::{explore, Options, TransitionSystem};
-use crate::ir::{lower, Launch, Program};
+use crate::ir::{Launch, Program};
 use crate::model::{MemoryModel, Model, ModelOptions};
 use crate::reduce::{Reduced, Reductions};
-use crate::spec::diag::Source;
+use crate::spec::lower;
 
 /// The options of these tests: sequential consistency.
 fn sc() -> ModelOptions {

@@ -4,8 +4,8 @@
 //! height is bounded here with a located error.
 
 use super::Parser;
+use crate::diag::{Diagnostic, SpecResult};
 use crate::spec::ast::*;
-use crate::spec::diag::{Diagnostic, SpecResult};
 use crate::spec::lexer::{Kw, Sym, Tok};
 
 /// The highest expression tree: every pass after the parser (names,

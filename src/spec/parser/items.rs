@@ -2,8 +2,8 @@
 //! procedures, the harness and its `check` lines.
 
 use super::{misspelt_keyword, type_of, Parser};
+use crate::diag::{Diagnostic, SpecResult};
 use crate::spec::ast::*;
-use crate::spec::diag::{Diagnostic, SpecResult};
 use crate::spec::lexer::{Kw, Sym, Tok};
 
 const ITEMS: &str = "an item (`param`, `global`, `shared`, `local`, `fn` or `harness`)";

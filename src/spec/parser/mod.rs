@@ -12,9 +12,9 @@ mod stmt;
 mod tests;
 
 use super::ast::*;
-use super::diag::{Diagnostic, SpecResult};
 use super::header::{check_liveness_names, parse_header};
 use super::lexer::{lex, Kw, Sym, Tok, Token};
+use crate::diag::{Diagnostic, SpecResult};
 
 /// Deeper nesting than this is an error rather than a stack overflow.
 const MAX_DEPTH: u32 = 100;
@@ -216,7 +216,7 @@ fn misspelt_keyword(word: &str, candidates: &[Kw]) -> Option<&'static str> {
     if word.chars().count() < 3 {
         return None;
     }
-    super::diag::suggest(word, candidates.iter().map(|k| k.as_str()))
+    crate::diag::suggest(word, candidates.iter().map(|k| k.as_str()))
 }
 
 fn type_error(name: &str, span: Span) -> Diagnostic {

@@ -2,8 +2,8 @@
 //! calls, `if`/`else`, `while`, `for`, `assert`, `critical` and `phase`.
 
 use super::{misspelt_keyword, type_error, type_of, Parser};
+use crate::diag::{Diagnostic, SpecResult};
 use crate::spec::ast::*;
-use crate::spec::diag::{Diagnostic, SpecResult};
 use crate::spec::lexer::{Kw, Sym, Tok};
 
 /// The keywords that begin a statement, for "did you mean" (`if` is too

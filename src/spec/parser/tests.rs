@@ -2,7 +2,7 @@
 //! fuzzing for panics.
 
 use super::*;
-use crate::spec::diag::Source;
+use crate::diag::Source;
 
 const EXAMPLE: &str = r#"//! name: spin_lock
 //! family: mutex
