@@ -703,7 +703,8 @@ fn the_book_examples_meet_their_expectations() {
 
 /// The graded exercises (`book/exercises/NAME/`): the grader, given the
 /// instructor's harness, passes the instructor's solution and fails the
-/// empty starting point and every `*_attempt.gsync` (known wrong answers).
+/// empty starting point and every `*_attempt.gsync` (known wrong answers,
+/// at least three), each on the check its first line names.
 fn graded_exercises_pass_their_solution_and_fail_the_rest() {
     let dir = repo().join("book/exercises");
     let grade = |exercise: &std::path::Path, answer: &std::path::Path| {
@@ -738,6 +739,11 @@ fn graded_exercises_pass_their_solution_and_fail_the_rest() {
                 wrong.push(f.path());
             }
         }
+        assert!(
+            wrong.len() >= 4,
+            "{}: a graded exercise has at least three known-wrong answers",
+            exercise.display()
+        );
         for answer in wrong {
             let out = grade(&exercise, &answer);
             assert_eq!(
@@ -747,6 +753,24 @@ fn graded_exercises_pass_their_solution_and_fail_the_rest() {
                 answer.display(),
                 stdout(&out),
                 stderr(&out)
+            );
+            // A known-wrong answer says which check it must fail (a `FAIL`
+            // line of the grader, or the construct it is refused for), and
+            // fails that one.
+            let text = std::fs::read_to_string(&answer).unwrap();
+            if answer.ends_with("student.gsync") {
+                continue;
+            }
+            let target = text
+                .lines()
+                .next()
+                .and_then(|l| l.strip_prefix("// targets: "))
+                .unwrap_or_else(|| panic!("{}: no `// targets: ...` first line", answer.display()));
+            assert!(
+                stdout(&out).lines().any(|l| l.contains(target)),
+                "{}: does not fail what it targets ({target})\n{}",
+                answer.display(),
+                stdout(&out)
             );
         }
     }
