@@ -908,6 +908,7 @@ fn claims_are_found_and_judged() {
         markers,
         last_example: None,
         heading: false,
+        after_command: false,
     };
     let marker = |args: &[&str], v: &str| Marker {
         file: "f.md".into(),
@@ -970,6 +971,11 @@ fn claims_are_found_and_judged() {
     // A question may ask whether it verifies.
     assert!(judge(&para("Does `spin_lock` verify, or starve?", vec![starves])).is_empty());
     assert_eq!(judge(&para("Does `spin_lock` starve?", vec![])).len(), 1);
+    // Right after a command's output, "it deadlocks" is a claim about it.
+    let mut after = para("Under `sc` it deadlocks.", vec![]);
+    assert!(judge(&after).is_empty());
+    after.after_command = true;
+    assert_eq!(judge(&after).len(), 1);
     // What an output says.
     let out: Vec<String> = [
         "verdict: VIOLATED  (21 states, 42 transitions, depth 8)",

@@ -4,9 +4,10 @@
 //! row, outside fenced blocks and headings) of a chapter on the students'
 //! path (`SUMMARY.md` before the contributors' part) that
 //!
-//! - names a spec: the file stem of a spec under `specs/`,
-//!   `book/examples/` or `harnesses/`, as a whole word (in prose, in inline
-//!   code, or in a command in inline code), and
+//! - names a spec (the file stem of a spec under `specs/`,
+//!   `book/examples/` or `harnesses/`, or its `//! name:`, as a whole word,
+//!   in prose or inline code) or comes right after the output of a
+//!   `$ gsync-check` command (only markers and blank lines between), and
 //! - uses a verdict word outside inline code: *verified* (`verif...`,
 //!   `safe`), *violated* (`violat...`, `unsafe`), *deadlock* (`...deadlock...`),
 //!   *starvation* (`starv...`), *livelock* (`livelock...`), *hang*
@@ -246,6 +247,10 @@ pub struct Paragraph {
     /// The last `$ gsync-check` command above it in its file.
     pub last_example: Option<usize>,
     pub heading: bool,
+    /// It comes right after a `$ gsync-check` command's output (only
+    /// markers and blank lines between): "it deadlocks" there is a claim
+    /// about that command.
+    pub after_command: bool,
 }
 
 /// The names of every spec the book may name: built-in specs, the book's
@@ -305,6 +310,9 @@ pub fn paragraphs(path: &Path, first_example: usize) -> (Vec<Paragraph>, usize) 
     let mut fence: Option<bool> = None; // Some(is_console) inside a fence
     let mut examples = first_example;
     let mut last_example: Option<usize> = None;
+    // Set when a console block with a command closes, cleared by the next
+    // paragraph or heading.
+    let mut after_command = false;
     let flush = |current: &mut Option<Paragraph>, out: &mut Vec<Paragraph>| {
         if let Some(p) = current.take() {
             out.push(p);
@@ -315,7 +323,10 @@ pub fn paragraphs(path: &Path, first_example: usize) -> (Vec<Paragraph>, usize) 
         if t.starts_with("```") {
             flush(&mut current, &mut out);
             fence = match fence {
-                Some(_) => None,
+                Some(console) => {
+                    after_command = console && last_example.is_some();
+                    None
+                }
                 None => Some(t == "```console"),
             };
             continue;
@@ -398,6 +409,7 @@ pub fn paragraphs(path: &Path, first_example: usize) -> (Vec<Paragraph>, usize) 
                     markers: std::mem::take(&mut pending),
                     last_example,
                     heading,
+                    after_command: std::mem::take(&mut after_command),
                 });
             }
         }
@@ -475,7 +487,8 @@ pub fn problems(
         .collect();
     let mut out = Vec::new();
     let at = format!("{}:{}", p.file, p.line);
-    let is_claim = !p.heading && !said.is_empty() && subject(&p.text, names).is_some();
+    let is_claim =
+        !p.heading && !said.is_empty() && (p.after_command || subject(&p.text, names).is_some());
     if p.heading && !p.markers.is_empty() {
         out.push(format!("{at}: a verdict marker above a heading"));
     }
@@ -483,7 +496,7 @@ pub fn problems(
         out.push(format!(
             "{at}: a verdict claim with no `<!-- verdict: ... -->` marker above it ({:?} about `{}`): {}",
             said,
-            subject(&p.text, names).unwrap(),
+            subject(&p.text, names).unwrap_or_else(|| "the command above".to_string()),
             p.text
         ));
         return out;
@@ -494,8 +507,9 @@ pub fn problems(
         let classes: BTreeSet<Class> = m.expected.iter().flat_map(|e| e.classes()).collect();
         match marker_spec(m) {
             Some(spec)
-                if spec.split('|').any(|n| words.contains(n))
-                    || Some(spec.as_str()) == last_spec => {}
+                if spec
+                    .split('|')
+                    .any(|n| words.contains(n) || Some(n) == last_spec) => {}
             Some(spec) => out.push(format!(
                 "{}:{}: the marker's spec `{spec}` is not named in the paragraph after it",
                 m.file, m.line
