@@ -87,6 +87,10 @@ fn main() -> std::process::ExitCode {
             "graded_exercises_pass_their_solution_and_fail_the_rest",
             graded_exercises_pass_their_solution_and_fail_the_rest,
         ),
+        trial(
+            "the_grader_prints_what_the_book_shows",
+            the_grader_prints_what_the_book_shows,
+        ),
     ])
 }
 
@@ -993,4 +997,43 @@ fn claims_are_found_and_judged() {
         .is_err());
     assert!(Expected::Verified.holds_of(&out).is_err());
     assert!(Expected::Verified.holds_of(&[]).is_err());
+}
+
+/// The grader's runs the book shows (lines `$ book/exercises/grade.sh ...`
+/// in a fenced `sh` block, the output under them) print what it shows.
+fn the_grader_prints_what_the_book_shows() {
+    let mut shown = 0;
+    for path in documents() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let Some(args) = line.strip_prefix("$ book/exercises/grade.sh ") else {
+                continue;
+            };
+            let expected: Vec<&str> = lines[i + 1..]
+                .iter()
+                .take_while(|l| !l.starts_with("```") && !l.starts_with("$ "))
+                .copied()
+                .collect();
+            let out = std::process::Command::new("sh")
+                .arg("book/exercises/grade.sh")
+                .args(args.split_whitespace())
+                .arg(env!("CARGO_BIN_EXE_gsync-check"))
+                .current_dir(repo())
+                .env("NO_COLOR", "1")
+                .output()
+                .expect("run grade.sh");
+            let actual = stdout(&out);
+            let actual: Vec<&str> = actual.lines().collect();
+            assert_eq!(
+                actual,
+                expected,
+                "{}:{}: the grader prints something else",
+                path.display(),
+                i + 1
+            );
+            shown += 1;
+        }
+    }
+    assert!(shown >= 1, "the book shows the grader at work");
 }
