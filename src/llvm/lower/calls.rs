@@ -239,7 +239,7 @@ impl Lowerer<'_> {
         if let Some((count, bits)) = bit_count(name) {
             let a = self.int(&instr.operands[0])?;
             // Each form reads its operand several times: compute it once.
-            let x = self.new_local(&format!("{name}.x"), crate::spec::ast::Type::I64);
+            let x = self.new_local(&format!("{name}.x"), crate::ir::Type::I64);
             self.emit(Op::Assign {
                 dst: x,
                 value: count.operand(a, bits),
@@ -395,7 +395,7 @@ impl BitCount {
     /// What the count reads: the low `bits` of `a`; for leading zeros,
     /// with every bit below the highest set one set too.
     fn operand(self, a: Expr, bits: u32) -> Expr {
-        use crate::spec::ast::BinOp;
+        use crate::ir::BinOp;
         let bin = |op, a: Expr, b: Expr| Expr::Binary(op, Box::new(a), Box::new(b));
         let mut x = bin(BinOp::BitAnd, a, Expr::Const(low_mask(bits)));
         if let BitCount::LeadingZeros = self {
@@ -411,7 +411,7 @@ impl BitCount {
 
     /// The count, from `x` (a local holding `operand`).
     fn of(self, x: Expr, bits: u32) -> Expr {
-        use crate::spec::ast::{BinOp, UnOp};
+        use crate::ir::{BinOp, UnOp};
         let bin = |op, a: Expr, b: Expr| Expr::Binary(op, Box::new(a), Box::new(b));
         let k = |v: i64| Expr::Const(v);
         let low = x;
@@ -450,7 +450,7 @@ fn low_mask(bits: u32) -> i64 {
 /// The number of set bits among the low `bits` of `x`: the sum of each
 /// bit, as the model's expressions have no population count of their own.
 fn popcount(x: Expr, bits: u32) -> Expr {
-    use crate::spec::ast::BinOp;
+    use crate::ir::BinOp;
     let bit = |i: u32| {
         let shifted = Expr::Binary(
             BinOp::Shr,

@@ -10,7 +10,7 @@ use super::memory::{Ptr, Region};
 use super::{Lowerer, R};
 use crate::ir::{Expr, LocalId, Op};
 use crate::llvm::ir::{Instr, Type as LType};
-use crate::spec::ast::BinOp;
+use crate::ir::BinOp;
 use std::collections::BTreeMap;
 
 /// The most elements an array indexed at run time may have: each is a
