@@ -37,3 +37,5 @@ pub mod reduce;
 pub mod report;
 pub mod spec;
 pub mod trace;
+#[cfg(feature = "args")]
+pub mod tune;
