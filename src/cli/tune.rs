@@ -171,6 +171,9 @@ fn render(t: &Tuned, output: &TuneOutput, tool: &str) -> String {
             s.blocks, s.got, s.expected
         );
     }
+    for n in &t.notes {
+        out += &format!("note: {n}\n");
+    }
     let new_name = output
         .output
         .as_ref()

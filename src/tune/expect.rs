@@ -126,6 +126,12 @@ impl Checker {
         }
     }
 
+    pub(super) fn add_targets(&mut self, extra: Vec<Target>) {
+        self.order
+            .extend(self.targets.len()..self.targets.len() + extra.len());
+        self.targets.extend(extra);
+    }
+
     pub(super) fn targets(&self) -> &[Target] {
         &self.targets
     }

@@ -3,9 +3,9 @@
 
 use super::expect::{targets, Budget, Checker, Outcome};
 use super::level::{Class, Level};
-use super::points::points;
+use super::points::{points, Point};
 use super::report::{Status, Tuned};
-use super::scale::{scale_checks, Reference};
+use super::scale::{scale_checks, Reference, ScaleCheck};
 use super::search::{Descent, Search};
 use crate::api::{self, Error, SpecSource};
 
@@ -65,24 +65,54 @@ pub fn relax(spec: &SpecSource, options: &RelaxOptions) -> Result<Tuned, Error> 
             search.checker.targets().len()
         );
     }
-    let descent = match status {
-        Some(_) => Descent::none(start),
-        None => search.descend(start),
-    };
-    let text = search.render(&descent.levels);
-    let mut tuned = Tuned::new(&spec, &points, &descent, text);
-    tuned.scale = match (options.scale_seconds, &status) {
-        (Some(s), None) => {
-            let original = Reference::Original(&spec.text);
-            let (targets, lines) = (search.checker.targets(), &search.checker.ptx_lines);
-            scale_checks(&spec, &tuned.text, targets, lines, original, s, &budget)
+    let Some(status) = status else {
+        let mut tuned = round(&spec, &points, &mut search, options);
+        if let Status::Refuted(why) = tuned.status.clone() {
+            // The launches that refuted it become expectations (the
+            // original's verdicts there), and the search starts again.
+            let extra = tuned.scale.iter().filter_map(ScaleCheck::as_target);
+            search.add_targets(extra.collect());
+            tuned = round(&spec, &points, &mut search, options);
+            tuned.notes.push(format!(
+                "a first result failed at a larger launch ({why}); the search was run again with that launch as an expectation"
+            ));
         }
-        _ => Vec::new(),
+        tuned.seconds = started.elapsed().as_secs_f64();
+        return Ok(tuned);
     };
-    tuned.status = status.unwrap_or_else(|| Status::of(&descent, &tuned.scale));
+    let mut tuned = Tuned::new(&spec, &points, &Descent::none(start), spec.text.clone());
+    tuned.status = status;
     tuned.checks = search.checker.checks;
     tuned.seconds = started.elapsed().as_secs_f64();
     Ok(tuned)
+}
+
+/// One descent from the original, its result re-checked at a larger launch.
+fn round(
+    spec: &SpecSource,
+    points: &[Point],
+    search: &mut Search,
+    options: &RelaxOptions,
+) -> Tuned {
+    let start: Vec<Level> = points.iter().map(|p| p.original).collect();
+    let descent = search.descend(start);
+    let mut tuned = Tuned::new(spec, points, &descent, search.render(&descent.levels));
+    if let Some(s) = options.scale_seconds {
+        let original = Reference::Original(&spec.text);
+        let (targets, lines) = (search.checker.targets(), &search.checker.ptx_lines);
+        tuned.scale = scale_checks(
+            spec,
+            &tuned.text,
+            targets,
+            lines,
+            original,
+            s,
+            &options.budget,
+        );
+    }
+    tuned.status = Status::of(&descent, &tuned.scale);
+    tuned.checks = search.checker.checks;
+    tuned
 }
 
 /// The weakest level of a class: where `relax` may go.

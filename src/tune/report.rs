@@ -28,6 +28,9 @@ pub struct Tuned {
     /// `repair`: what the original's check gave.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub violation: Option<String>,
+    /// What the reader should know about how the result was found.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// Checks run (one per expectation per variant tried).
     pub checks: usize,
     pub seconds: f64,
@@ -60,6 +63,7 @@ impl Tuned {
             scale: Vec::new(),
             status: Status::Done,
             violation: None,
+            notes: Vec::new(),
             checks: 0,
             seconds: 0.0,
             text,

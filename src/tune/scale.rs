@@ -2,7 +2,8 @@
 //! a relaxation (or a fix) that only holds for small launches is caught.
 
 use super::expect::{verdict_of, Budget, Target};
-use crate::api::SpecSource;
+use crate::api::{CheckConfig, SpecSource};
+use crate::spec::ast::Expectation;
 use serde::Serialize;
 
 /// One re-check at a larger launch.
@@ -17,6 +18,32 @@ pub struct ScaleCheck {
     pub got: String,
     /// `None` where a limit left either check undecided.
     pub agree: Option<bool>,
+    /// The configuration re-checked (without the re-check's time bound).
+    #[serde(skip)]
+    config: CheckConfig,
+}
+
+impl ScaleCheck {
+    /// The re-check as a target the result must meet: the expected verdict
+    /// at the larger launch (where it was refuted).
+    pub(super) fn as_target(&self) -> Option<Target> {
+        if self.agree != Some(false) {
+            return None;
+        }
+        let (verdict, kind) = match self.expected.split_once(' ') {
+            Some((v, k)) => (v.to_string(), Some(k.to_string())),
+            None => (self.expected.clone(), None),
+        };
+        Some(Target {
+            expect: Expectation {
+                args: vec!["--blocks".into(), self.blocks.to_string()],
+                verdict,
+                kind,
+                line: self.line,
+            },
+            config: self.config.clone(),
+        })
+    }
 }
 
 /// What the scaled-up check must give.
@@ -68,7 +95,7 @@ pub(super) fn scale_checks(
             Reference::Original(original) => verdict_of(spec, original, &bounded(config.clone())),
             Reference::Verified => "verified".into(),
         };
-        let got = verdict_of(spec, text, &bounded(config));
+        let got = verdict_of(spec, text, &bounded(config.clone()));
         let undecided = |s: &str| s.starts_with("inconclusive") || s.starts_with("error");
         let agree = (!undecided(&expected) && !undecided(&got)).then(|| expected == got);
         out.push(ScaleCheck {
@@ -77,6 +104,7 @@ pub(super) fn scale_checks(
             expected,
             got,
             agree,
+            config,
         });
     }
     out

@@ -82,6 +82,12 @@ impl<'a> Search<'a> {
         }
     }
 
+    /// More targets: what was learnt of the old ones no longer holds.
+    pub(super) fn add_targets(&mut self, extra: Vec<super::expect::Target>) {
+        self.checker.add_targets(extra);
+        self.seen.clear();
+    }
+
     /// The text with every point at its level.
     pub(super) fn render(&self, levels: &[Level]) -> String {
         let edits = self
