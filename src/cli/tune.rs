@@ -197,8 +197,10 @@ fn render(t: &Tuned, output: &TuneOutput, tool: &str) -> String {
 
 fn counts_line(t: &Tuned) -> String {
     let c = &t.counts;
-    if t.changes.is_empty() {
-        return "no change\n".into();
+    match (&t.status, t.changes.is_empty()) {
+        (Status::NoFix(_) | Status::NothingToRepair, _) => return String::new(),
+        (_, true) => return "no change\n".into(),
+        _ => {}
     }
     format!(
         "orders changed: {}, volatile: {}, fences removed: {}, inserted: {}, changed: {}, scopes narrowed: {}, widened: {}\n",
@@ -228,7 +230,7 @@ fn help_line(c: &Change) -> String {
             format!("insert `{to};` before line {}:{}", c.line, c.column)
         }
         (Class::Volatile, ..) => format!("declare the variable at line {} `volatile`", c.line),
-        (_, from, to) => format!("write `{to}` for `{from}` at line {}:{}", c.line, c.column),
+        (_, from, to) => format!("replace `{from}` by `{to}` at line {}:{}", c.line, c.column),
     };
     format!("help: {what}\n")
 }
