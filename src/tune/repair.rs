@@ -47,7 +47,7 @@ pub fn repair(
     let original = checker.evaluate(&spec.text);
     let points = points(&spec.text, &file, true);
     let start: Vec<Level> = points.iter().map(|p| p.original).collect();
-    let unchanged = |status: Status, violation: Option<String>| {
+    let unchanged = |status: Status, violation: Option<String>, checks: usize| {
         let mut t = Tuned::new(
             &spec,
             &points,
@@ -57,20 +57,21 @@ pub fn repair(
         t.maximal = false;
         t.status = status;
         t.violation = violation;
+        t.checks = checks;
         t.seconds = started.elapsed().as_secs_f64();
         t
     };
     let violation = match original {
-        Outcome::Holds => return Ok(unchanged(Status::NothingToRepair, None)),
+        Outcome::Holds => return Ok(unchanged(Status::NothingToRepair, None, 1)),
         Outcome::Undecided { got, .. } => {
             let why = format!("the check of the original reached a limit: {got}");
-            return Ok(unchanged(Status::Inconclusive(why), None));
+            return Ok(unchanged(Status::Inconclusive(why), None, 1));
         }
         Outcome::Fails { got, .. } => got,
     };
     if checker.ptx_lines.is_empty() {
         let why = "the check runs under --memory-model sc, where orders, scopes and fences change nothing".to_string();
-        return Ok(unchanged(Status::NoFix(why), Some(violation)));
+        return Ok(unchanged(Status::NoFix(why), Some(violation), 1));
     }
     let saturated: Vec<Level> = points.iter().map(|p| top(p.class)).collect();
     let mut search = Search::new(&spec.text, &points, start.clone(), checker, budget);
@@ -86,11 +87,11 @@ pub fn repair(
         Outcome::Holds => {}
         Outcome::Fails { got, .. } => {
             let why = format!("with every access at its strongest order and scope, every shared variable volatile and a system-scope SC fence before every statement, the check still gives {got}: the violation is not one of ordering");
-            return Ok(unchanged(Status::NoFix(why), Some(violation)));
+            return Ok(unchanged(Status::NoFix(why), Some(violation), 2));
         }
         Outcome::Undecided { got, .. } => {
             let why = format!("the check of the saturated spec reached a limit: {got}");
-            return Ok(unchanged(Status::Inconclusive(why), Some(violation)));
+            return Ok(unchanged(Status::Inconclusive(why), Some(violation), 2));
         }
     }
     let descent = search.descend(saturated);
