@@ -38,6 +38,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("dist", 10),
     ("gpu", 10),
     ("litmus", 10),
+    ("tune", 10),
     ("cli", 11),
 ];
 

@@ -5,6 +5,7 @@
 pub mod args;
 mod config;
 mod error;
+mod expect;
 #[cfg(feature = "cuda-frontend")]
 mod kernel;
 mod prepare;
@@ -14,6 +15,7 @@ mod source;
 
 pub use config::*;
 pub use error::Error;
+pub use expect::expectation_met;
 #[cfg(feature = "cuda-frontend")]
 pub use kernel::*;
 pub use prepare::*;

@@ -121,6 +121,12 @@ pub enum Command {
     Run(super::gpu::RunArgs),
     /// Measure every barrier, mutex and semaphore on the GPU from 1 to the most blocks per SM: CSV, JSON, SVG plots.
     Bench(super::gpu::BenchArgs),
+    /// Relax a spec's orders, scopes and fences as far as every `//! expect` line still holds (the weakest correct version): a diff, the relaxed spec, a maximality check.
+    #[command(after_help = super::tune::RELAX_HELP)]
+    Relax(super::tune::RelaxArgs),
+    /// Find the least strengthening of orders, scopes and fences that makes a violated check verify, or say that none helps.
+    #[command(after_help = super::tune::REPAIR_HELP)]
+    Repair(super::tune::RepairArgs),
     /// Benchmark the checker: states, states/s and memory per family at growing --blocks, with and without reductions (and against SPIN with --spin).
     #[command(
         name = "bench-checker",

@@ -12,6 +12,7 @@ mod family;
 mod gpu;
 mod litmus;
 mod litmus_gpu;
+mod tune;
 mod verify;
 
 use crate::api::{self, CheckConfig, Error, SpecSource};
@@ -34,7 +35,13 @@ pub fn main_with(cli: Cli) -> i32 {
     // Ctrl-C would seem ignored.
     if matches!(
         cli.command,
-        None | Some(Command::Check { .. } | Command::Verify { .. } | Command::Replay { .. })
+        None | Some(
+            Command::Check { .. }
+                | Command::Verify { .. }
+                | Command::Replay { .. }
+                | Command::Relax(_)
+                | Command::Repair(_)
+        )
     ) {
         stop_on_signals();
     }
@@ -79,6 +86,8 @@ pub fn main_with(cli: Cli) -> i32 {
         Some(Command::Run(args)) => gpu::run(&args),
         Some(Command::Bench(args)) => gpu::bench(&args),
         Some(Command::BenchChecker(args)) => bench_checker::run(&args),
+        Some(Command::Relax(args)) => tune::relax(&args),
+        Some(Command::Repair(args)) => tune::repair(&args),
         None => {
             set_color(cli.output.color);
             let name = cli.name.unwrap_or_default();

@@ -73,13 +73,7 @@ fn run_case(spec: &SpecSource, e: &Expectation, limits: &VerifyLimits) -> CaseRe
     let started = Instant::now();
     let outcome = run_config(spec, e, limits);
     let passed = match &outcome {
-        CaseOutcome::Report(report) => {
-            let kind = report.violations.first().map(|v| v.kind.name());
-            report.verdict.name() == e.verdict
-                && e.kind.as_deref().is_none_or(|k| {
-                    kind.is_some_and(|got| crate::spec::header::kind_matches(k, got))
-                })
-        }
+        CaseOutcome::Report(report) => api::expectation_met(e, report),
         CaseOutcome::Error(_) => false,
     };
     CaseResult {

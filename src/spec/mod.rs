@@ -5,7 +5,7 @@ pub mod ast;
 pub(crate) mod header;
 pub mod input;
 pub(crate) mod lexer;
-mod lower;
+pub(crate) mod lower;
 pub(crate) mod parser;
 
 pub use lower::lower;

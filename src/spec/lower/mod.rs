@@ -15,7 +15,7 @@
 //! expressions, [`init`] the `local` initializers kept as written. This
 //! file holds the state they share and the code buffer they append to.
 
-mod builtins;
+pub(crate) mod builtins;
 mod call;
 mod checks;
 mod consteval;

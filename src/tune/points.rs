@@ -1,0 +1,339 @@
+//! The points of a spec's text that carry an order or a scope (every
+//! atomic, `load`, `store` and fence, and the `volatile` of a
+//! declaration), and, for `repair`, the places a fence may be inserted.
+//! A point spells any level it can take as an edit of the original text.
+
+use super::level::{Class, Level};
+use super::walk::{CallSite, Walk};
+use crate::ir::{order_name, scope_name};
+use crate::spec::lower::builtins::{classify_call, CallKind};
+use crate::ir::{Order, Scope};
+use crate::spec::ast::{Item, SpecFile, Storage};
+use std::ops::Range;
+
+/// One place of the text whose strength can change.
+#[derive(Clone, Debug)]
+pub(super) struct Point {
+    pub class: Class,
+    /// Its strength as written (an inserted fence: absent).
+    pub original: Level,
+    /// 1-based line and column, for messages.
+    pub line: u32,
+    pub column: u32,
+    site: Site,
+}
+
+#[derive(Clone, Debug)]
+enum Site {
+    /// A callee with its suffixes (`atomicCAS_block`, `load.acquire.gpu`),
+    /// and for a fence statement the text that removing it deletes.
+    Callee {
+        span: Range<usize>,
+        base: String,
+        removal: Option<Range<usize>>,
+    },
+    /// The `volatile ` of a declaration, or where it would go.
+    Keyword { at: usize, len: usize },
+    /// A fence that `repair` may insert: at `at`, on a line of its own
+    /// with this indentation, or inline.
+    Insert { at: usize, indent: Option<String> },
+}
+
+/// An edit of the original text: replace `range` by `text`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Edit {
+    pub range: Range<usize>,
+    pub text: String,
+}
+
+impl Point {
+    /// Whether the point can be written at `level` (a fence that is not a
+    /// statement of its own cannot be removed).
+    pub(super) fn allows(&self, level: Level) -> bool {
+        match &self.site {
+            Site::Callee { removal, .. } => level.order.is_some() || removal.is_some(),
+            Site::Keyword { .. } | Site::Insert { .. } => true,
+        }
+    }
+
+    /// The edit that writes the point at `level`; none at its original level.
+    pub(super) fn edit(&self, level: Level) -> Option<Edit> {
+        if level == self.original {
+            return None;
+        }
+        Some(match &self.site {
+            Site::Callee {
+                span,
+                base,
+                removal,
+            } => match (level.order, removal) {
+                (None, Some(r)) => Edit {
+                    range: r.clone(),
+                    text: String::new(),
+                },
+                _ => Edit {
+                    range: span.clone(),
+                    text: spell(self.class, base, level),
+                },
+            },
+            Site::Keyword { at, len } => match level.order {
+                None => Edit {
+                    range: *at..*at + *len,
+                    text: String::new(),
+                },
+                Some(_) => Edit {
+                    range: *at..*at,
+                    text: "volatile ".into(),
+                },
+            },
+            Site::Insert { at, indent } => {
+                let fence = format!("{}();", spell(Class::Fence, "fence", level));
+                Edit {
+                    range: *at..*at,
+                    text: match indent {
+                        Some(indent) => format!("{indent}{fence}\n"),
+                        None => format!("{fence} "),
+                    },
+                }
+            }
+        })
+    }
+
+    /// How the point reads at `level`, for messages.
+    pub(super) fn describe(&self, level: Level) -> String {
+        match (&self.site, level.order) {
+            (Site::Keyword { .. }, Some(_)) => "volatile".into(),
+            (Site::Keyword { .. }, None) => "not volatile".into(),
+            (_, None) => "no fence".into(),
+            (Site::Callee { base, .. }, _) => format!("{}()", spell(self.class, base, level)),
+            (Site::Insert { .. }, _) => format!("{}()", spell(Class::Fence, "fence", level)),
+        }
+    }
+}
+
+/// A level spelt as a callee: CUDA's spelling where it has one
+/// (`atomicAdd_block`, `__threadfence()`), PTX's dotted one otherwise.
+fn spell(class: Class, base: &str, level: Level) -> String {
+    let scope = level.scope.unwrap_or(Scope::Gpu);
+    match (class, level.order) {
+        (Class::Atomic, Some(Order::Relaxed)) => format!(
+            "{base}{}",
+            match scope {
+                Scope::Cta => "_block",
+                Scope::Gpu => "",
+                Scope::Sys => "_system",
+            }
+        ),
+        (Class::Fence, Some(Order::Sc)) => format!(
+            "__threadfence{}",
+            match scope {
+                Scope::Cta => "_block",
+                Scope::Gpu => "",
+                Scope::Sys => "_system",
+            }
+        ),
+        (Class::Fence, _) => format!("fence.acq_rel.{}", scope_name(scope)),
+        (_, Some(Order::Weak) | None) => base.to_string(),
+        (_, Some(o)) => format!("{base}.{}.{}", order_name(o), scope_name(scope)),
+    }
+}
+
+/// The points of a parsed spec, in source order; with `insertions`, also
+/// a fence point before every statement and at the end of every block.
+pub(super) fn points(text: &str, file: &SpecFile, insertions: bool) -> Vec<Point> {
+    let lines = LineIndex::new(text);
+    let walk = Walk::of(file);
+    let mut out: Vec<Point> = walk
+        .calls
+        .iter()
+        .filter_map(|c| call_point(text, c))
+        .chain(volatile_points(text, file, insertions))
+        .map(|(class, original, at, site)| {
+            let (line, column) = lines.locate(at);
+            Point {
+                class,
+                original,
+                line,
+                column,
+                site,
+            }
+        })
+        .collect();
+    if insertions {
+        out.extend(insertion_points(text, &walk, &lines));
+    }
+    out.sort_by_key(|p| (p.line, p.column));
+    out
+}
+
+type Found = (Class, Level, usize, Site);
+
+fn call_point(text: &str, c: &CallSite) -> Option<Found> {
+    let (class, mo) = match classify_call(c.name, c.qualifiers).ok()? {
+        CallKind::Atomic(_, mo) => (Class::Atomic, mo),
+        CallKind::Load(mo) => (Class::Load, mo),
+        CallKind::Store(mo) => (Class::Store, mo),
+        CallKind::Fence(mo) => (Class::Fence, mo),
+        _ => return None,
+    };
+    // A volatile access is relaxed at system scope (PTX).
+    let original = match mo.order {
+        Order::Volatile => Level::new(Order::Relaxed, Scope::Sys),
+        o => Level::new(o, mo.scope),
+    };
+    let start = c.name.span.start as usize;
+    let end = c.qualifiers.last().unwrap_or(c.name).span.end as usize;
+    let base = c.name.name.split('.').next().unwrap_or("");
+    let base = base
+        .strip_suffix("_block")
+        .or_else(|| base.strip_suffix("_system"))
+        .unwrap_or(base);
+    let removal = c
+        .stmt
+        .filter(|_| class == Class::Fence)
+        .map(|s| removal(text, s.start as usize..s.end as usize));
+    let site = Site::Callee {
+        span: start..end,
+        base: base.to_string(),
+        removal,
+    };
+    Some((class, original, start, site))
+}
+
+/// What deleting a statement deletes: its whole line (with a comment
+/// after it) where it stands alone, else the statement and the spaces after it.
+fn removal(text: &str, stmt: Range<usize>) -> Range<usize> {
+    let line_start = text[..stmt.start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[stmt.end..]
+        .find('\n')
+        .map_or(text.len(), |i| stmt.end + i);
+    let rest = text[stmt.end..line_end].trim_start();
+    let alone = text[line_start..stmt.start].trim().is_empty()
+        && (rest.is_empty() || rest.starts_with("//"));
+    if alone {
+        line_start..(line_end + 1).min(text.len())
+    } else {
+        let spaces = text[stmt.end..line_end].len() - text[stmt.end..line_end].trim_start().len();
+        stmt.start..stmt.end + spaces
+    }
+}
+
+/// The `volatile` of each global or shared declaration that has one, and
+/// (for `repair`) where it would go in each that has not.
+fn volatile_points<'a>(
+    text: &'a str,
+    file: &'a SpecFile,
+    insertions: bool,
+) -> impl Iterator<Item = Found> + 'a {
+    file.items.iter().filter_map(move |item| {
+        let Item::Var(v) = item else { return None };
+        if v.storage == Storage::Local || !(v.volatile || insertions) {
+            return None;
+        }
+        let decl = &text[v.span.start as usize..v.span.end as usize];
+        let storage_end = decl.find(char::is_whitespace)?;
+        let at = v.span.start as usize + storage_end + decl[storage_end..].len()
+            - decl[storage_end..].trim_start().len();
+        let (original, len) = match v.volatile {
+            true => {
+                let after = &text[at + "volatile".len()..];
+                let spaces = after.len() - after.trim_start().len();
+                (top_volatile(), "volatile".len() + spaces)
+            }
+            false => (Level::ABSENT, 0),
+        };
+        Some((Class::Volatile, original, at, Site::Keyword { at, len }))
+    })
+}
+
+fn top_volatile() -> Level {
+    super::level::top(Class::Volatile)
+}
+
+/// A fence point before every statement that is not itself a fence, and
+/// at the end of every block.
+fn insertion_points(text: &str, walk: &Walk, lines: &LineIndex) -> Vec<Point> {
+    let fences: Vec<usize> = walk
+        .calls
+        .iter()
+        .filter(|c| matches!(classify_call(c.name, c.qualifiers), Ok(CallKind::Fence(_))))
+        .filter_map(|c| c.stmt.map(|s| s.start as usize))
+        .collect();
+    let mut at: Vec<(usize, bool)> = Vec::new();
+    for b in &walk.blocks {
+        for s in &b.stmts {
+            if !fences.contains(&(s.span.start as usize)) {
+                at.push((s.span.start as usize, false));
+            }
+        }
+        at.push((b.span.end as usize - 1, true));
+    }
+    at.sort_unstable();
+    at.dedup();
+    at.into_iter()
+        .map(|(offset, closing)| {
+            let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+            let before = &text[line_start..offset];
+            let site = match before.trim().is_empty() {
+                true if closing => Site::Insert {
+                    at: line_start,
+                    indent: Some(format!("{before}    ")),
+                },
+                true => Site::Insert {
+                    at: line_start,
+                    indent: Some(before.to_string()),
+                },
+                false => Site::Insert {
+                    at: offset,
+                    indent: None,
+                },
+            };
+            let (line, column) = lines.locate(offset);
+            Point {
+                class: Class::Fence,
+                original: Level::ABSENT,
+                line,
+                column,
+                site,
+            }
+        })
+        .collect()
+}
+
+/// The text with the edits applied (they do not overlap; insertions at
+/// one offset keep the points' order).
+pub(super) fn apply(text: &str, mut edits: Vec<Edit>) -> String {
+    edits.sort_by_key(|e| (e.range.start, e.range.end));
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut at = 0;
+    for e in edits {
+        if e.range.start < at {
+            continue; // overlapping: never made by the points
+        }
+        out.push_str(&text[at..e.range.start]);
+        out.push_str(&e.text);
+        at = e.range.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// Byte offsets to 1-based lines and columns.
+pub(super) struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub(super) fn new(text: &str) -> LineIndex {
+        let starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        LineIndex { starts }
+    }
+
+    pub(super) fn locate(&self, offset: usize) -> (u32, u32) {
+        let line = self.starts.partition_point(|&s| s <= offset);
+        let column = offset - self.starts[line.saturating_sub(1)] + 1;
+        (line as u32, column as u32)
+    }
+}
