@@ -65,10 +65,8 @@ fn representatives_are_real(
         ..Reductions::NONE
     };
     let (sym, why) = Reduced::new(&full, symmetry);
-    let described = sym
-        .symmetry()
-        .unwrap_or_else(|| panic!("{why:?}"))
-        .describe();
+    let found = sym.symmetry().unwrap_or_else(|| panic!("{why:?}")).found();
+    let described = gsync_check::format::reductions::classes(&found);
     let opts = Options::default();
     let all = explore(&full, &opts);
     let reduced = explore(&sym, &opts);

@@ -3,6 +3,7 @@
 //! scheduler) livelock and starvation, within the limits.
 
 use super::graph::LabeledGraph;
+use super::reductions::FullGraph;
 use super::{deadlock, liveness, CheckResult, Checkable, Finding};
 use crate::explore::{explore, Exploration, LimitKind, Options, Outcome as Explored, Stats};
 use crate::model::{Scheduler, Violation};
@@ -13,7 +14,7 @@ pub(super) enum Outcome {
     /// The per-thread analyses need the full graph, which this reduced
     /// search (`reduced`, or hash compaction) does not have; the reason,
     /// for the `--stats` note.
-    NeedsFullGraph(&'static str),
+    NeedsFullGraph(FullGraph),
     /// Hash compaction kept no states, and the harness cannot finish from
     /// some: whether a thread keeps progressing there needs them (the same
     /// search without compaction answers).
@@ -67,9 +68,9 @@ pub(super) fn analyse<S: Checkable>(
         // (the caller drops nothing of it), so the limit holds for the
         // second alone.
         return Outcome::NeedsFullGraph(match (never_finishes, progress_while_stuck) {
-            (true, _) => "the harness never finishes",
-            (false, true) => "threads keep progressing where the harness cannot finish",
-            (false, false) => "a progress model is checked",
+            (true, _) => FullGraph::NeverFinishes,
+            (false, true) => FullGraph::ProgressWhileStuck,
+            (false, false) => FullGraph::ProgressModel,
         });
     }
     let done = |findings: Vec<Finding>, limit: Option<LimitKind>, stats: Stats| {

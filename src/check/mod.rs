@@ -39,7 +39,7 @@ pub(crate) use semantics::describe_threads;
 use crate::explore::{LimitKind, Options, Stats, TransitionSystem};
 use crate::model::{Labeled, Model, Scheduler, Violation, ViolationKind};
 use crate::reduce::{Reduced, Reductions};
-pub use reductions::{AmpleSets, DistributedRun, Off, ReductionLog, SearchNote};
+pub use reductions::{AmpleSets, DistributedRun, FullGraph, Off, ReductionLog, SearchNote};
 
 /// What the analyses need of a semantics besides its transition system:
 /// its threads, whether they finished, what a step did for liveness, the

@@ -7,7 +7,7 @@
 
 use crate::explore::Stats;
 use crate::model::Scheduler;
-use crate::reduce::{Reduced, Reductions, Refusal};
+use crate::reduce::{Classes, Inapplicable, Reduced, Reductions};
 use serde::{Deserialize, Serialize};
 
 /// The reductions to try for `asked` under `scheduler`: a fair
@@ -29,7 +29,23 @@ pub enum Off {
     /// steps on the full graph.
     Fairness,
     /// It does not apply to this model (the analysis says why).
-    NotApplicable(String),
+    NotApplicable(Inapplicable),
+    /// View refresh: each thread's future accesses are not known (lockstep
+    /// warps or warp collectives).
+    FuturesUnknown,
+}
+
+/// Why the reduced search was replaced by a search of the full graph: the
+/// per-thread analyses need it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FullGraph {
+    /// The harness never finishes.
+    NeverFinishes,
+    /// Threads keep progressing where the harness cannot finish.
+    ProgressWhileStuck,
+    /// A progress model is checked.
+    ProgressModel,
 }
 
 /// The ample sets as they ran.
@@ -47,7 +63,7 @@ pub struct AmpleSets {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReductionLog {
     /// The classes of interchangeable blocks, or why symmetry was off.
-    pub symmetry: Result<String, Off>,
+    pub symmetry: Result<Classes, Off>,
     pub ample_sets: Result<AmpleSets, Off>,
     /// Under `ptx`: whether writers no step reads were forgotten.
     pub forget: Option<bool>,
@@ -62,7 +78,7 @@ pub struct ReductionLog {
     pub dead_writes: Option<bool>,
     /// The reduced search was replaced by a search of the full graph, for
     /// this reason.
-    pub full_graph: Option<String>,
+    pub full_graph: Option<FullGraph>,
     /// The counterexamples are traces of the reduced graph (too large to
     /// retrace on the full one).
     pub reduced_trace: bool,
@@ -98,7 +114,7 @@ impl ReductionLog {
         asked: Reductions,
         scheduler: Scheduler,
         reduced: &Reduced,
-        refusals: &[Refusal; 3],
+        refusals: &[Option<Inapplicable>; 3],
     ) -> ReductionLog {
         let fair = scheduler.checks_liveness();
         let off_or = |on: bool, flag: &str| -> Result<(), Off> {
@@ -108,12 +124,15 @@ impl ReductionLog {
                 (true, false) => Ok(()),
             }
         };
-        let refused = |r: &Refusal| r.clone().map_err(Off::NotApplicable);
+        let refused = |r: &Option<Inapplicable>| match r {
+            Some(why) => Err(Off::NotApplicable(why.clone())),
+            None => Ok(()),
+        };
         let symmetry = off_or(asked.symmetry, "--no-symmetry").and_then(|()| {
             match (reduced.symmetry(), &refusals[0]) {
-                (Some(sym), _) => Ok(sym.describe()),
-                (None, Err(why)) => Err(Off::NotApplicable(why.clone())),
-                (None, Ok(())) => unreachable!("asked for, neither on nor refused"),
+                (Some(sym), _) => Ok(sym.found()),
+                (None, Some(why)) => Err(Off::NotApplicable(why.clone())),
+                (None, None) => unreachable!("asked for, neither on nor refused"),
             }
         });
         let ample_sets = off_or(asked.ample_sets, "--no-por")
@@ -129,10 +148,7 @@ impl ReductionLog {
         let view_refresh = match (model.options().refresh_views, model.refreshes_views()) {
             (false, _) => Err(Off::Option("--no-view-refresh".into())),
             (true, true) => Ok(()),
-            (true, false) => Err(Off::NotApplicable(
-                "each thread's future accesses are not known: lockstep warps or warp collectives"
-                    .into(),
-            )),
+            (true, false) => Err(Off::FuturesUnknown),
         };
         ReductionLog {
             symmetry,
@@ -159,8 +175,8 @@ impl ReductionLog {
     }
 
     /// The reduced search was replaced by a search of the full graph, `why`.
-    pub(crate) fn full_graph(&mut self, why: &str) {
-        self.full_graph = Some(why.to_string());
+    pub(crate) fn full_graph(&mut self, why: FullGraph) {
+        self.full_graph = Some(why);
     }
 
     /// The counterexamples are traces of the reduced graph.

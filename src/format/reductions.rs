@@ -1,8 +1,12 @@
 //! The words of `--stats` for what the reductions did (`ReductionLog`),
-//! as one line of `;`-separated parts.
+//! as one line of `;`-separated parts: which ran (symmetry's classes), why
+//! each other was off (`Off`, down to the reason a reduction does not
+//! apply), and why the search switched to the full graph. `check` and
+//! `reduce` hand these over as data and word none of them.
 
 use crate::explore::{collision_probability, FINGERPRINT_BITS};
-use crate::report::{AmpleSets, DistributedRun, Off, ReductionLog, SearchNote};
+use crate::reduce::{Asymmetry, Classes, Holds, IdUse, Inapplicable, Indexed, NoFutures};
+use crate::report::{AmpleSets, DistributedRun, FullGraph, Off, ReductionLog, SearchNote};
 
 /// `part` of `whole` in whole percent, rounded down, but "<1%" for a part
 /// that is not zero: 100% and 0% only where it is all or nothing.
@@ -20,7 +24,156 @@ fn off(why: &Off, fairness: &str) -> String {
     match why {
         Off::Option(flag) => format!(" ({flag})"),
         Off::Fairness => format!(" ({fairness})"),
-        Off::NotApplicable(why) => format!(" ({why})"),
+        Off::NotApplicable(why) => format!(" ({})", inapplicable(why)),
+        Off::FuturesUnknown => {
+            " (each thread's future accesses are not known: lockstep warps or warp collectives)"
+                .to_string()
+        }
+    }
+}
+
+/// Why a reduction does not apply to the model.
+fn inapplicable(why: &Inapplicable) -> String {
+    let text = match why {
+        Inapplicable::Resident => "blocks start in order under --resident",
+        Inapplicable::LockstepOrLockBits => {
+            "lockstep warp stacks and lock bits are not described to it yet"
+        }
+        Inapplicable::NamedBarriers => "named barriers are not described to it yet",
+        Inapplicable::DifferentGpus => "blocks run on different GPUs",
+        Inapplicable::Asymmetric(why) => return asymmetry(why),
+        Inapplicable::NoFutures(NoFutures::WarpCollectives) => {
+            "warp-collective instructions read the other lanes' positions"
+        }
+        Inapplicable::NoFutures(NoFutures::TooLarge { mib }) => {
+            return format!("its table of future accesses would take {mib} MiB")
+        }
+        Inapplicable::UnderSc => "under sc a failed poll is a self-loop already",
+        Inapplicable::LockstepPoll => "a lockstep warp's step is not one thread's poll",
+    };
+    text.to_string()
+}
+
+/// Why the blocks are not interchangeable.
+fn asymmetry(why: &Asymmetry) -> String {
+    let text = match why {
+        Asymmetry::WideVariables => {
+            "the spec has 64-bit variables, which the symmetry reduction does not describe"
+        }
+        Asymmetry::UndescribedWords => {
+            "the state has words the symmetry reduction does not describe"
+        }
+        Asymmetry::RingSingledOut => {
+            "blocks form a ring (a ring neighbour is named) and some are singled out: only the identity rotation"
+        }
+        Asymmetry::NoneInterchangeable => "no two blocks are interchangeable",
+        Asymmetry::InvariantPerThread => "an invariant depends on the thread evaluating it",
+        Asymmetry::At { line, what } => return format!("{line}: {}", id_use(what)),
+        Asymmetry::Invariant(what) => return id_use(what),
+        Asymmetry::SmSizes(sizes) => {
+            return format!("blocks are grouped into SMs of sizes {sizes:?}")
+        }
+        Asymmetry::RingInSms => {
+            "blocks form a ring (a ring neighbour is named) and are grouped into SMs"
+        }
+        Asymmetry::Holds { name, what } => return format!("`{name}` {}", holds(*what)),
+        Asymmetry::Indexed { name, how } => return format!("`{name}` {}", indexed(*how)),
+    };
+    text.to_string()
+}
+
+/// A use of a block id other than as a name.
+fn id_use(what: &IdUse) -> String {
+    match what {
+        IdUse::BlockIdAsNumber => "a block id is used as a number or condition".to_string(),
+        IdUse::SmIdAsNumber => "an SM id is used as a number or condition".to_string(),
+        IdUse::RankAsNumber => "a block's rank in its SM is used as a number".to_string(),
+        IdUse::Combined => "block ids are combined with other data".to_string(),
+        IdUse::AtomicOnId { op } => format!("{} on a block id", op.cuda_name()),
+        IdUse::AtomicMixes { op } => format!("{} mixes a block id with data", op.cuda_name()),
+        IdUse::Unhandled { op } => format!("symmetry reduction does not handle `{op}` yet"),
+    }
+}
+
+/// What a variable or local holds, after its name.
+fn holds(what: Holds) -> &'static str {
+    match what {
+        Holds::IdsAndData => "holds block ids and other data",
+        Holds::SmIdsOrRanks => "holds SM ids or ranks",
+        Holds::Rank => "holds a block's rank in its SM",
+        Holds::BlockIdsTooWide => "holds block ids that do not fit its type",
+        Holds::IdsTooWide => "holds ids that do not fit its type",
+    }
+}
+
+/// How an array is indexed, after its name.
+fn indexed(how: Indexed) -> &'static str {
+    match how {
+        Indexed::Mixed => "is indexed both by block ids and by other data",
+        Indexed::InterleavedUneven => {
+            "is indexed by `q * nblocks + blockIdx` but not a multiple of nblocks long"
+        }
+        Indexed::Overlapping => "has indices that may reach another block's or SM's words",
+        Indexed::OtherSmSize => "is indexed by SMs of another size",
+    }
+}
+
+/// The classes of interchangeable blocks (`interchangeable blocks
+/// {1,2,3}`; a run of eight or more consecutive ids is written `a-b`: a
+/// wide launch has a thousand).
+pub fn classes(found: &Classes) -> String {
+    let list = |classes: &[Vec<u32>]| -> String {
+        let names: Vec<String> = classes.iter().map(|c| format!("{{{}}}", runs(c))).collect();
+        names.join(" ")
+    };
+    if found.ring {
+        return format!("blocks {} rotated as a ring", list(&found.sms));
+    }
+    if found.blocks_per_sm == 1 {
+        return format!("interchangeable blocks {}", list(&found.sms));
+    }
+    let mut parts = Vec::new();
+    if !found.sms.is_empty() {
+        parts.push(format!(
+            "interchangeable SMs of {} blocks {}",
+            found.blocks_per_sm,
+            list(&found.sms)
+        ));
+    }
+    if !found.within_sm.is_empty() {
+        parts.push(format!(
+            "interchangeable blocks within an SM {}",
+            list(&found.within_sm)
+        ));
+    }
+    parts.join(", ")
+}
+
+/// `ids` (ascending) written with runs of eight or more as `a-b`.
+fn runs(ids: &[u32]) -> String {
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < ids.len() {
+        let mut j = i;
+        while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
+            j += 1;
+        }
+        if j - i >= 7 {
+            parts.push(format!("{}-{}", ids[i], ids[j]));
+        } else {
+            parts.extend(ids[i..=j].iter().map(u32::to_string));
+        }
+        i = j + 1;
+    }
+    parts.join(",")
+}
+
+/// Why the search switched to the full graph.
+fn full_graph(why: FullGraph) -> &'static str {
+    match why {
+        FullGraph::NeverFinishes => "the harness never finishes",
+        FullGraph::ProgressWhileStuck => "threads keep progressing where the harness cannot finish",
+        FullGraph::ProgressModel => "a progress model is checked",
     }
 }
 
@@ -78,11 +231,12 @@ fn distributed(run: &DistributedRun) -> String {
 fn reductions(log: &ReductionLog) -> String {
     let mut text = match &log.full_graph {
         Some(why) => format!(
-            "symmetry and ample sets off ({why}: per-thread progress is checked on the full graph)"
+            "symmetry and ample sets off ({}: per-thread progress is checked on the full graph)",
+            full_graph(*why)
         ),
         None => {
             let symmetry = match &log.symmetry {
-                Ok(classes) => format!("symmetry: {classes}"),
+                Ok(found) => format!("symmetry: {}", classes(found)),
                 Err(why) => format!(
                     "symmetry off{}",
                     off(why, "fairness is checked per thread on the full graph")
@@ -137,7 +291,16 @@ fn reductions(log: &ReductionLog) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::percent;
+    use super::{percent, runs};
+
+    #[test]
+    fn long_runs_of_ids_are_written_as_ranges() {
+        assert_eq!(runs(&[0, 1, 2, 3]), "0,1,2,3");
+        assert_eq!(runs(&[0, 1, 2, 3, 4, 5, 6, 7]), "0-7");
+        assert_eq!(runs(&[1, 3, 4, 5, 6, 7, 8, 9, 10, 12]), "1,3-10,12");
+        let wide: Vec<u32> = (0..1024).collect();
+        assert_eq!(runs(&wide), "0-1023");
+    }
 
     #[test]
     fn percent_says_all_or_nothing_only_when_it_is() {

@@ -16,7 +16,11 @@ use crate::model::memory::PtxMemory;
 use crate::model::{Model, Violation};
 use awaits::Awaits;
 use por::Independence;
+use serde::{Deserialize, Serialize};
 use symmetry::Symmetry;
+
+pub use crate::model::facts::NoFutures;
+pub use symmetry::{Asymmetry, Classes, Holds, IdUse, Indexed};
 
 /// Which reductions to use where they are sound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,13 +78,39 @@ pub struct Reduced<'m, 'p> {
     awaits: Option<Awaits<'m>>,
 }
 
-/// A reduction asked for and why it is off, when it is.
-pub type Refusal = Result<(), String>;
+/// Why a reduction asked for does not apply to a model, as data
+/// (`format::reductions` words it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Inapplicable {
+    /// Symmetry and ample sets: blocks start in order under `--resident`.
+    Resident,
+    /// Symmetry and ample sets: lockstep warp stacks and lock bits are not
+    /// described to them yet.
+    LockstepOrLockBits,
+    /// Symmetry and ample sets: named barriers are not described to them
+    /// yet.
+    NamedBarriers,
+    /// Symmetry: blocks run on different GPUs.
+    DifferentGpus,
+    /// Symmetry: the blocks are not interchangeable.
+    Asymmetric(Asymmetry),
+    /// Ample sets: each thread's future accesses are not known.
+    NoFutures(NoFutures),
+    /// Awaits: under `sc` a failed poll is a self-loop already.
+    UnderSc,
+    /// Awaits: a lockstep warp's step is not one thread's poll.
+    LockstepPoll,
+}
 
 impl<'m, 'p> Reduced<'m, 'p> {
     /// `model` with the reductions of `wanted` that apply to it; says why
-    /// each one asked for is off (symmetry, ample sets, awaits).
-    pub fn new(model: &'m Model<'p>, wanted: Reductions) -> (Reduced<'m, 'p>, [Refusal; 3]) {
+    /// each one asked for is off (symmetry, ample sets, awaits: `None` for
+    /// one on or not asked for).
+    pub fn new(
+        model: &'m Model<'p>,
+        wanted: Reductions,
+    ) -> (Reduced<'m, 'p>, [Option<Inapplicable>; 3]) {
         let symmetry = wanted.symmetry.then(|| infer_symmetry(model));
         let ample = wanted
             .ample_sets
@@ -160,45 +190,45 @@ impl<'m, 'p> Reduced<'m, 'p> {
     }
 }
 
-/// Why a reduction asked for is off (`Ok`: on, or not asked for).
-fn refusal<T>(outcome: &Option<Result<T, String>>) -> Refusal {
+/// Why a reduction asked for is off (`None`: on, or not asked for).
+fn refusal<T>(outcome: &Option<Result<T, Inapplicable>>) -> Option<Inapplicable> {
     match outcome {
-        Some(Err(why)) => Err(why.clone()),
-        _ => Ok(()),
+        Some(Err(why)) => Some(why.clone()),
+        _ => None,
     }
 }
 
 /// Why the reductions cannot be used on `model`: they are described for
 /// independent thread scheduling and every block resident from the start.
-fn reducible(model: &Model) -> Result<(), String> {
+fn reducible(model: &Model) -> Result<(), Inapplicable> {
     if model.options().resident.is_some() {
-        return Err("blocks start in order under --resident".into());
+        return Err(Inapplicable::Resident);
     }
     if model.warps.is_lockstep() || model.lock_bits.has_state() {
-        return Err("lockstep warp stacks and lock bits are not described to it yet".into());
+        return Err(Inapplicable::LockstepOrLockBits);
     }
     if model.bars.has_state() {
-        return Err("named barriers are not described to it yet".into());
+        return Err(Inapplicable::NamedBarriers);
     }
     Ok(())
 }
 
-fn infer_symmetry(model: &Model) -> Result<Symmetry, String> {
+fn infer_symmetry(model: &Model) -> Result<Symmetry, Inapplicable> {
     reducible(model)?;
     let prog = model.prog;
     if prog.devices.windows(2).any(|d| d[0] != d[1]) {
-        return Err("blocks run on different GPUs".into());
+        return Err(Inapplicable::DifferentGpus);
     }
     let layout = &model.threads.layout;
     let memory = model
         .memory
         .ptx()
         .map(|w| w.block_words(prog, &layout.var_base));
-    Symmetry::infer(prog, layout, memory)
+    Symmetry::infer(prog, layout, memory).map_err(Inapplicable::Asymmetric)
 }
 
-fn ample_sets(model: &Model) -> Result<Independence, String> {
-    Independence::new(model)
+fn ample_sets(model: &Model) -> Result<Independence, Inapplicable> {
+    Independence::new(model).map_err(Inapplicable::NoFutures)
 }
 
 impl TransitionSystem for Reduced<'_, '_> {

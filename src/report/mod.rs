@@ -8,7 +8,7 @@ mod run;
 mod saved;
 mod verify;
 
-pub use crate::check::{AmpleSets, DistributedRun, Off, ReductionLog, SearchNote};
+pub use crate::check::{AmpleSets, DistributedRun, FullGraph, Off, ReductionLog, SearchNote};
 pub use counterexample::{Access, SourcePos, Step, Trace};
 pub use run::{Limit, Measured, Report, RunConfig, Stats, Verdict, ViolationReport};
 pub use saved::{spec_hash, SavedCounterexample, SpecLocation};

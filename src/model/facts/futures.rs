@@ -8,9 +8,22 @@ use super::{set, Bits};
 use crate::ir::{cfg, Loc, MemOrder, Op, Order};
 use crate::model::state::FINISHED;
 use crate::model::Model;
+use serde::{Deserialize, Serialize};
 
 /// More precomputed future sets than this turn the reduction off.
 pub(crate) const MAX_TABLE_BYTES: usize = 64 << 20;
+
+/// Why the table of each thread's future accesses is not built (the ample
+/// sets need it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoFutures {
+    /// Warp-collective instructions read the other lanes' positions
+    /// (several lanes of a warp in a block).
+    WarpCollectives,
+    /// The table would take this many MiB (over [`MAX_TABLE_BYTES`]).
+    TooLarge { mib: usize },
+}
 
 /// The memory words one step accesses: none (thread-local), one location,
 /// or the SC-fence views an SC fence orders with (its block's and maybe
@@ -111,7 +124,7 @@ impl Futures {
     }
 
     /// The table for `model`, or why it is not built (too large).
-    pub(crate) fn compute(model: &Model) -> Result<Futures, String> {
+    pub(crate) fn compute(model: &Model) -> Result<Futures, NoFutures> {
         let prog = model.prog;
         let layout = &model.threads.layout;
         let ptx = model.memory.ptx().is_some();
@@ -126,10 +139,7 @@ impl Futures {
         let pcs = prog.code.len();
         let bytes = layout.threads * pcs * 2 * width * 8;
         if bytes > MAX_TABLE_BYTES {
-            return Err(format!(
-                "its table of future accesses would take {} MiB",
-                bytes >> 20
-            ));
+            return Err(NoFutures::TooLarge { mib: bytes >> 20 });
         }
         let mut init = vec![0u32; layout.words()];
         layout.initial(prog, &mut init);
@@ -189,7 +199,7 @@ impl Futures {
 
 /// Why the ample sets are off where warp-collective instructions read the
 /// other lanes' positions (several lanes of a warp in a block).
-pub(crate) fn no_warp_collectives(model: &Model) -> Result<(), String> {
+pub(crate) fn no_warp_collectives(model: &Model) -> Result<(), NoFutures> {
     let prog = model.prog;
     let collective = prog.code.iter().any(|i| {
         matches!(
@@ -198,7 +208,7 @@ pub(crate) fn no_warp_collectives(model: &Model) -> Result<(), String> {
         )
     });
     if collective && prog.launch.threads_per_block > 1 && prog.launch.warp_size > 1 {
-        return Err("warp-collective instructions read the other lanes' positions".into());
+        return Err(NoFutures::WarpCollectives);
     }
     Ok(())
 }

@@ -14,6 +14,7 @@ mod refresh;
 mod values;
 
 pub(crate) use flow::{pure_locals, RefinedFlow};
+pub use futures::NoFutures;
 pub(crate) use futures::{no_warp_collectives, phase_word, Footprint, Futures, ScWords};
 pub(crate) use refresh::Refreshes;
 

@@ -82,6 +82,7 @@
 
 mod writes;
 
+use super::Inapplicable;
 use crate::ir::{to_raw, Op};
 use crate::model::memory::PtxMemory;
 use crate::model::Model;
@@ -117,12 +118,12 @@ struct BlindScratch {
 
 impl<'m> Awaits<'m> {
     /// The reduction for `model`, or why it is off there.
-    pub(crate) fn new(model: &'m Model) -> Result<Awaits<'m>, String> {
+    pub(crate) fn new(model: &'m Model) -> Result<Awaits<'m>, Inapplicable> {
         let Some(memory) = model.memory.ptx() else {
-            return Err("under sc a failed poll is a self-loop already".into());
+            return Err(Inapplicable::UnderSc);
         };
         if model.warps.is_lockstep() {
-            return Err("a lockstep warp's step is not one thread's poll".into());
+            return Err(Inapplicable::LockstepPoll);
         }
         let writes = FutureWrites::of(model);
         let prog = model.prog;

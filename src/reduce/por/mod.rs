@@ -83,7 +83,7 @@ mod spin;
 use crate::ir::Storage;
 use crate::ir::{Expr, Loc, MemOrder, Op, Order};
 use crate::model::facts::{
-    get, no_warp_collectives, phase_word, set, Bits, Footprint, Futures, ScWords,
+    get, no_warp_collectives, phase_word, set, Bits, Footprint, Futures, NoFutures, ScWords,
 };
 use crate::model::state::FINISHED;
 use crate::model::{thread_of, Model};
@@ -214,7 +214,7 @@ pub(crate) struct Independence {
 impl Independence {
     /// Precomputes the future accesses of every thread of `model`'s launch;
     /// says why not where the reduction does not apply.
-    pub(crate) fn new(model: &Model) -> Result<Independence, String> {
+    pub(crate) fn new(model: &Model) -> Result<Independence, NoFutures> {
         let prog = model.prog;
         no_warp_collectives(model)?;
         let ptx = model.memory.ptx().is_some();

@@ -16,6 +16,7 @@
 
 use super::kind::Kind;
 use super::shapes::{self, Access, Owned, Shape};
+use super::why::{Asymmetry, Holds, IdUse};
 use crate::ir::{
     eval_binary, eval_unary, AtomicOp, Builtin, Expr, Loc, LocalId, LocalInit, MemAccess, Op,
     Program, VarId,
@@ -51,7 +52,7 @@ struct Groups {
 pub(super) fn infer(
     prog: &Program,
     live_at_entry: &dyn Fn(LocalId) -> bool,
-) -> Result<BlockIds, String> {
+) -> Result<BlockIds, Asymmetry> {
     let mut inf = Inference {
         prog,
         blocks: i64::from(prog.launch.blocks),
@@ -74,14 +75,16 @@ pub(super) fn infer(
         }
     }
     for instr in &prog.code {
-        inf.validate(&instr.op)
-            .map_err(|why| format!("{}: {why}", prog.source.line_label(instr.span.start)))?;
+        inf.validate(&instr.op).map_err(|what| Asymmetry::At {
+            line: prog.source.line_label(instr.span.start),
+            what,
+        })?;
     }
     for (inv, _) in &prog.checks.invariants {
         if mentions_builtin(inv) {
-            return Err("an invariant depends on the thread evaluating it".into());
+            return Err(Asymmetry::InvariantPerThread);
         }
-        inf.plain_expr(inv)?;
+        inf.plain_expr(inv).map_err(Asymmetry::Invariant)?;
     }
     inf.check_slots(live_at_entry)?;
     inf.finish()
@@ -102,7 +105,7 @@ struct Inference<'p> {
 
 impl Inference<'_> {
     /// The one SM size the code uses, the owned words, and what is fixed.
-    fn finish(self) -> Result<BlockIds, String> {
+    fn finish(self) -> Result<BlockIds, Asymmetry> {
         let mut sizes: Vec<i64> = self.groups.fixed_sms.iter().map(|(g, _)| *g).collect();
         sizes.extend(self.groups.fixed_ranks.iter().map(|(g, _)| *g));
         for k in self.locals.iter().chain(&self.vars) {
@@ -119,18 +122,20 @@ impl Inference<'_> {
         sizes.sort_unstable();
         sizes.dedup();
         if sizes.len() > 1 {
-            return Err(format!("blocks are grouped into SMs of sizes {sizes:?}"));
+            return Err(Asymmetry::SmSizes(sizes));
         }
         let g = sizes.first().copied().unwrap_or(1);
         if self.cyclic && g > 1 {
-            return Err(
-                "blocks form a ring (a ring neighbour is named) and are grouped into SMs".into(),
-            );
+            return Err(Asymmetry::RingInSms);
         }
         let mut owned = Vec::with_capacity(self.prog.vars.len());
         for (v, var) in self.prog.vars.iter().enumerate() {
-            let o = shapes::owned(self.access[v], i64::from(var.len), self.blocks, g)
-                .map_err(|why| format!("`{}` {why}", var.name))?;
+            let o = shapes::owned(self.access[v], i64::from(var.len), self.blocks, g).map_err(
+                |how| Asymmetry::Indexed {
+                    name: var.name.clone(),
+                    how,
+                },
+            )?;
             owned.push(o);
         }
         let pick = |v: &[(i64, i64)]| -> Vec<u32> {
@@ -259,21 +264,21 @@ impl Inference<'_> {
 
     /// Checks an expression whose value is used as data (a branch
     /// condition, an index, an assertion); records the blocks it singles out.
-    fn plain_expr(&mut self, e: &Expr) -> Result<(), String> {
+    fn plain_expr(&mut self, e: &Expr) -> Result<(), IdUse> {
         self.walk(e)?;
         match self.expr(e) {
-            Kind::Id(_) => Err("a block id is used as a number or condition".into()),
-            Kind::Unit { .. } => Err("an SM id is used as a number or condition".into()),
-            Kind::Rank(_) => Err("a block's rank in its SM is used as a number".into()),
+            Kind::Id(_) => Err(IdUse::BlockIdAsNumber),
+            Kind::Unit { .. } => Err(IdUse::SmIdAsNumber),
+            Kind::Rank(_) => Err(IdUse::RankAsNumber),
             _ => Ok(()),
         }
     }
 
     /// Checks every subexpression: no `Top`, indices plain, and records the
     /// blocks singled out by comparisons with constants.
-    fn walk(&mut self, e: &Expr) -> Result<(), String> {
+    fn walk(&mut self, e: &Expr) -> Result<(), IdUse> {
         if self.expr(e) == Kind::Top {
-            return Err("block ids are combined with other data".into());
+            return Err(IdUse::Combined);
         }
         match e {
             Expr::Global(v, Some(i)) => self.index_of(*v, i),
@@ -355,7 +360,7 @@ impl Inference<'_> {
         }
     }
 
-    fn validate(&mut self, op: &Op) -> Result<(), String> {
+    fn validate(&mut self, op: &Op) -> Result<(), IdUse> {
         match op {
             Op::Assign { dst, value } => {
                 self.walk(value)?;
@@ -390,13 +395,13 @@ impl Inference<'_> {
                 let var = self.vars[loc.var as usize];
                 if let Kind::Id(_) = var {
                     if !matches!(op, AtomicOp::Exch | AtomicOp::Cas) {
-                        return Err(format!("{} on a block id", op.cuda_name()));
+                        return Err(IdUse::AtomicOnId { op });
                     }
                 }
                 for e in operands {
                     let k = self.expr(e);
                     if matches!(k, Kind::Id(_)) && var.join(k) != var {
-                        return Err(format!("{} mixes a block id with data", op.cuda_name()));
+                        return Err(IdUse::AtomicMixes { op });
                     }
                     // The CAS compare value and the stored values meet the old value.
                     self.compare(var, e);
@@ -414,19 +419,15 @@ impl Inference<'_> {
             Op::CriticalExit | Op::PhaseEnter | Op::PhaseExit | Op::Progress => {}
             Op::Jump { .. } | Op::Exit => {}
             other => {
-                return Err(format!(
-                    "symmetry reduction does not handle `{}` yet",
-                    format!("{other:?}")
-                        .split([' ', '{', '('])
-                        .next()
-                        .unwrap_or("?")
-                ))
+                let debug = format!("{other:?}");
+                let op = debug.split([' ', '{', '(']).next().unwrap_or("?");
+                return Err(IdUse::Unhandled { op: op.to_string() });
             }
         }
         Ok(())
     }
 
-    fn index(&mut self, loc: &crate::ir::Loc) -> Result<(), String> {
+    fn index(&mut self, loc: &crate::ir::Loc) -> Result<(), IdUse> {
         match &loc.index {
             Some(i) => self.index_of(loc.var, i),
             None => Ok(()),
@@ -435,7 +436,7 @@ impl Inference<'_> {
 
     /// Checks index `i` of variable `v`: plain data, or (global arrays)
     /// an index naming the thread's block or SM, whose words it owns.
-    fn index_of(&mut self, v: VarId, i: &Expr) -> Result<(), String> {
+    fn index_of(&mut self, v: VarId, i: &Expr) -> Result<(), IdUse> {
         if self.prog.vars[v as usize].storage == Storage::Shared {
             return self.plain_expr(i);
         }
@@ -462,13 +463,17 @@ impl Inference<'_> {
     /// initial id read before written (other than the thread's own) still
     /// singles its block out: the ample sets evaluate indices over the
     /// values locals take from the real initial state.
-    fn check_slots(&mut self, live_at_entry: &dyn Fn(LocalId) -> bool) -> Result<(), String> {
+    fn check_slots(&mut self, live_at_entry: &dyn Fn(LocalId) -> bool) -> Result<(), Asymmetry> {
         let prog = self.prog;
+        let holds = |name: &str, what: Holds| Asymmetry::Holds {
+            name: name.to_string(),
+            what,
+        };
         for (v, var) in prog.vars.iter().enumerate() {
             match self.vars[v] {
-                Kind::Top => return Err(format!("`{}` holds block ids and other data", var.name)),
+                Kind::Top => return Err(holds(&var.name, Holds::IdsAndData)),
                 Kind::Unit { .. } | Kind::Rank(_) => {
-                    return Err(format!("`{}` holds SM ids or ranks", var.name))
+                    return Err(holds(&var.name, Holds::SmIdsOrRanks))
                 }
                 Kind::Id(k) => self.fits(var.ty, k, &var.name)?,
                 _ => {}
@@ -476,20 +481,13 @@ impl Inference<'_> {
         }
         for (l, local) in prog.locals.iter().enumerate() {
             match self.locals[l] {
-                Kind::Top => {
-                    return Err(format!("`{}` holds block ids and other data", local.name))
-                }
-                Kind::Rank(_) => {
-                    return Err(format!("`{}` holds a block's rank in its SM", local.name))
-                }
+                Kind::Top => return Err(holds(&local.name, Holds::IdsAndData)),
+                Kind::Rank(_) => return Err(holds(&local.name, Holds::Rank)),
                 Kind::Id(k) => self.fits(local.ty, k, &local.name)?,
                 Kind::Unit { g, a, c } => {
                     let top = a * ((self.blocks + g - 1) / g - 1) + c;
                     if c < 0 || crate::ir::wrap(local.ty, top) != top {
-                        return Err(format!(
-                            "`{}` holds ids that do not fit its type",
-                            local.name
-                        ));
+                        return Err(holds(&local.name, Holds::IdsTooWide));
                     }
                 }
                 _ => {}
@@ -524,10 +522,13 @@ impl Inference<'_> {
     }
 
     /// `id + k` must be representable in `ty` for every block.
-    fn fits(&self, ty: Type, k: i64, name: &str) -> Result<(), String> {
+    fn fits(&self, ty: Type, k: i64, name: &str) -> Result<(), Asymmetry> {
         let top = k + self.blocks - 1;
         if ty == Type::Bool || k < 0 || crate::ir::wrap(ty, top) != top {
-            return Err(format!("`{name}` holds block ids that do not fit its type"));
+            return Err(Asymmetry::Holds {
+                name: name.to_string(),
+                what: Holds::BlockIdsTooWide,
+            });
         }
         Ok(())
     }

@@ -30,12 +30,16 @@
 mod ids;
 mod kind;
 mod shapes;
+mod why;
+
+pub use why::{Asymmetry, Holds, IdUse, Indexed};
 
 use crate::ir::cfg::Liveness;
 use crate::ir::{from_raw, to_raw, LocalId, Program};
 use crate::ir::{Storage, Type};
 use crate::model::memory::BlockWords;
 use crate::model::state::Layout;
+use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::cmp::Ordering;
 
@@ -103,6 +107,22 @@ struct UnitLocal {
     a: i64,
     c: i64,
     ty: Type,
+}
+
+/// The classes of interchangeable blocks a [`Symmetry`] found, as data
+/// (`format::reductions` words them).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Classes {
+    /// Blocks per SM (1: each block its own SM).
+    pub blocks_per_sm: usize,
+    /// The blocks form a ring: `sms` holds the one class of blocks
+    /// rotated.
+    pub ring: bool,
+    /// Interchangeable full SMs (blocks, where `blocks_per_sm` is 1), each
+    /// class sorted.
+    pub sms: Vec<Vec<u32>>,
+    /// Interchangeable blocks within one SM, each class sorted.
+    pub within_sm: Vec<Vec<u32>>,
 }
 
 /// The symmetry of one program under one launch: a wreath product. Blocks
@@ -277,7 +297,7 @@ impl Symmetry {
         prog: &Program,
         layout: &Layout,
         memory: Option<BlockWords>,
-    ) -> Result<Symmetry, String> {
+    ) -> Result<Symmetry, Asymmetry> {
         let blocks = prog.launch.blocks as usize;
         let described = match memory {
             Some(_) => layout.model_words,
@@ -286,15 +306,12 @@ impl Symmetry {
         if layout.wide {
             // Block ids live in one word; a 64-bit value's two are not
             // described (its halves would have to move together).
-            return Err(
-                "the spec has 64-bit variables, which the symmetry reduction does not describe"
-                    .into(),
-            );
+            return Err(Asymmetry::WideVariables);
         }
         if layout.thread_words != THREAD_HEADER + prog.locals.len()
             || layout.words() != layout.mem_words + layout.threads * layout.thread_words + described
         {
-            return Err("the state has words the symmetry reduction does not describe".into());
+            return Err(Asymmetry::UndescribedWords);
         }
         let liveness = Liveness::compute(&prog.code, prog.locals.len());
         let live_at_entry = |l: LocalId| !prog.code.is_empty() && liveness.is_live(0, l);
@@ -345,11 +362,11 @@ impl Symmetry {
         if sym.cyclic {
             let all: Vec<u32> = (0..blocks as u32).collect();
             if sym.sm_classes != [all] {
-                return Err("blocks form a ring (a ring neighbour is named) and some are singled out: only the identity rotation".into());
+                return Err(Asymmetry::RingSingledOut);
             }
         }
         if sym.rank_classes.is_empty() && sym.sm_classes.is_empty() {
-            return Err("no two blocks are interchangeable".into());
+            return Err(Asymmetry::NoneInterchangeable);
         }
         Ok(sym)
     }
@@ -395,35 +412,14 @@ impl Symmetry {
         (&self.rank_classes, &self.sm_classes)
     }
 
-    /// A one-line description for reports (`interchangeable blocks {1,2,3}`;
-    /// a run of eight or more consecutive ids is written `a-b`: a wide
-    /// launch has a thousand).
-    pub fn describe(&self) -> String {
-        let list = |classes: &[Vec<u32>]| -> String {
-            let names: Vec<String> = classes.iter().map(|c| format!("{{{}}}", runs(c))).collect();
-            names.join(" ")
-        };
-        if self.cyclic {
-            return format!("blocks {} rotated as a ring", list(&self.sm_classes));
+    /// The classes found, as `--stats` reports them.
+    pub fn found(&self) -> Classes {
+        Classes {
+            blocks_per_sm: self.g,
+            ring: self.cyclic,
+            sms: self.sm_classes.clone(),
+            within_sm: self.rank_classes.clone(),
         }
-        if self.g == 1 {
-            return format!("interchangeable blocks {}", list(&self.sm_classes));
-        }
-        let mut parts = Vec::new();
-        if !self.sm_classes.is_empty() {
-            parts.push(format!(
-                "interchangeable SMs of {} blocks {}",
-                self.g,
-                list(&self.sm_classes)
-            ));
-        }
-        if !self.rank_classes.is_empty() {
-            parts.push(format!(
-                "interchangeable blocks within an SM {}",
-                list(&self.rank_classes)
-            ));
-        }
-        parts.join(", ")
     }
 
     /// Replaces `s` by the representative of its class.
@@ -949,22 +945,3 @@ fn gcd(a: usize, b: usize) -> usize {
 
 #[cfg(test)]
 mod tests;
-
-/// `ids` (ascending) written with runs of eight or more as `a-b`.
-fn runs(ids: &[u32]) -> String {
-    let mut parts = Vec::new();
-    let mut i = 0;
-    while i < ids.len() {
-        let mut j = i;
-        while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
-            j += 1;
-        }
-        if j - i >= 7 {
-            parts.push(format!("{}-{}", ids[i], ids[j]));
-        } else {
-            parts.extend(ids[i..=j].iter().map(u32::to_string));
-        }
-        i = j + 1;
-    }
-    parts.join(",")
-}

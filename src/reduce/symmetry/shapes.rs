@@ -5,6 +5,7 @@
 //! indexed both ways, or by other data too, is not described.
 
 use super::kind::Kind;
+use super::why::Indexed;
 use crate::ir::BinOp;
 use crate::ir::{Expr, Program};
 
@@ -207,16 +208,13 @@ pub(super) fn owned(
     len: i64,
     blocks: i64,
     g: i64,
-) -> Result<Option<Owned>, String> {
+) -> Result<Option<Owned>, Indexed> {
     match access {
         Access::Unused | Access::Plain => Ok(None),
-        Access::Mixed => Err("is indexed both by block ids and by other data".into()),
+        Access::Mixed => Err(Indexed::Mixed),
         Access::Interleaved => {
             if len % blocks != 0 {
-                return Err(
-                    "is indexed by `q * nblocks + blockIdx` but not a multiple of nblocks long"
-                        .into(),
-                );
+                return Err(Indexed::InterleavedUneven);
             }
             Ok(Some(Owned {
                 by_sm: false,
@@ -235,10 +233,10 @@ pub(super) fn owned(
                 (blocks + ug - 1) / ug
             };
             if hi - base >= a || base < 0 || base + a * units > len {
-                return Err("has indices that may reach another block's or SM's words".into());
+                return Err(Indexed::Overlapping);
             }
             if ug != 1 && ug != g {
-                return Err("is indexed by SMs of another size".into());
+                return Err(Indexed::OtherSmSize);
             }
             Ok(Some(Owned {
                 by_sm: ug != 1,
