@@ -291,7 +291,59 @@ fn reductions(log: &ReductionLog) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{percent, runs};
+    use super::{inapplicable, off, percent, runs};
+    use crate::ir::AtomicOp;
+    use crate::reduce::{Asymmetry, Holds, IdUse, Inapplicable, Indexed, NoFutures};
+    use crate::report::Off;
+
+    /// The reasons read as they did when reduce/ built them as text.
+    #[test]
+    fn reasons_keep_their_words() {
+        let asym = |a: Asymmetry| inapplicable(&Inapplicable::Asymmetric(a));
+        let at = |what: IdUse| {
+            asym(Asymmetry::At {
+                line: "t.gsync:3".into(),
+                what,
+            })
+        };
+        assert_eq!(
+            at(IdUse::AtomicOnId { op: AtomicOp::Add }),
+            "t.gsync:3: atomicAdd on a block id"
+        );
+        assert_eq!(
+            at(IdUse::Unhandled { op: "Vote".into() }),
+            "t.gsync:3: symmetry reduction does not handle `Vote` yet"
+        );
+        assert_eq!(
+            asym(Asymmetry::Invariant(IdUse::BlockIdAsNumber)),
+            "a block id is used as a number or condition"
+        );
+        assert_eq!(
+            asym(Asymmetry::SmSizes(vec![2, 4])),
+            "blocks are grouped into SMs of sizes [2, 4]"
+        );
+        let holds = Asymmetry::Holds {
+            name: "owner".into(),
+            what: Holds::BlockIdsTooWide,
+        };
+        assert_eq!(
+            asym(holds),
+            "`owner` holds block ids that do not fit its type"
+        );
+        let indexed = Asymmetry::Indexed {
+            name: "flags".into(),
+            how: Indexed::Overlapping,
+        };
+        assert_eq!(
+            asym(indexed),
+            "`flags` has indices that may reach another block's or SM's words"
+        );
+        let table = Inapplicable::NoFutures(NoFutures::TooLarge { mib: 80 });
+        assert_eq!(
+            off(&Off::NotApplicable(table), ""),
+            " (its table of future accesses would take 80 MiB)"
+        );
+    }
 
     #[test]
     fn long_runs_of_ids_are_written_as_ranges() {
