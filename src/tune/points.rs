@@ -6,9 +6,9 @@
 use super::level::{Class, Level};
 use super::walk::{CallSite, Walk};
 use crate::ir::{order_name, scope_name};
-use crate::spec::lower::builtins::{classify_call, CallKind};
 use crate::ir::{Order, Scope};
 use crate::spec::ast::{Item, SpecFile, Storage};
+use crate::spec::lower::builtins::{classify_call, CallKind};
 use std::ops::Range;
 
 /// One place of the text whose strength can change.

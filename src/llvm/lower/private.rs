@@ -8,9 +8,9 @@
 
 use super::memory::{Ptr, Region};
 use super::{Lowerer, R};
+use crate::ir::BinOp;
 use crate::ir::{Expr, LocalId, Op};
 use crate::llvm::ir::{Instr, Type as LType};
-use crate::ir::BinOp;
 use std::collections::BTreeMap;
 
 /// The most elements an array indexed at run time may have: each is a
