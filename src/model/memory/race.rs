@@ -78,7 +78,7 @@ impl PtxMemory {
             (
                 ViolationKind::DataRace,
                 "no __syncthreads(), fence or release/acquire orders them".to_string(),
-                "the two accesses need an order within the block: a __syncthreads() between them, or a release store (or __threadfence_block() before it) that the other thread observes with an acquire load (or __threadfence_block() after it)".to_string(),
+                "the two accesses need an order within the block: a __syncthreads() between them, or a release (or __threadfence_block()) where the write is published and an acquire (or __threadfence_block()) where that is observed".to_string(),
             )
         } else if both_strong {
             (
@@ -98,14 +98,14 @@ impl PtxMemory {
             (
                 ViolationKind::HeterogeneousRace,
                 why,
-                "the write must be ordered before the other access through device scope (a __threadfence() or .gpu release before the store or atomic that publishes it, matched by a __threadfence() or .gpu acquire after the load or atomic that observes that publication), or both accesses must be device-scope atomics".to_string(),
+                "the write must be ordered before the other access at device scope (a __threadfence() or .gpu release where it is published, a __threadfence() or .gpu acquire where that is observed), or both must be device-scope atomics".to_string(),
             )
         };
         Violation {
             kind,
             property: "race",
             message: format!(
-                "{} on `{name}`: {}'s {ours} {} and {}'s {theirs} {} conflict: {why}. Hint (not a checked fix): {need}; read the counterexample for where that order is missing: it may also be an access made outside the synchronization that orders the others",
+                "{} on `{name}`: {}'s {ours} {} and {}'s {theirs} {} conflict: {why}. Hint (not a checked fix): {need}; read the counterexample for where the order is missing (it may be an access outside the synchronization)",
                 kind.name().replace('_', " "),
                 th.thread_name(t),
                 at(pc),
