@@ -378,3 +378,26 @@ fn suggest_fix_is_for_one_spec() {
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("name a single spec"), "{}", stderr(&o));
 }
+
+/// `--max-seconds` bounds the whole run, the fix's search included: a
+/// search cut short shows no fix (a half-walked saturated spec is not a
+/// change to suggest), and the verdict stays the check's.
+#[test]
+fn suggest_fix_stays_within_max_seconds() {
+    let started = std::time::Instant::now();
+    let o = run(&[
+        "tree_barrier_block_atomics",
+        "--suggest-fix",
+        "--max-seconds",
+        "0.5",
+    ]);
+    let seconds = started.elapsed().as_secs_f64();
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(seconds < 10.0, "took {seconds} s");
+    let report = stdout(&o);
+    assert!(report.contains("\nfix: "), "{report}");
+    if !report.contains("fix: checked") {
+        assert!(report.contains("stopped"), "{report}");
+        assert!(!report.contains("help:"), "{report}");
+    }
+}

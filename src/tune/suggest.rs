@@ -70,12 +70,20 @@ pub fn suggest_fix(
             fix.status = FixStatus::Inconclusive;
             fix.why = format!("the search for a fix was stopped: {why}");
         }
-        // The search was stopped on its way down from the saturated spec:
-        // what it holds verifies, but is not shown minimal.
+        // Stopped on the way down from the saturated spec: what it holds
+        // verifies, but may be little better than fences everywhere, which
+        // no one should apply as a suggested change.
         Status::Inconclusive(why) => {
-            found(&mut fix);
-            fix.minimal = false;
-            fix.caveat = Some(format!("not shown minimal: {why}"));
+            fix.status = FixStatus::Inconclusive;
+            let stop = match why.starts_with("the time ran out") {
+                true => {
+                    "--max-seconds (or Ctrl-C) stopped the search for the least one".to_string()
+                }
+                false => format!("the search for the least one was stopped: {why}"),
+            };
+            fix.why = format!(
+                "an ordering change cures it (with every order, scope and fence at its strongest the check verifies), but {stop}; raise the limit, or run `gsync-check repair`"
+            );
         }
     }
     Ok(fix)
