@@ -266,3 +266,138 @@ fn a_time_limit_makes_the_search_inconclusive() {
     assert!(matches!(code(&o), 0 | 3), "{}", stdout(&o));
     assert_eq!(code(&verify(&out)), 0);
 }
+
+/// #42 item 5: a race's hint is a hint, not a fix. For
+/// `semaphore_check_outside_lock` the old "Fix:" told both sides to fence,
+/// which leaves the race (the bug is the read outside the lock); the
+/// report now says what the accesses need and to read the trace, and
+/// `--suggest-fix` finds that no ordering change cures it.
+#[test]
+fn a_race_hint_is_not_a_fix_until_checked() {
+    let spec = "semaphore_check_outside_lock";
+    let o = run(&[spec]);
+    assert_eq!(code(&o), 1);
+    let report = stdout(&o);
+    assert!(!report.contains("Fix:"), "{report}");
+    assert!(report.contains("Hint (not a checked fix):"), "{report}");
+    assert!(report.contains("read the counterexample"), "{report}");
+    assert!(report.contains("`--suggest-fix` searches"), "{report}");
+    assert!(!report.contains("help:"), "{report}");
+
+    let o = run(&[spec, "--suggest-fix"]);
+    assert_eq!(code(&o), 1, "the verdict stays: {}", stderr(&o));
+    let report = stdout(&o);
+    assert!(
+        report.contains("fix: no ordering change cures it"),
+        "{report}"
+    );
+    assert!(report.contains("mutual_exclusion"), "{report}");
+    assert!(!report.contains("help:"), "{report}");
+    assert!(!report.contains("`--suggest-fix` searches"), "{report}");
+}
+
+/// `check --suggest-fix` on a missing fence: the help lines and diff of a
+/// fix that was checked; the same change, applied, verifies.
+#[test]
+fn suggest_fix_shows_a_checked_fix_for_a_missing_fence() {
+    let o = run(&["check", "specs/mp_flag_no_fence.gsync", "--suggest-fix"]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let report = stdout(&o);
+    assert!(
+        report.contains("fix: checked: with it the check verifies"),
+        "{report}"
+    );
+    assert!(report.contains("minimal:"), "{report}");
+    let helps: Vec<&str> = report.lines().filter(|l| l.starts_with("help: ")).collect();
+    assert_eq!(helps.len(), 2, "{report}");
+    assert!(
+        helps.iter().all(|h| h.contains("insert `fence.")),
+        "{report}"
+    );
+    // The diff's added lines, applied by hand at the lines the help names.
+    let text = std::fs::read_to_string("specs/mp_flag_no_fence.gsync").unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let mut at: Vec<(usize, String)> = helps
+        .iter()
+        .map(|h| {
+            let fence = h.split('`').nth(1).unwrap().to_string();
+            let line: usize = h
+                .rsplit("line ")
+                .next()
+                .unwrap()
+                .split(':')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            (line, fence)
+        })
+        .collect();
+    at.sort_by_key(|a| std::cmp::Reverse(a.0));
+    for (line, fence) in at {
+        lines.insert(line - 1, format!("        {fence}"));
+    }
+    let out = scratch("mp_flag_suggested.gsync");
+    std::fs::write(&out, lines.join("\n") + "\n").unwrap();
+    for blocks in ["2", "3"] {
+        let c = run(&["check", path_str(&out), "--blocks", blocks]);
+        assert_eq!(code(&c), 0, "--blocks {blocks}: {}", stdout(&c));
+    }
+}
+
+/// A deadlock by design and an occupancy deadlock: `--suggest-fix` says
+/// that no ordering change cures them, and offers nothing.
+#[test]
+fn suggest_fix_says_no_ordering_change_cures_a_deadlock() {
+    for args in [
+        &["tree_barrier_single", "--suggest-fix"][..],
+        &[
+            "heterosync_tree_barrier",
+            "--blocks",
+            "3",
+            "--resident",
+            "2",
+            "--suggest-fix",
+        ][..],
+    ] {
+        let o = run(args);
+        assert_eq!(code(&o), 1, "{args:?}: {}", stderr(&o));
+        let report = stdout(&o);
+        assert!(
+            report.contains("fix: no ordering change cures it"),
+            "{args:?}: {report}"
+        );
+        assert!(report.contains("deadlock"), "{report}");
+        assert!(!report.contains("help:"), "{report}");
+    }
+}
+
+#[test]
+fn suggest_fix_is_for_one_spec() {
+    let o = run(&["barrier", "--suggest-fix"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("name a single spec"), "{}", stderr(&o));
+}
+
+/// `--max-seconds` bounds the whole run, the fix's search included: a
+/// search cut short shows no fix (a half-walked saturated spec is not a
+/// change to suggest), and the verdict stays the check's.
+#[test]
+fn suggest_fix_stays_within_max_seconds() {
+    let started = std::time::Instant::now();
+    let o = run(&[
+        "tree_barrier_block_atomics",
+        "--suggest-fix",
+        "--max-seconds",
+        "0.5",
+    ]);
+    let seconds = started.elapsed().as_secs_f64();
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(seconds < 10.0, "took {seconds} s");
+    let report = stdout(&o);
+    assert!(report.contains("\nfix: "), "{report}");
+    if !report.contains("fix: checked") {
+        assert!(report.contains("stopped"), "{report}");
+        assert!(!report.contains("help:"), "{report}");
+    }
+}

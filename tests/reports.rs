@@ -147,3 +147,110 @@ fn junit_is_only_for_verify() {
     assert_eq!(code(&out), 2);
     assert!(stderr(&out).contains("verify"));
 }
+
+/// Applies a SARIF fix's replacements (line and column regions of one
+/// artifact) to `text`.
+fn apply_sarif_fix(text: &str, fix: &serde_json::Value) -> String {
+    let offset = |line: u64, column: u64| -> usize {
+        let start: usize = text
+            .split_inclusive('\n')
+            .take(line as usize - 1)
+            .map(str::len)
+            .sum();
+        let rest = &text[start..];
+        start
+            + rest
+                .char_indices()
+                .nth(column as usize - 1)
+                .map_or(rest.len(), |(i, _)| i)
+    };
+    let changes = fix["artifactChanges"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "one artifact: the spec");
+    let mut edits: Vec<(usize, usize, String)> = changes[0]["replacements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let d = &r["deletedRegion"];
+            let n = |k: &str| d[k].as_u64().unwrap();
+            (
+                offset(n("startLine"), n("startColumn")),
+                offset(n("endLine"), n("endColumn")),
+                r["insertedContent"]["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+    let mut out = text.to_string();
+    for (from, to, inserted) in edits {
+        out.replace_range(from..to, &inserted);
+    }
+    out
+}
+
+/// `--suggest-fix`: a checked fix is a SARIF `fixes` object (valid under
+/// the 2.1.0 schema) whose replacements, applied to the spec's file, give
+/// a spec that verifies; without the flag, or where no ordering change
+/// helps, there is no `fixes`: an unchecked hint is never one.
+#[test]
+fn sarif_carries_a_checked_fix_that_verifies_when_applied() {
+    let spec = "mp_flag_no_fence";
+    let out = run(&[spec, "--suggest-fix", "--format", "sarif"]);
+    assert_eq!(code(&out), 1, "still a violation: {}", stderr(&out));
+    let sarif = assert_valid_sarif(&out);
+    let result = &sarif["runs"][0]["results"][0];
+    let fixes = result["fixes"].as_array().expect("a fixes array");
+    assert_eq!(fixes.len(), 1);
+    let fix = &fixes[0];
+    let description = fix["description"]["text"].as_str().unwrap();
+    assert!(description.contains("insert `fence."), "{description}");
+    assert!(description.contains("checked"), "{description}");
+    let uri = fix["artifactChanges"][0]["artifactLocation"]["uri"]
+        .as_str()
+        .unwrap();
+    assert_eq!(uri, format!("specs/{spec}.gsync"));
+    let original = std::fs::read_to_string(repo().join(uri)).unwrap();
+    let fixed = apply_sarif_fix(&original, fix);
+    assert_eq!(fixed.matches("fence.acq_rel.gpu();").count(), 2, "{fixed}");
+    let dir = std::env::temp_dir().join(format!("gsync-sarif-fix-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("fixed.gsync");
+    std::fs::write(&path, fixed).unwrap();
+    for blocks in ["2", "3"] {
+        let c = run(&["check", path.to_str().unwrap(), "--blocks", blocks]);
+        assert_eq!(code(&c), 0, "--blocks {blocks}: {}", stdout(&c));
+    }
+
+    let plain = run(&[spec, "--format", "sarif"]);
+    let sarif = assert_valid_sarif(&plain);
+    assert!(sarif["runs"][0]["results"][0].get("fixes").is_none());
+    for none in ["tree_barrier_single", "semaphore_check_outside_lock"] {
+        let out = run(&[none, "--suggest-fix", "--format", "sarif"]);
+        assert_eq!(code(&out), 1, "{none}");
+        let sarif = assert_valid_sarif(&out);
+        assert!(
+            sarif["runs"][0]["results"][0].get("fixes").is_none(),
+            "{none}: no ordering change cures it, so no fix"
+        );
+    }
+}
+
+/// JSON carries the search's result: a found fix with its replacements,
+/// or `none` with the reason.
+#[test]
+fn json_reports_the_fix_search() {
+    let out = run(&["mp_flag_no_fence", "--suggest-fix", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["fix"]["status"], "found", "{report}");
+    assert_eq!(report["fix"]["replacements"].as_array().unwrap().len(), 2);
+    assert!(
+        report["fix"].get("seconds").is_none(),
+        "timings only with --stats"
+    );
+    let out = run(&["tree_barrier_single", "--suggest-fix", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["fix"]["status"], "none", "{report}");
+    let out = run(&["mp_flag_no_fence", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report.get("fix").is_none());
+}

@@ -82,6 +82,7 @@ pub(crate) fn report_of(
             }),
         },
         violations,
+        fix: None,
     }
 }
 

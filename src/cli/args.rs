@@ -47,6 +47,10 @@ pub struct OutputArgs {
     #[arg(long)]
     pub stats: bool,
 
+    /// After a violation, search for a checked fix (`repair`'s search: the least change of orders, scopes or fences under which this check verifies) and show it as help lines and a diff (SARIF: a `fixes` object), or say that no ordering change cures it; bounded by --max-seconds for the whole run
+    #[arg(long)]
+    pub suggest_fix: bool,
+
     /// Colour: auto (on a terminal), always, never
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,

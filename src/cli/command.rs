@@ -15,6 +15,7 @@ Examples:
   gsync-check semaphore --blocks 4 --memory-model sc   the same under sequential consistency
   gsync-check sense_barrier_no_flip --format json > report.json
   gsync-check check my_lock.gsync --param iters=2 --out cex/
+  gsync-check mp_flag_no_fence --suggest-fix   a violation with a checked fix (or why none helps)
   gsync-check mutex --blocks 3 --iters 0 --scheduler fair   liveness: starvation, livelock
   gsync-check check my_flag.gsync --scheduler blocks=obe,threads=fair   progress models per level
   gsync-check barrier --blocks 3 --resident 2 --memory-model sc   occupancy deadlock

@@ -18,7 +18,7 @@ mod verify;
 use crate::api::{self, CheckConfig, Error, SpecSource};
 use crate::format::text::render_report;
 use crate::format::{sarif, svg};
-use crate::report::{Report, SavedCounterexample};
+use crate::report::{Report, SavedCounterexample, Verdict};
 use crate::trace::ReplayOutcome;
 use args::{CheckArgs, ColorChoice, Format, OutputArgs, ReplayOutputArgs, TextOrJson};
 use command::{Cli, Command};
@@ -220,15 +220,24 @@ pub fn config_from(args: &CheckArgs, declared: Option<&[String]>) -> CheckConfig
 fn check_one(spec: &SpecSource, check: &CheckArgs, output: &OutputArgs) -> Result<i32, Error> {
     stats_need_timings(output.stats, output.format == Format::Sarif)?;
     let config = config_from(check, None);
+    // The fix's search shares the run's --max-seconds: one deadline from now.
+    let deadline = crate::explore::deadline_in(config.limits.max_seconds);
     #[cfg(feature = "dist")]
-    let report = match dist::check(spec, &config, check)? {
+    let mut report = match dist::check(spec, &config, check)? {
         dist::Ran::Here => api::check_spec(spec, &config)?,
         dist::Ran::Report(report) => *report,
         dist::Ran::Peer(code) => return Ok(code),
     };
     #[cfg(not(feature = "dist"))]
-    let report = api::check_spec(spec, &config)?;
+    let mut report = api::check_spec(spec, &config)?;
     write_counterexamples(&report, spec, output.out.as_deref(), &report.spec)?;
+    if output.suggest_fix && report.verdict == Verdict::Violated {
+        let budget = crate::tune::Budget {
+            deadline,
+            ..Default::default()
+        };
+        report.fix = Some(crate::tune::suggest_fix(spec, &config, budget)?);
+    }
     print_report(report, output)
 }
 
@@ -278,6 +287,11 @@ fn check_kernel(
             "a kernel is checked in one process: leave out the distribution options".into(),
         ));
     }
+    if output.suggest_fix {
+        return Err(Error::Usage(
+            "--suggest-fix searches a fix in a spec's text: check the kernel's spec (or a .gsync written after it) with --suggest-fix, or `gsync-check repair`".into(),
+        ));
+    }
     if output.out.is_some() {
         return Err(Error::Usage(
             "--out saves counterexamples for `replay`, which replays specs; a kernel's counterexample is printed only".into(),
@@ -302,6 +316,9 @@ pub fn stats_need_timings(stats: bool, format_has_none: bool) -> Result<(), Erro
 /// Timings differ from run to run; JSON leaves them out unless `--stats`.
 pub fn strip_timings(report: &mut Report) {
     report.stats.measured = None;
+    if let Some(fix) = &mut report.fix {
+        fix.seconds = None;
+    }
 }
 
 pub fn to_json<T: serde::Serialize>(value: &T) -> String {
@@ -371,6 +388,11 @@ fn save_svg(path: &Path, svg: &str) -> Result<(), Error> {
 
 /// `--svg` draws one counterexample: refused where a family runs.
 pub fn svg_needs_one_spec(output: &OutputArgs) -> Result<(), Error> {
+    if output.suggest_fix {
+        return Err(Error::Usage(
+            "--suggest-fix searches a fix for one spec's violation: name a single spec, not a family (or use `gsync-check repair SPEC`)".into(),
+        ));
+    }
     match &output.svg {
         Some(_) => Err(Error::Usage(
             "--svg draws the counterexample of one spec: name a single spec, not a family".into(),

@@ -6,7 +6,7 @@ use super::args::{at_least_1, positive_seconds, worker_threads, CheckOptions, Te
 use super::gpu::load_spec;
 use super::to_json;
 use crate::api::Error;
-use crate::tune::{self, diff, Budget, Change, Class, Status, Tuned};
+use crate::tune::{self, diff, Budget, Status, Tuned};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -180,7 +180,7 @@ fn render(t: &Tuned, output: &TuneOutput, tool: &str) -> String {
         .map_or_else(|| format!("{tool}ed"), |p| p.display().to_string());
     out += &diff::unified(&t.original, &t.text, &t.origin, &new_name);
     if tool == "repair" && t.status == Status::Done {
-        out.extend(t.changes.iter().map(help_line));
+        out.extend(t.changes.iter().map(|c| format!("help: {}\n", c.help())));
     }
     out += &match &t.status {
         Status::Done => format!("{tool}: done\n"),
@@ -221,16 +221,4 @@ fn maximality_line(t: &Tuned, tool: &str) -> String {
         ),
         (_, false) => "local: not every single further step was decided\n".into(),
     }
-}
-
-/// A change as an instruction to the reader.
-fn help_line(c: &Change) -> String {
-    let what = match (c.class, c.from.as_str(), c.to.as_str()) {
-        (Class::Fence, "no fence", to) => {
-            format!("insert `{to};` before line {}:{}", c.line, c.column)
-        }
-        (Class::Volatile, ..) => format!("declare the variable at line {} `volatile`", c.line),
-        (_, from, to) => format!("replace `{from}` by `{to}` at line {}:{}", c.line, c.column),
-    };
-    format!("help: {what}\n")
 }

@@ -3,7 +3,7 @@
 
 use super::text::launch_text;
 use crate::model::ViolationKind;
-use crate::report::{CaseResult, Report};
+use crate::report::{CaseResult, FixStatus, Report};
 use serde_json::{json, Value};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -19,6 +19,7 @@ fn artifact_uri(source: &str) -> String {
 /// One SARIF result per violation; `level` is `error` unless the violation
 /// was expected (a known-buggy spec), then `note`.
 fn results(report: &Report, expected: bool) -> Vec<Value> {
+    let fixes = fixes(report);
     report
         .violations
         .iter()
@@ -26,7 +27,7 @@ fn results(report: &Report, expected: bool) -> Vec<Value> {
             let at = v.location.as_ref().or(v.trace.steps.last().map(|s| &s.span));
             let (line, column) = at.map_or((1, 1), |p| (p.line.max(1), p.column.max(1)));
             let config: Vec<String> = report.config.params.iter().map(|(k, val)| format!("{k}={val}")).collect();
-            json!({
+            let mut result = json!({
                 "ruleId": v.kind,
                 "level": if expected { "note" } else { "error" },
                 "message": {
@@ -46,9 +47,50 @@ fn results(report: &Report, expected: bool) -> Vec<Value> {
                     }
                 }],
                 "properties": { "spec": report.spec, "property": v.property, "steps": v.trace.schedule.len() }
-            })
+            });
+            if let Some(fixes) = &fixes {
+                result["fixes"] = fixes.clone();
+            }
+            result
         })
         .collect()
+}
+
+/// A checked fix (`check --suggest-fix`) as SARIF `fixes`: one fix whose
+/// replacements are whole lines of the spec, so that code-scanning tools
+/// can offer it as a suggested change. Nothing where no fix was found:
+/// an unchecked hint is never a fix.
+fn fixes(report: &Report) -> Option<Value> {
+    let fix = report.fix.as_ref()?;
+    if fix.status != FixStatus::Found || fix.replacements.is_empty() {
+        return None;
+    }
+    let mut text = format!("{} ({})", fix.help.join("; "), fix.why);
+    if let Some(c) = &fix.caveat {
+        text += &format!("; warning: {c}");
+    }
+    let replacements: Vec<Value> = fix
+        .replacements
+        .iter()
+        .map(|r| {
+            json!({
+                "deletedRegion": {
+                    "startLine": r.start_line,
+                    "startColumn": r.start_column,
+                    "endLine": r.end_line,
+                    "endColumn": r.end_column
+                },
+                "insertedContent": { "text": r.inserted }
+            })
+        })
+        .collect();
+    Some(json!([{
+        "description": { "text": text },
+        "artifactChanges": [{
+            "artifactLocation": { "uri": artifact_uri(&report.source) },
+            "replacements": replacements
+        }]
+    }]))
 }
 
 fn log(results: Vec<Value>) -> Value {

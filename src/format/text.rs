@@ -6,7 +6,9 @@ use super::plain::Colorize;
 use crate::explore::Limits;
 use crate::ir::Launch;
 use crate::model::simt::lane_list;
-use crate::report::{Limit, Report, RunConfig, Step, Trace, Verdict, ViolationReport};
+use crate::report::{
+    FixStatus, Limit, Report, RunConfig, Step, SuggestedFix, Trace, Verdict, ViolationReport,
+};
 #[cfg(feature = "terminal")]
 use colored::Colorize;
 use std::fmt::Write;
@@ -48,7 +50,68 @@ pub fn render_report(report: &Report, show_stats: bool) -> String {
     for v in &report.violations {
         render_violation(&mut out, v, report.config.launch.threads_per_block);
     }
+    match &report.fix {
+        Some(fix) => render_fix(&mut out, fix),
+        // A race's hint says what the accesses need in general; only the
+        // search can tell what cures this spec (a spec's text, not a kernel).
+        None if report.violations.iter().any(|v| v.property == "race")
+            && !report.source.ends_with(".cu") =>
+        {
+            let _ = writeln!(
+                out,
+                "\n{} the hint above is not checked: `--suggest-fix` searches for a change of orders, scopes or fences under which this check verifies",
+                "note:".bold()
+            );
+        }
+        None => {}
+    }
     out
+}
+
+/// The checked fix of `check --suggest-fix`: help lines and the diff, or
+/// why there is none.
+fn render_fix(out: &mut String, fix: &SuggestedFix) {
+    match fix.status {
+        FixStatus::Found => {
+            let minimal = if fix.minimal {
+                "; minimal: undoing any part of it fails the check"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                out,
+                "\n{} {} ({}){minimal}",
+                "fix:".green().bold(),
+                fix.why,
+                search_figures(fix)
+            );
+            out.push_str(&fix.diff);
+            for h in &fix.help {
+                let _ = writeln!(out, "{} {h}", "help:".green().bold());
+            }
+            if let Some(c) = &fix.caveat {
+                let _ = writeln!(out, "{} {c}", "warning:".yellow().bold());
+            }
+        }
+        FixStatus::None | FixStatus::Inconclusive => {
+            let _ = writeln!(
+                out,
+                "\n{} {} ({})",
+                "fix:".bold(),
+                fix.why,
+                search_figures(fix)
+            );
+        }
+    }
+}
+
+/// `22 checks` (`, 0.1 s` with `--stats`).
+fn search_figures(fix: &SuggestedFix) -> String {
+    let s = fix
+        .seconds
+        .map(|s| format!(", {s:.1} s"))
+        .unwrap_or_default();
+    format!("{} check{}{s}", fix.checks, plural(fix.checks as u32))
 }
 
 /// Why an inconclusive run stopped, in the words of the option that set

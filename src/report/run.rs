@@ -217,4 +217,8 @@ pub struct Report {
     pub limit: Option<Limit>,
     pub stats: Stats,
     pub violations: Vec<ViolationReport>,
+    /// `check --suggest-fix`: the checked fix of the violation, or why
+    /// there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix: Option<super::SuggestedFix>,
 }

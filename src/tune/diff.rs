@@ -1,6 +1,8 @@
 //! A unified diff of two texts, line by line (a longest common
 //! subsequence; specs are small), with three lines of context.
 
+use crate::report::LineReplacement;
+
 const CONTEXT: usize = 3;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -96,6 +98,62 @@ pub fn unified(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
     out
 }
 
+/// The changes from `old` to `new` as replacements of whole lines of
+/// `old`: each run of deleted and added lines is one.
+pub fn line_replacements(old: &str, new: &str) -> Vec<LineReplacement> {
+    let a: Vec<&str> = old.lines().collect();
+    let b: Vec<&str> = new.lines().collect();
+    // (first line of `a`, lines deleted, text inserted)
+    let mut runs: Vec<(usize, usize, String)> = Vec::new();
+    let mut open = false;
+    for (op, i, j) in script(&a, &b) {
+        match op {
+            Op::Same => open = false,
+            _ if !open => {
+                runs.push((i, 0, String::new()));
+                open = true;
+            }
+            _ => {}
+        }
+        let Some(run) = runs.last_mut().filter(|_| open) else {
+            continue;
+        };
+        match op {
+            Op::Del => run.1 += 1,
+            _ => {
+                run.2.push_str(b[j]);
+                run.2.push('\n');
+            }
+        }
+    }
+    let width = a.last().map_or(0, |l| l.chars().count() as u32);
+    let last = a.len().max(1) as u32;
+    runs.into_iter()
+        .map(|(i, deleted, mut inserted)| {
+            let start = (i as u32 + 1, 1);
+            let (start, end) = if i + deleted < a.len() {
+                (start, ((i + deleted) as u32 + 1, 1))
+            } else if deleted > 0 {
+                // Up to the end of the last line: its newline stays.
+                inserted.pop();
+                (start, (last, width + 1))
+            } else {
+                // Appended after the last line: after its end.
+                inserted.pop();
+                inserted.insert(0, '\n');
+                ((last, width + 1), (last, width + 1))
+            };
+            LineReplacement {
+                start_line: start.0,
+                start_column: start.1,
+                end_line: end.0,
+                end_column: end.1,
+                inserted,
+            }
+        })
+        .collect()
+}
+
 fn hunk(out: &mut String, ops: &[(Op, usize, usize)], a: &[&str], b: &[&str]) {
     let count = |skip: Op| ops.iter().filter(|o| o.0 != skip).count();
     let (old_len, new_len) = (count(Op::Add), count(Op::Del));
@@ -129,6 +187,32 @@ mod tests {
             "--- x\n+++ y\n@@ -2,7 +2,7 @@\n b\n c\n d\n-e\n+E\n f\n g\n h\n"
         );
         assert!(unified(old, old, "x", "y").is_empty());
+    }
+
+    #[test]
+    fn line_replacements_cover_insertions_and_changes() {
+        let r = line_replacements("a\nb\nc\n", "a\nx\nb\nC\n");
+        let got = |r: Vec<LineReplacement>| -> Vec<(u32, u32, u32, u32, String)> {
+            r.into_iter()
+                .map(|r| {
+                    (
+                        r.start_line,
+                        r.start_column,
+                        r.end_line,
+                        r.end_column,
+                        r.inserted,
+                    )
+                })
+                .collect()
+        };
+        // x inserted before line 2 (an empty region); line 3, the last,
+        // replaced up to its end (its newline kept).
+        assert_eq!(
+            got(r),
+            [(2, 1, 2, 1, "x\n".into()), (3, 1, 3, 2, "C".into())]
+        );
+        let appended = line_replacements("a\nb\n", "a\nb\nc\n");
+        assert_eq!(got(appended), [(2, 2, 2, 2, "\nc".into())]);
     }
 
     #[test]

@@ -19,6 +19,7 @@ mod repair;
 mod report;
 mod scale;
 mod search;
+mod suggest;
 mod walk;
 
 pub use expect::Budget;
@@ -27,3 +28,4 @@ pub use relax::{relax, RelaxOptions};
 pub use repair::{repair, RepairOptions};
 pub use report::{Change, Counts, RefusalReport, Status, Tuned};
 pub use scale::ScaleCheck;
+pub use suggest::suggest_fix;

@@ -131,6 +131,24 @@ pub struct Change {
     pub to: String,
 }
 
+impl Change {
+    /// The change as an instruction to the reader, without `help: `.
+    pub fn help(&self) -> String {
+        match (self.class, self.from.as_str(), self.to.as_str()) {
+            (Class::Fence, "no fence", to) => {
+                format!("insert `{to};` before line {}:{}", self.line, self.column)
+            }
+            (Class::Volatile, ..) => {
+                format!("declare the variable at line {} `volatile`", self.line)
+            }
+            (_, from, to) => format!(
+                "replace `{from}` by `{to}` at line {}:{}",
+                self.line, self.column
+            ),
+        }
+    }
+}
+
 /// A refused single step of the result, for the record of maximality.
 #[derive(Clone, Debug, Serialize)]
 pub struct RefusalReport {

@@ -74,17 +74,17 @@ impl PtxMemory {
         let name = self.location(th, pc);
         let ours = describe(&prog.code[pc as usize].op);
         let theirs = describe(&prog.code[wpc as usize].op);
-        let (kind, why, fix) = if same_block {
+        let (kind, why, need) = if same_block {
             (
                 ViolationKind::DataRace,
                 "no __syncthreads(), fence or release/acquire orders them".to_string(),
-                "put __syncthreads() between them, or publish through a flag with a release store (or __threadfence_block() before it) and an acquire load (or __threadfence_block() after it)".to_string(),
+                "the two accesses need an order within the block: a __syncthreads() between them, or a release (or __threadfence_block()) where the write is published and an acquire (or __threadfence_block()) where that is observed".to_string(),
             )
         } else if both_strong {
             (
                 ViolationKind::HeterogeneousRace,
                 "they are block-scope operations of different blocks, atomic and ordered only within their own block".to_string(),
-                "use device-scope operations (atomicCAS instead of atomicCAS_block, .gpu instead of .cta, __threadfence() instead of __threadfence_block())".to_string(),
+                "accesses of different blocks are atomic with each other only at device scope (atomicCAS rather than atomicCAS_block, .gpu rather than .cta, __threadfence() rather than __threadfence_block())".to_string(),
             )
         } else {
             let far = self.sec.thread_view(t, FAR);
@@ -98,14 +98,14 @@ impl PtxMemory {
             (
                 ViolationKind::HeterogeneousRace,
                 why,
-                "order them through device scope: the writer does __threadfence() (or a .gpu release) before the store or atomic that publishes, the reader does __threadfence() (or a .gpu acquire) after the load or atomic that observes it; or make both accesses atomic at device scope".to_string(),
+                "the write must be ordered before the other access at device scope (a __threadfence() or .gpu release where it is published, a __threadfence() or .gpu acquire where that is observed), or both must be device-scope atomics".to_string(),
             )
         };
         Violation {
             kind,
             property: "race",
             message: format!(
-                "{} on `{name}`: {}'s {ours} {} and {}'s {theirs} {} conflict: {why}. Fix: {fix}",
+                "{} on `{name}`: {}'s {ours} {} and {}'s {theirs} {} conflict: {why}. Hint (not a checked fix): {need}; read the counterexample for where the order is missing (it may be an access outside the synchronization)",
                 kind.name().replace('_', " "),
                 th.thread_name(t),
                 at(pc),
