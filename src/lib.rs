@@ -42,5 +42,5 @@ pub mod reduce;
 pub mod report;
 pub mod spec;
 pub mod trace;
-#[cfg(feature = "args")]
+#[cfg(feature = "native")]
 pub mod tune;

@@ -9,6 +9,7 @@ pub(crate) mod lower;
 pub(crate) mod parser;
 
 pub use lower::lower;
+#[cfg(feature = "cuda-frontend")]
 pub(crate) use lower::RESERVED;
 
 /// Parses a whole `.gsync` spec (header and items). Never panics; the first

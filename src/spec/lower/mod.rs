@@ -32,6 +32,7 @@ use crate::diag::{Diagnostic, Source, Span, SpecResult};
 use crate::ir::*;
 use crate::spec::ast::{self, Item, SpecFile};
 use inline::Frame;
+#[cfg(feature = "cuda-frontend")]
 pub(crate) use resolve::RESERVED;
 use resolve::{Scopes, Sym};
 use stmt::LoopCtx;
