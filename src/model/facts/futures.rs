@@ -150,7 +150,7 @@ impl Futures {
             }
             let rows = &mut table[t * pcs * 2 * width..(t + 1) * pcs * 2 * width];
             let values = LocalValues::compute(model, &init, t);
-            let words = |loc: &Loc, out: &mut Bits| loc_words(model, (&init, &values), t, loc, out);
+            let words = |loc: &Loc, out: &mut Bits| loc_words(model, &values, t, loc, out);
             for (pc, instr) in prog.code.iter().enumerate() {
                 let (reads, writes) =
                     rows[pc * 2 * width..(pc + 1) * 2 * width].split_at_mut(width);
@@ -226,7 +226,7 @@ pub(crate) fn phase_word(model: &Model, t: usize) -> Option<usize> {
 /// Marks the words thread `t` may access through `loc` in `out`.
 pub(crate) fn loc_words(
     model: &Model,
-    (init, values): (&[u32], &LocalValues),
+    values: &LocalValues,
     t: usize,
     loc: &Loc,
     out: &mut Bits,
@@ -235,7 +235,7 @@ pub(crate) fn loc_words(
     let word = |index: u32| model.threads.layout.mem(model.prog, loc.var, index, block);
     let indices = match &loc.index {
         None => Some(vec![0]),
-        Some(e) => values.eval(model, init, t, e),
+        Some(e) => values.eval(model, t, e),
     };
     match indices {
         // An index out of bounds faults instead of accessing anything.

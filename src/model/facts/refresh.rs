@@ -112,7 +112,7 @@ impl LocalFlow {
             let row = &mut uses[pc * width..(pc + 1) * width];
             let at = std::iter::once(pc).chain(early[pc].map(|e| e as usize));
             for loc in at.filter_map(|p| prog.code[p].op.access().map(|a| &a.loc)) {
-                loc_words(model, (init, &values), t, loc, row);
+                loc_words(model, &values, t, loc, row);
             }
         }
         let effect = |pc: usize| -> Effect {

@@ -18,6 +18,11 @@ const MAX_COMBINATIONS: usize = 256;
 /// Possible values per local (`None`: any value).
 pub(crate) struct LocalValues {
     sets: Vec<Option<Vec<i64>>>,
+    /// A state to evaluate in: the thread's initial state, whose words of
+    /// the locals an expression reads are overwritten for each
+    /// combination. Kept, since copying a large program's whole state for
+    /// every evaluation made this analysis quadratic.
+    scratch: std::cell::RefCell<Vec<u32>>,
 }
 
 impl LocalValues {
@@ -37,6 +42,7 @@ impl LocalValues {
             })
             .collect();
         let mut used = Vec::new();
+        let mut scratch = std::cell::RefCell::new(init.to_vec());
         let mut changed = true;
         while changed {
             changed = false;
@@ -54,9 +60,9 @@ impl LocalValues {
                         None => continue,
                     },
                 };
-                let this = LocalValues { sets };
-                let new = value.and_then(|e| this.eval(model, init, t, e));
-                sets = this.sets;
+                let this = LocalValues { sets, scratch };
+                let new = value.and_then(|e| this.eval(model, t, e));
+                (sets, scratch) = (this.sets, this.scratch);
                 let ty = prog.locals[dst as usize].ty;
                 let slot = &mut sets[dst as usize];
                 let Some(old) = slot else { continue };
@@ -80,7 +86,7 @@ impl LocalValues {
                 }
             }
         }
-        LocalValues { sets }
+        LocalValues { sets, scratch }
     }
 
     /// Whether local `l` holds one of finitely many values, computed only
@@ -92,7 +98,7 @@ impl LocalValues {
     /// Every value `e` can take in thread `t` (`None`: any), evaluated over
     /// the combinations of its locals' values; combinations that fault
     /// (division by zero) give no value.
-    pub(crate) fn eval(&self, model: &Model, init: &[u32], t: usize, e: &Expr) -> Option<Vec<i64>> {
+    pub(crate) fn eval(&self, model: &Model, t: usize, e: &Expr) -> Option<Vec<i64>> {
         let mut locals = Vec::new();
         cfg::expr_locals(e, &mut locals);
         locals.sort_unstable();
@@ -104,7 +110,7 @@ impl LocalValues {
         if combos > MAX_COMBINATIONS || matches!(e, Expr::Global(..)) {
             return None;
         }
-        let mut scratch = init.to_vec();
+        let mut scratch = self.scratch.borrow_mut();
         let mut out = Vec::with_capacity(combos);
         for mut k in 0..combos {
             for l in &locals {
