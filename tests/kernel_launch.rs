@@ -527,6 +527,15 @@ fn hetero_semaphore_refused(main_cu: &std::path::Path) {
 
 /// A `.cu` file's `//!` header states its kernels' expectations: `verify`
 /// checks each, and what a kernel's header cannot hold is refused where
+/// Warp shuffles give CUDA's values (butterfly, shift, broadcast, a
+/// lane outside the mask), as the file's header states.
+fn warp_shuffles() {
+    let out = run(&["verify", "tests/kernels/warp_shuffle.cu"]);
+    let text = stdout(&out);
+    assert_eq!(code(&out), 0, "{text}{}", stderr(&out));
+    assert!(text.contains("verify: 6 passed, 0 failed"), "{text}");
+}
+
 /// it is written.
 fn kernel_headers() {
     let out = run(&["verify", "tests/kernels/message_passing.cu"]);
@@ -594,6 +603,11 @@ fn main() -> std::process::ExitCode {
         "a_cu_header_states_kernel_expectations",
         missing.clone(),
         kernel_headers,
+    ));
+    trials.push(needs(
+        "warp_shuffles_give_cudas_values",
+        missing.clone(),
+        warp_shuffles,
     ));
     let shared = shared_dir().map(|d| d.join("heterosync/cuda/syncPrims/uvm/main.cu"));
     let hetero_missing = missing.clone().or_else(|| match &shared {

@@ -637,6 +637,22 @@ impl Emitter<'_> {
                 );
                 self.assign_result(Some(*dst), call, Class::Nat);
             }
+            Op::Shuffle {
+                dst,
+                mask,
+                value,
+                src,
+            } => {
+                // `src` is the absolute source lane, so the full-warp form
+                // reads it as the model does.
+                let call = format!(
+                    "__shfl_sync({}, {}, {})",
+                    self.expr(mask).bare(),
+                    self.expr(value).bare(),
+                    self.expr(src).bare()
+                );
+                self.assign_result(Some(*dst), call, Class::Nat);
+            }
             Op::ActiveMask { dst } => {
                 self.assign_result(Some(*dst), "__activemask()".into(), Class::Nat)
             }

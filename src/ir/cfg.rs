@@ -173,6 +173,15 @@ pub(crate) fn op_reads_writes(op: &Op, used: &mut Vec<LocalId>) -> Option<LocalI
             Some(*dst)
         }
         Op::ActiveMask { dst } => Some(*dst),
+        Op::Shuffle {
+            dst,
+            mask,
+            value,
+            src,
+        } => {
+            [mask, value, src].into_iter().for_each(|e| expr_locals(e, used));
+            Some(*dst)
+        }
         Op::LockBitTry {
             pred,
             value,

@@ -324,6 +324,18 @@ pub enum Op {
     ActiveMask {
         dst: LocalId,
     },
+    /// `__shfl_sync` (any kind): each lane named by `mask` reads `value`
+    /// as lane `src` of its warp computed it. The front end computes `src`
+    /// from the shuffle's kind, offset and width (PTX's `shfl.sync`); a
+    /// lane whose source is itself, outside the warp or not among the
+    /// lanes that take part keeps its own value (PTX: undefined). Orders
+    /// no memory.
+    Shuffle {
+        dst: LocalId,
+        mask: Expr,
+        value: Expr,
+        src: Expr,
+    },
     /// Fermi `LDSLK`: try to take the lock bit of `loc`, load its value.
     LockBitTry {
         pred: LocalId,
@@ -357,6 +369,17 @@ pub enum Op {
     },
     /// The thread finishes the harness.
     Exit,
+}
+
+impl Op {
+    /// A warp collective: the lanes its mask names execute it together
+    /// (`__syncwarp`, votes, `__activemask()`, shuffles).
+    pub fn is_warp_collective(&self) -> bool {
+        matches!(
+            self,
+            Op::SyncWarp { .. } | Op::Vote { .. } | Op::ActiveMask { .. } | Op::Shuffle { .. }
+        )
+    }
 }
 
 impl Op {

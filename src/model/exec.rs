@@ -134,7 +134,10 @@ impl Model<'_> {
                 };
             }
             Op::Jump { target } => next = *target,
-            Op::SyncWarp { .. } | Op::Vote { .. } | Op::ActiveMask { .. } => {
+            Op::SyncWarp { .. }
+            | Op::Vote { .. }
+            | Op::ActiveMask { .. }
+            | Op::Shuffle { .. } => {
                 return self
                     .warps
                     .its_collective((th, &self.memory), s, (t, pc), event, ctx);

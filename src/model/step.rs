@@ -292,8 +292,8 @@ impl Model<'_> {
         let lanes: Vec<usize> = warps.lanes_of(w, mask).collect();
         let pc = th.pc(s, lanes[0]);
         let first_event = ctx.events.as_ref().map_or(0, |e| e.len());
-        let result = match self.prog.code[pc as usize].op {
-            Op::SyncWarp { .. } | Op::Vote { .. } | Op::ActiveMask { .. } => {
+        let result = match &self.prog.code[pc as usize].op {
+            op if op.is_warp_collective() => {
                 warps.lockstep_collective(th, s, (w, mask), (&lanes, pc), ctx)
             }
             _ => {

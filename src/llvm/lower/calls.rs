@@ -23,7 +23,10 @@ const NO_OPS: &[&str] = &[
 /// What a CUDA programmer calls an intrinsic the model refuses.
 fn cuda_words(name: &str) -> Option<&'static str> {
     let table: &[(&str, &str)] = &[
-        ("llvm.nvvm.shfl.", "warp shuffles (__shfl_sync)"),
+        (
+            "llvm.nvvm.shfl.",
+            "this warp shuffle (the deprecated form without a mask, or one that also returns a predicate)",
+        ),
         ("llvm.nvvm.match.", "__match_any_sync / __match_all_sync"),
         ("llvm.nvvm.barrier.sync", "named barriers (bar.sync)"),
         ("llvm.nvvm.barrier0.", "__syncthreads_count / _and / _or"),
@@ -138,6 +141,25 @@ impl Lowerer<'_> {
                     kind,
                     mask,
                     pred,
+                });
+            }
+            _ if shuffle_kind(name).is_some() => {
+                let kind = shuffle_kind(name).expect("matched");
+                let [mask, value, b, c] = [0, 1, 2, 3].map(|i| instr.operands.get(i));
+                let (Some(mask), Some(value), Some(b), Some(c)) = (mask, value, b, c) else {
+                    return self.refuse(format!("`{name}` with fewer than four operands"));
+                };
+                let (mask, value) = (self.int(mask)?, self.int(value)?);
+                let src = shuffle_source(kind, self.int(b)?, self.int(c)?);
+                let Some(res) = &instr.result else {
+                    return Ok(());
+                };
+                let dst = self.local(res, 32)?;
+                self.emit(Op::Shuffle {
+                    dst,
+                    mask,
+                    value,
+                    src,
                 });
             }
             "__assertfail" => {
@@ -462,4 +484,68 @@ fn popcount(x: Expr, bits: u32) -> Expr {
     (1..bits).fold(bit(0), |sum, i| {
         Expr::Binary(BinOp::Add, Box::new(sum), Box::new(bit(i)))
     })
+}
+
+/// The kinds of PTX's `shfl.sync`.
+#[derive(Clone, Copy)]
+enum Shuffle {
+    Up,
+    Down,
+    Butterfly,
+    Index,
+}
+
+/// `llvm.nvvm.shfl.sync.MODE.{i32,f32}` (what `__shfl_sync`,
+/// `__shfl_up_sync`, `__shfl_down_sync` and `__shfl_xor_sync` become, a
+/// 64-bit value as two of them); the forms that also return a predicate
+/// are not among them.
+fn shuffle_kind(name: &str) -> Option<Shuffle> {
+    let rest = name.strip_prefix("llvm.nvvm.shfl.sync.")?;
+    let (mode, ty) = rest.split_once('.')?;
+    if !matches!(ty, "i32" | "f32") {
+        return None;
+    }
+    Some(match mode {
+        "up" => Shuffle::Up,
+        "down" => Shuffle::Down,
+        "bfly" => Shuffle::Butterfly,
+        "idx" => Shuffle::Index,
+        _ => return None,
+    })
+}
+
+/// The lane a shuffle reads, as PTX's `shfl.sync` defines it from `b`
+/// (the lane or offset) and `c` (the clamp in bits 0-4, the segment mask
+/// in bits 8-12, which `width` sets): the lane itself where the source
+/// falls outside its segment.
+fn shuffle_source(kind: Shuffle, b: Expr, c: Expr) -> Expr {
+    use crate::ir::{BinOp::*, Builtin};
+    let bin = |op, a: Expr, b: Expr| Expr::Binary(op, Box::new(a), Box::new(b));
+    let k = Expr::Const;
+    let lane = Expr::Builtin(Builtin::LaneId);
+    let bval = bin(BitAnd, b, k(31));
+    let cval = bin(BitAnd, c.clone(), k(31));
+    let segmask = bin(BitAnd, bin(Shr, c, k(8)), k(31));
+    let not_seg = bin(BitXor, segmask.clone(), k(31));
+    let min_lane = bin(BitAnd, lane.clone(), segmask);
+    let max_lane = bin(BitOr, min_lane.clone(), bin(BitAnd, cval, not_seg.clone()));
+    let (j, inside) = match kind {
+        Shuffle::Up => {
+            let j = bin(Sub, lane.clone(), bval);
+            (j.clone(), bin(Ge, j, max_lane))
+        }
+        Shuffle::Down => {
+            let j = bin(Add, lane.clone(), bval);
+            (j.clone(), bin(Le, j, max_lane))
+        }
+        Shuffle::Butterfly => {
+            let j = bin(BitXor, lane.clone(), bval);
+            (j.clone(), bin(Le, j, max_lane))
+        }
+        Shuffle::Index => {
+            let j = bin(BitOr, min_lane, bin(BitAnd, bval, not_seg));
+            (j.clone(), bin(Le, j, max_lane))
+        }
+    };
+    Expr::Ternary(Box::new(inside), Box::new(j), Box::new(lane))
 }

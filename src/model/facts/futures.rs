@@ -201,12 +201,7 @@ impl Futures {
 /// other lanes' positions (several lanes of a warp in a block).
 pub(crate) fn no_warp_collectives(model: &Model) -> Result<(), NoFutures> {
     let prog = model.prog;
-    let collective = prog.code.iter().any(|i| {
-        matches!(
-            i.op,
-            Op::SyncWarp { .. } | Op::Vote { .. } | Op::ActiveMask { .. }
-        )
-    });
+    let collective = prog.code.iter().any(|i| i.op.is_warp_collective());
     if collective && prog.launch.threads_per_block > 1 && prog.launch.warp_size > 1 {
         return Err(NoFutures::WarpCollectives);
     }

@@ -287,7 +287,7 @@ impl Warps {
         let pc = th.pc(s, t);
         let w = self.warp_of(t);
         let mask = match &th.prog.code[pc as usize].op {
-            Op::SyncWarp { mask } | Op::Vote { mask, .. } => mask,
+            Op::SyncWarp { mask } | Op::Vote { mask, .. } | Op::Shuffle { mask, .. } => mask,
             // `__activemask()` names the lanes that execute it together:
             // those at this instruction now (a lane there has nothing else
             // to run first). Each lane, arriving, computes the same set.
@@ -363,7 +363,10 @@ impl Warps {
             }
         }
         self.finish_collective(th, s, &lanes, named)?;
-        let orders_memory = !matches!(th.prog.code[pc as usize].op, Op::ActiveMask { .. });
+        let orders_memory = !matches!(
+            th.prog.code[pc as usize].op,
+            Op::ActiveMask { .. } | Op::Shuffle { .. }
+        );
         if let Some(weak) = memory.ptx().filter(|_| orders_memory) {
             // The named lanes synchronize memory as a barrier does.
             let group = lanes[0]..lanes[lanes.len() - 1] + 1;
@@ -393,6 +396,33 @@ impl Warps {
         Ok(())
     }
 
+    /// What each lane of a shuffle reads: the value its source lane
+    /// computed, or its own where the source does not take part. Every
+    /// value is read before any lane's result is written.
+    fn shuffled_values(
+        &self,
+        th: &Threads,
+        s: &[u32],
+        lanes: &[usize],
+    ) -> Result<std::collections::HashMap<usize, i64>, Violation> {
+        let mut offered = Vec::with_capacity(lanes.len());
+        for &u in lanes {
+            if let Op::Shuffle { value, src, .. } = &th.prog.code[th.pc(s, u) as usize].op {
+                offered.push((u, th.eval(value, s, u)?, th.eval(src, s, u)?));
+            }
+        }
+        let by_lane = |lane: i64| {
+            offered
+                .iter()
+                .find(|(v, _, _)| self.lane_of(*v) as i64 == lane)
+                .map(|&(_, value, _)| value)
+        };
+        Ok(offered
+            .iter()
+            .map(|&(u, own, src)| (u, by_lane(src).unwrap_or(own)))
+            .collect())
+    }
+
     /// Writes the result of the votes (or `__activemask()`, the lanes
     /// `named`) of `lanes`, each at its own pc.
     fn finish_collective(
@@ -412,7 +442,11 @@ impl Warps {
             .iter()
             .filter(|(_, p)| *p)
             .fold(0u64, |m, (l, _)| m | 1 << l);
+        let shuffled = self.shuffled_values(th, s, lanes)?;
         for &u in lanes {
+            if let Op::Shuffle { dst, .. } = th.prog.code[th.pc(s, u) as usize].op {
+                th.write_local(s, u, dst, shuffled[&u]);
+            }
             if let Op::ActiveMask { dst } = th.prog.code[th.pc(s, u) as usize].op {
                 th.write_local(s, u, dst, named as i64);
             }

@@ -654,6 +654,7 @@ impl Independence {
             | Op::SyncWarp { .. }
             | Op::Vote { .. }
             | Op::ActiveMask { .. }
+            | Op::Shuffle { .. }
             | Op::LockBitTry { .. }
             | Op::LockBitRelease { .. } => None,
         }
