@@ -179,7 +179,9 @@ pub(crate) fn op_reads_writes(op: &Op, used: &mut Vec<LocalId>) -> Option<LocalI
             value,
             src,
         } => {
-            [mask, value, src].into_iter().for_each(|e| expr_locals(e, used));
+            [mask, value, src]
+                .into_iter()
+                .for_each(|e| expr_locals(e, used));
             Some(*dst)
         }
         Op::LockBitTry {

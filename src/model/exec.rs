@@ -134,10 +134,7 @@ impl Model<'_> {
                 };
             }
             Op::Jump { target } => next = *target,
-            Op::SyncWarp { .. }
-            | Op::Vote { .. }
-            | Op::ActiveMask { .. }
-            | Op::Shuffle { .. } => {
+            Op::SyncWarp { .. } | Op::Vote { .. } | Op::ActiveMask { .. } | Op::Shuffle { .. } => {
                 return self
                     .warps
                     .its_collective((th, &self.memory), s, (t, pc), event, ctx);

@@ -219,13 +219,7 @@ pub(crate) fn phase_word(model: &Model, t: usize) -> Option<usize> {
 }
 
 /// Marks the words thread `t` may access through `loc` in `out`.
-pub(crate) fn loc_words(
-    model: &Model,
-    values: &LocalValues,
-    t: usize,
-    loc: &Loc,
-    out: &mut Bits,
-) {
+pub(crate) fn loc_words(model: &Model, values: &LocalValues, t: usize, loc: &Loc, out: &mut Bits) {
     let block = model.threads.layout.block_of(t);
     let word = |index: u32| model.threads.layout.mem(model.prog, loc.var, index, block);
     let indices = match &loc.index {
