@@ -139,6 +139,19 @@ fn verify_rejects_missing_paths_and_bad_options() {
     let out = run(&["verify", dir.to_str().unwrap()]);
     assert_eq!(code(&out), 2, "{}", stdout(&out));
     assert!(stdout(&out).contains("bad options"), "{}", stdout(&out));
+    // Located at the word, with clap's suggestion.
+    let line = std::fs::read_to_string(dir.join("spin_lock.gsync"))
+        .unwrap()
+        .lines()
+        .position(|l| l.contains("--blokcs"))
+        .unwrap()
+        + 1;
+    assert!(
+        stdout(&out).contains(&format!("spin_lock.gsync:{line}:12: bad options")),
+        "{}",
+        stdout(&out)
+    );
+    assert!(stdout(&out).contains("'--blocks'"), "{}", stdout(&out));
 }
 
 #[test]

@@ -100,7 +100,12 @@ fn run_config(spec: &SpecSource, e: &Expectation, limits: &VerifyLimits) -> Case
         Ok(Some(Command::Check { check, kernel, .. })) => (check, kernel),
         Ok(_) => unreachable!("parsed as `check`"),
         Err(message) => {
-            return CaseOutcome::Error(format!("line {}: bad options: {message}", e.line))
+            let at = option_column(&spec.text, e.line, &message)
+                .map_or(String::new(), |c| format!(":{c}"));
+            return CaseOutcome::Error(format!(
+                "{}:{}{at}: bad options: {message}",
+                spec.origin, e.line
+            ));
         }
     };
     let mut config = config_from(&check, None);
@@ -192,4 +197,28 @@ pub(super) fn verify(
     } else {
         0
     })
+}
+
+/// The 1-based column, in line `line` of `text`, of the word clap's
+/// `message` names (`unexpected argument '--blokcs'`, `invalid value
+/// 'x' for ...`), where it is there.
+fn option_column(text: &str, line: u32, message: &str) -> Option<usize> {
+    let quoted = message.split('\'').nth(1).filter(|w| !w.is_empty())?;
+    let row = text.lines().nth(line.checked_sub(1)? as usize)?;
+    let expect = row.find("expect")?;
+    row[expect..]
+        .find(quoted)
+        .map(|i| row[..expect + i].chars().count() + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_bad_option_is_located_at_its_column() {
+        let text = "//! name: x\n//! expect --blokcs 4 --memory-model sc: verified\n";
+        let message = "error: unexpected argument '--blokcs' found";
+        assert_eq!(super::option_column(text, 2, message), Some(12));
+        assert_eq!(super::option_column(text, 1, message), None);
+        assert_eq!(super::option_column(text, 2, "no quotes"), None);
+    }
 }
