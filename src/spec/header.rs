@@ -9,7 +9,7 @@ const VERDICTS: &[&str] = &["verified", "violated", "inconclusive"];
 /// The violation kinds a report names (the model's `ViolationKind`; a test
 /// there keeps the two lists equal), and `race`, which an `expect` line
 /// may name for any race (`heterogeneous_race` or `data_race`).
-pub(crate) const VIOLATION_KINDS: &[&str] = &[
+pub const VIOLATION_KINDS: &[&str] = &[
     "deadlock",
     "simd_deadlock",
     "alias_deadlock",

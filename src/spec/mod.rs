@@ -3,6 +3,8 @@
 
 pub mod ast;
 pub(crate) mod header;
+
+pub use header::VIOLATION_KINDS;
 pub mod input;
 pub(crate) mod lexer;
 pub(crate) mod lower;

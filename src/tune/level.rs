@@ -22,6 +22,18 @@ pub enum Class {
     Volatile,
 }
 
+impl Class {
+    /// Every class, for code that must treat each.
+    #[cfg(test)]
+    pub(crate) const ALL: [Class; 5] = [
+        Class::Atomic,
+        Class::Load,
+        Class::Store,
+        Class::Fence,
+        Class::Volatile,
+    ];
+}
+
 /// A point's strength: its order (`None`: no fence, or a declaration
 /// without `volatile`) and its scope (`None` where the order has none: a
 /// weak access, a `volatile` declaration, an absent fence).
@@ -140,13 +152,7 @@ mod tests {
 
     #[test]
     fn steps_go_down() {
-        for class in [
-            Class::Atomic,
-            Class::Load,
-            Class::Store,
-            Class::Fence,
-            Class::Volatile,
-        ] {
+        for class in Class::ALL {
             let mut stack = vec![top(class)];
             let mut seen = Vec::new();
             while let Some(l) = stack.pop() {

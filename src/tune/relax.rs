@@ -132,13 +132,7 @@ mod tests {
 
     #[test]
     fn bottoms_are_below_tops() {
-        for class in [
-            Class::Atomic,
-            Class::Load,
-            Class::Store,
-            Class::Fence,
-            Class::Volatile,
-        ] {
+        for class in Class::ALL {
             assert!(level::at_least(class, level::top(class), bottom(class)));
             assert!(level::weaker(class, bottom(class)).is_empty());
         }

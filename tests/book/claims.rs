@@ -90,20 +90,7 @@ impl fmt::Display for Expected {
 }
 
 /// The violation kinds `gsync-check` reports (`ViolationKind`).
-const KINDS: [&str; 12] = [
-    "deadlock",
-    "simd_deadlock",
-    "alias_deadlock",
-    "occupancy_deadlock",
-    "barrier_divergence",
-    "livelock",
-    "starvation",
-    "heterogeneous_race",
-    "data_race",
-    "assertion",
-    "mutual_exclusion",
-    "barrier_safety",
-];
+use gsync_check::spec::VIOLATION_KINDS as KINDS;
 
 impl std::str::FromStr for Expected {
     type Err = String;
