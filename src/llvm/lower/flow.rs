@@ -321,7 +321,7 @@ impl Lowerer<'_> {
         }
     }
 
-    fn bind_ptr(&mut self, instr: &Instr, p: Ptr) -> R<()> {
+    pub(super) fn bind_ptr(&mut self, instr: &Instr, p: Ptr) -> R<()> {
         if let Some(r) = &instr.result {
             self.ptrs.insert(r.clone(), p);
         }

@@ -36,18 +36,11 @@ impl Lowerer<'_> {
             size: super::memory::size_of(self.module, allocated),
             slots: BTreeMap::new(),
         });
-        self.bind_private(instr, k)
-    }
-
-    fn bind_private(&mut self, instr: &Instr, k: u32) -> R<()> {
-        if let Some(r) = &instr.result {
-            let p = Ptr {
-                region: Region::Private(k),
-                offset: Expr::Const(0),
-            };
-            self.ptrs.insert(r.clone(), p);
-        }
-        Ok(())
+        let p = Ptr {
+            region: Region::Private(k),
+            offset: Expr::Const(0),
+        };
+        self.bind_ptr(instr, p)
     }
 
     /// The value a load of `bits` at `offset` into region `k` reads.
