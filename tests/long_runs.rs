@@ -114,6 +114,35 @@ fn a_long_check_reports_progress_on_a_pipe_and_sigint_keeps_its_figures() {
     assert!(states > 1000, "{out}");
 }
 
+/// Under `--max-seconds` each variant of a family gets a share of it, and
+/// the progress line counts down that share, saying so: the second of six
+/// variants gets a fifth of what the first left.
+#[test]
+fn a_family_variant_counts_down_its_share_of_max_seconds() {
+    let (child, lines) = start(&[
+        "mutex",
+        "--blocks",
+        "11",
+        "--memory-model",
+        "sc",
+        "--threads",
+        "1",
+        "--max-seconds",
+        "600",
+    ]);
+    let (line, _) = first_progress(&lines, Duration::from_secs(10));
+    let (_, code) = stop(child, "TERM");
+    assert_eq!(code, 3);
+    assert!(line.contains("ring_buffer_mutex (2 of 6)"), "{line}");
+    let share: u64 = line
+        .split("left of its ")
+        .nth(1)
+        .and_then(|rest| rest.strip_suffix(" s share of --max-seconds 600"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no share of --max-seconds 600 in: {line}"));
+    assert!((100..=120).contains(&share), "{line}");
+}
+
 /// A family whose second variant takes long: SIGTERM during it prints the
 /// finished row, the interrupted one as inconclusive, and names the
 /// variants never checked; JSON keeps the limit's name.

@@ -295,8 +295,13 @@ fn check_member(
     let running = (config.search.progress && std::io::stderr().is_terminal())
         .then(|| RunningLine::show(&label));
     crate::explore::set_progress_label(Some(label));
+    crate::explore::set_progress_deadline(deadline.zip(check.max_seconds).map(|(d, total)| {
+        let share = d.saturating_duration_since(std::time::Instant::now());
+        format!("its {} s share of --max-seconds {total}", share.as_secs())
+    }));
     let report = api::check_spec(spec, &config);
     crate::explore::set_progress_label(None);
+    crate::explore::set_progress_deadline(None);
     drop(running);
     report
 }

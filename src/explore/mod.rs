@@ -130,7 +130,7 @@ pub use bfs::{explore, Exploration, Outcome};
 pub use bitset::BitSet;
 pub use graph::Lasso;
 pub use limits::{deadline_in, interrupt_flag, interrupted, LimitKind, Limits, Options};
-pub use progress::set_progress_label;
+pub use progress::{set_progress_deadline, set_progress_label};
 pub use stats::{peak_rss_bytes, Stats};
 pub use store::{collision_probability, Slot, StateId, StateStore, FINGERPRINT_BITS, MAX_STATES};
 pub use workers::WorkerPool;

@@ -19,6 +19,10 @@ use super::limits::Options;
 /// written where no terminal shows the command's own "checking ..." line.
 static LABEL: Mutex<Option<String>> = Mutex::new(None);
 
+/// What the search's deadline is, where it is not `--max-seconds` itself
+/// (a family variant's share of it), for the "s left" figure.
+static DEADLINE_IS: Mutex<Option<String>> = Mutex::new(None);
+
 /// Whether the one-time forecast ([`Progress::forecast`]) was given: once
 /// per process, however many searches a check or a family runs.
 static FORECAST_GIVEN: AtomicBool = AtomicBool::new(false);
@@ -27,6 +31,15 @@ static FORECAST_GIVEN: AtomicBool = AtomicBool::new(false);
 pub fn set_progress_label(label: Option<String>) {
     if let Ok(mut l) = LABEL.lock() {
         *l = label;
+    }
+}
+
+/// Says what the search's deadline is when it is only a part of
+/// `--max-seconds` (`None`: the deadline is `--max-seconds`), e.g.
+/// "its 4 s share of --max-seconds 30".
+pub fn set_progress_deadline(what: Option<String>) {
+    if let Ok(mut d) = DEADLINE_IS.lock() {
+        *d = what;
     }
 }
 
@@ -161,7 +174,13 @@ impl Progress {
         }
         if let Some(deadline) = self.deadline {
             let left = deadline.saturating_duration_since(Instant::now());
-            out += &format!(", {} s left{}", left.as_secs(), named("--max-seconds"));
+            let what = DEADLINE_IS.lock().ok().and_then(|d| d.clone());
+            let what = match (terse, what) {
+                (true, _) => String::new(),
+                (false, Some(what)) => format!(" of {what}"),
+                (false, None) => " (--max-seconds)".to_string(),
+            };
+            out += &format!(", {} s left{what}", left.as_secs());
         }
         out
     }

@@ -7,6 +7,9 @@ use crate::clock::Instant;
 /// Nothing is drawn, so nothing is named.
 pub fn set_progress_label(_label: Option<String>) {}
 
+/// Without the `terminal` feature nothing is drawn.
+pub fn set_progress_deadline(_what: Option<String>) {}
+
 pub(crate) struct Progress;
 
 impl Progress {
