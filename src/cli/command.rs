@@ -117,7 +117,7 @@ pub enum Command {
     Emit(super::gpu::EmitArgs),
     /// Model-check a spec, then run its CUDA on the GPU: ns per operation and on-device invariant checks.
     #[command(
-        after_help = "Exit codes: 0 completed with every device check passed, 1 hung, refused (violated spec) or a check failed, 2 usage error or no GPU.\n\nExamples:\n  gsync-check run sense_reversing_barrier_fixed --blocks-per-sm 8 --iters 1000\n  gsync-check run heterosync_tree_barrier --blocks-per-sm 32 --force --timeout 3   occupancy deadlock: hung"
+        after_help = "Exit codes: 0 completed with every device check passed, 1 hung, refused (violated spec) or a check failed, 2 usage error or no GPU.\n\nExamples:\n  gsync-check run sense_reversing_barrier_fixed --blocks-per-sm 8 --iters 1000\n  gsync-check run heterosync_tree_barrier --blocks-per-sm 32 --force --timeout 3   occupancy deadlock: hung\n  gsync-check relax sense_reversing_barrier_hier -o hier_relaxed.gsync && gsync-check run sense_reversing_barrier_hier --compare hier_relaxed.gsync --blocks-per-sm 1,2,4,8,16   the original against its weakest correct version"
     )]
     Run(super::gpu::RunArgs),
     /// Measure every barrier, mutex and semaphore on the GPU from 1 to the most blocks per SM: CSV, JSON, SVG plots.

@@ -7,6 +7,7 @@ use crate::api::{Error, SpecSource};
 use crate::cuda::device::{Gpu, GpuInfo};
 use crate::cuda::EmitOptions;
 use crate::gpu::bench::{self, BenchOptions, Row};
+use crate::gpu::compare;
 use crate::gpu::run::{self as runner, RunRequest};
 use crate::gpu::{self, plot, verdict_line, LaunchRequest};
 use std::path::{Path, PathBuf};
@@ -17,9 +18,9 @@ pub struct GpuLaunchArgs {
     /// A built-in spec (see `list`) or a .gsync file
     pub name: String,
 
-    /// Blocks each SM runs at once (sets the spec's `blocks_per_sm` parameter, if it has one)
-    #[arg(long, value_name = "B", default_value_t = 1, value_parser = at_least_1::<u32>, allow_negative_numbers = true)]
-    pub blocks_per_sm: u32,
+    /// Blocks each SM runs at once (sets the spec's `blocks_per_sm` parameter, if it has one); `run` takes a list, 1,2,4,8,16, and runs each
+    #[arg(long, value_name = "B[,B...]", default_value = "1", value_delimiter = ',', value_parser = at_least_1::<u32>, allow_negative_numbers = true)]
+    pub blocks_per_sm: Vec<u32>,
 
     /// Number of SMs [default: the GPU's; 132 (H100) for `emit`]
     #[arg(long, value_name = "S", value_parser = at_least_1::<u32>, allow_negative_numbers = true)]
@@ -75,10 +76,10 @@ pub(super) fn load_spec(name: &str) -> Result<SpecSource, Error> {
 }
 
 impl GpuLaunchArgs {
-    /// The launch these arguments ask for.
+    /// The launch these arguments ask for, at the first contention level.
     fn request(&self) -> LaunchRequest {
         LaunchRequest {
-            blocks_per_sm: self.blocks_per_sm,
+            blocks_per_sm: self.blocks_per_sm[0],
             blocks: self.blocks,
             threads_per_block: self.threads_per_block,
             iters: self.iters,
@@ -88,6 +89,11 @@ impl GpuLaunchArgs {
 }
 
 pub(super) fn emit(args: &EmitArgs) -> Result<i32, Error> {
+    if args.launch.blocks_per_sm.len() > 1 {
+        return Err(Error::Usage(
+            "`emit` writes one launch: give one --blocks-per-sm (a list is for `run`)".into(),
+        ));
+    }
     let spec = load_spec(&args.launch.name)?;
     let sms = args.launch.sms.unwrap_or(132);
     let planned = args.launch.request().plan(&spec, sms)?;
@@ -133,6 +139,10 @@ pub struct RunArgs {
     /// Run even if the model check finds a violation (to watch a predicted hang)
     #[arg(long)]
     pub force: bool,
+
+    /// Also run this spec (a built-in name or a .gsync file, such as the one `relax --output` wrote) at each of the same launches, and show both times and the speedup
+    #[arg(long, value_name = "SPEC")]
+    pub compare: Option<String>,
 
     /// Output format
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
@@ -198,25 +208,86 @@ fn timeout(s: f64) -> Result<std::time::Duration, Error> {
 }
 
 pub(super) fn run(args: &RunArgs) -> Result<i32, Error> {
-    let spec = load_spec(&args.launch.name)?;
+    let l = &args.launch;
+    let levels = &l.blocks_per_sm;
+    if levels.len() > 1 && l.blocks.is_some() {
+        return Err(Error::Usage(
+            "--blocks fixes the launch: give one --blocks-per-sm with it, or leave --blocks out to run SMs x each level".into(),
+        ));
+    }
+    let spec = load_spec(&l.name)?;
+    let other = args.compare.as_deref().map(load_spec).transpose()?;
     let timeout = timeout(args.timeout)?;
     let gpu = open_gpu()?;
-    let l = &args.launch;
-    let report = runner::run(
-        &gpu,
-        &RunRequest {
-            spec,
-            launch: l.request(),
-            cs_len: l.cs_len,
-            backoff_max_ns: l.backoff_max_ns,
-            timeout,
-            repeats: args.repeats,
-            force: args.force,
-        },
-    )?;
+    let req = RunRequest {
+        spec,
+        launch: l.request(),
+        cs_len: l.cs_len,
+        backoff_max_ns: l.backoff_max_ns,
+        timeout,
+        repeats: args.repeats,
+        force: args.force,
+    };
+    if let Some(other) = other {
+        return run_compare(&gpu, &req, &other, args);
+    }
+    let mut reports = Vec::new();
+    for &b in levels {
+        let mut at = req.clone();
+        at.launch.blocks_per_sm = b;
+        let report = runner::run(&gpu, &at)?;
+        if args.format == TextOrJson::Text {
+            print!("{}", runner::render(&report));
+        }
+        let usable = report.context_usable();
+        reports.push(report);
+        if !usable {
+            break;
+        }
+    }
+    if args.format == TextOrJson::Json {
+        match reports.as_slice() {
+            [one] => println!("{}", super::to_json(one)),
+            all => println!("{}", super::to_json(&all)),
+        }
+    }
+    Ok(i32::from(reports.iter().any(|r| r.exit_code() != 0)))
+}
+
+/// `run --compare`: both versions at each level, as a table.
+fn run_compare(
+    gpu: &Gpu,
+    req: &RunRequest,
+    other: &SpecSource,
+    args: &RunArgs,
+) -> Result<i32, Error> {
+    let text = args.format == TextOrJson::Text;
+    if text {
+        print!(
+            "{}",
+            compare::header(
+                &gpu.name,
+                &req.spec.name,
+                &other.name,
+                req.launch.threads_per_block
+            )
+        );
+    }
+    let report = compare::compare(gpu, req, other, &args.launch.blocks_per_sm, |row| {
+        if text {
+            print!("{}", compare::line(row));
+        }
+    })?;
     match args.format {
         TextOrJson::Json => println!("{}", super::to_json(&report)),
-        TextOrJson::Text => print!("{}", runner::render(&report)),
+        TextOrJson::Text => {
+            if let Some(first) = report.rows.first() {
+                println!(
+                    "(model checks: {}; {})",
+                    first.original.model_check, first.other.model_check
+                );
+            }
+        }
     }
     Ok(report.exit_code())
 }

@@ -9,6 +9,7 @@
 //! the IR.
 
 pub(crate) mod bench;
+pub(crate) mod compare;
 pub(crate) mod plot;
 pub(crate) mod run;
 
