@@ -160,3 +160,40 @@ fn emit_writes_a_file_naming_the_spec_and_its_verdict() {
     let out = run(&["emit", "no_such_spec"]);
     assert_eq!(code(&out), 2);
 }
+
+/// A list of contention levels is for `run`; `emit` writes one launch,
+/// and `run` refuses a fixed `--blocks` with a list, and an unknown
+/// `--compare` spec, before it looks for a GPU.
+#[test]
+fn a_contention_list_and_compare_are_checked_before_the_gpu_is_opened() {
+    let out = run(&["emit", "spin_lock", "--blocks-per-sm", "1,2"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("`emit` writes one launch"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&[
+        "run",
+        "spin_lock",
+        "--blocks",
+        "3",
+        "--blocks-per-sm",
+        "1,2",
+    ]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("--blocks fixes the launch"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&["run", "spin_lock", "--compare", "no_such_spec.gsync"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("no built-in spec named `no_such_spec.gsync`"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&["run", "spin_lock", "--blocks-per-sm", "0,2"]);
+    assert_eq!(code(&out), 2);
+}
