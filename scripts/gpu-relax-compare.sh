@@ -6,16 +6,18 @@
 # RELAXED_DIR holds SPEC_relaxed.gsync for each SPEC, as written by
 #   gsync-check relax SPEC -o RELAXED_DIR/SPEC_relaxed.gsync
 # Each line of OUT_FILE is one spec's `run --compare --format json` report.
+# LEVELS (default 1,2,4,8,16) and RUN_ARGS (e.g. "--iters 10") pass on to
+# `run`; the lines are appended, so several calls can share one file.
 set -u
 B=$1 DIR=$2 OUT=$3
 shift 3
 SPECS=${*:-$(ls "$DIR" | sed -n 's/_relaxed\.gsync$//p')}
-: > "$OUT"
 for s in $SPECS; do
-  start=$(date +%s.%N)
-  "$B" run "$s" --compare "$DIR/${s}_relaxed.gsync" --blocks-per-sm 1,2,4,8,16 \
-    --timeout 10 --format json | tr -d '\n' >> "$OUT"
+  start=$(date +%s%N)
+  # shellcheck disable=SC2086 # RUN_ARGS is a list of words
+  "$B" run "$s" --compare "$DIR/${s}_relaxed.gsync" --blocks-per-sm "${LEVELS:-1,2,4,8,16}" \
+    --timeout 10 ${RUN_ARGS:-} --format json | tr -d '\n' >> "$OUT"
   code=${PIPESTATUS[0]}
   echo >> "$OUT"
-  echo "$s: exit $code, $(echo "$(date +%s.%N) - $start" | bc) s" >&2
+  echo "$s: exit $code, $(( ($(date +%s%N) - start) / 1000000 )) ms" >&2
 done
