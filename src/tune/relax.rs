@@ -77,6 +77,7 @@ pub fn relax(spec: &SpecSource, options: &RelaxOptions) -> Result<Tuned, Error> 
                 "a first result failed at a larger launch ({why}); the search was run again with that launch as an expectation"
             ));
         }
+        tuned.notes.extend(only_what_is_checked(&tuned));
         tuned.seconds = started.elapsed().as_secs_f64();
         return Ok(tuned);
     };
@@ -113,6 +114,18 @@ fn round(
     tuned.status = Status::of(&descent, &tuned.scale);
     tuned.checks = search.checker.checks;
     tuned
+}
+
+/// Where a fence was removed or an order weakened, a reminder that the
+/// result is as strong as the expectations and no stronger: a fence that
+/// publishes data the harness never passes through the primitive (a
+/// barrier checked for its control property only, a semaphore with an
+/// empty critical section) is not needed by them, and goes.
+fn only_what_is_checked(tuned: &Tuned) -> Option<String> {
+    let c = &tuned.counts;
+    (c.fences_removed > 0 || c.orders > 0).then(|| {
+        "the result keeps exactly what the `//! expect` lines check: an order that only publishes data the harness does not pass through the primitive is not needed for them; where the primitive protects or publishes data in real use, check the relaxed version with a harness that passes that data (a write before, an assert after)".to_string()
+    })
 }
 
 /// The weakest level of a class: where `relax` may go.
