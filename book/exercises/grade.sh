@@ -67,12 +67,13 @@ echo
 echo "Hints:"
 for kind in $(sed -n 's/^FAIL .*got violated \([a-z_]*\).*$/\1/p; s/^FAIL .*got \(inconclusive\).*$/\1/p' "$work/out" | sort -u); do
     case $kind in
-        mutual_exclusion) echo "  mutual_exclusion: two blocks were inside at once (or more than the capacity): look for a check and a take that are two steps, not one atomic operation.";;
+        mutual_exclusion) echo "  mutual_exclusion: two blocks (or threads) were inside at once (or more than the capacity): look for a check and a take that are two steps, not one atomic operation.";;
         heterogeneous_race|data_race) echo "  $kind: two accesses to one location are ordered by nothing at a scope that covers both: a release (fence before the publishing store) on one side and an acquire (fence after the observing load) on the other, at device scope between blocks.";;
         assertion) echo "  assertion: a value read was not the one the harness expects: usually a missing acquire, or a write another block overwrote.";;
         starvation) echo "  starvation: under a fair scheduler one block can still be passed over for ever: serve the blocks in order (tickets), not whoever wins a race.";;
         livelock) echo "  livelock: the blocks keep running but nobody gets through: look for retries that undo each other.";;
-        deadlock|occupancy_deadlock|simd_deadlock|alias_deadlock) echo "  $kind: some block waits for ever for something no schedule provides: check what each spin loop waits for, and who would provide it.";;
+        simd_deadlock) echo "  simd_deadlock: lanes of one warp spin while the lane they wait for is masked off at the end of the loop: under lockstep only one side of a branch runs at a time, so release on the winner's side of the branch, before the paths meet again.";;
+        deadlock|occupancy_deadlock|alias_deadlock) echo "  $kind: some block waits for ever for something no schedule provides: check what each spin loop waits for, and who would provide it.";;
         barrier_safety) echo "  barrier_safety: a block left an episode before every block had arrived in it: a counter reused or reset too early.";;
         barrier_divergence) echo "  barrier_divergence: a __syncthreads() that not every thread of the block reaches.";;
         inconclusive) echo "  inconclusive: the check hit a limit; counters that grow for ever make the state space infinite (wrap them, as the u8 tickets of the solutions do).";;
