@@ -34,6 +34,10 @@
 //! race kinds, ...). A question (a paragraph ending in `?`) needs a marker
 //! but may ask about any verdict word.
 //!
+//! A table is one paragraph with its markers above it, but each row that
+//! claims a verdict of a spec it names needs a marker of that spec among
+//! them, so one row's marker cannot go missing unnoticed.
+//!
 //! `<!-- verdict: expect SPEC -->` (a built-in's name or a spec file) backs
 //! a summary of a spec's verdicts, such as a table row: every `//! expect`
 //! line of the spec must hold (`gsync-check verify SPEC`), and the
@@ -385,7 +389,8 @@ pub fn paragraphs(path: &Path, first_example: usize) -> (Vec<Paragraph>, usize) 
         }
         match current.as_mut() {
             Some(p) => {
-                p.text.push(' ');
+                // A table keeps its rows apart (`unbacked_rows` reads them).
+                p.text.push(if table { '\n' } else { ' ' });
                 p.text.push_str(t);
             }
             None => {
@@ -522,6 +527,9 @@ pub fn problems(
         }
         backed.extend(classes);
     }
+    if p.text.starts_with('|') && !p.markers.is_empty() {
+        out.extend(unbacked_rows(p, names, marker_spec));
+    }
     if !p.markers.is_empty() {
         for class in &said {
             if !backed.contains(class) && !question {
@@ -530,6 +538,42 @@ pub fn problems(
                     p.text
                 ));
             }
+        }
+    }
+    out
+}
+
+/// A table is one paragraph, its markers above it; each row that claims
+/// a verdict of a spec it names must still have a marker of its own
+/// spec, or deleting one row's marker would go unnoticed.
+fn unbacked_rows(
+    p: &Paragraph,
+    names: &BTreeSet<String>,
+    marker_spec: &dyn Fn(&Marker) -> Option<String>,
+) -> Vec<String> {
+    let marked: BTreeSet<String> = p
+        .markers
+        .iter()
+        .filter_map(marker_spec)
+        .flat_map(|s| s.split('|').map(String::from).collect::<Vec<_>>())
+        .collect();
+    let mut out = Vec::new();
+    for (k, row) in p.text.lines().enumerate() {
+        let (prose, _) = split_code(row);
+        if classes(&prose).is_empty() {
+            continue;
+        }
+        let named: Vec<&str> = row
+            .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .filter(|w| names.contains(*w))
+            .collect();
+        if !named.is_empty() && !named.iter().any(|n| marked.contains(*n)) {
+            out.push(format!(
+                "{}:{}: a table row claims a verdict of `{}` and no marker above the table is of that spec: {row}",
+                p.file,
+                p.line + k,
+                named[0]
+            ));
         }
     }
     out
