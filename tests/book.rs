@@ -779,6 +779,37 @@ fn graded_exercises_pass_their_solution_and_fail_the_rest() {
         }
     }
     assert!(exercises >= 1, "the book has a graded exercise");
+
+    // A right answer too large to check (u32 tickets that never wrap, so
+    // the runs that never end have no finite state space) is undecided at
+    // the grader's bound, exit 3, not failed.
+    let unbounded =
+        std::env::temp_dir().join(format!("gsync-unbounded-{}.gsync", std::process::id()));
+    std::fs::write(
+        &unbounded,
+        "global u32 ticket = 0;\nglobal volatile u32 turn = 0;\n\
+         fn lock_acquire() { u32 my = atomicAdd(ticket, 1); while (turn != my) { } __threadfence(); }\n\
+         fn lock_release() { __threadfence(); turn = turn + 1; }\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new("sh")
+        .arg(dir.join("grade.sh"))
+        .arg(dir.join("fair_mutex"))
+        .arg(&unbounded)
+        .arg(env!("CARGO_BIN_EXE_gsync-check"))
+        .env("NO_COLOR", "1")
+        .env("GRADE_SECONDS", "2")
+        .output()
+        .expect("run grade.sh");
+    let _ = std::fs::remove_file(&unbounded);
+    let text = stdout(&out);
+    assert_eq!(code(&out), 3, "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("UNDECIDED fair_mutex [--iters 0")),
+        "{text}"
+    );
+    assert!(!text.lines().any(|l| l.starts_with("FAIL")), "{text}");
 }
 
 /// Every paragraph of the students' chapters, with the markers above it

@@ -13,6 +13,9 @@
 # that uses a construct only a harness should (`critical`, `phase`,
 # `progress`, `check`, `harness`, `param`, `__kernel_boundary()`, named
 # barriers, `//!` header lines) is refused before anything runs.
+# Each configuration is bounded by GRADE_SECONDS (default 120) and
+# GRADE_MIB (default 4096): one that reaches a bound is reported
+# UNDECIDED, apart from the failures (exit 3 when nothing else failed).
 set -eu
 dir=$1
 student=$2
@@ -54,8 +57,11 @@ if [ -n "${GRADE_KEEP:-}" ]; then
     cp "$work/$name.gsync" "$GRADE_KEEP"
 fi
 status=0
-"$checker" verify "$work/$name.gsync" > "$work/out" || status=$?
-cat "$work/out"
+"$checker" verify --max-seconds "${GRADE_SECONDS:-120}" --max-memory "${GRADE_MIB:-4096}" \
+    "$work/$name.gsync" > "$work/out" || status=$?
+# A configuration that reached a bound is undecided, not failed: the answer
+# may be right and only too large to check (a counter that never wraps).
+sed 's/^FAIL \(.*got inconclusive.*\)$/UNDECIDED \1/' "$work/out"
 [ "$status" -eq 0 ] && exit 0
 # Anything but a failed expectation (a spec error, a usage error) as is.
 [ "$status" -ne 1 ] && exit "$status"
@@ -65,10 +71,11 @@ first=$(grep -n '^// @student$' "$harness" | cut -d: -f1)
 lines=$(wc -l < "$student")
 echo
 echo "Hints:"
+failed=$(grep '^FAIL ' "$work/out" | grep -vc 'got inconclusive' || true)
 for kind in $(sed -n 's/^FAIL .*got violated \([a-z_]*\).*$/\1/p; s/^FAIL .*got \(inconclusive\).*$/\1/p' "$work/out" | sort -u); do
     case $kind in
         mutual_exclusion) echo "  mutual_exclusion: two blocks (or threads) were inside at once (or more than the capacity): look for a check and a take that are two steps, not one atomic operation.";;
-        heterogeneous_race|data_race) echo "  $kind: two accesses to one location are ordered by nothing at a scope that covers both: a release (fence before the publishing store) on one side and an acquire (fence after the observing load) on the other, at device scope between blocks.";;
+        heterogeneous_race|data_race) echo "  $kind: two accesses to one location are ordered by nothing at a scope that covers both: a release (fence before the publishing store) on one side and an acquire (fence after the observing load) on the other, at device scope between blocks. A flag polled in a spin loop must itself be volatile or atomic: a plain load synchronizes with nothing, whatever the fences around it.";;
         assertion) echo "  assertion: a value read was not the one the harness expects: usually a missing acquire, or a write another block overwrote.";;
         starvation) echo "  starvation: under a fair scheduler one block can still be passed over for ever: serve the blocks in order (tickets), not whoever wins a race.";;
         livelock) echo "  livelock: the blocks keep running but nobody gets through: look for retries that undo each other.";;
@@ -76,10 +83,11 @@ for kind in $(sed -n 's/^FAIL .*got violated \([a-z_]*\).*$/\1/p; s/^FAIL .*got 
         deadlock|occupancy_deadlock|alias_deadlock) echo "  $kind: some block waits for ever for something no schedule provides: check what each spin loop waits for, and who would provide it.";;
         barrier_safety) echo "  barrier_safety: a block left an episode before every block had arrived in it: a counter reused or reset too early.";;
         barrier_divergence) echo "  barrier_divergence: a __syncthreads() that not every thread of the block reaches.";;
-        inconclusive) echo "  inconclusive: the check hit a limit; counters that grow for ever make the state space infinite (wrap them, as the u8 tickets of the solutions do).";;
+        inconclusive) echo "  undecided: the check reached its bound (GRADE_SECONDS, GRADE_MIB) before deciding; counters that grow for ever make the state space infinite (wrap them: u8 tickets stay correct while fewer than 256 blocks wait).";;
         *) echo "  $kind: see the book's glossary.";;
     esac
 done
 echo "  To see a trace: GRADE_KEEP=spliced.gsync $0 $dir $student, then gsync-check check spliced.gsync with that configuration's options."
 echo "  Your line N is line N + $((first - 1)) of the spliced file (your lines are $first to $((first + lines - 1)) there)."
+[ "$failed" -eq 0 ] && exit 3
 exit 1
