@@ -791,7 +791,10 @@ impl PtxMemory {
         } else if writer(meta) == Some(t) {
             format!("read {whose} from its store buffer (forwarded): {newer} newer write{plural} not visible to it yet")
         } else {
-            format!("read {whose} from a stale copy (stale L1 line): {newer} newer write{plural} not visible to it yet")
+            // Not "a stale L1 line": the model has no caches, and the
+            // same read happens between blocks of one SM and to volatile
+            // loads, which bypass the L1.
+            format!("read {whose}, an older write: {newer} newer write{plural} not visible to it yet")
         }
     }
 
