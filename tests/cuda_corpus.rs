@@ -187,12 +187,9 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "ginkgo-syncfree-scheduler",
-            file: "@/cuda-corpus/ginkgo-syncfree-scheduler/src/common/cuda_hip/components/syncfree.hpp",
-            args: &["--kernel", "k", "-I", "@/cuda-corpus/ginkgo-syncfree-scheduler/src"],
-            outcome: Refused {
-                at: "syncfree.hpp:9",
-                says: "'ginkgo/core/base/array.hpp' file not found",
-            },
+            file: "harnesses/corpus/ginkgo_syncfree_scheduler.cu",
+            args: &[],
+            outcome: Harness("harnesses/corpus/ginkgo_syncfree_scheduler.cu"),
         },
         Case {
             name: "slabhash-warp-insert",
