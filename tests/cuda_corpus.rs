@@ -156,12 +156,9 @@ fn cases() -> Vec<Case> {
         // clang refuses one construct of SlabHash.
         Case {
             name: "stdgpu-mutex-deque",
-            file: "@/cuda-corpus/stdgpu-mutex-deque/src/src/stdgpu/mutex.cuh",
-            args: &["--kernel", "k", "-I", "@/cuda-corpus/stdgpu-mutex-deque/src/src"],
-            outcome: Refused {
-                at: "platform.h:28",
-                says: "'stdgpu/config.h' file not found",
-            },
+            file: "harnesses/corpus/stdgpu_mutex_deque.cu",
+            args: &[],
+            outcome: Harness("harnesses/corpus/stdgpu_mutex_deque.cu"),
         },
         Case {
             name: "warpcore-cg-insert",

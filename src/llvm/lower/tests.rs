@@ -747,6 +747,37 @@ define ptx_kernel void @k(ptr byval(%struct.S) align 4 %s) {
     assert!(e.contains("passed by value"), "{e}");
 }
 
+/// stdgpu's `_value == nullptr`: a pointer the model follows (a buffer, a
+/// struct argument's field) is never null; comparing two pointers, or a
+/// pointer it cannot follow, is refused.
+#[test]
+fn followed_pointers_are_not_null() {
+    let ll = r#"
+%struct.S = type { i32, ptr }
+define ptx_kernel void @k(ptr byval(%struct.S) align 8 %s, ptr %out) {
+  %f = getelementptr inbounds i8, ptr %s, i64 8
+  %q = load ptr, ptr %f, align 8
+  %z = icmp eq ptr %q, null
+  %nz = icmp ne ptr null, %out
+  %a = zext i1 %z to i32
+  %b = zext i1 %nz to i32
+  store i32 %a, ptr %out, align 4
+  %o1 = getelementptr inbounds i32, ptr %out, i64 1
+  store i32 %b, ptr %o1, align 4
+  ret void
+}
+"#;
+    let mem = run(&lower(ll, "k", &[]).unwrap());
+    assert_eq!(mem[&("arg1".to_string(), 0)], 0, "a field is not null");
+    assert_eq!(mem[&("arg1".to_string(), 1)], 1, "a buffer is not null");
+    let two = ll.replace("icmp eq ptr %q, null", "icmp eq ptr %q, %out");
+    let e = lower(&two, "k", &[]).unwrap_err();
+    assert!(e.contains("comparison of pointers"), "{e}");
+    let ordered = ll.replace("icmp eq ptr %q, null", "icmp ult ptr %q, null");
+    let e = lower(&ordered, "k", &[]).unwrap_err();
+    assert!(e.contains("with null"), "{e}");
+}
+
 /// A `__constant__` pointer the host sets is a buffer of its own, and an
 /// address is its variable's base (aligned far beyond any hash mask) plus
 /// the byte offset: desul's `(ptr >> 2) & 0x1FFFF` of element 0 is 0.
