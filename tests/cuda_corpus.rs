@@ -160,13 +160,20 @@ fn cases() -> Vec<Case> {
             args: &[],
             outcome: Harness("harnesses/corpus/stdgpu_mutex_deque.cu"),
         },
+        // The table is a kernel argument whose bool and 64-bit fields are
+        // read at their own widths; its probing then divides 64-bit
+        // unsigned indices (the capacity's modulo).
         Case {
             name: "warpcore-cg-insert",
-            file: "@/cuda-corpus/warpcore-cg-insert/src/include/warpcore/single_value_hash_table.cuh",
-            args: &["--kernel", "k", "-I", "@/cuda-corpus/warpcore-cg-insert/src/include"],
+            file: "tests/llvm/drivers/warpcore-cg-insert.cu",
+            args: &[
+                "--kernel", "insert_kernel", "--grid", "1", "--block", "4",
+                "-I", "@/cuda-corpus/warpcore-cg-insert/src/include",
+                "-I", "tests/llvm/stubs/warpcore",
+            ],
             outcome: Refused {
-                at: "base.cuh:10",
-                says: "'helpers/cuda_helpers.cuh' file not found",
+                at: "storage.cuh:627",
+                says: "accessed as 8-bit and 64-bit elements",
             },
         },
         Case {
