@@ -152,8 +152,6 @@ fn cases() -> Vec<Case> {
                 says: "memcpy / a struct copy",
             },
         },
-        // Four cases need project headers the corpus does not carry, and
-        // clang refuses one construct of SlabHash.
         Case {
             name: "stdgpu-mutex-deque",
             file: "harnesses/corpus/stdgpu_mutex_deque.cu",
@@ -176,6 +174,8 @@ fn cases() -> Vec<Case> {
                 says: "accessed as 8-bit and 64-bit elements",
             },
         },
+        // NCCL's LL protocol needs NCCL headers the corpus does not carry
+        // (stubs for them are still to write).
         Case {
             name: "nccl-ll-protocol",
             file: "@/cuda-corpus/nccl-ll-protocol/src/src/device/primitives.h",
@@ -195,6 +195,7 @@ fn cases() -> Vec<Case> {
             args: &[],
             outcome: Harness("harnesses/corpus/ginkgo_syncfree_scheduler.cu"),
         },
+        // clang refuses one construct of SlabHash that nvcc accepts.
         Case {
             name: "slabhash-warp-insert",
             file: "@/cuda-corpus/slabhash-warp-insert/src/src/slab_hash.cuh",
