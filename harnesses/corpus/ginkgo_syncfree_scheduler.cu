@@ -11,6 +11,8 @@
 //! expect --kernel chain_2x2 --grid 2 --block 2: verified
 //! expect --kernel chain_2x2 --grid 3 --block 2: verified
 //! expect --kernel chain_4x2 --grid 1 --block 4: verified
+//! note: With one block resident at a time (the others start as it finishes), the chain still ends: blocks number themselves in the order they start (an atomic ticket, not blockIdx), so an item only waits for items of blocks that started before it.
+//! expect --kernel chain_2x2 --grid 3 --block 2 --resident 1: verified
 //! note: The value written by the subwarp's last lane instead of lane 0 is published too: mark_ready() syncs the tile before lane 0's release.
 //! expect --kernel chain_4x2_last_lane --grid 1 --block 4: verified
 //! note: Reading the dependency's value before waiting races with its write, as it should.
