@@ -132,6 +132,19 @@ pub enum Ptx {
     Reg {
         bits: u32,
     },
+    /// `cvta.to.shared.uN d, a` (`to_shared`: a generic address into the
+    /// CTA's shared window) or `cvta.shared.uN d, a` (back); N bits.
+    Cvta {
+        to_shared: bool,
+        bits: u32,
+    },
+    /// `cvt.uD.uS d, a` between integer types: truncated, or extended by
+    /// the source's signedness (`.sS`).
+    Cvt {
+        bits: u32,
+        from: u32,
+        signed: bool,
+    },
     Trap,
     Exit,
 }
@@ -191,10 +204,12 @@ pub fn parse(ins: &Instruction) -> R<Ptx> {
             },
             None => Err("a `.reg` declaration without a type".into()),
         },
+        "cvta" => cvta(&name, &q),
+        "cvt" => cvt(&name, &q),
         "trap" if q.is_empty() => Ok(Ptx::Trap),
         "exit" if q.is_empty() => Ok(Ptx::Exit),
         op => Err(match unmodelled(op) {
-            Some(why) => format!("`{name}` ({why})"),
+            Some(_) => unmodelled_op(&name, op),
             None => format!("the instruction `{name}`"),
         }),
     }
@@ -206,7 +221,8 @@ fn unmodelled(op: &str) -> Option<&'static str> {
         "mbarrier" => "mbarrier objects: cuda::barrier, cuda::pipeline",
         "multimem" => "multimem: NVLink multicast memory",
         "cp" => "asynchronous copies",
-        "cvta" => "address conversion: the model follows pointers, not addresses as integers",
+        "cvta" => "address conversion to or from a space other than .shared: the model follows pointers, not addresses as integers",
+        "cvt" => "a conversion other than between integer types",
         "setp" => "comparisons into predicates in inline PTX",
         "ldmatrix" | "stmatrix" | "mma" | "wgmma" => "matrix instructions",
         "ldu" => "a uniform load: read-only data",
@@ -217,6 +233,42 @@ fn unmodelled(op: &str) -> Option<&'static str> {
         "st" | "ld" | "atom" | "red" => "this form",
         _ => return None,
     })
+}
+
+/// `cvta{.to}.shared{::cta}.u32|u64`: a shared window address from a
+/// generic one, or back. Other spaces (.global, .local, .const, .param)
+/// stay outside the subset.
+fn cvta(name: &str, q: &[&str]) -> R<Ptx> {
+    let (to_shared, rest) = match q {
+        ["to", rest @ ..] => (true, rest),
+        rest => (false, rest),
+    };
+    match rest {
+        ["shared" | "shared::cta", t @ ("u32" | "u64")] => Ok(Ptx::Cvta {
+            to_shared,
+            bits: if *t == "u32" { 32 } else { 64 },
+        }),
+        _ => Err(unmodelled_op(name, "cvta")),
+    }
+}
+
+/// `cvt.D.S` between integer types, without rounding or saturation.
+fn cvt(name: &str, q: &[&str]) -> R<Ptx> {
+    let int = |t: &str| match type_bits(t) {
+        Some((bits, Some(signed))) => Some((bits, signed)),
+        _ => None,
+    };
+    match q {
+        [d, s] => match (int(d), int(s)) {
+            (Some((bits, _)), Some((from, signed))) => Ok(Ptx::Cvt { bits, from, signed }),
+            _ => Err(unmodelled_op(name, "cvt")),
+        },
+        _ => Err(unmodelled_op(name, "cvt")),
+    }
+}
+
+fn unmodelled_op(name: &str, op: &str) -> String {
+    format!("`{name}` ({})", unmodelled(op).unwrap_or("this form"))
 }
 
 /// `.b32`, `.u64`, `.s16`, `.f32`... → (bits, signed).
@@ -551,5 +603,32 @@ mod tests {
             .unwrap_err()
             .contains("mbarrier"));
         assert!(one("multimem.red.release.sys.global.add.u32 [$0], $1;").is_err());
+        assert_eq!(
+            one("cvta.to.shared.u64 r, $1;"),
+            Ok(Ptx::Cvta {
+                to_shared: true,
+                bits: 64
+            })
+        );
+        assert_eq!(
+            one("cvta.shared::cta.u32 $0, r;"),
+            Ok(Ptx::Cvta {
+                to_shared: false,
+                bits: 32
+            })
+        );
+        assert!(one("cvta.to.global.u64 $0, $1;")
+            .unwrap_err()
+            .contains("other than .shared"));
+        assert_eq!(
+            one("cvt.u32.s16 $0, $1;"),
+            Ok(Ptx::Cvt {
+                bits: 32,
+                from: 16,
+                signed: true
+            })
+        );
+        assert!(one("cvt.rn.f32.u32 $0, $1;").is_err());
+        assert!(one("cvt.f32.u32 $0, $1;").is_err());
     }
 }

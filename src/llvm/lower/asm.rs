@@ -9,13 +9,21 @@
 //! locals of this one asm statement; `%laneid`, `%tid.x` and the other
 //! launch registers read as the intrinsics do. Each instruction is a step
 //! of its own, as on the hardware: a template is not atomic.
+//!
+//! `cvta.to.shared` turns a pointer into `__shared__` memory into an
+//! integer, its address in the CTA's shared window (as Ginkgo's and
+//! CUTLASS's helpers do before a `.shared` access). The integer keeps the
+//! pointer it came from (through `cvt` between integer types, and across
+//! asm calls by its SSA name), and an address operand that is such an
+//! integer is followed as that pointer, by `.shared` accesses only: any
+//! other use of the window address is undefined in PTX, and refused.
 
 use super::memory::Ptr;
 use super::{Lowerer, R};
 use crate::ir::ptx::{self, Access, Instruction, Ptx, Space};
 use crate::ir::{BinOp, Storage};
 use crate::ir::{Builtin, Expr, LocalId, Op};
-use crate::llvm::ir::{Callee, Instr, InstrKind, Type as LType};
+use crate::llvm::ir::{Callee, Instr, InstrKind, Type as LType, Value};
 use std::collections::HashMap;
 
 /// The operands of one asm call, as its constraints lay them out.
@@ -26,7 +34,15 @@ struct Frame {
     inputs: usize,
     /// `.reg` registers: name → local and bits.
     regs: HashMap<String, (LocalId, u32)>,
+    /// Registers and outputs (`$N`) holding a shared window address: the
+    /// pointer each stands for.
+    windows: HashMap<String, Ptr>,
 }
+
+/// Variable `k`'s shared window address is `(k + 1) << WINDOW_SHIFT`: a
+/// window of 1 MiB per variable, beyond any CTA's shared memory, within
+/// the 32 bits PTX's shared addresses take.
+const WINDOW_SHIFT: u32 = 20;
 
 /// What an operand token names.
 enum Token {
@@ -68,6 +84,18 @@ fn literal(t: &str) -> Option<i64> {
         None => t.trim_end_matches(['U', 'u']).parse::<i64>().ok()?,
     };
     Some(if neg { v.wrapping_neg() } else { v })
+}
+
+/// `v` cut to its low `bits`.
+fn mask(v: Expr, bits: u32) -> Expr {
+    match bits {
+        64.. => v,
+        _ => Expr::Binary(
+            BinOp::BitAnd,
+            Box::new(v),
+            Box::new(Expr::Const((1i64 << bits) - 1)),
+        ),
+    }
 }
 
 /// The number of outputs the constraints name.
@@ -131,7 +159,16 @@ fn lanemask(name: &str) -> Option<Expr> {
 
 impl Lowerer<'_> {
     /// Lowers one inline asm call, instruction by instruction.
-    pub(super) fn asm(&mut self, instr: &Instr, template: &str, constraints: &str) -> R<()> {
+    pub(super) fn asm(
+        &mut self,
+        instr: &Instr,
+        template: &str,
+        constraints: &str,
+        sideeffect: bool,
+    ) -> R<()> {
+        if !sideeffect && self.dead_register_asm(instr, template, constraints) {
+            return Ok(());
+        }
         let mut f = self.asm_frame(instr, constraints)?;
         for ins in ptx::instructions(template) {
             let what = match ptx::parse(&ins) {
@@ -140,7 +177,37 @@ impl Lowerer<'_> {
             };
             self.asm_instruction(instr, &mut f, &ins, what)?;
         }
+        if let (Some(r), [_]) = (&instr.result, f.outputs.as_slice()) {
+            if let Some(p) = f.windows.remove("$0") {
+                self.windows.insert(r.clone(), p);
+            }
+        }
         Ok(())
+    }
+
+    /// A pure asm (no side effect, no memory clobber) of register moves and
+    /// conversions only, whose result no instruction reads, does nothing
+    /// the model sees (as cooperative groups' unused read of its reserved
+    /// shared memory's offset): it is left out.
+    fn dead_register_asm(&self, instr: &Instr, template: &str, constraints: &str) -> bool {
+        let pure = ptx::instructions(template).iter().all(|i| {
+            matches!(
+                ptx::parse(i),
+                Ok(Ptx::Mov { .. }
+                    | Ptx::Cvt { .. }
+                    | Ptx::Cvta { .. }
+                    | Ptx::Reg { .. }
+                    | Ptx::Selp { .. })
+            )
+        });
+        let read = |r: &String| {
+            self.func.instructions().any(|i| {
+                i.operands
+                    .iter()
+                    .any(|o| matches!(&o.value, Value::Local(n) if n == r))
+            })
+        };
+        pure && !constraints.contains("~{memory}") && !instr.result.as_ref().is_some_and(read)
     }
 
     /// The outputs' locals (tied inputs copied in) and the inputs' count.
@@ -189,6 +256,7 @@ impl Lowerer<'_> {
             outputs,
             inputs: kinds.len() - n_out,
             regs: HashMap::new(),
+            windows: HashMap::new(),
         };
         for (i, c) in kinds[n_out..].iter().enumerate() {
             if let Ok(k) = c.parse::<usize>() {
@@ -307,6 +375,25 @@ impl Lowerer<'_> {
                     f.regs.insert(name.to_string(), (l, bits));
                 }
             }
+            Ptx::Cvta { to_shared, bits } => self.asm_cvta(instr, f, ins, to_shared, bits)?,
+            Ptx::Cvt { bits, from, signed } => {
+                self.asm_arity(ins, 2)?;
+                let v = self.asm_value(instr, f, &ops[1], from)?;
+                let v = match signed && bits > from {
+                    true => super::values::sext(v, from),
+                    false => v,
+                };
+                let (dst, _) = self.asm_dest(f, &ops[0])?;
+                self.emit(Op::Assign {
+                    dst,
+                    value: mask(v, bits),
+                });
+                // A window address is below 2^32: it survives any cvt of
+                // 32 bits or more.
+                if let (Some(p), true) = (self.asm_window(instr, f, &ops[1]), bits >= 32) {
+                    f.windows.insert(ops[0].trim().to_string(), p);
+                }
+            }
             Ptx::Trap => return self.failure("__trap() was called"),
             Ptx::Exit => self.emit(Op::Exit),
         }
@@ -393,15 +480,67 @@ impl Lowerer<'_> {
                 }
             }
         };
-        Ok(if from > bits && bits < 64 {
-            Expr::Binary(
-                BinOp::BitAnd,
-                Box::new(v),
-                Box::new(Expr::Const((1i64 << bits) - 1)),
-            )
-        } else {
-            v
-        })
+        Ok(if from > bits { mask(v, bits) } else { v })
+    }
+
+    /// `cvta.to.shared d, p`: `d` is the shared window address of the
+    /// pointer `p` into a `__shared__` variable, and stands for it.
+    /// `cvta.shared` (back to a generic address) is refused.
+    fn asm_cvta(
+        &mut self,
+        instr: &Instr,
+        f: &mut Frame,
+        ins: &Instruction,
+        to_shared: bool,
+        bits: u32,
+    ) -> R<()> {
+        self.asm_arity(ins, 2)?;
+        let ops = &ins.operands;
+        if !to_shared {
+            return self.refuse(format!(
+                "`{}`: a shared window address made generic again (the model follows pointers, not addresses as integers)",
+                ins.opcode()
+            ));
+        }
+        let src = ops[1].trim();
+        let op = match token(src, f.outputs.len()) {
+            Token::Input(i) if matches!(instr.operands[i].ty, LType::Ptr(_)) => &instr.operands[i],
+            _ => {
+                return self.refuse(format!(
+                    "`{}` of `{src}`, not a pointer given as an asm input",
+                    ins.opcode()
+                ))
+            }
+        };
+        let p = self.ptr(op)?;
+        let var = match p.var() {
+            Some(v) if self.vars[v as usize].storage == Storage::Shared => v,
+            _ => {
+                return self.refuse(format!(
+                    "`{}` of a pointer that is not into a __shared__ variable (undefined in PTX)",
+                    ins.opcode()
+                ))
+            }
+        };
+        let base = Expr::Const(i64::from(var + 1) << WINDOW_SHIFT);
+        let value = mask(super::memory::add(base, p.offset.clone()), bits);
+        let (dst, _) = self.asm_dest(f, &ops[0])?;
+        self.emit(Op::Assign { dst, value });
+        f.windows.insert(ops[0].trim().to_string(), p);
+        Ok(())
+    }
+
+    /// The pointer a window-address operand stands for: a register or
+    /// output of this asm, or an input made by an earlier one.
+    fn asm_window(&self, instr: &Instr, f: &Frame, t: &str) -> Option<Ptr> {
+        let t = t.trim();
+        match token(t, f.outputs.len()) {
+            Token::Input(i) => match &instr.operands.get(i)?.value {
+                Value::Local(n) => self.windows.get(n).cloned(),
+                _ => None,
+            },
+            _ => f.windows.get(t).cloned(),
+        }
     }
 
     /// A special register read in inline PTX (`%laneid`, `%tid.x`...).
@@ -433,6 +572,9 @@ impl Lowerer<'_> {
         let Some((base, k)) = address(t) else {
             return self.refuse(format!("the inline PTX address `{t}`"));
         };
+        if let Some(p) = self.asm_window(instr, f, base) {
+            return self.window_access(t, p, k, a);
+        }
         let Token::Input(i) = token(base, f.outputs.len()) else {
             return self.refuse(format!(
                 "the inline PTX address `{t}`: only an address given as an asm input is followed"
@@ -466,6 +608,26 @@ impl Lowerer<'_> {
                 ))
             }
         }
+        Ok(a.order.at(loc))
+    }
+
+    /// An access through a shared window address: `.shared` only.
+    fn window_access(&mut self, t: &str, p: Ptr, k: i64, a: Access) -> R<crate::ir::MemAccess> {
+        if a.space != Space::Shared {
+            return self.refuse(format!(
+                "a {} access through `{t}`, a shared window address (made by cvta.to.shared; undefined outside .shared)",
+                match a.space {
+                    Space::Global => "`.global`",
+                    _ => "generic",
+                }
+            ));
+        }
+        let p = Ptr {
+            region: p.region,
+            offset: super::memory::add(p.offset, Expr::Const(k)),
+        };
+        let loc = self.loc(&p, a.bits)?;
+        self.note_width(loc.var, a.bits, a.signed)?;
         Ok(a.order.at(loc))
     }
 }

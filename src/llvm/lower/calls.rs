@@ -58,8 +58,8 @@ impl Lowerer<'_> {
             Callee::Asm {
                 template,
                 constraints,
-                ..
-            } => return self.asm(instr, template, constraints),
+                sideeffect,
+            } => return self.asm(instr, template, constraints, *sideeffect),
             Callee::Indirect(_) => {
                 return self.refuse("an indirect call (a function pointer or virtual function)")
             }

@@ -101,6 +101,7 @@ pub(crate) fn lower_kernel(
         bases: HashMap::new(),
         cas: HashMap::new(),
         asm_outputs: HashMap::new(),
+        windows: HashMap::new(),
         dead: HashSet::new(),
         private: Vec::new(),
         param_vars: Vec::new(),
@@ -212,6 +213,9 @@ pub(crate) struct Lowerer<'m> {
     cas: HashMap<String, (LocalId, Expr)>,
     /// Inline asm calls with several outputs: each output's local.
     asm_outputs: HashMap<String, Vec<LocalId>>,
+    /// Integer SSA values that are shared window addresses (made by
+    /// `cvta.to.shared`): the pointer each stands for (`asm`).
+    windows: HashMap<String, Ptr>,
     /// The thread's private memory: each `alloca`'s slots.
     private: Vec<private::PrivateRegion>,
     /// Blocks no run reaches (`flow::dead_blocks`), left out.

@@ -260,7 +260,8 @@ impl Lowerer<'_> {
     /// (`gpuLockData->mutexBufferHeads`): a buffer of its own per field
     /// (offset `k` into the parameter `v`'s buffer), zero-initialised, of
     /// the default length; named by the field as the source spells it at
-    /// the load. `None` for a variable that is not a kernel parameter.
+    /// the load (and its offset, `->field@k`, when another field is spelled
+    /// alike). `None` for a variable that is not a kernel parameter.
     pub(super) fn pointer_field(&mut self, v: VarId, k: i64) -> Option<VarId> {
         if let Some(d) = self.fields.get(&(v, k)) {
             return Some(*d);
@@ -278,7 +279,12 @@ impl Lowerer<'_> {
         } else {
             field
         };
-        let name = format!("{}->{field}", self.vars[v as usize].name);
+        let mut name = format!("{}->{field}", self.vars[v as usize].name);
+        // Two fields spelled alike (stdgpu's deque holds three atomics,
+        // each with its `_value`): the later ones by their byte offset.
+        if self.vars.iter().any(|x| x.name == name) {
+            name = format!("{name}@{k}");
+        }
         let len = self
             .field_args
             .iter()

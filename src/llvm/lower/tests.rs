@@ -488,6 +488,87 @@ fn inline_ptx_outside_the_model_is_refused_in_its_words() {
     }
 }
 
+/// Ginkgo's shape: `cvta.to.shared` makes a pointer into `__shared__`
+/// memory a 32-bit window address (through a `.reg` and `cvt`), and a
+/// later asm's `.shared` access at that integer is followed back to the
+/// element; a pure asm of moves whose result nobody reads is left out.
+#[test]
+fn shared_window_addresses_are_followed_back() {
+    let ll = r#"
+@_ZZ1kE1s = internal addrspace(3) global [2 x i32] undef, align 4
+define ptx_kernel void @k(ptr %out) {
+  %e = getelementptr inbounds i32, ptr addrspacecast (ptr addrspace(3) @_ZZ1kE1s to ptr), i64 1
+  %a = call i32 asm "{{ .reg .u64 r; cvta.to.shared.u64 r, $1; cvt.u32.u64 $0, r; }}", "=r,l"(ptr %e)
+  call void asm sideeffect "st.release.cta.shared.s32 [$0], $1;", "r,r,~{memory}"(i32 %a, i32 5)
+  %v = call i32 asm sideeffect "ld.acquire.cta.shared.s32 $0, [$1];", "=r,r,~{memory}"(i32 %a)
+  store i32 %v, ptr %out
+  %o1 = getelementptr inbounds i32, ptr %out, i64 1
+  store i32 %a, ptr %o1
+  %dead = call i64 asm "{ .reg .u32 s; mov.u32 s, %reserved_smem_offset_1; cvt.u64.u32 $0, s; }", "=l"()
+  ret void
+}
+"#;
+    let p = lower(ll, "k", &[]).unwrap();
+    assert_eq!(
+        memory_ops(&p),
+        [
+            "store Release Cta",
+            "load Acquire Cta",
+            "store Weak Cta",
+            "store Weak Cta"
+        ]
+    );
+    let mem = run(&p);
+    let s = |i| mem.get(&("s".to_string(), i)).copied();
+    assert_eq!(
+        (s(0), s(1)),
+        (None, Some(5)),
+        "element 1 of the shared array"
+    );
+    assert_eq!(mem[&("arg0".to_string(), 0)], 5);
+    let window = mem[&("arg0".to_string(), 1)];
+    assert!(
+        window > 0 && window < 1 << 32,
+        "a 32-bit window address: {window:#x}"
+    );
+    // Any other use of a window address, or one of another space, is refused.
+    let one = |body: &str| {
+        let ll = format!(
+            "@_ZZ1kE1s = internal addrspace(3) global [2 x i32] undef, align 4\n\
+             define ptx_kernel void @k(ptr %p) {{\n\
+               %a = call i32 asm \"cvta.to.shared.u32 $0, $1;\", \"=r,l\"(ptr addrspacecast (ptr addrspace(3) @_ZZ1kE1s to ptr))\n\
+               {body}\n  ret void\n}}\n"
+        );
+        lower(&ll, "k", &[]).unwrap_err()
+    };
+    for (body, says) in [
+        (
+            r#"%t = call i32 asm sideeffect "ld.u32 $0, [$1];", "=r,r"(i32 %a)"#,
+            "undefined outside .shared",
+        ),
+        (
+            r#"%b = add i32 %a, 4
+  %t = call i32 asm sideeffect "ld.shared.u32 $0, [$1];", "=r,r"(i32 %b)"#,
+            "as integers",
+        ),
+        (
+            r#"%b = call i32 asm sideeffect "cvta.to.shared.u32 $0, $1;", "=r,l"(ptr %p)"#,
+            "not into a __shared__ variable",
+        ),
+        (
+            r#"%b = call i64 asm sideeffect "cvta.shared.u64 $0, $1;", "=l,r"(i32 %a)"#,
+            "made generic again",
+        ),
+        (
+            r#"%b = call i64 asm sideeffect "cvta.to.global.u64 $0, $1;", "=l,l"(ptr %p)"#,
+            "other than .shared",
+        ),
+    ] {
+        let e = one(body);
+        assert!(e.contains(says), "{body}: {e}");
+    }
+}
+
 #[test]
 fn min_max_and_abs_are_expressions() {
     let ll = r#"
@@ -664,6 +745,37 @@ define ptx_kernel void @k(ptr byval(%struct.S) align 4 %s) {
 "#;
     let e = lower(write, "k", &[]).unwrap_err();
     assert!(e.contains("passed by value"), "{e}");
+}
+
+/// stdgpu's `_value == nullptr`: a pointer the model follows (a buffer, a
+/// struct argument's field) is never null; comparing two pointers, or a
+/// pointer it cannot follow, is refused.
+#[test]
+fn followed_pointers_are_not_null() {
+    let ll = r#"
+%struct.S = type { i32, ptr }
+define ptx_kernel void @k(ptr byval(%struct.S) align 8 %s, ptr %out) {
+  %f = getelementptr inbounds i8, ptr %s, i64 8
+  %q = load ptr, ptr %f, align 8
+  %z = icmp eq ptr %q, null
+  %nz = icmp ne ptr null, %out
+  %a = zext i1 %z to i32
+  %b = zext i1 %nz to i32
+  store i32 %a, ptr %out, align 4
+  %o1 = getelementptr inbounds i32, ptr %out, i64 1
+  store i32 %b, ptr %o1, align 4
+  ret void
+}
+"#;
+    let mem = run(&lower(ll, "k", &[]).unwrap());
+    assert_eq!(mem[&("arg1".to_string(), 0)], 0, "a field is not null");
+    assert_eq!(mem[&("arg1".to_string(), 1)], 1, "a buffer is not null");
+    let two = ll.replace("icmp eq ptr %q, null", "icmp eq ptr %q, %out");
+    let e = lower(&two, "k", &[]).unwrap_err();
+    assert!(e.contains("comparison of pointers"), "{e}");
+    let ordered = ll.replace("icmp eq ptr %q, null", "icmp ult ptr %q, null");
+    let e = lower(&ordered, "k", &[]).unwrap_err();
+    assert!(e.contains("with null"), "{e}");
 }
 
 /// A `__constant__` pointer the host sets is a buffer of its own, and an

@@ -206,7 +206,7 @@ impl Lowerer<'_> {
     /// `icmp PRED a, b`.
     pub(super) fn icmp(&mut self, instr: &Instr, pred: &str) -> R<()> {
         let Some(bits) = width(&instr.operands[0].ty) else {
-            return self.refuse("a comparison of pointers: the model has no addresses");
+            return self.pointer_null_test(instr, pred);
         };
         let a = self.int(&instr.operands[0])?;
         let b = self.int(&instr.operands[1])?;
@@ -278,6 +278,23 @@ impl Lowerer<'_> {
         };
         let base = Expr::Const(i64::from(var + 1) << ADDRESS_SHIFT);
         Ok(bin(BinOp::Add, base, p.offset))
+    }
+
+    /// `icmp eq/ne p, null` (stdgpu's `_value == nullptr`): a pointer the
+    /// model follows points into a variable, so it is never null. Other
+    /// comparisons of pointers are refused.
+    fn pointer_null_test(&mut self, instr: &Instr, pred: &str) -> R<()> {
+        let (a, b) = (&instr.operands[0].value, &instr.operands[1].value);
+        let other = match (a, b) {
+            (Value::Null, v) | (v, Value::Null) => v,
+            _ => return self.refuse("a comparison of pointers: the model has no addresses"),
+        };
+        match pred {
+            "eq" | "ne" if self.followed(other) => {
+                self.assign(instr, Expr::Const(i64::from(pred == "ne")))
+            }
+            _ => self.refuse("a comparison of a pointer the model cannot follow with null"),
+        }
     }
 
     /// `select c, a, b` of integers.
