@@ -45,6 +45,20 @@ pub(super) fn analyse<S: Checkable>(
             fault: true,
         });
     }
+    if let Explored::Stuck { state } = exploration.outcome() {
+        // A deadlock decided on the fly (`Options::early_deadlock`): the
+        // search stopped at a stored state with no step, the least deep
+        // one; every state reachable from it (itself) cannot finish. The
+        // explanation is the graph analysis's, at that state.
+        let finding = deadlock::explain(sys, &exploration, *state, &|_| true, None);
+        return Outcome::Done(CheckResult {
+            findings: vec![finding],
+            limit: None,
+            stats,
+            reductions: None,
+            fault: false,
+        });
+    }
     let limit = match exploration.outcome() {
         Explored::Limit(kind) => Some(*kind),
         _ => None,
