@@ -435,11 +435,15 @@ fn hash(state: &[u32]) -> u64 {
     h.finish()
 }
 
+/// Where a replay ends: its last state, and the violation that cut it
+/// (the steps taken up to it) if one did.
+type Replayed = (Vec<u32>, Option<(usize, Violation)>);
+
 /// Replays `schedule` on `sys` from the initial state, each step enabled
 /// where it is taken: the state it ends in, or the violation a step or a
 /// state raises on the way with the schedule cut there; `None` where a
 /// step is not enabled.
-fn replay(sys: &Reduced, schedule: &[u32]) -> Option<(Vec<u32>, Option<(usize, Violation)>)> {
+fn replay(sys: &Reduced, schedule: &[u32]) -> Option<Replayed> {
     let mut state = vec![0u32; sys.state_words()];
     sys.initial_state(&mut state);
     if let Err(v) = sys.check_state(&state) {
