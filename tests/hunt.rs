@@ -154,7 +154,11 @@ fn a_clean_hunt_is_inconclusive_and_says_it_proves_nothing() {
 }
 
 #[test]
-fn hunt_options_need_hunt() {
+fn hunt_options_need_hunt_and_one_process() {
     let out = run(&["spin_lock", "--seed", "3"]);
     assert_eq!(code(&out), 2);
+    if cfg!(feature = "dist") {
+        let out = run(&["spin_lock", "--hunt", "--local-processes", "2"]);
+        assert_eq!(code(&out), 2, "{}", stdout(&out));
+    }
 }
