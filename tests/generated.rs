@@ -67,6 +67,7 @@ fn reduction_switches() -> Vec<Switch> {
         ("--no-drop-dead-writes", |c| {
             c.semantics.drop_dead_writes = false
         }),
+        ("--no-early-deadlock", |c| c.search.early_deadlock = false),
         // Not a reduction (lossless), compared all the same.
         ("--no-tree-compression", |c| {
             c.search.tree_compression = false

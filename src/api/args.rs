@@ -5,6 +5,7 @@
 
 use super::{check_param_value, check_seconds, check_worker_threads};
 use super::{CheckConfig, Search, Semantics};
+use crate::check::Hunt;
 use crate::explore::Limits;
 use crate::ir::Launch;
 use crate::model::{BranchOrder, MemoryModel, Scheduler, SimtMode};
@@ -128,6 +129,26 @@ pub struct CheckOptions {
     /// Expand every enabled step, not an ample set of independent ones (fusing of local steps stays on)
     #[arg(long)]
     pub no_ample_sets: bool,
+
+    /// Decide deadlocks only from the whole state graph: do not stop at the first stuck state (no step enabled, harness not finished) the search reaches. Same verdicts, later; the trace may differ (for cross-checking)
+    #[arg(long)]
+    pub no_early_deadlock: bool,
+
+    /// Hunt for bugs instead of proving their absence, for launches too large to search exhaustively: random walks over the threads (bounded by --walks and --walk-depth, and by --max-seconds and --max-states, which counts steps), reporting the first safety violation or deadlock as a counterexample, shortened. A hunt that finds nothing is inconclusive (exit 3): it proves nothing. Example: gsync-check check my_barrier.gsync --blocks 5 --hunt --max-seconds 60
+    #[arg(long)]
+    pub hunt: bool,
+
+    /// With --hunt: the seed of the walks (the same seed finds the same counterexample, whatever --threads) [default: 0]
+    #[arg(long, value_name = "N", requires = "hunt")]
+    pub seed: Option<u64>,
+
+    /// With --hunt: the most walks [default: 100000]
+    #[arg(long, value_name = "N", requires = "hunt", value_parser = at_least_1::<u64>, allow_negative_numbers = true)]
+    pub walks: Option<u64>,
+
+    /// With --hunt: the most steps of one walk [default: 5000]
+    #[arg(long, value_name = "N", requires = "hunt", value_parser = at_least_1::<u32>, allow_negative_numbers = true)]
+    pub walk_depth: Option<u32>,
 }
 
 impl CheckOptions {
@@ -182,6 +203,12 @@ impl CheckOptions {
                 progress: true,
                 hash_compaction: self.hash_compaction,
                 tree_compression: !self.no_tree_compression,
+                early_deadlock: !self.no_early_deadlock,
+                hunt: self.hunt.then(|| Hunt {
+                    seed: self.seed.unwrap_or(0),
+                    walks: self.walks.unwrap_or(Hunt::DEFAULT_WALKS),
+                    depth: self.walk_depth.unwrap_or(Hunt::DEFAULT_DEPTH),
+                }),
             },
             limits: Limits {
                 max_states: self.max_states.or(base.limits.max_states),

@@ -133,6 +133,14 @@ pub struct Search {
     /// Keep the parts of states the model names once per distinct content
     /// (`explore::parts`): lossless, on by default.
     pub tree_compression: bool,
+    /// Report a deadlock as soon as the search expands a stuck state (no
+    /// step enabled, not final) rather than after the whole graph
+    /// (`explore::Options::early_deadlock`): the same verdict, sooner; the
+    /// trace goes to the least deep stuck state.
+    pub early_deadlock: bool,
+    /// `--hunt`: random walks that look for a violation (`check::Hunt`)
+    /// instead of the exhaustive search; a clean hunt is inconclusive.
+    pub hunt: Option<crate::check::Hunt>,
 }
 
 impl Default for Search {
@@ -142,6 +150,8 @@ impl Default for Search {
             progress: false,
             hash_compaction: false,
             tree_compression: true,
+            early_deadlock: true,
+            hunt: None,
         }
     }
 }
@@ -173,6 +183,7 @@ impl CheckConfig {
             threads: self.search.threads,
             hash_compaction: self.search.hash_compaction,
             no_tree_compression: !self.search.tree_compression,
+            early_deadlock: self.search.early_deadlock,
             ..self.limits.options()
         }
     }

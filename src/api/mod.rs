@@ -13,6 +13,7 @@ mod replay;
 mod run;
 mod source;
 
+pub use crate::check::Hunt;
 pub use config::*;
 pub use error::Error;
 pub use expect::expectation_met;

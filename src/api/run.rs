@@ -2,7 +2,7 @@
 //! checker's settings, the findings as traces.
 
 use super::{prepare, CheckConfig, Error, Prepared, Semantics, SpecSource};
-use crate::check::{check, CheckResult, Settings};
+use crate::check::{check, hunt, CheckResult, Settings};
 use crate::explore::Limits;
 use crate::ir::Program;
 use crate::model::lockbits::{self, DEFAULT_LOCK_BITS};
@@ -30,7 +30,10 @@ pub fn run(prepared: &Prepared) -> Report {
         limits: config.explore_options(),
     };
     let started = crate::clock::Instant::now();
-    let result = check(&model, &settings);
+    let result = match config.search.hunt {
+        Some(h) => hunt(&model, &settings, h),
+        None => check(&model, &settings),
+    };
     // The whole check: exploration plus the graph analyses after it.
     let seconds = started.elapsed().as_secs_f64();
     report_of(prepared, &model, &result, seconds)
@@ -112,6 +115,7 @@ fn run_config(program: &Program, config: &CheckConfig) -> RunConfig {
             deadline: None,
             ..config.limits
         },
+        hunt: config.search.hunt,
     }
 }
 

@@ -45,6 +45,26 @@ pub(super) fn analyse<S: Checkable>(
             fault: true,
         });
     }
+    if let Explored::Stuck { state } = exploration.outcome() {
+        // A deadlock decided on the fly (`Options::early_deadlock`): the
+        // search stopped at a stored state with no step, the least deep
+        // one; every state reachable from it (itself) cannot finish. The
+        // explanation is the graph analysis's, at that state, in its words:
+        // a harness seen to finish cannot finish from there; in one not
+        // (yet) seen to, the first unfinished thread never progresses again.
+        let words = exploration.decode_state(*state);
+        let thread = (exploration.final_states().count_ones() == 0)
+            .then(|| (0..sys.thread_count()).find(|&t| !sys.is_finished(&words, t)))
+            .flatten();
+        let finding = deadlock::explain(sys, &exploration, *state, &|_| true, thread);
+        return Outcome::Done(CheckResult {
+            findings: vec![finding],
+            limit: None,
+            stats,
+            reductions: None,
+            fault: false,
+        });
+    }
     let limit = match exploration.outcome() {
         Explored::Limit(kind) => Some(*kind),
         _ => None,

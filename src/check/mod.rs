@@ -19,6 +19,7 @@
 mod analyse;
 mod deadlock;
 mod graph;
+mod hunt;
 mod label;
 mod lasso;
 mod liveness;
@@ -34,6 +35,8 @@ mod symmetric;
 
 #[cfg(feature = "dist")]
 pub(crate) use deadlock::explain as explain_deadlock;
+pub(crate) use hunt::hunt;
+pub use hunt::Hunt;
 pub(crate) use semantics::describe_threads;
 
 use crate::explore::{LimitKind, Options, Stats, TransitionSystem};

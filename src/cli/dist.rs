@@ -41,6 +41,12 @@ pub(super) fn check(
     check: &CheckArgs,
 ) -> Result<Ran, Error> {
     let args = &check.dist;
+    let distributed = args.processes.or(args.local_processes).is_some();
+    if distributed && config.search.hunt.is_some() {
+        return Err(Error::Usage(
+            "--hunt runs its walks in one process (on --threads): leave out --processes and --local-processes".into(),
+        ));
+    }
     let timeout = Duration::from_secs_f64(args.connect_timeout.unwrap_or(30.0));
     if let Some(n) = args.local_processes {
         // The machine's cores are shared by the processes.

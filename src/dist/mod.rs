@@ -12,7 +12,6 @@
 
 mod backward;
 mod partition;
-mod rooted;
 mod rounds;
 mod search;
 
@@ -350,7 +349,7 @@ fn fault_finding(sys: &Reduced, path: &[u32], step: bool) -> Finding {
 /// (every state reachable from it cannot finish either).
 fn deadlock_finding(sys: &Reduced, path: &[u32]) -> Finding {
     let stuck = replay(sys, path);
-    let rooted = rooted::Rooted::new(sys, stuck);
+    let rooted = crate::explore::Rooted::new(sys, stuck);
     let opts = Options {
         keep_edges: true,
         ..Options::default()

@@ -26,6 +26,9 @@ const NO_PARENT: StateId = StateId::MAX;
 enum Stop {
     /// A step failed (the position is just after the state's successors).
     Step,
+    /// A stuck state was expanded (no successors: the position is where
+    /// the next state's would start).
+    Stuck,
     /// A new state found the store at its bound.
     Full,
     /// The invariants reject a new state (its index among the chunk's winners).
@@ -61,6 +64,15 @@ pub enum Outcome<A, F> {
         action: Option<A>,
         /// The violation.
         fault: F,
+    },
+    /// With [`Options::early_deadlock`]: `state`, not final, has no enabled
+    /// step; the search stopped when it expanded it. States are expanded in
+    /// breadth-first order, so it is a stuck state of least depth, and
+    /// [`Exploration::path_to`] a shortest trace to one (in the reduced
+    /// graph, as for a fault).
+    Stuck {
+        /// The stuck state (expanded, without successors).
+        state: StateId,
     },
     /// A limit of [`Options`] stopped the search first.
     Limit(LimitKind),
@@ -430,6 +442,9 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             if let Some((i, _, _)) = &chunk.fault {
                 events.push((chunk.ends[*i], Stop::Step));
             }
+            if let Some(i) = chunk.stuck {
+                events.push((chunk.ends[i], Stop::Stuck));
+            }
             if cl.winners.len() > room {
                 events.push((cl.winners[room] as usize, Stop::Full));
             }
@@ -481,6 +496,8 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                 let closed = match here {
                     None => true,
                     Some((_, _, Stop::Step)) => chunk.fault.as_ref().is_some_and(|f| i < f.0),
+                    // The stuck state itself was expanded (into nothing).
+                    Some((_, _, Stop::Stuck)) => chunk.stuck.is_some_and(|k| i <= k),
                     Some((_, at, _)) => end <= at,
                 };
                 if !closed {
@@ -515,6 +532,9 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                     fault: fault.clone(),
                 }
             }
+            Stop::Stuck => Outcome::Stuck {
+                state: chunks[c].first + chunks[c].stuck.expect("a stuck state") as StateId,
+            },
             Stop::Full => Outcome::Limit(LimitKind::States),
             Stop::Invalid(j) => {
                 let cl = &claims.chunks[c];

@@ -67,6 +67,10 @@ pub(crate) struct Chunk<A, F> {
     pub fault: Option<(usize, A, F)>,
     /// `reduced[i]`: state `first + i` was expanded by an ample subset only.
     pub reduced: Vec<bool>,
+    /// With [`Options::early_deadlock`]: the first state of the run
+    /// (index) that is stuck, i.e. not final and without an enabled step.
+    /// The run stops there, as at a fault.
+    pub stuck: Option<usize>,
     /// A time or memory limit reached while filling the chunk: the run
     /// stopped there and the chunk is incomplete.
     pub interrupted: Option<LimitKind>,
@@ -82,6 +86,7 @@ impl<A: Copy, F> Chunk<A, F> {
             ends: Vec::new(),
             fault: None,
             reduced: Vec::new(),
+            stuck: None,
             interrupted: None,
         }
     }
@@ -115,6 +120,7 @@ impl<A: Copy, F> Chunk<A, F> {
         self.ends.clear();
         self.reduced.clear();
         self.fault = None;
+        self.stuck = None;
         self.interrupted = None;
         let mut actions = Vec::new();
         let words = store.words();
@@ -125,11 +131,16 @@ impl<A: Copy, F> Chunk<A, F> {
                 return;
             }
             store.read(first + i as StateId, &mut cur);
+            let before = self.succs.len();
             let (reduced, fault) = self.push_successors(sys, store, &cur, &mut actions);
             self.reduced.push(reduced);
             self.ends.push(self.succs.len());
             if let Some((a, fault)) = fault {
                 self.fault = Some((i, a, fault));
+                return;
+            }
+            if opts.early_deadlock && self.succs.len() == before && is_stuck(sys, &cur, reduced) {
+                self.stuck = Some(i);
                 return;
             }
         }
@@ -171,6 +182,37 @@ impl<A: Copy, F> Chunk<A, F> {
         self.next = next;
         (reduced, failed)
     }
+}
+
+/// Whether `state`, whose ample set was empty (`reduced`: the system said
+/// it left steps out), is stuck: not final, and no step at all enabled.
+///
+/// Why this is a deadlock of the model, whatever the reductions: a state
+/// with no enabled step cannot finish unless it is final, and it is stored
+/// only if reachable. Each reduction keeps that:
+/// - ample sets: an ample set is a subset of the enabled steps that is
+///   empty only when none is enabled (a non-empty persistent set exists
+///   wherever a step is); should a system still return an empty reduced
+///   set, the full set of actions decides (`reduced`);
+/// - symmetry: a representative is a renaming of a reachable state, and
+///   renaming blocks keeps both finality and the enabled steps;
+/// - awaits (stale failed polls left out) and tree or hash compaction do
+///   not change which states are reached; a left-out poll only stutters,
+///   so a state whose only steps are such polls cannot finish either (the
+///   full analysis also takes it for stuck).
+///
+/// Spinning deadlocks (steps enabled, none leading out) have successors
+/// and are left to the analysis of the whole graph.
+fn is_stuck<S: TransitionSystem>(sys: &S, state: &[u32], reduced: bool) -> bool {
+    if sys.is_final(state) {
+        return false;
+    }
+    if reduced {
+        let mut all = Vec::new();
+        sys.actions(state, &mut all);
+        return all.is_empty();
+    }
+    true
 }
 
 /// Expands batches of states into reusable chunk buffers.

@@ -47,6 +47,11 @@ pub struct Options {
     /// names ([`state_parts`](super::TransitionSystem::state_parts), tree
     /// compression): the same search, more memory (for measuring it).
     pub no_tree_compression: bool,
+    /// Stop at the first expanded state that is not final and has no
+    /// enabled step (every unfinished thread blocked): a deadlock decided
+    /// on the fly ([`Outcome::Stuck`](super::Outcome::Stuck)) instead of
+    /// after the whole graph.
+    pub early_deadlock: bool,
 }
 
 /// The bounds of a check as the user sets them (`--max-states`,
@@ -165,6 +170,8 @@ pub enum LimitKind {
     Memory,
     /// The user asked the run to stop ([`interrupted`]).
     Interrupted,
+    /// A bug hunt's walks all ended without a violation: it proves nothing.
+    Walks,
 }
 
 impl fmt::Display for LimitKind {
@@ -174,6 +181,7 @@ impl fmt::Display for LimitKind {
             LimitKind::Time => "time limit",
             LimitKind::Memory => "memory limit",
             LimitKind::Interrupted => "interrupt",
+            LimitKind::Walks => "walk budget",
         })
     }
 }

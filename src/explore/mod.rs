@@ -117,6 +117,7 @@ mod progress;
 #[path = "progress_off.rs"]
 mod progress;
 mod proviso;
+mod rooted;
 mod stats;
 mod store;
 mod sync;
@@ -131,6 +132,7 @@ pub use bitset::BitSet;
 pub use graph::Lasso;
 pub use limits::{deadline_in, interrupt_flag, interrupted, LimitKind, Limits, Options};
 pub use progress::{set_progress_deadline, set_progress_label};
+pub(crate) use rooted::Rooted;
 pub use stats::{peak_rss_bytes, Stats};
 pub use store::{collision_probability, Slot, StateId, StateStore, FINGERPRINT_BITS, MAX_STATES};
 pub use workers::WorkerPool;

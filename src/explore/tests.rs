@@ -869,6 +869,7 @@ fn batches_match_a_plain_sequential_search() {
             Outcome::Limit(_) => 1,
             Outcome::Fault { action: None, .. } => 2,
             Outcome::Fault { .. } => 3,
+            Outcome::Stuck { .. } => unreachable!("no early deadlock asked for"),
         }] += 1;
         // The proviso keeps the reduced graph's edges itself when they are
         // not asked for: the same search either way.
@@ -1012,4 +1013,82 @@ fn the_proviso_keeps_to_memory_limits_and_hash_compaction() {
         },
     );
     assert!(e.is_complete());
+}
+
+/// [`Counters`] that jam in one state: nothing is enabled there, and it is
+/// not final (a stuck state).
+struct Jammed {
+    counters: Counters,
+    jam: Vec<u32>,
+}
+
+impl TransitionSystem for Jammed {
+    type Action = usize;
+    type Fault = &'static str;
+
+    fn state_words(&self) -> usize {
+        self.counters.state_words()
+    }
+    fn initial_state(&self, out: &mut [u32]) {
+        self.counters.initial_state(out);
+    }
+    fn actions(&self, state: &[u32], out: &mut Vec<usize>) {
+        if state != self.jam {
+            self.counters.actions(state, out);
+        }
+    }
+    fn step(&self, state: &[u32], a: usize, out: &mut [u32]) -> Result<(), &'static str> {
+        self.counters.step(state, a, out)
+    }
+    fn is_final(&self, state: &[u32]) -> bool {
+        self.counters.is_final(state)
+    }
+}
+
+#[test]
+fn early_deadlock_stops_at_the_least_deep_stuck_state() {
+    let sys = Jammed {
+        counters: Counters::new(3, 3),
+        jam: vec![2, 1, 0],
+    };
+    let full = explore(&sys, &with_edges());
+    assert!(full.is_complete(), "without the check the search goes on");
+    let jam = full.find(&sys.jam).expect("the jam is reachable");
+    assert_eq!(full.successors(jam).len(), 0);
+    for threads in [1, 2, 4] {
+        let early = explore(
+            &sys,
+            &Options {
+                early_deadlock: true,
+                threads,
+                ..with_edges()
+            },
+        );
+        let Outcome::Stuck { state } = *early.outcome() else {
+            panic!("stopped at the jam: {:?}", early.outcome());
+        };
+        assert_eq!(early.state(state), &sys.jam[..], "{threads} threads");
+        assert_eq!(early.path_to(state).len(), 3, "a shortest trace");
+        assert!(early.is_expanded(state), "the stuck state was expanded");
+        assert!(early.num_states() < full.num_states(), "stopped early");
+        assert_eq!(
+            early.find(&sys.jam),
+            Some(jam),
+            "the same ids as the whole search"
+        );
+    }
+}
+
+#[test]
+fn a_final_state_is_not_stuck() {
+    let sys = Counters::new(3, 2);
+    let early = explore(
+        &sys,
+        &Options {
+            early_deadlock: true,
+            ..Options::default()
+        },
+    );
+    assert!(early.is_complete());
+    assert_eq!(early.stats().final_states, 1);
 }

@@ -3,7 +3,6 @@
 
 #[cfg(not(feature = "terminal"))]
 use super::plain::Colorize;
-use crate::explore::Limits;
 use crate::ir::Launch;
 use crate::model::simt::lane_list;
 use crate::report::{
@@ -42,7 +41,7 @@ pub fn render_report(report: &Report, show_stats: bool) -> String {
         stats.max_depth
     );
     if let Some(limit) = report.limit {
-        let _ = writeln!(out, "  {}", limit_text(limit, &report.config.limits));
+        let _ = writeln!(out, "  {}", limit_text(limit, &report.config));
     }
     if show_stats {
         let _ = writeln!(out, "{}", render_stats(report));
@@ -116,13 +115,21 @@ fn search_figures(fix: &SuggestedFix) -> String {
 
 /// Why an inconclusive run stopped, in the words of the option that set
 /// the limit and with its value, so that the user knows what to raise.
-pub fn limit_text(limit: Limit, limits: &Limits) -> String {
+pub fn limit_text(limit: Limit, config: &RunConfig) -> String {
+    let limits = &config.limits;
     let value = match limit {
         Limit::MaxStates => limits.max_states.map(|n| n.to_string()),
         Limit::MaxSeconds => limits.max_seconds.map(|s| s.to_string()),
         Limit::MaxMemory => limits.max_memory_mb.map(|mb| format!("{mb} (MiB)")),
         Limit::Interrupted => {
             return "interrupted (Ctrl-C or SIGTERM) before the answer was known: the figures are the search's so far".into();
+        }
+        Limit::Walks => {
+            let hunt = config.hunt.unwrap_or_default();
+            return format!(
+                "no violation in {} random walks of at most {} steps (--seed {}): a bug hunt that finds nothing proves nothing; check without --hunt for a verdict",
+                hunt.walks, hunt.depth, hunt.seed
+            );
         }
     };
     let value = value.map(|v| format!(" {v}")).unwrap_or_default();

@@ -90,6 +90,7 @@ impl Failure {
             source,
             match kind {
                 LimitKind::Interrupted => format!("exploration interrupted ({states} states)"),
+                LimitKind::Walks => format!("exploration stopped ({states} states)"),
                 // In the option's own words: `--max-states`.
                 _ => format!(
                     "exploration stopped by {} ({states} states)",
@@ -268,7 +269,8 @@ fn condition(
 ) -> Result<Checked, Failure> {
     let ex = explore(model, &explore_options(config, false));
     match ex.outcome() {
-        Outcome::Complete => {}
+        // Stuck states are searched past: no early deadlock is asked for.
+        Outcome::Complete | Outcome::Stuck { .. } => {}
         Outcome::Limit(kind) => return Err(Failure::stopped(source, *kind, ex.num_states())),
         Outcome::Fault { fault, .. } => {
             return Err(Failure::whole(

@@ -65,6 +65,8 @@ pub enum Limit {
     MaxMemory,
     /// Ctrl-C or SIGTERM: the user stopped the run.
     Interrupted,
+    /// `--hunt`: every walk (`--walks`) ended without a violation.
+    Walks,
 }
 
 impl Limit {
@@ -75,6 +77,7 @@ impl Limit {
             Limit::MaxSeconds => "max_seconds",
             Limit::MaxMemory => "max_memory",
             Limit::Interrupted => "interrupted",
+            Limit::Walks => "walks",
         }
     }
 
@@ -86,6 +89,7 @@ impl Limit {
             Limit::MaxSeconds => "--max-seconds",
             Limit::MaxMemory => "--max-memory",
             Limit::Interrupted => "interrupted",
+            Limit::Walks => "--walks",
         }
     }
 }
@@ -104,6 +108,7 @@ impl From<LimitKind> for Limit {
             LimitKind::Time => Limit::MaxSeconds,
             LimitKind::Memory => Limit::MaxMemory,
             LimitKind::Interrupted => Limit::Interrupted,
+            LimitKind::Walks => Limit::Walks,
         }
     }
 }
@@ -151,6 +156,9 @@ pub struct RunConfig {
     /// `max_states`, `max_seconds`, `max_memory_mb`.
     #[serde(flatten)]
     pub limits: Limits,
+    /// `--hunt`: the random walks that searched (a bug hunt, not a proof).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hunt: Option<crate::check::Hunt>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -34,7 +34,7 @@ fn fault(text: &str, launch: Launch, model: MemoryModel, races: bool) -> Option<
     let e = explore(&m, &Options::default());
     match e.outcome() {
         Outcome::Fault { fault, .. } => Some(fault.clone()),
-        Outcome::Complete => None,
+        Outcome::Complete | Outcome::Stuck { .. } => None,
         Outcome::Limit(k) => panic!("limit {k:?}"),
     }
 }

@@ -1,15 +1,17 @@
 //! A system started at one of its states: where the threads of a deadlock
-//! end up is searched from the first state that cannot finish.
+//! end up is searched from the first state that cannot finish (the
+//! distributed explorer), and whether the harness can still finish from a
+//! state a random walk reached (the bug hunt).
 
-use crate::explore::TransitionSystem;
+use super::TransitionSystem;
 
-pub(super) struct Rooted<'a, S> {
+pub(crate) struct Rooted<'a, S> {
     sys: &'a S,
     root: Vec<u32>,
 }
 
 impl<'a, S> Rooted<'a, S> {
-    pub(super) fn new(sys: &'a S, root: Vec<u32>) -> Self {
+    pub(crate) fn new(sys: &'a S, root: Vec<u32>) -> Self {
         Rooted { sys, root }
     }
 }
