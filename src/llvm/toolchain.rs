@@ -22,6 +22,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// The pass pipeline after clang: inline everything, promote allocas to
@@ -433,11 +434,44 @@ impl Toolchain {
 
     /// Compiles and parses `tu`.
     pub fn read(&self, tu: &Path, opts: &CompileOptions) -> Result<Module, ToolchainError> {
-        let c = self.compile(tu, opts)?;
-        super::parse(&c.ll).map_err(|error| ToolchainError::Parse {
+        let ll = self.compile_once(tu, opts)?;
+        super::parse(&ll).map_err(|error| ToolchainError::Parse {
             tu: tu.to_path_buf(),
             error,
         })
+    }
+
+    /// The IR of `tu`, compiled once per process for the same file (as
+    /// last modified) and options: `verify` checks each expectation of a
+    /// kernel's file in turn, and clang and opt took 4-5 s of each.
+    fn compile_once(&self, tu: &Path, opts: &CompileOptions) -> Result<String, ToolchainError> {
+        type Key = (
+            PathBuf,
+            Option<std::time::SystemTime>,
+            Vec<PathBuf>,
+            Vec<String>,
+        );
+        static DONE: Mutex<Vec<(Key, String)>> = Mutex::new(Vec::new());
+        let modified = std::fs::metadata(tu).and_then(|m| m.modified()).ok();
+        let key: Key = (
+            tu.to_path_buf(),
+            modified,
+            opts.include_dirs.clone(),
+            opts.defines.clone(),
+        );
+        let cached = |done: &Vec<(Key, String)>| {
+            done.iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, ll)| ll.clone())
+        };
+        if let Some(ll) = DONE.lock().ok().and_then(|d| cached(&d)) {
+            return Ok(ll);
+        }
+        let ll = self.compile(tu, opts)?.ll;
+        if let Ok(mut done) = DONE.lock() {
+            done.push((key, ll.clone()));
+        }
+        Ok(ll)
     }
 }
 

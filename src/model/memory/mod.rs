@@ -794,7 +794,9 @@ impl PtxMemory {
             // Not "a stale L1 line": the model has no caches, and the
             // same read happens between blocks of one SM and to volatile
             // loads, which bypass the L1.
-            format!("read {whose}, an older write: {newer} newer write{plural} not visible to it yet")
+            format!(
+                "read {whose}, an older write: {newer} newer write{plural} not visible to it yet"
+            )
         }
     }
 
