@@ -14,10 +14,12 @@
 mod access;
 mod asm;
 mod calls;
+mod copy;
 mod float;
 mod flow;
 mod memory;
 mod params;
+mod pointers;
 mod private;
 mod source;
 mod values;
@@ -103,6 +105,7 @@ pub(crate) fn lower_kernel(
         asm_outputs: HashMap::new(),
         dead: HashSet::new(),
         private: Vec::new(),
+        pointers: pointers::PointerFacts::default(),
         param_vars: Vec::new(),
         by_value: Vec::new(),
         fields: HashMap::new(),
@@ -214,6 +217,8 @@ pub(crate) struct Lowerer<'m> {
     asm_outputs: HashMap<String, Vec<LocalId>>,
     /// The thread's private memory: each `alloca`'s slots.
     private: Vec<private::PrivateRegion>,
+    /// What memory holds pointers to (`pointers.rs`).
+    pointers: pointers::PointerFacts,
     /// Blocks no run reaches (`flow::dead_blocks`), left out.
     dead: HashSet<String>,
     code: Vec<Instr>,
@@ -276,6 +281,12 @@ impl<'m> Lowerer<'m> {
         let mut vars = self.vars;
         for (i, v) in vars.iter_mut().enumerate() {
             v.ty = memory::var_type(self.widths[i], self.signed[i]);
+        }
+        // Host-set pointer words: the addresses of their buffers.
+        for &(var, index, target) in &self.pointers.inits {
+            if let Some(word) = vars[var as usize].init.get_mut(index as usize) {
+                *word = (u64::from(target) + 1) << values::ADDRESS_SHIFT;
+            }
         }
         let mut params = self.params;
         for (base, index, value) in &self.inits {

@@ -125,6 +125,7 @@ impl Lowerer<'_> {
             },
         );
         self.param_vars.push(var);
+        self.pointers.host_set.insert(var);
         // Recorded with the integers: the report's header shows the launch.
         self.params.push((name.to_string(), i64::from(len)));
         var
@@ -278,6 +279,21 @@ impl Lowerer<'_> {
         } else {
             field
         };
+        Some(self.field_buffer(v, k, &field))
+    }
+
+    /// The buffer the pointer word at byte `k` of host-set memory `v`
+    /// points to (`pointers.rs`): a field's, named `NAME->@k` unless a
+    /// read at a constant offset named it first.
+    pub(super) fn word_buffer(&mut self, v: VarId, k: i64) -> VarId {
+        match self.fields.get(&(v, k)) {
+            Some(d) => *d,
+            None => self.field_buffer(v, k, &format!("@{k}")),
+        }
+    }
+
+    /// A new buffer for the pointer field at byte `k` of `v`.
+    fn field_buffer(&mut self, v: VarId, k: i64, field: &str) -> VarId {
         let name = format!("{}->{field}", self.vars[v as usize].name);
         let len = self
             .field_args
@@ -288,7 +304,7 @@ impl Lowerer<'_> {
         self.params.push((name.clone(), i64::from(len)));
         let d = self.new_buffer(name, len, self.span);
         self.fields.insert((v, k), d);
-        Some(d)
+        d
     }
 }
 
@@ -336,6 +352,7 @@ impl Lowerer<'_> {
         // Recorded with the integers: the report's header shows the launch.
         self.params.push((display.clone(), i64::from(len)));
         let d = self.new_buffer(display, len, self.span);
+        self.pointers.host_set.insert(d);
         self.global_vars.insert(name.to_string(), d);
         Some(d)
     }
