@@ -5,7 +5,8 @@
 //! (globals, pointers and `getelementptr`), `values` (integer arithmetic, compares,
 //! casts), `access` (loads, stores, atomics and fences, with CUDA's
 //! orders and scopes), `calls` (intrinsics, `__assertfail`, `vprintf`),
-//! `asm` (inline PTX, read by `ir::ptx`),
+//! `asm` (inline PTX, read by `ir::ptx`), `private` (a thread's private
+//! memory), `pointers` (pointers held in memory), `copy` (`memcpy`),
 //! `flow` (blocks, branches, and phis as copies on edges).
 //!
 //! What it cannot name is refused with an error located at the user's
