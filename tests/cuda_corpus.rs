@@ -129,6 +129,13 @@ fn cases() -> Vec<Case> {
                 says: "a call to `_Z11ncclTeamLsaRK11ncclDevComm`",
             },
         },
+        // Its barriers, two GPUs as two blocks (the kernels add floats).
+        Case {
+            name: "vllm-custom-allreduce",
+            file: "harnesses/corpus/vllm_custom_allreduce.cu",
+            args: &[],
+            outcome: Harness("harnesses/corpus/vllm_custom_allreduce.cu"),
+        },
         // The RankData copy and the barrier's pointer words are lowered;
         // the reduction adds floats.
         Case {
