@@ -332,10 +332,15 @@ impl Lowerer<'_> {
         }
         let dst = match (&instr.result, &instr.kind) {
             (Some(r), InstrKind::CmpXchg { .. }) => {
-                let old = self.new_local(
-                    &format!("%{r}.old"),
-                    super::values::local_type(bits).expect("access bits"),
-                );
+                // One local however many times the instruction is lowered
+                // (once per variable a pointer read from memory may name).
+                let old = match self.cas.get(r) {
+                    Some((old, _)) => *old,
+                    None => self.new_local(
+                        &format!("%{r}.old"),
+                        super::values::local_type(bits).expect("access bits"),
+                    ),
+                };
                 self.cas.insert(r.clone(), (old, values[0].clone()));
                 Some(old)
             }

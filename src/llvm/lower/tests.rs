@@ -91,6 +91,25 @@ fn run(p: &Program) -> BTreeMap<(String, i64), i64> {
                     *else_pc
                 } as usize
             }
+            Op::Atomic {
+                dst,
+                op: AtomicOp::Cas,
+                access,
+                operands,
+            } => {
+                let k = key(access, &locals);
+                let init = p.vars[access.loc.var as usize]
+                    .init
+                    .get(k.1 as usize)
+                    .map_or(0, |w| *w as i64);
+                let old = mem.get(&k).copied().unwrap_or(init);
+                if old == eval(&operands[0], &locals) {
+                    mem.insert(k, eval(&operands[1], &locals));
+                }
+                if let Some(d) = dst {
+                    locals[*d as usize] = old;
+                }
+            }
             Op::Jump { target } => next = *target as usize,
             Op::Assert { cond, .. } if eval(cond, &locals) == 0 => {
                 mem.insert(("<assert>".to_string(), pc as i64), 1);
@@ -958,6 +977,30 @@ define ptx_kernel void @k(ptr byval(%struct.S) align 16 %sg, ptr %sel) {
         let sg = p.vars.iter().find(|v| v.name == "arg0").unwrap();
         let target = p.vars.iter().position(|v| v.name == name).unwrap() as u64;
         assert_eq!(sg.init[i as usize], (target + 1) << 32);
+    }
+    // A compare-and-swap through the word: its old value and success are
+    // the case's that ran, for each word.
+    let cas = r#"
+%struct.S = type { [4 x ptr] }
+define ptx_kernel void @k(ptr byval(%struct.S) align 16 %sg, ptr %sel) {
+  %i = load i32, ptr %sel, align 4
+  %ii = zext i32 %i to i64
+  %w = getelementptr inbounds [4 x ptr], ptr %sg, i64 0, i64 %ii
+  %p = load ptr, ptr %w, align 8
+  %r = cmpxchg ptr %p, i32 0, i32 5 seq_cst seq_cst, align 4
+  %ok = extractvalue { i32, i1 } %r, 1
+  %okz = zext i1 %ok to i32
+  %o1 = getelementptr inbounds i32, ptr %sel, i64 1
+  store i32 %okz, ptr %o1, align 4
+  ret void
+}
+"#;
+    for i in 0..4i64 {
+        let word = format!("arg0->@{}[0]", 8 * i);
+        let taken = lower(cas, "k", &[("arg1[0]", i), (word.as_str(), 7)]).unwrap();
+        assert_eq!(run(&taken).get(&("arg1".to_string(), 1)), Some(&0), "{i}");
+        let free = lower(cas, "k", &[("arg1[0]", i)]).unwrap();
+        assert_eq!(run(&free).get(&("arg1".to_string(), 1)), Some(&1), "{i}");
     }
     // `--arg arg0->@8=N` sizes a word's buffer.
     let p = lower(ll, "k", &[("arg0->@8", 10)]).unwrap();
