@@ -324,7 +324,8 @@ impl Lowerer<'_> {
     /// with cudaMemcpyToSymbol): a zero-initialised buffer of its own,
     /// named as the variable, of the default length (`--arg NAME=N` sets
     /// it). The device never
-    /// changes where it points: a pointer stored to memory is refused.
+    /// changes where it points: a store into the variable is refused (a
+    /// pointer-typed scalar is no variable the model holds).
     /// `None` for a value that is not such a variable.
     pub(super) fn pointer_global(&mut self, v: &crate::llvm::ir::Value) -> Option<VarId> {
         use crate::llvm::ir::{InstrKind, Value};
