@@ -67,21 +67,13 @@ fn cases() -> Vec<Case> {
                 says: "floating-point addition",
             },
         },
-        // Each thread signals a peer GPU through a pointer chosen from an
-        // array of the peers' buffers by threadIdx.x.
+        // Both barriers of the case, two GPUs as two blocks, their peers'
+        // buffers reached through host-set arrays of pointers.
         Case {
             name: "flashinfer-allreduce-barriers",
-            file: "tests/llvm/drivers/flashinfer-allreduce-barriers.cu",
-            args: &[
-                "--kernel", "vllm_barriers_kernel", "--arg", "rank=0",
-                "-I", "@/cuda-corpus/flashinfer-allreduce-barriers/src/include",
-                "-I", "tests/llvm/stubs/flashinfer/comm", "-I", "@",
-                "-D", "_CG_CLUSTER_INTRINSICS_AVAILABLE",
-            ],
-            outcome: Refused {
-                at: "vllm_custom_all_reduce.cuh:200",
-                says: "a pointer loaded from memory",
-            },
+            file: "harnesses/corpus/flashinfer_allreduce_barriers.cu",
+            args: &[],
+            outcome: Harness("harnesses/corpus/flashinfer_allreduce_barriers.cu"),
         },
         // Every construct is lowered (local key arrays, bit counts, warp
         // shuffles); its state is too large to search even at 2 blocks of
@@ -137,8 +129,15 @@ fn cases() -> Vec<Case> {
                 says: "a call to `_Z11ncclTeamLsaRK11ncclDevComm`",
             },
         },
-        // The kernel copies its RankData struct (memcpy) before the
-        // cross-GPU barrier.
+        // Its barriers, two GPUs as two blocks (the kernels add floats).
+        Case {
+            name: "vllm-custom-allreduce",
+            file: "harnesses/corpus/vllm_custom_allreduce.cu",
+            args: &[],
+            outcome: Harness("harnesses/corpus/vllm_custom_allreduce.cu"),
+        },
+        // The RankData copy and the barrier's pointer words are lowered;
+        // the reduction adds floats.
         Case {
             name: "vllm-custom-allreduce",
             file: "tests/llvm/drivers/vllm-custom-allreduce.cu",
@@ -148,8 +147,8 @@ fn cases() -> Vec<Case> {
                 "-I", "@/cuda-corpus/vllm-custom-allreduce/src", "-I", "@", "-D", "__restrict__=",
             ],
             outcome: Refused {
-                at: "custom_all_reduce.cuh:190",
-                says: "memcpy / a struct copy",
+                at: "custom_all_reduce.cuh:75",
+                says: "floating-point addition",
             },
         },
         Case {

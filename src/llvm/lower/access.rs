@@ -149,12 +149,19 @@ impl Lowerer<'_> {
     }
 
     /// The element width of every variable, from its accesses (inline
-    /// PTX's included: an address's element index depends on it).
+    /// PTX's included: an address's element index depends on it; a
+    /// pointer word read or written in memory is 64 bits; an access
+    /// through a pointer read from memory, into each variable it may
+    /// point into), then the word each `memcpy` copies in.
     pub(super) fn access_widths(&mut self) -> R<()> {
+        let mut private_widths = std::collections::BTreeSet::new();
         for instr in self.live_instructions() {
             let mut found: Vec<(usize, u32, Option<bool>)> = super::asm::accesses(instr);
             if let Some((at, ty, signed)) = Self::access_of(instr) {
                 found.extend(bits_of(&ty).map(|b| (at, b, signed)));
+            }
+            if let Some(at) = self.pointer_word(instr) {
+                found.push((at, 64, None));
             }
             for (at, bits, signed) in found {
                 let Some(op) = instr.operands.get(at) else {
@@ -164,13 +171,45 @@ impl Lowerer<'_> {
                     Value::Local(n) => self.bases.get(n).copied(),
                     v => self.const_base(v)?,
                 };
-                if let Some(Base::Var(v)) = base {
-                    self.locate(instr);
-                    self.note_width(v, bits, signed)?;
+                self.locate(instr);
+                match base {
+                    Some(Base::Var(v)) => self.note_width(v, bits, signed)?,
+                    Some(Base::Loaded(k)) => {
+                        let targets: Vec<_> = self.pointers.set(k).iter().copied().collect();
+                        for v in targets {
+                            self.note_width(v, bits, signed)?;
+                        }
+                    }
+                    Some(Base::Private) => {
+                        private_widths.insert(bits);
+                    }
+                    _ => {}
                 }
             }
         }
+        let copies: Vec<&Instr> = self
+            .live_instructions()
+            .into_iter()
+            .filter(|i| super::pointers::is_memcpy(i))
+            .collect();
+        for instr in copies {
+            self.locate(instr);
+            self.copy_width(instr, &private_widths)?;
+        }
         Ok(())
+    }
+
+    /// The address operand of a load or store of a pointer word that is
+    /// an access to memory (not one bound statically).
+    fn pointer_word(&self, instr: &Instr) -> Option<usize> {
+        match &instr.kind {
+            InstrKind::Load { .. } if matches!(instr.ty, LType::Ptr(_)) => {
+                let res = instr.result.as_ref()?;
+                matches!(self.bases.get(res), Some(Base::Loaded(_))).then_some(0)
+            }
+            InstrKind::Store { .. } if matches!(instr.operands[0].ty, LType::Ptr(_)) => Some(1),
+            _ => None,
+        }
     }
 
     fn const_base(&mut self, v: &Value) -> R<Option<Base>> {
@@ -193,7 +232,7 @@ impl Lowerer<'_> {
         }
     }
 
-    fn mapped(&self, atomic: &Atomic, rmw: bool, kind: Order) -> R<Mapped> {
+    pub(super) fn mapped(&self, atomic: &Atomic, rmw: bool, kind: Order) -> R<Mapped> {
         match map_atomic(atomic, rmw, kind) {
             Some(m) => Ok(m),
             None => self.refuse(format!(
@@ -214,17 +253,7 @@ impl Lowerer<'_> {
             return self.assign(instr, value);
         }
         let loc = self.loc(&p, bits)?;
-        let order = match atomic {
-            Some(a) => {
-                let m = self.mapped(a, false, Order::Acquire)?;
-                if let Some(f) = m.fence {
-                    self.emit(Op::Fence(f));
-                }
-                m.order
-            }
-            None if volatile => MemOrder::new(Order::Volatile, Scope::Sys),
-            None => MemOrder::new(Order::Weak, Scope::Cta),
-        };
+        let order = self.load_order(volatile, atomic)?;
         let Some(res) = &instr.result else {
             return Ok(());
         };
@@ -254,10 +283,22 @@ impl Lowerer<'_> {
         volatile: bool,
         atomic: Option<&Atomic>,
     ) -> R<()> {
-        let p = self.ptr(&instr.operands[1])?;
-        self.writable(&p)?;
         let bits = self.access_bits(&instr.operands[0].ty)?;
         let value = self.int(&instr.operands[0])?;
+        self.store_value(instr, bits, value, volatile, atomic)
+    }
+
+    /// A store of `value`, `bits` wide, through `operands[1]`.
+    pub(super) fn store_value(
+        &mut self,
+        instr: &Instr,
+        bits: u32,
+        value: Expr,
+        volatile: bool,
+        atomic: Option<&Atomic>,
+    ) -> R<()> {
+        let p = self.ptr(&instr.operands[1])?;
+        self.writable(&p)?;
         if let Region::Private(k) = p.region {
             if atomic.is_some() {
                 return self.refuse("an atomic store to a thread's local variable");
@@ -265,17 +306,7 @@ impl Lowerer<'_> {
             return self.private_store(k, &p.offset, bits, value);
         }
         let loc = self.loc(&p, bits)?;
-        let order = match atomic {
-            Some(a) => {
-                let m = self.mapped(a, false, Order::Release)?;
-                if let Some(f) = m.fence {
-                    self.emit(Op::Fence(f));
-                }
-                m.order
-            }
-            None if volatile => MemOrder::new(Order::Volatile, Scope::Sys),
-            None => MemOrder::new(Order::Weak, Scope::Cta),
-        };
+        let order = self.store_order(volatile, atomic)?;
         self.emit(Op::Store {
             access: order.at(loc),
             value,
@@ -301,10 +332,15 @@ impl Lowerer<'_> {
         }
         let dst = match (&instr.result, &instr.kind) {
             (Some(r), InstrKind::CmpXchg { .. }) => {
-                let old = self.new_local(
-                    &format!("%{r}.old"),
-                    super::values::local_type(bits).expect("access bits"),
-                );
+                // One local however many times the instruction is lowered
+                // (once per variable a pointer read from memory may name).
+                let old = match self.cas.get(r) {
+                    Some((old, _)) => *old,
+                    None => self.new_local(
+                        &format!("%{r}.old"),
+                        super::values::local_type(bits).expect("access bits"),
+                    ),
+                };
                 self.cas.insert(r.clone(), (old, values[0].clone()));
                 Some(old)
             }

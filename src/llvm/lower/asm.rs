@@ -236,9 +236,17 @@ impl Lowerer<'_> {
             let Some(bits) = super::values::width(t) else {
                 return self.refuse(format!("an asm output of LLVM type {t:?}"));
             };
-            let local = match (&instr.result, n_out) {
-                (Some(r), 1) => self.local(r, bits)?,
-                (r, _) => {
+            let earlier = instr
+                .result
+                .as_ref()
+                .and_then(|r| self.asm_outputs.get(r))
+                .and_then(|outs| outs.get(k).copied());
+            let local = match (earlier, &instr.result, n_out) {
+                (_, Some(r), 1) => self.local(r, bits)?,
+                // One local however many times the asm is lowered (once
+                // per variable a pointer read from memory may name).
+                (Some(l), _, _) => l,
+                (None, r, _) => {
                     let ty = super::values::local_type(bits)
                         .ok_or(())
                         .or_else(|()| self.refuse(format!("an asm output of {bits} bits")))?;

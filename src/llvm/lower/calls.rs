@@ -36,7 +36,6 @@ fn cuda_words(name: &str) -> Option<&'static str> {
         ),
         ("llvm.nvvm.cp.async", "asynchronous copies (cp.async)"),
         ("llvm.nvvm.mbarrier", "mbarrier (cuda::barrier)"),
-        ("llvm.memcpy", "memcpy / a struct copy"),
         ("llvm.memset", "memset / a zeroed local array"),
         (
             "llvm.nvvm.atomic",
@@ -92,6 +91,9 @@ impl Lowerer<'_> {
         }
         if let Some(v) = self.float_call(name, instr)? {
             return self.assign(instr, v);
+        }
+        if name.starts_with("llvm.memcpy.") {
+            return self.memcpy(instr);
         }
         self.check_arity(name, instr)?;
         if let Some((op, scope, _)) = atomic_intrinsic(name) {

@@ -83,7 +83,7 @@ impl Lowerer<'_> {
                     continue;
                 }
                 self.locate(instr);
-                self.instr(instr)?;
+                self.dispatched(instr)?;
             }
             self.locate(&b.terminator);
             self.terminator(b, &mut fixups)?;
@@ -158,7 +158,7 @@ impl Lowerer<'_> {
     /// thread-local memory).
     pub(super) fn followed(&self, v: &Value) -> bool {
         match v {
-            Value::Local(n) => matches!(self.bases.get(n), Some(Base::Var(_))),
+            Value::Local(n) => matches!(self.bases.get(n), Some(Base::Var(_) | Base::Loaded(_))),
             Value::Global(_) | Value::Expr(_) => true,
             _ => false,
         }
@@ -193,6 +193,17 @@ impl Lowerer<'_> {
                                     },
                                 );
                             }
+                            // Pointers read from memory: their address.
+                            Some(Base::Loaded(_)) => {
+                                let l = self.new_local(&format!("%{res}.address"), Type::I64);
+                                self.ptrs.insert(
+                                    res.clone(),
+                                    Ptr {
+                                        region: Region::Address,
+                                        offset: Expr::Local(l),
+                                    },
+                                );
+                            }
                             _ => return self.refuse("a pointer that may point into more than one buffer or variable (a phi of two pointers): the model names one variable per access"),
                         }
                     }
@@ -206,7 +217,7 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    fn instr(&mut self, instr: &Instr) -> R<()> {
+    pub(super) fn instr(&mut self, instr: &Instr) -> R<()> {
         match &instr.kind {
             InstrKind::Binary(op) => self.binary(instr, *op),
             InstrKind::ICmp(pred) => self.icmp(instr, pred),
@@ -269,7 +280,7 @@ impl Lowerer<'_> {
                 volatile, atomic, ..
             } => {
                 if matches!(instr.ty, LType::Ptr(_)) {
-                    return self.load_pointer(instr);
+                    return self.load_pointer(instr, *volatile, atomic.as_ref());
                 }
                 self.load(instr, *volatile, atomic.as_ref())
             }
@@ -277,7 +288,7 @@ impl Lowerer<'_> {
                 volatile, atomic, ..
             } => {
                 if matches!(instr.operands[0].ty, LType::Ptr(_)) {
-                    return self.refuse("a pointer stored to memory: the model cannot follow it");
+                    return self.store_pointer(instr, *volatile, atomic.as_ref());
                 }
                 self.store(instr, *volatile, atomic.as_ref())
             }
@@ -290,34 +301,6 @@ impl Lowerer<'_> {
                 self.refuse("floating-point arithmetic (float, double, half) is not modelled")
             }
             other => self.refuse(format!("the LLVM instruction `{}`", other.opcode())),
-        }
-    }
-
-    /// A pointer field of a kernel's struct argument, read at a constant
-    /// offset: the field's own buffer (see `pointer_field`); or a
-    /// `__device__`/`__constant__` pointer variable (`pointer_global`).
-    fn load_pointer(&mut self, instr: &Instr) -> R<()> {
-        if let Some(d) = self.pointer_global(&instr.operands[0].value) {
-            let p = Ptr {
-                region: Region::Var(d),
-                offset: Expr::Const(0),
-            };
-            return self.bind_ptr(instr, p);
-        }
-        let p = self.ptr(&instr.operands[0])?;
-        let field = match (p.var(), &p.offset) {
-            (Some(v), Expr::Const(k)) => self.pointer_field(v, *k),
-            _ => None,
-        };
-        match field {
-            Some(d) => self.bind_ptr(
-                instr,
-                Ptr {
-                    region: Region::Var(d),
-                    offset: Expr::Const(0),
-                },
-            ),
-            None => self.refuse("a pointer loaded from memory other than a field of a kernel's struct argument or a __device__/__constant__ pointer variable: the model cannot follow it"),
         }
     }
 
@@ -410,6 +393,20 @@ impl Lowerer<'_> {
             match &instr.ty {
                 LType::Ptr(_) => {
                     let dst = self.ptrs[res].clone();
+                    if dst.region == Region::Address {
+                        let address = match op.value {
+                            crate::llvm::ir::Value::Null => Expr::Const(0),
+                            _ => {
+                                let p = self.ptr(op)?;
+                                self.address_of(&p)?
+                            }
+                        };
+                        let Expr::Local(l) = dst.offset else {
+                            unreachable!("a pointer phi's address is a local");
+                        };
+                        copies.push((l, address));
+                        continue;
+                    }
                     let src = match op.value {
                         // NULL into a pointer phi (`T *p = NULL; if (...) p = buf;`):
                         // an offset no access can reach, so that a use is

@@ -17,6 +17,10 @@ pub(crate) enum Region {
     Var(VarId),
     /// The k-th `alloca`: the thread's private memory (`private.rs`).
     Private(u32),
+    /// A pointer read from memory (`pointers.rs`): the offset is its
+    /// whole address, and an access through it is a choice among the
+    /// variables it may point into.
+    Address,
 }
 
 /// A pointer: a region and a byte offset into it.
@@ -31,7 +35,7 @@ impl Ptr {
     pub(crate) fn var(&self) -> Option<VarId> {
         match self.region {
             Region::Var(v) => Some(v),
-            Region::Private(_) => None,
+            Region::Private(_) | Region::Address => None,
         }
     }
 }
@@ -43,14 +47,9 @@ pub(crate) enum Base {
     Private,
     /// Into more than one variable (a phi or select of two buffers).
     Mixed,
-}
-
-fn merge(a: Option<Base>, b: Option<Base>) -> Option<Base> {
-    match (a, b) {
-        (None, x) | (x, None) => x,
-        (Some(x), Some(y)) if x == y => Some(x),
-        _ => Some(Base::Mixed),
-    }
+    /// Read from memory: into one of the variables of target set `k`
+    /// (`pointers::PointerFacts::set`).
+    Loaded(u32),
 }
 
 /// The type of a memory variable whose accesses are `bits` wide, compared
@@ -218,7 +217,7 @@ impl Lowerer<'_> {
                 for (slot, it) in init.iter_mut().zip(items) {
                     match it.value {
                         Value::Int(i) => *slot = zero_extend(i, bits),
-                        Value::Zero | Value::Undef | Value::Poison => {}
+                        Value::Zero | Value::Undef | Value::Poison | Value::Null => {}
                         _ => {
                             return self
                                 .refuse(format!("the initial value of `{}`", display_name(name)))
@@ -253,77 +252,9 @@ impl Lowerer<'_> {
         Ok(var)
     }
 
-    /// What each pointer SSA value points into, to a fixpoint over the
-    /// function (phis may name values defined later).
-    pub(super) fn pointer_bases(&mut self) -> R<HashMap<String, Base>> {
-        let mut bases: HashMap<String, Base> = HashMap::new();
-        let defs: HashMap<&str, &crate::llvm::ir::Instr> = self
-            .func
-            .instructions()
-            .filter_map(|i| Some((i.result.as_deref()?, i)))
-            .collect();
-        for (name, p) in &self.ptrs {
-            if let Some(v) = p.var() {
-                bases.insert(name.clone(), Base::Var(v));
-            }
-        }
-        loop {
-            let mut changed = false;
-            for instr in self.func.instructions() {
-                let (Some(res), LType::Ptr(_)) = (&instr.result, &instr.ty) else {
-                    continue;
-                };
-                let ops: Vec<&Operand> = match &instr.kind {
-                    InstrKind::GetElementPtr { .. } | InstrKind::Cast(_) | InstrKind::Freeze => {
-                        instr.operands.iter().take(1).collect()
-                    }
-                    InstrKind::Phi { .. } => instr.operands.iter().collect(),
-                    InstrKind::Select => instr.operands.iter().skip(1).collect(),
-                    InstrKind::Load { .. } => {
-                        self.locate(instr);
-                        if let Some(v) = self.pointer_global(&instr.operands[0].value) {
-                            if bases.insert(res.clone(), Base::Var(v)) != Some(Base::Var(v)) {
-                                changed = true;
-                            }
-                            continue;
-                        }
-                        if let Some(v) = self
-                            .static_ptr(&instr.operands[0].value, &defs)?
-                            .and_then(|(v, k)| self.pointer_field(v, k))
-                        {
-                            if bases.insert(res.clone(), Base::Var(v)) != Some(Base::Var(v)) {
-                                changed = true;
-                            }
-                        }
-                        continue;
-                    }
-                    InstrKind::Alloca { .. } => {
-                        if bases.insert(res.clone(), Base::Private).is_none() {
-                            changed = true;
-                        }
-                        continue;
-                    }
-                    _ => continue,
-                };
-                let mut b = None;
-                for op in ops {
-                    b = merge(b, self.base_of(&op.value, &bases)?);
-                }
-                if let Some(b) = b {
-                    if bases.insert(res.clone(), b) != Some(b) {
-                        changed = true;
-                    }
-                }
-            }
-            if !changed {
-                return Ok(bases);
-            }
-        }
-    }
-
     /// A pointer known before running: a variable at a constant offset
     /// (a parameter, or a constant `getelementptr` of one).
-    fn static_ptr(
+    pub(super) fn static_ptr(
         &mut self,
         v: &Value,
         defs: &HashMap<&str, &crate::llvm::ir::Instr>,
@@ -362,7 +293,7 @@ impl Lowerer<'_> {
         })
     }
 
-    fn base_of(&mut self, v: &Value, bases: &HashMap<String, Base>) -> R<Option<Base>> {
+    pub(super) fn base_of(&mut self, v: &Value, bases: &HashMap<String, Base>) -> R<Option<Base>> {
         Ok(match v {
             Value::Local(n) => bases.get(n).copied(),
             Value::Global(g) => match self.module.global(g) {
@@ -391,7 +322,7 @@ impl Lowerer<'_> {
                 Some(p) => Ok(p.clone()),
                 None => match self.bases.get(n) {
                     Some(Base::Mixed) => self.refuse("a pointer that may point into more than one buffer or variable (a phi or select of two pointers): the model names one variable per access"),
-                    _ => self.refuse("a pointer the model cannot follow (loaded from memory, or computed from an integer)"),
+                    _ => self.refuse("a pointer the model cannot follow (computed from an integer, or from a value the model does not keep)"),
                 },
             },
             Value::Global(g) => Ok(Ptr { region: Region::Var(self.global_var(g)?), offset: Expr::Const(0) }),
@@ -529,7 +460,11 @@ fn flatten(ty: &LType) -> Option<(u32, u32)> {
         LType::Float => Some((1, 32)),
         LType::Double => Some((1, 64)),
         LType::Array(n, t) => {
-            let (k, b) = flatten(t)?;
+            // An array of pointers holds their addresses (`pointers.rs`).
+            let (k, b) = match **t {
+                LType::Ptr(_) => (1, 64),
+                _ => flatten(t)?,
+            };
             let len = u32::try_from(*n).ok()?.checked_mul(k)?;
             (len > 0 && len <= 1 << 16).then_some((len, b))
         }

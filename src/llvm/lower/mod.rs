@@ -5,7 +5,8 @@
 //! (globals, pointers and `getelementptr`), `values` (integer arithmetic, compares,
 //! casts), `access` (loads, stores, atomics and fences, with CUDA's
 //! orders and scopes), `calls` (intrinsics, `__assertfail`, `vprintf`),
-//! `asm` (inline PTX, read by `ir::ptx`),
+//! `asm` (inline PTX, read by `ir::ptx`), `private` (a thread's private
+//! memory), `pointers` (pointers held in memory), `copy` (`memcpy`),
 //! `flow` (blocks, branches, and phis as copies on edges).
 //!
 //! What it cannot name is refused with an error located at the user's
@@ -14,10 +15,12 @@
 mod access;
 mod asm;
 mod calls;
+mod copy;
 mod float;
 mod flow;
 mod memory;
 mod params;
+mod pointers;
 mod private;
 mod source;
 mod values;
@@ -104,6 +107,7 @@ pub(crate) fn lower_kernel(
         windows: HashMap::new(),
         dead: HashSet::new(),
         private: Vec::new(),
+        pointers: pointers::PointerFacts::default(),
         param_vars: Vec::new(),
         by_value: Vec::new(),
         fields: HashMap::new(),
@@ -218,6 +222,8 @@ pub(crate) struct Lowerer<'m> {
     windows: HashMap<String, Ptr>,
     /// The thread's private memory: each `alloca`'s slots.
     private: Vec<private::PrivateRegion>,
+    /// What memory holds pointers to (`pointers.rs`).
+    pointers: pointers::PointerFacts,
     /// Blocks no run reaches (`flow::dead_blocks`), left out.
     dead: HashSet<String>,
     code: Vec<Instr>,
@@ -280,6 +286,12 @@ impl<'m> Lowerer<'m> {
         let mut vars = self.vars;
         for (i, v) in vars.iter_mut().enumerate() {
             v.ty = memory::var_type(self.widths[i], self.signed[i]);
+        }
+        // Host-set pointer words: the addresses of their buffers.
+        for &(var, index, target) in &self.pointers.inits {
+            if let Some(word) = vars[var as usize].init.get_mut(index as usize) {
+                *word = (u64::from(target) + 1) << values::ADDRESS_SHIFT;
+            }
         }
         let mut params = self.params;
         for (base, index, value) in &self.inits {

@@ -125,6 +125,7 @@ impl Lowerer<'_> {
             },
         );
         self.param_vars.push(var);
+        self.pointers.host_set.insert(var);
         // Recorded with the integers: the report's header shows the launch.
         self.params.push((name.to_string(), i64::from(len)));
         var
@@ -279,6 +280,21 @@ impl Lowerer<'_> {
         } else {
             field
         };
+        Some(self.field_buffer(v, k, &field))
+    }
+
+    /// The buffer the pointer word at byte `k` of host-set memory `v`
+    /// points to (`pointers.rs`): a field's, named `NAME->@k` unless a
+    /// read at a constant offset named it first.
+    pub(super) fn word_buffer(&mut self, v: VarId, k: i64) -> VarId {
+        match self.fields.get(&(v, k)) {
+            Some(d) => *d,
+            None => self.field_buffer(v, k, &format!("@{k}")),
+        }
+    }
+
+    /// A new buffer for the pointer field at byte `k` of `v`.
+    fn field_buffer(&mut self, v: VarId, k: i64, field: &str) -> VarId {
         let mut name = format!("{}->{field}", self.vars[v as usize].name);
         // Two fields spelled alike (stdgpu's deque holds three atomics,
         // each with its `_value`): the later ones by their byte offset.
@@ -294,7 +310,7 @@ impl Lowerer<'_> {
         self.params.push((name.clone(), i64::from(len)));
         let d = self.new_buffer(name, len, self.span);
         self.fields.insert((v, k), d);
-        Some(d)
+        d
     }
 }
 
@@ -314,7 +330,8 @@ impl Lowerer<'_> {
     /// with cudaMemcpyToSymbol): a zero-initialised buffer of its own,
     /// named as the variable, of the default length (`--arg NAME=N` sets
     /// it). The device never
-    /// changes where it points: a pointer stored to memory is refused.
+    /// changes where it points: a store into the variable is refused (a
+    /// pointer-typed scalar is no variable the model holds).
     /// `None` for a value that is not such a variable.
     pub(super) fn pointer_global(&mut self, v: &crate::llvm::ir::Value) -> Option<VarId> {
         use crate::llvm::ir::{InstrKind, Value};
@@ -342,6 +359,7 @@ impl Lowerer<'_> {
         // Recorded with the integers: the report's header shows the launch.
         self.params.push((display.clone(), i64::from(len)));
         let d = self.new_buffer(display, len, self.span);
+        self.pointers.host_set.insert(d);
         self.global_vars.insert(name.to_string(), d);
         Some(d)
     }

@@ -30,7 +30,8 @@ fn lower(ll: &str, kernel: &str, args: &[(&str, i64)]) -> Result<Program, String
     })
 }
 
-/// Runs thread 0 of block 0 alone; memory as `(variable, index) → value`,
+/// Runs thread 0 of block 0 alone; memory as `(variable, index) → value`
+/// (what it stores; a load of an element never stored reads its initial value),
 /// and `("<assert>", pc)` → 1 for each assertion that fails.
 fn run(p: &Program) -> BTreeMap<(String, i64), i64> {
     let mut locals = vec![0i64; p.locals.len()];
@@ -71,7 +72,12 @@ fn run(p: &Program) -> BTreeMap<(String, i64), i64> {
                 mem.insert(key(access, &locals), v);
             }
             Op::Load { dst, access } => {
-                let v = mem.get(&key(access, &locals)).copied().unwrap_or(0);
+                let k = key(access, &locals);
+                let init = p.vars[access.loc.var as usize]
+                    .init
+                    .get(k.1 as usize)
+                    .map_or(0, |w| *w as i64);
+                let v = mem.get(&k).copied().unwrap_or(init);
                 locals[*dst as usize] = v;
             }
             Op::Branch {
@@ -84,6 +90,25 @@ fn run(p: &Program) -> BTreeMap<(String, i64), i64> {
                 } else {
                     *else_pc
                 } as usize
+            }
+            Op::Atomic {
+                dst,
+                op: AtomicOp::Cas,
+                access,
+                operands,
+            } => {
+                let k = key(access, &locals);
+                let init = p.vars[access.loc.var as usize]
+                    .init
+                    .get(k.1 as usize)
+                    .map_or(0, |w| *w as i64);
+                let old = mem.get(&k).copied().unwrap_or(init);
+                if old == eval(&operands[0], &locals) {
+                    mem.insert(k, eval(&operands[1], &locals));
+                }
+                if let Some(d) = dst {
+                    locals[*d as usize] = old;
+                }
             }
             Op::Jump { target } => next = *target as usize,
             Op::Assert { cond, .. } if eval(cond, &locals) == 0 => {
@@ -973,4 +998,219 @@ fn bit_counts_are_cudas() {
         let p = lower(&ll, "k", &[]).unwrap();
         assert_eq!(run(&p)[&("arg0".to_string(), 0)], want, "{name}({x})");
     }
+}
+
+/// The first violation the checker finds in `p` (deadlock questions only,
+/// no reductions), or `None` when it verifies.
+fn first_violation(p: &Program) -> Option<crate::model::ViolationKind> {
+    let model = crate::model::Model::new(p, crate::model::ModelOptions::default());
+    let settings = crate::check::Settings {
+        scheduler: crate::model::Scheduler::Deadlock,
+        reductions: crate::reduce::Reductions::NONE,
+        limits: crate::explore::Options::default(),
+    };
+    let result = crate::check::check(&model, &settings);
+    assert!(result.limit.is_none(), "the search ends");
+    result.findings.first().map(|f| f.kind)
+}
+
+/// A struct copy (`auto dp = *_dp;`) is word copies, plain loads then
+/// plain stores: from a buffer into private memory (read back from the
+/// copy), and between buffers at the width their other accesses fix. A
+/// size known only at run time is refused.
+#[test]
+fn memcpy_is_word_copies() {
+    let ll = r#"
+declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
+define ptx_kernel void @k(ptr %in, ptr %out, ptr %dst) {
+  %s = alloca [4 x i32], align 16
+  store i32 5, ptr %in, align 4
+  %in2 = getelementptr inbounds i32, ptr %in, i64 2
+  store i32 7, ptr %in2, align 4
+  call void @llvm.memcpy.p0.p0.i64(ptr align 16 %s, ptr align 16 %in, i64 16, i1 false)
+  %e2 = getelementptr inbounds i32, ptr %s, i64 2
+  %v = load i32, ptr %e2, align 4
+  store i32 %v, ptr %out, align 4
+  call void @llvm.memcpy.p0.p0.i64(ptr align 4 %dst, ptr align 4 %in, i64 12, i1 false)
+  ret void
+}
+"#;
+    let p = lower(ll, "k", &[]).unwrap();
+    let mem = run(&p);
+    assert_eq!(mem.get(&("arg1".to_string(), 0)), Some(&7), "{mem:?}");
+    assert_eq!(mem.get(&("arg2".to_string(), 0)), Some(&5), "{mem:?}");
+    assert_eq!(mem.get(&("arg2".to_string(), 2)), Some(&7), "{mem:?}");
+    // 12 bytes of 32-bit words: three stores into `arg2`.
+    let dst = p.vars.iter().position(|v| v.name == "arg2").unwrap() as u32;
+    let copies = p
+        .code
+        .iter()
+        .filter(|i| matches!(&i.op, Op::Store { access, .. } if access.loc.var == dst))
+        .count();
+    assert_eq!(copies, 3, "{:?}", memory_ops(&p));
+    let weak = p.code.iter().all(|i| match &i.op {
+        Op::Load { access, .. } | Op::Store { access, .. } => access.order == Order::Weak,
+        _ => true,
+    });
+    assert!(weak, "a struct copy is plain accesses");
+    let sized = ll.replace("i64 12, i1 false", "i64 %n, i1 false").replace(
+        "define ptx_kernel void @k(ptr %in, ptr %out, ptr %dst) {",
+        "define ptx_kernel void @k(ptr %in, ptr %out, ptr %dst, i64 %m) {\n  %n = add i64 %m, 0",
+    );
+    let e = lower(&sized, "k", &[("arg3", 12)]).unwrap_err();
+    assert!(e.contains("known only at run time"), "{e}");
+}
+
+/// A struct by value holding an array of pointers (vLLM's `RankSignals`)
+/// is host-set memory: each pointer word points to a buffer of its own,
+/// and a store through the word chosen at run time lands in that
+/// word's buffer; its address is `values::address`'s.
+#[test]
+fn pointer_words_of_a_struct_argument() {
+    let ll = r#"
+%struct.S = type { [4 x ptr] }
+define ptx_kernel void @k(ptr byval(%struct.S) align 16 %sg, ptr %sel) {
+  %i = load i32, ptr %sel, align 4
+  %ii = zext i32 %i to i64
+  %w = getelementptr inbounds [4 x ptr], ptr %sg, i64 0, i64 %ii
+  %p = load ptr, ptr %w, align 8
+  %q = getelementptr inbounds i32, ptr %p, i64 1
+  store i32 9, ptr %q, align 4
+  ret void
+}
+"#;
+    for i in 0..4i64 {
+        let p = lower(ll, "k", &[("arg1[0]", i)]).unwrap();
+        let mem = run(&p);
+        let name = format!("arg0->@{}", 8 * i);
+        assert_eq!(mem.get(&(name.clone(), 1)), Some(&9), "{i}: {mem:?}");
+        let written = mem.keys().filter(|(v, _)| v.starts_with("arg0->")).count();
+        assert_eq!(written, 1, "{mem:?}");
+        let sg = p.vars.iter().find(|v| v.name == "arg0").unwrap();
+        let target = p.vars.iter().position(|v| v.name == name).unwrap() as u64;
+        assert_eq!(sg.init[i as usize], (target + 1) << 32);
+    }
+    // A compare-and-swap through the word: its old value and success are
+    // the case's that ran, for each word.
+    let cas = r#"
+%struct.S = type { [4 x ptr] }
+define ptx_kernel void @k(ptr byval(%struct.S) align 16 %sg, ptr %sel) {
+  %i = load i32, ptr %sel, align 4
+  %ii = zext i32 %i to i64
+  %w = getelementptr inbounds [4 x ptr], ptr %sg, i64 0, i64 %ii
+  %p = load ptr, ptr %w, align 8
+  %r = cmpxchg ptr %p, i32 0, i32 5 seq_cst seq_cst, align 4
+  %ok = extractvalue { i32, i1 } %r, 1
+  %okz = zext i1 %ok to i32
+  %o1 = getelementptr inbounds i32, ptr %sel, i64 1
+  store i32 %okz, ptr %o1, align 4
+  ret void
+}
+"#;
+    for i in 0..4i64 {
+        let word = format!("arg0->@{}[0]", 8 * i);
+        let taken = lower(cas, "k", &[("arg1[0]", i), (word.as_str(), 7)]).unwrap();
+        assert_eq!(run(&taken).get(&("arg1".to_string(), 1)), Some(&0), "{i}");
+        let free = lower(cas, "k", &[("arg1[0]", i)]).unwrap();
+        assert_eq!(run(&free).get(&("arg1".to_string(), 1)), Some(&1), "{i}");
+    }
+    // `--arg arg0->@8=N` sizes a word's buffer.
+    let p = lower(ll, "k", &[("arg0->@8", 10)]).unwrap();
+    let len = p.vars.iter().find(|v| v.name == "arg0->@8").map(|v| v.len);
+    assert_eq!(len, Some(10));
+}
+
+/// A pointer a thread stores is its address, and a load of it follows it
+/// back; a NULL or never-set word fails where it is dereferenced; a
+/// pointer into private memory is not stored.
+#[test]
+fn stored_pointers_are_followed() {
+    let ll = r#"
+@slot = addrspace(1) global [2 x ptr] zeroinitializer, align 8
+define ptx_kernel void @k(ptr %buf, ptr %sel) {
+  %t = getelementptr inbounds i32, ptr %buf, i64 3
+  store ptr %t, ptr addrspacecast (ptr addrspace(1) @slot to ptr), align 8
+  %i = load i32, ptr %sel, align 4
+  %ii = zext i32 %i to i64
+  %w = getelementptr inbounds [2 x ptr], ptr addrspacecast (ptr addrspace(1) @slot to ptr), i64 0, i64 %ii
+  %p = load ptr, ptr %w, align 8
+  store i32 4, ptr %p, align 4
+  ret void
+}
+"#;
+    let p = lower(ll, "k", &[]).unwrap();
+    let mem = run(&p);
+    assert_eq!(mem.get(&("arg0".to_string(), 3)), Some(&4), "{mem:?}");
+    assert!(!mem.keys().any(|(v, _)| v == "<assert>"), "{mem:?}");
+    // Word 1 was never set: NULL, dereferenced.
+    let p = lower(ll, "k", &[("arg1[0]", 1)]).unwrap();
+    let mem = run(&p);
+    assert!(mem.keys().any(|(v, _)| v == "<assert>"), "{mem:?}");
+    assert!(!mem.contains_key(&("arg0".to_string(), 3)), "{mem:?}");
+    let private = ll.replace(
+        "%t = getelementptr inbounds i32, ptr %buf, i64 3",
+        "%t = alloca i32, align 4",
+    );
+    let e = lower(&private, "k", &[]).unwrap_err();
+    assert!(e.contains("private memory"), "{e}");
+}
+
+/// Two blocks signal each other through an array of pointers the host
+/// set (`int **bufs`): block b sets the flag `*bufs[b]` and waits on
+/// `*bufs[1 - b]`. The deadlock when both set `*bufs[0]`, and the race
+/// when both write `bufs[0][0]`, are visible only through the pointers:
+/// each word points to a buffer of its own, and equal words to one.
+#[test]
+fn races_and_deadlocks_through_pointer_words() {
+    let signal = |mine: &str| {
+        format!(
+            r#"
+declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+define ptx_kernel void @k(ptr %bufs) {{
+  %b = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %bi = zext i32 %b to i64
+  %o = xor i64 %bi, 1
+  %zero = and i64 %bi, 0
+  %ms = getelementptr inbounds ptr, ptr %bufs, i64 {mine}
+  %m = load ptr, ptr %ms, align 8
+  store volatile i32 1, ptr %m, align 4
+  %os = getelementptr inbounds ptr, ptr %bufs, i64 %o
+  %other = load ptr, ptr %os, align 8
+  br label %wait
+wait:
+  %v = load volatile i32, ptr %other, align 4
+  %z = icmp eq i32 %v, 0
+  br i1 %z, label %wait, label %done
+done:
+  ret void
+}}
+"#
+        )
+    };
+    use crate::model::ViolationKind;
+    let p = lower(&signal("%bi"), "k", &[("arg0", 2)]).unwrap();
+    assert_eq!(first_violation(&p), None);
+    let p = lower(&signal("%zero"), "k", &[("arg0", 2)]).unwrap();
+    assert_eq!(first_violation(&p), Some(ViolationKind::Deadlock));
+    let write = |which: &str| {
+        format!(
+            r#"
+declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+define ptx_kernel void @k(ptr %bufs) {{
+  %b = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %bi = zext i32 %b to i64
+  %zero = and i64 %bi, 0
+  %s = getelementptr inbounds ptr, ptr %bufs, i64 {which}
+  %p = load ptr, ptr %s, align 8
+  store i32 %b, ptr %p, align 4
+  ret void
+}}
+"#
+        )
+    };
+    let p = lower(&write("%bi"), "k", &[("arg0", 2)]).unwrap();
+    assert_eq!(first_violation(&p), None);
+    // Plain stores of two blocks to one word: a race at no common scope.
+    let p = lower(&write("%zero"), "k", &[("arg0", 2)]).unwrap();
+    assert_eq!(first_violation(&p), Some(ViolationKind::HeterogeneousRace));
 }

@@ -273,11 +273,7 @@ impl Lowerer<'_> {
     /// gives other layouts; the check holds for this one.
     fn address(&mut self, op: &Operand) -> R<Expr> {
         let p = self.ptr(op)?;
-        let Some(var) = p.var() else {
-            return self.refuse("the address of a thread's private memory");
-        };
-        let base = Expr::Const(i64::from(var + 1) << ADDRESS_SHIFT);
-        Ok(bin(BinOp::Add, base, p.offset))
+        self.address_of(&p)
     }
 
     /// `icmp eq/ne p, null` (stdgpu's `_value == nullptr`): a pointer the
