@@ -408,6 +408,13 @@ pub enum InstrKind {
     Call { callee: Callee },
 }
 
+impl Instr {
+    /// Whether it calls `llvm.memcpy.*` (a struct copy).
+    pub fn is_memcpy(&self) -> bool {
+        matches!(&self.kind, InstrKind::Call { callee: Callee::Function(f) } if f.starts_with("llvm.memcpy."))
+    }
+}
+
 impl InstrKind {
     /// The opcode as the `.ll` text spells it.
     pub fn opcode(&self) -> &'static str {

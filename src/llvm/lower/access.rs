@@ -190,7 +190,7 @@ impl Lowerer<'_> {
         let copies: Vec<&Instr> = self
             .live_instructions()
             .into_iter()
-            .filter(|i| super::pointers::is_memcpy(i))
+            .filter(|i| i.is_memcpy())
             .collect();
         for instr in copies {
             self.locate(instr);

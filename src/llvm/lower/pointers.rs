@@ -102,11 +102,6 @@ impl PointerFacts {
     }
 }
 
-/// Whether a call is a `memcpy`.
-pub(crate) fn is_memcpy(instr: &Instr) -> bool {
-    matches!(&instr.kind, InstrKind::Call { callee: Callee::Function(f) } if f.starts_with("llvm.memcpy."))
-}
-
 impl Lowerer<'_> {
     /// The base of each pointer SSA value (what it points into) and the
     /// points-to facts of memory, to a fixpoint over the function (phis
@@ -227,7 +222,7 @@ impl Lowerer<'_> {
                 self.pointers.written.entry(cell).or_insert(instr.line);
             }
         }
-        if is_memcpy(instr) && instr.operands.len() >= 2 {
+        if instr.is_memcpy() && instr.operands.len() >= 2 {
             let to = self.cells(&instr.operands[0].value, bases)?;
             let from = self.cells(&instr.operands[1].value, bases)?;
             for &d in &to {
