@@ -114,22 +114,24 @@ fn a_long_check_reports_progress_on_a_pipe_and_sigint_keeps_its_figures() {
     assert!(states > 1000, "{out}");
 }
 
+/// A family whose second variant (`ring_buffer_mutex`) takes minutes on
+/// one thread while the first takes a moment.
+const MUTEX_11_SC: [&str; 7] = [
+    "mutex",
+    "--blocks",
+    "11",
+    "--memory-model",
+    "sc",
+    "--threads",
+    "1",
+];
+
 /// Under `--max-seconds` each variant of a family gets a share of it, and
 /// the progress line counts down that share, saying so: the second of six
 /// variants gets a fifth of what the first left.
 #[test]
 fn a_family_variant_counts_down_its_share_of_max_seconds() {
-    let (child, lines) = start(&[
-        "mutex",
-        "--blocks",
-        "11",
-        "--memory-model",
-        "sc",
-        "--threads",
-        "1",
-        "--max-seconds",
-        "600",
-    ]);
+    let (child, lines) = start(&[&MUTEX_11_SC[..], &["--max-seconds", "600"]].concat());
     let (line, _) = first_progress(&lines, Duration::from_secs(10));
     let (_, code) = stop(child, "TERM");
     assert_eq!(code, 3);
@@ -148,15 +150,7 @@ fn a_family_variant_counts_down_its_share_of_max_seconds() {
 /// variants never checked; JSON keeps the limit's name.
 #[test]
 fn sigterm_during_a_family_keeps_the_rows_so_far() {
-    let args = [
-        "mutex",
-        "--blocks",
-        "11",
-        "--memory-model",
-        "sc",
-        "--threads",
-        "1",
-    ];
+    let args = MUTEX_11_SC;
     let (child, lines) = start(&args);
     let (line, _) = first_progress(&lines, Duration::from_secs(10));
     assert!(line.contains("ring_buffer_mutex (2 of 6)"), "{line}");

@@ -20,19 +20,7 @@
 #include <cuda/latch>
 #include <cuda/semaphore>
 
-__device__ unsigned int finished;
-
-// The last block to finish sees every block's increment of `*counter`.
-__device__ void check_last(int *counter) {
-  __threadfence();
-  unsigned int n = gridDim.x * blockDim.x;
-  if (atomicAdd(&finished, 1) == n - 1) {
-    __threadfence();
-    if (*counter != (int)n) {
-      __trap();
-    }
-  }
-}
+#include "check_last.cuh"
 
 __global__ void mutex_counter(cuda::binary_semaphore<cuda::thread_scope_device> *mutex, int *counter) {
   mutex->acquire();

@@ -30,19 +30,7 @@
 #include <stdgpu/deque.cuh>
 #include <stdgpu/mutex.cuh>
 
-__device__ unsigned int finished;
-
-// The last thread to finish sees every thread's increment of `*counter`.
-__device__ void check_last(int *counter) {
-  __threadfence();
-  unsigned int n = gridDim.x * blockDim.x;
-  if (atomicAdd(&finished, 1) == n - 1) {
-    __threadfence();
-    if (*counter != (int)n) {
-      __trap();
-    }
-  }
-}
+#include "check_last.cuh"
 
 // One increment under lock `i`, taken as the deque takes its slot locks.
 __device__ void locked_add(stdgpu::mutex_array<> &locks, int i, int *counter) {
