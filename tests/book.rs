@@ -810,6 +810,7 @@ fn graded_exercises_pass_their_solution_and_fail_the_rest() {
         "{text}"
     );
     assert!(!text.lines().any(|l| l.starts_with("FAIL")), "{text}");
+    assert!(text.contains(" failed (3 of them undecided)"), "{text}");
 }
 
 /// Every paragraph of the students' chapters, with the markers above it

@@ -15,7 +15,7 @@
 # barriers, `//!` header lines) is refused before anything runs.
 # Each configuration is bounded by GRADE_SECONDS (default 120) and
 # GRADE_MIB (default 4096): one that reaches a bound is reported
-# UNDECIDED, apart from the failures (exit 3 when nothing else failed).
+# UNDECIDED, apart from the failures (exit 3 when nothing else failed), and the summary line counts them.
 set -eu
 dir=$1
 student=$2
@@ -61,7 +61,10 @@ status=0
     "$work/$name.gsync" > "$work/out" || status=$?
 # A configuration that reached a bound is undecided, not failed: the answer
 # may be right and only too large to check (a counter that never wraps).
-sed 's/^FAIL \(.*got inconclusive.*\)$/UNDECIDED \1/' "$work/out"
+undecided=$(grep -c '^FAIL .*got inconclusive' "$work/out" || true)
+summary='s/^\(verify: .* failed\)$/\1/'
+[ "$undecided" -gt 0 ] && summary="s/^\\(verify: .* failed\\)\$/\\1 ($undecided of them undecided)/"
+sed -e 's/^FAIL \(.*got inconclusive.*\)$/UNDECIDED \1/' -e "$summary" "$work/out"
 [ "$status" -eq 0 ] && exit 0
 # Anything but a failed expectation (a spec error, a usage error) as is.
 [ "$status" -ne 1 ] && exit "$status"
