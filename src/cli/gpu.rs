@@ -233,9 +233,7 @@ pub(super) fn run(args: &RunArgs) -> Result<i32, Error> {
     }
     let mut reports = Vec::new();
     for &b in levels {
-        let mut at = req.clone();
-        at.launch.blocks_per_sm = b;
-        let report = runner::run(&gpu, &at)?;
+        let report = runner::run(&gpu, &req.at(&req.spec, b))?;
         if args.format == TextOrJson::Text {
             print!("{}", runner::render(&report));
         }

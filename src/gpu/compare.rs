@@ -53,18 +53,10 @@ pub(crate) fn compare(
 ) -> Result<CompareReport, Error> {
     let mut rows = Vec::new();
     for &b in levels {
-        let at = |spec: &SpecSource| RunRequest {
-            spec: spec.clone(),
-            launch: super::LaunchRequest {
-                blocks_per_sm: b,
-                ..req.launch.clone()
-            },
-            ..req.clone()
-        };
-        let original = run(gpu, &at(&req.spec))?;
+        let original = run(gpu, &req.at(&req.spec, b))?;
         let usable = original.context_usable();
         let other = match usable {
-            true => run(gpu, &at(other))?,
+            true => run(gpu, &req.at(other, b))?,
             false => not_run(&original, other),
         };
         let row = CompareRow {

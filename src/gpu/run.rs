@@ -30,6 +30,19 @@ pub(crate) struct RunRequest {
     pub force: bool,
 }
 
+impl RunRequest {
+    /// The same request for `spec` at `blocks_per_sm` (a contention level
+    /// of a sweep).
+    pub(crate) fn at(&self, spec: &SpecSource, blocks_per_sm: u32) -> RunRequest {
+        let mut req = RunRequest {
+            spec: spec.clone(),
+            ..self.clone()
+        };
+        req.launch.blocks_per_sm = blocks_per_sm;
+        req
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub(crate) struct GpuRunConfig {
     pub blocks: u32,
