@@ -81,6 +81,7 @@ pub(crate) fn report_of(
                 // The whole check's peak (search and analyses), not the search's.
                 peak_rss_bytes: crate::explore::peak_rss_bytes().or(s.peak_rss_bytes),
                 explore_seconds: s.seconds,
+                explore_phases: s.phases,
                 reductions: result.reductions.as_deref().cloned(),
             }),
         },

@@ -11,7 +11,7 @@ use super::edges::{Edges, Reverse};
 use super::expand::{batch_len, Chunk, Expander};
 use super::limits::{vec_bytes, LimitKind, Options, Projection};
 use super::progress::Progress;
-use super::stats::{peak_rss_bytes, Stats};
+use super::stats::{peak_rss_bytes, Phases, Stats};
 use super::store::{StateId, StateStore, MAX_STATES};
 use super::table::Claim;
 use super::workers::Workers;
@@ -271,6 +271,9 @@ struct Bfs<'a, S: TransitionSystem> {
     /// the next batch: `batch_len`).
     succ_bytes_per_state: usize,
     progress: Progress,
+    /// Time per phase, and the clock of the phase running now.
+    phases: Phases,
+    lap: Instant,
 }
 
 impl<'a, S: TransitionSystem> Bfs<'a, S> {
@@ -305,6 +308,8 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             peak_bytes: 0,
             succ_bytes_per_state: 0,
             progress: Progress::new(opts),
+            phases: Phases::default(),
+            lap: Instant::now(),
         }
     }
 
@@ -394,7 +399,9 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                 let batch = batch_len(self.succ_bytes_per_state, self.opts.max_memory_bytes);
                 let count = batch.min(level.end - head);
                 let span = (head as StateId, count);
+                Phases::lap(&mut self.lap, &mut self.phases.serial);
                 let chunks = expander.expand(workers, sys, &self.store, span, self.opts);
+                Phases::lap(&mut self.lap, &mut self.phases.expand);
                 if let Some(limit) = chunks.iter().find_map(|c| c.interrupted) {
                     return Outcome::Limit(limit);
                 }
@@ -405,13 +412,18 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                 if !self.reserve((succs, bytes), count, succs) {
                     return Outcome::Limit(LimitKind::Memory);
                 }
+                Phases::lap(&mut self.lap, &mut self.phases.serial);
                 claims.claim(workers, sys, &self.store, chunks);
+                Phases::lap(&mut self.lap, &mut self.phases.claim);
                 if let Some(end) = self.merge_batch(workers, chunks, &mut claims, &level) {
                     return end;
                 }
             }
             // Nothing left to expand: the proviso may add states.
-            match self.expand_terminal_components() {
+            Phases::lap(&mut self.lap, &mut self.phases.serial);
+            let more = self.expand_terminal_components();
+            Phases::lap(&mut self.lap, &mut self.phases.proviso);
+            match more {
                 Ok(true) => {}
                 Ok(false) => return Outcome::Complete,
                 Err(end) => return end,
@@ -476,9 +488,12 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             }
         }
         let first_id = self.store.len();
+        Phases::lap(&mut self.lap, &mut self.phases.serial);
         self.commit(workers, chunks, claims, &kept);
+        Phases::lap(&mut self.lap, &mut self.phases.commit);
         let edges_before = self.edges.as_ref().map_or(0, Edges::len);
         self.record(workers, chunks, claims, (&kept, &cuts));
+        Phases::lap(&mut self.lap, &mut self.phases.record);
 
         // Finals, edge offsets and counts, sequentially in position order.
         let mut edge = edges_before;
@@ -686,6 +701,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
     }
 
     fn finish(mut self, outcome: Outcome<S::Action, S::Fault>) -> Exploration<S::Action, S::Fault> {
+        Phases::lap(&mut self.lap, &mut self.phases.serial);
         self.progress.finish();
         if let Some(e) = &mut self.edges {
             e.truncate_to_closed();
@@ -720,6 +736,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             peak_bytes: self.peak_bytes as u64,
             analysis_bytes: 0,
             peak_rss_bytes: peak_rss_bytes(),
+            phases: self.phases,
         };
         Exploration {
             store: self.store,

@@ -15,8 +15,10 @@ use super::TransitionSystem;
 pub(crate) const CHUNK: usize = 64;
 /// The most states expanded per batch. Not scaled with the threads, so
 /// that the explorer's own memory accounting stops every thread count at
-/// the same batch.
-pub(crate) const BATCH: usize = CHUNK * 32;
+/// the same batch; large enough that 16 workers each get dozens of chunks
+/// (at 32 chunks a batch, the uneven end of each batch cost 16 threads
+/// half their time in successor generation).
+pub(crate) const BATCH: usize = CHUNK * 128;
 /// The most bytes a batch's successors are meant to take (codes and their
 /// bookkeeping): wide launches have thousands of successors of kilobytes
 /// each per state, and a batch of [`BATCH`] of them would hold gigabytes.
@@ -222,19 +224,18 @@ pub(crate) struct Expander<A, F> {
     spans: Vec<(usize, usize)>,
 }
 
-/// States in the next chunk when `left` states of the batch are left:
-/// [`CHUNK`], but the last `2 * CHUNK` go in chunks of `CHUNK / 4`, so
-/// that the workers finish a batch within a small chunk of each other;
-/// a batch of few (large) states is split so that every worker gets some
-/// (chunk bounds do not change ids: positions order successors the same).
+/// States in the next chunk when `left` states of the batch are left
+/// (guided scheduling): a quarter of each worker's share of what is left,
+/// at most [`CHUNK`] and at least [`CHUNK`]` / 8`, so that chunks shrink as
+/// the batch drains and the workers finish it within a small chunk of each
+/// other; a batch of few (large) states is split so that every worker gets
+/// some (chunk bounds do not change ids: positions order successors the
+/// same).
 fn chunk_len(left: usize, batch: usize, threads: usize) -> usize {
     if batch < CHUNK / 4 * threads {
         return left.min(batch.div_ceil(threads).max(1));
     }
-    match left > 2 * CHUNK {
-        true => CHUNK,
-        false => left.min(CHUNK / 4),
-    }
+    (left / (4 * threads)).clamp(CHUNK / 8, CHUNK).min(left)
 }
 
 impl<A: Copy + Send, F: Send> Expander<A, F> {

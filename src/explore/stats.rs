@@ -30,6 +30,37 @@ pub struct Stats {
     pub analysis_bytes: u64,
     /// Peak resident set size of the process (`VmHWM`), when available.
     pub peak_rss_bytes: Option<u64>,
+    /// Where the search's wall-clock time went, phase by phase.
+    pub phases: Phases,
+}
+
+/// Wall-clock seconds of each phase of the batched search (`bfs.rs`):
+/// what thread scaling measurements need to see which phase does not
+/// scale. The parallel phases run on every worker; the others on one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Phases {
+    /// Successor generation (parallel).
+    pub expand: f64,
+    /// Claiming successors in the visited set (parallel).
+    pub claim: f64,
+    /// Copying the new states into the store (parallel).
+    pub commit: f64,
+    /// Parents, actions and edges of the batch (parallel).
+    pub record: f64,
+    /// Everything else between batches on one thread: memory
+    /// reservations, ordering the batch's results, limits and progress.
+    pub serial: f64,
+    /// The proviso's searches for terminal components (one thread).
+    pub proviso: f64,
+}
+
+impl Phases {
+    /// Adds the time since `*since` to `phase` and restarts the clock.
+    pub(crate) fn lap(since: &mut crate::clock::Instant, phase: &mut f64) {
+        let now = crate::clock::Instant::now();
+        *phase += now.duration_since(*since).as_secs_f64();
+        *since = now;
+    }
 }
 
 /// Peak resident set size of this process, read from `/proc/self/status`

@@ -3,7 +3,7 @@
 
 use super::{SourcePos, Trace};
 use crate::check::SearchNote;
-use crate::explore::{LimitKind, Limits};
+use crate::explore::{LimitKind, Limits, Phases};
 use crate::ir::Launch;
 use crate::model::{BranchOrder, MemoryModel, Scheduler, SimtMode, ViolationKind};
 use serde::{Deserialize, Serialize};
@@ -190,6 +190,10 @@ pub struct Measured {
     pub peak_rss_bytes: Option<u64>,
     /// Seconds of the state-space search alone (without the graph analyses).
     pub explore_seconds: f64,
+    /// The search's seconds phase by phase (`explore::Phases`): which
+    /// phase does not scale with `--threads`.
+    #[serde(default)]
+    pub explore_phases: Phases,
     /// Which reductions the search used, or why one was off
     /// (`format::reductions` words it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
