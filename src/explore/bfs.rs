@@ -331,7 +331,13 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
     /// that would break the memory limit (then returns `false` and
     /// allocates nothing). What the process holds outside the explorer's
     /// own buffers (batch buffers, the model, earlier phases) counts too.
-    fn reserve(&mut self, (n, bytes): (usize, usize), sources: usize, transitions: usize) -> bool {
+    fn reserve(
+        &mut self,
+        workers: &Workers,
+        (n, bytes): (usize, usize),
+        sources: usize,
+        transitions: usize,
+    ) -> bool {
         let mut p = Projection::default();
         p.add(self.store.bytes_after_reserve(n, bytes));
         p.vec(&self.parents, n);
@@ -346,7 +352,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             }
         }
         self.peak_bytes = self.peak_bytes.max(p.peak());
-        self.store.reserve(n, bytes);
+        self.store.reserve_on(n, bytes, workers);
         self.parents.reserve(n);
         self.via.reserve(n);
         self.finals.reserve(n);
@@ -367,7 +373,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         if self.max_states == 0 {
             return Outcome::Limit(LimitKind::States);
         }
-        if !self.reserve((1, self.store.max_code()), 0, 0) {
+        if !self.reserve(workers, (1, self.store.max_code()), 0, 0) {
             return Outcome::Limit(LimitKind::Memory);
         }
         self.store.insert(&cur);
@@ -409,7 +415,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                 self.succ_bytes_per_state = taken.div_ceil(count);
                 let succs: usize = chunks.iter().map(|c| c.succs.len()).sum();
                 let bytes: usize = chunks.iter().map(|c| c.codes.len()).sum();
-                if !self.reserve((succs, bytes), count, succs) {
+                if !self.reserve(workers, (succs, bytes), count, succs) {
                     return Outcome::Limit(LimitKind::Memory);
                 }
                 Phases::lap(&mut self.lap, &mut self.phases.serial);

@@ -263,29 +263,61 @@ impl Table {
         self.len += 1;
     }
 
+    /// Puts an entry in the first free slot from its home. Safe to call
+    /// from several threads at once (a slot is taken by compare-exchange,
+    /// and entries are never removed), which a parallel move needs.
     fn place(&self, entry: u64) {
         let mut pos = self.home(entry & TAG_MASK);
-        while self.slots[pos].load(Ordering::Relaxed) != 0 {
+        loop {
+            let free = self.slots[pos].load(Ordering::Relaxed) == 0;
+            if free
+                && self.slots[pos]
+                    .compare_exchange(0, entry, Ordering::Relaxed, Ordering::Relaxed)
+                    .is_ok()
+            {
+                return;
+            }
             pos = self.next(pos);
         }
-        self.slots[pos].store(entry, Ordering::Relaxed);
     }
 
     /// Makes room for `additional` more entries at most half full, moving
     /// the committed entries into a larger array if needed. Pending entries
     /// (left by a batch that was cut short) are dropped.
     pub(crate) fn reserve(&mut self, additional: usize) {
-        let want = self.len + additional;
-        if want <= self.capacity() {
-            return;
+        if let Some(bigger) = self.larger_for(additional) {
+            self.move_into(&bigger, 0..self.slots.len());
+            self.replace(bigger);
         }
-        let bigger = Table::with_capacity(want);
-        for slot in self.slots.iter() {
+    }
+
+    /// An empty table with room for `additional` more entries, if this one
+    /// lacks it. The caller moves the entries ([`move_into`](Self::move_into),
+    /// on several threads if it likes: where an entry lands does not change
+    /// what the table finds) and then [`replace`](Self::replace)s this one.
+    pub(crate) fn larger_for(&self, additional: usize) -> Option<Table> {
+        let want = self.len + additional;
+        (want > self.capacity()).then(|| Table::with_capacity(want))
+    }
+
+    /// How many slots the table has (the range [`move_into`](Self::move_into) splits).
+    pub(crate) fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Places the committed entries of `slots` in `bigger`; pending ones are
+    /// dropped.
+    pub(crate) fn move_into(&self, bigger: &Table, slots: std::ops::Range<usize>) {
+        for slot in &self.slots[slots] {
             let v = slot.load(Ordering::Relaxed);
             if v != 0 && v & PENDING == 0 {
                 bigger.place(v);
             }
         }
+    }
+
+    /// Takes `bigger`'s array, into which every entry was moved.
+    pub(crate) fn replace(&mut self, bigger: Table) {
         self.slots = bigger.slots;
         self.bits = bigger.bits;
     }

@@ -61,6 +61,13 @@ impl Workers {
         Self::of(WorkerPool::Own, threads)
     }
 
+    /// The caller's thread alone.
+    pub(crate) fn caller() -> Self {
+        Workers {
+            backend: Backend::Caller,
+        }
+    }
+
     /// `threads` workers of `pool` (1: the caller's thread).
     pub(super) fn of(pool: WorkerPool, threads: usize) -> Self {
         let backend = match pool {

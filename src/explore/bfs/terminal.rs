@@ -6,6 +6,7 @@
 
 use super::super::proviso;
 use super::super::store::{Slot, StateId};
+use super::super::workers::Workers;
 use super::{words_of, Bfs, Outcome};
 use crate::explore::{LimitKind, TransitionSystem};
 
@@ -85,7 +86,7 @@ impl<S: TransitionSystem> Bfs<'_, S> {
                 });
             }
             sys.canonicalize(&mut next);
-            if !self.reserve((1, self.store.max_code()), 0, 1) {
+            if !self.reserve(&Workers::caller(), (1, self.store.max_code()), 0, 1) {
                 return Err(Outcome::Limit(LimitKind::Memory));
             }
             let id = match self.store.insert_bounded(&next, self.max_states) {
