@@ -789,6 +789,7 @@ fn graded_exercises_pass_their_solution_and_fail_the_rest() {
         &unbounded,
         "global u32 ticket = 0;\nglobal volatile u32 turn = 0;\n\
          fn lock_acquire() { u32 my = atomicAdd(ticket, 1); while (turn != my) { } __threadfence(); }\n\
+         fn lock_try() -> bool { u32 next = turn; if (atomicCAS(ticket, next, next + 1) != next) { return false; } __threadfence(); return true; }\n\
          fn lock_release() { __threadfence(); turn = turn + 1; }\n",
     )
     .unwrap();
