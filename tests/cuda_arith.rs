@@ -35,7 +35,7 @@ fn main() -> std::process::ExitCode {
     )])
 }
 
-const BINOPS: [BinOp; 18] = [
+const BINOPS: [BinOp; 20] = [
     BinOp::Or,
     BinOp::And,
     BinOp::BitOr,
@@ -54,6 +54,8 @@ const BINOPS: [BinOp; 18] = [
     BinOp::Mul,
     BinOp::Div,
     BinOp::Rem,
+    BinOp::UDiv,
+    BinOp::URem,
 ];
 const UNOPS: [UnOp; 3] = [UnOp::Not, UnOp::Neg, UnOp::BitNot];
 const TYPES: [Type; 7] = [

@@ -157,24 +157,12 @@ fn cases() -> Vec<Case> {
             args: &[],
             outcome: Harness("harnesses/corpus/stdgpu_mutex_deque.cu"),
         },
-        // The table is a kernel argument whose bool and 64-bit fields are
-        // read at their own widths; its probing then divides 64-bit
-        // unsigned indices (the capacity's modulo).
         Case {
             name: "warpcore-cg-insert",
-            file: "tests/llvm/drivers/warpcore-cg-insert.cu",
-            args: &[
-                "--kernel", "insert_kernel", "--grid", "1", "--block", "4",
-                "-I", "@/cuda-corpus/warpcore-cg-insert/src/include",
-                "-I", "tests/llvm/stubs/warpcore",
-            ],
-            outcome: Refused {
-                at: "storage.cuh:627",
-                says: "accessed as 8-bit and 64-bit elements",
-            },
+            file: "harnesses/corpus/warpcore_cg_insert.cu",
+            args: &[],
+            outcome: Harness("harnesses/corpus/warpcore_cg_insert.cu"),
         },
-        // NCCL's LL protocol needs NCCL headers the corpus does not carry
-        // (stubs for them are still to write).
         Case {
             name: "nccl-ll-protocol",
             file: "@/cuda-corpus/nccl-ll-protocol/src/src/device/primitives.h",

@@ -257,6 +257,36 @@ fn votes_and_syncwarp_agree_under_both_modes() {
     }
 }
 
+/// Two tiles of 2 lanes in one warp (cooperative groups' masks, warpcore's
+/// `group.any`): each lane's vote counts only the lanes its mask names,
+/// also in lockstep, where the whole warp votes at once.
+const TILE_VOTES: &str = "harness all {
+    u32 mask = 3 << (laneId - laneId % 2);
+    u32 ballot = __ballot_sync(mask, laneId == 2);
+    bool any = __any_sync(mask, laneId == 2);
+    bool every = __all_sync(mask, laneId < 2);
+    if (laneId < 2) {
+        assert(ballot == 0 && !any && every, \"tile 0 sees only its own lanes\");
+    } else {
+        assert(ballot == 4 && any && !every, \"tile 1 sees only its own lanes\");
+    }
+}
+";
+
+#[test]
+fn tiles_of_one_warp_vote_apart() {
+    let path = write_temp_spec("tile_votes", TILE_VOTES);
+    for simt in ["its", "lockstep"] {
+        let out = in_one_block(
+            &["check", path.to_str().unwrap()],
+            "4",
+            &["--simt", simt, "--memory-model", "sc", "--format", "json"],
+        );
+        let json = json_of(&out);
+        assert_eq!(json["verdict"], "verified", "{simt}: {json}");
+    }
+}
+
 /// `__activemask()` gives every lane that executes it together the same
 /// mask, so a ballot over it meets every lane it names. Under ITS a lane
 /// that gets there while another is still in a branch runs it alone: both

@@ -44,3 +44,11 @@ GS_ARITH i64 gs_div(i64 a, i64 b) {
 GS_ARITH i64 gs_rem(i64 a, i64 b) {
     return b == 0 || b == -1 ? 0 : a % b;
 }
+// The operands' bits divided as unsigned 64-bit integers (PTX div.u64,
+// rem.u64).
+GS_ARITH i64 gs_udiv(i64 a, i64 b) {
+    return b == 0 ? 0 : gs_from_bits((gs_u64)a / (gs_u64)b);
+}
+GS_ARITH i64 gs_urem(i64 a, i64 b) {
+    return b == 0 ? 0 : gs_from_bits((gs_u64)a % (gs_u64)b);
+}

@@ -170,6 +170,8 @@ pub fn binary(op: BinOp, a: Code, b: Code) -> Code {
         BinOp::Div | BinOp::Rem if safe_divisor => widened(Class::Wide),
         BinOp::Div => helper("gs_div", &[&a, &b]),
         BinOp::Rem => helper("gs_rem", &[&a, &b]),
+        BinOp::UDiv => helper("gs_udiv", &[&a, &b]),
+        BinOp::URem => helper("gs_urem", &[&a, &b]),
         BinOp::Shr if small_count && a.class == Class::Nat => plain(Class::Nat),
         BinOp::Shl if small_count && a.class == Class::Nat => widened(Class::Wide),
         BinOp::Shl => helper("gs_shl", &[&a, &b]),

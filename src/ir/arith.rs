@@ -35,13 +35,16 @@ impl std::fmt::Display for ArithFault {
 /// is `x * 2^s` wrapped (0 once `s >= 64`); `x >> s` is `floor(x / 2^s)`
 /// (0 or -1 once `s >= 64`); `/` truncates and `%` takes the dividend's
 /// sign, with `i64::MIN / -1` wrapping to `i64::MIN` and `i64::MIN % -1 = 0`.
-/// A zero divisor or a negative shift count has no value. The CUDA
+/// `UDiv` and `URem` divide the operands' 64 bits as unsigned integers
+/// (PTX `div.u64`, `rem.u64`). A zero divisor (which PTX leaves
+/// unspecified, and LLVM undefined) or a negative shift count has no
+/// value. The CUDA
 /// backend's helpers (`src/cuda/arith.h`) compute the same.
 pub fn binary(op: BinOp, x: i64, y: i64) -> Result<i64, ArithFault> {
     if matches!(op, BinOp::Shl | BinOp::Shr) && y < 0 {
         return Err(ArithFault::NegativeShift);
     }
-    if matches!(op, BinOp::Div | BinOp::Rem) && y == 0 {
+    if matches!(op, BinOp::Div | BinOp::Rem | BinOp::UDiv | BinOp::URem) && y == 0 {
         return Err(ArithFault::DivisionByZero);
     }
     Ok(match op {
@@ -63,6 +66,8 @@ pub fn binary(op: BinOp, x: i64, y: i64) -> Result<i64, ArithFault> {
         BinOp::Mul => x.wrapping_mul(y),
         BinOp::Div => x.wrapping_div(y),
         BinOp::Rem => x.wrapping_rem(y),
+        BinOp::UDiv => ((x as u64) / (y as u64)) as i64,
+        BinOp::URem => ((x as u64) % (y as u64)) as i64,
     })
 }
 
@@ -114,5 +119,27 @@ mod tests {
         assert_eq!(rem(i64::MIN, 0), Err(ArithFault::DivisionByZero));
         assert_eq!(binary(BinOp::Mul, i64::MIN, -1), Ok(i64::MIN));
         assert_eq!(unary(UnOp::Neg, i64::MIN), i64::MIN);
+    }
+
+    #[test]
+    fn unsigned_division_reads_the_bits_as_unsigned() {
+        let udiv = |x: u64, y: u64| binary(BinOp::UDiv, x as i64, y as i64).map(|v| v as u64);
+        let urem = |x: u64, y: u64| binary(BinOp::URem, x as i64, y as i64).map(|v| v as u64);
+        assert_eq!(udiv(7, 2), Ok(3));
+        assert_eq!(urem(7, 2), Ok(1));
+        // At and above 2^63, where a signed division would see negatives.
+        assert_eq!(udiv(1 << 63, 2), Ok(1 << 62), "signed: -2^62");
+        assert_eq!(urem(u64::MAX, 10), Ok(5), "signed: -1 % 10 = -1");
+        assert_eq!(udiv(u64::MAX, u64::MAX - 1), Ok(1));
+        assert_eq!(urem(u64::MAX - 1, u64::MAX), Ok(u64::MAX - 1));
+        assert_eq!(udiv(5, 1 << 63), Ok(0), "signed: 5 / -2^63 = 0 too");
+        assert_eq!(
+            udiv(i64::MIN as u64, u64::MAX),
+            Ok(0),
+            "signed: wraps to i64::MIN"
+        );
+        assert_eq!(urem((1 << 63) + 5, 1 << 63), Ok(5));
+        assert_eq!(udiv(1, 0), Err(ArithFault::DivisionByZero));
+        assert_eq!(urem(u64::MAX, 0), Err(ArithFault::DivisionByZero));
     }
 }

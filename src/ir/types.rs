@@ -109,6 +109,10 @@ pub enum BinOp {
     Mul,
     Div,
     Rem,
+    /// Unsigned 64-bit division and remainder of the operands' bits
+    /// (PTX `div.u64`/`rem.u64`): what LLVM's `udiv`/`urem` of `i64` are.
+    UDiv,
+    URem,
 }
 
 impl BinOp {
@@ -132,6 +136,8 @@ impl BinOp {
             BinOp::Mul => "*",
             BinOp::Div => "/",
             BinOp::Rem => "%",
+            BinOp::UDiv => "/u",
+            BinOp::URem => "%u",
         }
     }
 }

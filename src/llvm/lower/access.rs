@@ -155,6 +155,7 @@ impl Lowerer<'_> {
     /// point into), then the word each `memcpy` copies in.
     pub(super) fn access_widths(&mut self) -> R<()> {
         let mut private_widths = std::collections::BTreeSet::new();
+        let mut structs = super::fields::Seen::new();
         for instr in self.live_instructions() {
             let mut found: Vec<(usize, u32, Option<bool>)> = super::asm::accesses(instr);
             if let Some((at, ty, signed)) = Self::access_of(instr) {
@@ -173,6 +174,10 @@ impl Lowerer<'_> {
                 };
                 self.locate(instr);
                 match base {
+                    // A struct argument's layout depends on all its widths.
+                    Some(Base::Var(v)) if self.struct_args.types.contains_key(&v) => {
+                        structs.entry(v).or_default().push((bits, signed, instr));
+                    }
                     Some(Base::Var(v)) => self.note_width(v, bits, signed)?,
                     Some(Base::Loaded(k)) => {
                         let targets: Vec<_> = self.pointers.set(k).iter().copied().collect();
@@ -187,6 +192,7 @@ impl Lowerer<'_> {
                 }
             }
         }
+        self.struct_widths(structs)?;
         let copies: Vec<&Instr> = self
             .live_instructions()
             .into_iter()
@@ -251,6 +257,11 @@ impl Lowerer<'_> {
             }
             let value = self.private_load(k, &p.offset, bits)?;
             return self.assign(instr, value);
+        }
+        if let Some(v) = p.var().filter(|_| atomic.is_none()) {
+            if self.field_load(instr, v, &p.offset, bits)?.is_some() {
+                return Ok(());
+            }
         }
         let loc = self.loc(&p, bits)?;
         let order = self.load_order(volatile, atomic)?;

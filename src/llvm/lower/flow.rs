@@ -13,7 +13,7 @@ use crate::llvm::ir::{Block, Callee, CastOp, Instr, InstrKind, Type as LType, Va
 use std::collections::{HashMap, HashSet};
 
 /// The byte offset a NULL pointer phi holds: far below any variable.
-const NULL_OFFSET: i64 = -(1 << 40);
+pub(super) const NULL_OFFSET: i64 = -(1 << 40);
 
 /// Which target of an emitted instruction an edge fills.
 #[derive(Clone, Copy)]
@@ -395,7 +395,7 @@ impl Lowerer<'_> {
                     let dst = self.ptrs[res].clone();
                     if dst.region == Region::Address {
                         let address = match op.value {
-                            crate::llvm::ir::Value::Null => Expr::Const(0),
+                            Value::Null | Value::Undef | Value::Poison => Expr::Const(0),
                             _ => {
                                 let p = self.ptr(op)?;
                                 self.address_of(&p)?
@@ -410,8 +410,10 @@ impl Lowerer<'_> {
                     let src = match op.value {
                         // NULL into a pointer phi (`T *p = NULL; if (...) p = buf;`):
                         // an offset no access can reach, so that a use is
-                        // an out-of-bounds error rather than a guess.
-                        crate::llvm::ir::Value::Null => Ptr {
+                        // an out-of-bounds error rather than a guess. An
+                        // undefined pointer (warpcore's value slot before
+                        // its first probe) is one too: using it is undefined.
+                        Value::Null | Value::Undef | Value::Poison => Ptr {
                             region: dst.region,
                             offset: Expr::Const(NULL_OFFSET),
                         },

@@ -122,6 +122,43 @@ fn field_offset(module: &crate::llvm::ir::Module, ty: &LType, i: usize) -> Optio
     None
 }
 
+/// The scalar field of `ty` (an integer, a floating-point value or a
+/// pointer, in a struct or an array, at any depth) that holds byte `k`:
+/// its byte offset and type; `None` in padding or past the end.
+pub(crate) fn leaf_at(
+    module: &crate::llvm::ir::Module,
+    ty: &LType,
+    k: u64,
+) -> Option<(u64, LType)> {
+    match ty {
+        LType::Struct { .. } | LType::Named(_) => {
+            let mut i = 0;
+            loop {
+                let (at, field) = field_offset(module, ty, i)?;
+                let (size, _) = layout(module, &field)?;
+                if (at..at + size).contains(&k) {
+                    let (o, leaf) = leaf_at(module, &field, k - at)?;
+                    return Some((at + o, leaf));
+                }
+                i += 1;
+            }
+        }
+        LType::Array(n, elem) | LType::Vector(n, elem) => {
+            let (size, _) = layout(module, elem)?;
+            let i = k.checked_div(size)?;
+            if i >= *n {
+                return None;
+            }
+            let (o, leaf) = leaf_at(module, elem, k - i * size)?;
+            Some((i * size + o, leaf))
+        }
+        _ => {
+            let (size, _) = layout(module, ty)?;
+            (k < size).then(|| (0, ty.clone()))
+        }
+    }
+}
+
 pub(super) fn add(a: Expr, b: Expr) -> Expr {
     match (a, b) {
         (Expr::Const(0), e) | (e, Expr::Const(0)) => e,
@@ -401,6 +438,7 @@ impl Lowerer<'_> {
         let Some(var) = p.var() else {
             return self.refuse("an access to a thread's local array or variable whose address is taken (private memory is not modelled)");
         };
+        self.not_by_fields(var)?;
         let size = i64::from(bits.div_ceil(8).max(1));
         let Some(index) = divide(&p.offset, size) else {
             return self.refuse(format!(

@@ -16,6 +16,7 @@ mod access;
 mod asm;
 mod calls;
 mod copy;
+mod fields;
 mod float;
 mod flow;
 mod memory;
@@ -110,6 +111,7 @@ pub(crate) fn lower_kernel(
         pointers: pointers::PointerFacts::default(),
         param_vars: Vec::new(),
         by_value: Vec::new(),
+        struct_args: fields::StructArgs::default(),
         fields: HashMap::new(),
         field_args: Vec::new(),
         variable_lengths: Vec::new(),
@@ -204,6 +206,8 @@ pub(crate) struct Lowerer<'m> {
     param_vars: Vec<VarId>,
     /// Those of structs passed by value: read only.
     by_value: Vec<VarId>,
+    /// Their types, and the fields of those laid out by their fields.
+    struct_args: fields::StructArgs,
     /// The buffer of each pointer field of a struct argument: (the
     /// parameter's buffer, byte offset) → buffer.
     fields: HashMap<(VarId, i64), VarId>,
@@ -247,6 +251,7 @@ impl<'m> Lowerer<'m> {
         self.access_widths()?;
         self.lower_blocks()?;
         self.point = kernel_span;
+        self.check_struct_field_args()?;
         self.check_inits()
     }
 

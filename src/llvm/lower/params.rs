@@ -75,6 +75,9 @@ impl Lowerer<'_> {
                     // it is refused): one read-only buffer of its words.
                     let var = self.param_buffer(&ssa, name, bytes.div_ceil(4) as u32);
                     self.by_value.push(var);
+                    if let Some(t) = &p.byval {
+                        self.struct_args.types.insert(var, t.clone());
+                    }
                 }
                 LType::Int(w) => {
                     let Some(v) = given else {
@@ -170,6 +173,14 @@ impl Lowerer<'_> {
                 self.inits.push((base, index, *value));
                 continue;
             }
+            // `param.FIELD=V`: a field of a struct passed by value
+            // (`fields.rs`), checked once the fields are known.
+            if let Some((base, _)) = name.split_once('.') {
+                if names.iter().any(|n| n == base) {
+                    self.struct_args.given.push((name.clone(), *value));
+                    continue;
+                }
+            }
             // `param->field=N`: the length of a struct argument's buffer,
             // checked once the fields are known (`check_field_args`).
             let field_of = name.split_once("->").map(|(p, _)| p);
@@ -224,11 +235,14 @@ impl Lowerer<'_> {
     /// (a buffer, a struct argument's field, a `__device__` variable).
     pub(super) fn check_inits(&self) -> R<()> {
         for (base, index, _) in &self.inits {
-            let var = self
+            let id = self
                 .vars
                 .iter()
-                .find(|v| v.name == *base && v.storage == Storage::Global);
-            match var {
+                .position(|v| v.name == *base && v.storage == Storage::Global);
+            if let Some(id) = id {
+                self.check_field_init(id as VarId)?;
+            }
+            match id.map(|i| &self.vars[i]) {
                 Some(v) if *index < v.len => {}
                 Some(v) => {
                     return self.refuse_at_kernel(format!(
@@ -253,7 +267,7 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    fn refuse_at_kernel<T>(&self, message: String) -> R<T> {
+    pub(super) fn refuse_at_kernel<T>(&self, message: String) -> R<T> {
         Err(crate::diag::Diagnostic::new(self.point, message).label("this kernel"))
     }
 
@@ -270,17 +284,19 @@ impl Lowerer<'_> {
         if !self.param_vars.contains(&v) {
             return None;
         }
-        let at = &self.lines.source.text[self.point.start as usize..];
+        let field = self.spelled_field().unwrap_or_else(|| format!("@{k}"));
+        Some(self.field_buffer(v, k, &field))
+    }
+
+    /// The identifier the source spells at the point being lowered (a
+    /// field's name at its read), if one starts there.
+    pub(super) fn spelled_field(&self) -> Option<String> {
+        let at = self.lines.source.text.get(self.point.start as usize..)?;
         let field: String = at
             .chars()
             .take_while(|c| c.is_alphanumeric() || *c == '_')
             .collect();
-        let field = if field.is_empty() || field.starts_with(|c: char| c.is_ascii_digit()) {
-            format!("@{k}")
-        } else {
-            field
-        };
-        Some(self.field_buffer(v, k, &field))
+        (!field.is_empty() && !field.starts_with(|c: char| c.is_ascii_digit())).then_some(field)
     }
 
     /// The buffer the pointer word at byte `k` of host-set memory `v`

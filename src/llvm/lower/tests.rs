@@ -1214,3 +1214,95 @@ define ptx_kernel void @k(ptr %bufs) {{
     let p = lower(&write("%zero"), "k", &[("arg0", 2)]).unwrap();
     assert_eq!(first_violation(&p), Some(ViolationKind::HeterogeneousRace));
 }
+
+/// warpcore's table: a struct passed by value whose fields are read at
+/// different widths is laid out by its declared fields, each read at its
+/// own width as the launch's value (`--arg NAME.FIELD=V`, else 0).
+#[test]
+fn struct_fields_of_different_widths_are_read_at_their_own() {
+    let ll = r#"
+%struct.T = type { ptr, i64, i8, i32 }
+define ptx_kernel void @k(ptr byval(%struct.T) align 8 %t, ptr %in) {
+  %c = getelementptr inbounds i8, ptr %t, i64 8
+  %cap = load i64, ptr %c, align 8
+  %f = getelementptr inbounds i8, ptr %t, i64 16
+  %flag = load i8, ptr %f, align 8
+  %s = getelementptr inbounds i8, ptr %t, i64 20
+  %seed = load i32, ptr %s, align 4
+  %p = load ptr, ptr %t, align 8
+  %third = udiv i64 %cap, 3
+  %v = trunc i64 %third to i32
+  %w = zext i8 %flag to i32
+  %x = add i32 %v, %w
+  %y = add i32 %x, %seed
+  store i32 %y, ptr %p, align 4
+  ret void
+}
+"#;
+    let args = [("arg0.@8", 30), ("arg0.@16", 1), ("arg0.@20", 100)];
+    let mem = run(&lower(ll, "k", &args).unwrap());
+    assert_eq!(mem[&("arg0->@0".to_string(), 0)], 10 + 1 + 100);
+    // Unset fields are 0, as in the zero-initialised struct.
+    let mem = run(&lower(ll, "k", &args[..1]).unwrap());
+    assert_eq!(mem[&("arg0->@0".to_string(), 0)], 10);
+    // A capacity at or above 2^63 divides unsigned.
+    let mem = run(&lower(ll, "k", &[("arg0.@8", -1)]).unwrap());
+    assert_eq!(mem[&("arg0->@0".to_string(), 0)], 0x5555_5555);
+    let refused = |from: &str, to: &str, args: &[(&str, i64)]| {
+        lower(&ll.replace(from, to), "k", args).unwrap_err()
+    };
+    let e = refused("%seed = load i32, ptr %s", "%seed = load i16, ptr %s", &[]);
+    assert!(
+        e.contains("declared 32 bits wide and read as 16 bits"),
+        "{e}"
+    );
+    let e = refused("%seed = load i32, ptr %s", "%seed = load i64, ptr %s", &[]);
+    assert!(e.contains("spans its field"), "{e}");
+    let e = refused("i8, ptr %t, i64 16", "i8, ptr %t, i64 17", &[]);
+    assert!(e.contains("padding"), "{e}");
+    let e = refused(
+        "%f = getelementptr inbounds i8, ptr %t, i64 16",
+        "%i = load i64, ptr %in, align 8\n  %f = getelementptr inbounds i8, ptr %t, i64 %i",
+        &[],
+    );
+    assert!(e.contains("run-time offset"), "{e}");
+    let e = lower(ll, "k", &[("arg0[2]", 1)]).unwrap_err();
+    assert!(
+        e.contains("has no elements") && e.contains("arg0.@8"),
+        "{e}"
+    );
+    let e = lower(ll, "k", &[("arg0.seed", 1)]).unwrap_err();
+    assert!(e.contains("no such field") && e.contains("arg0.@20"), "{e}");
+    // Read at one width, the struct stays one buffer of that width.
+    let one = ll
+        .replace("load i64, ptr %c", "load i32, ptr %c")
+        .replace("%third = udiv i64 %cap, 3", "%third = udiv i32 %cap, 3")
+        .replace("trunc i64 %third to i32", "add i32 %third, 0")
+        .replace("load i8, ptr %f", "load i32, ptr %f")
+        .replace("zext i8 %flag to i32", "add i32 %flag, 0");
+    let mem = run(&lower(&one, "k", &[("arg0[2]", 30), ("arg0[4]", 1)]).unwrap());
+    assert_eq!(mem[&("arg0->@0".to_string(), 0)], 10 + 1);
+}
+
+/// `udiv`/`urem` of `i64` divide the bits unsigned (PTX div.u64 and
+/// rem.u64), at and above 2^63 too.
+#[test]
+fn unsigned_64_bit_division_reads_the_bits_unsigned() {
+    let ll = r#"
+define ptx_kernel void @k(ptr %in, ptr %out) {
+  %a = load i64, ptr %in, align 8
+  %bp = getelementptr inbounds i64, ptr %in, i64 1
+  %b = load i64, ptr %bp, align 8
+  %q = udiv i64 %a, %b
+  %r = urem i64 %a, %b
+  store i64 %q, ptr %out, align 8
+  %o1 = getelementptr inbounds i64, ptr %out, i64 1
+  store i64 %r, ptr %o1, align 8
+  ret void
+}
+"#;
+    let p = lower(ll, "k", &[("arg0[0]", -1), ("arg0[1]", 10)]).unwrap();
+    let mem = run(&p);
+    assert_eq!(mem[&("arg1".to_string(), 0)] as u64, u64::MAX / 10);
+    assert_eq!(mem[&("arg1".to_string(), 1)], 5, "signed: -1 % 10 = -1");
+}

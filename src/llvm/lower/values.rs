@@ -5,6 +5,7 @@
 //! operands first, and every result is wrapped to its width by the local
 //! it is stored in.
 
+use super::memory::Region;
 use super::{Lowerer, R};
 use crate::ir::{BinOp, Type, UnOp};
 use crate::ir::{Builtin, Expr, Op};
@@ -190,10 +191,10 @@ impl Lowerer<'_> {
                 ),
             ),
             LBin::AShr => bin(BinOp::Shr, sext(a, bits), b),
-            LBin::UDiv | LBin::URem if bits >= 64 => {
-                return self
-                    .refuse("unsigned 64-bit division: the model divides signed 64-bit integers")
-            }
+            // The model's integers are i64: a 64-bit operand's bits
+            // divided as unsigned.
+            LBin::UDiv if bits >= 64 => bin(BinOp::UDiv, a, b),
+            LBin::URem if bits >= 64 => bin(BinOp::URem, a, b),
             LBin::UDiv => bin(BinOp::Div, a, b),
             LBin::URem => bin(BinOp::Rem, a, b),
             LBin::SDiv => bin(BinOp::Div, sext(a, bits), sext(b, bits)),
@@ -286,8 +287,20 @@ impl Lowerer<'_> {
             _ => return self.refuse("a comparison of pointers: the model has no addresses"),
         };
         match pred {
+            // A buffer or a field is never null; a pointer phi is where it
+            // holds NULL's offset (`flow::NULL_OFFSET`), and a pointer read
+            // from memory where its address is 0.
             "eq" | "ne" if self.followed(other) => {
-                self.assign(instr, Expr::Const(i64::from(pred == "ne")))
+                let p = self.ptr(&Operand {
+                    ty: instr.operands[0].ty.clone(),
+                    value: other.clone(),
+                })?;
+                let null = match p.region {
+                    Region::Address => 0,
+                    _ => super::flow::NULL_OFFSET,
+                };
+                let op = if pred == "eq" { BinOp::Eq } else { BinOp::Ne };
+                self.assign(instr, bin(op, p.offset, Expr::Const(null)))
             }
             _ => self.refuse("a comparison of a pointer the model cannot follow with null"),
         }

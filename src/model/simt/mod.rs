@@ -438,10 +438,6 @@ impl Warps {
                 preds.push((self.lane_of(u), th.eval(pred, s, u)? != 0));
             }
         }
-        let ballot = preds
-            .iter()
-            .filter(|(_, p)| *p)
-            .fold(0u64, |m, (l, _)| m | 1 << l);
         let shuffled = self.shuffled_values(th, s, lanes)?;
         for &u in lanes {
             if let Op::Shuffle { dst, .. } = th.prog.code[th.pc(s, u) as usize].op {
@@ -451,9 +447,17 @@ impl Warps {
                 th.write_local(s, u, dst, named as i64);
             }
             if let Op::Vote { dst, kind, .. } = th.prog.code[th.pc(s, u) as usize].op {
+                // A vote counts the lanes its own mask names: in lockstep,
+                // two tiles of one warp vote at once, each over its lanes.
+                let own = self.named_lanes(th, s, u)?;
+                let mine = preds.iter().filter(|(l, _)| own >> l & 1 == 1);
+                let ballot = mine
+                    .clone()
+                    .filter(|(_, p)| *p)
+                    .fold(0u64, |m, (l, _)| m | 1 << l);
                 let value = match kind {
                     VoteKind::Any => (ballot != 0) as i64,
-                    VoteKind::All => preds.iter().all(|(_, p)| *p) as i64,
+                    VoteKind::All => mine.clone().all(|(_, p)| *p) as i64,
                     VoteKind::Ballot => ballot as i64,
                 };
                 th.write_local(s, u, dst, value);
