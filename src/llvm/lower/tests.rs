@@ -956,6 +956,27 @@ define ptx_kernel void @k(i64 %a) {
 "#;
     let e = lower(back, "k", &[("arg0", 0)]).unwrap_err();
     assert!(e.contains("cannot follow"), "{e}");
+    // A constant expression's address (cusync's `shared_storage != nullptr`
+    // of a `__shared__` array) is the variable's: never 0.
+    let constant = r#"
+@s = internal addrspace(3) global [3 x i32] undef, align 4
+define ptx_kernel void @k(ptr %p) {
+  %z = icmp eq i64 ptrtoint (ptr addrspacecast (ptr addrspace(3) @s to ptr) to i64), 0
+  %v = zext i1 %z to i32
+  store i32 %v, ptr %p, align 4
+  %a = trunc i64 ptrtoint (ptr getelementptr inbounds (i8, ptr addrspacecast (ptr addrspace(3) @s to ptr), i64 8) to i64) to i32
+  %q = getelementptr inbounds i32, ptr %p, i64 1
+  store i32 %a, ptr %q, align 4
+  ret void
+}
+"#;
+    let mem = run(&lower(constant, "k", &[]).unwrap());
+    assert_eq!(mem[&("arg0".to_string(), 0)], 0, "{mem:?}");
+    assert_eq!(
+        mem[&("arg0".to_string(), 1)],
+        8,
+        "the low bits: the byte offset"
+    );
 }
 
 /// A `__device__` object of struct type is the 32-bit words of its layout:

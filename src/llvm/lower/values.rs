@@ -8,7 +8,7 @@
 use super::{Lowerer, R};
 use crate::ir::{BinOp, Type, UnOp};
 use crate::ir::{Builtin, Expr, Op};
-use crate::llvm::ir::{BinOp as LBin, CastOp, Instr, Operand, Type as LType, Value};
+use crate::llvm::ir::{BinOp as LBin, CastOp, Instr, InstrKind, Operand, Type as LType, Value};
 
 /// Variable `k`'s address is `(k + 1) << ADDRESS_SHIFT` (see `address`).
 pub(crate) const ADDRESS_SHIFT: u32 = 32;
@@ -125,6 +125,13 @@ impl Lowerer<'_> {
                 Some(c) => Expr::Const(*c),
                 None => Expr::Local(self.local(n, bits)?),
             },
+            // `ptrtoint` of a constant address (`ptrtoint (ptr addrspacecast
+            // (ptr addrspace(3) @s to ptr) to i64)`): its address, as `cast`.
+            Value::Expr(ce)
+                if ce.kind == InstrKind::Cast(CastOp::PtrToInt) && !ce.operands.is_empty() =>
+            {
+                self.address(&ce.operands[0])?
+            }
             _ => return self.refuse(
                 "an integer computed from a pointer (ptrtoint) or a constant the model cannot name",
             ),
