@@ -18,11 +18,14 @@
 use super::values::{sext, width};
 use super::{Lowerer, R};
 use crate::ir::{BinOp, Expr, FCmp, Float, FloatBin, FloatUn, Num, UnOp};
-use crate::llvm::ir::{BinOp as LBin, CastOp, Instr, InstrKind, Operand, Type as LType, Value};
+use crate::llvm::ir::{
+    BinOp as LBin, Block, CastOp, Function, Instr, InstrKind, Operand, Type as LType, Value,
+};
+use std::collections::HashMap;
 
 /// A function of floats that `float_call` models.
 #[derive(Clone, Copy)]
-enum Function {
+enum MathFn {
     Unary(FloatUn),
     Binary(FloatBin),
     Fma,
@@ -30,7 +33,7 @@ enum Function {
 
 /// The function a callee names: LLVM's intrinsics (`llvm.fabs.f32`) and
 /// libdevice's (`__nv_fabsf`, `__nv_fmul_rn`), whatever the format.
-fn function(name: &str) -> Option<Function> {
+fn function(name: &str) -> Option<MathFn> {
     let base = match name.strip_prefix("__nv_") {
         Some(n) => {
             let n = n.strip_suffix("_rn").unwrap_or(n);
@@ -46,7 +49,7 @@ fn function(name: &str) -> Option<Function> {
         }
         None => name.strip_prefix("llvm.")?.split('.').next()?,
     };
-    use Function::{Binary as B, Unary as U};
+    use MathFn::{Binary as B, Unary as U};
     Some(match base {
         "fabs" => U(FloatUn::Abs),
         "ceil" => U(FloatUn::Ceil),
@@ -63,9 +66,69 @@ fn function(name: &str) -> Option<Function> {
         "fmin" | "minnum" => B(FloatBin::Min),
         "fmax" | "maxnum" => B(FloatBin::Max),
         "copysign" => B(FloatBin::CopySign),
-        "fma" | "fmuladd" => Function::Fma,
+        "fma" | "fmuladd" => MathFn::Fma,
         _ => return None,
     })
+}
+
+/// The `fmul contract` of `block` that `o` names, if it is one.
+fn product<'b>(block: &'b Block, o: &Operand) -> Option<&'b Instr> {
+    let Value::Local(n) = &o.value else {
+        return None;
+    };
+    block.instrs.iter().find(|i| {
+        i.result.as_ref() == Some(n) && i.kind == InstrKind::Binary(LBin::FMul) && i.contract
+    })
+}
+
+/// Which operand of each `fadd`/`fsub contract` of `block` (by its index)
+/// is the product fused into it, as LLVM's DAG combiner for NVPTX decides
+/// (checked against `llc-19`): it asks for aggressive fusion, so a product
+/// is fused whatever its other uses; it visits a block's operations last
+/// to first, and of two products fuses the one with fewer uses left (the
+/// first on a tie), a fusion taking one use off its product. A use in
+/// another block counts once (the value is copied out of the block).
+fn fusions(func: &Function, block: &Block) -> HashMap<usize, usize> {
+    let named = |o: &Operand, n: &str| matches!(&o.value, Value::Local(x) if x == n);
+    let mut uses: HashMap<&str, usize> = HashMap::new();
+    let is_product = |i: &&Instr| i.kind == InstrKind::Binary(LBin::FMul) && i.contract;
+    for m in block.instrs.iter().filter(is_product) {
+        let Some(n) = m.result.as_deref() else {
+            continue;
+        };
+        let here = block.instrs.iter().chain([&block.terminator]);
+        let local = here
+            .flat_map(|i| &i.operands)
+            .filter(|o| named(o, n))
+            .count();
+        let elsewhere = func
+            .blocks
+            .iter()
+            .filter(|b| !std::ptr::eq(*b, block))
+            .flat_map(|b| b.instrs.iter().chain([&b.terminator]))
+            .any(|i| i.operands.iter().any(|o| named(o, n)));
+        uses.insert(n, local + usize::from(elsewhere));
+    }
+    let mut chosen = HashMap::new();
+    for (at, i) in block.instrs.iter().enumerate().rev() {
+        let fused = matches!(i.kind, InstrKind::Binary(LBin::FAdd | LBin::FSub));
+        if !i.contract || !fused || i.operands.len() < 2 {
+            continue;
+        }
+        let name = |k: usize| product(block, &i.operands[k]).and_then(|m| m.result.as_deref());
+        let left = |n: Option<&str>| n.and_then(|n| uses.get(n).copied());
+        let first = match (left(name(0)), left(name(1))) {
+            (Some(a), Some(b)) => usize::from(a > b),
+            (Some(_), None) => 0,
+            (None, Some(_)) => 1,
+            (None, None) => continue,
+        };
+        if let Some(n) = name(first) {
+            uses.entry(n).and_modify(|u| *u = u.saturating_sub(1));
+        }
+        chosen.insert(at, first);
+    }
+    chosen
 }
 
 fn bin(op: FloatBin, f: Float, a: Expr, b: Expr) -> Expr {
@@ -114,53 +177,35 @@ impl Lowerer<'_> {
     }
 
     /// `fadd`/`fsub contract` of an `fmul contract` of the same block: one
-    /// `fma`, as LLVM's DAG combiner fuses them for NVPTX (which asks for
-    /// aggressive fusion: whatever other uses the product has). Of two
-    /// products it fuses the one with fewer uses, the first on a tie.
+    /// `fma`, as LLVM's NVPTX back end fuses them (`fusions`).
     fn contracted(&mut self, instr: &Instr, op: LBin, f: Float) -> R<Option<Expr>> {
         if !instr.contract || !matches!(op, LBin::FAdd | LBin::FSub) {
             return Ok(None);
         }
         let func = self.func;
-        let Some(block) = func
-            .blocks
-            .iter()
-            .find(|b| b.instrs.iter().any(|i| std::ptr::eq(i, instr)))
-        else {
+        let found = func.blocks.iter().find_map(|b| {
+            let i = b.instrs.iter().position(|i| std::ptr::eq(i, instr))?;
+            Some((b, i))
+        });
+        let Some((block, at)) = found else {
             return Ok(None);
         };
-        let product = |o: &Operand| match &o.value {
-            Value::Local(n) => block.instrs.iter().find(|i| {
-                i.result.as_ref() == Some(n)
-                    && i.kind == InstrKind::Binary(LBin::FMul)
-                    && i.contract
-            }),
-            _ => None,
+        let Some(&first) = fusions(func, block).get(&at) else {
+            return Ok(None);
         };
-        let uses = |p: &Instr| {
-            let name = p.result.as_ref();
-            func.instructions()
-                .flat_map(|i| &i.operands)
-                .filter(|o| matches!(&o.value, Value::Local(n) if Some(n) == name))
-                .count()
-        };
-        let (p0, p1) = (product(&instr.operands[0]), product(&instr.operands[1]));
-        let (first, m) = match (p0, p1) {
-            (Some(a), Some(b)) if uses(a) > uses(b) => (false, b),
-            (Some(a), _) => (true, a),
-            (None, Some(b)) => (false, b),
-            (None, None) => return Ok(None),
+        let Some(m) = product(block, &instr.operands[first]) else {
+            return Ok(None);
         };
         let x = self.int(&m.operands[0])?;
         let y = self.int(&m.operands[1])?;
-        let other = self.int(&instr.operands[usize::from(first)])?;
+        let other = self.int(&instr.operands[1 - first])?;
         Ok(Some(match (op, first) {
             // (x*y) + z, z + (x*y)
             (LBin::FAdd, _) => fma(f, x, y, other),
             // (x*y) - z = fma(x, y, -z)
-            (_, true) => fma(f, x, y, neg(f, other)),
+            (_, 0) => fma(f, x, y, neg(f, other)),
             // z - (x*y) = fma(-x, y, z)
-            (_, false) => fma(f, neg(f, x), y, other),
+            _ => fma(f, neg(f, x), y, other),
         }))
     }
 
@@ -220,9 +265,9 @@ impl Lowerer<'_> {
             return Ok(None);
         };
         let arity = match fun {
-            Function::Unary(_) => 1,
-            Function::Binary(_) => 2,
-            Function::Fma => 3,
+            MathFn::Unary(_) => 1,
+            MathFn::Binary(_) => 2,
+            MathFn::Fma => 3,
         };
         if instr.operands.len() != arity {
             return self.refuse(format!("`{name}` with {} operands", instr.operands.len()));
@@ -235,9 +280,9 @@ impl Lowerer<'_> {
         let mut x = x.into_iter();
         let mut next = || x.next().expect("arity checked");
         Ok(Some(match fun {
-            Function::Unary(op) => Expr::Unary(UnOp::Float(op, f), Box::new(next())),
-            Function::Binary(op) => bin(op, f, next(), next()),
-            Function::Fma => fma(f, next(), next(), next()),
+            MathFn::Unary(op) => Expr::Unary(UnOp::Float(op, f), Box::new(next())),
+            MathFn::Binary(op) => bin(op, f, next(), next()),
+            MathFn::Fma => fma(f, next(), next(), next()),
         }))
     }
 }

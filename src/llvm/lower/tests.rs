@@ -848,6 +848,50 @@ define ptx_kernel void @k(ptr %p, ptr %q) {
     assert_eq!(at(10), 0, "fptoui of a negative float saturates to 0");
 }
 
+/// Contraction as LLVM's NVPTX back end does it (this IR through
+/// `llc-19 -O3 -mcpu=sm_90` gives these `fma.rn.f32`): a product is fused
+/// whatever its other uses; of two products the one with fewer uses left,
+/// the block visited last to first; `c - b * c` is `fma(-b, c, c)`.
+#[test]
+fn contraction_fuses_the_product_with_fewer_uses() {
+    let ll = r#"
+define ptx_kernel void @k(ptr %p, ptr %q) {
+  %a = load float, ptr %p, align 4
+  %pb = getelementptr inbounds float, ptr %p, i64 1
+  %b = load float, ptr %pb, align 4
+  %pc = getelementptr inbounds float, ptr %p, i64 2
+  %c = load float, ptr %pc, align 4
+  %m = fmul contract float %a, %b
+  store float %m, ptr %q, align 4
+  %n = fmul contract float %b, %c
+  %t = fadd contract float %m, %n
+  %q1 = getelementptr inbounds float, ptr %q, i64 1
+  store float %t, ptr %q1, align 4
+  %u = fsub contract float %c, %n
+  %q2 = getelementptr inbounds float, ptr %q, i64 2
+  store float %u, ptr %q2, align 4
+  ret void
+}
+"#;
+    let (a, b, c) = (1.389_892_6_f32, 1.432_861_3_f32, -1.607_666_f32);
+    let bits = |x: f32| i64::from(x.to_bits());
+    let args = [
+        ("arg0[0]", bits(a)),
+        ("arg0[1]", bits(b)),
+        ("arg0[2]", bits(c)),
+    ];
+    let mem = run(&lower(ll, "k", &args).unwrap());
+    let at = |i| mem[&("arg1".to_string(), i)];
+    assert_eq!(at(0), bits(a * b), "the product itself is rounded");
+    // %m and %n have two uses each, but the fsub, visited first, fuses
+    // %n and leaves it one: the fadd then fuses %n.
+    assert_eq!(at(1), bits(b.mul_add(c, a * b)));
+    assert_ne!(at(1), bits(a.mul_add(b, b * c)));
+    assert_ne!(at(1), bits(a * b + b * c));
+    assert_eq!(at(2), bits((-b).mul_add(c, c)));
+    assert_ne!(at(2), bits(c - b * c));
+}
+
 /// A struct passed by value is a read-only buffer: its words are given
 /// with `NAME[i]=V`, its pointer fields are buffers of their own, and a
 /// write into it is refused.
