@@ -1,8 +1,9 @@
 //! Every case of `shared/cuda-corpus` (synchronization code from public
 //! CUDA projects, read where it lies, never copied), checked as far as the
 //! LLVM route takes it today: a harness under `harnesses/corpus` whose
-//! `//! expect` lines `verify` checks, or the exact construct that stops
-//! the case, located, which `book/src/cuda.md` ("The CUDA corpus, case by
+//! `//! expect` lines `verify` checks, the exact construct that stops
+//! the case, located, or the violation of one kernel alone where the case
+//! needs several at once, which `book/src/cuda.md` ("The CUDA corpus, case by
 //! case") lists. When the front end learns a construct, the probe of the
 //! case it unblocks fails here: move the case to a harness with
 //! expectations and update the book's table. Without clang-19, opt-19,
@@ -22,6 +23,10 @@ enum Outcome {
     /// Every construct is lowered, but the search does not end within
     /// the `--max-seconds` among the case's arguments (exit 3).
     TooLarge,
+    /// Every construct is lowered, and the launch alone is a violation
+    /// (exit 1) whose report says `says`: the case needs more than one
+    /// kernel in a launch.
+    Violated { says: &'static str },
     /// `check` stops with exit 2 at `at` (a `file:line` suffix), saying `says`.
     Refused {
         at: &'static str,
@@ -52,9 +57,9 @@ fn cases() -> Vec<Case> {
             args: &[],
             outcome: Harness("harnesses/corpus/broker_queue.cu"),
         },
-        // Producer and consumer are two kernels on two streams; the
-        // consumer alone reaches its float add after the wait it cannot
-        // pass without the producer.
+        // Producer and consumer are two kernels on two streams: the
+        // consumer alone (its float add is lowered) waits forever for the
+        // producer's flag.
         Case {
             name: "cusync-tile-semaphore",
             file: "@/cuda-corpus/cusync-tile-semaphore/src/src/examples/sync-overhead/sync-overhead.cu",
@@ -62,9 +67,8 @@ fn cases() -> Vec<Case> {
                 "--kernel", "kernel2", "--arg", "cansync=1", "--arg", "iter=0", "--grid", "1", "--block", "1",
                 "-I", "@/cuda-corpus/cusync-tile-semaphore/src/src/include",
             ],
-            outcome: Refused {
-                at: "sync-overhead.cu:57",
-                says: "floating-point addition",
+            outcome: Violated {
+                says: "block 0 spins at line 51: `while (sync[i] < iter + 1);`",
             },
         },
         // Both barriers of the case, two GPUs as two blocks, their peers'
@@ -129,27 +133,13 @@ fn cases() -> Vec<Case> {
                 says: "a call to `_Z11ncclTeamLsaRK11ncclDevComm`",
             },
         },
-        // Its barriers, two GPUs as two blocks (the kernels add floats).
+        // Its barriers and its two all-reduce kernels for float, two GPUs
+        // as two blocks.
         Case {
             name: "vllm-custom-allreduce",
             file: "harnesses/corpus/vllm_custom_allreduce.cu",
             args: &[],
             outcome: Harness("harnesses/corpus/vllm_custom_allreduce.cu"),
-        },
-        // The RankData copy and the barrier's pointer words are lowered;
-        // the reduction adds floats.
-        Case {
-            name: "vllm-custom-allreduce",
-            file: "tests/llvm/drivers/vllm-custom-allreduce.cu",
-            args: &[
-                "--kernel", "cross_device_reduce_1stage<float, 2>", "--grid", "1", "--block", "2",
-                "--arg", "arg4=0", "--arg", "arg5=4",
-                "-I", "@/cuda-corpus/vllm-custom-allreduce/src", "-I", "@", "-D", "__restrict__=",
-            ],
-            outcome: Refused {
-                at: "custom_all_reduce.cuh:75",
-                says: "floating-point addition",
-            },
         },
         Case {
             name: "stdgpu-mutex-deque",
@@ -225,6 +215,12 @@ fn check_case(case: &Case, shared: &Path) {
         assert!(stdout(&out).contains("INCONCLUSIVE"), "{}", stdout(&out));
         return;
     }
+    if let Outcome::Violated { says } = case.outcome {
+        let text = stdout(&out);
+        assert_eq!(code(&out), 1, "{}: {text}{err}", case.name);
+        assert!(text.contains(says), "{}: `{says}` not in {text}", case.name);
+        return;
+    }
     let Outcome::Refused { at, says } = case.outcome else {
         unreachable!("harnesses returned above")
     };
@@ -282,6 +278,7 @@ fn main() -> std::process::ExitCode {
         let kind = match case.outcome {
             Outcome::Harness(_) => "checked",
             Outcome::TooLarge => "too_large",
+            Outcome::Violated { .. } => "violated",
             Outcome::Refused { .. } => "refused",
         };
         trials.push(needs(

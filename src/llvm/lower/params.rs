@@ -274,8 +274,8 @@ impl Lowerer<'_> {
     /// The buffer a pointer field of a kernel's struct argument points to
     /// (`gpuLockData->mutexBufferHeads`): a buffer of its own per field
     /// (offset `k` into the parameter `v`'s buffer), zero-initialised, of
-    /// the default length; named by the field as the source spells it at
-    /// the load (and its offset, `->field@k`, when another field is spelled
+    /// the default length; named by the member the source spells at the
+    /// load (and its offset, `->field@k`, when another field is spelled
     /// alike). `None` for a variable that is not a kernel parameter.
     pub(super) fn pointer_field(&mut self, v: VarId, k: i64) -> Option<VarId> {
         if let Some(d) = self.fields.get(&(v, k)) {
@@ -284,8 +284,20 @@ impl Lowerer<'_> {
         if !self.param_vars.contains(&v) {
             return None;
         }
-        let field = self.spelled_field().unwrap_or_else(|| format!("@{k}"));
+        // A name only where the source spells a member (`p->f`, `s.f`), not
+        // the variable a copy goes to (`auto dp = *_dp;`).
+        let field = self
+            .spelled_field()
+            .filter(|_| self.after_member_access())
+            .unwrap_or_else(|| format!("@{k}"));
         Some(self.field_buffer(v, k, &field))
+    }
+
+    /// Whether the source text just before the point being lowered is a
+    /// member access (`->` or `.`).
+    fn after_member_access(&self) -> bool {
+        let before = self.lines.source.text.get(..self.point.start as usize);
+        before.is_some_and(|b| b.ends_with("->") || b.ends_with('.'))
     }
 
     /// The identifier the source spells at the point being lowered (a

@@ -9,7 +9,7 @@ use super::memory::Region;
 use super::{Lowerer, R};
 use crate::ir::{BinOp, Type, UnOp};
 use crate::ir::{Builtin, Expr, Op};
-use crate::llvm::ir::{BinOp as LBin, CastOp, Instr, Operand, Type as LType, Value};
+use crate::llvm::ir::{BinOp as LBin, CastOp, Instr, InstrKind, Operand, Type as LType, Value};
 
 /// Variable `k`'s address is `(k + 1) << ADDRESS_SHIFT` (see `address`).
 pub(crate) const ADDRESS_SHIFT: u32 = 32;
@@ -52,6 +52,10 @@ fn fold(e: &Expr) -> Option<i64> {
                 fold(b)
             }
         }
+        Expr::Fma(f, abc) => {
+            let [a, b, c] = &**abc;
+            Some(crate::ir::float::fma(*f, fold(a)?, fold(b)?, fold(c)?))
+        }
         _ => None,
     }
 }
@@ -75,8 +79,8 @@ fn flip(e: Expr) -> Expr {
 }
 
 /// The bits of a value of `ty`: an integer's width, or a floating-point
-/// type's, whose values are carried as their bits (loaded, stored,
-/// selected, passed through phis, never computed with).
+/// type's, whose values are carried as their bits (`float.rs` computes
+/// with `float` and `double` ones).
 pub(crate) fn width(ty: &LType) -> Option<u32> {
     match ty {
         LType::Int(w) => Some(*w),
@@ -122,6 +126,13 @@ impl Lowerer<'_> {
                 Some(c) => Expr::Const(*c),
                 None => Expr::Local(self.local(n, bits)?),
             },
+            // `ptrtoint` of a constant address (`ptrtoint (ptr addrspacecast
+            // (ptr addrspace(3) @s to ptr) to i64)`): its address, as `cast`.
+            Value::Expr(ce)
+                if ce.kind == InstrKind::Cast(CastOp::PtrToInt) && !ce.operands.is_empty() =>
+            {
+                self.address(&ce.operands[0])?
+            }
             _ => return self.refuse(
                 "an integer computed from a pointer (ptrtoint) or a constant the model cannot name",
             ),
@@ -141,7 +152,7 @@ impl Lowerer<'_> {
         };
         // An SSA value computed from constants is that constant wherever
         // it is used: its uses read it as one (a float conversion of a
-        // launch constant can then be computed).
+        // launch constant is then computed when the kernel is lowered).
         let value = match fold(&value) {
             Some(c) => {
                 let c = zext(i128::from(c), bits);
@@ -255,12 +266,7 @@ impl Lowerer<'_> {
                 | CastOp::FPTrunc,
                 Some(_),
             ) => self.float_cast(instr, op)?,
-            _ => {
-                return self.refuse(format!(
-                    "the conversion `{}` (floating point is not modelled)",
-                    op.name()
-                ))
-            }
+            _ => return self.refuse(format!("the conversion `{}`", op.name())),
         };
         self.assign(instr, v)
     }
