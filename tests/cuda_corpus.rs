@@ -52,14 +52,23 @@ fn cases() -> Vec<Case> {
             args: &[],
             outcome: Harness("harnesses/corpus/broker_queue.cu"),
         },
-        // Producer and consumer are two kernels on two streams; the
-        // consumer alone reaches its float add after the wait it cannot
-        // pass without the producer.
+        // Producer and consumer kernels launched together (--launch),
+        // synchronized by CuStage's per-tile semaphores.
+        Case {
+            name: "cusync-tile-semaphore",
+            file: "harnesses/corpus/cusync_tile_semaphore.cu",
+            args: &[],
+            outcome: Harness("harnesses/corpus/cusync_tile_semaphore.cu"),
+        },
+        // The bare volatile-flag example's consumer, launched with its
+        // producer: both kernels compile, and the consumer adds floats
+        // at run time.
         Case {
             name: "cusync-tile-semaphore",
             file: "@/cuda-corpus/cusync-tile-semaphore/src/src/examples/sync-overhead/sync-overhead.cu",
             args: &[
-                "--kernel", "kernel2", "--arg", "cansync=1", "--arg", "iter=0", "--grid", "1", "--block", "1",
+                "--launch", "kernel1<<<1,1>>>(in,0,sync,1)",
+                "--launch", "kernel2<<<1,1>>>(out,in,sync,1,0)",
                 "-I", "@/cuda-corpus/cusync-tile-semaphore/src/src/include",
             ],
             outcome: Refused {
