@@ -1,8 +1,9 @@
 //! Every case of `shared/cuda-corpus` (synchronization code from public
 //! CUDA projects, read where it lies, never copied), checked as far as the
 //! LLVM route takes it today: a harness under `harnesses/corpus` whose
-//! `//! expect` lines `verify` checks, or the exact construct that stops
-//! the case, located, which `book/src/cuda.md` ("The CUDA corpus, case by
+//! `//! expect` lines `verify` checks, the exact construct that stops
+//! the case, located, or the violation of one kernel alone where the case
+//! needs several at once, which `book/src/cuda.md` ("The CUDA corpus, case by
 //! case") lists. When the front end learns a construct, the probe of the
 //! case it unblocks fails here: move the case to a harness with
 //! expectations and update the book's table. Without clang-19, opt-19,
@@ -60,21 +61,13 @@ fn cases() -> Vec<Case> {
             args: &[],
             outcome: Harness("harnesses/corpus/cusync_tile_semaphore.cu"),
         },
-        // The bare volatile-flag example's consumer, launched with its
-        // producer: both kernels compile, and the consumer adds floats
-        // at run time.
+        // The bare volatile-flag example's producer and consumer (whose
+        // float add is lowered), launched together.
         Case {
             name: "cusync-tile-semaphore",
-            file: "@/cuda-corpus/cusync-tile-semaphore/src/src/examples/sync-overhead/sync-overhead.cu",
-            args: &[
-                "--launch", "kernel1<<<1,1>>>(in,0,sync,1)",
-                "--launch", "kernel2<<<1,1>>>(out,in,sync,1,0)",
-                "-I", "@/cuda-corpus/cusync-tile-semaphore/src/src/include",
-            ],
-            outcome: Refused {
-                at: "sync-overhead.cu:57",
-                says: "floating-point addition",
-            },
+            file: "harnesses/corpus/cusync_sync_overhead.cu",
+            args: &[],
+            outcome: Harness("harnesses/corpus/cusync_sync_overhead.cu"),
         },
         // Both barriers of the case, two GPUs as two blocks, their peers'
         // buffers reached through host-set arrays of pointers.
@@ -91,9 +84,16 @@ fn cases() -> Vec<Case> {
             name: "gpusorting-onesweep-lookback",
             file: "@/cuda-corpus/gpusorting-onesweep-lookback/src/GPUSortingCUDA/Sort/OneSweep.cu",
             args: &[
-                "--kernel", "DigitBinningPassKeysOnly", "--arg", "size=8", "--arg", "radixShift=0",
-                "-I", "@/cuda-corpus/gpusorting-onesweep-lookback/src/GPUSortingCUDA",
-                "--max-seconds", "10",
+                "--kernel",
+                "DigitBinningPassKeysOnly",
+                "--arg",
+                "size=8",
+                "--arg",
+                "radixShift=0",
+                "-I",
+                "@/cuda-corpus/gpusorting-onesweep-lookback/src/GPUSortingCUDA",
+                "--max-seconds",
+                "10",
             ],
             outcome: TooLarge,
         },
@@ -109,8 +109,14 @@ fn cases() -> Vec<Case> {
             name: "libcudacxx-barrier",
             file: "tests/llvm/drivers/libcudacxx-barrier.cu",
             args: &[
-                "--kernel", "block_barrier_kernel", "--grid", "1", "--block", "2",
-                "-I", "@/cuda-corpus/libcudacxx-barrier/src/libcudacxx/include",
+                "--kernel",
+                "block_barrier_kernel",
+                "--grid",
+                "1",
+                "--block",
+                "2",
+                "-I",
+                "@/cuda-corpus/libcudacxx-barrier/src/libcudacxx/include",
             ],
             outcome: Refused {
                 at: "barrier.h:168",
@@ -129,36 +135,27 @@ fn cases() -> Vec<Case> {
             name: "nccl-lsa-barrier",
             file: "tests/llvm/drivers/nccl-lsa-barrier.cu",
             args: &[
-                "--kernel", "lsa_barrier_kernel",
-                "-I", "@/cuda-corpus/nccl-lsa-barrier/src/src/include",
-                "-I", "tests/llvm/stubs/nccl-lsa", "-I", "@",
+                "--kernel",
+                "lsa_barrier_kernel",
+                "-I",
+                "@/cuda-corpus/nccl-lsa-barrier/src/src/include",
+                "-I",
+                "tests/llvm/stubs/nccl-lsa",
+                "-I",
+                "@",
             ],
             outcome: Refused {
                 at: "nccl-lsa-barrier.cu:7",
                 says: "a call to `_Z11ncclTeamLsaRK11ncclDevComm`",
             },
         },
-        // Its barriers, two GPUs as two blocks (the kernels add floats).
+        // Its barriers and its two all-reduce kernels for float, two GPUs
+        // as two blocks.
         Case {
             name: "vllm-custom-allreduce",
             file: "harnesses/corpus/vllm_custom_allreduce.cu",
             args: &[],
             outcome: Harness("harnesses/corpus/vllm_custom_allreduce.cu"),
-        },
-        // The RankData copy and the barrier's pointer words are lowered;
-        // the reduction adds floats.
-        Case {
-            name: "vllm-custom-allreduce",
-            file: "tests/llvm/drivers/vllm-custom-allreduce.cu",
-            args: &[
-                "--kernel", "cross_device_reduce_1stage<float, 2>", "--grid", "1", "--block", "2",
-                "--arg", "arg4=0", "--arg", "arg5=4",
-                "-I", "@/cuda-corpus/vllm-custom-allreduce/src", "-I", "@", "-D", "__restrict__=",
-            ],
-            outcome: Refused {
-                at: "custom_all_reduce.cuh:75",
-                says: "floating-point addition",
-            },
         },
         Case {
             name: "stdgpu-mutex-deque",
@@ -173,9 +170,16 @@ fn cases() -> Vec<Case> {
             name: "warpcore-cg-insert",
             file: "tests/llvm/drivers/warpcore-cg-insert.cu",
             args: &[
-                "--kernel", "insert_kernel", "--grid", "1", "--block", "4",
-                "-I", "@/cuda-corpus/warpcore-cg-insert/src/include",
-                "-I", "tests/llvm/stubs/warpcore",
+                "--kernel",
+                "insert_kernel",
+                "--grid",
+                "1",
+                "--block",
+                "4",
+                "-I",
+                "@/cuda-corpus/warpcore-cg-insert/src/include",
+                "-I",
+                "tests/llvm/stubs/warpcore",
             ],
             outcome: Refused {
                 at: "storage.cuh:627",
@@ -188,9 +192,12 @@ fn cases() -> Vec<Case> {
             name: "nccl-ll-protocol",
             file: "@/cuda-corpus/nccl-ll-protocol/src/src/device/primitives.h",
             args: &[
-                "--kernel", "k",
-                "-I", "@/cuda-corpus/nccl-ll-protocol/src/src/include",
-                "-I", "@/cuda-corpus/nccl-ll-protocol/src/src/device",
+                "--kernel",
+                "k",
+                "-I",
+                "@/cuda-corpus/nccl-ll-protocol/src/src/include",
+                "-I",
+                "@/cuda-corpus/nccl-ll-protocol/src/src/device",
             ],
             outcome: Refused {
                 at: "primitives.h:12",
@@ -208,9 +215,12 @@ fn cases() -> Vec<Case> {
             name: "slabhash-warp-insert",
             file: "@/cuda-corpus/slabhash-warp-insert/src/src/slab_hash.cuh",
             args: &[
-                "--kernel", "k",
-                "-I", "@/cuda-corpus/slabhash-warp-insert/src/src",
-                "-I", "@/cuda-corpus/slabhash-warp-insert/src/SlabAlloc/src",
+                "--kernel",
+                "k",
+                "-I",
+                "@/cuda-corpus/slabhash-warp-insert/src/src",
+                "-I",
+                "@/cuda-corpus/slabhash-warp-insert/src/SlabAlloc/src",
             ],
             outcome: Refused {
                 at: "cmap_implementation.cuh:113",
@@ -300,10 +310,11 @@ fn main() -> std::process::ExitCode {
     let mut trials = Vec::new();
     for case in cases() {
         let sh = shared.clone();
+        // A case may have several harnesses: each trial names its own.
         let kind = match case.outcome {
-            Outcome::Harness(_) => "checked",
-            Outcome::TooLarge => "too_large",
-            Outcome::Refused { .. } => "refused",
+            Outcome::Harness(path) => format!("checked::{}", stem(Path::new(path))),
+            Outcome::TooLarge => "too_large".into(),
+            Outcome::Refused { .. } => "refused".into(),
         };
         trials.push(needs(
             &format!("corpus::{}::{kind}", case.name),

@@ -211,8 +211,69 @@ fn cases() -> Vec<Case> {
             None,
             None,
         ),
+        // Floats added at run time under a lock: the last thread finds the
+        // IEEE single-precision sum of 0.1f and 0.2f (their bits).
+        case(
+            "float_sum.cu",
+            "float_sum",
+            FLOAT_INPUTS,
+            "verified",
+            None,
+            None,
+        ),
+        // Without the lock one addition is lost (sc: the sum is wrong).
+        case(
+            "float_sum.cu",
+            "float_sum_racy",
+            &[
+                "--arg",
+                "in[0]=1036831949",
+                "--arg",
+                "in[1]=1045220557",
+                "--memory-model",
+                "sc",
+            ],
+            "violated",
+            Some(("assertion", 20)),
+            None,
+        ),
+        // a * a + c with a = 1 + 2^-12, c = -(1 + 2^-11): contracted (clang's
+        // `contract`) it is one fma and keeps 2^-24; `__fmul_rn` is never
+        // contracted and the two roundings give 0. Each kernel traps on the
+        // other value.
+        case(
+            "float_sum.cu",
+            "fused_multiply_add",
+            FMA_INPUTS,
+            "verified",
+            None,
+            None,
+        ),
+        case(
+            "float_sum.cu",
+            "separate_multiply_add",
+            FMA_INPUTS,
+            "verified",
+            None,
+            None,
+        ),
     ]
 }
+
+/// 0.1f and 0.2f, as their bits.
+const FLOAT_INPUTS: &[&str] = &["--arg", "in[0]=1036831949", "--arg", "in[1]=1045220557"];
+
+/// 1 + 2^-12 and -(1 + 2^-11), as their bits, one thread.
+const FMA_INPUTS: &[&str] = &[
+    "--grid",
+    "1",
+    "--block",
+    "1",
+    "--arg",
+    "in[0]=1065355264",
+    "--arg",
+    "in[1]=-1082126336",
+];
 
 fn check_case(c: &Case) {
     let file = format!("tests/kernels/{}", c.file);
@@ -250,7 +311,7 @@ fn refusals() {
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     let err = stderr(&out);
     assert!(err.contains("refused.cu:4:"), "{err}");
-    assert!(err.contains("floating-point"), "{err}");
+    assert!(err.contains("`__nv_fast_expf`"), "{err}");
     let out = run(&["check", "tests/kernels/refused.cu", "--kernel", "needs_arg"]);
     assert_eq!(code(&out), 2);
     assert!(stderr(&out).contains("--arg n=VALUE"), "{}", stderr(&out));
@@ -317,9 +378,8 @@ fn refusals() {
 /// is right, beside it. Kernels left out and why:
 /// - the tree barriers' verdicts are in
 ///   `harnesses/heterosync/heterosync_kernels.cu` (with why they race at
-///   one thread per block); the semaphores (kernelSpinLockSemaphore,
-///   kernelEBOSemaphore and their Uniq forms) add floats at run time:
-///   refused, located (main.cu:95; a test below);
+///   one thread per block); the semaphores' Uniq forms, which race as
+///   kernelSpinLockSemaphore does;
 /// - kernelFetchAndAddMutexUniq and kernelEBOMutexUniq race as
 ///   kernelSpinLockMutexUniq does (block-scope fences), and
 ///   kernelSleepingMutexUniq deadlocks as kernelSleepingMutex does
@@ -402,8 +462,36 @@ fn hetero_cases() -> Vec<Hetero> {
             verdict: "verified",
             violation: None,
         },
+        // The semaphores (their readers add floats at run time): each block
+        // reads the semaphore's maximum from word 0 (`(0 * 4)`, line 543),
+        // which is the current count the lock's holder decrements with a
+        // plain store (cudaLocksSemaphoreSpin.cu line 118). That read
+        // takes no lock: a block that starts late races with a holder and
+        // may read a count already decremented, whatever the buffers'
+        // initial values.
+        Hetero {
+            kernel: "kernelSpinLockSemaphore",
+            args: SEMAPHORE.to_vec(),
+            verdict: "violated",
+            violation: Some(("heterogeneous_race", 543)),
+        },
+        Hetero {
+            kernel: "kernelEBOSemaphore",
+            args: SEMAPHORE.to_vec(),
+            verdict: "violated",
+            violation: Some(("heterogeneous_race", 696)),
+        },
     ]
 }
+
+const SEMAPHORE: &[&str] = &[
+    "--arg",
+    "sem=0",
+    "--arg",
+    "numStorageLocs=32",
+    "--arg",
+    "NUM_SM=1",
+];
 
 const SLEEP_INIT: &[&str] = &[
     "--arg",
@@ -495,34 +583,6 @@ fn hetero_field_length(main_cu: &std::path::Path) {
         "{}",
         stderr(&out)
     );
-}
-
-/// The semaphores stop at their readers' float additions, located; the
-/// tree barriers' `ceil((float)gridDim.x / n)` of launch constants no
-/// longer stops them (`harnesses/heterosync/heterosync_kernels.cu` holds
-/// their verdicts).
-fn hetero_semaphore_refused(main_cu: &std::path::Path) {
-    let file = main_cu.display().to_string();
-    let out = run(&[
-        "check",
-        &file,
-        "--kernel",
-        "kernelSpinLockSemaphore",
-        "--arg",
-        "sem=0",
-        "--arg",
-        "numStorageLocs=32",
-        "--arg",
-        "ITERATIONS=1",
-        "--arg",
-        "NUM_LDST=1",
-        "--arg",
-        "NUM_SM=1",
-    ]);
-    assert_eq!(code(&out), 2, "{}", stderr(&out));
-    let err = stderr(&out);
-    assert!(err.contains("main.cu:95:29"), "{err}");
-    assert!(err.contains("floating-point addition"), "{err}");
 }
 
 /// A `.cu` file's `//!` header states its kernels' expectations: `verify`
@@ -626,16 +686,10 @@ fn main() -> std::process::ExitCode {
             move || hetero_case(&f, &c),
         ));
     }
-    let f = main_cu.clone();
     trials.push(needs(
         "heterosync::a_struct_fields_buffer_is_sized_by_arg",
-        hetero_missing.clone(),
-        move || hetero_field_length(&f),
-    ));
-    trials.push(needs(
-        "heterosync::semaphores_stop_at_float_arithmetic",
         hetero_missing,
-        move || hetero_semaphore_refused(&main_cu),
+        move || hetero_field_length(&main_cu),
     ));
     run_trials(trials)
 }

@@ -123,7 +123,16 @@ pub fn unary(op: UnOp, a: Code) -> Code {
         UnOp::Neg if a.class == Class::Wide => helper("gs_neg", &[&a]),
         UnOp::Neg => Code::new(format!("(-{})", a.wide()), Class::Wide),
         UnOp::BitNot => Code::new(format!("(~{})", a.wide()), Class::Wide),
+        UnOp::Float(..) | UnOp::Convert(..) => float_arithmetic(&[&a]),
     }
+}
+
+/// Floating-point arithmetic: only a CUDA kernel's own program (the LLVM
+/// front end's) has it, and that program is checked, never emitted. A
+/// spec cannot write it, so this names a function the prelude leaves
+/// undefined: a compile error, never a value unlike the model's.
+fn float_arithmetic(operands: &[&Code]) -> Code {
+    helper("gs_float_arithmetic_is_not_emitted", operands)
 }
 
 /// A call of an `arith.h` helper on `i64` operands.
@@ -180,6 +189,7 @@ pub fn binary(op: BinOp, a: Code, b: Code) -> Code {
         BinOp::Sub if any_wide => helper("gs_sub", &[&a, &b]),
         BinOp::Mul if any_wide || both_nat => helper("gs_mul", &[&a, &b]),
         BinOp::Add | BinOp::Sub | BinOp::Mul => widened(Class::Wide),
+        BinOp::Float(..) => float_arithmetic(&[&a, &b]),
     }
 }
 
@@ -206,6 +216,10 @@ pub fn emit(e: &Expr, local: &dyn Fn(u32) -> (String, Type)) -> Code {
         Expr::Unary(op, a) => unary(*op, emit(a, local)),
         Expr::Binary(op, a, b) => binary(*op, emit(a, local), emit(b, local)),
         Expr::Ternary(c, a, b) => ternary(emit(c, local), emit(a, local), emit(b, local)),
+        Expr::Fma(_, abc) => {
+            let [a, b, c] = abc.each_ref().map(|x| emit(x, local));
+            float_arithmetic(&[&a, &b, &c])
+        }
         // Invariants over memory are checked by the host, never emitted.
         Expr::Global(..) => Code::new("0 /* memory read in an invariant */".into(), Class::Nat),
     }

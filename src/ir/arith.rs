@@ -1,4 +1,5 @@
-//! The language's arithmetic on 64-bit two's complement integers: what the
+//! The language's arithmetic on 64-bit two's complement integers (and, on
+//! their bits, IEEE floats: `ir::float`): what the
 //! model computes, what lowering folds in constant expressions, and what
 //! the CUDA backend's helpers are tested against.
 
@@ -63,6 +64,7 @@ pub fn binary(op: BinOp, x: i64, y: i64) -> Result<i64, ArithFault> {
         BinOp::Mul => x.wrapping_mul(y),
         BinOp::Div => x.wrapping_div(y),
         BinOp::Rem => x.wrapping_rem(y),
+        BinOp::Float(op, f) => super::float::binary(op, f, x, y),
     })
 }
 
@@ -78,6 +80,8 @@ pub fn unary(op: UnOp, x: i64) -> i64 {
         UnOp::Not => (x == 0) as i64,
         UnOp::Neg => x.wrapping_neg(),
         UnOp::BitNot => !x,
+        UnOp::Float(op, f) => super::float::unary(op, f, x),
+        UnOp::Convert(from, to) => super::float::convert(from, to, x),
     }
 }
 

@@ -238,6 +238,7 @@ pub(crate) fn expr_locals(e: &Expr, out: &mut Vec<LocalId>) {
             expr_locals(a, out);
             expr_locals(b, out);
         }
+        Expr::Fma(_, abc) => abc.iter().for_each(|x| expr_locals(x, out)),
         Expr::Global(_, i) => {
             if let Some(i) = i {
                 expr_locals(i, out);

@@ -12,6 +12,7 @@
 mod arith;
 mod atomic;
 pub(crate) mod cfg;
+pub(crate) mod float;
 mod init;
 pub mod ptx;
 mod types;
@@ -19,7 +20,7 @@ mod types;
 pub use arith::{binary as eval_binary, unary as eval_unary, ArithFault};
 pub use atomic::atomic_result;
 pub use init::InitExpr;
-pub use types::{BinOp, Participants, Storage, Type, UnOp};
+pub use types::{BinOp, FCmp, Float, FloatBin, FloatUn, Num, Participants, Storage, Type, UnOp};
 
 use crate::diag::{Source, Span};
 use serde::{Deserialize, Serialize};
@@ -117,6 +118,8 @@ pub enum Expr {
     Unary(UnOp, Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
     Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `a * b + c` on floats, rounded once (`ir::float::fma`).
+    Fma(Float, Box<[Expr; 3]>),
     /// A read of global memory; only in `check invariant(...)`.
     Global(VarId, Option<Box<Expr>>),
 }

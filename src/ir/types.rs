@@ -109,6 +109,8 @@ pub enum BinOp {
     Mul,
     Div,
     Rem,
+    /// An IEEE-754 operation on two floats held as their bits (`ir::float`).
+    Float(FloatBin, Float),
 }
 
 impl BinOp {
@@ -132,6 +134,7 @@ impl BinOp {
             BinOp::Mul => "*",
             BinOp::Div => "/",
             BinOp::Rem => "%",
+            BinOp::Float(op, _) => op.symbol(),
         }
     }
 }
@@ -142,4 +145,114 @@ pub enum UnOp {
     Not,
     Neg,
     BitNot,
+    /// An IEEE-754 operation on a float held as its bits (`ir::float`).
+    Float(FloatUn, Float),
+    /// A conversion between integers and floats, or between float formats.
+    Convert(Num, Num),
+}
+
+/// A floating-point format. A value is held as its bits: an `f32`
+/// zero-extended in a `u32` local, an `f64` as the 64 bits of an `i64`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Float {
+    F32,
+    F64,
+}
+
+impl Float {
+    pub fn bits(self) -> u32 {
+        match self {
+            Float::F32 => 32,
+            Float::F64 => 64,
+        }
+    }
+}
+
+/// A number type, one side of a conversion (`UnOp::Convert`). An integer
+/// is read as its held value: sign-extended when `signed`, otherwise
+/// zero-extended (a 64-bit unsigned one as the `i64`'s bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Num {
+    Int { bits: u32, signed: bool },
+    Float(Float),
+}
+
+/// An IEEE-754 binary operation, rounded to nearest even where it rounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum FloatBin {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    /// C's `fmod` (LLVM's `frem`): exact.
+    Rem,
+    /// LLVM's `minnum`/`maxnum` (`fminf`/`fmaxf`): a NaN operand gives the
+    /// other one, and -0 is below +0.
+    Min,
+    Max,
+    /// The first operand's magnitude with the second's sign.
+    CopySign,
+    /// A comparison (LLVM's `fcmp`): 1 or 0.
+    Cmp(FCmp),
+}
+
+impl FloatBin {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            FloatBin::Add => "+.f",
+            FloatBin::Sub => "-.f",
+            FloatBin::Mul => "*.f",
+            FloatBin::Div => "/.f",
+            FloatBin::Rem => "fmod",
+            FloatBin::Min => "fmin",
+            FloatBin::Max => "fmax",
+            FloatBin::CopySign => "copysign",
+            FloatBin::Cmp(c) => c.name(),
+        }
+    }
+}
+
+/// An `fcmp` predicate as LLVM encodes it: the outcomes it holds for, one
+/// bit each (`EQ`, `GT`, `LT`, `UNORDERED`: an operand is NaN).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct FCmp(pub u8);
+
+impl FCmp {
+    pub const EQ: u8 = 1;
+    pub const GT: u8 = 2;
+    pub const LT: u8 = 4;
+    pub const UNORDERED: u8 = 8;
+    /// LLVM's names, in the order of their encodings.
+    const NAMES: [&'static str; 16] = [
+        "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "uno", "ueq", "ugt", "uge",
+        "ult", "ule", "une", "true",
+    ];
+
+    /// The predicate LLVM names `name` (`olt`, `une`, ...).
+    pub fn from_name(name: &str) -> Option<FCmp> {
+        let i = Self::NAMES.iter().position(|n| *n == name)?;
+        u8::try_from(i).ok().map(FCmp)
+    }
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[usize::from(self.0 & 15)]
+    }
+}
+
+/// An IEEE-754 unary operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum FloatUn {
+    /// The sign bit flipped (`fneg`), NaN included.
+    Neg,
+    /// The sign bit cleared.
+    Abs,
+    /// Correctly rounded, as IEEE defines it.
+    Sqrt,
+    Ceil,
+    Floor,
+    Trunc,
+    /// To the nearest integer, ties to even (`rint`, `nearbyint`).
+    RoundEven,
+    /// To the nearest integer, ties away from zero (`round`).
+    Round,
 }

@@ -131,6 +131,9 @@ pub struct Instr {
     pub operands: Vec<Operand>,
     /// The `!dbg` attachment (a DILocation).
     pub dbg: Option<MdId>,
+    /// Flagged `contract` (or `fast`): a floating-point operation the back
+    /// end may fuse with a multiply into one `fma`.
+    pub contract: bool,
     /// The 1-based `.ll` line it is written on.
     pub line: usize,
 }

@@ -186,6 +186,11 @@ impl<'p> Threads<'p> {
                 crate::ir::eval_binary(*op, x, y)
                     .map_err(|fault| runtime_error(&fault.to_string()))?
             }
+            Expr::Fma(f, abc) => {
+                let [a, b, c] = &**abc;
+                let (a, b) = (self.eval(a, s, t)?, self.eval(b, s, t)?);
+                crate::ir::float::fma(*f, a, b, self.eval(c, s, t)?)
+            }
             Expr::Ternary(c, a, b) => {
                 if self.eval(c, s, t)? != 0 {
                     self.eval(a, s, t)?

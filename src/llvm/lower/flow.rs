@@ -31,6 +31,7 @@ pub(crate) fn reads(e: &Expr, l: LocalId) -> bool {
         Expr::Unary(_, a) => reads(a, l),
         Expr::Binary(_, a, b) => reads(a, l) || reads(b, l),
         Expr::Ternary(a, b, c) => reads(a, l) || reads(b, l) || reads(c, l),
+        Expr::Fma(_, abc) => abc.iter().any(|x| reads(x, l)),
         Expr::Global(_, i) => i.as_deref().is_some_and(|i| reads(i, l)),
     }
 }
@@ -297,9 +298,8 @@ impl Lowerer<'_> {
             InstrKind::Fence(a) => self.fence(a),
             InstrKind::ExtractValue { indices } => self.extract(instr, indices),
             InstrKind::Call { callee } => self.call(instr, callee),
-            InstrKind::FNeg | InstrKind::FCmp(_) => {
-                self.refuse("floating-point arithmetic (float, double, half) is not modelled")
-            }
+            InstrKind::FNeg => self.fneg(instr),
+            InstrKind::FCmp(pred) => self.fcmp(instr, pred),
             other => self.refuse(format!("the LLVM instruction `{}`", other.opcode())),
         }
     }

@@ -5,7 +5,7 @@
 //! `source` (the user's text and spans), `params` (the launch's
 //! arguments: buffers, integers, struct fields, initial values), `memory`
 //! (globals, pointers and `getelementptr`), `values` (integer arithmetic, compares,
-//! casts), `access` (loads, stores, atomics and fences, with CUDA's
+//! casts), `float` (IEEE floating point), `access` (loads, stores, atomics and fences, with CUDA's
 //! orders and scopes), `calls` (intrinsics, `__assertfail`, `vprintf`),
 //! `asm` (inline PTX, read by `ir::ptx`), `private` (a thread's private
 //! memory), `pointers` (pointers held in memory), `copy` (`memcpy`),
@@ -560,7 +560,7 @@ impl<'m> Lowerer<'m> {
     fn refuse<T>(&self, message: impl Into<String>) -> R<T> {
         Err(Diagnostic::new(self.point, message.into())
             .label("not modelled")
-            .hint("gsync-check models integer code over kernel buffers, __shared__ and __device__ variables, CUDA's atomics, fences and __syncthreads (book: \"Checking a kernel as it is launched\")"))
+            .hint("gsync-check models integer and IEEE floating-point code over kernel buffers, __shared__ and __device__ variables, CUDA's atomics, fences and __syncthreads (book: \"Checking a kernel as it is launched\")"))
     }
 
     /// A new local of `ty`.

@@ -345,8 +345,8 @@ impl Lowerer<'_> {
     /// The buffer a pointer field of a kernel's struct argument points to
     /// (`gpuLockData->mutexBufferHeads`): a buffer of its own per field
     /// (offset `k` into the parameter `v`'s buffer), zero-initialised, of
-    /// the default length; named by the field as the source spells it at
-    /// the load (and its offset, `->field@k`, when another field is spelled
+    /// the default length; named by the member the source spells at the
+    /// load (and its offset, `->field@k`, when another field is spelled
     /// alike). `None` for a variable that is not a kernel parameter.
     pub(super) fn pointer_field(&mut self, v: VarId, k: i64) -> Option<VarId> {
         if let Some(d) = self.fields.get(&(v, k)) {
@@ -355,16 +355,21 @@ impl Lowerer<'_> {
         if !self.param_vars.contains(&v) {
             return None;
         }
-        let at = &self.lines.source.text[self.point.start as usize..];
+        let text = &self.lines.source.text;
+        let (before, at) = text.split_at(self.point.start as usize);
         let field: String = at
             .chars()
             .take_while(|c| c.is_alphanumeric() || *c == '_')
             .collect();
-        let field = if field.is_empty() || field.starts_with(|c: char| c.is_ascii_digit()) {
-            format!("@{k}")
-        } else {
-            field
-        };
+        // A name only where the source spells a member (`p->f`, `s.f`), not
+        // the variable a copy goes to (`auto dp = *_dp;`).
+        let member = before.ends_with("->") || before.ends_with('.');
+        let field =
+            if !member || field.is_empty() || field.starts_with(|c: char| c.is_ascii_digit()) {
+                format!("@{k}")
+            } else {
+                field
+            };
         Some(self.field_buffer(v, k, &field))
     }
 

@@ -53,6 +53,10 @@ fn run(p: &Program) -> BTreeMap<(String, i64), i64> {
                     eval(b, locals)
                 }
             }
+            Expr::Fma(f, abc) => {
+                let [a, b, c] = abc.each_ref().map(|x| eval(x, locals));
+                crate::ir::float::fma(*f, a, b, c)
+            }
             Expr::Global(..) => unreachable!("not in code"),
         }
     }
@@ -302,16 +306,28 @@ fn orders_and_scopes_map_as_ptx_does() {
 
 #[test]
 fn what_the_model_cannot_name_is_refused() {
-    let float = r#"
+    let half = r#"
+define ptx_kernel void @k(ptr %p) {
+  %x = load half, ptr %p, align 2
+  %y = fadd half %x, %x
+  store half %y, ptr %p, align 2
+  ret void
+}
+"#;
+    let e = lower(half, "k", &[]).unwrap_err();
+    assert!(e.contains("half-precision arithmetic"), "{e}");
+    // An approximate function (`__expf`) is refused by its name.
+    let approximate = r#"
+declare float @__nv_fast_expf(float)
 define ptx_kernel void @k(ptr %p) {
   %x = load float, ptr %p, align 4
-  %y = fmul float %x, 2.000000e+00
+  %y = call float @__nv_fast_expf(float %x)
   store float %y, ptr %p, align 4
   ret void
 }
 "#;
-    let e = lower(float, "k", &[]).unwrap_err();
-    assert!(e.contains("floating-point"), "{e}");
+    let e = lower(approximate, "k", &[]).unwrap_err();
+    assert!(e.contains("`__nv_fast_expf`"), "{e}");
     let asm = r#"
 define ptx_kernel void @k() {
   call void asm sideeffect "membar.proxy;", ""()
@@ -714,28 +730,124 @@ define ptx_kernel void @k(ptr %p, i32 %n) {
     let mem = run(&lower(ceil, "k", &[("arg1", 3)]).unwrap());
     assert_eq!(mem[&("arg0".to_string(), 0)], 1);
     assert_eq!(mem[&("arg0".to_string(), 1)], 0);
-    let run_time = r#"
-define ptx_kernel void @k(ptr %p) {
-  %x = load i32, ptr %p, align 4
-  %f = sitofp i32 %x to float
-  %h = fdiv float %f, 2.000000e+00
-  %b = bitcast float %h to i32
-  store i32 %b, ptr %p, align 4
-  ret void
-}
-"#;
-    let e = lower(run_time, "k", &[]).unwrap_err();
-    assert!(e.contains("known only at run time"), "{e}");
-    // fadd stays refused even on constants: nvcc may fuse it with a multiply.
-    let add = r#"
+    // Constants fold through the run-time operations: the sum is a
+    // constant, and an out-of-range conversion saturates as at run time.
+    let constants = r#"
 define ptx_kernel void @k(ptr %p) {
   %s = fadd float 1.000000e+00, 2.000000e+00
   store float %s, ptr %p, align 4
+  %i = fptosi double 1.000000e+300 to i32
+  %q = getelementptr inbounds i32, ptr %p, i64 1
+  store i32 %i, ptr %q, align 4
   ret void
 }
 "#;
-    let e = lower(add, "k", &[]).unwrap_err();
-    assert!(e.contains("fuse"), "{e}");
+    let p = lower(constants, "k", &[]).unwrap();
+    let folded = p.code.iter().any(|i| {
+        matches!(&i.op, Op::Assign { value: Expr::Const(c), .. } if *c == i64::from(3f32.to_bits()))
+    });
+    assert!(folded, "{:?}", p.code);
+    let mem = run(&p);
+    assert_eq!(mem[&("arg0".to_string(), 0)], i64::from(3f32.to_bits()));
+    assert_eq!(mem[&("arg0".to_string(), 1)], i64::from(i32::MAX));
+}
+
+/// Floats known only at run time (loaded from a buffer) computed as IEEE
+/// single and double precision round them: `fadd` of `a` and `b`,
+/// `a * a + b` contracted into one rounding and not, comparisons with
+/// NaN, saturating conversions, the math intrinsics.
+#[test]
+fn float_arithmetic_at_run_time_is_ieee() {
+    let ll = r#"
+declare float @llvm.sqrt.f32(float)
+declare float @llvm.fma.f32(float, float, float)
+declare float @llvm.fmuladd.f32(float, float, float)
+declare float @__nv_fminf(float, float)
+declare float @__nv_fmul_rn(float, float)
+define ptx_kernel void @k(ptr %p, ptr %q) {
+  %a = load float, ptr %p, align 4
+  %pb = getelementptr inbounds float, ptr %p, i64 1
+  %b = load float, ptr %pb, align 4
+  %pn = getelementptr inbounds float, ptr %p, i64 2
+  %nan = load float, ptr %pn, align 4
+  %s = fadd float %a, %b
+  store float %s, ptr %q, align 4
+  %m = fmul contract float %a, %a
+  %f = fadd contract float %m, %b
+  %q1 = getelementptr inbounds float, ptr %q, i64 1
+  store float %f, ptr %q1, align 4
+  %n = fmul float %a, %a
+  %g = fadd float %n, %b
+  %q2 = getelementptr inbounds float, ptr %q, i64 2
+  store float %g, ptr %q2, align 4
+  %lt = fcmp olt float %b, %a
+  %un = fcmp uno float %a, %nan
+  %eq = fcmp oeq float %nan, %nan
+  %c1 = zext i1 %lt to i32
+  %c2 = zext i1 %un to i32
+  %c3 = zext i1 %eq to i32
+  %c12 = shl i32 %c2, 1
+  %c123 = shl i32 %c3, 2
+  %cs = or i32 %c1, %c12
+  %cc = or i32 %cs, %c123
+  %q3 = getelementptr inbounds i32, ptr %q, i64 3
+  store i32 %cc, ptr %q3, align 4
+  %big = fmul float %a, 1.000000e+20
+  %sat = fptosi float %big to i32
+  %q4 = getelementptr inbounds i32, ptr %q, i64 4
+  store i32 %sat, ptr %q4, align 4
+  %neg = fneg float %a
+  %d = fpext float %neg to double
+  %d3 = fdiv double %d, 3.000000e+00
+  %t = fptrunc double %d3 to float
+  %q5 = getelementptr inbounds float, ptr %q, i64 5
+  store float %t, ptr %q5, align 4
+  %sq = call float @llvm.sqrt.f32(float %a)
+  %q6 = getelementptr inbounds float, ptr %q, i64 6
+  store float %sq, ptr %q6, align 4
+  %fm = call float @llvm.fma.f32(float %a, float %a, float %b)
+  %q7 = getelementptr inbounds float, ptr %q, i64 7
+  store float %fm, ptr %q7, align 4
+  %mn = call float @__nv_fminf(float %nan, float %b)
+  %q8 = getelementptr inbounds float, ptr %q, i64 8
+  store float %mn, ptr %q8, align 4
+  %r = call float @__nv_fmul_rn(float %a, float %a)
+  %rb = fadd contract float %r, %b
+  %q9 = getelementptr inbounds float, ptr %q, i64 9
+  store float %rb, ptr %q9, align 4
+  %i = fptoui float %b to i32
+  %back = uitofp i32 %i to float
+  %q10 = getelementptr inbounds float, ptr %q, i64 10
+  store float %back, ptr %q10, align 4
+  ret void
+}
+"#;
+    let a = 1.0 + 2f32.powi(-12);
+    let b = -(1.0 + 2f32.powi(-11));
+    let bits = |x: f32| i64::from(x.to_bits());
+    let args = [
+        ("arg0", 3),
+        ("arg0[0]", bits(a)),
+        ("arg0[1]", bits(b)),
+        ("arg0[2]", bits(f32::NAN)),
+        ("arg1", 11),
+    ];
+    let p = lower(ll, "k", &args).unwrap();
+    let mem = run(&p);
+    let at = |i| mem[&("arg1".to_string(), i)];
+    assert_eq!(at(0), bits(a + b));
+    assert_eq!(at(1), bits(a.mul_add(a, b)), "contracted: one rounding");
+    assert_eq!(at(1), bits(2f32.powi(-24)));
+    assert_eq!(at(2), bits(a * a + b), "not contracted: two roundings");
+    assert_eq!(at(2), 0);
+    assert_eq!(at(3), 0b011, "olt holds, uno holds, oeq of NaN does not");
+    assert_eq!(at(4), i64::from(i32::MAX), "saturated");
+    assert_eq!(at(5), bits((f64::from(-a) / 3.0) as f32));
+    assert_eq!(at(6), bits(a.sqrt()));
+    assert_eq!(at(7), bits(a.mul_add(a, b)));
+    assert_eq!(at(8), bits(b), "fminf ignores a NaN");
+    assert_eq!(at(9), 0, "__fmul_rn is never contracted");
+    assert_eq!(at(10), 0, "fptoui of a negative float saturates to 0");
 }
 
 /// A struct passed by value is a read-only buffer: its words are given

@@ -51,6 +51,10 @@ fn fold(e: &Expr) -> Option<i64> {
                 fold(b)
             }
         }
+        Expr::Fma(f, abc) => {
+            let [a, b, c] = &**abc;
+            Some(crate::ir::float::fma(*f, fold(a)?, fold(b)?, fold(c)?))
+        }
         _ => None,
     }
 }
@@ -74,8 +78,8 @@ fn flip(e: Expr) -> Expr {
 }
 
 /// The bits of a value of `ty`: an integer's width, or a floating-point
-/// type's, whose values are carried as their bits (loaded, stored,
-/// selected, passed through phis, never computed with).
+/// type's, whose values are carried as their bits (`float.rs` computes
+/// with `float` and `double` ones).
 pub(crate) fn width(ty: &LType) -> Option<u32> {
     match ty {
         LType::Int(w) => Some(*w),
@@ -140,7 +144,7 @@ impl Lowerer<'_> {
         };
         // An SSA value computed from constants is that constant wherever
         // it is used: its uses read it as one (a float conversion of a
-        // launch constant can then be computed).
+        // launch constant is then computed when the kernel is lowered).
         let value = match fold(&value) {
             Some(c) => {
                 let c = zext(i128::from(c), bits);
@@ -254,12 +258,7 @@ impl Lowerer<'_> {
                 | CastOp::FPTrunc,
                 Some(_),
             ) => self.float_cast(instr, op)?,
-            _ => {
-                return self.refuse(format!(
-                    "the conversion `{}` (floating point is not modelled)",
-                    op.name()
-                ))
-            }
+            _ => return self.refuse(format!("the conversion `{}`", op.name())),
         };
         self.assign(instr, v)
     }

@@ -8,7 +8,7 @@ use crate::llvm::ir::{
 };
 use crate::llvm::lexer::{ParseError, Tok};
 
-/// Fast-math flags (skipped).
+/// Fast-math flags (skipped, but for `contract`: `Instr::contract`).
 const FMF: &[&str] = &[
     "fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc",
 ];
@@ -77,6 +77,15 @@ impl Parser {
             Tok::Punct('}') => return self.err("the block ends without a terminator"),
             t => return self.err(format!("expected an instruction, found {t}")),
         };
+        // Fast-math flags come right after the opcode.
+        let mut contract = false;
+        while let Tok::Ident(w) = self.peek() {
+            if !FMF.contains(&w.as_str()) {
+                break;
+            }
+            contract |= w == "contract" || w == "fast";
+            self.bump();
+        }
         let (kind, ty, operands) = self.instruction_body(&op)?;
         let mut dbg = None;
         while self.is_punct(',') && matches!(self.peek_at(1), Tok::MetaName(_)) {
@@ -95,6 +104,7 @@ impl Parser {
             ty,
             operands,
             dbg,
+            contract,
             line,
         })
     }

@@ -318,5 +318,6 @@ fn has_global(e: &Expr) -> bool {
         Expr::Unary(_, a) => has_global(a),
         Expr::Binary(_, a, b) => has_global(a) || has_global(b),
         Expr::Ternary(a, b, c) => has_global(a) || has_global(b) || has_global(c),
+        Expr::Fma(_, abc) => abc.iter().any(has_global),
     }
 }

@@ -222,6 +222,7 @@ fn uses_local(e: &Expr, l: u32) -> bool {
         Expr::Unary(_, a) => uses_local(a, l),
         Expr::Binary(_, a, b) => uses_local(a, l) || uses_local(b, l),
         Expr::Ternary(a, b, c) => uses_local(a, l) || uses_local(b, l) || uses_local(c, l),
+        Expr::Fma(_, abc) => abc.iter().any(|x| uses_local(x, l)),
         Expr::Global(_, i) => i.as_deref().is_some_and(|i| uses_local(i, l)),
     }
 }

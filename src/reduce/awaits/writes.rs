@@ -126,5 +126,6 @@ fn thread_constant(e: &Expr) -> bool {
         Expr::Unary(_, a) => thread_constant(a),
         Expr::Binary(_, a, b) => thread_constant(a) && thread_constant(b),
         Expr::Ternary(c, a, b) => thread_constant(c) && thread_constant(a) && thread_constant(b),
+        Expr::Fma(_, abc) => abc.iter().all(thread_constant),
     }
 }

@@ -699,6 +699,7 @@ fn watch(model: &Model, e: &Expr, out: &mut Bits) {
             watch(model, b, out);
         }
         Expr::Ternary(c, a, b) => [c, a, b].into_iter().for_each(|e| watch(model, e, out)),
+        Expr::Fma(_, abc) => abc.iter().for_each(|e| watch(model, e, out)),
     }
 }
 

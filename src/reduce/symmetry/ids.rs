@@ -259,6 +259,21 @@ impl Inference<'_> {
                 Kind::Id(_) | Kind::Unit { .. } | Kind::Rank(_) | Kind::Top => Kind::Top,
                 _ => self.expr(a).join(self.expr(b)),
             },
+            Expr::Fma(f, abc) => match abc.each_ref().map(|x| self.expr(x)) {
+                [Kind::Const(a), Kind::Const(b), Kind::Const(c)] => {
+                    Kind::Const(crate::ir::float::fma(*f, a, b, c))
+                }
+                ks if ks.iter().any(|k| {
+                    matches!(
+                        k,
+                        Kind::Id(_) | Kind::Unit { .. } | Kind::Rank(_) | Kind::Top
+                    )
+                }) =>
+                {
+                    Kind::Top
+                }
+                _ => Kind::Plain,
+            },
         }
     }
 
@@ -298,6 +313,7 @@ impl Inference<'_> {
                 self.walk(a)?;
                 self.walk(b)
             }
+            Expr::Fma(_, abc) => abc.iter().try_for_each(|x| self.walk(x)),
             _ => Ok(()),
         }
     }
@@ -319,6 +335,7 @@ impl Inference<'_> {
             }
             Expr::Unary(_, a) => self.names_ring_neighbour(a),
             Expr::Ternary(c, a, b) => [c, a, b].iter().any(|x| self.names_ring_neighbour(x)),
+            Expr::Fma(_, abc) => abc.iter().any(|x| self.names_ring_neighbour(x)),
             _ => false,
         }
     }
@@ -622,5 +639,6 @@ fn mentions_builtin(e: &Expr) -> bool {
         Expr::Unary(_, a) => mentions_builtin(a),
         Expr::Binary(_, a, b) => mentions_builtin(a) || mentions_builtin(b),
         Expr::Ternary(c, a, b) => mentions_builtin(c) || mentions_builtin(a) || mentions_builtin(b),
+        Expr::Fma(_, abc) => abc.iter().any(mentions_builtin),
     }
 }
