@@ -117,6 +117,7 @@ fn run_config(program: &Program, config: &CheckConfig) -> RunConfig {
             ..config.limits
         },
         hunt: config.search.hunt,
+        launches: program.launches.clone(),
     }
 }
 

@@ -205,41 +205,52 @@ pub fn line_range(s: &str) -> Result<LineRange, String> {
     Ok(LineRange { from, to })
 }
 
-/// A CUDA kernel to check as it is launched (`check FILE.cu --kernel NAME`).
+/// A CUDA kernel to check as it is launched (`check FILE.cu --kernel NAME`),
+/// or several launched together (`--launch`).
 #[derive(Args, Debug, Clone, Default)]
+#[command(group = clap::ArgGroup::new("launched").args(["kernel", "launch"]))]
 pub struct KernelArgs {
     /// Check this `__global__` function of a `.cu` file as launched with --grid/--blocks and --block/--threads-per-block (1-D), with built-in checks: deadlock, races (ptx), barrier divergence, device assert
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", conflicts_with = "launch")]
     pub kernel: Option<String>,
 
-    /// A kernel argument (repeatable): NAME=VALUE for an integer parameter (each one needs a value); NAME=N for a pointer parameter, the number of elements of its zero-initialised buffer [default: 4]
-    #[arg(long = "arg", value_name = "NAME=VALUE", value_parser = kernel_arg, requires = "kernel", allow_negative_numbers = true)]
+    /// Kernels launched together (repeat it, once per kernel), as CUDA writes a launch: 'producer<<<2, 32>>>(flag, data, 1)' (1-D grid and block; the same block size for all). Their blocks all run at once, as on streams of their own with room for every block (unless --resident limits it: then blocks start in launch order). An argument is an integer, or a host variable: a buffer for a pointer parameter (every launch that passes the name shares it; --arg NAME=N its length), a value for an integer one (--arg NAME=V). No spaces inside it in an `//! expect` line
+    #[arg(long, value_name = "KERNEL<<<G,B>>>(ARGS)", value_parser = clap::value_parser!(crate::api::LaunchCall), conflicts_with_all = ["blocks", "threads_per_block"])]
+    pub launch: Vec<crate::api::LaunchCall>,
+
+    /// A kernel argument (repeatable): NAME=VALUE for an integer parameter (each one needs a value); NAME=N for a pointer parameter, the number of elements of its zero-initialised buffer [default: 4]. With --launch, NAME is a host variable the launches pass
+    #[arg(long = "arg", value_name = "NAME=VALUE", value_parser = kernel_arg, requires = "launched", allow_negative_numbers = true)]
     pub args: Vec<(String, i64)>,
 
-    /// With --kernel: an include folder for clang (repeatable)
+    /// With --kernel or --launch: an include folder for clang (repeatable)
     #[arg(
         short = 'I',
         long = "cuda-include",
         value_name = "DIR",
-        requires = "kernel"
+        requires = "launched"
     )]
     pub include_dirs: Vec<PathBuf>,
 
-    /// With --kernel: a preprocessor definition for clang, NAME or NAME=VALUE (repeatable)
+    /// With --kernel or --launch: a preprocessor definition for clang, NAME or NAME=VALUE (repeatable)
     #[arg(
         short = 'D',
         long = "cuda-define",
         value_name = "DEF",
-        requires = "kernel"
+        requires = "launched"
     )]
     pub defines: Vec<String>,
 }
 
 impl KernelArgs {
-    /// The kernel to check and how, when --kernel names one.
+    /// The kernels to check and how, when --kernel or --launch names them.
     pub fn launch(&self) -> Option<crate::api::KernelLaunch> {
+        let launches = match &self.kernel {
+            Some(k) => crate::api::Launches::Kernel(k.clone()),
+            None if !self.launch.is_empty() => crate::api::Launches::Calls(self.launch.clone()),
+            None => return None,
+        };
         Some(crate::api::KernelLaunch {
-            kernel: self.kernel.clone()?,
+            launches,
             args: self.args.clone(),
             include_dirs: self.include_dirs.clone(),
             defines: self.defines.clone(),

@@ -54,7 +54,7 @@ pub struct Cli {
 pub enum Command {
     /// Check a spec file of your own, or a CUDA kernel as it is launched (`FILE.cu --kernel NAME`).
     #[command(
-        after_help = "Examples:\n  gsync-check check my_lock.gsync --blocks 3 --param iters=2\n  gsync-check check lock.cu --kernel spin_lock --grid 2 --block 1 --arg n=1 --arg data=2"
+        after_help = "Examples:\n  gsync-check check my_lock.gsync --blocks 3 --param iters=2\n  gsync-check check lock.cu --kernel spin_lock --grid 2 --block 1 --arg n=1 --arg data=2\n  gsync-check check pc.cu --launch 'producer<<<2, 32>>>(data, flag)' --launch 'consumer<<<2, 32>>>(flag, data, 1)'"
     )]
     Check {
         /// The `.gsync` file, or a `.cu` file with --kernel.
@@ -84,7 +84,7 @@ pub enum Command {
     },
     /// Check every spec under the paths against the `//! expect` lines of its header, and every `.cu` file whose `//!` header states kernel expectations (for CI).
     #[command(
-        after_help = "A `.cu` file's header is its `//!` lines before the first line of code; each `//! expect --kernel NAME [--grid G --block B --arg NAME=V ...]: VERDICT [KIND]` checks that kernel as launched, and `//! cuda-include: DIR` / `//! cuda-define: DEF` go to clang.\n\nExit codes: 0 every expectation met, 1 some not met, 2 a spec or option error.\n\nExamples:\n  gsync-check verify specs/\n  gsync-check verify harnesses/heterosync/heterosync_kernels.cu\n  gsync-check verify specs/ --format sarif > gsync.sarif\n  gsync-check verify specs/ --format junit > gsync-junit.xml"
+        after_help = "A `.cu` file's header is its `//!` lines before the first line of code; each `//! expect --kernel NAME [--grid G --block B --arg NAME=V ...]: VERDICT [KIND]` checks that kernel as launched (`--launch K<<<G,B>>>(ARGS)`, repeated and without spaces, kernels launched together), and `//! cuda-include: DIR` / `//! cuda-define: DEF` go to clang.\n\nExit codes: 0 every expectation met, 1 some not met, 2 a spec or option error.\n\nExamples:\n  gsync-check verify specs/\n  gsync-check verify harnesses/heterosync/heterosync_kernels.cu\n  gsync-check verify specs/ --format sarif > gsync.sarif\n  gsync-check verify specs/ --format junit > gsync-junit.xml"
     )]
     Verify {
         /// Spec files, `.cu` files with kernel expectations, or directories (searched recursively for .gsync files and .cu files with a `//!` header).

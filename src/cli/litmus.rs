@@ -5,7 +5,7 @@
 use super::args::TextOrJson as Format;
 use super::{to_json, EXIT_USAGE};
 use crate::api::Error;
-use crate::format::text::render_violation;
+use crate::format::text::{render_violation, ThreadNames};
 use crate::litmus::{self, Checked, Failure, LitmusConfig, Question};
 use crate::model::{Progress, Scheduler};
 use clap::Args;
@@ -179,7 +179,7 @@ fn text_of(c: &Checked, question: Question, expected: Option<bool>) -> String {
     };
     let mut out = litmus::render_termination(c, scheduler, expected);
     if let Some(v) = &c.violation {
-        render_violation(&mut out, v, c.threads_per_block);
+        render_violation(&mut out, v, &ThreadNames::blocks_of(c.threads_per_block));
     }
     out
 }

@@ -425,8 +425,8 @@ fn replay_file(path: &Path, output: &ReplayOutputArgs) -> Result<i32, Error> {
             } = outcome
             {
                 let mut trace = String::new();
-                let threads = saved.config.launch.threads_per_block;
-                crate::format::text::render_violation(&mut trace, &saved.violation, threads);
+                let names = crate::format::text::ThreadNames::of(&saved.config);
+                crate::format::text::render_violation(&mut trace, &saved.violation, &names);
                 print!("{trace}");
             }
         }

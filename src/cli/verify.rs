@@ -113,7 +113,7 @@ fn run_config(spec: &SpecSource, e: &Expectation, limits: &VerifyLimits) -> Case
     let report = if is_cuda(Path::new(&spec.origin)) {
         let Some(launch) = kernel.launch() else {
             return CaseOutcome::Error(format!(
-                "line {}: a `.cu` file's expectation names the kernel it checks: --kernel NAME (and --grid, --block, --arg NAME=VALUE)",
+                "line {}: a `.cu` file's expectation names the kernel it checks: --kernel NAME (and --grid, --block, --arg NAME=VALUE), or the kernels launched together: --launch KERNEL<<<G,B>>>(ARGS) ...",
                 e.line
             ));
         };

@@ -1,7 +1,7 @@
 //! SARIF 2.1.0 output, so code-scanning tools annotate the spec line of
 //! the violating step in a pull request.
 
-use super::text::launch_text;
+use super::text::launches_text;
 use crate::model::ViolationKind;
 use crate::report::{CaseResult, FixStatus, Report};
 use serde_json::{json, Value};
@@ -35,7 +35,7 @@ fn results(report: &Report, expected: bool) -> Vec<Value> {
                         "{}: {} ({}, {} scheduler; {})",
                         v.kind,
                         v.message,
-                        launch_text(&report.config.launch),
+                        launches_text(&report.config),
                         report.config.scheduler,
                         config.join(", ")
                     )

@@ -9,7 +9,7 @@
 //! deterministic: the book's figures are regenerated and compared by the
 //! tests like the golden counterexamples.
 
-use super::text::{effects, thread_columns, thread_label, wrap, COLUMN};
+use super::text::{effects, thread_columns, wrap, ThreadNames, COLUMN};
 use super::xml::escape;
 use crate::report::{RunConfig, Step, Trace, ViolationReport};
 use std::fmt::Write;
@@ -63,12 +63,7 @@ pub fn render_svg(spec: &str, config: &RunConfig, violation: &ViolationReport) -
     let mut body = String::new();
     let heading_end = draw_heading(&mut body, &title, violation, (width - 2 * MARGIN) / 7);
     let lanes_top = heading_end + LINE + PAD;
-    draw_lane_labels(
-        &mut body,
-        &threads,
-        config.launch.threads_per_block,
-        lanes_top,
-    );
+    draw_lane_labels(&mut body, &threads, &ThreadNames::of(config), lanes_top);
     // Rows, drawn after the lifelines so boxes cover them.
     let mut rows = String::new();
     let mut state = Rows::default();
@@ -140,14 +135,14 @@ fn draw_heading(
 }
 
 /// The name of each lane's thread, on the line below `top`.
-fn draw_lane_labels(out: &mut String, threads: &[u32], tpb: u32, top: usize) {
+fn draw_lane_labels(out: &mut String, threads: &[u32], names: &ThreadNames, top: usize) {
     for (i, t) in threads.iter().enumerate() {
         let cx = lane_x(i) + LANE / 2;
         let _ = writeln!(
             out,
             r#"<text x="{cx}" y="{}" text-anchor="middle" font-weight="bold" fill="{INK}">{}</text>"#,
             top + LINE - 4,
-            escape(&thread_label(*t, tpb))
+            escape(&names.label(*t))
         );
     }
 }

@@ -47,7 +47,7 @@ pub fn render_report(report: &Report, show_stats: bool) -> String {
         let _ = writeln!(out, "{}", render_stats(report));
     }
     for v in &report.violations {
-        render_violation(&mut out, v, report.config.launch.threads_per_block);
+        render_violation(&mut out, v, &ThreadNames::of(&report.config));
     }
     match &report.fix {
         Some(fix) => render_fix(&mut out, fix),
@@ -142,13 +142,32 @@ fn settings(c: &RunConfig) -> String {
     let params: Vec<String> = c.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
     format!(
         "({}, warp {}, memory {}{}{}{})",
-        launch_text(&c.launch),
+        launches_text(c),
         c.launch.warp_size,
         c.memory_model,
         simt_settings(c),
         if params.is_empty() { "" } else { ", " },
         params.join(", ")
     )
+}
+
+/// `2 blocks × 1 thread`, or the launches of several kernels launched
+/// together: `producer<<<2,1>>> + consumer<<<2,1>>>`.
+pub fn launches_text(c: &RunConfig) -> String {
+    if c.launches.is_empty() {
+        return launch_text(&c.launch);
+    }
+    let calls: Vec<String> = c
+        .launches
+        .iter()
+        .map(|p| {
+            format!(
+                "{}<<<{},{}>>>",
+                p.kernel, p.blocks, c.launch.threads_per_block
+            )
+        })
+        .collect();
+    calls.join(" + ")
 }
 
 /// `2 blocks × 1 thread`.
@@ -162,9 +181,56 @@ pub fn launch_text(l: &Launch) -> String {
     )
 }
 
+/// How a trace's threads are named: blocks of `threads_per_block`
+/// threads, each of the kernel among `launches` whose blocks include it
+/// (several kernels launched together).
+#[derive(Clone, Copy)]
+pub struct ThreadNames<'a> {
+    pub threads_per_block: u32,
+    pub launches: &'a [crate::ir::LaunchPart],
+}
+
+impl ThreadNames<'_> {
+    /// The names a report's configuration gives its threads.
+    pub fn of(c: &RunConfig) -> ThreadNames<'_> {
+        ThreadNames {
+            threads_per_block: c.launch.threads_per_block,
+            launches: &c.launches,
+        }
+    }
+
+    /// Threads numbered in blocks of `tpb`, one launch.
+    pub fn blocks_of(tpb: u32) -> ThreadNames<'static> {
+        ThreadNames {
+            threads_per_block: tpb,
+            launches: &[],
+        }
+    }
+
+    /// `block 1` (one thread per block) or `b1 t0`; `consumer block 1` or
+    /// `consumer b1 t0` for a block of one of several kernels, numbered in
+    /// its own grid.
+    pub(super) fn label(&self, t: u32) -> String {
+        let tpb = self.threads_per_block;
+        // 0 only in a damaged counterexample file (replay says it is corrupt).
+        if tpb <= 1 {
+            return crate::ir::block_label(self.launches, t);
+        }
+        let (b, lane) = (t / tpb, t % tpb);
+        match self
+            .launches
+            .iter()
+            .find(|p| (p.first_block..p.first_block + p.blocks).contains(&b))
+        {
+            Some(p) => format!("{} b{} t{lane}", p.kernel, b - p.first_block),
+            None => format!("b{b} t{lane}"),
+        }
+    }
+}
+
 /// One violation: its kind, message and who waits on what, then the
-/// counterexample, one column per thread (`tpb` threads per block).
-pub fn render_violation(out: &mut String, v: &ViolationReport, tpb: u32) {
+/// counterexample, one column per thread.
+pub fn render_violation(out: &mut String, v: &ViolationReport, names: &ThreadNames) {
     let _ = writeln!(
         out,
         "\n{} {}",
@@ -185,11 +251,11 @@ pub fn render_violation(out: &mut String, v: &ViolationReport, tpb: u32) {
     if trace.steps.is_empty() {
         let _ = writeln!(out, "  (already in the initial state)");
     } else {
-        out.push_str(&render_steps(&trace.steps, &threads, tpb, &files));
+        out.push_str(&render_steps(&trace.steps, &threads, names, &files));
     }
     if !trace.cycle.is_empty() {
         let _ = writeln!(out, "{}", "then forever, repeating:".yellow());
-        out.push_str(&render_steps(&trace.cycle, &threads, tpb, &files));
+        out.push_str(&render_steps(&trace.cycle, &threads, names, &files));
     }
 }
 
@@ -296,15 +362,6 @@ pub(super) fn thread_columns(steps: &[Step], cycle: &[Step]) -> Vec<u32> {
     threads
 }
 
-pub(super) fn thread_label(t: u32, tpb: u32) -> String {
-    // 0 only in a damaged counterexample file (replay says it is corrupt).
-    if tpb <= 1 {
-        format!("block {t}")
-    } else {
-        format!("b{} t{}", t / tpb, t % tpb)
-    }
-}
-
 /// What a step did, in one short line: `lock: 0 → 1` style.
 pub(super) fn effects(step: &Step) -> String {
     let mut parts = Vec::new();
@@ -361,14 +418,14 @@ fn short_line_of(s: &Step, files: &[String]) -> String {
 
 /// Steps as a table with one column per thread; above [`MAX_COLUMNS`]
 /// threads, one line per step.
-fn render_steps(steps: &[Step], threads: &[u32], tpb: u32, files: &[String]) -> String {
+fn render_steps(steps: &[Step], threads: &[u32], names: &ThreadNames, files: &[String]) -> String {
     if threads.len() > MAX_COLUMNS {
-        return render_step_lines(steps, tpb);
+        return render_step_lines(steps, names);
     }
     let mut out = String::new();
     let header: Vec<String> = threads
         .iter()
-        .map(|t| pad(&thread_label(*t, tpb), COLUMN))
+        .map(|t| pad(&names.label(*t), COLUMN))
         .collect();
     let _ = writeln!(
         out,
@@ -400,14 +457,14 @@ fn render_steps(steps: &[Step], threads: &[u32], tpb: u32, files: &[String]) -> 
 
 /// One line per step, its note below it: for traces with too many threads
 /// for columns.
-fn render_step_lines(steps: &[Step], tpb: u32) -> String {
+fn render_step_lines(steps: &[Step], names: &ThreadNames) -> String {
     let mut out = String::new();
     for s in steps {
         let _ = writeln!(
             out,
             "{:>4}  {:<10} {:<9} {}  {}",
             s.step,
-            thread_label(s.thread, tpb),
+            names.label(s.thread),
             line_of(s),
             shown_instruction(s),
             effects(s).cyan()

@@ -492,6 +492,44 @@ pub struct Program {
     /// declaration order: their initializers as written (`None`: zero),
     /// for a backend that computes them on each thread (the CUDA emitter).
     pub spec_locals: Vec<Option<InitExpr>>,
+    /// Kernels launched together (`check FILE.cu --launch ... --launch
+    /// ...`): which blocks each one's are, in launch order; empty for a
+    /// single launch, whose blocks are simply numbered.
+    pub launches: Vec<LaunchPart>,
+}
+
+/// One kernel among several launched together: its blocks are the
+/// program's `first_block..first_block + blocks`, numbered from 0 in its
+/// own grid.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaunchPart {
+    pub kernel: String,
+    pub first_block: u32,
+    pub blocks: u32,
+}
+
+/// One argument of a kernel launch as the host passes it
+/// (`kernel<<<G, B>>>(data, 3)`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallArg {
+    /// An integer literal.
+    Int(i64),
+    /// A host variable: a buffer (for a pointer parameter), or an integer
+    /// whose value `--arg NAME=V` gives.
+    Name(String),
+}
+
+/// A block's name for messages and traces: `block 3` for a single
+/// launch; `consumer block 1` (its index in its own grid) when kernels
+/// are launched together.
+pub fn block_label(launches: &[LaunchPart], block: u32) -> String {
+    match launches
+        .iter()
+        .find(|p| (p.first_block..p.first_block + p.blocks).contains(&block))
+    {
+        Some(p) => format!("{} block {}", p.kernel, block - p.first_block),
+        None => format!("block {block}"),
+    }
 }
 
 impl Program {

@@ -549,6 +549,7 @@ pub fn translate(test: &Litmus, source: &Source) -> Result<Translated, Unsupport
         devices: placement.devices,
         inlined: vec![],
         spec_locals: vec![],
+        launches: vec![],
     };
     Ok(Translated {
         program,

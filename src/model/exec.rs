@@ -260,8 +260,8 @@ fn release_barriers(parts: (&Threads, &Memory), s: &mut [u32], t: usize) -> Opti
     if let Some(n) = release_group(parts, s, block, |op| matches!(op, Op::SyncThreads)) {
         return Some((n > 1).then(|| {
             format!(
-                "the {n} live threads of block {} pass __syncthreads() together",
-                th.layout.block_of(t)
+                "the {n} live threads of {} pass __syncthreads() together",
+                crate::ir::block_label(&th.prog.launches, th.layout.block_of(t) as u32)
             )
         }));
     }

@@ -94,13 +94,15 @@ impl<'p> Threads<'p> {
             || t.is_multiple_of(self.layout.threads_per_block)
     }
 
-    /// `block 1` when one thread per block takes part, else `block 1 thread 3`.
+    /// `block 1` when one thread per block takes part, else `block 1 thread 3`
+    /// (`consumer block 1 ...` for a block of one of several kernels).
     pub fn thread_name(&self, t: usize) -> String {
         let tpb = self.layout.threads_per_block;
+        let block = crate::ir::block_label(&self.prog.launches, (t / tpb) as u32);
         if self.prog.participants == Participants::Master || tpb == 1 {
-            format!("block {}", t / tpb)
+            block
         } else {
-            format!("block {} thread {}", t / tpb, t % tpb)
+            format!("{block} thread {}", t % tpb)
         }
     }
 

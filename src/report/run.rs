@@ -159,6 +159,10 @@ pub struct RunConfig {
     /// `--hunt`: the random walks that searched (a bug hunt, not a proof).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hunt: Option<crate::check::Hunt>,
+    /// Kernels launched together (`--launch`): each one's blocks among
+    /// `launch.blocks`; empty for a spec or a single `--kernel`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub launches: Vec<crate::ir::LaunchPart>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -270,7 +270,7 @@ impl Lowerer<'_> {
             }
         }
         if storage == Storage::Shared {
-            init = (0..self.launch.blocks).flat_map(|_| init.clone()).collect();
+            init = (0..self.total_blocks).flat_map(|_| init.clone()).collect();
         }
         let var = self.vars.len() as VarId;
         self.vars.push(MemVar {

@@ -1,5 +1,7 @@
 //! One kernel of an LLVM module lowered to the checker's program for a
-//! launch (issue #39: kernels checked as launched). Each job has a file:
+//! launch (issue #39: kernels checked as launched), or several kernels
+//! launched together lowered into one program (`lower_kernels`: each
+//! block branches to its kernel's code first). Each job has a file:
 //! `source` (the user's text and spans), `params` (the launch's
 //! arguments: buffers, integers, struct fields, initial values), `memory`
 //! (globals, pointers and `getelementptr`), `values` (integer arithmetic, compares,
@@ -34,7 +36,8 @@ use super::ir::{Function, Instr as LInstr, InstrKind, MdField, Module};
 use crate::diag::Span;
 use crate::diag::{Diagnostic, Source};
 use crate::ir::{
-    About, Checks, Expr, Instr, Launch, LocalId, LocalInit, LocalVar, MemVar, Op, Program, VarId,
+    About, Checks, Expr, Instr, Launch, LocalId, LocalInit, LocalVar, MemVar, Op, Pc, Program,
+    VarId,
 };
 use crate::ir::{Participants, Type};
 use memory::Ptr;
@@ -51,8 +54,14 @@ pub(crate) const DEFAULT_BUFFER_LEN: u32 = 4;
 /// pointer one).
 pub(crate) struct KernelRequest<'a> {
     pub(crate) kernel: &'a str,
+    /// Its own grid and block.
     pub(crate) launch: Launch,
     pub(crate) args: &'a [(String, i64)],
+    /// The call's arguments in order, as `kernel<<<G, B>>>(data, 3)`
+    /// passes them: a name is a host variable (a buffer of that name, or
+    /// an integer `--arg NAME=V` gives), and `args` are keyed by those
+    /// names. `None`: `--kernel`, whose `--arg`s name the parameters.
+    pub(crate) call: Option<&'a [crate::ir::CallArg]>,
 }
 
 /// Why a kernel cannot be lowered.
@@ -67,6 +76,7 @@ type R<T> = Result<T, Diagnostic>;
 
 /// Lowers `request.kernel` of `module` (compiled from `tu`, whose text is
 /// `text`) to a program.
+#[cfg(test)]
 pub(crate) fn lower_kernel(
     module: &Module,
     tu: &Path,
@@ -74,55 +84,162 @@ pub(crate) fn lower_kernel(
     files: &UserFiles,
     request: &KernelRequest,
 ) -> Result<Program, Refusal> {
-    let mut lines = Lines::new(tu, text);
-    let func = match find_kernel(module, request.kernel) {
-        Ok(f) => f,
-        Err(message) => return Err(Refusal::Usage(message)),
+    lower_kernels(module, tu, text, files, std::slice::from_ref(request))
+}
+
+/// What every launch of one program shares, handed from one kernel's
+/// lowering to the next: memory (the variables by global and host name,
+/// the pointers host-set memory holds), the threads' locals and code, and
+/// the launch's recorded arguments.
+#[derive(Default)]
+struct Shared {
+    vars: Vec<MemVar>,
+    widths: Vec<Option<u32>>,
+    signed: Vec<Option<bool>>,
+    global_vars: HashMap<String, VarId>,
+    host_buffers: HashMap<String, VarId>,
+    fields: HashMap<(VarId, i64), VarId>,
+    pointers: pointers::PointerFacts,
+    locals: Vec<LocalVar>,
+    code: Vec<Instr>,
+    params: Vec<(String, i64)>,
+    inits: Vec<(String, u32, i64)>,
+}
+
+/// Lowers the kernels of `requests`, launched together (their blocks run
+/// concurrently), into one program: block `b` runs the kernel whose
+/// blocks, counted in launch order, include `b`, and numbers itself from
+/// the first of them. Memory with one name (a `__device__` variable, a
+/// host buffer passed to several launches) is one variable.
+pub(crate) fn lower_kernels(
+    module: &Module,
+    tu: &Path,
+    text: &str,
+    files: &UserFiles,
+    requests: &[KernelRequest],
+) -> Result<Program, Refusal> {
+    let funcs = requests
+        .iter()
+        .map(|r| find_kernel(module, r.kernel))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Refusal::Usage)?;
+    let Some(first) = requests.first() else {
+        return Err(Refusal::Usage("no kernel to launch".into()));
     };
-    let dbg = DebugInfo::new(module);
-    let kernel_loc = kernel_location(module, func, &dbg);
-    let kernel_span = kernel_loc
-        .as_ref()
-        .and_then(|l| lines.line_span(l))
-        .unwrap_or_default();
-    let mut l = Lowerer {
-        module,
-        func,
-        launch: request.launch,
-        dbg,
-        files,
-        lines,
-        span: kernel_span,
-        point: kernel_span,
-        vars: Vec::new(),
-        widths: Vec::new(),
-        signed: Vec::new(),
-        global_vars: HashMap::new(),
-        locals: Vec::new(),
-        local_of: HashMap::new(),
-        consts: HashMap::new(),
-        ptrs: HashMap::new(),
-        bases: HashMap::new(),
-        cas: HashMap::new(),
-        asm_outputs: HashMap::new(),
-        windows: HashMap::new(),
-        dead: HashSet::new(),
-        private: Vec::new(),
-        pointers: pointers::PointerFacts::default(),
-        param_vars: Vec::new(),
-        by_value: Vec::new(),
-        struct_args: fields::StructArgs::default(),
-        fields: HashMap::new(),
-        field_args: Vec::new(),
-        variable_lengths: Vec::new(),
-        inits: Vec::new(),
-        code: Vec::new(),
-        params: Vec::new(),
-    };
-    match l.run(request, kernel_loc.as_ref(), kernel_span) {
-        Ok(()) => Ok(l.program()),
-        Err(d) => Err(Refusal::Located(Box::new(d), Box::new(l.lines.source))),
+    let tpb = first.launch.threads_per_block;
+    if let Some(r) = requests.iter().find(|r| r.launch.threads_per_block != tpb) {
+        return Err(Refusal::Usage(format!(
+            "`{}` is launched with blocks of {} threads and `{}` with blocks of {tpb}: kernels launched together must have blocks of one size (the model's blocks all have one)",
+            r.kernel, r.launch.threads_per_block, first.kernel
+        )));
     }
+    let total = requests
+        .iter()
+        .try_fold(0u32, |n, r| n.checked_add(r.launch.blocks))
+        .ok_or_else(|| Refusal::Usage("too many blocks".into()))?;
+    let dbg = DebugInfo::new(module);
+    let mut lines = Lines::new(tu, text);
+    let mut shared = Shared::default();
+    // Several launches: each block first branches to its kernel's code.
+    let dispatch = requests.len() - 1;
+    shared.code = (0..dispatch)
+        .map(|_| Instr {
+            op: Op::Jump { target: 0 },
+            span: Span::default(),
+        })
+        .collect();
+    let mut parts = Vec::new();
+    let mut first_block = 0;
+    let last = requests.len() - 1;
+    for (k, (request, func)) in requests.iter().zip(funcs).enumerate() {
+        let kernel_loc = kernel_location(module, func, &dbg);
+        let kernel_span = kernel_loc
+            .as_ref()
+            .and_then(|l| lines.line_span(l))
+            .unwrap_or_default();
+        let start = shared.code.len() as Pc;
+        let mut l = Lowerer::new(
+            (module, func, files),
+            lines,
+            (request.launch, first_block, total),
+            shared,
+            kernel_span,
+        );
+        let mut lowered = l
+            .run(request, kernel_loc.as_ref(), kernel_span)
+            .and_then(|()| l.alone_or_pointer_free(requests.len()));
+        if k == last {
+            // Initial values, once every launch's variables are known.
+            lowered = lowered.and_then(|()| l.check_inits());
+        }
+        if let Err(d) = lowered {
+            return Err(Refusal::Located(Box::new(d), Box::new(l.lines.source)));
+        }
+        parts.push((request.kernel.to_string(), first_block, start, kernel_span));
+        first_block += request.launch.blocks;
+        if k == last {
+            let mut program = l.program(Launch {
+                blocks: total,
+                ..first.launch
+            });
+            if requests.len() > 1 || request.call.is_some() {
+                program.launches = dispatch_code(&mut program.code, &parts, requests);
+            }
+            return Ok(program);
+        }
+        (lines, shared) = l.into_shared();
+    }
+    unreachable!("the last launch returns")
+}
+
+/// Fills the dispatch at the program's start (one slot per launch but the
+/// last): `if (blockIdx.x < end of launch k) goto its code`, the last
+/// launch's blocks falling through to its code. Returns the launches'
+/// blocks.
+fn dispatch_code(
+    code: &mut [Instr],
+    parts: &[(String, u32, Pc, Span)],
+    requests: &[KernelRequest],
+) -> Vec<crate::ir::LaunchPart> {
+    let dispatch = parts.len() - 1;
+    for (k, ((_, first, start, span), r)) in parts.iter().zip(requests).enumerate() {
+        if k == dispatch {
+            break;
+        }
+        let next = if k + 1 == dispatch {
+            parts[k + 1].2
+        } else {
+            k as Pc + 1
+        };
+        code[k] = Instr {
+            op: Op::Branch {
+                cond: Expr::Binary(
+                    crate::ir::BinOp::Lt,
+                    Box::new(Expr::Builtin(crate::ir::Builtin::BlockIdx)),
+                    Box::new(Expr::Const(i64::from(first + r.launch.blocks))),
+                ),
+                then_pc: *start,
+                else_pc: next,
+            },
+            span: *span,
+        };
+    }
+    // A kernel launched more than once is named by its launch's number.
+    let launches_of = |k: &str| requests.iter().filter(|r| r.kernel == k).count();
+    parts
+        .iter()
+        .zip(requests)
+        .enumerate()
+        .map(|(i, ((kernel, first, _, _), r))| crate::ir::LaunchPart {
+            kernel: if launches_of(kernel) > 1 {
+                format!("{kernel}#{}", i + 1)
+            } else {
+                kernel.clone()
+            },
+            first_block: *first,
+            blocks: r.launch.blocks,
+        })
+        .collect()
 }
 
 /// The kernel called `name` (its source name, or its mangled one).
@@ -178,7 +295,12 @@ fn kernel_location(module: &Module, func: &Function, dbg: &DebugInfo) -> Option<
 pub(crate) struct Lowerer<'m> {
     module: &'m Module,
     func: &'m Function,
+    /// This kernel's own launch (its grid, its blocks' size).
     launch: Launch,
+    /// Where its blocks start among the program's, and how many blocks
+    /// the program has (several kernels launched together).
+    first_block: u32,
+    total_blocks: u32,
     dbg: DebugInfo<'m>,
     files: &'m UserFiles,
     lines: Lines,
@@ -204,6 +326,9 @@ pub(crate) struct Lowerer<'m> {
     bases: HashMap<String, memory::Base>,
     /// The buffers of kernel pointer parameters.
     param_vars: Vec<VarId>,
+    /// The buffers host variables name (a launch's `kernel<<<..>>>(data)`),
+    /// shared by every launch that passes them.
+    host_buffers: HashMap<String, VarId>,
     /// Those of structs passed by value: read only.
     by_value: Vec<VarId>,
     /// Their types, and the fields of those laid out by their fields.
@@ -251,8 +376,27 @@ impl<'m> Lowerer<'m> {
         self.access_widths()?;
         self.lower_blocks()?;
         self.point = kernel_span;
-        self.check_struct_field_args()?;
-        self.check_inits()
+        // A struct field set by `--arg NAME.FIELD=V` must be one the kernel
+        // reads; with several launches another kernel may read it, which
+        // this kernel's own facts cannot tell, so only a single launch is
+        // checked.
+        if request.call.is_none() {
+            self.check_struct_field_args()?;
+        }
+        Ok(())
+    }
+
+    /// Kernels launched together share memory, but each kernel's
+    /// points-to facts are its own: a pointer one of them stores in memory
+    /// could be loaded by another, so that is refused.
+    fn alone_or_pointer_free(&mut self, launches: usize) -> R<()> {
+        let Some(line) = self.pointer_stored_in_memory().filter(|_| launches > 1) else {
+            return Ok(());
+        };
+        if let Some(instr) = self.func.instructions().find(|i| i.line == line) {
+            self.locate(instr);
+        }
+        self.refuse("a pointer stored in memory by one of several kernels launched together (each kernel's pointer facts are its own)")
     }
 
     /// Every instruction has the operands its kind reads (the parser
@@ -287,7 +431,73 @@ impl<'m> Lowerer<'m> {
         Ok(())
     }
 
-    fn program(self) -> Program {
+    /// A lowering of `func` for `launch` (its blocks `first_block..` of
+    /// `total_blocks`) that starts from what earlier launches left.
+    fn new(
+        (module, func, files): (&'m Module, &'m Function, &'m UserFiles),
+        lines: Lines,
+        (launch, first_block, total_blocks): (Launch, u32, u32),
+        shared: Shared,
+        kernel_span: Span,
+    ) -> Lowerer<'m> {
+        Lowerer {
+            module,
+            func,
+            launch,
+            first_block,
+            total_blocks,
+            dbg: DebugInfo::new(module),
+            files,
+            lines,
+            span: kernel_span,
+            point: kernel_span,
+            vars: shared.vars,
+            widths: shared.widths,
+            signed: shared.signed,
+            global_vars: shared.global_vars,
+            host_buffers: shared.host_buffers,
+            locals: shared.locals,
+            local_of: HashMap::new(),
+            consts: HashMap::new(),
+            ptrs: HashMap::new(),
+            bases: HashMap::new(),
+            cas: HashMap::new(),
+            asm_outputs: HashMap::new(),
+            windows: HashMap::new(),
+            dead: HashSet::new(),
+            private: Vec::new(),
+            pointers: shared.pointers,
+            param_vars: Vec::new(),
+            by_value: Vec::new(),
+            struct_args: fields::StructArgs::default(),
+            fields: shared.fields,
+            field_args: Vec::new(),
+            variable_lengths: Vec::new(),
+            inits: shared.inits,
+            code: shared.code,
+            params: shared.params,
+        }
+    }
+
+    /// What the next launch's lowering starts from.
+    fn into_shared(self) -> (Lines, Shared) {
+        let shared = Shared {
+            vars: self.vars,
+            widths: self.widths,
+            signed: self.signed,
+            global_vars: self.global_vars,
+            host_buffers: self.host_buffers,
+            fields: self.fields,
+            pointers: self.pointers,
+            locals: self.locals,
+            code: self.code,
+            params: self.params,
+            inits: self.inits,
+        };
+        (self.lines, shared)
+    }
+
+    fn program(self, launch: Launch) -> Program {
         let mut vars = self.vars;
         for (i, v) in vars.iter_mut().enumerate() {
             v.ty = memory::var_type(self.widths[i], self.signed[i]);
@@ -308,10 +518,13 @@ impl<'m> Lowerer<'m> {
                 params.push((format!("{base}[{index}]"), *value));
             }
         }
+        // A value passed to several launches is recorded once.
+        let mut seen = HashSet::new();
+        params.retain(|(name, _)| seen.insert(name.clone()));
         Program {
             source: self.lines.source,
             about: About::default(),
-            launch: self.launch,
+            launch,
             params,
             vars,
             locals: self.locals,
@@ -322,6 +535,7 @@ impl<'m> Lowerer<'m> {
             devices: vec![],
             inlined: vec![],
             spec_locals: vec![],
+            launches: vec![],
         }
     }
 

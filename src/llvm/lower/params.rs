@@ -23,7 +23,7 @@ impl Lowerer<'_> {
         kernel_span: Span,
     ) -> R<()> {
         let func = self.func;
-        let names = self.param_names(kernel_loc);
+        let params = self.param_names(kernel_loc);
         self.point = kernel_span;
         self.span = kernel_span;
         self.field_args = request
@@ -32,17 +32,44 @@ impl Lowerer<'_> {
             .filter(|(n, _)| n.contains("->") && !n.contains('['))
             .cloned()
             .collect();
-        self.read_args(request, &names)?;
-        for (p, name) in func.params.iter().zip(&names) {
-            let given = request
-                .args
+        // Each parameter's name for `--arg` and its buffer: the host's
+        // variable for a launch's call, else the parameter's own.
+        let (names, literals) = match request.call {
+            Some(call) => self.call_names(request.kernel, call, &params)?,
+            None => (params.clone(), vec![None; params.len()]),
+        };
+        // The names `--arg` may give: a call's host variables, or the
+        // parameters.
+        let known: Vec<String> = match request.call {
+            Some(call) => call
                 .iter()
-                .rev()
-                .find(|(n, _)| n == name)
-                .map(|(_, v)| *v);
+                .filter_map(|a| match a {
+                    crate::ir::CallArg::Name(n) => Some(n.clone()),
+                    crate::ir::CallArg::Int(_) => None,
+                })
+                .collect(),
+            None => params.clone(),
+        };
+        self.read_args(request, &known)?;
+        for (i, ((p, name), literal)) in func.params.iter().zip(&names).zip(literals).enumerate() {
+            let given = literal.or_else(|| {
+                request
+                    .args
+                    .iter()
+                    .rev()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, v)| *v)
+            });
             let Some(ssa) = p.name.clone() else {
                 continue;
             };
+            if literal.is_some() && !matches!(p.ty, LType::Int(_)) {
+                return self.refuse_at_kernel(format!(
+                    "`{}<<<...>>>(...)` passes the integer {} for `{name}`, a pointer: name a buffer (as `data`), whose length --arg data=N gives",
+                    request.kernel,
+                    literal.unwrap_or_default()
+                ));
+            }
             match &p.ty {
                 LType::Ptr(0 | 1) if p.byval.is_none() => {
                     let len = match given {
@@ -81,12 +108,20 @@ impl Lowerer<'_> {
                 }
                 LType::Int(w) => {
                     let Some(v) = given else {
-                        return self.refuse_at_kernel(format!(
-                            "kernel parameter `{name}` (a {w}-bit integer) needs a value: --arg {name}=VALUE"
-                        ));
+                        let param = &params[i];
+                        return self.refuse_at_kernel(if param == name {
+                            format!("kernel parameter `{name}` (a {w}-bit integer) needs a value: --arg {name}=VALUE")
+                        } else {
+                            format!("`{}<<<...>>>` passes `{name}` for `{param}` (a {w}-bit integer): give its value with --arg {name}=VALUE", request.kernel)
+                        });
                     };
                     self.consts.insert(ssa, super::values::zext(i128::from(v), *w));
-                    self.params.push((name.clone(), v));
+                    // A literal in a launch's call is that kernel's alone.
+                    let recorded = match literal {
+                        Some(_) if request.call.is_some() => format!("{}.{name}", request.kernel),
+                        _ => name.clone(),
+                    };
+                    self.params.push((recorded, v));
                 }
                 other => {
                     return self.refuse_at_kernel(format!(
@@ -117,9 +152,22 @@ impl Lowerer<'_> {
         var
     }
 
-    /// A pointer parameter's buffer of `len` elements, zero-initialised.
+    /// A pointer parameter's buffer of `len` elements, zero-initialised;
+    /// the one earlier launches made, when a host variable names it.
     fn param_buffer(&mut self, ssa: &str, name: &str, len: u32) -> VarId {
+        if let Some(&var) = self.host_buffers.get(name) {
+            self.ptrs.insert(
+                ssa.to_string(),
+                Ptr {
+                    region: Region::Var(var),
+                    offset: Expr::Const(0),
+                },
+            );
+            self.param_vars.push(var);
+            return var;
+        }
         let var = self.new_buffer(name.to_string(), len, self.point);
+        self.host_buffers.insert(name.to_string(), var);
         self.ptrs.insert(
             ssa.to_string(),
             Ptr {
@@ -156,6 +204,34 @@ impl Lowerer<'_> {
 
     /// Checks the `--arg` words against the parameters and records the
     /// initial values (`NAME[i]=V`) for later.
+    /// A launch's call bound to the kernel's parameters: the host name
+    /// each is passed (a literal's parameter keeps its own name) and the
+    /// literals.
+    fn call_names(
+        &self,
+        kernel: &str,
+        call: &[crate::ir::CallArg],
+        params: &[String],
+    ) -> R<(Vec<String>, Vec<Option<i64>>)> {
+        if call.len() != params.len() {
+            return self.refuse_at_kernel(format!(
+                "`{kernel}<<<...>>>(...)` passes {} argument{}; kernel `{kernel}` takes {} ({})",
+                call.len(),
+                if call.len() == 1 { "" } else { "s" },
+                params.len(),
+                listed(params)
+            ));
+        }
+        Ok(call
+            .iter()
+            .zip(params)
+            .map(|(a, p)| match a {
+                crate::ir::CallArg::Int(v) => (p.clone(), Some(*v)),
+                crate::ir::CallArg::Name(n) => (n.clone(), None),
+            })
+            .unzip())
+    }
+
     fn read_args(&mut self, request: &KernelRequest, names: &[String]) -> R<()> {
         for (name, value) in request.args {
             if name.contains('[') {
@@ -202,11 +278,20 @@ impl Lowerer<'_> {
                         listed(&variables)
                     )
                 };
-                return self.refuse_at_kernel(format!(
-                    "--arg {name}=...: kernel `{}` has no parameter `{name}` (it has: {}){also}",
-                    request.kernel,
-                    listed(names)
-                ));
+                return self.refuse_at_kernel(match request.call {
+                    // The launches that pass a name get its `--arg`s, the
+                    // others every `--arg` no launch passes.
+                    Some(_) => format!(
+                        "--arg {name}=...: no launch passes a host variable `{name}` (`{}<<<...>>>` passes: {}){also}",
+                        request.kernel,
+                        listed(names)
+                    ),
+                    None => format!(
+                        "--arg {name}=...: kernel `{}` has no parameter `{name}` (it has: {}){also}",
+                        request.kernel,
+                        listed(names)
+                    ),
+                });
             }
             self.variable_lengths.push((name.clone(), *value as u32));
         }

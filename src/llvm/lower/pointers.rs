@@ -311,6 +311,16 @@ impl Lowerer<'_> {
         ))
     }
 
+    /// The first instruction (its LLVM IR line) that stores a pointer into
+    /// global or shared memory, if any: another kernel launched alongside
+    /// could load it, and each kernel's points-to facts are its own.
+    pub(super) fn pointer_stored_in_memory(&self) -> Option<usize> {
+        self.pointers
+            .written
+            .iter()
+            .find_map(|(cell, line)| matches!(cell, Cell::Var(_)).then_some(*line))
+    }
+
     /// A pointer's address, in `values::address`'s layout.
     pub(super) fn address_of(&self, p: &Ptr) -> R<Expr> {
         match p.region {

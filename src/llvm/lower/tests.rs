@@ -16,6 +16,7 @@ fn lower(ll: &str, kernel: &str, args: &[(&str, i64)]) -> Result<Program, String
         kernel,
         launch: Launch::default(),
         args: &args,
+        call: None,
     };
     lower_kernel(
         &module,
@@ -669,6 +670,7 @@ fn mutated_ir_never_panics() {
                             .kernel_functions()
                             .next()
                             .map_or(0, |f| usize::from(f.params.len() > 1))],
+                        call: None,
                     };
                     let _ = lower_kernel(
                         &module,
@@ -1482,4 +1484,125 @@ define ptx_kernel void @k(ptr %in, ptr %out) {
     let mem = run(&p);
     assert_eq!(mem[&("arg1".to_string(), 0)] as u64, u64::MAX / 10);
     assert_eq!(mem[&("arg1".to_string(), 1)], 5, "signed: -1 % 10 = -1");
+/// Two kernels launched together: a producer that writes its block's
+/// word and a consumer that reads it, with a `__shared__` variable each.
+const CO_LAUNCH: &str = r#"
+@_ZZ4prodE1s = internal addrspace(3) global i32 undef, align 4
+
+define ptx_kernel void @prod(ptr %out, i32 %v) {
+  %b = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %x = zext i32 %b to i64
+  %e = getelementptr inbounds i32, ptr %out, i64 %x
+  store i32 %v, ptr %e
+  store i32 1, ptr addrspacecast (ptr addrspace(3) @_ZZ4prodE1s to ptr)
+  ret void
+}
+
+define ptx_kernel void @cons(ptr %in, ptr %res) {
+  %b = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %n = call i32 @llvm.nvvm.read.ptx.sreg.nctaid.x()
+  %x = zext i32 %b to i64
+  %e = getelementptr inbounds i32, ptr %in, i64 %x
+  %w = load i32, ptr %e
+  store i32 %n, ptr %res
+  ret void
+}
+
+declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+declare i32 @llvm.nvvm.read.ptx.sreg.nctaid.x()
+"#;
+
+#[test]
+fn kernels_launched_together_share_named_buffers_and_number_their_own_blocks() {
+    use crate::ir::{BinOp, Builtin, CallArg};
+    let module = crate::llvm::parse(CO_LAUNCH).expect("the test IR parses");
+    let name = |n: &str| CallArg::Name(n.to_string());
+    let prod_call = [name("data"), CallArg::Int(7)];
+    let cons_call = [name("data"), name("out")];
+    let args = [("data".to_string(), 3)];
+    let launch = |blocks| Launch {
+        blocks,
+        ..Launch::default()
+    };
+    let requests = [
+        KernelRequest {
+            kernel: "prod",
+            launch: launch(3),
+            args: &args,
+            call: Some(&prod_call),
+        },
+        KernelRequest {
+            kernel: "cons",
+            launch: launch(2),
+            args: &args,
+            call: Some(&cons_call),
+        },
+    ];
+    let lowered = super::lower_kernels(
+        &module,
+        Path::new("/nonexistent/k.cu"),
+        "",
+        &UserFiles::default(),
+        &requests,
+    );
+    let Ok(p) = lowered else {
+        panic!("lowered");
+    };
+    assert_eq!(p.launch.blocks, 5);
+    let parts: Vec<(&str, u32, u32)> = p
+        .launches
+        .iter()
+        .map(|l| (l.kernel.as_str(), l.first_block, l.blocks))
+        .collect();
+    assert_eq!(parts, [("prod", 0, 3), ("cons", 3, 2)]);
+    // One buffer `data` of 3 elements for both; `out` the consumer's own.
+    let named: Vec<(&str, u32)> = p.vars.iter().map(|v| (v.name.as_str(), v.len)).collect();
+    assert_eq!(
+        named.iter().filter(|(n, _)| *n == "data").count(),
+        1,
+        "{named:?}"
+    );
+    assert!(
+        named.contains(&("data", 3)) && named.contains(&("out", 4)),
+        "{named:?}"
+    );
+    // A `__shared__` variable has a copy for every block of the program.
+    let s = p.vars.iter().find(|v| v.name == "s").unwrap();
+    assert_eq!(s.init.len(), 5);
+    // Blocks below 3 run the producer, the others the consumer.
+    let Op::Branch {
+        cond,
+        then_pc,
+        else_pc,
+    } = &p.code[0].op
+    else {
+        panic!("a dispatch first: {:?}", p.code[0].op);
+    };
+    assert!(matches!(cond, Expr::Binary(BinOp::Lt, a, b)
+        if matches!(**a, Expr::Builtin(Builtin::BlockIdx)) && matches!(**b, Expr::Const(3))));
+    assert_eq!(*then_pc, 1);
+    // The consumer's blockIdx.x counts from its first block, its
+    // gridDim.x is its own grid.
+    let consumer = &p.code[*else_pc as usize..];
+    let offset = consumer.iter().any(|i| {
+        matches!(&i.op, Op::Assign { value: Expr::Binary(BinOp::Sub, a, b), .. }
+        if matches!(**a, Expr::Builtin(Builtin::BlockIdx)) && matches!(**b, Expr::Const(3)))
+    });
+    let grid = consumer.iter().any(|i| {
+        matches!(
+            &i.op,
+            Op::Store {
+                value: Expr::Const(2),
+                ..
+            }
+        )
+    });
+    assert!(offset && grid, "{consumer:?}");
+    // The literal is recorded as the producer's (a parameter without
+    // source text is `argN`).
+    assert!(
+        p.params.contains(&("prod.arg1".to_string(), 7)),
+        "{:?}",
+        p.params
+    );
 }

@@ -325,6 +325,12 @@ impl Lowerer<'_> {
         let l = self.launch;
         Some(match name {
             "tid.x" => Expr::Builtin(Builtin::ThreadIdx),
+            // A kernel launched after others numbers its blocks from 0.
+            "ctaid.x" if self.first_block > 0 => Expr::Binary(
+                crate::ir::BinOp::Sub,
+                Box::new(Expr::Builtin(Builtin::BlockIdx)),
+                Box::new(Expr::Const(i64::from(self.first_block))),
+            ),
             "ctaid.x" => Expr::Builtin(Builtin::BlockIdx),
             "ntid.x" => Expr::Const(i64::from(l.threads_per_block)),
             "nctaid.x" => Expr::Const(i64::from(l.blocks)),

@@ -97,6 +97,7 @@ pub fn lower<'a>(
         devices: vec![],
         inlined: l.inlined,
         spec_locals: init::spec_locals(file),
+        launches: vec![],
     })
 }
 
