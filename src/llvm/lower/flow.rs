@@ -5,15 +5,12 @@
 //! when one copy reads what another writes (the swap problem) all are
 //! made through temporaries first, as a parallel copy.
 
-use super::memory::{Base, Ptr, Region};
+use super::memory::{Base, Ptr, Region, NULL_OFFSET};
 use super::{Lowerer, R};
 use crate::ir::{BinOp, Type};
 use crate::ir::{Expr, LocalId, Op, Pc};
 use crate::llvm::ir::{Block, Callee, CastOp, Instr, InstrKind, Type as LType, Value};
 use std::collections::{HashMap, HashSet};
-
-/// The byte offset a NULL pointer phi holds: far below any variable.
-pub(super) const NULL_OFFSET: i64 = -(1 << 40);
 
 /// Which target of an emitted instruction an edge fills.
 #[derive(Clone, Copy)]

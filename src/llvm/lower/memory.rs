@@ -10,6 +10,9 @@ use crate::ir::{Expr, Loc, MemVar, VarId};
 use crate::llvm::ir::{CastOp, ConstExpr, InstrKind, Operand, Type as LType, Value};
 use std::collections::HashMap;
 
+/// The byte offset a NULL pointer phi holds: far below any variable.
+pub(super) const NULL_OFFSET: i64 = -(1 << 40);
+
 /// What a pointer points into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Region {

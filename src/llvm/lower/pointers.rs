@@ -28,11 +28,11 @@
 //! argument the kernel never stores a pointer into is still bound to that
 //! buffer directly, with no access (`params::pointer_field`).
 
-use super::memory::{Base, Ptr, Region};
+use super::memory::{Base, Ptr, Region, NULL_OFFSET};
 use super::values::ADDRESS_SHIFT;
 use super::{Lowerer, R};
 use crate::ir::{BinOp, Expr, MemOrder, Op, Order, Scope, VarId};
-use crate::llvm::ir::{Atomic, Callee, Instr, InstrKind, Type as LType, Value};
+use crate::llvm::ir::{Atomic, Callee, Instr, InstrKind, Operand, Type as LType, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// A cell of memory for the points-to facts: every variable's words, or
@@ -532,5 +532,37 @@ impl Lowerer<'_> {
             }
         }
         Ok(())
+    }
+
+    /// `icmp eq/ne p, null` (stdgpu's `_value == nullptr`): a pointer the
+    /// model follows points into a variable, so it is never null. Other
+    /// comparisons of pointers are refused.
+    pub(super) fn pointer_null_test(&mut self, instr: &Instr, pred: &str) -> R<()> {
+        let (a, b) = (&instr.operands[0].value, &instr.operands[1].value);
+        let other = match (a, b) {
+            (Value::Null, v) | (v, Value::Null) => v,
+            _ => return self.refuse("a comparison of pointers: the model has no addresses"),
+        };
+        match pred {
+            // A buffer or a field is never null; a pointer phi is where it
+            // holds NULL's offset (`memory::NULL_OFFSET`), and a pointer read
+            // from memory where its address is 0.
+            "eq" | "ne" if self.followed(other) => {
+                let p = self.ptr(&Operand {
+                    ty: instr.operands[0].ty.clone(),
+                    value: other.clone(),
+                })?;
+                let null = match p.region {
+                    Region::Address => 0,
+                    _ => NULL_OFFSET,
+                };
+                let op = if pred == "eq" { BinOp::Eq } else { BinOp::Ne };
+                self.assign(
+                    instr,
+                    Expr::Binary(op, Box::new(p.offset), Box::new(Expr::Const(null))),
+                )
+            }
+            _ => self.refuse("a comparison of a pointer the model cannot follow with null"),
+        }
     }
 }

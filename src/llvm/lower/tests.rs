@@ -1484,6 +1484,8 @@ define ptx_kernel void @k(ptr %in, ptr %out) {
     let mem = run(&p);
     assert_eq!(mem[&("arg1".to_string(), 0)] as u64, u64::MAX / 10);
     assert_eq!(mem[&("arg1".to_string(), 1)], 5, "signed: -1 % 10 = -1");
+}
+
 /// Two kernels launched together: a producer that writes its block's
 /// word and a consumer that reads it, with a `__shared__` variable each.
 const CO_LAUNCH: &str = r#"

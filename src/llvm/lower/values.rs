@@ -5,7 +5,6 @@
 //! operands first, and every result is wrapped to its width by the local
 //! it is stored in.
 
-use super::memory::Region;
 use super::{Lowerer, R};
 use crate::ir::{BinOp, Type, UnOp};
 use crate::ir::{Builtin, Expr, Op};
@@ -281,35 +280,6 @@ impl Lowerer<'_> {
     fn address(&mut self, op: &Operand) -> R<Expr> {
         let p = self.ptr(op)?;
         self.address_of(&p)
-    }
-
-    /// `icmp eq/ne p, null` (stdgpu's `_value == nullptr`): a pointer the
-    /// model follows points into a variable, so it is never null. Other
-    /// comparisons of pointers are refused.
-    fn pointer_null_test(&mut self, instr: &Instr, pred: &str) -> R<()> {
-        let (a, b) = (&instr.operands[0].value, &instr.operands[1].value);
-        let other = match (a, b) {
-            (Value::Null, v) | (v, Value::Null) => v,
-            _ => return self.refuse("a comparison of pointers: the model has no addresses"),
-        };
-        match pred {
-            // A buffer or a field is never null; a pointer phi is where it
-            // holds NULL's offset (`flow::NULL_OFFSET`), and a pointer read
-            // from memory where its address is 0.
-            "eq" | "ne" if self.followed(other) => {
-                let p = self.ptr(&Operand {
-                    ty: instr.operands[0].ty.clone(),
-                    value: other.clone(),
-                })?;
-                let null = match p.region {
-                    Region::Address => 0,
-                    _ => super::flow::NULL_OFFSET,
-                };
-                let op = if pred == "eq" { BinOp::Eq } else { BinOp::Ne };
-                self.assign(instr, bin(op, p.offset, Expr::Const(null)))
-            }
-            _ => self.refuse("a comparison of a pointer the model cannot follow with null"),
-        }
     }
 
     /// `select c, a, b` of integers.
