@@ -58,7 +58,7 @@ pub struct CheckOptions {
     #[arg(long, value_name = "N", value_parser = at_least_1::<u32>, allow_negative_numbers = true)]
     pub lock_bits: Option<u32>,
 
-    /// The liveness question. `deadlock` (default): deadlocks only, no liveness. A progress model looks for livelock and starvation too: fair (weak fairness; alias weak), strong, hsa (only the lowest unfinished thread is guaranteed), obe (a thread that has run once is; others may never start), hsa-obe (both), lobe (obe, and every lower-numbered thread), unfair (none). One model applies between blocks and within a block; `blocks=MODEL,threads=MODEL` sets them apart (a key left out: blocks=obe, threads=fair). Examples: --scheduler fair, --scheduler blocks=obe,threads=fair. See book/src/progress-models.md
+    /// The liveness question. `deadlock` (default): deadlocks only, no liveness. A progress model looks for livelock and starvation too: fair (weak fairness; alias weak), strong, hsa (only the lowest-numbered thread that can still run is guaranteed), obe (a thread that has run once is; others may never start), hsa-obe (both), lobe (obe, and every lower-numbered thread), unfair (none). One model applies between blocks and within a block; `blocks=MODEL,threads=MODEL` sets them apart (a key left out: blocks=obe, threads=fair). Examples: --scheduler fair, --scheduler blocks=obe,threads=fair. See book/src/progress-models.md
     #[arg(long, value_name = "MODEL", default_value = "deadlock")]
     pub scheduler: Scheduler,
 

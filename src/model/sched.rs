@@ -81,12 +81,12 @@ impl Progress {
     fn promise(self, what: &str) -> String {
         match self {
             Progress::Fair | Progress::Strong => format!("every {what} is scheduled fairly"),
-            Progress::Hsa => format!("only the lowest unfinished {what} is scheduled fairly"),
+            Progress::Hsa => format!("only the lowest-numbered {what} that can still run is scheduled fairly"),
             Progress::Obe => {
                 format!("a {what} that has run once is scheduled fairly; the others may never start")
             }
             Progress::HsaObe => format!(
-                "the lowest unfinished {what} and every {what} that has run once are scheduled fairly"
+                "the lowest-numbered {what} that can still run and every {what} that has run once are scheduled fairly"
             ),
             Progress::Lobe => format!(
                 "a {what} that has run once is scheduled fairly, and so is every lower-numbered {what}"
