@@ -155,19 +155,8 @@ impl Lowerer<'_> {
     /// A pointer parameter's buffer of `len` elements, zero-initialised;
     /// the one earlier launches made, when a host variable names it.
     fn param_buffer(&mut self, ssa: &str, name: &str, len: u32) -> VarId {
-        if let Some(&var) = self.host_buffers.get(name) {
-            self.ptrs.insert(
-                ssa.to_string(),
-                Ptr {
-                    region: Region::Var(var),
-                    offset: Expr::Const(0),
-                },
-            );
-            self.param_vars.push(var);
-            return var;
-        }
-        let var = self.new_buffer(name.to_string(), len, self.point);
-        self.host_buffers.insert(name.to_string(), var);
+        let earlier = self.host_buffers.get(name).copied();
+        let var = earlier.unwrap_or_else(|| self.new_buffer(name.to_string(), len, self.point));
         self.ptrs.insert(
             ssa.to_string(),
             Ptr {
@@ -176,9 +165,12 @@ impl Lowerer<'_> {
             },
         );
         self.param_vars.push(var);
-        self.pointers.host_set.insert(var);
-        // Recorded with the integers: the report's header shows the launch.
-        self.params.push((name.to_string(), i64::from(len)));
+        if earlier.is_none() {
+            self.host_buffers.insert(name.to_string(), var);
+            self.pointers.host_set.insert(var);
+            // Recorded with the integers: the report's header shows the launch.
+            self.params.push((name.to_string(), i64::from(len)));
+        }
         var
     }
 
