@@ -361,20 +361,23 @@ impl Lowerer<'_> {
         if !self.param_vars.contains(&v) {
             return None;
         }
-        // A name only where the source spells a member (`p->f`, `s.f`), not
-        // the variable a copy goes to (`auto dp = *_dp;`).
         let field = self
             .spelled_field()
-            .filter(|_| self.after_member_access())
+            .filter(|f| self.names_a_field(f))
             .unwrap_or_else(|| format!("@{k}"));
         Some(self.field_buffer(v, k, &field))
     }
 
-    /// Whether the source text just before the point being lowered is a
-    /// member access (`->` or `.`).
-    fn after_member_access(&self) -> bool {
-        let before = self.lines.source.text.get(..self.point.start as usize);
-        before.is_some_and(|b| b.ends_with("->") || b.ends_with('.'))
+    /// Whether the identifier `name` at the point being lowered names the
+    /// field read there: a member access (`p->f`, `s.f`) or, inside a
+    /// member function, the field indexed (`pairs_[i]`); not the variable
+    /// a copy goes to (`auto dp = *_dp;`) or an argument passed on.
+    fn names_a_field(&self, name: &str) -> bool {
+        let text = &self.lines.source.text;
+        let start = self.point.start as usize;
+        let before = text.get(..start).unwrap_or("");
+        let after = text.get(start + name.len()..).unwrap_or("");
+        before.ends_with("->") || before.ends_with('.') || after.starts_with('[')
     }
 
     /// The identifier the source spells at the point being lowered (a
