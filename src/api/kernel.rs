@@ -190,27 +190,21 @@ pub fn prepare_kernel(
         .read(path, &options)
         .map_err(|e| Error::Usage(e.to_string()))?;
     let mut config = config.clone();
-    let program = match &launch.launches {
-        Launches::Kernel(kernel) => {
-            let request = KernelRequest {
-                kernel,
-                launch: config.launch,
-                args: &launch.args,
-                call: None,
-            };
-            lower_kernels(
-                &module,
-                path,
-                &spec.text,
-                &toolchain.user_files(),
-                &[request],
-            )
-        }
+    // `--kernel`: one request with the configuration's launch;
+    // `--launch`: one per call, each with its own grid and block.
+    let per_call;
+    let requests: Vec<KernelRequest> = match &launch.launches {
+        Launches::Kernel(kernel) => vec![KernelRequest {
+            kernel,
+            launch: config.launch,
+            args: &launch.args,
+            call: None,
+        }],
         Launches::Calls(calls) => {
-            let args = args_by_launch(calls, &launch.args);
-            let requests: Vec<KernelRequest> = calls
+            per_call = args_by_launch(calls, &launch.args);
+            calls
                 .iter()
-                .zip(&args)
+                .zip(&per_call)
                 .map(|(c, args)| KernelRequest {
                     kernel: &c.kernel,
                     launch: Launch {
@@ -221,16 +215,16 @@ pub fn prepare_kernel(
                     args,
                     call: Some(&c.args),
                 })
-                .collect();
-            lower_kernels(
-                &module,
-                path,
-                &spec.text,
-                &toolchain.user_files(),
-                &requests,
-            )
+                .collect()
         }
-    }
+    };
+    let program = lower_kernels(
+        &module,
+        path,
+        &spec.text,
+        &toolchain.user_files(),
+        &requests,
+    )
     .map_err(|r| match r {
         Refusal::Usage(m) => Error::Usage(m),
         Refusal::Located(d, source) => Error::Spec(d, source),
