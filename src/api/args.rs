@@ -240,13 +240,32 @@ pub fn parse_param(s: &str) -> Result<(String, i64), String> {
 /// A parameter's value: a non-negative integer, decimal or `0x` hex.
 pub fn param_value(value: &str) -> Result<i64, String> {
     let value = value.trim();
-    let parsed = match value.strip_prefix("0x") {
-        Some(hex) => i64::from_str_radix(hex, 16),
-        None => value.parse::<i64>(),
-    };
-    let v = parsed.map_err(|_| format!("`{value}` is not an integer"))?;
+    let v = int_literal(value).ok_or_else(|| format!("`{value}` is not an integer"))?;
     check_param_value(v)?;
     Ok(v)
+}
+
+/// An integer as the command line and launch expressions spell one:
+/// decimal or `0x` hex, optionally negative (`-0x10`). The one parser of
+/// every integer a user types, so `--param`, `--arg` and a `--launch`
+/// argument accept the same spellings.
+pub(crate) fn int_literal(text: &str) -> Option<i64> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, text),
+    };
+    let magnitude = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        Some(hex) if hex.starts_with(|c: char| c.is_ascii_hexdigit()) => {
+            i64::from_str_radix(hex, 16).ok()?
+        }
+        Some(_) => return None,
+        None if digits.starts_with(|c: char| c.is_ascii_digit()) => digits.parse().ok()?,
+        None => return None,
+    };
+    Some(if negative { -magnitude } else { magnitude })
 }
 
 /// A whole number of at least 1 (launch sizes, limits, repeats).
@@ -294,6 +313,33 @@ fn parse_then<T: std::str::FromStr + Copy>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integer_literals_are_spelled_one_way_everywhere() {
+        for (text, value) in [
+            ("12", 12),
+            ("-12", -12),
+            ("0x1f", 31),
+            ("0X1F", 31),
+            ("-0x10", -16),
+        ] {
+            assert_eq!(int_literal(text), Some(value), "{text}");
+        }
+        for text in [
+            "",
+            "-",
+            "0x",
+            "x1",
+            "1x",
+            "+3",
+            "--1",
+            "0x-1",
+            "1_000",
+            "99999999999999999999",
+        ] {
+            assert_eq!(int_literal(text), None, "{text}");
+        }
+    }
 
     #[test]
     fn params_parse_and_reject() {

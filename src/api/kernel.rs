@@ -124,18 +124,9 @@ impl std::str::FromStr for LaunchCall {
 /// host variable's name.
 fn call_arg(text: &str) -> Result<CallArg, String> {
     let t = text.trim();
-    let (negative, digits) = match t.strip_prefix('-') {
-        Some(d) => (true, d),
-        None => (false, t),
-    };
-    let number = match digits.strip_prefix("0x") {
-        Some(hex) => i64::from_str_radix(hex, 16).ok(),
-        None if digits.starts_with(|c: char| c.is_ascii_digit()) => digits.parse::<i64>().ok(),
-        None => None,
-    };
-    match number {
-        Some(n) => Ok(CallArg::Int(if negative { -n } else { n })),
-        None if !negative && is_identifier(t) => Ok(CallArg::Name(t.to_string())),
+    match super::args::int_literal(t) {
+        Some(n) => Ok(CallArg::Int(n)),
+        None if is_identifier(t) => Ok(CallArg::Name(t.to_string())),
         None => Err(format!(
             "`{t}` as a launch argument: an integer or a host variable's name"
         )),

@@ -138,7 +138,7 @@ pub(crate) fn explain<S: Checkable>(
         kind: ViolationKind::Deadlock,
         property: "deadlock",
         message: format!("{who}: {how}"),
-        waiting: describe(model, state),
+        waiting: describe_against_cycle(model, state, &cycle),
         schedule,
         cycle,
     };
@@ -152,6 +152,33 @@ pub(super) fn describe<S: Checkable>(model: &S, state: &[u32]) -> Vec<String> {
         .thread_positions(state)
         .into_iter()
         .map(|(t, what)| format!("{} {what}", model.thread_name(t)))
+        .collect()
+}
+
+/// [`describe`] for a harness that cannot finish (no execution finishes, or
+/// a thread never progresses again), where the threads spin:
+/// a thread that could step on but takes no step in the repeated `cycle`
+/// is said so, since "spin forever" is about the others (no move of its
+/// lets the harness finish).
+fn describe_against_cycle<S: Checkable>(model: &S, state: &[u32], cycle: &[u32]) -> Vec<String> {
+    let mut moves = vec![false; model.thread_count()];
+    for a in cycle {
+        for t in model.threads_moved(*a) {
+            moves[t] = true;
+        }
+    }
+    model
+        .thread_positions(state)
+        .into_iter()
+        .map(|(t, what)| {
+            let name = model.thread_name(t);
+            match cycle.is_empty() || moves[t] || !model.steps_on(state, t) {
+                true => format!("{name} {what}"),
+                false => format!(
+                    "{name} {what} (takes no step in the cycle below: whatever it does, the harness cannot finish)"
+                ),
+            }
+        })
         .collect()
 }
 

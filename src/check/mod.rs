@@ -55,6 +55,18 @@ pub(crate) trait Checkable: TransitionSystem<Action = u32, Fault = Violation> {
     fn thread_of(&self, a: u32) -> usize {
         crate::model::thread_of(a)
     }
+    /// The threads that action `a` moves: its thread, or under lockstep
+    /// every lane of its warp.
+    fn threads_moved(&self, a: u32) -> std::ops::Range<usize> {
+        let t = self.thread_of(a);
+        t..t + 1
+    }
+    /// Whether unfinished thread `t` of `s` may step on rather than wait
+    /// or spin: it waits for no barrier, warp or block slot, and is not at
+    /// a read it may repeat.
+    fn steps_on(&self, _s: &[u32], _t: usize) -> bool {
+        false
+    }
     fn is_finished(&self, s: &[u32], t: usize) -> bool;
     /// Takes action `a` from `s` into `out`; says whether the thread
     /// passed a progress point and what it did to memory.

@@ -71,3 +71,19 @@ pub(crate) fn thread_positions(model: &Model, state: &[u32]) -> Vec<(usize, Stri
     }
     lines
 }
+
+/// Whether unfinished thread `t` may step on rather than wait or spin: it
+/// waits for no barrier, lanes or block slot, and is not at a read it may
+/// repeat (what [`thread_positions`] calls "is at").
+pub(crate) fn steps_on(model: &Model, state: &[u32], t: usize) -> bool {
+    let th = &model.threads;
+    let op = &model.prog.code[th.pc(state, t) as usize].op;
+    model.occupancy.is_resident(th, state, t)
+        && !th.is_waiting_in_warp(state, t)
+        && !model.warps.is_masked_off(th, state, t)
+        && !th.is_waiting_at_barrier(state, t)
+        && !matches!(
+            op,
+            Op::Load { .. } | Op::Atomic { .. } | Op::LockBitTry { .. }
+        )
+}

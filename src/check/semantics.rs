@@ -3,7 +3,7 @@
 //! reports, and what the model knows about a deadlock or a violation that
 //! the graph does not show (occupancy, SIMT, the lock unit).
 
-use super::positions::thread_positions;
+use super::positions::{steps_on, thread_positions};
 use super::{simt, Checkable, Finding};
 use crate::model::{Labeled, Model, ViolationKind};
 use crate::reduce::Reduced;
@@ -19,6 +19,19 @@ pub(crate) fn describe_threads(model: &Model, state: &[u32]) -> Vec<String> {
 impl Checkable for Reduced<'_, '_> {
     fn thread_count(&self) -> usize {
         self.model().threads.count()
+    }
+
+    fn threads_moved(&self, a: u32) -> std::ops::Range<usize> {
+        let t = self.thread_of(a);
+        let warps = &self.model().warps;
+        match warps.is_lockstep() {
+            true => warps.threads(warps.warp_of(t)),
+            false => t..t + 1,
+        }
+    }
+
+    fn steps_on(&self, s: &[u32], t: usize) -> bool {
+        steps_on(self.model(), s, t)
     }
 
     fn is_finished(&self, s: &[u32], t: usize) -> bool {

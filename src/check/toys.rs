@@ -167,6 +167,15 @@ impl Checkable for Toy {
         (Ok(()), labels)
     }
 
+    fn steps_on(&self, s: &[u32], t: usize) -> bool {
+        let pc = self.pc(s, t);
+        pc != DONE
+            && !matches!(
+                self.programs[t][pc as usize],
+                Op::Await(..) | Op::SpinUntil(..) | Op::TryLock(..)
+            )
+    }
+
     fn thread_positions(&self, s: &[u32]) -> Vec<(usize, String)> {
         (0..self.programs.len())
             .filter(|&t| self.pc(s, t) != DONE)
@@ -262,14 +271,22 @@ fn waiting_for_each_other_is_a_deadlock() {
     assert_eq!(f.waiting, ["thread 0 is at 0", "thread 1 is at 0"]);
 }
 
-/// t0 spins on a flag nobody sets while t1 finishes: a deadlock whose
-/// threads spin, reported with the cycle they repeat.
+/// t0 spins on a flag nobody sets while t1 could finish: a deadlock whose
+/// threads spin, reported with the cycle they repeat; t1, which takes no
+/// step in it, is not said to spin.
 #[test]
 fn spinning_on_a_flag_nobody_sets_is_a_deadlock_with_a_cycle() {
     let toy = Toy::new(vec![vec![Op::SpinUntil(0, 1, 0)], vec![Op::Set(1, 1)]], 2);
     let f = &the_finding(&toy, DEADLOCK, ViolationKind::Deadlock);
     assert!(f.message.contains("spin forever"), "{}", f.message);
     assert_eq!(f.cycle, [0]);
+    assert_eq!(
+        f.waiting,
+        [
+            "thread 0 is at 0",
+            "thread 1 is at 0 (takes no step in the cycle below: whatever it does, the harness cannot finish)"
+        ]
+    );
     assert_replays(&toy, f);
 }
 

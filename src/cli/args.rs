@@ -268,10 +268,6 @@ fn kernel_arg(s: &str) -> Result<(String, i64), String> {
         return Err(format!("missing parameter name in `{s}`"));
     }
     let value = value.trim();
-    let v = match value.strip_prefix("0x") {
-        Some(hex) => i64::from_str_radix(hex, 16),
-        None => value.parse::<i64>(),
-    }
-    .map_err(|_| format!("`{value}` is not an integer"))?;
+    let v = api::args::int_literal(value).ok_or_else(|| format!("`{value}` is not an integer"))?;
     Ok((name.to_string(), v))
 }
