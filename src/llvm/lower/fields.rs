@@ -156,27 +156,31 @@ impl Lowerer<'_> {
         value
     }
 
-    /// Every `--arg NAME.FIELD=V` named a field the kernel reads.
-    pub(super) fn check_struct_field_args(&self) -> R<()> {
+    /// The struct fields this kernel reads, as `NAME.FIELD`.
+    pub(super) fn fields_read(&self) -> impl Iterator<Item = &String> {
+        self.struct_args.names.values()
+    }
+
+    /// Every `--arg NAME.FIELD=V` named a field that some kernel of the
+    /// launch reads (`read`: those of every kernel launched together).
+    pub(super) fn check_struct_field_args(&self, read: &BTreeSet<String>) -> R<()> {
         for (name, _) in &self.struct_args.given {
-            if self.struct_args.names.values().any(|n| n == name) {
+            if read.contains(name) {
                 continue;
             }
             let base = name.split_once('.').map_or(name.as_str(), |(b, _)| b);
-            let known: Vec<&str> = self
-                .struct_args
-                .names
-                .values()
+            let known: Vec<&str> = read
+                .iter()
                 .filter(|n| n.split_once('.').is_some_and(|(b, _)| b == base))
                 .map(String::as_str)
                 .collect();
             let also = if known.is_empty() {
                 format!("`{base}` is not a struct passed by value whose fields are read at different widths (a struct read at one width is one buffer: --arg '{base}[i]=V' sets its elements)")
             } else {
-                format!("the fields it reads: {}", known.join(", "))
+                format!("the fields read: {}", known.join(", "))
             };
             return self.refuse_at_kernel(format!(
-                "--arg {name}=...: the kernel reads no such field; {also}"
+                "--arg {name}=...: no launched kernel reads such a field; {also}"
             ));
         }
         Ok(())

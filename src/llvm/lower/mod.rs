@@ -42,7 +42,7 @@ use crate::ir::{
 use crate::ir::{Participants, Type};
 use memory::Ptr;
 use source::Lines;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 /// The elements a kernel's pointer parameter points to when no
@@ -149,6 +149,9 @@ pub(crate) fn lower_kernels(
         })
         .collect();
     let mut parts = Vec::new();
+    // The struct fields the launches read: a field set by `--arg
+    // NAME.FIELD=V` must be one of them (any launch's).
+    let mut fields_read = BTreeSet::new();
     let mut first_block = 0;
     let last = requests.len() - 1;
     for (k, (request, func)) in requests.iter().zip(funcs).enumerate() {
@@ -168,9 +171,12 @@ pub(crate) fn lower_kernels(
         let mut lowered = l
             .run(request, kernel_loc.as_ref(), kernel_span)
             .and_then(|()| l.alone_or_pointer_free(requests.len()));
+        fields_read.extend(l.fields_read().cloned());
         if k == last {
-            // Initial values, once every launch's variables are known.
-            lowered = lowered.and_then(|()| l.check_inits());
+            // Initial values and fields, once every launch's are known.
+            lowered = lowered
+                .and_then(|()| l.check_inits())
+                .and_then(|()| l.check_struct_field_args(&fields_read));
         }
         if let Err(d) = lowered {
             return Err(Refusal::Located(Box::new(d), Box::new(l.lines.source)));
@@ -376,13 +382,6 @@ impl<'m> Lowerer<'m> {
         self.access_widths()?;
         self.lower_blocks()?;
         self.point = kernel_span;
-        // A struct field set by `--arg NAME.FIELD=V` must be one the kernel
-        // reads; with several launches another kernel may read it, which
-        // this kernel's own facts cannot tell, so only a single launch is
-        // checked.
-        if request.call.is_none() {
-            self.check_struct_field_args()?;
-        }
         Ok(())
     }
 

@@ -1451,7 +1451,10 @@ define ptx_kernel void @k(ptr byval(%struct.T) align 8 %t, ptr %in) {
         "{e}"
     );
     let e = lower(ll, "k", &[("arg0.seed", 1)]).unwrap_err();
-    assert!(e.contains("no such field") && e.contains("arg0.@20"), "{e}");
+    assert!(
+        e.contains("reads such a field") && e.contains("arg0.@20"),
+        "{e}"
+    );
     // Read at one width, the struct stays one buffer of that width.
     let one = ll
         .replace("load i64, ptr %c", "load i32, ptr %c")
@@ -1606,5 +1609,72 @@ fn kernels_launched_together_share_named_buffers_and_number_their_own_blocks() {
         p.params.contains(&("prod.arg1".to_string(), 7)),
         "{:?}",
         p.params
+    );
+}
+
+/// Kernels launched together: a struct field set by `--arg NAME.FIELD=V`
+/// may be one that only another kernel reads, and one that no kernel
+/// reads is refused.
+#[test]
+fn a_struct_field_argument_is_checked_against_every_launched_kernel() {
+    let ll = r#"
+%struct.T = type { i64, i8, i32 }
+define ptx_kernel void @ka(ptr byval(%struct.T) align 8 %t, ptr %out) {
+  %cap = load i64, ptr %t, align 8
+  %f = getelementptr inbounds i8, ptr %t, i64 8
+  %flag = load i8, ptr %f, align 8
+  %v = trunc i64 %cap to i32
+  %w = zext i8 %flag to i32
+  %x = add i32 %v, %w
+  store i32 %x, ptr %out, align 4
+  ret void
+}
+define ptx_kernel void @kb(ptr byval(%struct.T) align 8 %t, ptr %out) {
+  %f = getelementptr inbounds i8, ptr %t, i64 8
+  %flag = load i8, ptr %f, align 8
+  %s = getelementptr inbounds i8, ptr %t, i64 12
+  %seed = load i32, ptr %s, align 4
+  %w = zext i8 %flag to i32
+  %x = add i32 %seed, %w
+  %o = getelementptr inbounds i32, ptr %out, i64 1
+  store i32 %x, ptr %o, align 4
+  ret void
+}
+"#;
+    let module = crate::llvm::parse(ll).expect("the test IR parses");
+    let call = [
+        crate::ir::CallArg::Name("cfg".into()),
+        crate::ir::CallArg::Name("out".into()),
+    ];
+    let co_launch = |field: &str| {
+        let args = vec![(field.to_string(), 5), ("out".to_string(), 2)];
+        let request = |kernel| KernelRequest {
+            kernel,
+            launch: Launch::default(),
+            args: &args,
+            call: Some(&call),
+        };
+        lower_kernels(
+            &module,
+            Path::new("/nonexistent/k.cu"),
+            "",
+            &UserFiles::default(),
+            &[request("ka"), request("kb")],
+        )
+        .map(|_| ())
+        .map_err(|r| match r {
+            Refusal::Usage(m) => m,
+            Refusal::Located(d, _) => d.message,
+        })
+    };
+    // Read by kb only, set once for both launches.
+    assert_eq!(co_launch("cfg.@12"), Ok(()));
+    assert_eq!(co_launch("cfg.@0"), Ok(()));
+    let e = co_launch("cfg.@4").unwrap_err();
+    assert!(
+        e.contains("no launched kernel reads such a field")
+            && e.contains("cfg.@0")
+            && e.contains("cfg.@12"),
+        "{e}"
     );
 }
