@@ -91,6 +91,10 @@ fn main() -> std::process::ExitCode {
             "the_grader_prints_what_the_book_shows",
             the_grader_prints_what_the_book_shows,
         ),
+        trial(
+            "every_repository_path_the_book_cites_exists",
+            every_repository_path_the_book_cites_exists,
+        ),
     ])
 }
 
@@ -1069,4 +1073,56 @@ fn the_grader_prints_what_the_book_shows() {
         }
     }
     assert!(shown >= 1, "the book shows the grader at work");
+}
+
+/// The repository's files and folders the book names in inline code
+/// (`src/clang_front/builtins.rs`, `specs/`): each must exist, so a
+/// moved file cannot leave the book pointing at nothing. A pattern
+/// (`*`) or a placeholder in capitals (`TARGET`) is not a path.
+fn every_repository_path_the_book_cites_exists() {
+    const ROOTS: [&str; 10] = [
+        "src/",
+        "tests/",
+        "specs/",
+        "book/",
+        "harnesses/",
+        "counterexamples/",
+        "scripts/",
+        "benches/",
+        "fuzz/",
+        "web/",
+    ];
+    let mut cited = 0;
+    let mut missing = Vec::new();
+    for path in documents() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            // Inline code: the odd-numbered pieces between backticks.
+            for code in line.split('`').skip(1).step_by(2) {
+                let file = code.split(':').next().unwrap_or_default();
+                let placeholder = file
+                    .split('/')
+                    .any(|part| part.len() > 1 && part.chars().all(|c| c.is_ascii_uppercase()));
+                if !ROOTS.iter().any(|r| file.starts_with(r))
+                    || file.contains([' ', '*', '{', '<'])
+                    || placeholder
+                {
+                    continue;
+                }
+                cited += 1;
+                if !repo().join(file).exists() {
+                    missing.push(format!("{}:{}: `{file}`", path.display(), i + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        cited >= 20,
+        "the book cites the repository's files ({cited} found)"
+    );
+    assert!(
+        missing.is_empty(),
+        "the book cites paths that do not exist:\n{}",
+        missing.join("\n")
+    );
 }

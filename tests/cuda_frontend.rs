@@ -57,7 +57,7 @@ fn main() -> std::process::ExitCode {
             an_include_folder_is_expanded_and_must_exist,
         ),
     ];
-    let tests: [(&str, Test, bool); 5] = [
+    let tests: [(&str, Test, bool); 6] = [
         (
             "every_heterosync_harness_meets_its_expectations",
             every_heterosync_harness_meets_its_expectations,
@@ -71,6 +71,11 @@ fn main() -> std::process::ExitCode {
         (
             "constructs_outside_the_subset_are_located_errors",
             constructs_outside_the_subset_are_located_errors,
+            false,
+        ),
+        (
+            "a_seq_cst_atomic_ref_is_mapped_as_ptxs_abi_says",
+            a_seq_cst_atomic_ref_is_mapped_as_ptxs_abi_says,
             false,
         ),
         (
@@ -437,6 +442,31 @@ fn the_subset_computes_what_cuda_cpp_says(_: &Path) {
         "{}",
         stdout(&out)
     );
+}
+
+/// `cuda::atomic_ref`'s default order, `seq_cst`, as NVIDIA's PTX ABI
+/// for C++ atomics maps it (`fence.sc; ld.acquire`, `fence.sc;
+/// st.relaxed`): message passing through a seq_cst flag is race-free
+/// under ptx, and the same with a relaxed load is a race.
+fn a_seq_cst_atomic_ref_is_mapped_as_ptxs_abi_says(_: &Path) {
+    let out = run(&["verify", "tests/cuda/seq_cst_mp.gsync"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let dir = std::env::temp_dir().join(format!("gsync-cu-sc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cuda = std::fs::read_to_string(repo().join("tests/cuda/seq_cst_mp.cu")).unwrap();
+    let relaxed = cuda.replace("f.load()", "f.load(cuda::memory_order_relaxed)");
+    assert_ne!(relaxed, cuda);
+    std::fs::write(dir.join("seq_cst_mp.cu"), relaxed).unwrap();
+    std::fs::copy(
+        repo().join("tests/cuda/seq_cst_mp.gsync"),
+        dir.join("seq_cst_mp.gsync"),
+    )
+    .unwrap();
+    let harness = dir.join("seq_cst_mp.gsync");
+    let out = run(&["check", harness.to_str().unwrap(), "--memory-model", "ptx"]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("race on `data`"), "{}", stdout(&out));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Checks a harness calling `f(buf)` in a one-function CUDA file.

@@ -1,17 +1,16 @@
 //! CUDA's built-in device functions and libcu++'s atomics → the spec's
 //! memory operations, fences and barriers.
 //!
-//! libcu++ orders follow NVIDIA's PTX ABI for C++ atomics (the "Atomics
-//! Application Binary Interface" chapter of the PTX writer's guide): a
-//! seq_cst load is `fence.sc; ld.relaxed`, a seq_cst store `fence.sc;
-//! st.relaxed`, a seq_cst read-modify-write `fence.sc; atom.acquire`.
+//! libcu++ orders follow NVIDIA's PTX ABI for C++ atomics, as libcu++
+//! itself emits them: a seq_cst access is `fence.sc` then the access of
+//! `ir::seq_cst_access_order` (`ld.acquire`, `st.relaxed`, `atom.acquire`).
 
 use super::ast::*;
 use super::lower::syntax::{bin, call, expr_stmt, mem_call, name, set};
 use super::lower::types::{convert, ctype_of};
 use super::lower::{AtomicObject, FnLower};
 use crate::diag::Diagnostic;
-use crate::ir::{MemOrder, Order, Scope};
+use crate::ir::{seq_cst_access_order, AtomicAccess as Access, MemOrder, Order, Scope};
 use crate::spec::ast::{self as s, BinOp, Span, Type};
 
 type R<T> = Result<T, Diagnostic>;
@@ -52,14 +51,6 @@ enum CppOrder {
     Release,
     AcqRel,
     SeqCst,
-}
-
-/// What an atomic member does to memory, for its order.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Access {
-    Load,
-    Store,
-    ReadModifyWrite,
 }
 
 impl<'p> FnLower<'_, 'p> {
@@ -219,8 +210,7 @@ impl<'p> FnLower<'_, 'p> {
         pre: &mut Vec<s::Stmt>,
     ) -> R<MemOrder> {
         let (fence, order) = match (order_arg(arg, span)?, access) {
-            (CppOrder::SeqCst, Access::ReadModifyWrite) => (true, Order::Acquire),
-            (CppOrder::SeqCst, _) => (true, Order::Relaxed),
+            (CppOrder::SeqCst, access) => (true, seq_cst_access_order(access)),
             (CppOrder::Relaxed, _) => (false, Order::Relaxed),
             (CppOrder::Acquire, Access::Load | Access::ReadModifyWrite) => (false, Order::Acquire),
             (CppOrder::Release, Access::Store | Access::ReadModifyWrite) => (false, Order::Release),
@@ -261,11 +251,30 @@ fn enumerator(e: &CExpr) -> Option<&str> {
     }
 }
 
+/// The enumerators of the prelude's `cuda::memory_order`, in its order.
+const MEMORY_ORDERS: [&str; 6] = [
+    "memory_order_relaxed",
+    "memory_order_consume",
+    "memory_order_acquire",
+    "memory_order_release",
+    "memory_order_acq_rel",
+    "memory_order_seq_cst",
+];
+
 fn order_arg(e: Option<&CExpr>, span: Span) -> R<CppOrder> {
     let Some(e) = e else {
         return Ok(CppOrder::SeqCst);
     };
-    Ok(match enumerator(e) {
+    // A default argument (`r.load()`) has no source text: libclang hands
+    // over its value, a position in the prelude's `cuda::memory_order`.
+    let name = match e.kind {
+        CExprKind::Int(v) if e.span == Span::default() => usize::try_from(v)
+            .ok()
+            .and_then(|i| MEMORY_ORDERS.get(i))
+            .copied(),
+        _ => enumerator(e),
+    };
+    Ok(match name {
         Some("memory_order_relaxed") => CppOrder::Relaxed,
         Some("memory_order_acquire" | "memory_order_consume") => CppOrder::Acquire,
         Some("memory_order_release") => CppOrder::Release,

@@ -192,6 +192,28 @@ pub(crate) fn order_name(o: Order) -> &'static str {
     }
 }
 
+/// What an atomic access does to memory, for the order C++ gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AtomicAccess {
+    Load,
+    Store,
+    ReadModifyWrite,
+}
+
+/// The order of the access of a C++ `seq_cst` atomic, which `fence.sc` at
+/// its scope precedes: `ld.acquire`, `st.relaxed`, `atom.acquire`. This is
+/// NVIDIA's PTX ABI for C++ atomics (PTX writer's guide, "Atomics
+/// Application Binary Interface"; its recommended load) and what libcu++
+/// emits (`cuda/std/__atomic/functions/cuda_ptx_generated.h`); the ABI
+/// allows stronger orders, so both CUDA front ends model this one, the
+/// weakest a conforming compiler may emit.
+pub(crate) fn seq_cst_access_order(access: AtomicAccess) -> Order {
+    match access {
+        AtomicAccess::Load | AtomicAccess::ReadModifyWrite => Order::Acquire,
+        AtomicAccess::Store => Order::Relaxed,
+    }
+}
+
 /// How a memory access or fence is ordered: its order at its scope (PTX's
 /// `.sem` and `.scope` qualifiers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

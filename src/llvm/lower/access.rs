@@ -5,12 +5,13 @@
 //! `atomicExch`, ...) come out of clang as `seq_cst` without a
 //! `syncscope`, but CUDA defines them as relaxed at device scope: that
 //! is what they are here. An explicit order or `syncscope` is honoured
-//! (`seq_cst` at a scope as PTX maps it: `fence.sc` then acq_rel).
+//! (`seq_cst` as NVIDIA's PTX ABI maps it: `fence.sc`, then the access of
+//! `ir::seq_cst_access_order`, as the libclang route does).
 
 use super::memory::{Base, Region};
 use super::{Lowerer, R};
 use crate::ir::BinOp;
-use crate::ir::{AtomicOp, Expr, MemOrder, Op, Order, Scope};
+use crate::ir::{seq_cst_access_order, AtomicAccess, AtomicOp, Expr, MemOrder, Op, Order, Scope};
 use crate::llvm::ir::{Atomic, Callee, Instr, InstrKind, Ordering, RmwOp, Type as LType, Value};
 
 /// The access order of an atomic, and the fence PTX puts before a
@@ -30,10 +31,13 @@ pub(crate) fn scope_of(scope: Option<&str>) -> Option<Scope> {
     }
 }
 
-/// How an atomic of `kind` (`rmw`, `load` or `store`) with `atomic`'s
-/// ordering is modelled; `None`: a scope the model has no name for.
-pub(crate) fn map_atomic(atomic: &Atomic, rmw: bool, kind: Order) -> Option<Mapped> {
-    if rmw && atomic.ordering == Ordering::SeqCst && atomic.scope.is_none() {
+/// How an `access` with `atomic`'s ordering is modelled; `None`: a scope
+/// the model has no name for.
+pub(crate) fn map_atomic(atomic: &Atomic, access: AtomicAccess) -> Option<Mapped> {
+    if access == AtomicAccess::ReadModifyWrite
+        && atomic.ordering == Ordering::SeqCst
+        && atomic.scope.is_none()
+    {
         // clang's spelling of CUDA's legacy atomics: relaxed, device scope.
         return Some(Mapped {
             fence: None,
@@ -46,7 +50,10 @@ pub(crate) fn map_atomic(atomic: &Atomic, rmw: bool, kind: Order) -> Option<Mapp
         Ordering::Acquire => (None, Order::Acquire),
         Ordering::Release => (None, Order::Release),
         Ordering::AcqRel => (None, Order::AcqRel),
-        Ordering::SeqCst => (Some(MemOrder::new(Order::Sc, scope)), kind),
+        Ordering::SeqCst => (
+            Some(MemOrder::new(Order::Sc, scope)),
+            seq_cst_access_order(access),
+        ),
     };
     Some(Mapped {
         fence,
@@ -238,8 +245,8 @@ impl Lowerer<'_> {
         }
     }
 
-    pub(super) fn mapped(&self, atomic: &Atomic, rmw: bool, kind: Order) -> R<Mapped> {
-        match map_atomic(atomic, rmw, kind) {
+    pub(super) fn mapped(&self, atomic: &Atomic, access: AtomicAccess) -> R<Mapped> {
+        match map_atomic(atomic, access) {
             Some(m) => Ok(m),
             None => self.refuse(format!(
                 "the scope `syncscope(\"{}\")`",
@@ -374,7 +381,7 @@ impl Lowerer<'_> {
                 op.name()
             ));
         };
-        let m = self.mapped(atomic, true, Order::AcqRel)?;
+        let m = self.mapped(atomic, AtomicAccess::ReadModifyWrite)?;
         let v = self.int(&instr.operands[1])?;
         self.atomic(instr, aop, m, &[v])
     }
@@ -383,7 +390,7 @@ impl Lowerer<'_> {
         if weak {
             return self.refuse("`cmpxchg weak` (a compare-and-swap that may fail spuriously)");
         }
-        let m = self.mapped(atomic, true, Order::AcqRel)?;
+        let m = self.mapped(atomic, AtomicAccess::ReadModifyWrite)?;
         let expected = self.int(&instr.operands[1])?;
         let new = self.int(&instr.operands[2])?;
         self.atomic(instr, AtomicOp::Cas, m, &[expected, new])

@@ -31,7 +31,7 @@
 use super::memory::{Base, Ptr, Region, NULL_OFFSET};
 use super::values::ADDRESS_SHIFT;
 use super::{Lowerer, R};
-use crate::ir::{BinOp, Expr, MemOrder, Op, Order, Scope, VarId};
+use crate::ir::{AtomicAccess, BinOp, Expr, MemOrder, Op, Order, Scope, VarId};
 use crate::llvm::ir::{Atomic, Callee, Instr, InstrKind, Operand, Type as LType, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -399,23 +399,23 @@ impl Lowerer<'_> {
     /// The order of a load (and the fence PTX puts before a `seq_cst`
     /// one, emitted).
     pub(super) fn load_order(&mut self, volatile: bool, atomic: Option<&Atomic>) -> R<MemOrder> {
-        self.access_order(volatile, atomic, Order::Acquire)
+        self.access_order(volatile, atomic, AtomicAccess::Load)
     }
 
     /// The order of a store (its fence emitted).
     pub(super) fn store_order(&mut self, volatile: bool, atomic: Option<&Atomic>) -> R<MemOrder> {
-        self.access_order(volatile, atomic, Order::Release)
+        self.access_order(volatile, atomic, AtomicAccess::Store)
     }
 
     fn access_order(
         &mut self,
         volatile: bool,
         atomic: Option<&Atomic>,
-        kind: Order,
+        access: AtomicAccess,
     ) -> R<MemOrder> {
         Ok(match atomic {
             Some(a) => {
-                let m = self.mapped(a, false, kind)?;
+                let m = self.mapped(a, access)?;
                 if let Some(f) = m.fence {
                     self.emit(Op::Fence(f));
                 }

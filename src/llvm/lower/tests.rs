@@ -5,7 +5,9 @@
 
 use super::access::{map_atomic, scope_of};
 use super::*;
-use crate::ir::{eval_binary, eval_unary, wrap, AtomicOp, MemAccess, Order, Scope};
+use crate::ir::{
+    eval_binary, eval_unary, wrap, AtomicAccess, AtomicOp, MemAccess, MemOrder, Order, Scope,
+};
 use crate::llvm::ir::{Atomic, Ordering};
 use std::collections::BTreeMap;
 
@@ -261,9 +263,9 @@ fn atomics_get_cudas_orders_and_scopes() {
             // atomicAdd_block.
             "Add Relaxed Cta",
             "Max Relaxed Cta",
-            // seq_cst at a scope: fence.sc, then acq_rel.
+            // seq_cst at a scope: fence.sc, then acquire (PTX's ABI).
             "fence Sc Gpu",
-            "Exch AcqRel Gpu",
+            "Exch Acquire Gpu",
             "Cas Relaxed Gpu",
             "load Volatile Sys",
             "load Weak Cta",
@@ -288,20 +290,40 @@ fn orders_and_scopes_map_as_ptx_does() {
         ordering: Ordering::SeqCst,
         scope: None,
     };
-    let m = map_atomic(&legacy, true, Order::AcqRel).unwrap();
+    let m = map_atomic(&legacy, AtomicAccess::ReadModifyWrite).unwrap();
     assert_eq!((m.order.order, m.order.scope), (Order::Relaxed, Scope::Gpu));
     assert!(m.fence.is_none());
     // A seq_cst load without a scope is not a legacy atomic: system scope.
-    let m = map_atomic(&legacy, false, Order::Acquire).unwrap();
+    let m = map_atomic(&legacy, AtomicAccess::Load).unwrap();
     assert_eq!((m.order.order, m.order.scope), (Order::Acquire, Scope::Sys));
     assert_eq!(m.fence.map(|f| f.order), Some(Order::Sc));
     let acq = Atomic {
         ordering: Ordering::Acquire,
         scope: Some("block".into()),
     };
-    let m = map_atomic(&acq, true, Order::AcqRel).unwrap();
+    let m = map_atomic(&acq, AtomicAccess::ReadModifyWrite).unwrap();
     assert_eq!((m.order.order, m.order.scope), (Order::Acquire, Scope::Cta));
     assert_eq!(scope_of(Some("cluster")), None);
+    // seq_cst at a scope, as NVIDIA's PTX ABI and libcu++ map it (the
+    // libclang route alike): `fence.sc`, then `ld.acquire`, `st.relaxed`,
+    // `atom.acquire`.
+    let sc = Atomic {
+        ordering: Ordering::SeqCst,
+        scope: Some("device".into()),
+    };
+    for (access, order) in [
+        (AtomicAccess::Load, Order::Acquire),
+        (AtomicAccess::Store, Order::Relaxed),
+        (AtomicAccess::ReadModifyWrite, Order::Acquire),
+    ] {
+        let m = map_atomic(&sc, access).unwrap();
+        assert_eq!(
+            (m.order.order, m.order.scope),
+            (order, Scope::Gpu),
+            "{access:?}"
+        );
+        assert_eq!(m.fence, Some(MemOrder::new(Order::Sc, Scope::Gpu)));
+    }
 }
 
 #[test]
