@@ -87,13 +87,18 @@ struct PartMemo {
 /// content, is never taken from the memo).
 const EMPTY: u32 = u32::MAX;
 
-/// Words a part's memo holds at most (its slots times the part's length):
-/// small enough to stay in a core's own caches.
-const MEMO_WORDS: usize = 1 << 15;
+/// Words a thread's memos hold in all (slots times part lengths), unless
+/// the parts are so many and long that 16 slots each take more: small
+/// enough to stay in a core's own caches, and next to nothing against the
+/// store.
+const MEMO_WORDS: usize = 1 << 16;
 
 impl PartMemo {
-    fn new(len: usize) -> PartMemo {
-        let slots = (MEMO_WORDS / len).next_power_of_two().clamp(16, 1024);
+    /// The memo of one of `parts` parts of `len` words.
+    fn new(len: usize, parts: usize) -> PartMemo {
+        // The largest power of two within the share, 16 to 1 024.
+        let share = (MEMO_WORDS / (len * parts)).max(1);
+        let slots = (1usize << share.ilog2()).clamp(16, 1024);
         PartMemo {
             len,
             shift: 64 - slots.trailing_zeros(),
@@ -218,7 +223,8 @@ impl Parts {
     /// Appends the packed form of `state` to `out`, interning its parts.
     /// A part equal to that of `recent`, the last state this thread
     /// unpacked (a successor's parent, most of whose parts most steps
-    /// keep), takes its id without a lookup.
+    /// keep), takes its id without a lookup; another that this thread met
+    /// lately, from its memo.
     pub(super) fn pack(&self, state: &[u32], out: &mut Vec<u32>, recent: &mut Recent) {
         self.own_memo(recent);
         let Recent {
@@ -299,7 +305,9 @@ impl Parts {
         if recent.memo.serial != self.serial {
             recent.memo = Memo {
                 serial: self.serial,
-                parts: self.ranges.iter().map(|r| PartMemo::new(r.len())).collect(),
+                parts: (self.ranges.iter())
+                    .map(|r| PartMemo::new(r.len(), self.ranges.len()))
+                    .collect(),
             };
         }
     }
