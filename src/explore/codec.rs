@@ -43,32 +43,45 @@ const WIDE: u8 = 0xFF;
 /// Whether a word is zero is data the branch predictor cannot learn, so
 /// the bitmap of 64 words at a time is computed without branches (8 words
 /// at a time, which the compiler vectorizes), and the payload loop visits
-/// the set bits only: one hard-to-predict loop exit per 64 words.
+/// the set bits only: one hard-to-predict loop exit per 64 words. The
+/// bytes are written into room made for the longest code and the rest cut
+/// off at the end: a push per byte would reload the vector's length and
+/// capacity after every byte stored (a byte store may alias them), which
+/// cost a third of the encoding's instructions.
 #[inline]
 pub(super) fn encode(state: &[u32], out: &mut Vec<u8>) {
     let start = out.len();
-    let map = state.len().div_ceil(8);
-    out.reserve(max_len(state.len()));
-    out.resize(start + map, 0);
+    out.resize(start + max_len(state.len()), 0);
+    let len = write_code(state, &mut out[start..]);
+    out.truncate(start + len);
+}
+
+/// Writes the code of `state` at the start of `buf` (at least
+/// [`max_len`] long); returns its length.
+#[inline]
+fn write_code(state: &[u32], buf: &mut [u8]) -> usize {
+    let mut at = state.len().div_ceil(8);
     for (c, words) in state.chunks(64).enumerate() {
         let mut mask = 0u64;
         for (g, group) in words.chunks(8).enumerate() {
             mask |= u64::from(nonzero_bits(group)) << (8 * g);
         }
-        let at = start + 8 * c;
         let n = words.len().div_ceil(8);
-        out[at..at + n].copy_from_slice(&mask.to_le_bytes()[..n]);
+        buf[8 * c..8 * c + n].copy_from_slice(&mask.to_le_bytes()[..n]);
         while mask != 0 {
             let z = zigzag(words[mask.trailing_zeros() as usize]);
             mask &= mask - 1;
             if z < u32::from(WIDE) {
-                out.push(z as u8);
+                buf[at] = z as u8;
+                at += 1;
             } else {
-                out.push(WIDE);
-                out.extend_from_slice(&z.to_le_bytes());
+                buf[at] = WIDE;
+                buf[at + 1..at + 5].copy_from_slice(&z.to_le_bytes());
+                at += 5;
             }
         }
     }
+    at
 }
 
 /// Bit `i` set iff `group[i]` (at most 8 words) is not zero.

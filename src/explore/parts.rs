@@ -22,7 +22,8 @@
 //! successors they generate, and read parts back to expand states,
 //! concurrently. Most steps keep most parts of the state they start from,
 //! so the parts of the state a thread unpacked last ([`Recent`]) are
-//! reused without a lookup.
+//! reused without a lookup, and a part a recent state had is found in the
+//! thread's own small cache of what it packed lately, without a lock.
 
 use super::codec::{self, hash_code};
 use hashbrown::HashTable;
@@ -42,7 +43,8 @@ pub(super) struct Parts {
     words: usize,
 }
 
-/// The parts of the last state a thread unpacked, with their ids.
+/// The parts of the last state a thread unpacked, with their ids, and
+/// the parts it packed lately.
 #[derive(Default)]
 pub(super) struct Recent {
     /// The [`Parts`] whose ids these are (0: none yet).
@@ -50,14 +52,104 @@ pub(super) struct Recent {
     ids: Vec<u32>,
     /// The state's words (only its parts are kept up to date).
     words: Vec<u32>,
+    memo: Memo,
 }
 
-impl Recent {
-    /// The id of part `k`, at `r`, if `words` is its content in the
-    /// recent state.
-    #[inline]
-    fn id(&self, k: usize, r: &Range<usize>, words: &[u32]) -> Option<u32> {
-        (self.words[r.clone()] == *words).then_some(self.ids[k])
+/// Per part, a direct-mapped cache of the contents this thread packed or
+/// unpacked lately, with their ids: a step that writes a history which
+/// the parent did not have but some recent state did takes its id without
+/// encoding, hashing and locking a shard, and unpacking reads a recent
+/// part without locking and decoding it (a part takes few distinct
+/// contents, so most lookups that miss the parent hit here). Ids never
+/// change, so an entry stays right for as long as its [`Parts`] lives.
+#[derive(Default)]
+struct Memo {
+    /// The [`Parts`] whose ids these are (0: none yet).
+    serial: u64,
+    parts: Vec<PartMemo>,
+}
+
+struct PartMemo {
+    /// Words of the part.
+    len: usize,
+    /// Slots (a power of two) as a shift of a 64-bit hash.
+    shift: u32,
+    /// Id per slot ([`EMPTY`]: none) ...
+    ids: Vec<u32>,
+    /// ... and its content, `len` words per slot.
+    words: Vec<u32>,
+    /// Per id modulo the slots, the slot that may hold it: unpacking reads
+    /// a part by id.
+    by_id: Vec<u32>,
+}
+
+/// A memo slot that holds nothing (a part id of all ones, the 2^32-th
+/// content, is never taken from the memo).
+const EMPTY: u32 = u32::MAX;
+
+/// Words a thread's memos hold in all (slots times part lengths), unless
+/// the parts are so many and long that 16 slots each take more: small
+/// enough to stay in a core's own caches, and next to nothing against the
+/// store.
+const MEMO_WORDS: usize = 1 << 16;
+
+impl PartMemo {
+    /// The memo of one of `parts` parts of `len` words.
+    fn new(len: usize, parts: usize) -> PartMemo {
+        // The largest power of two within the share, 16 to 1 024.
+        let share = (MEMO_WORDS / (len * parts)).max(1);
+        let slots = (1usize << share.ilog2()).clamp(16, 1024);
+        PartMemo {
+            len,
+            shift: 64 - slots.trailing_zeros(),
+            ids: vec![EMPTY; slots],
+            words: vec![0; slots * len],
+            by_id: vec![0; slots],
+        }
+    }
+
+    fn slot(&self, words: &[u32]) -> usize {
+        // FxHash's step: the contents are small words, a multiply mixes them.
+        let h = words.iter().fold(0u64, |h, &w| {
+            (h.rotate_left(5) ^ u64::from(w)).wrapping_mul(0x517C_C1B7_2722_0A95)
+        });
+        (h >> self.shift) as usize
+    }
+
+    fn held(&self, i: usize) -> &[u32] {
+        &self.words[i * self.len..(i + 1) * self.len]
+    }
+
+    /// Remembers content `words` as id `id`.
+    fn keep(&mut self, i: usize, words: &[u32], id: u32) {
+        self.words[i * self.len..(i + 1) * self.len].copy_from_slice(words);
+        self.ids[i] = id;
+        let n = self.by_id.len();
+        self.by_id[id as usize & (n - 1)] = i as u32;
+    }
+
+    /// The id of content `words`, interning it in `table` unless this
+    /// thread met it lately.
+    fn id(&mut self, table: &PartTable, words: &[u32]) -> u32 {
+        let i = self.slot(words);
+        if self.ids[i] != EMPTY && self.held(i) == words {
+            return self.ids[i];
+        }
+        let id = table.intern(words);
+        self.keep(i, words, id);
+        id
+    }
+
+    /// Writes the content of part `id` into `out`, read from `table`
+    /// unless this thread met it lately.
+    fn read(&mut self, table: &PartTable, id: u32, out: &mut [u32]) {
+        let i = self.by_id[id as usize & (self.by_id.len() - 1)] as usize;
+        if id != EMPTY && self.ids[i] == id {
+            out.copy_from_slice(self.held(i));
+            return;
+        }
+        table.read(id, out);
+        self.keep(self.slot(out), out, id);
     }
 }
 
@@ -131,13 +223,29 @@ impl Parts {
     /// Appends the packed form of `state` to `out`, interning its parts.
     /// A part equal to that of `recent`, the last state this thread
     /// unpacked (a successor's parent, most of whose parts most steps
-    /// keep), takes its id without a lookup.
-    pub(super) fn pack(&self, state: &[u32], out: &mut Vec<u32>, recent: &Recent) {
-        let recent = (recent.serial == self.serial).then_some(recent);
-        self.pack_with(state, out, |k, r, table, words| {
-            let known = recent.and_then(|recent| recent.id(k, r, words));
-            Some(known.unwrap_or_else(|| table.intern(words)))
-        });
+    /// keep), takes its id without a lookup; another that this thread met
+    /// lately, from its memo.
+    pub(super) fn pack(&self, state: &[u32], out: &mut Vec<u32>, recent: &mut Recent) {
+        self.own_memo(recent);
+        let Recent {
+            serial,
+            ids,
+            words: recent_words,
+            memo,
+        } = recent;
+        let unpacked = *serial == self.serial;
+        let mut at = 0;
+        for (k, (r, table)) in self.ranges.iter().zip(&self.tables).enumerate() {
+            out.extend_from_slice(&state[at..r.start]);
+            let words = &state[r.clone()];
+            let id = match unpacked && recent_words[r.clone()] == *words {
+                true => ids[k],
+                false => memo.parts[k].id(table, words),
+            };
+            out.push(id);
+            at = r.end;
+        }
+        out.extend_from_slice(&state[at..]);
     }
 
     /// Appends the packed form of `state` to `out` if every part of it is
@@ -171,19 +279,18 @@ impl Parts {
     pub(super) fn unpack(&self, packed: &[u32], out: &mut [u32], recent: &mut Recent) {
         debug_assert_eq!(out.len(), self.words);
         if recent.serial != self.serial {
-            *recent = Recent {
-                serial: self.serial,
-                ids: vec![u32::MAX; self.ranges.len()],
-                words: vec![0; self.words],
-            };
+            recent.serial = self.serial;
+            recent.ids = vec![u32::MAX; self.ranges.len()];
+            recent.words = vec![0; self.words];
         }
+        self.own_memo(recent);
         let (mut at, mut from) = (0, 0);
         for (k, (r, table)) in self.ranges.iter().zip(&self.tables).enumerate() {
             let inline = r.start - at;
             out[at..r.start].copy_from_slice(&packed[from..from + inline]);
             let id = packed[from + inline];
             if recent.ids[k] != id {
-                table.read(id, &mut recent.words[r.clone()]);
+                recent.memo.parts[k].read(table, id, &mut recent.words[r.clone()]);
                 recent.ids[k] = id;
             }
             out[r.clone()].copy_from_slice(&recent.words[r.clone()]);
@@ -191,6 +298,18 @@ impl Parts {
             at = r.end;
         }
         out[at..].copy_from_slice(&packed[from..]);
+    }
+
+    /// Makes `recent`'s memo this set's (empty if it was another's).
+    fn own_memo(&self, recent: &mut Recent) {
+        if recent.memo.serial != self.serial {
+            recent.memo = Memo {
+                serial: self.serial,
+                parts: (self.ranges.iter())
+                    .map(|r| PartMemo::new(r.len(), self.ranges.len()))
+                    .collect(),
+            };
+        }
     }
 
     /// Bytes held by the part tables.
@@ -297,8 +416,8 @@ mod tests {
         let b = [6, 1, 2, 3, 0, 0, 0, 7];
         let (mut pa, mut pb) = (vec![], vec![]);
         let mut recent = Recent::default();
-        parts.pack(&a, &mut pa, &recent);
-        parts.pack(&b, &mut pb, &recent);
+        parts.pack(&a, &mut pa, &mut recent);
+        parts.pack(&b, &mut pb, &mut recent);
         assert_eq!(pa.len(), 5);
         // The same first part, the same id; the zero part is id 0.
         assert_eq!(pa[1], pb[1]);
@@ -308,12 +427,12 @@ mod tests {
         assert_eq!(out, a);
         // Packing again next to the state just unpacked gives the same.
         let mut again = vec![];
-        parts.pack(&a, &mut again, &recent);
+        parts.pack(&a, &mut again, &mut recent);
         assert_eq!(again, pa);
         parts.unpack(&pb, &mut out, &mut recent);
         assert_eq!(out, b);
         again.clear();
-        parts.pack(&a, &mut again, &recent);
+        parts.pack(&a, &mut again, &mut recent);
         assert_eq!(again, pa);
         assert_eq!(parts.counts(), [1, 1]);
         let mut pc = vec![];
@@ -330,7 +449,7 @@ mod tests {
         let mut recent = Recent::default();
         for i in 0..5000u32 {
             let mut p = vec![];
-            parts.pack(&[i, i / 7, 1], &mut p, &recent);
+            parts.pack(&[i, i / 7, 1], &mut p, &mut recent);
             assert!(ids.insert(p[0]));
             let mut out = [0; 3];
             parts.unpack(&p, &mut out, &mut recent);
@@ -338,6 +457,37 @@ mod tests {
         }
         assert_eq!(parts.counts(), [5000]);
         assert!(parts.bytes() >= 5000 * 3);
+    }
+
+    #[test]
+    fn memo_and_table_give_the_same_ids() {
+        // More contents than a memo has slots: some evict others.
+        let parts = Parts::new(4, std::iter::once(0..4).collect()).expect("one part");
+        let content = |i: u32| [i % 3000, i % 3000 % 7, 0, 1];
+        let mut recent = Recent::default();
+        let first: Vec<u32> = (0..6000)
+            .map(|i| {
+                let mut p = vec![];
+                parts.pack(&content(i), &mut p, &mut recent);
+                p[0]
+            })
+            .collect();
+        // Another thread's memo, empty: every id from the table.
+        let mut fresh = Recent::default();
+        for (i, id) in first.iter().enumerate() {
+            let mut p = vec![];
+            parts.pack(&content(i as u32), &mut p, &mut fresh);
+            assert_eq!(p[0], *id, "content {i}");
+        }
+        assert_eq!(parts.counts(), [3000]);
+        // Unpacking through either memo gives the contents back.
+        for (i, id) in first.iter().enumerate().rev() {
+            for recent in [&mut recent, &mut fresh] {
+                let mut out = [9; 4];
+                parts.unpack(&[*id], &mut out, recent);
+                assert_eq!(out, content(i as u32), "content {i}");
+            }
+        }
     }
 
     #[test]
