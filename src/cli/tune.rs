@@ -132,18 +132,18 @@ pub(super) fn repair(args: &RepairArgs) -> Result<i32, Error> {
 
 /// Writes the tuned spec (where asked and changed), prints the result.
 fn finish(tuned: &Tuned, output: &TuneOutput, tool: &str) -> Result<i32, Error> {
-    if let Some(path) = &output.output {
-        std::fs::write(path, &tuned.text)
-            .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?;
-    }
+    let written = match &output.output {
+        Some(path) => tune::output::write(tuned, path)?,
+        None => Vec::new(),
+    };
     match output.format {
         TextOrJson::Json => println!("{}", to_json(tuned)),
-        TextOrJson::Text => print!("{}", render(tuned, output, tool)),
+        TextOrJson::Text => print!("{}", render(tuned, output, tool, &written)),
     }
     Ok(tuned.exit_code())
 }
 
-fn render(t: &Tuned, output: &TuneOutput, tool: &str) -> String {
+fn render(t: &Tuned, output: &TuneOutput, tool: &str, written: &[PathBuf]) -> String {
     let mut out = format!(
         "{tool} {}: {} points, {} checks in {:.1} s\n",
         t.spec, t.points, t.checks, t.seconds
@@ -152,7 +152,7 @@ fn render(t: &Tuned, output: &TuneOutput, tool: &str) -> String {
         out += &format!("the check gives: {v}\n");
     }
     for c in &t.changes {
-        out += &format!("  line {}:{}: {} -> {}\n", c.line, c.column, c.from, c.to);
+        out += &format!("  {}: {} -> {}\n", c.at(), c.from, c.to);
     }
     out += &counts_line(t);
     out += &maximality_line(t, tool);
@@ -179,6 +179,15 @@ fn render(t: &Tuned, output: &TuneOutput, tool: &str) -> String {
         .as_ref()
         .map_or_else(|| format!("{tool}ed"), |p| p.display().to_string());
     out += &diff::unified(&t.original, &t.text, &t.origin, &new_name);
+    let copies = output
+        .output
+        .as_ref()
+        .map(|p| tune::output::cuda_copies(t, p));
+    for (k, f) in t.cuda.iter().enumerate() {
+        let copy = copies.as_ref().and_then(|c| c[k].as_ref());
+        let new_name = copy.map_or_else(|| format!("{tool}ed"), |p| p.display().to_string());
+        out += &diff::unified(&f.original, &f.text, &f.path, &new_name);
+    }
     if tool == "repair" && t.status == Status::Done {
         out.extend(t.changes.iter().map(|c| format!("help: {}\n", c.help())));
     }
@@ -189,8 +198,8 @@ fn render(t: &Tuned, output: &TuneOutput, tool: &str) -> String {
         Status::Refuted(why) => format!("{tool}: the result does not scale: {why}\n"),
         Status::Inconclusive(why) => format!("{tool}: inconclusive: {why}\n"),
     };
-    if let Some(p) = output.output.as_ref().filter(|_| !t.changes.is_empty()) {
-        out += &format!("wrote {}\n", p.display());
+    if !t.changes.is_empty() {
+        out.extend(written.iter().map(|p| format!("wrote {}\n", p.display())));
     }
     out
 }

@@ -12,7 +12,9 @@
 
 pub mod diff;
 mod expect;
+mod imports;
 mod level;
+pub mod output;
 mod points;
 mod relax;
 mod repair;
@@ -26,6 +28,6 @@ pub use expect::Budget;
 pub use level::Class;
 pub use relax::{relax, RelaxOptions};
 pub use repair::{repair, RepairOptions};
-pub use report::{Change, Counts, RefusalReport, Status, Tuned};
+pub use report::{Change, Counts, CudaFile, RefusalReport, Status, Tuned};
 pub use scale::ScaleCheck;
 pub use suggest::suggest_fix;
