@@ -66,7 +66,8 @@ pub(crate) fn find(
     let mut files = Vec::new();
     for (path, span) in &request.files {
         let text = std::fs::read_to_string(path).map_err(|e| {
-            Diagnostic::new(*span, format!("cannot read {}: {e}", path.display())).label("CUDA file")
+            Diagnostic::new(*span, format!("cannot read {}: {e}", path.display()))
+                .label("CUDA file")
         })?;
         files.push((path.clone(), text));
     }

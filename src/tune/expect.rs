@@ -29,11 +29,7 @@ impl Variant {
     }
 
     /// The variant checked under `config`.
-    pub(super) fn check(
-        &self,
-        spec: &SpecSource,
-        config: &CheckConfig,
-    ) -> Result<Report, Error> {
+    pub(super) fn check(&self, spec: &SpecSource, config: &CheckConfig) -> Result<Report, Error> {
         let spec = SpecSource {
             text: self.spec.clone(),
             ..spec.clone()

@@ -9,6 +9,11 @@
 //! of them respelt (`points::apply`), and `expect` checks a variant
 //! through `api` as `verify` does. `search` is the descent both share;
 //! `report` is the result as data, `diff` prints it in the spec's lines.
+//!
+//! A harness that imports CUDA has points in its `.cu` files too
+//! (`imports`, from the front end's parse): a variant is then the spec's
+//! text and each file's, checked through an in-memory overlay, and
+//! `output` writes the changed files beside the written harness.
 
 pub mod diff;
 mod expect;

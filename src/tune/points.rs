@@ -71,9 +71,7 @@ impl Point {
             Site::Callee { removal, .. } => level.order.is_some() || removal.is_some(),
             Site::Keyword { .. } | Site::Insert { .. } => true,
             Site::CudaAtomic { .. } => level.order == Some(Order::Relaxed),
-            Site::CudaFence { removal, .. } => {
-                level.order == Some(Order::Sc) || removal.is_some()
-            }
+            Site::CudaFence { removal, .. } => level.order == Some(Order::Sc) || removal.is_some(),
         }
     }
 

@@ -109,15 +109,7 @@ fn round(
     if let Some(s) = options.scale_seconds {
         let original = Reference::Original(search.original);
         let (targets, lines) = (search.checker.targets(), &search.checker.ptx_lines);
-        tuned.scale = scale_checks(
-            spec,
-            &result,
-            targets,
-            lines,
-            original,
-            s,
-            &options.budget,
-        );
+        tuned.scale = scale_checks(spec, &result, targets, lines, original, s, &options.budget);
     }
     tuned.status = Status::of(&descent, &tuned.scale);
     tuned.checks = search.checker.checks;
