@@ -1,8 +1,9 @@
 //! The places of a harness's imported CUDA that carry an order or a
 //! scope, found from the front end's own parse (its typed tree and the
 //! source ranges libclang gave it), for `relax` and `repair`: every
-//! `atomicXxx[_block|_system]` call and `__threadfence[_block|_system]()`
-//! of the device functions the harness reaches, and (for `repair`) the
+//! `atomicXxx[_block|_system]` call, `__threadfence[_block|_system]()`
+//! and written libcu++ `memory_order_*` argument of the device functions
+//! the harness reaches, and (for `repair`) the
 //! places a fence statement may be inserted. Each is located in its file
 //! by byte range, so an edit of the file's text can respell it.
 
@@ -32,6 +33,42 @@ pub(crate) enum SiteKind {
     /// Where a fence statement may go: before a statement of a block
     /// (`closing`: before a block's closing brace).
     Insert { closing: bool },
+    /// A written `memory_order_*` argument of a libcu++ atomic member (or
+    /// of `cuda::atomic_thread_fence`): what it orders and its order as
+    /// written. The range is the enumerator's name, its qualifier aside.
+    Order { access: Access, order: CppOrder },
+}
+
+/// What a libcu++ order argument orders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Access {
+    Load,
+    Store,
+    ReadModifyWrite,
+    Fence,
+}
+
+/// A C++ `memory_order`, as written (`consume` reads as `acquire`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CppOrder {
+    Relaxed,
+    Acquire,
+    Release,
+    AcqRel,
+    SeqCst,
+}
+
+impl CppOrder {
+    fn of(enumerator: &str) -> Option<CppOrder> {
+        Some(match enumerator {
+            "memory_order_relaxed" => CppOrder::Relaxed,
+            "memory_order_acquire" | "memory_order_consume" => CppOrder::Acquire,
+            "memory_order_release" => CppOrder::Release,
+            "memory_order_acq_rel" => CppOrder::AcqRel,
+            "memory_order_seq_cst" => CppOrder::SeqCst,
+            _ => return None,
+        })
+    }
 }
 
 /// One site, in `file` (an index into [`Sites::files`]).
@@ -211,6 +248,19 @@ impl Walk<'_> {
     }
 
     fn expr(&mut self, e: &CExpr) {
+        let order_arg = match &e.kind {
+            // Every member call is one of a libcu++ atomic (the subset has no other).
+            CExprKind::Method(_, member, args) => {
+                member_order(member).and_then(|(at, access)| Some((args.get(at)?, access)))
+            }
+            CExprKind::Call(name, args) if name == "atomic_thread_fence" => {
+                args.first().map(|a| (a, Access::Fence))
+            }
+            _ => None,
+        };
+        if let Some((arg, access)) = order_arg {
+            self.order(arg, access);
+        }
         if let CExprKind::Call(name, _) = &e.kind {
             if fence_scope(name).is_some() {
                 self.fence(e, None);
@@ -229,6 +279,27 @@ impl Walk<'_> {
             }
         }
         e.children().for_each(|c| self.expr(c));
+    }
+
+    /// A written order argument: its enumerator's name, located.
+    fn order(&mut self, arg: &CExpr, access: Access) {
+        let mut e = arg;
+        while let CExprKind::Cast(inner) = &e.kind {
+            e = inner;
+        }
+        let CExprKind::Enumerator(name) = &e.kind else {
+            return;
+        };
+        let Some(order) = CppOrder::of(name) else {
+            return;
+        };
+        if let Some((file, range)) = self.locate(e.span, |t| t.ends_with(name.as_str())) {
+            self.out.push(Site {
+                file,
+                range: range.end - name.len()..range.end,
+                kind: SiteKind::Order { access, order },
+            });
+        }
     }
 
     /// A fence call, with its statement when it is one.
@@ -291,5 +362,18 @@ fn atomic_scope(name: &str) -> Option<Scope> {
         "_block" => Scope::Cta,
         "_system" => Scope::Sys,
         _ => Scope::Gpu,
+    })
+}
+
+/// Which argument of a libcu++ atomic member is its order, and what the
+/// member does (as `builtins::atomic_member` reads them).
+fn member_order(member: &str) -> Option<(usize, Access)> {
+    Some(match member {
+        "load" => (0, Access::Load),
+        "store" => (1, Access::Store),
+        "compare_exchange_strong" | "compare_exchange_weak" => (2, Access::ReadModifyWrite),
+        "exchange" | "fetch_add" | "fetch_sub" | "fetch_and" | "fetch_or" | "fetch_xor"
+        | "fetch_min" | "fetch_max" => (1, Access::ReadModifyWrite),
+        _ => return None,
     })
 }

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 pub(super) const RELAX_HELP: &str = "\
 Relaxes every atomic, load, store and fence of the spec (order: sc fence -> acq_rel -> acquire/release -> relaxed -> plain, a fence removed, `volatile` dropped; scope: sys -> gpu -> cta) as far as every `//! expect` line of its header still holds (safety at its launch, liveness under its progress model). Each point's weakest level is tried first, then one step at a time, pass after pass until a pass keeps nothing: that last pass tried every single further step, so the result is reported maximal only when each of them was checked and refused. The result is re-checked at one block more than the expectations name.
 
-A harness that imports CUDA (`//! cuda: FILE.cu`) is relaxed in its CUDA too: each `atomicXxx[_block|_system]` call's scope, and each `__threadfence[_block|_system]()` (narrowed, made an inline PTX `fence.acq_rel`, or removed) in the device functions the harness reaches. The CUDA files are edited in memory; with --output the changed ones are written beside the output harness (STEM.FILE.cu), which names them.
+A harness that imports CUDA (`//! cuda: FILE.cu`) is relaxed in its CUDA too: each `atomicXxx[_block|_system]` call's scope, each `__threadfence[_block|_system]()` (narrowed, made an inline PTX `fence.acq_rel`, or removed) and each written libcu++ `memory_order_*` argument, in the device functions the harness reaches. The CUDA files are edited in memory; with --output the changed ones are written beside the output harness (STEM.FILE.cu), which names them.
 
 Exit codes: 0 done, 1 the result fails at the larger launch, 2 usage or spec error (or the spec does not meet its expectations), 3 a limit left the search (or some steps) undecided.
 

@@ -54,6 +54,9 @@ enum Site {
         stmt: Option<Range<usize>>,
         removal: Option<Range<usize>>,
     },
+    /// The name of a libcu++ `memory_order_*` enumerator (its qualifier,
+    /// `cuda::` or `cuda::std::`, stays as written).
+    CppOrder { span: Range<usize> },
 }
 
 /// An edit of the original text: replace `range` by `text`.
@@ -72,6 +75,7 @@ impl Point {
             Site::Keyword { .. } | Site::Insert { .. } => true,
             Site::CudaAtomic { .. } => level.order == Some(Order::Relaxed),
             Site::CudaFence { removal, .. } => level.order == Some(Order::Sc) || removal.is_some(),
+            Site::CppOrder { .. } => level.order.is_some(),
         }
     }
 
@@ -126,6 +130,10 @@ impl Point {
                     },
                 }
             }
+            Site::CppOrder { span } => Edit {
+                range: span.clone(),
+                text: cpp_order(level),
+            },
             Site::CudaAtomic { span, base } => Edit {
                 range: span.clone(),
                 text: spell(Class::Atomic, base, level),
@@ -166,8 +174,21 @@ impl Point {
                 cuda_fence(level).trim_end_matches(';').to_string()
             }
             (Site::CudaAtomic { base, .. }, _) => format!("{}()", spell(self.class, base, level)),
+            (Site::CppOrder { .. }, _) => cpp_order(level),
         }
     }
+}
+
+/// A libcu++ order, as its enumerator is named.
+fn cpp_order(level: Level) -> String {
+    let name = match level.order {
+        Some(Order::Sc) => "seq_cst",
+        Some(Order::AcqRel) => "acq_rel",
+        Some(Order::Acquire) => "acquire",
+        Some(Order::Release) => "release",
+        _ => "relaxed",
+    };
+    format!("memory_order_{name}")
 }
 
 /// A fence statement in CUDA: `__threadfence*();` for an SC fence, an
@@ -395,6 +416,28 @@ pub(super) fn cuda_point(text: &str, doc: usize, site: &Site_) -> Point {
                 removal: stmt.clone().map(|s| removal(text, s)),
             },
         ),
+        SiteKind::Order { access, order } => {
+            use crate::clang_front::sites::{Access, CppOrder};
+            let class = match access {
+                Access::Load => Class::CppLoad,
+                Access::Store => Class::CppStore,
+                Access::ReadModifyWrite => Class::CppRmw,
+                Access::Fence => Class::CppFence,
+            };
+            let order = match order {
+                CppOrder::Relaxed => Order::Relaxed,
+                CppOrder::Acquire => Order::Acquire,
+                CppOrder::Release => Order::Release,
+                CppOrder::AcqRel => Order::AcqRel,
+                CppOrder::SeqCst => Order::Sc,
+            };
+            let level = Level {
+                order: Some(order),
+                scope: None,
+            };
+            let span = site.range.clone();
+            (class, level, Site::CppOrder { span })
+        }
         SiteKind::Insert { closing } => (
             Class::Fence,
             Level::ABSENT,

@@ -135,6 +135,10 @@ pub(super) fn bottom(class: Class) -> Level {
         Class::Atomic => Level::new(Order::Relaxed, Scope::Cta),
         Class::Load | Class::Store => Level::new(Order::Weak, Scope::Cta),
         Class::Fence | Class::Volatile => Level::ABSENT,
+        Class::CppLoad | Class::CppStore | Class::CppRmw | Class::CppFence => Level {
+            order: Some(Order::Relaxed),
+            scope: None,
+        },
     }
 }
 
