@@ -83,6 +83,11 @@ fn main() -> std::process::ExitCode {
             libcupp_orders_cuda_fences_and_atomics_are_relaxed,
         ),
         needs(
+            "a_harness_written_elsewhere_finds_its_cuda",
+            no_libclang.clone(),
+            a_harness_written_elsewhere_finds_its_cuda,
+        ),
+        needs(
             "relax_of_a_harness_whose_cuda_is_missing_is_located",
             no_libclang,
             relax_of_a_harness_whose_cuda_is_missing_is_located,
@@ -533,4 +538,35 @@ fn relax_of_a_harness_whose_cuda_is_missing_is_located() {
         "{}",
         stderr(&o)
     );
+}
+
+/// A harness written to another folder reads its CUDA from there: the
+/// changed file's copy by its name, an unchanged one by absolute path.
+fn a_harness_written_elsewhere_finds_its_cuda() {
+    let harness = "tests/cuda/relax_mp.gsync";
+    let cuda = repo()
+        .join("tests/cuda/relax_mp.cu")
+        .canonicalize()
+        .unwrap();
+    // (arguments, the `cuda:` line the written harness must have)
+    let cases = [
+        (vec![], "//! cuda: elsewhere.relax_mp.cu".to_string()),
+        // Stopped before any step: nothing changed, nothing copied.
+        (
+            vec!["--max-seconds", "0.001"],
+            format!("//! cuda: {}", cuda.display()),
+        ),
+    ];
+    for (extra, line) in cases {
+        let out = scratch().join("elsewhere.gsync");
+        let _ = std::fs::remove_file(out.with_file_name("elsewhere.relax_mp.cu"));
+        let mut args = vec!["relax", harness, "-q", "-o", out.to_str().unwrap()];
+        args.extend(extra);
+        let o = gsync(None, &args);
+        assert!(matches!(code(&o), 0 | 3), "{}{}", stdout(&o), stderr(&o));
+        let written = std::fs::read_to_string(&out).unwrap();
+        assert!(written.contains(&format!("{line}\n")), "{line}: {written}");
+        let v = gsync(None, &["verify", out.to_str().unwrap()]);
+        assert_eq!(code(&v), 0, "{}{}", stdout(&v), stderr(&v));
+    }
 }
