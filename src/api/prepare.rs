@@ -8,6 +8,11 @@ use crate::model::lockbits;
 use crate::model::{MemoryModel, SimtMode};
 use crate::spec::ast::{Item, SpecFile};
 use crate::spec::lower;
+use std::path::PathBuf;
+
+/// Texts of imported CUDA files that stand in for what is on disk, by
+/// canonical path: how `relax` checks an edited `.cu` without writing it.
+pub type Overlay = [(PathBuf, String)];
 
 /// A spec parsed and lowered for one configuration.
 pub struct Prepared {
@@ -27,6 +32,12 @@ pub fn parse(spec: &SpecSource) -> Result<SpecFile, Error> {
 /// (`//! cuda: FILE.cu`), adds their device functions; returns the file
 /// and the source every span points into (the harness, then the CUDA).
 pub fn load(spec: &SpecSource) -> Result<(SpecFile, Source), Error> {
+    load_with(spec, &[])
+}
+
+/// [`load`], reading the imported CUDA files named in `overlay` from it.
+#[allow(unused_variables)] // the overlay is read by the CUDA front end only
+pub fn load_with(spec: &SpecSource, overlay: &Overlay) -> Result<(SpecFile, Source), Error> {
     #[allow(unused_mut)] // only the CUDA front end adds to them
     let mut file = parse(spec)?;
     #[allow(unused_mut)]
@@ -38,7 +49,7 @@ pub fn load(spec: &SpecSource) -> Result<(SpecFile, Source), Error> {
             std::path::Path::new(&spec.origin),
         )
         .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
-        crate::clang_front::attach(&mut file, &mut source, &request)
+        crate::clang_front::attach(&mut file, &mut source, &request, overlay)
             .map_err(|d| Error::Spec(Box::new(d), Box::new(source.clone())))?;
     }
     #[cfg(not(feature = "cuda-frontend"))]
@@ -52,8 +63,17 @@ pub fn load(spec: &SpecSource) -> Result<(SpecFile, Source), Error> {
 
 /// Parses and lowers a spec for `config`, refusing what cannot be checked yet.
 pub fn prepare(spec: &SpecSource, config: &CheckConfig) -> Result<Prepared, Error> {
+    prepare_with(spec, config, &[])
+}
+
+/// [`prepare`], reading the imported CUDA files named in `overlay` from it.
+pub fn prepare_with(
+    spec: &SpecSource,
+    config: &CheckConfig,
+    overlay: &Overlay,
+) -> Result<Prepared, Error> {
     config.validate()?;
-    let (file, source) = load(spec)?;
+    let (file, source) = load_with(spec, overlay)?;
     let spec = &spec.named_by_header(&file.header);
     check_param_names(&file, &config.params, &spec.name)?;
     let mut config = with_liveness_defaults(&file, config, &spec.name)?;

@@ -95,6 +95,15 @@ pub fn check_spec(spec: &SpecSource, config: &CheckConfig) -> Result<Report, Err
     Ok(run(&prepare(spec, config)?))
 }
 
+/// [`check_spec`] with imported CUDA files read from `overlay`.
+pub fn check_spec_with(
+    spec: &SpecSource,
+    config: &CheckConfig,
+    overlay: &super::Overlay,
+) -> Result<Report, Error> {
+    Ok(run(&super::prepare_with(spec, config, overlay)?))
+}
+
 fn run_config(program: &Program, config: &CheckConfig) -> RunConfig {
     let semantics = &config.semantics;
     RunConfig {

@@ -235,8 +235,13 @@ impl<'p> FnLower<'_, 'p> {
     }
 }
 
+/// Whether `base` (without a scope suffix) is one of CUDA's atomic functions.
+pub(super) fn is_atomic(base: &str) -> bool {
+    ATOMICS.contains(&base)
+}
+
 /// `atomicCAS_block` → `atomicCAS`.
-fn split_scope(name: &str) -> &str {
+pub(super) fn split_scope(name: &str) -> &str {
     ["_block", "_system"]
         .iter()
         .find_map(|suffix| name.strip_suffix(suffix))

@@ -17,6 +17,7 @@ pub(crate) mod libclang;
 mod lower;
 mod parse;
 mod ptx;
+pub(crate) mod sites;
 mod timing;
 
 use crate::diag::{Diagnostic, Source};
@@ -218,27 +219,48 @@ fn clang_args(r: &Request) -> Vec<String> {
 /// Parses the CUDA the harness names, adds its device functions (those the
 /// harness calls, directly or not) to `file` as procedures, and returns the
 /// combined source (the harness, then the CUDA files) every span points into.
+/// A file named in `overlay` is read from there instead of the disk.
 pub(crate) fn attach(
     file: &mut SpecFile,
     source: &mut Source,
     request: &Request,
+    overlay: &[(PathBuf, String)],
 ) -> Result<(), Diagnostic> {
+    attach_program(file, source, request, overlay).map(|_| ())
+}
+
+/// What [`attach`] read: the typed tree, and the device functions it
+/// lowered (those the harness reaches).
+pub(crate) struct Attached {
+    pub program: ast::CProgram,
+    pub lowered: Vec<String>,
+}
+
+/// [`attach`], keeping what it read.
+pub(crate) fn attach_program(
+    file: &mut SpecFile,
+    source: &mut Source,
+    request: &Request,
+    overlay: &[(PathBuf, String)],
+) -> Result<Attached, Diagnostic> {
     let main: String = request
         .files
         .iter()
         .map(|(p, _)| format!("#include \"{}\"\n", p.display()))
         .collect();
     let first_line = request.files.first().map_or(Span::default(), |(_, s)| *s);
-    let unit = libclang::Unit::parse(
-        (parse::MAIN_PATH, &main),
-        &clang_args(request),
-        &[
-            (parse::PRELUDE_PATH.to_string(), parse::PRELUDE.to_string()),
-            (parse::TARGET_PATH.to_string(), parse::TARGET.to_string()),
-        ],
-    )
-    .map_err(|e| Diagnostic::new(first_line, e).label("CUDA front end"))?;
-    let mut files = parse::Files::new(source);
+    let mut unsaved = vec![
+        (parse::PRELUDE_PATH.to_string(), parse::PRELUDE.to_string()),
+        (parse::TARGET_PATH.to_string(), parse::TARGET.to_string()),
+    ];
+    unsaved.extend(
+        overlay
+            .iter()
+            .map(|(p, t)| (p.display().to_string(), t.clone())),
+    );
+    let unit = libclang::Unit::parse((parse::MAIN_PATH, &main), &clang_args(request), &unsaved)
+        .map_err(|e| Diagnostic::new(first_line, e).label("CUDA front end"))?;
+    let mut files = parse::Files::new(source, overlay);
     if let Some(p) = unit.problems().into_iter().find(|p| p.error) {
         let span = match &p.at {
             Some(at) if at.file != parse::MAIN_PATH => {
@@ -258,6 +280,7 @@ pub(crate) fn attach(
     lowering.declare_globals()?;
     harness::rewrite_calls(file, &mut lowering)?;
     lowering.finish()?;
+    let lowered = lowering.lowered_functions();
     let harness_at = file
         .items
         .iter()
@@ -265,5 +288,5 @@ pub(crate) fn attach(
         .unwrap_or(file.items.len());
     let generated = std::mem::take(&mut lowering.items);
     file.items.splice(harness_at..harness_at, generated);
-    Ok(())
+    Ok(Attached { program, lowered })
 }

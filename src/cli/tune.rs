@@ -13,6 +13,8 @@ use std::path::PathBuf;
 pub(super) const RELAX_HELP: &str = "\
 Relaxes every atomic, load, store and fence of the spec (order: sc fence -> acq_rel -> acquire/release -> relaxed -> plain, a fence removed, `volatile` dropped; scope: sys -> gpu -> cta) as far as every `//! expect` line of its header still holds (safety at its launch, liveness under its progress model). Each point's weakest level is tried first, then one step at a time, pass after pass until a pass keeps nothing: that last pass tried every single further step, so the result is reported maximal only when each of them was checked and refused. The result is re-checked at one block more than the expectations name.
 
+A harness that imports CUDA (`//! cuda: FILE.cu`) is relaxed in its CUDA too: each `atomicXxx[_block|_system]` call's scope, each `__threadfence[_block|_system]()` (narrowed, made an inline PTX `fence.acq_rel`, or removed) and each written libcu++ `memory_order_*` argument, in the device functions the harness reaches. The CUDA files are edited in memory; with --output the changed ones are written beside the output harness (STEM.FILE.cu), which names them.
+
 Exit codes: 0 done, 1 the result fails at the larger launch, 2 usage or spec error (or the spec does not meet its expectations), 3 a limit left the search (or some steps) undecided.
 
 Examples:
@@ -132,18 +134,18 @@ pub(super) fn repair(args: &RepairArgs) -> Result<i32, Error> {
 
 /// Writes the tuned spec (where asked and changed), prints the result.
 fn finish(tuned: &Tuned, output: &TuneOutput, tool: &str) -> Result<i32, Error> {
-    if let Some(path) = &output.output {
-        std::fs::write(path, &tuned.text)
-            .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?;
-    }
+    let written = match &output.output {
+        Some(path) => tune::output::write(tuned, path)?,
+        None => Vec::new(),
+    };
     match output.format {
         TextOrJson::Json => println!("{}", to_json(tuned)),
-        TextOrJson::Text => print!("{}", render(tuned, output, tool)),
+        TextOrJson::Text => print!("{}", render(tuned, output, tool, &written)),
     }
     Ok(tuned.exit_code())
 }
 
-fn render(t: &Tuned, output: &TuneOutput, tool: &str) -> String {
+fn render(t: &Tuned, output: &TuneOutput, tool: &str, written: &[PathBuf]) -> String {
     let mut out = format!(
         "{tool} {}: {} points, {} checks in {:.1} s\n",
         t.spec, t.points, t.checks, t.seconds
@@ -152,7 +154,7 @@ fn render(t: &Tuned, output: &TuneOutput, tool: &str) -> String {
         out += &format!("the check gives: {v}\n");
     }
     for c in &t.changes {
-        out += &format!("  line {}:{}: {} -> {}\n", c.line, c.column, c.from, c.to);
+        out += &format!("  {}: {} -> {}\n", c.at(), c.from, c.to);
     }
     out += &counts_line(t);
     out += &maximality_line(t, tool);
@@ -179,6 +181,15 @@ fn render(t: &Tuned, output: &TuneOutput, tool: &str) -> String {
         .as_ref()
         .map_or_else(|| format!("{tool}ed"), |p| p.display().to_string());
     out += &diff::unified(&t.original, &t.text, &t.origin, &new_name);
+    let copies = output
+        .output
+        .as_ref()
+        .map(|p| tune::output::cuda_copies(t, p));
+    for (k, f) in t.cuda.iter().enumerate() {
+        let copy = copies.as_ref().and_then(|c| c[k].as_ref());
+        let new_name = copy.map_or_else(|| format!("{tool}ed"), |p| p.display().to_string());
+        out += &diff::unified(&f.original, &f.text, &f.path, &new_name);
+    }
     if tool == "repair" && t.status == Status::Done {
         out.extend(t.changes.iter().map(|c| format!("help: {}\n", c.help())));
     }
@@ -189,8 +200,8 @@ fn render(t: &Tuned, output: &TuneOutput, tool: &str) -> String {
         Status::Refuted(why) => format!("{tool}: the result does not scale: {why}\n"),
         Status::Inconclusive(why) => format!("{tool}: inconclusive: {why}\n"),
     };
-    if let Some(p) = output.output.as_ref().filter(|_| !t.changes.is_empty()) {
-        out += &format!("wrote {}\n", p.display());
+    if !t.changes.is_empty() {
+        out.extend(written.iter().map(|p| format!("wrote {}\n", p.display())));
     }
     out
 }

@@ -9,6 +9,34 @@ use crate::model::MemoryModel;
 use crate::report::{Report, Verdict};
 use crate::spec::ast::Expectation;
 use clap::Parser;
+use std::path::PathBuf;
+
+/// One version of what a search edits: the spec's text and the texts of
+/// the CUDA files it imports (by canonical path; none for a plain spec).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) struct Variant {
+    pub spec: String,
+    pub cuda: Vec<(PathBuf, String)>,
+}
+
+impl Variant {
+    /// The text of document `doc`: 0 the spec, k the k-th CUDA file.
+    pub(super) fn doc(&self, doc: usize) -> &str {
+        match doc {
+            0 => &self.spec,
+            k => &self.cuda[k - 1].1,
+        }
+    }
+
+    /// The variant checked under `config`.
+    pub(super) fn check(&self, spec: &SpecSource, config: &CheckConfig) -> Result<Report, Error> {
+        let spec = SpecSource {
+            text: self.spec.clone(),
+            ..spec.clone()
+        };
+        api::check_spec_with(&spec, config, &self.cuda)
+    }
+}
 
 /// An expect line's options, parsed as `check` parses them.
 #[derive(Parser, Debug)]
@@ -136,18 +164,14 @@ impl Checker {
         &self.targets
     }
 
-    /// Whether every target holds for the spec with this text.
-    pub(super) fn evaluate(&mut self, text: &str) -> Outcome {
-        let spec = SpecSource {
-            text: text.to_string(),
-            ..self.spec.clone()
-        };
+    /// Whether every target holds for this variant of the spec.
+    pub(super) fn evaluate(&mut self, variant: &Variant) -> Outcome {
         for k in 0..self.order.len() {
             let i = self.order[k];
             let t = &self.targets[i];
             self.checks += 1;
             let line = t.expect.line;
-            let outcome = match api::check_spec(&spec, &t.config) {
+            let outcome = match variant.check(&self.spec, &t.config) {
                 Err(e) => Outcome::Fails {
                     line,
                     got: first_line(&e.render(false)),
@@ -195,13 +219,9 @@ pub(super) fn describe(report: &Report) -> String {
     }
 }
 
-/// The spec with this text checked under `config`, described.
-pub(super) fn verdict_of(spec: &SpecSource, text: &str, config: &CheckConfig) -> String {
-    let spec = SpecSource {
-        text: text.to_string(),
-        ..spec.clone()
-    };
-    match api::check_spec(&spec, config) {
+/// A variant of the spec checked under `config`, described.
+pub(super) fn verdict_of(spec: &SpecSource, variant: &Variant, config: &CheckConfig) -> String {
+    match variant.check(spec, config) {
         Ok(report) => describe(&report),
         Err(e) => format!("error: {}", first_line(&e.render(false))),
     }

@@ -20,17 +20,32 @@ pub enum Class {
     /// The `volatile` of a variable's declaration: every plain access of
     /// the variable is a volatile one (PTX: relaxed at system scope).
     Volatile,
+    /// The written `memory_order` of a libcu++ atomic load (CUDA):
+    /// seq_cst, acquire or relaxed; its scope is its type's, not searched.
+    CppLoad,
+    /// ... of a store: seq_cst, release or relaxed.
+    CppStore,
+    /// ... of a read-modify-write: seq_cst, acq_rel, acquire or release,
+    /// relaxed.
+    CppRmw,
+    /// ... of `cuda::atomic_thread_fence`: seq_cst, acq_rel, relaxed (a
+    /// fence that orders nothing).
+    CppFence,
 }
 
 impl Class {
     /// Every class, for code that must treat each.
     #[cfg(test)]
-    pub(crate) const ALL: [Class; 5] = [
+    pub(crate) const ALL: [Class; 9] = [
         Class::Atomic,
         Class::Load,
         Class::Store,
         Class::Fence,
         Class::Volatile,
+        Class::CppLoad,
+        Class::CppStore,
+        Class::CppRmw,
+        Class::CppFence,
     ];
 }
 
@@ -78,6 +93,14 @@ fn weaker_orders(class: Class, o: Option<Order>) -> &'static [Option<Order>] {
         (Class::Load | Class::Store, Some(Relaxed)) => &[Some(Weak)],
         (Class::Fence, Some(Sc)) => &[Some(AcqRel)],
         (Class::Fence, Some(AcqRel)) | (Class::Volatile, Some(Volatile)) => &[None],
+        (Class::CppLoad, Some(Sc)) => &[Some(Acquire)],
+        (Class::CppStore, Some(Sc)) => &[Some(Release)],
+        (Class::CppRmw | Class::CppFence, Some(Sc)) => &[Some(AcqRel)],
+        (Class::CppRmw, Some(AcqRel)) => &[Some(Acquire), Some(Release)],
+        (Class::CppFence, Some(AcqRel))
+        | (Class::CppLoad, Some(Acquire))
+        | (Class::CppStore, Some(Release))
+        | (Class::CppRmw, Some(Acquire | Release)) => &[Some(Relaxed)],
         _ => &[],
     }
 }
@@ -117,6 +140,12 @@ pub(super) fn top(class: Class) -> Level {
         Class::Volatile => {
             return Level {
                 order: Some(Order::Volatile),
+                scope: None,
+            }
+        }
+        Class::CppLoad | Class::CppStore | Class::CppRmw | Class::CppFence => {
+            return Level {
+                order: Some(Order::Sc),
                 scope: None,
             }
         }

@@ -9,10 +9,17 @@
 //! of them respelt (`points::apply`), and `expect` checks a variant
 //! through `api` as `verify` does. `search` is the descent both share;
 //! `report` is the result as data, `diff` prints it in the spec's lines.
+//!
+//! A harness that imports CUDA has points in its `.cu` files too
+//! (`imports`, from the front end's parse): a variant is then the spec's
+//! text and each file's, checked through an in-memory overlay, and
+//! `output` writes the changed files beside the written harness.
 
 pub mod diff;
 mod expect;
+mod imports;
 mod level;
+pub mod output;
 mod points;
 mod relax;
 mod repair;
@@ -26,6 +33,6 @@ pub use expect::Budget;
 pub use level::Class;
 pub use relax::{relax, RelaxOptions};
 pub use repair::{repair, RepairOptions};
-pub use report::{Change, Counts, RefusalReport, Status, Tuned};
+pub use report::{Change, Counts, CudaFile, RefusalReport, Status, Tuned};
 pub use scale::ScaleCheck;
 pub use suggest::suggest_fix;

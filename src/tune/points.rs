@@ -17,7 +17,9 @@ pub(super) struct Point {
     pub class: Class,
     /// Its strength as written (an inserted fence: absent).
     pub original: Level,
-    /// 1-based line and column, for messages.
+    /// The text it is in: 0 the spec, k the spec's k-th imported CUDA file.
+    pub doc: usize,
+    /// 1-based line and column in that text, for messages.
     pub line: u32,
     pub column: u32,
     site: Site,
@@ -35,8 +37,26 @@ enum Site {
     /// The `volatile ` of a declaration, or where it would go.
     Keyword { at: usize, len: usize },
     /// A fence that `repair` may insert: at `at`, on a line of its own
-    /// with this indentation, or inline.
-    Insert { at: usize, indent: Option<String> },
+    /// with this indentation, or inline; spelt in CUDA where `cuda`.
+    Insert {
+        at: usize,
+        indent: Option<String>,
+        cuda: bool,
+    },
+    /// A CUDA atomic function's name (`atomicAdd_block`): only its scope
+    /// suffix can change (CUDA's atomic functions are all relaxed).
+    CudaAtomic { span: Range<usize>, base: String },
+    /// A CUDA `__threadfence*()` call; `removal` (where the call is a
+    /// statement of its own) is what removing it deletes, and only then
+    /// can it become an `asm` statement (an acq_rel fence).
+    CudaFence {
+        call: Range<usize>,
+        stmt: Option<Range<usize>>,
+        removal: Option<Range<usize>>,
+    },
+    /// The name of a libcu++ `memory_order_*` enumerator (its qualifier,
+    /// `cuda::` or `cuda::std::`, stays as written).
+    CppOrder { span: Range<usize> },
 }
 
 /// An edit of the original text: replace `range` by `text`.
@@ -53,6 +73,17 @@ impl Point {
         match &self.site {
             Site::Callee { removal, .. } => level.order.is_some() || removal.is_some(),
             Site::Keyword { .. } | Site::Insert { .. } => true,
+            Site::CudaAtomic { .. } => level.order == Some(Order::Relaxed),
+            Site::CudaFence { removal, .. } => level.order == Some(Order::Sc) || removal.is_some(),
+            Site::CppOrder { .. } => level.order.is_some(),
+        }
+    }
+
+    /// The strongest level the point can take: where `repair` starts.
+    pub(super) fn top(&self) -> Level {
+        match &self.site {
+            Site::CudaAtomic { .. } => Level::new(Order::Relaxed, Scope::Sys),
+            _ => super::level::top(self.class),
         }
     }
 
@@ -86,8 +117,11 @@ impl Point {
                     text: "volatile ".into(),
                 },
             },
-            Site::Insert { at, indent } => {
-                let fence = format!("{}();", spell(Class::Fence, "fence", level));
+            Site::Insert { at, indent, cuda } => {
+                let fence = match cuda {
+                    true => cuda_fence(level),
+                    false => format!("{}();", spell(Class::Fence, "fence", level)),
+                };
                 Edit {
                     range: *at..*at,
                     text: match indent {
@@ -96,6 +130,33 @@ impl Point {
                     },
                 }
             }
+            Site::CppOrder { span } => Edit {
+                range: span.clone(),
+                text: cpp_order(level),
+            },
+            Site::CudaAtomic { span, base } => Edit {
+                range: span.clone(),
+                text: spell(Class::Atomic, base, level),
+            },
+            Site::CudaFence {
+                call,
+                stmt,
+                removal,
+            } => match (level.order, removal) {
+                (None, Some(r)) => Edit {
+                    range: r.clone(),
+                    text: String::new(),
+                },
+                (Some(Order::Sc), _) => Edit {
+                    range: call.clone(),
+                    text: cuda_fence(level).trim_end_matches(';').to_string(),
+                },
+                // An `asm` statement replaces the whole statement.
+                _ => Edit {
+                    range: stmt.clone().unwrap_or(call.clone()),
+                    text: cuda_fence(level),
+                },
+            },
         })
     }
 
@@ -106,8 +167,41 @@ impl Point {
             (Site::Keyword { .. }, None) => "not volatile".into(),
             (_, None) => "no fence".into(),
             (Site::Callee { base, .. }, _) => format!("{}()", spell(self.class, base, level)),
-            (Site::Insert { .. }, _) => format!("{}()", spell(Class::Fence, "fence", level)),
+            (Site::Insert { cuda: false, .. }, _) => {
+                format!("{}()", spell(Class::Fence, "fence", level))
+            }
+            (Site::Insert { cuda: true, .. } | Site::CudaFence { .. }, _) => {
+                cuda_fence(level).trim_end_matches(';').to_string()
+            }
+            (Site::CudaAtomic { base, .. }, _) => format!("{}()", spell(self.class, base, level)),
+            (Site::CppOrder { .. }, _) => cpp_order(level),
         }
+    }
+}
+
+/// A libcu++ order, as its enumerator is named.
+fn cpp_order(level: Level) -> String {
+    let name = match level.order {
+        Some(Order::Sc) => "seq_cst",
+        Some(Order::AcqRel) => "acq_rel",
+        Some(Order::Acquire) => "acquire",
+        Some(Order::Release) => "release",
+        _ => "relaxed",
+    };
+    format!("memory_order_{name}")
+}
+
+/// A fence statement in CUDA: `__threadfence*();` for an SC fence, an
+/// inline PTX `fence.acq_rel` for the weaker one (CUDA has no function
+/// for it without libcu++'s header).
+fn cuda_fence(level: Level) -> String {
+    let scope = level.scope.unwrap_or(Scope::Gpu);
+    match level.order {
+        Some(Order::Sc) => format!("{}();", spell(Class::Fence, "", level)),
+        _ => format!(
+            "asm volatile(\"fence.acq_rel.{};\" ::: \"memory\");",
+            scope_name(scope)
+        ),
     }
 }
 
@@ -153,6 +247,7 @@ pub(super) fn points(text: &str, file: &SpecFile, insertions: bool) -> Vec<Point
             Point {
                 class,
                 original,
+                doc: 0,
                 line,
                 column,
                 site,
@@ -272,33 +367,95 @@ fn insertion_points(text: &str, walk: &Walk, lines: &LineIndex) -> Vec<Point> {
     at.dedup();
     at.into_iter()
         .map(|(offset, closing)| {
-            let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-            let before = &text[line_start..offset];
-            let site = match before.trim().is_empty() {
-                true if closing => Site::Insert {
-                    at: line_start,
-                    indent: Some(format!("{before}    ")),
-                },
-                true => Site::Insert {
-                    at: line_start,
-                    indent: Some(before.to_string()),
-                },
-                false => Site::Insert {
-                    at: offset,
-                    indent: None,
-                },
-            };
             let (line, column) = lines.locate(offset);
             Point {
                 class: Class::Fence,
                 original: Level::ABSENT,
+                doc: 0,
                 line,
                 column,
-                site,
+                site: insert_site(text, offset, closing, false),
             }
         })
         .collect()
 }
+
+/// Where a fence inserted before `offset` (a statement, or a block's
+/// closing brace) goes: on a line of its own where the statement starts
+/// its line, else inline.
+fn insert_site(text: &str, offset: usize, closing: bool, cuda: bool) -> Site {
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let before = &text[line_start..offset];
+    let (at, indent) = match before.trim().is_empty() {
+        true if closing => (line_start, Some(format!("{before}    "))),
+        true => (line_start, Some(before.to_string())),
+        false => (offset, None),
+    };
+    Site::Insert { at, indent, cuda }
+}
+
+/// The points of imported CUDA: each site the front end found, in
+/// document `doc` (its file's text is `text`).
+pub(super) fn cuda_point(text: &str, doc: usize, site: &Site_) -> Point {
+    use crate::clang_front::sites::SiteKind;
+    let (class, original, site_) = match &site.kind {
+        SiteKind::Atomic { base, scope } => (
+            Class::Atomic,
+            Level::new(Order::Relaxed, *scope),
+            Site::CudaAtomic {
+                span: site.range.clone(),
+                base: base.clone(),
+            },
+        ),
+        SiteKind::Fence { scope, stmt } => (
+            Class::Fence,
+            Level::new(Order::Sc, *scope),
+            Site::CudaFence {
+                call: site.range.clone(),
+                stmt: stmt.clone(),
+                removal: stmt.clone().map(|s| removal(text, s)),
+            },
+        ),
+        SiteKind::Order { access, order } => {
+            use crate::clang_front::sites::{Access, CppOrder};
+            let class = match access {
+                Access::Load => Class::CppLoad,
+                Access::Store => Class::CppStore,
+                Access::ReadModifyWrite => Class::CppRmw,
+                Access::Fence => Class::CppFence,
+            };
+            let order = match order {
+                CppOrder::Relaxed => Order::Relaxed,
+                CppOrder::Acquire => Order::Acquire,
+                CppOrder::Release => Order::Release,
+                CppOrder::AcqRel => Order::AcqRel,
+                CppOrder::SeqCst => Order::Sc,
+            };
+            let level = Level {
+                order: Some(order),
+                scope: None,
+            };
+            let span = site.range.clone();
+            (class, level, Site::CppOrder { span })
+        }
+        SiteKind::Insert { closing } => (
+            Class::Fence,
+            Level::ABSENT,
+            insert_site(text, site.range.start, *closing, true),
+        ),
+    };
+    let (line, column) = LineIndex::new(text).locate(site.range.start);
+    Point {
+        class,
+        original,
+        doc,
+        line,
+        column,
+        site: site_,
+    }
+}
+
+type Site_ = crate::clang_front::sites::Site;
 
 /// The text with the edits applied (they do not overlap; insertions at
 /// one offset keep the points' order).

@@ -2,12 +2,13 @@
 //! every one of its `//! expect` lines still holds.
 
 use super::expect::{targets, Budget, Checker, Outcome};
+use super::imports::load;
 use super::level::{Class, Level};
-use super::points::{points, Point};
+use super::points::Point;
 use super::report::{Status, Tuned};
 use super::scale::{scale_checks, Reference, ScaleCheck};
 use super::search::{Descent, Search};
-use crate::api::{self, Error, SpecSource};
+use crate::api::{Error, SpecSource};
 
 /// How to relax.
 #[derive(Clone, Copy, Debug, Default)]
@@ -24,7 +25,8 @@ pub struct RelaxOptions {
 /// under `ptx`.
 pub fn relax(spec: &SpecSource, options: &RelaxOptions) -> Result<Tuned, Error> {
     let started = crate::clock::Instant::now();
-    let file = api::parse(spec)?;
+    let loaded = load(spec, false)?;
+    let (file, original, points) = (&loaded.file, &loaded.original, &loaded.points);
     let spec = spec.named_by_header(&file.header);
     if file.header.expects.is_empty() {
         return Err(Error::Usage(format!(
@@ -34,7 +36,7 @@ pub fn relax(spec: &SpecSource, options: &RelaxOptions) -> Result<Tuned, Error> 
     }
     let budget = options.budget;
     let mut checker = Checker::new(&spec, targets(&spec, &file.header.expects, &budget)?);
-    let status = match checker.evaluate(&spec.text) {
+    let status = match checker.evaluate(original) {
         Outcome::Holds => None,
         Outcome::Fails { line, got } => {
             return Err(Error::Usage(format!(
@@ -52,10 +54,9 @@ pub fn relax(spec: &SpecSource, options: &RelaxOptions) -> Result<Tuned, Error> 
             spec.origin
         )));
     }
-    let points = points(&spec.text, &file, false);
     let start: Vec<Level> = points.iter().map(|p| p.original).collect();
     let floor = points.iter().map(|p| bottom(p.class)).collect();
-    let mut search = Search::new(&spec.text, &points, floor, checker, budget);
+    let mut search = Search::new(original, points, floor, checker, budget);
     search.progress = options.progress;
     if options.progress {
         eprintln!(
@@ -66,13 +67,13 @@ pub fn relax(spec: &SpecSource, options: &RelaxOptions) -> Result<Tuned, Error> 
         );
     }
     let Some(status) = status else {
-        let mut tuned = round(&spec, &points, &mut search, options);
+        let mut tuned = round(&spec, points, &mut search, options);
         if let Status::Refuted(why) = tuned.status.clone() {
             // The launches that refuted it become expectations (the
             // original's verdicts there), and the search starts again.
             let extra = tuned.scale.iter().filter_map(ScaleCheck::as_target);
             search.add_targets(extra.collect());
-            tuned = round(&spec, &points, &mut search, options);
+            tuned = round(&spec, points, &mut search, options);
             tuned.notes.push(format!(
                 "a first result failed at a larger launch ({why}); the search was run again with that launch as an expectation"
             ));
@@ -81,7 +82,13 @@ pub fn relax(spec: &SpecSource, options: &RelaxOptions) -> Result<Tuned, Error> 
         tuned.seconds = started.elapsed().as_secs_f64();
         return Ok(tuned);
     };
-    let mut tuned = Tuned::new(&spec, &points, &Descent::none(start), spec.text.clone());
+    let mut tuned = Tuned::new(
+        &spec,
+        points,
+        &Descent::none(start),
+        original,
+        original.clone(),
+    );
     tuned.status = status;
     tuned.checks = search.checker.checks;
     tuned.seconds = started.elapsed().as_secs_f64();
@@ -97,19 +104,12 @@ fn round(
 ) -> Tuned {
     let start: Vec<Level> = points.iter().map(|p| p.original).collect();
     let descent = search.descend(start);
-    let mut tuned = Tuned::new(spec, points, &descent, search.render(&descent.levels));
+    let result = search.render(&descent.levels);
+    let mut tuned = Tuned::new(spec, points, &descent, search.original, result.clone());
     if let Some(s) = options.scale_seconds {
-        let original = Reference::Original(&spec.text);
+        let original = Reference::Original(search.original);
         let (targets, lines) = (search.checker.targets(), &search.checker.ptx_lines);
-        tuned.scale = scale_checks(
-            spec,
-            &tuned.text,
-            targets,
-            lines,
-            original,
-            s,
-            &options.budget,
-        );
+        tuned.scale = scale_checks(spec, &result, targets, lines, original, s, &options.budget);
     }
     tuned.status = Status::of(&descent, &tuned.scale);
     tuned.checks = search.checker.checks;
@@ -135,6 +135,10 @@ pub(super) fn bottom(class: Class) -> Level {
         Class::Atomic => Level::new(Order::Relaxed, Scope::Cta),
         Class::Load | Class::Store => Level::new(Order::Weak, Scope::Cta),
         Class::Fence | Class::Volatile => Level::ABSENT,
+        Class::CppLoad | Class::CppStore | Class::CppRmw | Class::CppFence => Level {
+            order: Some(Order::Relaxed),
+            scope: None,
+        },
     }
 }
 

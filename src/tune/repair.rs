@@ -7,12 +7,12 @@
 //! so that what remains is a fix no single part of which can be undone.
 
 use super::expect::{Budget, Checker, Outcome, Target};
-use super::level::{top, Level};
-use super::points::points;
+use super::imports::load;
+use super::level::Level;
 use super::report::{Status, Tuned};
 use super::scale::{scale_checks, Reference};
 use super::search::{Descent, Search};
-use crate::api::{self, CheckConfig, Error, SpecSource};
+use crate::api::{CheckConfig, Error, SpecSource};
 use crate::spec::ast::Expectation;
 
 /// How to repair.
@@ -31,8 +31,9 @@ pub fn repair(
     options: &RepairOptions,
 ) -> Result<Tuned, Error> {
     let started = crate::clock::Instant::now();
-    let file = api::parse(spec)?;
-    let spec = spec.named_by_header(&file.header);
+    let loaded = load(spec, true)?;
+    let (original_texts, points) = (&loaded.original, &loaded.points);
+    let spec = spec.named_by_header(&loaded.file.header);
     let budget = options.budget;
     let target = Target {
         expect: Expectation {
@@ -44,15 +45,15 @@ pub fn repair(
         config: budget.apply(config.clone()),
     };
     let mut checker = Checker::new(&spec, vec![target]);
-    let original = checker.evaluate(&spec.text);
-    let points = points(&spec.text, &file, true);
+    let original = checker.evaluate(original_texts);
     let start: Vec<Level> = points.iter().map(|p| p.original).collect();
     let unchanged = |status: Status, violation: Option<String>, checks: usize| {
         let mut t = Tuned::new(
             &spec,
-            &points,
+            points,
             &Descent::none(start.clone()),
-            spec.text.clone(),
+            original_texts,
+            original_texts.clone(),
         );
         t.maximal = false;
         t.status = status;
@@ -73,8 +74,8 @@ pub fn repair(
         let why = "the check runs under --memory-model sc, where orders, scopes and fences change nothing".to_string();
         return Ok(unchanged(Status::NoFix(why), Some(violation), 1));
     }
-    let saturated: Vec<Level> = points.iter().map(|p| top(p.class)).collect();
-    let mut search = Search::new(&spec.text, &points, start.clone(), checker, budget);
+    let saturated: Vec<Level> = points.iter().map(|p| p.top()).collect();
+    let mut search = Search::new(original_texts, points, start.clone(), checker, budget);
     search.progress = options.progress;
     if options.progress {
         eprintln!(
@@ -95,13 +96,14 @@ pub fn repair(
         }
     }
     let descent = search.descend(saturated);
-    let mut tuned = Tuned::new(&spec, &points, &descent, search.render(&descent.levels));
+    let result = search.render(&descent.levels);
+    let mut tuned = Tuned::new(&spec, points, &descent, original_texts, result.clone());
     tuned.violation = Some(violation);
     if let Some(s) = options.scale_seconds {
         let (targets, lines) = (search.checker.targets(), &search.checker.ptx_lines);
         tuned.scale = scale_checks(
             &spec,
-            &tuned.text,
+            &result,
             targets,
             lines,
             Reference::Verified,

@@ -2,6 +2,7 @@
 //! counts, whether the result is maximal (minimal), the re-checks at a
 //! larger launch, and the verdict of the search.
 
+use super::expect::Variant;
 use super::level::{scope_narrowed, Class, Level};
 use super::points::Point;
 use super::scale::ScaleCheck;
@@ -40,6 +41,21 @@ pub struct Tuned {
     /// The original's text.
     #[serde(skip)]
     pub original: String,
+    /// The CUDA files the spec imports, before and after.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cuda: Vec<CudaFile>,
+}
+
+/// An imported CUDA file of the spec: its path, and its text before and
+/// after the search.
+#[derive(Clone, Debug, Serialize)]
+pub struct CudaFile {
+    pub path: String,
+    pub changed: bool,
+    #[serde(skip)]
+    pub original: String,
+    #[serde(skip)]
+    pub text: String,
 }
 
 impl Tuned {
@@ -49,25 +65,38 @@ impl Tuned {
         spec: &SpecSource,
         points: &[Point],
         descent: &Descent,
-        text: String,
+        original: &Variant,
+        result: Variant,
     ) -> Tuned {
         let start: Vec<Level> = points.iter().map(|p| p.original).collect();
+        let names: Vec<String> = (original.cuda.iter())
+            .map(|(p, _)| p.display().to_string())
+            .collect();
+        let cuda = (original.cuda.iter().zip(result.cuda))
+            .map(|((path, was), (_, now))| CudaFile {
+                path: path.display().to_string(),
+                changed: *was != now,
+                original: was.clone(),
+                text: now,
+            })
+            .collect();
         Tuned {
             spec: spec.name.clone(),
             origin: spec.origin.clone(),
             points: points.len(),
             counts: Counts::of(points, &start, &descent.levels),
-            changes: changes(points, &start, &descent.levels),
+            changes: changes(points, &start, &descent.levels, &names),
             maximal: descent.maximal(),
-            refusals: refusals(points, descent),
+            refusals: refusals(points, descent, &names),
             scale: Vec::new(),
             status: Status::Done,
             violation: None,
             notes: Vec::new(),
             checks: 0,
             seconds: 0.0,
-            text,
-            original: spec.text.clone(),
+            text: result.spec,
+            original: original.spec.clone(),
+            cuda,
         }
     }
 
@@ -124,6 +153,9 @@ impl Status {
 /// One point whose level changed.
 #[derive(Clone, Debug, Serialize)]
 pub struct Change {
+    /// The imported CUDA file it is in (none: the spec).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     pub line: u32,
     pub column: u32,
     pub class: Class,
@@ -134,17 +166,21 @@ pub struct Change {
 impl Change {
     /// The change as an instruction to the reader, without `help: `.
     pub fn help(&self) -> String {
+        let at = self.at();
         match (self.class, self.from.as_str(), self.to.as_str()) {
-            (Class::Fence, "no fence", to) => {
-                format!("insert `{to};` before line {}:{}", self.line, self.column)
-            }
+            (Class::Fence, "no fence", to) => format!("insert `{to};` before {at}"),
             (Class::Volatile, ..) => {
                 format!("declare the variable at line {} `volatile`", self.line)
             }
-            (_, from, to) => format!(
-                "replace `{from}` by `{to}` at line {}:{}",
-                self.line, self.column
-            ),
+            (_, from, to) => format!("replace `{from}` by `{to}` at {at}"),
+        }
+    }
+
+    /// Where it is: `line L:C` in the spec, `FILE:L:C` in a CUDA file.
+    pub fn at(&self) -> String {
+        match &self.file {
+            Some(f) => format!("{f}:{}:{}", self.line, self.column),
+            None => format!("line {}:{}", self.line, self.column),
         }
     }
 }
@@ -152,6 +188,9 @@ impl Change {
 /// A refused single step of the result, for the record of maximality.
 #[derive(Clone, Debug, Serialize)]
 pub struct RefusalReport {
+    /// The imported CUDA file it is in (none: the spec).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     pub line: u32,
     pub column: u32,
     /// The point as the step would write it.
@@ -204,13 +243,14 @@ impl Counts {
 }
 
 /// The points whose level changed, as they read before and after.
-fn changes(points: &[Point], was: &[Level], now: &[Level]) -> Vec<Change> {
+fn changes(points: &[Point], was: &[Level], now: &[Level], names: &[String]) -> Vec<Change> {
     points
         .iter()
         .zip(was)
         .zip(now)
         .filter(|((_, a), b)| a != b)
         .map(|((p, &a), &b)| Change {
+            file: file_name(p, names),
             line: p.line,
             column: p.column,
             class: p.class,
@@ -221,13 +261,14 @@ fn changes(points: &[Point], was: &[Level], now: &[Level]) -> Vec<Change> {
 }
 
 /// The last pass's refusals, located.
-fn refusals(points: &[Point], descent: &Descent) -> Vec<RefusalReport> {
+fn refusals(points: &[Point], descent: &Descent, names: &[String]) -> Vec<RefusalReport> {
     descent
         .refusals
         .iter()
         .map(|r| {
             let p = &points[r.point];
             RefusalReport {
+                file: file_name(p, names),
                 line: p.line,
                 column: p.column,
                 step: p.describe(r.level),
@@ -236,4 +277,9 @@ fn refusals(points: &[Point], descent: &Descent) -> Vec<RefusalReport> {
             }
         })
         .collect()
+}
+
+/// The CUDA file a point is in, by name (none for the spec's own).
+fn file_name(p: &Point, names: &[String]) -> Option<String> {
+    p.doc.checked_sub(1).and_then(|k| names.get(k).cloned())
 }

@@ -1,7 +1,7 @@
 //! The result re-checked at one block more than the expectations name:
 //! a relaxation (or a fix) that only holds for small launches is caught.
 
-use super::expect::{verdict_of, Budget, Target};
+use super::expect::{verdict_of, Budget, Target, Variant};
 use crate::api::{CheckConfig, SpecSource};
 use crate::spec::ast::Expectation;
 use serde::Serialize;
@@ -48,16 +48,16 @@ impl ScaleCheck {
 
 /// What the scaled-up check must give.
 pub(super) enum Reference<'a> {
-    /// The same verdict as the spec with this text.
-    Original(&'a str),
+    /// The same verdict as this variant (the original).
+    Original(&'a Variant),
     Verified,
 }
 
-/// Re-checks `text` under every target of `lines` that has the most
+/// Re-checks `result` under every target of `lines` that has the most
 /// blocks, with one block more, each check bounded by `seconds`.
 pub(super) fn scale_checks(
     spec: &SpecSource,
-    text: &str,
+    result: &Variant,
     targets: &[Target],
     lines: &[u32],
     reference: Reference,
@@ -95,7 +95,7 @@ pub(super) fn scale_checks(
             Reference::Original(original) => verdict_of(spec, original, &bounded(config.clone())),
             Reference::Verified => "verified".into(),
         };
-        let got = verdict_of(spec, text, &bounded(config.clone()));
+        let got = verdict_of(spec, result, &bounded(config.clone()));
         let undecided = |s: &str| s.starts_with("inconclusive") || s.starts_with("error");
         let agree = (!undecided(&expected) && !undecided(&got)).then(|| expected == got);
         out.push(ScaleCheck {

@@ -5,7 +5,7 @@
 //! pass keeps none. That last pass has tried every single weakening of
 //! the result, so it is also the proof of maximality.
 
-use super::expect::{Budget, Checker, Outcome};
+use super::expect::{Budget, Checker, Outcome, Variant};
 use super::level::{at_least, weaker, Level};
 use super::points::{apply, Point};
 use std::collections::HashMap;
@@ -53,7 +53,8 @@ impl Descent {
 
 /// The search over one spec's points.
 pub(super) struct Search<'a> {
-    pub text: &'a str,
+    /// The original texts.
+    pub original: &'a Variant,
     pub points: &'a [Point],
     pub floor: Vec<Level>,
     pub checker: Checker,
@@ -65,14 +66,14 @@ pub(super) struct Search<'a> {
 
 impl<'a> Search<'a> {
     pub(super) fn new(
-        text: &'a str,
+        original: &'a Variant,
         points: &'a [Point],
         floor: Vec<Level>,
         checker: Checker,
         budget: Budget,
     ) -> Search<'a> {
         Search {
-            text,
+            original,
             points,
             floor,
             checker,
@@ -88,15 +89,24 @@ impl<'a> Search<'a> {
         self.seen.clear();
     }
 
-    /// The text with every point at its level.
-    pub(super) fn render(&self, levels: &[Level]) -> String {
-        let edits = self
-            .points
-            .iter()
-            .zip(levels)
-            .filter_map(|(p, l)| p.edit(*l))
-            .collect();
-        apply(self.text, edits)
+    /// The texts with every point at its level.
+    pub(super) fn render(&self, levels: &[Level]) -> Variant {
+        let doc = |d: usize| {
+            let edits = self
+                .points
+                .iter()
+                .zip(levels)
+                .filter(|(p, _)| p.doc == d)
+                .filter_map(|(p, l)| p.edit(*l))
+                .collect();
+            apply(self.original.doc(d), edits)
+        };
+        Variant {
+            spec: doc(0),
+            cuda: (self.original.cuda.iter().enumerate())
+                .map(|(k, (path, _))| (path.clone(), doc(k + 1)))
+                .collect(),
+        }
     }
 
     /// Whether every target holds with the points at `levels`.
@@ -104,8 +114,8 @@ impl<'a> Search<'a> {
         if let Some(o) = self.seen.get(levels) {
             return o.clone();
         }
-        let text = self.render(levels);
-        let outcome = self.checker.evaluate(&text);
+        let variant = self.render(levels);
+        let outcome = self.checker.evaluate(&variant);
         self.seen.insert(levels.to_vec(), outcome.clone());
         outcome
     }

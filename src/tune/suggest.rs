@@ -41,6 +41,9 @@ pub fn suggest_fix(
     let found = |fix: &mut SuggestedFix| {
         fix.help = t.changes.iter().map(|c| c.help()).collect();
         fix.diff = diff::unified(&t.original, &t.text, &t.origin, "fixed");
+        for f in &t.cuda {
+            fix.diff += &diff::unified(&f.original, &f.text, &f.path, "fixed");
+        }
         fix.replacements = diff::line_replacements(&t.original, &t.text);
         fix.why = format!(
             "checked: with it the check verifies{}",

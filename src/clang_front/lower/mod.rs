@@ -290,6 +290,14 @@ impl<'p> Lowering<'p> {
         Ok(())
     }
 
+    /// The device functions instantiated so far, each once, sorted.
+    pub(super) fn lowered_functions(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.instances.keys().map(|k| k.function.clone()).collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
     /// Declares a spec variable for a C memory variable.
     fn hoist(&mut self, v: &CVar, name: &str) -> R<Target> {
         if let Some(t) = self.hoisted.get(&v.id) {

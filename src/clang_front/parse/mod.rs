@@ -34,13 +34,19 @@ pub(super) const MAIN_PATH: &str = "/gsync-check/translation_unit.cu";
 pub(super) struct Files<'s> {
     source: &'s mut Source,
     starts: HashMap<String, Option<u32>>,
+    /// Texts that stand in for files on disk (an edited `.cu`).
+    overlay: &'s [(std::path::PathBuf, String)],
 }
 
 impl<'s> Files<'s> {
-    pub(super) fn new(source: &'s mut Source) -> Files<'s> {
+    pub(super) fn new(
+        source: &'s mut Source,
+        overlay: &'s [(std::path::PathBuf, String)],
+    ) -> Files<'s> {
         Files {
             source,
             starts: HashMap::new(),
+            overlay,
         }
     }
 
@@ -52,7 +58,10 @@ impl<'s> Files<'s> {
             PRELUDE_PATH => Some(PRELUDE.to_string()),
             TARGET_PATH => Some(TARGET.to_string()),
             MAIN_PATH => None,
-            _ => std::fs::read_to_string(file).ok(),
+            _ => match self.overlay.iter().find(|(p, _)| p.as_os_str() == file) {
+                Some((_, text)) => Some(text.clone()),
+                None => std::fs::read_to_string(file).ok(),
+            },
         };
         let start = text.map(|t| self.source.append_file(file, &t));
         self.starts.insert(file.to_string(), start);
