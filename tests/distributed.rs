@@ -208,3 +208,40 @@ fn an_unreachable_process_ends_the_run_without_verdict() {
         stderr(&out)
     );
 }
+
+/// The lines of a report that must not depend on where it ran: all but
+/// timings and the notes of what process 0 checked alone.
+fn verdict_lines(out: &std::process::Output) -> Vec<String> {
+    stdout(out)
+        .lines()
+        .filter(|l| !l.contains("checked by process 0 alone"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn families_run_distributed_as_one_process() {
+    let args = ["mutex", "--memory-model", "sc", "--format", "json"];
+    let one = run(&[&args[..], &["--no-ample-sets"]].concat());
+    let expected = json(&one);
+    assert!(
+        expected.as_array().is_some_and(|a| a.len() > 3),
+        "{expected}"
+    );
+    for n in ["1", "2", "3"] {
+        let many = run(&[&args[..], &["--local-processes", n]].concat());
+        assert_eq!(json(&many), expected, "mutex family on {n} processes");
+        assert_eq!(code(&many), code(&one), "exit code on {n} processes");
+    }
+}
+
+#[test]
+fn verify_runs_distributed_as_one_process() {
+    let spec = "specs/sense_reversing_barrier_fixed.gsync";
+    let one = run(&["verify", spec]);
+    let many = run(&["verify", "--local-processes", "2", spec]);
+    assert_eq!(verdict_lines(&many), verdict_lines(&one));
+    assert_eq!(code(&many), 0, "{}", stdout(&many));
+    // Liveness is checked by process 0 alone, and the report says so.
+    assert!(stdout(&many).contains("checked by process 0 alone"));
+}

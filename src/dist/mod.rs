@@ -55,6 +55,9 @@ pub(crate) enum Outcome {
     Report(Box<Report>),
     /// Another process: the run's exit code.
     Peer(i32),
+    /// Every process: only the single-process explorer answers this spec
+    /// (its labelled graph decides the deadlock); the error to give.
+    OneProcess(Error),
 }
 
 /// What worker 0 of every process brings back.
@@ -97,7 +100,7 @@ pub(crate) fn check(prepared: Prepared, cluster: &Cluster) -> Result<Outcome, Er
         .next()
         .expect("worker 0 of every process reports");
     if let Stuck::NeedsLabels(why) = found.stuck {
-        return Err(needs_one_process(why));
+        return Ok(Outcome::OneProcess(needs_one_process(why)));
     }
     let model = model_of(&prepared);
     let (reduced, _) = Reduced::new(&model, reductions(&prepared));
