@@ -12,7 +12,7 @@ bin=${GSYNC:-target/release/gsync-check}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 printf '%-28s %10s %8s %10s %9s  %s\n' run states seconds states/s max/mean "peak RSS per process (MiB)"
-for run in "single-process explorer:--no-ample-sets --threads 1" \
+for run in "single-process explorer:--threads 1" \
            "1 process x 1 worker:--processes 1 --threads 1" \
            "2 processes x 1 worker:--local-processes 2 --threads 1"; do
   name=${run%%:*}
