@@ -23,14 +23,15 @@ row() { # name cores args...
   shift 2
   "$bin" "$@" --stats --format json > "$out" || [ $? -le 3 ]
   python3 - "$name" "$cores" "$out" <<'PY'
-import json, re, sys
+import json, sys
 name, cores, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 r = json.load(open(path))
 m = r["stats"]
 seconds = m["seconds"]
 states = m["states"]
-rss = re.search(r"peak RSS per process \(MiB\) ([0-9., ]+);", m.get("reductions", ""))
-rss = rss.group(1) if rss else "%.0f" % (m["peak_rss_bytes"] / 2**20)
+dist = (m.get("reductions") or {}).get("distributed") if isinstance(m.get("reductions"), dict) else None
+per = dist["peak_rss_bytes_per_process"] if dist else [m["peak_rss_bytes"]]
+rss = ", ".join("%.0f" % (b / 2**20) for b in per)
 print("%-26s %5d %10d %8.2f %10.0f  %s" % (name, cores, states, seconds, states / max(seconds, 1e-9), rss))
 PY
 }

@@ -7,10 +7,32 @@
 //! counterexamples are those of the single-process explorer with the same
 //! reductions, ample sets included: the proviso's passes (`proviso`) find
 //! the states the sequential explorer expands fully, by their sequential
-//! ids, on the partitioned graph. Liveness needs the whole graph and is
-//! refused.
+//! ids, on the partitioned graph. Liveness is refused (below).
 //!
 //! Process 0 builds the report; the others return only the exit code.
+//!
+//! **Liveness: not yet, and the plan.** The sequential check decides
+//! livelock and starvation on the labelled graph of the search without
+//! ample sets (`check::liveness`): per progress model, a fair cycle is a
+//! strongly connected set of states in which the guaranteed threads are
+//! treated fairly and some thread never progresses. Distributed, without
+//! gathering the graph: search without ample sets keeping the edge labels
+//! at the targets' owners (as `preds`, with the thread of each step and
+//! whether it progressed); restrict to the states from which the harness
+//! cannot finish or a thread cannot progress (backward reachability, as
+//! `backward` does); then eliminate, OWCTY-style, states with no
+//! predecessor or no successor inside the set, and states whose strongly
+//! connected part cannot be fair (label propagation as in `proviso`:
+//! the least and greatest reachable ids delimit each component, so a
+//! forward-backward split finds the components in rounds), and check the
+//! fairness condition of each remaining component from per-component
+//! sums of its labels (which threads step, which are enabled everywhere,
+//! which progress). The witness lasso is rebuilt like the deadlock's:
+//! the path to the component's smallest state by parents, and its cycle
+//! searched from there by process 0 in the reduced graph replayed. Until
+//! then, a distributed run refuses a progress model before it starts
+//! (exit 2), and `verify` and families check those specs on process 0
+//! alone and say so: never a wrong verdict.
 
 mod backward;
 mod partition;
