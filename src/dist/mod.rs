@@ -21,13 +21,15 @@
 //! whether it progressed); restrict to the states from which the harness
 //! cannot finish or a thread cannot progress (backward reachability, as
 //! `backward` does); then eliminate, OWCTY-style, states with no
-//! predecessor or no successor inside the set, and states whose strongly
-//! connected part cannot be fair (label propagation as in `proviso`:
-//! the least and greatest reachable ids delimit each component, so a
-//! forward-backward split finds the components in rounds), and check the
-//! fairness condition of each remaining component from per-component
-//! sums of its labels (which threads step, which are enabled everywhere,
-//! which progress). The witness lasso is rebuilt like the deadlock's:
+//! predecessor or no successor inside the set; split what remains into
+//! strongly connected components by colouring (Orzan: propagate the
+//! greatest id forward to a fixpoint, as `proviso` propagates labels;
+//! each state whose colour is its own id is a root, and backward
+//! reachability from it within its colour is its component; remove the
+//! components found and repeat); and check the fairness condition of
+//! each component from per-component sums of its labels (which threads
+//! step, which are enabled throughout, which progress), splitting again
+//! where the sequential check removes unfair states. The witness lasso is rebuilt like the deadlock's:
 //! the path to the component's smallest state by parents, and its cycle
 //! searched from there by process 0 in the reduced graph replayed. Until
 //! then, a distributed run refuses a progress model before it starts
