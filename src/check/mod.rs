@@ -38,6 +38,7 @@ pub(crate) use deadlock::explain as explain_deadlock;
 pub(crate) use hunt::hunt;
 pub use hunt::Hunt;
 pub(crate) use semantics::describe_threads;
+pub(crate) use shortest::{retrace_max_states, retrace_reductions};
 
 use crate::explore::{LimitKind, Options, Stats, TransitionSystem};
 use crate::model::{Labeled, Model, Scheduler, Violation, ViolationKind};
@@ -207,21 +208,27 @@ pub(crate) fn check(model: &Model, settings: &Settings) -> CheckResult {
     }
     if searched.forgets() {
         for f in &mut result.findings {
-            lasso::close(model, f);
-            // A race names the writer, which the search may have forgotten
-            // (symmetry's concretization replays the run already). Other
-            // messages stay: some are refined past what a step raises.
-            let race = matches!(
-                f.kind,
-                ViolationKind::DataRace | ViolationKind::HeterogeneousRace
-            );
-            if result.fault && race && searched.symmetry().is_none() {
-                replay_message(model, f);
-            }
+            close_forgotten(model, searched, result.fault, f);
         }
     }
     result.reductions = Some(Box::new(SearchNote::Reductions(log)));
     result
+}
+
+/// Makes a finding of a search that forgets writers real: a lasso of the
+/// model, and a race (a `fault`) that names its writer.
+fn close_forgotten(model: &Model, searched: &Reduced, fault: bool, f: &mut Finding) {
+    lasso::close(model, f);
+    // A race names the writer, which the search may have forgotten
+    // (symmetry's concretization replays the run already). Other
+    // messages stay: some are refined past what a step raises.
+    let race = matches!(
+        f.kind,
+        ViolationKind::DataRace | ViolationKind::HeterogeneousRace
+    );
+    if fault && race && searched.symmetry().is_none() {
+        replay_message(model, f);
+    }
 }
 
 /// Takes the message of safety violation `finding` from its run replayed
@@ -238,13 +245,13 @@ fn replay_message(model: &Model, finding: &mut Finding) {
 /// numbering, a lasso of the model where states forget writers (for
 /// a search that cannot search again, as the distributed one).
 #[cfg(feature = "dist")]
-pub(crate) fn concretize_findings(searched: &Reduced, findings: &mut [Finding]) {
+pub(crate) fn concretize_findings(searched: &Reduced, fault: bool, findings: &mut [Finding]) {
     if let Some(sym) = searched.symmetry() {
         symmetric::concretize_all(searched, sym, findings);
     }
     if searched.forgets() {
         for f in findings {
-            lasso::close(searched.model(), f);
+            close_forgotten(searched.model(), searched, fault, f);
         }
     }
 }

@@ -37,13 +37,30 @@ pub(super) fn retrace(
     settings: &Settings,
     result: &mut CheckResult,
 ) -> bool {
-    let wanted = Reductions {
+    search_again(
+        model,
+        retrace_reductions(searched),
+        settings,
+        result,
+        |_, _| true,
+    )
+}
+
+/// The reductions a retrace searches with: those of `searched` less the
+/// ones that leave steps out (the distributed explorer retraces too).
+pub(crate) fn retrace_reductions(searched: &Reduced) -> Reductions {
+    Reductions {
         symmetry: searched.symmetry().is_some(),
         ample_sets: false,
         forget: searched.forgets(),
         awaits: false,
-    };
-    search_again(model, wanted, settings, result, |_, _| true)
+    }
+}
+
+/// The most states a retrace of a search of `states` states may store.
+pub(crate) fn retrace_max_states(states: u64, limits: &Options) -> u64 {
+    let budget = states * BUDGET_FACTOR + BUDGET_BASE;
+    limits.max_states.map_or(budget, |m| m.min(budget))
 }
 
 /// Replaces the safety violation of a search with symmetry and forgotten
@@ -77,9 +94,8 @@ fn search_again(
     if full.symmetry().is_some() != wanted.symmetry {
         return false;
     }
-    let budget = result.stats.states * BUDGET_FACTOR + BUDGET_BASE;
     let options = Options {
-        max_states: Some(settings.limits.max_states.map_or(budget, |m| m.min(budget))),
+        max_states: Some(retrace_max_states(result.stats.states, &settings.limits)),
         ..settings.limits.clone()
     };
     let findings = if result.fault {

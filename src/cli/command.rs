@@ -94,6 +94,8 @@ pub enum Command {
         limits: VerifyLimits,
         #[command(flatten)]
         output: VerifyOutputArgs,
+        #[command(flatten)]
+        dist: super::dist_args::DistArgs,
     },
     /// Re-execute a saved counterexample (JSON from --out) against its spec.
     #[command(

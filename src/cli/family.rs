@@ -2,6 +2,7 @@
 //! semaphore under one configuration, compared in a table).
 
 use super::args::{CheckArgs, Format, OutputArgs};
+use super::dist::{Ran, Session, Workers};
 use super::{config_from, strip_timings, to_json, write_counterexamples};
 use crate::api::declared_params;
 use crate::api::{self, Error, SpecSource};
@@ -141,7 +142,18 @@ pub(super) fn run_family(
             )));
         }
     }
-    let found = check_members(&members, check)?;
+    let session = Session::start(
+        &check.dist,
+        Some(Workers::of(check, &config_from(check, None))),
+    )?;
+    if session.is_peer() {
+        // A helping process of a distributed run: process 0 reports.
+        let code = help_check(&members, check, &session);
+        return session.finish(code);
+    }
+    let mut alone = Vec::new();
+    let found = check_members(&members, check, (&session, &mut alone));
+    let found = session.finish(found)?;
     let mut reports: Vec<Report> = Vec::new();
     let launch = config_from(check, None).launch;
     let mut not_checked: Vec<&str> = Vec::new();
@@ -202,6 +214,12 @@ pub(super) fn run_family(
                     if searched_again.len() == 1 { "was" } else { "were" },
                 );
             }
+            if !alone.is_empty() {
+                println!(
+                    "note: checked by process 0 alone (the labelled state graph decides their deadlock): {}",
+                    alone.join(", ")
+                );
+            }
             if !not_checked.is_empty() {
                 println!("interrupted: not checked: {}", not_checked.join(", "));
             }
@@ -217,11 +235,47 @@ pub(super) fn run_family(
 }
 
 /// A variant's result: the report of its better pass and the time of all
-/// its passes.
+/// its passes (a helping process of a distributed run has no report).
 struct Checked {
     report: Report,
     seconds: f64,
     passes: u32,
+}
+
+/// A helping process of a distributed run: checks every member with the
+/// others, in the same order and with the same shares of the time, and
+/// returns the worst exit code.
+fn help_check(
+    members: &[(SpecSource, SpecFile)],
+    check: &CheckArgs,
+    session: &Session,
+) -> Result<i32, Error> {
+    let family_deadline = crate::explore::deadline_in(check.max_seconds);
+    let mut worst = Verdict::Verified;
+    for i in 0..members.len() {
+        let share = family_deadline.map(|d| fair_share(d, members.len() - i));
+        let config = member_config(&members[i], check, share);
+        if let Ran::Peer(code) = session.check(&members[i].0, &config)? {
+            worst = worst.worst(match code {
+                0 => Verdict::Verified,
+                1 => Verdict::Violated,
+                _ => Verdict::Inconclusive,
+            });
+        }
+    }
+    Ok(worst.exit_code())
+}
+
+/// Member `(spec, file)`'s configuration: its own parameters, by `deadline`.
+fn member_config(
+    (_, file): &(SpecSource, SpecFile),
+    check: &CheckArgs,
+    deadline: Option<std::time::Instant>,
+) -> crate::api::CheckConfig {
+    let declared = declared_params(file);
+    let mut config = config_from(check, Some(&declared));
+    config.limits.deadline = deadline;
+    config
 }
 
 /// Checks every member in turn, each within its share of `--max-seconds`
@@ -231,10 +285,13 @@ struct Checked {
 /// cannot leave the cheap ones after it undecided. The time still left
 /// then goes to the variants that ran out of theirs, searched again from
 /// the start: the explorer cannot pause a search while others run, and a
-/// paused search's visited set would count against `--max-memory`.
+/// paused search's visited set would count against `--max-memory`. A
+/// distributed run searches each variant once: whether to search again
+/// would hang on each process's own clock.
 fn check_members(
     members: &[(SpecSource, SpecFile)],
     check: &CheckArgs,
+    (session, alone): (&Session, &mut Vec<String>),
 ) -> Result<Vec<Option<Checked>>, Error> {
     let family_deadline = crate::explore::deadline_in(check.max_seconds);
     let mut found: Vec<Option<Checked>> = members.iter().map(|_| None).collect();
@@ -243,7 +300,7 @@ fn check_members(
             break;
         }
         let share = family_deadline.map(|d| fair_share(d, members.len() - i));
-        let report = check_member(members, i, check, share)?;
+        let report = check_member(members, i, check, share, (session, alone))?;
         let seconds = seconds_of(&report);
         *slot = Some(Checked {
             report,
@@ -251,7 +308,7 @@ fn check_members(
             passes: 1,
         });
     }
-    let Some(deadline) = family_deadline else {
+    let Some(deadline) = family_deadline.filter(|_| !session.distributed()) else {
         return Ok(found);
     };
     let pending: Vec<usize> = (0..members.len())
@@ -269,7 +326,7 @@ fn check_members(
         if crate::explore::interrupted() || time.as_secs_f64() < 2.0 * first.seconds {
             continue;
         }
-        let again = check_member(members, i, check, Some(share))?;
+        let again = check_member(members, i, check, Some(share), (session, alone))?;
         first.seconds += seconds_of(&again);
         first.passes += 1;
         if again.verdict != Verdict::Inconclusive || again.stats.states >= first.report.stats.states
@@ -280,17 +337,18 @@ fn check_members(
     Ok(found)
 }
 
-/// Checks member `i` of `members` with its own parameters, by `deadline`.
+/// Checks member `i` of `members` with its own parameters, by `deadline`,
+/// on the session's processes (on this one alone where only one process
+/// answers: its name goes to `alone`).
 fn check_member(
     members: &[(SpecSource, SpecFile)],
     i: usize,
     check: &CheckArgs,
     deadline: Option<std::time::Instant>,
+    (session, alone): (&Session, &mut Vec<String>),
 ) -> Result<Report, Error> {
-    let (spec, file) = &members[i];
-    let declared = declared_params(file);
-    let mut config = config_from(check, Some(&declared));
-    config.limits.deadline = deadline;
+    let spec = &members[i].0;
+    let config = member_config(&members[i], check, deadline);
     let label = format!("{} ({} of {})", spec.name, i + 1, members.len());
     let running = (config.search.progress && std::io::stderr().is_terminal())
         .then(|| RunningLine::show(&label));
@@ -299,7 +357,16 @@ fn check_member(
         let share = d.saturating_duration_since(std::time::Instant::now());
         format!("its {} s share of --max-seconds {total}", share.as_secs())
     }));
-    let report = api::check_spec(spec, &config);
+    let report = match session.check(spec, &config) {
+        Ok(Ran::Here) => api::check_spec(spec, &config),
+        Ok(Ran::Report(report)) => Ok(*report),
+        Ok(Ran::Peer(_)) => unreachable!("process 0 reports"),
+        Ok(Ran::OneProcess(_)) => {
+            alone.push(spec.name.clone());
+            api::check_spec(spec, &config)
+        }
+        Err(e) => Err(e),
+    };
     crate::explore::set_progress_label(None);
     crate::explore::set_progress_deadline(None);
     drop(running);

@@ -64,9 +64,10 @@ pub fn main_with(cli: Cli) -> i32 {
             paths,
             limits,
             output,
+            dist,
         }) => {
             set_color(output.color);
-            verify::verify(&paths, &limits, &output)
+            verify::verify(&paths, &limits, &output, &dist)
         }
         Some(Command::List) => {
             set_color(ColorChoice::Auto);
@@ -189,8 +190,6 @@ fn by_name(name: &str, check: &CheckArgs, output: &OutputArgs) -> Result<i32, Er
         return check_one(&spec, check, output);
     }
     if api::FAMILIES.contains(&name) {
-        #[cfg(feature = "dist")]
-        dist::one_spec_only(&check.dist, name)?;
         return family::run_family(name, check, output);
     }
     let path = Path::new(name);
@@ -227,6 +226,7 @@ fn check_one(spec: &SpecSource, check: &CheckArgs, output: &OutputArgs) -> Resul
         dist::Ran::Here => api::check_spec(spec, &config)?,
         dist::Ran::Report(report) => *report,
         dist::Ran::Peer(code) => return Ok(code),
+        dist::Ran::OneProcess(e) => return Err(e),
     };
     #[cfg(not(feature = "dist"))]
     let mut report = api::check_spec(spec, &config)?;

@@ -4,6 +4,8 @@
 
 use super::args::{VerifyFormat as Format, VerifyLimits, VerifyOutputArgs};
 use super::command::{Cli, Command};
+use super::dist::{self, Ran, Session};
+use super::dist_args::DistArgs;
 use super::{config_from, strip_timings, to_json, write_counterexamples};
 use crate::api::{self, Error, SpecSource};
 use crate::format::text::render_stats;
@@ -68,15 +70,22 @@ fn has_header(path: &Path) -> bool {
             .is_ok_and(|text| !crate::spec::header::leading_lines(&text).is_empty())
 }
 
-/// Runs one expectation of a spec.
-fn run_case(spec: &SpecSource, e: &Expectation, limits: &VerifyLimits) -> CaseResult {
+/// Runs one expectation of a spec, on the session's processes where the
+/// distributed explorer answers it; with whether it ran on this process
+/// alone in a distributed run. A helping process gets `None`.
+fn run_case(
+    spec: &SpecSource,
+    e: &Expectation,
+    limits: &VerifyLimits,
+    session: &Session,
+) -> Option<(CaseResult, bool)> {
     let started = Instant::now();
-    let outcome = run_config(spec, e, limits);
+    let (outcome, alone) = run_config(spec, e, limits, session)?;
     let passed = match &outcome {
         CaseOutcome::Report(report) => api::expectation_met(e, report),
         CaseOutcome::Error(_) => false,
     };
-    CaseResult {
+    let case = CaseResult {
         spec: spec.name.clone(),
         source: spec.origin.clone(),
         line: e.line,
@@ -86,11 +95,22 @@ fn run_case(spec: &SpecSource, e: &Expectation, limits: &VerifyLimits) -> CaseRe
         passed,
         outcome,
         seconds: started.elapsed().as_secs_f64(),
-    }
+    };
+    Some((case, alone))
 }
 
-/// Checks the spec under the options of an expectation.
-fn run_config(spec: &SpecSource, e: &Expectation, limits: &VerifyLimits) -> CaseOutcome {
+/// Checks the spec under the options of an expectation, and whether it
+/// ran on this process alone in a distributed run: a kernel, and what the
+/// distributed explorer refuses (liveness), are checked by process 0 only,
+/// and every process knows which those are. A helping process gets
+/// `None` (process 0 reports).
+fn run_config(
+    spec: &SpecSource,
+    e: &Expectation,
+    limits: &VerifyLimits,
+    session: &Session,
+) -> Option<(CaseOutcome, bool)> {
+    let alone = |outcome| (!session.is_peer()).then_some((outcome, session.distributed()));
     // The options are parsed exactly as the command line would parse them.
     let argv = ["gsync-check", "check", spec.origin.as_str()]
         .into_iter()
@@ -102,25 +122,47 @@ fn run_config(spec: &SpecSource, e: &Expectation, limits: &VerifyLimits) -> Case
         Err(message) => {
             let at = option_column(&spec.text, e.line, &message)
                 .map_or(String::new(), |c| format!(":{c}"));
-            return CaseOutcome::Error(format!(
+            return alone(CaseOutcome::Error(format!(
                 "{}:{}{at}: bad options: {message}",
                 spec.origin, e.line
-            ));
+            )));
         }
     };
     let mut config = config_from(&check, None);
     limits.cap(&mut config.limits);
-    let report = if is_cuda(Path::new(&spec.origin)) {
+    if is_cuda(Path::new(&spec.origin)) {
         let Some(launch) = kernel.launch() else {
-            return CaseOutcome::Error(format!(
+            return alone(CaseOutcome::Error(format!(
                 "line {}: a `.cu` file's expectation names the kernel it checks: --kernel NAME (and --grid, --block, --arg NAME=VALUE), or the kernels launched together: --launch KERNEL<<<G,B>>>(ARGS) ...",
                 e.line
-            ));
+            )));
         };
-        api::prepare_kernel(Path::new(&spec.origin), &launch, &config).map(|p| api::run(&p))
-    } else {
-        api::check_spec(spec, &config)
+        if session.is_peer() {
+            return None;
+        }
+        let report = api::prepare_kernel(Path::new(&spec.origin), &launch, &config);
+        return alone(outcome(report.map(|p| api::run(&p))));
+    }
+    let prepared = match api::prepare(spec, &config) {
+        Ok(p) if session.distributed() && dist::refused(&p) => {
+            return alone(outcome(Ok(api::run(&p))));
+        }
+        Ok(p) => p,
+        Err(err) => return alone(outcome(Err(err))),
     };
+    if !session.distributed() {
+        return Some((outcome(Ok(api::run(&prepared))), false));
+    }
+    match session.check_prepared(prepared) {
+        Ok(Ran::Here) => unreachable!("a distributed session"),
+        Ok(Ran::OneProcess(_)) => alone(outcome(api::check_spec(spec, &config))),
+        Ok(Ran::Report(report)) => Some((outcome(Ok(*report)), false)),
+        Ok(Ran::Peer(_)) => None,
+        Err(err) => alone(outcome(Err(err))),
+    }
+}
+
+fn outcome(report: Result<crate::report::Report, Error>) -> CaseOutcome {
     match report {
         Ok(report) => CaseOutcome::Report(Box::new(report)),
         Err(err) => CaseOutcome::Error(err.render(false).trim_end().to_string()),
@@ -142,11 +184,24 @@ pub(super) fn verify(
     paths: &[PathBuf],
     limits: &VerifyLimits,
     output: &VerifyOutputArgs,
+    dist: &DistArgs,
 ) -> Result<i32, Error> {
     super::stats_need_timings(
         output.stats,
         matches!(output.format, Format::Sarif | Format::Junit),
     )?;
+    let session = Session::start(dist, None)?;
+    let code = verify_on(paths, limits, output, &session);
+    session.finish(code)
+}
+
+/// [`verify`] on a session's processes (process 0 reports).
+fn verify_on(
+    paths: &[PathBuf],
+    limits: &VerifyLimits,
+    output: &VerifyOutputArgs,
+    session: &Session,
+) -> Result<i32, Error> {
     let mut cases = Vec::new();
     for path in spec_files(paths)? {
         let (spec, header) = expectations(&path)?;
@@ -157,7 +212,9 @@ pub(super) fn verify(
             )));
         }
         for e in &header.expects {
-            let mut case = run_case(&spec, e, limits);
+            let Some((mut case, alone)) = run_case(&spec, e, limits, session) else {
+                continue;
+            };
             if let CaseOutcome::Report(report) = &mut case.outcome {
                 let stem = format!("{}.line{}", report.spec, e.line);
                 // A kernel's counterexample is printed only: `replay` replays specs.
@@ -175,12 +232,18 @@ pub(super) fn verify(
                     "FAIL".red().bold()
                 };
                 println!("{mark} {}", case.summary());
+                if alone && case.report().is_some() {
+                    println!("     checked by process 0 alone: the distributed explorer does not decide this (liveness, a kernel, or a deadlock decided on the labelled graph)");
+                }
                 if let Some(report) = case.report().filter(|_| output.stats) {
                     println!("     {}", render_stats(report));
                 }
             }
             cases.push(case);
         }
+    }
+    if session.is_peer() {
+        return Ok(0);
     }
     let failed = cases.iter().filter(|c| !c.passed).count();
     let errors = cases.iter().filter(|c| c.error().is_some()).count();

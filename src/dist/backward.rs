@@ -99,7 +99,11 @@ fn progress_while_stuck<S: Checkable>(
     for l in (0..part.len() as u32).filter(|&l| !can.get(l)) {
         let s = part.state(l);
         actions.clear();
-        sys.actions(s, &mut actions);
+        // The steps of the reduced graph, as the sequential check reads them.
+        match part.is_reduced(l) {
+            true => drop(sys.ample_actions(s, &mut actions)),
+            false => sys.actions(s, &mut actions),
+        }
         for &a in &actions {
             if sys.step_labels(s, a, &mut next).1.progressed {
                 sys.canonicalize(&mut next);

@@ -5,13 +5,40 @@
 //! partitioned graph (`backward`), and a counterexample is rebuilt from
 //! parents held by their owners. Verdicts, state counts and
 //! counterexamples are those of the single-process explorer with the same
-//! reductions (ample sets are off: their proviso needs the whole graph).
-//! Liveness needs the whole graph too and is refused.
+//! reductions, ample sets included: the proviso's passes (`proviso`) find
+//! the states the sequential explorer expands fully, by their sequential
+//! ids, on the partitioned graph. Liveness is refused (below).
 //!
 //! Process 0 builds the report; the others return only the exit code.
+//!
+//! **Liveness: not yet, and the plan.** The sequential check decides
+//! livelock and starvation on the labelled graph of the search without
+//! ample sets (`check::liveness`): per progress model, a fair cycle is a
+//! strongly connected set of states in which the guaranteed threads are
+//! treated fairly and some thread never progresses. Distributed, without
+//! gathering the graph: search without ample sets keeping the edge labels
+//! at the targets' owners (as `preds`, with the thread of each step and
+//! whether it progressed); restrict to the states from which the harness
+//! cannot finish or a thread cannot progress (backward reachability, as
+//! `backward` does); then eliminate, OWCTY-style, states with no
+//! predecessor or no successor inside the set; split what remains into
+//! strongly connected components by colouring (Orzan: propagate the
+//! greatest id forward to a fixpoint, as `proviso` propagates labels;
+//! each state whose colour is its own id is a root, and backward
+//! reachability from it within its colour is its component; remove the
+//! components found and repeat); and check the fairness condition of
+//! each component from per-component sums of its labels (which threads
+//! step, which are enabled throughout, which progress), splitting again
+//! where the sequential check removes unfair states. The witness lasso is rebuilt like the deadlock's:
+//! the path to the component's smallest state by parents, and its cycle
+//! searched from there by process 0 in the reduced graph replayed. Until
+//! then, a distributed run refuses a progress model before it starts
+//! (exit 2), and `verify` and families check those specs on process 0
+//! alone and say so: never a wrong verdict.
 
 mod backward;
 mod partition;
+mod proviso;
 mod rounds;
 mod search;
 
@@ -55,12 +82,19 @@ pub(crate) enum Outcome {
     Report(Box<Report>),
     /// Another process: the run's exit code.
     Peer(i32),
+    /// Every process: only the single-process explorer answers this spec
+    /// (its labelled graph decides the deadlock); the error to give.
+    OneProcess(Error),
 }
 
 /// What worker 0 of every process brings back.
 struct Found {
     searched: Searched,
     stuck: Stuck,
+    /// Where the search left steps out and found a violation: the search
+    /// again without those reductions, as the sequential check retraces
+    /// (`check::shortest`), where it fits its budget and finds one.
+    retraced: Option<(Searched, Stuck)>,
     /// Peak resident bytes of each process.
     rss: Vec<u64>,
     seconds: f64,
@@ -97,11 +131,11 @@ pub(crate) fn check(prepared: Prepared, cluster: &Cluster) -> Result<Outcome, Er
         .next()
         .expect("worker 0 of every process reports");
     if let Stuck::NeedsLabels(why) = found.stuck {
-        return Err(needs_one_process(why));
+        return Ok(Outcome::OneProcess(needs_one_process(why)));
     }
     let model = model_of(&prepared);
     let (reduced, _) = Reduced::new(&model, reductions(&prepared));
-    let result = result_of(&reduced, &found, cluster);
+    let result = result_of((&model, &reduced), &found, cluster);
     let report = report_of(&prepared, &model, &result, found.seconds);
     Ok(match cluster.process {
         0 => Outcome::Report(Box::new(report)),
@@ -167,12 +201,9 @@ fn needs_one_process(why: &str) -> Error {
     ))
 }
 
-/// The reductions of a distributed search: those asked, but ample sets.
+/// The reductions of a distributed search: those asked.
 fn reductions(prepared: &Prepared) -> Reductions {
-    Reductions {
-        ample_sets: false,
-        ..prepared.config.reductions
-    }
+    prepared.config.reductions
 }
 
 /// timely's own arguments for this process.
@@ -232,7 +263,8 @@ fn on_lost_process() {
     }));
 }
 
-/// One worker: search its partition, then the deadlock analysis.
+/// One worker: search its partition, then the deadlock analysis, and the
+/// retrace of a violation found with steps left out.
 fn run_worker(
     prepared: &Prepared,
     worker: &mut timely::worker::Worker,
@@ -243,11 +275,11 @@ fn run_worker(
     let (reduced, _) = Reduced::new(&model, reductions(prepared));
     let opts = prepared.config.explore_options();
     let mut rounds = rounds::Rounds::new(worker);
-    let mut part = partition::Partition::new(reduced.state_words());
-    let searched = search::search(&reduced, &mut rounds, &mut part, &opts, true);
-    let stuck = match searched.ending {
-        Ending::Complete => backward::find(&reduced, &mut rounds, &mut part),
-        _ => Stuck::None,
+    let (searched, stuck) = search_and_analyse(&reduced, &mut rounds, &opts);
+    let violated = matches!(searched.ending, Ending::Fault { .. }) || matches!(stuck, Stuck::At(_));
+    let retraced = match violated && reduced.leaves_steps_out() {
+        true => retrace(&model, &reduced, &mut rounds, (&opts, searched.states)),
+        false => None,
     };
     let rss = crate::explore::peak_rss_bytes().unwrap_or(0);
     let rss = rounds.gather(vec![process as u64, rss]);
@@ -261,20 +293,77 @@ fn run_worker(
     first.then_some(Found {
         searched,
         stuck,
+        retraced,
         rss: per_process,
         seconds,
     })
 }
 
-/// The check result of a distributed search, with its finding rebuilt.
-fn result_of(sys: &Reduced, found: &Found, cluster: &Cluster) -> CheckResult {
+/// A search of `sys` on a partition of its own, and its deadlock analysis
+/// when complete.
+fn search_and_analyse(
+    sys: &Reduced,
+    rounds: &mut rounds::Rounds<'_>,
+    opts: &Options,
+) -> (Searched, Stuck) {
+    let mut part = partition::Partition::new(sys.state_words());
+    let searched = search::search(sys, rounds, &mut part, opts, true);
+    let stuck = match searched.ending {
+        Ending::Complete => backward::find(sys, rounds, &mut part),
+        _ => Stuck::None,
+    };
+    (searched, stuck)
+}
+
+/// The search again without the reductions that leave steps out, within
+/// the sequential retrace's budget (`states`: the first search's); its
+/// outcome where it found a violation.
+fn retrace(
+    model: &crate::model::Model,
+    searched: &Reduced,
+    rounds: &mut rounds::Rounds<'_>,
+    (opts, states): (&Options, u64),
+) -> Option<(Searched, Stuck)> {
+    let wanted = crate::check::retrace_reductions(searched);
+    let (full, _) = Reduced::new(model, wanted);
+    if full.symmetry().is_some() != wanted.symmetry {
+        return None;
+    }
+    let opts = Options {
+        max_states: Some(crate::check::retrace_max_states(states, opts)),
+        ..opts.clone()
+    };
+    let (again, stuck) = search_and_analyse(&full, rounds, &opts);
+    let found = matches!(again.ending, Ending::Fault { .. }) || matches!(stuck, Stuck::At(_));
+    found.then_some((again, stuck))
+}
+
+/// The check result of a distributed search, with its finding rebuilt
+/// (from the retrace where there is one).
+fn result_of(
+    (model, reduced): (&crate::model::Model, &Reduced),
+    found: &Found,
+    cluster: &Cluster,
+) -> CheckResult {
     let s = &found.searched;
-    let mut findings: Vec<Finding> = match (&s.ending, &found.stuck) {
+    let full;
+    let (sys, (at, stuck)) = match &found.retraced {
+        Some(again) => {
+            (full, _) = Reduced::new(model, crate::check::retrace_reductions(reduced));
+            (&full, (&again.0, &again.1))
+        }
+        None => (reduced, (s, &found.stuck)),
+    };
+    let mut findings: Vec<Finding> = match (&at.ending, stuck) {
         (Ending::Fault { path, step }, _) => vec![fault_finding(sys, path, *step)],
-        (Ending::Complete, Stuck::At(path)) => vec![deadlock_finding(sys, path)],
+        (Ending::Complete, Stuck::At(path)) => vec![deadlock_finding(sys, path, &at.full)],
         _ => Vec::new(),
     };
-    concretize_findings(sys, &mut findings);
+    concretize_findings(
+        sys,
+        matches!(at.ending, Ending::Fault { .. }),
+        &mut findings,
+    );
     let limit = match s.ending {
         Ending::Limit(kind) => Some(kind),
         _ => None,
@@ -287,6 +376,7 @@ fn result_of(sys: &Reduced, found: &Found, cluster: &Cluster) -> CheckResult {
             states: s.states,
             transitions: s.transitions,
             max_depth: s.max_depth,
+            ample_reduced: s.reduced,
             seconds: found.seconds,
             peak_rss_bytes: found.rss.iter().copied().max(),
             ..Stats::default()
@@ -346,10 +436,11 @@ fn fault_finding(sys: &Reduced, path: &[u32], step: bool) -> Finding {
 
 /// The finding of the first state that cannot finish, at the end of
 /// `path`: where its threads end up is searched from it on this process
-/// (every state reachable from it cannot finish either).
-fn deadlock_finding(sys: &Reduced, path: &[u32]) -> Finding {
+/// (every state reachable from it cannot finish either), in the reduced
+/// graph of the search (`full`: the states its proviso expanded fully).
+fn deadlock_finding(sys: &Reduced, path: &[u32], full: &[Vec<u32>]) -> Finding {
     let stuck = replay(sys, path);
-    let rooted = crate::explore::Rooted::new(sys, stuck);
+    let rooted = crate::explore::Rooted::reduced(sys, stuck, full);
     let opts = Options {
         keep_edges: true,
         ..Options::default()

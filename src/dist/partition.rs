@@ -1,7 +1,8 @@
 //! One worker's part of the visited set: the states it owns (by hash),
-//! with their BFS level, rank within the level, parent (held by whichever
-//! worker owns it) and the action from it, whether final, and, for the
-//! deadlock analysis, the predecessors of each.
+//! with their BFS level, rank within the level, depth, parent (held by
+//! whichever worker owns it) and the action from it, whether final,
+//! whether expanded by an ample subset (for the proviso), and, for the
+//! deadlock analysis and the proviso, the predecessors of each.
 
 use std::hash::{BuildHasher, Hasher};
 
@@ -36,8 +37,12 @@ pub(super) struct Partition {
     words: usize,
     arena: Vec<u32>,
     table: HashTable<u32>,
-    /// BFS level of each state.
+    /// Level of each state: the range of sequential ids it is in (a BFS
+    /// level, or the states a proviso pass found).
     pub level: Vec<u32>,
+    /// Length of each state's path in the BFS tree (its level, until the
+    /// proviso expands a state fully).
+    pub depth: Vec<u32>,
     /// Rank of each state among all workers' states of its level: its id
     /// in a sequential search is the states of earlier levels plus it.
     pub rank: Vec<u64>,
@@ -50,6 +55,13 @@ pub(super) struct Partition {
     pub finals: BitSet,
     /// Every edge into an owned state: (its index, the source).
     pub preds: Vec<(u32, Ptr)>,
+    /// States expanded by an ample subset of their steps (set when
+    /// expanded), less those the proviso expanded fully since (`full`).
+    reduced: BitSet,
+    full: std::collections::HashSet<u32>,
+    /// Sources of edges into this worker's states older than the proviso's
+    /// current range (`proviso`): those sources can leave their component.
+    pub leaving: Vec<Ptr>,
 }
 
 impl Partition {
@@ -59,6 +71,7 @@ impl Partition {
             arena: Vec::new(),
             table: HashTable::new(),
             level: Vec::new(),
+            depth: Vec::new(),
             rank: Vec::new(),
             key: Vec::new(),
             newest: 0,
@@ -66,7 +79,15 @@ impl Partition {
             via: Vec::new(),
             finals: BitSet::default(),
             preds: Vec::new(),
+            reduced: BitSet::default(),
+            full: Default::default(),
+            leaving: Vec::new(),
         }
+    }
+
+    /// Words of a state.
+    pub(super) fn words(&self) -> usize {
+        self.words
     }
 
     pub(super) fn len(&self) -> usize {
@@ -102,11 +123,37 @@ impl Partition {
         let rehash = |&i: &u32| hash(&arena[i as usize * w..(i as usize + 1) * w]);
         self.table.insert_unique(hash(words), local, rehash);
         self.level.push(level);
+        self.depth.push(level);
         self.rank.push(u64::MAX);
         self.key.push(key);
         self.parent.push(parent);
         self.via.push(via);
         local
+    }
+
+    /// Records that state `local` was expanded by an ample subset.
+    pub(super) fn set_reduced(&mut self, local: u32) {
+        while self.reduced.len() <= local as usize {
+            self.reduced.push(false);
+        }
+        self.reduced.insert(local);
+    }
+
+    /// Records that the proviso expanded state `local` fully.
+    pub(super) fn set_full(&mut self, local: u32) {
+        self.full.insert(local);
+    }
+
+    /// Whether state `local` took only an ample subset of its steps.
+    pub(super) fn is_reduced(&self, local: u32) -> bool {
+        (local as usize) < self.reduced.len()
+            && self.reduced.get(local)
+            && !self.full.contains(&local)
+    }
+
+    /// How many states took only an ample subset of their steps.
+    pub(super) fn reduced_count(&self) -> usize {
+        self.reduced.count_ones() - self.full.len()
     }
 
     /// The states of the newest ranked level and after: local indices.

@@ -112,6 +112,8 @@ pub(super) enum Msg {
         key: Key,
         from: Ptr,
         action: u32,
+        /// The depth of `from` in the BFS tree.
+        depth: u32,
     },
     /// A new state's first position, for the worker that ranks its range.
     Key { key: Key, owner: u32, local: u32 },
@@ -123,6 +125,8 @@ pub(super) enum Msg {
     Mark { local: u32 },
     /// Asks the owner whether this state can finish.
     Ask { words: Vec<u32> },
+    /// The proviso: a label that state `local` reaches (`proviso`).
+    Label { local: u32, label: u64 },
 }
 
 impl Rounds<'_> {

@@ -4,9 +4,14 @@
 //! owners keep the new ones. A state's first position (the smallest
 //! (parent rank, action index) it was reached at) decides its parent and,
 //! once the level is complete, its rank, so that parents, the first fault,
-//! and the state counts at it are those of the sequential explorer.
+//! and the state counts at it are those of the sequential explorer. With
+//! ample sets, a search that has nothing left to expand runs the proviso
+//! as the sequential explorer does (`super::proviso` finds the same
+//! states, by their sequential ids) and expands the states it chose fully
+//! in a further level, whose new states are searched on in levels again.
 
 use super::partition::{owner, Partition, ROOT};
+use super::proviso;
 use super::rounds::{Key, Msg, Ptr, Rounds};
 use crate::explore::{LimitKind, Options, TransitionSystem};
 
@@ -36,6 +41,36 @@ pub(super) struct Searched {
     pub max_depth: u32,
     /// States held by each worker.
     pub per_worker: Vec<u64>,
+    /// States expanded by an ample subset only.
+    pub reduced: u64,
+    /// The states the proviso expanded fully (every worker has them all).
+    pub full: Vec<Vec<u32>>,
+}
+
+/// How the states of a level are expanded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// By their ample sets (a BFS level).
+    Ample,
+    /// Fully, by the proviso: only the steps outside the ample set, whose
+    /// successors the BFS did not generate.
+    Full,
+}
+
+/// A level's states on this worker: (position among all workers' states
+/// of the level, index), in order.
+type Frontier = Vec<(u64, u32)>;
+
+/// The proviso's bookkeeping across levels, the same on every worker.
+struct Passes {
+    /// The first sequential id of each level.
+    starts: Vec<u64>,
+    /// States the proviso expanded fully in completed passes.
+    full_done: u64,
+    /// The first level of the states the next pass looks at, and where
+    /// their predecessors start in `Partition::preds`.
+    range: (u32, usize),
+    full: Vec<Vec<u32>>,
 }
 
 /// A stopping event of a level: its position, whether a step failed there
@@ -82,29 +117,25 @@ where
         total: 1,
         transitions: 0,
     };
-    let done = |rounds: &mut Rounds<'_>, part: &Partition, ending, level: &Level, t| {
-        let per_worker = rounds.gather(vec![part.len() as u64]);
-        Searched {
-            ending,
-            states: level.total,
-            transitions: t,
-            max_depth: level.depth,
-            per_worker: per_worker.into_iter().map(|v| v[0]).collect(),
-        }
+    let mut passes = Passes {
+        starts: vec![0],
+        full_done: 0,
+        range: (0, 0),
+        full: Vec::new(),
     };
     if rounds.sum(vec![invalid])[0] > 0 {
         let ending = Ending::Fault {
             path: Vec::new(),
             step: false,
         };
-        return done(rounds, part, ending, &level, 0);
+        return done(rounds, part, ending, &level, (0, &mut passes));
     }
+    let mut frontier = ranked(part);
+    let mut mode = Mode::Ample;
     loop {
-        let frontier = part.newest_range();
         let first_new = part.len() as u32;
-        let at = (frontier, level.depth);
-        let expanded = expand_level(sys, rounds, part, at, opts, keep_preds);
-        let depth = level.depth;
+        let at = (&frontier[..], level.depth, mode);
+        let expanded = expand_level(sys, rounds, part, at, opts, (keep_preds, passes.range.0));
         // New states that break an invariant, at their first position.
         let bad = part
             .newest_range_from(first_new)
@@ -123,32 +154,142 @@ where
         let all = rounds.gather(mine);
         if let Some(kind) = all.iter().filter(|v| v[0] > 0).map(|v| v[0]).min() {
             let t = level.transitions;
-            return done(rounds, part, Ending::Limit(limit_kind(kind)), &level, t);
+            let ending = Ending::Limit(limit_kind(kind));
+            return done(rounds, part, ending, &level, (t, &mut passes));
         }
         let event = all.iter().filter_map(|v| decode_event(&v[3..])).min();
         if let Some(event) = event {
-            return stop_at(rounds, part, (event, first_new), &expanded, level);
+            let level_of = (&frontier[..], mode, &level);
+            return stop_at(
+                rounds,
+                part,
+                (event, first_new),
+                &expanded,
+                level_of,
+                passes,
+            );
         }
         let new: u64 = all.iter().map(|v| v[1]).sum();
         level.transitions += all.iter().map(|v| v[2]).sum::<u64>();
+        if mode == Mode::Full {
+            for &(_, l) in &frontier {
+                part.set_full(l);
+            }
+            passes.full_done += level.count;
+        }
         if new == 0 {
-            let t = level.transitions;
-            return done(rounds, part, Ending::Complete, &level, t);
+            // Nothing left to expand: the proviso may choose states to
+            // expand fully (none after a pass, which ends the search as
+            // in the sequential explorer).
+            let chosen = match (mode, sys.reduces()) {
+                (Mode::Ample, true) => {
+                    proviso::unexpanded(rounds, part, passes.range, &passes.starts)
+                }
+                _ => Vec::new(),
+            };
+            if chosen.is_empty() {
+                let t = level.transitions;
+                return done(rounds, part, Ending::Complete, &level, (t, &mut passes));
+            }
+            passes.full.extend(gather_states(rounds, part, &chosen));
+            // The next pass looks at the states this one finds.
+            passes.range = (level.depth + 1, part.preds.len());
+            frontier = chosen
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.1 == rounds.index() as u32)
+                .map(|(i, c)| (i as u64, c.2))
+                .collect();
+            mode = Mode::Full;
+            level.count = chosen.len() as u64;
+            continue;
         }
         if level.total + new > opts.max_states.unwrap_or(u64::MAX) {
             level.total = opts.max_states.unwrap_or(u64::MAX);
             let t = level.transitions;
-            return done(rounds, part, Ending::Limit(LimitKind::States), &level, t);
+            let ending = Ending::Limit(LimitKind::States);
+            return done(rounds, part, ending, &level, (t, &mut passes));
         }
         rank_level(rounds, part, first_new, level.count);
         part.newest = first_new as usize;
+        passes.starts.push(level.total);
         level = Level {
-            depth: depth + 1,
+            depth: level.depth + 1,
             count: new,
             total: level.total + new,
             transitions: level.transitions,
         };
+        frontier = ranked(part);
+        mode = Mode::Ample;
     }
+}
+
+/// The states of the newest level on this worker, with their ranks.
+fn ranked(part: &Partition) -> Frontier {
+    part.newest_range()
+        .map(|l| (part.rank[l as usize], l))
+        .collect()
+}
+
+/// The words of the states `chosen` (id, worker, index), on every worker.
+fn gather_states(
+    rounds: &mut Rounds<'_>,
+    part: &Partition,
+    chosen: &[(u64, u32, u32)],
+) -> Vec<Vec<u32>> {
+    let me = rounds.index() as u32;
+    let mine: Vec<u64> = chosen
+        .iter()
+        .filter(|c| c.1 == me)
+        .flat_map(|c| part.state(c.2).iter().map(|&w| u64::from(w)))
+        .collect();
+    let words = part.words().max(1);
+    rounds
+        .gather(mine)
+        .iter()
+        .flat_map(|v| {
+            v.chunks(words)
+                .map(|c| c.iter().map(|&w| w as u32).collect())
+        })
+        .collect()
+}
+
+/// The figures of a search that ended at the end of `level` with
+/// `transitions`, the same on every worker.
+fn done(
+    rounds: &mut Rounds<'_>,
+    part: &Partition,
+    ending: Ending,
+    level: &Level,
+    (transitions, passes): (u64, &mut Passes),
+) -> Searched {
+    let per_worker = rounds.gather(vec![part.len() as u64, part.reduced_count() as u64]);
+    // The sequential explorer counts levels, or, once the proviso has
+    // expanded a state fully, the BFS tree's depths.
+    let max_depth = match passes.full_done {
+        0 => level.depth,
+        _ => max_depth(rounds, part, |l| part.level[l as usize] <= level.depth),
+    };
+    Searched {
+        ending,
+        states: level.total,
+        transitions,
+        max_depth,
+        per_worker: per_worker.iter().map(|v| v[0]).collect(),
+        reduced: per_worker.iter().map(|v| v[1]).sum(),
+        full: std::mem::take(&mut passes.full),
+    }
+}
+
+/// The largest depth in the BFS tree of the states `counted`.
+fn max_depth(rounds: &mut Rounds<'_>, part: &Partition, counted: impl Fn(u32) -> bool) -> u32 {
+    let mine = (0..part.len() as u32)
+        .filter(|&l| counted(l))
+        .map(|l| part.depth[l as usize])
+        .max()
+        .unwrap_or(0);
+    let all = rounds.gather(vec![u64::from(mine)]);
+    all.iter().map(|v| v[0]).max().unwrap_or(0) as u32
 }
 
 /// What expanding a level found on this worker.
@@ -160,16 +301,17 @@ struct Expanded {
     limit: Option<LimitKind>,
 }
 
-/// Expands this worker's states `frontier` of the level in batches, one
-/// exchange each (as many as the busiest worker needs), and keeps the new
-/// successors at level `depth + 1`.
+/// Expands this worker's states `frontier` of level `depth` in batches,
+/// one exchange each (as many as the busiest worker needs), and keeps the
+/// new successors at level `depth + 1`; `keep_preds` keeps the edges,
+/// and those into levels before `range` are the proviso's `leaving`.
 fn expand_level<S>(
     sys: &S,
     rounds: &mut Rounds<'_>,
     part: &mut Partition,
-    (frontier, depth): (std::ops::Range<u32>, u32),
+    (frontier, depth, mode): (&[(u64, u32)], u32, Mode),
     opts: &Options,
-    keep_preds: bool,
+    (keep_preds, range): (bool, u32),
 ) -> Expanded
 where
     S: TransitionSystem<Action = u32>,
@@ -184,40 +326,56 @@ where
         fault: None,
         limit: None,
     };
-    let (mut actions, mut state) = (Vec::new(), vec![0u32; sys.state_words()]);
+    let (mut actions, mut ample) = (Vec::new(), Vec::new());
+    let mut state = vec![0u32; sys.state_words()];
     let mut next = state.clone();
-    let mut todo = frontier;
+    let mut todo = frontier.iter();
     for _ in 0..batches {
         let mut out = Vec::new();
-        for local in todo.by_ref().take(BATCH) {
+        for &(order, local) in todo.by_ref().take(BATCH) {
             if found.limit.is_some() {
                 break;
             }
             found.limit = opts.limit_reached();
             state.copy_from_slice(part.state(local));
-            let rank = part.rank[local as usize];
+            let from_depth = part.depth[local as usize];
             actions.clear();
-            sys.actions(&state, &mut actions);
+            ample.clear();
+            match mode {
+                Mode::Ample => {
+                    if sys.ample_actions(&state, &mut actions) {
+                        part.set_reduced(local);
+                    }
+                }
+                Mode::Full => {
+                    sys.actions(&state, &mut actions);
+                    sys.ample_actions(&state, &mut ample);
+                }
+            }
             let mut n = 0;
             for (pos, &a) in actions.iter().enumerate() {
+                if ample.contains(&a) {
+                    // Taken by the search already.
+                    continue;
+                }
                 next.copy_from_slice(&state);
                 if sys.step_from_copy(&state, a, &mut next).is_err() {
-                    let at = ((rank, pos as u32), 0, a);
+                    let at = ((order, pos as u32), 0, a);
                     found.fault = Some(found.fault.map_or(at, |f| f.min(at)));
                     break;
                 }
                 sys.canonicalize(&mut next);
-                let key = (rank, pos as u32);
                 let succ = Msg::Succ {
                     words: next.clone(),
-                    key,
+                    key: (order, pos as u32),
                     from: (me, local),
                     action: a,
+                    depth: from_depth,
                 };
                 out.push((owner(&next, peers), succ));
                 n += 1;
             }
-            found.per_state.push((rank, n));
+            found.per_state.push((order, n));
             found.succs += n;
         }
         for m in rounds.exchange(out) {
@@ -226,48 +384,49 @@ where
                 key,
                 from,
                 action,
+                depth: from_depth,
             } = m
             {
-                keep(
-                    sys,
-                    part,
-                    (&words, key, from, action),
-                    depth + 1,
-                    keep_preds,
-                );
+                let edge = (&words[..], key, from, action);
+                let l = keep(sys, part, edge, (depth + 1, from_depth + 1));
+                if keep_preds {
+                    part.preds.push((l, from));
+                }
+                if mode == Mode::Ample && part.level[l as usize] < range {
+                    part.leaving.push(from);
+                }
             }
         }
     }
     found
 }
 
-/// Keeps one received successor: a new state, or an earlier position of a
-/// state new in this level; and the edge, for the deadlock analysis.
+/// Keeps one received successor: a new state at `level` (`depth` in the
+/// BFS tree), or an earlier position of a state new in this level; its
+/// index.
 fn keep<S: TransitionSystem<Action = u32>>(
     sys: &S,
     part: &mut Partition,
     (words, key, from, action): (&[u32], Key, Ptr, u32),
-    depth: u32,
-    keep_preds: bool,
-) {
-    let l = match part.find(words) {
+    (level, depth): (u32, u32),
+) -> u32 {
+    match part.find(words) {
         Some(l) => {
             let i = l as usize;
-            if part.level[i] == depth && key < part.key[i] {
+            if part.level[i] == level && key < part.key[i] {
                 part.key[i] = key;
                 part.parent[i] = from;
                 part.via[i] = action;
+                part.depth[i] = depth;
             }
             l
         }
         None => {
-            let l = part.insert(words, depth, key, from, action);
+            let l = part.insert(words, level, key, from, action);
+            part.depth[l as usize] = depth;
             part.finals.push(sys.is_final(words));
             l
         }
-    };
-    if keep_preds {
-        part.preds.push((l, from));
     }
 }
 
@@ -321,7 +480,8 @@ fn stop_at(
     part: &Partition,
     ((key, kind, action), first_new): (Event, u32),
     expanded: &Expanded,
-    level: Level,
+    (frontier, mode, level): (&[(u64, u32)], Mode, &Level),
+    mut passes: Passes,
 ) -> Searched {
     let step = kind == 0;
     let before = |k: &Key| *k < key || (!step && *k == key);
@@ -329,24 +489,22 @@ fn stop_at(
         .newest_range_from(first_new)
         .filter(|&l| before(&part.key[l as usize]))
         .count() as u64;
-    // Successors of states before the event's, the event's own before it,
-    // and the edge to a rejected state.
+    // Successors of states before the event's; in a BFS level, the event's
+    // own before it, and the edge to a rejected state (the sequential
+    // proviso counts a state's steps once it has taken them all).
     let mut succs: u64 = expanded
         .per_state
         .iter()
         .filter(|(r, _)| *r < key.0)
         .map(|(_, n)| n)
         .sum();
-    if expanded.per_state.iter().any(|(r, _)| *r == key.0) {
+    if mode == Mode::Ample && expanded.per_state.iter().any(|(r, _)| *r == key.0) {
         succs += u64::from(key.1) + u64::from(!step);
     }
     let all = rounds.sum(vec![kept, succs]);
     // Where the event is: the expanded state (a failed step) or the new one.
     let at = match step {
-        true => part
-            .newest_range()
-            .take_while(|&l| l < first_new)
-            .find(|&l| part.rank[l as usize] == key.0),
+        true => frontier.iter().find(|f| f.0 == key.0).map(|f| f.1),
         false => part
             .newest_range_from(first_new)
             .find(|&l| part.key[l as usize] == key),
@@ -355,13 +513,23 @@ fn stop_at(
     if step {
         path.push(action);
     }
-    let per_worker = rounds.gather(vec![part.len() as u64]);
+    let full_done = passes.full_done + if mode == Mode::Full { key.0 } else { 0 };
+    let max_depth = match full_done {
+        0 => level.depth + u32::from(all[0] > 0),
+        _ => max_depth(rounds, part, |l| {
+            let i = l as usize;
+            l < first_new || before(&part.key[i])
+        }),
+    };
+    let per_worker = rounds.gather(vec![part.len() as u64, part.reduced_count() as u64]);
     Searched {
         ending: Ending::Fault { path, step },
         states: level.total + all[0],
         transitions: level.transitions + all[1],
-        max_depth: level.depth + u32::from(all[0] > 0),
-        per_worker: per_worker.into_iter().map(|v| v[0]).collect(),
+        max_depth,
+        per_worker: per_worker.iter().map(|v| v[0]).collect(),
+        reduced: per_worker.iter().map(|v| v[1]).sum(),
+        full: std::mem::take(&mut passes.full),
     }
 }
 

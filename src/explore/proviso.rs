@@ -65,6 +65,14 @@
 //! state's edges only grow); a terminal component of the larger graph that
 //! holds an older state `o` contains everything `o` reaches, which includes
 //! a terminal component of the older graph and so its fully expanded state.
+//!
+//! **Which state.** The argument needs some fully expanded state in each
+//! terminal component, not a particular one. The smallest id is taken
+//! because ids are the discovery order of a deterministic breadth-first
+//! search, the same for any number of threads and for the distributed
+//! explorer, which numbers its states the same way (level start plus rank
+//! within the level) and finds the same states on its partitioned graph
+//! (`dist::proviso`): the counts and traces then agree everywhere.
 
 use super::bitset::BitSet;
 use super::limits::vec_bytes;

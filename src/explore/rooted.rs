@@ -8,11 +8,30 @@ use super::TransitionSystem;
 pub(crate) struct Rooted<'a, S> {
     sys: &'a S,
     root: Vec<u32>,
+    /// With [`Rooted::reduced`]: the states expanded fully; every other
+    /// state takes its ample set, as in the search that found the root.
+    full: Option<std::collections::HashSet<Vec<u32>>>,
 }
 
 impl<'a, S> Rooted<'a, S> {
+    /// Every enabled step of every state.
     pub(crate) fn new(sys: &'a S, root: Vec<u32>) -> Self {
-        Rooted { sys, root }
+        Rooted {
+            sys,
+            root,
+            full: None,
+        }
+    }
+
+    /// The reduced graph of a search that expanded the states `full`
+    /// fully and every other state by its ample set: its edges from the
+    /// root, with no proviso of its own (the search's is replayed).
+    pub(crate) fn reduced(sys: &'a S, root: Vec<u32>, full: &[Vec<u32>]) -> Self {
+        Rooted {
+            sys,
+            root,
+            full: Some(full.iter().cloned().collect()),
+        }
     }
 }
 
@@ -55,5 +74,16 @@ impl<S: TransitionSystem> TransitionSystem for Rooted<'_, S> {
 
     fn canonicalize(&self, state: &mut [u32]) {
         self.sys.canonicalize(state);
+    }
+
+    // The set is reported as not reduced: the replayed proviso needs none.
+    fn ample_actions(&self, state: &[u32], out: &mut Vec<S::Action>) -> bool {
+        match &self.full {
+            Some(full) if !full.contains(state) => {
+                self.sys.ample_actions(state, out);
+            }
+            _ => self.sys.actions(state, out),
+        }
+        false
     }
 }
