@@ -784,6 +784,20 @@ fn graded_exercises_pass_their_solution_and_fail_the_rest() {
     }
     assert!(exercises >= 1, "the book has a graded exercise");
 
+    // An exercise's own hint replaces the generic one: a plain increment
+    // of the counter is told to use an atomic, not a fence or a flag.
+    let counter = dir.join("atomic_counter");
+    let out = grade(&counter, &counter.join("plain_increment_attempt.gsync"));
+    let text = stdout(&out);
+    let race = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("heterogeneous_race:"))
+        .unwrap_or_else(|| panic!("no race hint\n{text}"));
+    assert!(
+        race.contains("atomicAdd(total, 1)") && !race.contains("must itself be volatile"),
+        "{race}"
+    );
+
     // A right answer too large to check (u32 tickets that never wrap, so
     // the runs that never end have no finite state space) is undecided at
     // the grader's bound, exit 3, not failed.

@@ -16,6 +16,8 @@
 # Each configuration is bounded by GRADE_SECONDS (default 120) and
 # GRADE_MIB (default 4096): one that reaches a bound is reported
 # UNDECIDED, apart from the failures (exit 3 when nothing else failed), and the summary line counts them.
+# EXERCISE_DIR/hints (optional, lines `KIND: text`) replaces the generic
+# hint for a kind of failure with the exercise's own.
 set -eu
 dir=$1
 student=$2
@@ -76,6 +78,14 @@ echo
 echo "Hints:"
 failed=$(grep '^FAIL ' "$work/out" | grep -vc 'got inconclusive' || true)
 for kind in $(sed -n 's/^FAIL .*got violated \([a-z_]*\).*$/\1/p; s/^FAIL .*got \(inconclusive\).*$/\1/p' "$work/out" | sort -u); do
+    # The exercise's own hint for this kind (EXERCISE_DIR/hints, lines
+    # `KIND: text`) comes first: it can name the fix the generic one cannot
+    # (a lost update needs an atomic, not a fence).
+    own=$(sed -n "s/^$kind: //p" "$dir/hints" 2>/dev/null | head -n 1)
+    if [ -n "$own" ]; then
+        echo "  $kind: $own"
+        continue
+    fi
     case $kind in
         mutual_exclusion) echo "  mutual_exclusion: two blocks (or threads) were inside at once (or more than the capacity): look for a check and a take that are two steps, not one atomic operation.";;
         heterogeneous_race|data_race) echo "  $kind: two accesses to one location are ordered by nothing at a scope that covers both: a release (fence before the publishing store) on one side and an acquire (fence after the observing load) on the other, at device scope between blocks. A flag polled in a spin loop must itself be volatile or atomic: a plain load synchronizes with nothing, whatever the fences around it.";;
