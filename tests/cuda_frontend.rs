@@ -10,30 +10,14 @@ mod common;
 use common::*;
 use gsync_check::cuda::nvrtc;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 fn main() -> std::process::ExitCode {
-    let shared = shared_dir();
-    let no_libclang = {
-        let out = gsync(
-            None,
-            &["check", "tests/cuda/constructs.gsync", "--blocks", "1"],
-        );
-        stderr(&out)
-            .contains("needs libclang")
-            .then(|| "libclang 17+ is not installed (apt-get install libclang1-19 libclang-common-19-dev)".to_string())
-    };
-    let no_sources = match &shared {
-        Some(d) if d.join("heterosync").is_dir() => None,
-        Some(d) => Some(format!(
-            "no HeteroSync sources at {}",
-            d.join("heterosync").display()
-        )),
-        None => {
-            Some("no shared/ folder beside or above the repository (set GSYNC_SHARED to it)".into())
-        }
-    };
-    let with_sources = no_libclang.clone().or(no_sources);
+    let CudaGates {
+        shared,
+        no_libclang,
+        with_sources,
+    } = cuda_gates();
     type Test = fn(&Path);
     let mut trials = vec![
         needs(
@@ -375,17 +359,6 @@ fn an_include_folder_is_expanded_and_must_exist() {
         stderr(&unset)
     );
     std::fs::remove_dir_all(&dir).ok();
-}
-
-/// Runs `gsync-check` from the repository root with `GSYNC_SHARED` set,
-/// so the harnesses find HeteroSync wherever this machine keeps it.
-fn gsync(shared: Option<&Path>, args: &[&str]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gsync-check"));
-    c.args(args).current_dir(repo()).env("NO_COLOR", "1");
-    if let Some(s) = shared {
-        c.env("GSYNC_SHARED", s);
-    }
-    c.output().expect("run gsync-check")
 }
 
 fn every_heterosync_harness_meets_its_expectations(shared: &Path) {

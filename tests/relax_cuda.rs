@@ -13,7 +13,7 @@ mod common;
 
 use common::*;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// The HeteroSync harnesses relaxed here (the others take minutes: the
 /// book's table has their recorded rows, checked against the record).
@@ -30,27 +30,11 @@ const OPEN: &str = "<!-- cuda-relax-table: results/relax-cuda.jsonl -->";
 const CLOSE: &str = "<!-- /cuda-relax-table -->";
 
 fn main() -> std::process::ExitCode {
-    let shared = shared_dir();
-    let no_libclang = {
-        let out = gsync(
-            None,
-            &["check", "tests/cuda/constructs.gsync", "--blocks", "1"],
-        );
-        stderr(&out)
-            .contains("needs libclang")
-            .then(|| "libclang 17+ is not installed (apt-get install libclang1-19 libclang-common-19-dev)".to_string())
-    };
-    let no_sources = match &shared {
-        Some(d) if d.join("heterosync").is_dir() => None,
-        Some(d) => Some(format!(
-            "no HeteroSync sources at {}",
-            d.join("heterosync").display()
-        )),
-        None => {
-            Some("no shared/ folder beside or above the repository (set GSYNC_SHARED to it)".into())
-        }
-    };
-    let with_sources = no_libclang.clone().or(no_sources);
+    let CudaGates {
+        shared,
+        no_libclang,
+        with_sources,
+    } = cuda_gates();
     let dir = shared.unwrap_or_default();
     let d = dir.clone();
     run_trials(vec![
@@ -93,15 +77,6 @@ fn main() -> std::process::ExitCode {
             relax_of_a_harness_whose_cuda_is_missing_is_located,
         ),
     ])
-}
-
-fn gsync(shared: Option<&Path>, args: &[&str]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gsync-check"));
-    c.args(args).current_dir(repo()).env("NO_COLOR", "1");
-    if let Some(s) = shared {
-        c.env("GSYNC_SHARED", s);
-    }
-    c.output().expect("run gsync-check")
 }
 
 fn scratch() -> PathBuf {

@@ -173,3 +173,52 @@ fn gated(
 pub fn run_trials(trials: Vec<libtest_mimic::Trial>) -> std::process::ExitCode {
     libtest_mimic::run(&libtest_mimic::Arguments::from_args(), trials).exit_code()
 }
+
+/// Runs `gsync-check ARGS` from the repository root with `GSYNC_SHARED`
+/// set, so harnesses find HeteroSync wherever this machine keeps it.
+pub fn gsync(shared: Option<&Path>, args: &[&str]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gsync-check"));
+    c.args(args).current_dir(repo()).env("NO_COLOR", "1");
+    if let Some(s) = shared {
+        c.env("GSYNC_SHARED", s);
+    }
+    c.output().expect("run gsync-check")
+}
+
+/// What the CUDA front end's tests need and may lack here: the shared
+/// folder, why libclang cannot be used (`None`: it can), and why the
+/// tests that also read HeteroSync's sources cannot run.
+pub struct CudaGates {
+    pub shared: Option<PathBuf>,
+    pub no_libclang: Option<String>,
+    pub with_sources: Option<String>,
+}
+
+pub fn cuda_gates() -> CudaGates {
+    let shared = shared_dir();
+    let no_libclang = {
+        let out = gsync(
+            None,
+            &["check", "tests/cuda/constructs.gsync", "--blocks", "1"],
+        );
+        stderr(&out)
+            .contains("needs libclang")
+            .then(|| "libclang 17+ is not installed (apt-get install libclang1-19 libclang-common-19-dev)".to_string())
+    };
+    let no_sources = match &shared {
+        Some(d) if d.join("heterosync").is_dir() => None,
+        Some(d) => Some(format!(
+            "no HeteroSync sources at {}",
+            d.join("heterosync").display()
+        )),
+        None => {
+            Some("no shared/ folder beside or above the repository (set GSYNC_SHARED to it)".into())
+        }
+    };
+    let with_sources = no_libclang.clone().or(no_sources);
+    CudaGates {
+        shared,
+        no_libclang,
+        with_sources,
+    }
+}
