@@ -27,10 +27,15 @@ fn lower(ll: &str, kernel: &str, args: &[(&str, i64)]) -> Result<Program, String
         &UserFiles::default(),
         &request,
     )
-    .map_err(|r| match r {
+    .map_err(refusal_message)
+}
+
+/// A refusal's message, located or not.
+fn refusal_message(r: Refusal) -> String {
+    match r {
         Refusal::Usage(m) => m,
         Refusal::Located(d, _) => d.message,
-    })
+    }
 }
 
 /// Runs thread 0 of block 0 alone; memory as `(variable, index) → value`
@@ -1684,10 +1689,7 @@ define ptx_kernel void @kb(ptr byval(%struct.T) align 8 %t, ptr %out) {
             &[request("ka"), request("kb")],
         )
         .map(|_| ())
-        .map_err(|r| match r {
-            Refusal::Usage(m) => m,
-            Refusal::Located(d, _) => d.message,
-        })
+        .map_err(refusal_message)
     };
     // Read by kb only, set once for both launches.
     assert_eq!(co_launch("cfg.@12"), Ok(()));
