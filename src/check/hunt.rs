@@ -182,16 +182,20 @@ impl Swarm<'_, '_, '_> {
             let results = std::sync::Mutex::new(Vec::new());
             std::thread::scope(|scope| {
                 for _ in 0..threads.min(n as usize) {
-                    scope.spawn(|| loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= first + n {
-                            break;
+                    scope.spawn(|| {
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            if i >= first + n {
+                                break;
+                            }
+                            let walked = self.walk(i);
+                            if let Walked::Found(_) = walked {
+                                self.best.fetch_min(i, Ordering::Relaxed);
+                            }
+                            results.lock().expect("no walk panics").push((i, walked));
                         }
-                        let walked = self.walk(i);
-                        if let Walked::Found(_) = walked {
-                            self.best.fetch_min(i, Ordering::Relaxed);
-                        }
-                        results.lock().expect("no walk panics").push((i, walked));
+                        // The walker's share of the heap count (explore::heap).
+                        crate::explore::heap::settle();
                     });
                 }
             });

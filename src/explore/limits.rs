@@ -24,8 +24,10 @@ pub struct Options {
     pub deadline: Option<Instant>,
     /// Stop before the process would hold more than this many bytes: its
     /// heap as counted by [`heap::CountingAlloc`] plus what it held
-    /// outside the heap at start, or, without that allocator, the
-    /// explorer's own allocations (visited set, per-state metadata, edges).
+    /// outside the heap at start (within 256 KiB per thread: each thread
+    /// counts its own allocations until they pass that), or, without that
+    /// allocator, the explorer's own allocations (visited set, per-state
+    /// metadata, edges).
     pub max_memory_bytes: Option<u64>,
     /// Keep every transition (from, action, to) for graph analyses
     /// (successors, backward reachability, cycles).

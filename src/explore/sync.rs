@@ -13,10 +13,14 @@ pub(crate) use std::thread::{yield_now, JoinHandle};
 pub(crate) const SPIN_ROUNDS: u32 = 2_000;
 pub(crate) const YIELD_ROUNDS: u32 = 1_000;
 
-/// Starts a pool helper thread, if the system lets it.
+/// Starts a pool helper thread, if the system lets it; the thread hands
+/// its share of the heap count back as it ends ([`super::heap::settle`]).
 pub(crate) fn spawn(f: impl FnOnce() + Send + 'static) -> Option<JoinHandle<()>> {
     std::thread::Builder::new()
         .name("gsync-explore".into())
-        .spawn(f)
+        .spawn(move || {
+            f();
+            super::heap::settle();
+        })
         .ok()
 }

@@ -77,7 +77,10 @@ impl Workers {
                 _ => Backend::Caller,
             },
             #[cfg(feature = "parallel")]
-            WorkerPool::Rayon => match rayon::ThreadPoolBuilder::new().num_threads(threads).build()
+            WorkerPool::Rayon => match rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .exit_handler(|_| super::heap::settle())
+                .build()
             {
                 Ok(p) => Backend::Rayon(p),
                 Err(_) => Backend::Caller,
