@@ -607,6 +607,10 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                 (room, from, id) = (room - n, from + n, id + n);
             }
         }
+        // Placing the codes above is one thread's work: `serial`, so that
+        // `commit` is the workers' copying (at 16 threads the placing was
+        // half of what `commit` showed, and did not shrink with threads).
+        Phases::lap(&mut self.lap, &mut self.phases.serial);
         workers.each(&mut jobs, |_, (c, range, id, arena, prints)| {
             let (chunk, cl) = (&chunks[*c], &claims.chunks[*c]);
             let mut rest = std::mem::take(arena);

@@ -48,7 +48,8 @@ pub struct Phases {
     /// Parents, actions and edges of the batch (parallel).
     pub record: f64,
     /// Everything else between batches on one thread: memory
-    /// reservations, ordering the batch's results, limits and progress.
+    /// reservations, ordering the batch's results, placing the new
+    /// states' codes in the store, limits and progress.
     pub serial: f64,
     /// The proviso's searches for terminal components (one thread).
     pub proviso: f64,
