@@ -91,6 +91,9 @@ pub struct Exploration<A, F> {
     pub(super) expanded: usize,
     pub(super) edges: Option<Edges<A>>,
     pub(super) reverse: OnceLock<Reverse>,
+    /// [`Exploration::can_finish`], computed on first use: the deadlock
+    /// check asks twice (`progress_while_stuck`, then `find`).
+    pub(super) finishing: OnceLock<BitSet>,
     /// The words of every held state, decoded on the first [`Exploration::state`].
     pub(super) decoded: OnceLock<Vec<u32>>,
     pub(super) outcome: Outcome<A, F>,
@@ -756,6 +759,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             expanded: self.expanded,
             edges: self.edges,
             reverse: OnceLock::new(),
+            finishing: OnceLock::new(),
             decoded: OnceLock::new(),
             outcome,
             stats,

@@ -178,10 +178,13 @@ impl<A: Copy, F> Exploration<A, F> {
     /// States from which a final state is reachable. States that were not
     /// expanded (after a limit or fault) count as able to finish, since
     /// their futures are unknown, so the complement never holds false
-    /// deadlocks. Panics if edges were not kept.
-    pub fn can_finish(&self) -> BitSet {
-        let expanded = self.num_expanded();
-        self.can_reach(|s| s as usize >= expanded || self.is_final(s))
+    /// deadlocks. Computed once (a graph of millions of states takes a
+    /// sweep over every edge). Panics if edges were not kept.
+    pub fn can_finish(&self) -> &BitSet {
+        self.finishing.get_or_init(|| {
+            let expanded = self.num_expanded();
+            self.can_reach(|s| s as usize >= expanded || self.is_final(s))
+        })
     }
 
     /// The smallest id (so the one with the shortest path from the initial
