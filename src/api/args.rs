@@ -82,7 +82,7 @@ pub struct CheckOptions {
     #[arg(long, value_name = "S", value_parser = positive_seconds, allow_negative_numbers = true)]
     pub max_seconds: Option<f64>,
 
-    /// Stop with verdict inconclusive (exit 3) before the process holds this many MiB (the search, its batches and the analyses after it), at least 1 [default: 8192]
+    /// Stop with verdict inconclusive (exit 3) before the process holds this many MiB (the search, its batches and the analyses after it; the heap is counted within 256 KiB per thread), at least 1 [default: 8192]
     #[arg(long, value_name = "MIB", value_parser = at_least_1::<u64>, allow_negative_numbers = true)]
     pub max_memory: Option<u64>,
 
