@@ -103,33 +103,61 @@ pub(super) type Key = (u64, u32);
 /// A state held by a worker: (worker, index in its partition).
 pub(super) type Ptr = (u32, u32);
 
-/// Every record the workers exchange.
+/// Where a successor was reached: its position, the state it was reached
+/// from, the action, and the depth of that state in the BFS tree.
+pub(super) type Reached = (Key, Ptr, u32, u32);
+
+/// Every record the workers exchange: one per receiving worker and round,
+/// each carrying all that worker's items of the round (timely's cost is
+/// per record; a batch is serialized as a few flat vectors).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(super) enum Msg {
-    /// A successor, for the worker that owns it.
-    Succ {
+    /// Successors, for the worker that owns them: their words, one state
+    /// after another, and where each was reached.
+    Succs {
         words: Vec<u32>,
-        key: Key,
-        from: Ptr,
-        action: u32,
-        /// The depth of `from` in the BFS tree.
-        depth: u32,
+        reached: Vec<Reached>,
     },
-    /// A new state's first position, for the worker that ranks its range.
-    Key { key: Key, owner: u32, local: u32 },
-    /// The rank of a new state within its level, for its owner.
-    Rank { local: u32, rank: u64 },
+    /// New states' first positions, for the worker that ranks their range:
+    /// (key, owner, index).
+    Keys(Vec<(Key, u32, u32)>),
+    /// The ranks of new states within their level, for their owner:
+    /// (index, rank).
+    Ranks(Vec<(u32, u64)>),
     /// One worker's figures, for every worker.
     Figures { from: u32, values: Vec<u64> },
-    /// Backward reachability: state `local` can finish.
-    Mark { local: u32 },
-    /// Asks the owner whether this state can finish.
-    Ask { words: Vec<u32> },
-    /// The proviso: a label that state `local` reaches (`proviso`).
-    Label { local: u32, label: u64 },
+    /// Backward reachability: these states (indices) are marked.
+    Marks(Vec<u32>),
+    /// Asks the owner whether these states can finish: their words, one
+    /// after another.
+    Asks(Vec<u32>),
+    /// The proviso: labels that states reach (`proviso`): (index, label).
+    Labels(Vec<(u32, u64)>),
 }
 
 impl Rounds<'_> {
+    /// Sends each `(worker, item)` in one message per worker (`wrap`
+    /// makes it) and returns the items sent to this one (`unwrap` takes
+    /// them out of a message of that kind). Every worker must call it the
+    /// same number of times.
+    pub(super) fn exchange_each<T>(
+        &mut self,
+        out: impl IntoIterator<Item = (u32, T)>,
+        wrap: fn(Vec<T>) -> Msg,
+        unwrap: fn(Msg) -> Option<Vec<T>>,
+    ) -> impl Iterator<Item = T> {
+        let mut each: Vec<Vec<T>> = (0..self.peers()).map(|_| Vec::new()).collect();
+        for (w, item) in out {
+            each[w as usize].push(item);
+        }
+        let out = each
+            .into_iter()
+            .enumerate()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(w, v)| (w as u32, wrap(v)));
+        self.exchange(out).into_iter().filter_map(unwrap).flatten()
+    }
+
     /// Sends `mine` to every worker; returns every worker's, by index.
     pub(super) fn gather(&mut self, mine: Vec<u64>) -> Vec<Vec<u64>> {
         let me = self.index() as u32;
