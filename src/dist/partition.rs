@@ -20,7 +20,12 @@ pub(super) const ROOT: Ptr = (u32::MAX, u32::MAX);
 /// The hash of a state's words (the same on every process).
 pub(super) fn hash(words: &[u32]) -> u64 {
     let mut h = FxBuildHasher.build_hasher();
-    for &w in words {
+    // Two words a step: the owner of every successor is hashed.
+    let mut pairs = words.chunks_exact(2);
+    for p in &mut pairs {
+        h.write_u64(u64::from(p[0]) | u64::from(p[1]) << 32);
+    }
+    for &w in pairs.remainder() {
         h.write_u32(w);
     }
     h.finish()

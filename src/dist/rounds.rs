@@ -17,6 +17,12 @@ use timely::dataflow::operators::{Input, Probe};
 use timely::dataflow::{InputHandle, ProbeHandle};
 use timely::worker::Worker;
 
+/// The most bytes a record is meant to carry. Timely's buffers grow to
+/// the largest record serialized and keep that size, per connection: a
+/// record of a whole batch's successors (megabytes) made most of each
+/// process's memory beyond its states.
+pub(super) const RECORD_BYTES: usize = 1 << 18;
+
 /// One worker's end of the rounds: an input, the records that reached this
 /// worker, and a probe on the operator that collected them.
 pub(super) struct Rounds<'w> {
@@ -75,6 +81,14 @@ impl<'w> Rounds<'w> {
     /// Number of workers of all processes.
     pub(super) fn peers(&self) -> usize {
         self.worker.peers()
+    }
+
+    /// Sends `m` to worker `to` in the current round now, so that it
+    /// travels while this worker goes on (for full records).
+    pub(super) fn post(&mut self, to: u32, m: Msg) {
+        self.input.send((to, m));
+        self.input.flush();
+        self.worker.step();
     }
 
     /// Sends each `(worker, message)` and returns what every worker sent to
@@ -147,8 +161,14 @@ impl Rounds<'_> {
         unwrap: fn(Msg) -> Option<Vec<T>>,
     ) -> impl Iterator<Item = T> {
         let mut each: Vec<Vec<T>> = (0..self.peers()).map(|_| Vec::new()).collect();
+        let full = (RECORD_BYTES / std::mem::size_of::<T>().max(1)).max(1);
         for (w, item) in out {
-            each[w as usize].push(item);
+            let to = &mut each[w as usize];
+            to.push(item);
+            if to.len() >= full {
+                let m = wrap(std::mem::take(to));
+                self.post(w, m);
+            }
         }
         let out = each
             .into_iter()

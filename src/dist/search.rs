@@ -12,11 +12,26 @@
 
 use super::partition::{owner, Partition, ROOT};
 use super::proviso;
-use super::rounds::{Key, Msg, Ptr, Reached, Rounds};
+use super::rounds::{Key, Msg, Ptr, Reached, Rounds, RECORD_BYTES};
 use crate::explore::{LimitKind, Options, TransitionSystem};
 
-/// States expanded by a worker between two exchanges.
+/// The most states a worker expands between two exchanges.
 const BATCH: usize = 4096;
+/// About the most bytes of successors a worker sends in one exchange
+/// (taking four successors a state): timely keeps its buffers at the most
+/// a round had in flight, so this bounds each process's memory beyond its
+/// states (16 MiB a round at 4,096 states of 1 KiB made tens of MiB).
+const BATCH_BYTES: usize = 2 << 20;
+
+/// States a worker expands between two exchanges, for states of `words`
+/// words: within [`BATCH_BYTES`] (a 32nd of the memory limit if less).
+fn batch_len(words: usize, opts: &Options) -> usize {
+    let budget = opts
+        .max_memory_bytes
+        .map_or(BATCH_BYTES, |m| BATCH_BYTES.min((m / 32) as usize));
+    let per_state = 4 * (words * 4 + std::mem::size_of::<Reached>());
+    (budget / per_state).clamp(16, BATCH)
+}
 
 /// How the search ended, the same on every worker.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -326,7 +341,8 @@ where
 {
     let me = rounds.index() as u32;
     let peers = rounds.peers();
-    let batches = rounds.gather(vec![frontier.len().div_ceil(BATCH) as u64]);
+    let batch = batch_len(sys.state_words(), opts);
+    let batches = rounds.gather(vec![frontier.len().div_ceil(batch) as u64]);
     let batches = batches.iter().map(|v| v[0]).max().unwrap_or(0);
     let mut found = Expanded {
         per_state: Vec::new(),
@@ -340,7 +356,7 @@ where
     let mut todo = frontier.iter();
     for _ in 0..batches {
         let mut out: Vec<(Vec<u32>, Vec<Reached>)> = vec![Default::default(); peers];
-        for &(order, local) in todo.by_ref().take(BATCH) {
+        for &(order, local) in todo.by_ref().take(batch) {
             if found.limit.is_some() {
                 break;
             }
@@ -373,9 +389,16 @@ where
                     break;
                 }
                 sys.canonicalize(&mut next);
-                let to = &mut out[owner(&next, peers) as usize];
+                let w = owner(&next, peers);
+                let to = &mut out[w as usize];
                 to.0.extend_from_slice(&next);
                 to.1.push(((order, pos as u32), (me, local), a, from_depth));
+                if to.0.len() * 4 >= RECORD_BYTES {
+                    let room = (to.0.capacity(), to.1.capacity());
+                    let room = (Vec::with_capacity(room.0), Vec::with_capacity(room.1));
+                    let (words, reached) = std::mem::replace(to, room);
+                    rounds.post(w, Msg::Succs { words, reached });
+                }
                 n += 1;
             }
             found.per_state.push((order, n));
