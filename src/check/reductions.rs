@@ -103,8 +103,7 @@ pub struct DistributedRun {
 pub enum SearchNote {
     /// The reductions of a search in one process.
     Reductions(ReductionLog),
-    /// A distributed search (its reductions are those asked, but ample
-    /// sets, whose proviso needs the whole graph).
+    /// A distributed search (its reductions are those asked).
     Distributed(DistributedRun),
 }
 

@@ -64,17 +64,15 @@ fn can_finish(rounds: &mut Rounds<'_>, part: &mut Partition) -> BitSet {
         can.insert(l);
     }
     loop {
-        let out: Vec<(u32, Msg)> = frontier
+        let out: Vec<(u32, u32)> = frontier
             .iter()
             .flat_map(|&l| &preds[offsets[l as usize]..offsets[l as usize + 1]])
-            .map(|&(_, (w, local))| (w, Msg::Mark { local }))
+            .map(|&(_, p)| p)
             .collect();
         frontier.clear();
-        for m in rounds.exchange(out) {
-            if let Msg::Mark { local } = m {
-                if can.insert(local) {
-                    frontier.push(local);
-                }
+        for local in rounds.exchange_each(out, Msg::Marks, marks) {
+            if can.insert(local) {
+                frontier.push(local);
             }
         }
         if rounds.sum(vec![frontier.len() as u64])[0] == 0 {
@@ -94,10 +92,10 @@ fn progress_while_stuck<S: Checkable>(
     can: &BitSet,
 ) -> bool {
     let peers = rounds.peers();
-    let mut out = Vec::new();
+    let mut out = vec![Vec::new(); peers];
     let (mut actions, mut next) = (Vec::new(), vec![0u32; sys.state_words()]);
     for l in (0..part.len() as u32).filter(|&l| !can.get(l)) {
-        let s = part.state(l);
+        let s = &part.state(l)[..];
         actions.clear();
         // The steps of the reduced graph, as the sequential check reads them.
         match part.is_reduced(l) {
@@ -107,18 +105,34 @@ fn progress_while_stuck<S: Checkable>(
         for &a in &actions {
             if sys.step_labels(s, a, &mut next).1.progressed {
                 sys.canonicalize(&mut next);
-                let words = next.clone();
-                out.push((super::partition::owner(&words, peers), Msg::Ask { words }));
+                out[super::partition::owner(&next, peers) as usize].extend_from_slice(&next);
             }
         }
     }
-    let stuck = rounds
-        .exchange(out)
+    let asks = out
         .into_iter()
-        .filter(|m| match m {
-            Msg::Ask { words } => part.find(words).is_some_and(|l| !can.get(l)),
-            _ => false,
+        .enumerate()
+        .filter(|(_, w)| !w.is_empty())
+        .map(|(w, words)| (w as u32, Msg::Asks(words)));
+    let words = part.words().max(1);
+    let stuck = rounds
+        .exchange(asks.collect::<Vec<_>>())
+        .into_iter()
+        .map(|m| match m {
+            Msg::Asks(asked) => asked
+                .chunks(words)
+                .filter(|s| part.find(s).is_some_and(|l| !can.get(l)))
+                .count(),
+            _ => 0,
         })
-        .count();
+        .sum::<usize>();
     rounds.sum(vec![stuck as u64])[0] > 0
+}
+
+/// The marks of a message of marks.
+pub(super) fn marks(m: Msg) -> Option<Vec<u32>> {
+    match m {
+        Msg::Marks(v) => Some(v),
+        _ => None,
+    }
 }

@@ -306,7 +306,11 @@ fn search_and_analyse(
     rounds: &mut rounds::Rounds<'_>,
     opts: &Options,
 ) -> (Searched, Stuck) {
-    let mut part = partition::Partition::new(sys.state_words());
+    let parts = match opts.no_tree_compression {
+        false => sys.state_parts(),
+        true => Vec::new(),
+    };
+    let mut part = partition::Partition::new(sys.state_words(), parts);
     let searched = search::search(sys, rounds, &mut part, opts, true);
     let stuck = match searched.ending {
         Ending::Complete => backward::find(sys, rounds, &mut part),
@@ -378,6 +382,7 @@ fn result_of(
             max_depth: s.max_depth,
             ample_reduced: s.reduced,
             seconds: found.seconds,
+            peak_bytes: s.bytes,
             peak_rss_bytes: found.rss.iter().copied().max(),
             ..Stats::default()
         },

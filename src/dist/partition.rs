@@ -2,15 +2,17 @@
 //! with their BFS level, rank within the level, depth, parent (held by
 //! whichever worker owns it) and the action from it, whether final,
 //! whether expanded by an ample subset (for the proviso), and, for the
-//! deadlock analysis and the proviso, the predecessors of each.
+//! deadlock analysis and the proviso, the predecessors of each. The
+//! states themselves are kept as the single-process explorer keeps them
+//! (`StateStore`: compact codes, with the system's parts interned in
+//! tables of this worker's own).
 
 use std::hash::{BuildHasher, Hasher};
 
-use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
 use super::rounds::{Key, Ptr};
-use crate::explore::BitSet;
+use crate::explore::{BitSet, StateStore};
 
 /// Parent of the initial state.
 pub(super) const ROOT: Ptr = (u32::MAX, u32::MAX);
@@ -18,14 +20,18 @@ pub(super) const ROOT: Ptr = (u32::MAX, u32::MAX);
 /// The hash of a state's words (the same on every process).
 pub(super) fn hash(words: &[u32]) -> u64 {
     let mut h = FxBuildHasher.build_hasher();
-    for &w in words {
+    // Two words a step: the owner of every successor is hashed.
+    let mut pairs = words.chunks_exact(2);
+    for p in &mut pairs {
+        h.write_u64(u64::from(p[0]) | u64::from(p[1]) << 32);
+    }
+    for &w in pairs.remainder() {
         h.write_u32(w);
     }
     h.finish()
 }
 
-/// The worker that owns a state: its hash, mixed again (the table uses the
-/// same hash), reduced to `peers`.
+/// The worker that owns a state: its hash, mixed again, reduced to `peers`.
 pub(super) fn owner(words: &[u32], peers: usize) -> u32 {
     let h = hash(words);
     let x = (h ^ (h >> 31)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
@@ -34,9 +40,8 @@ pub(super) fn owner(words: &[u32], peers: usize) -> u32 {
 
 /// The states one worker owns.
 pub(super) struct Partition {
-    words: usize,
-    arena: Vec<u32>,
-    table: HashTable<u32>,
+    /// The states, by local index.
+    store: StateStore,
     /// Level of each state: the range of sequential ids it is in (a BFS
     /// level, or the states a proviso pass found).
     pub level: Vec<u32>,
@@ -46,8 +51,11 @@ pub(super) struct Partition {
     /// Rank of each state among all workers' states of its level: its id
     /// in a sequential search is the states of earlier levels plus it.
     pub rank: Vec<u64>,
-    /// First position (smallest key) each state was reached at in its level.
-    pub key: Vec<Key>,
+    /// First position (smallest key) each state of the level being
+    /// found (from local index `keyed_from` on) was reached at: only the
+    /// search of that level needs it.
+    keys: Vec<Key>,
+    keyed_from: u32,
     /// First local index of the level being expanded.
     pub newest: usize,
     pub parent: Vec<Ptr>,
@@ -65,15 +73,17 @@ pub(super) struct Partition {
 }
 
 impl Partition {
-    pub(super) fn new(words: usize) -> Self {
+    /// An empty partition for states of `words` words, whose word ranges
+    /// `parts` are interned (`TransitionSystem::state_parts`; none: every
+    /// state kept whole, as a compact code).
+    pub(super) fn new(words: usize, parts: Vec<std::ops::Range<usize>>) -> Self {
         Partition {
-            words,
-            arena: Vec::new(),
-            table: HashTable::new(),
+            store: StateStore::new(words).with_parts(parts),
             level: Vec::new(),
             depth: Vec::new(),
             rank: Vec::new(),
-            key: Vec::new(),
+            keys: Vec::new(),
+            keyed_from: 0,
             newest: 0,
             parent: Vec::new(),
             via: Vec::new(),
@@ -87,28 +97,46 @@ impl Partition {
 
     /// Words of a state.
     pub(super) fn words(&self) -> usize {
-        self.words
+        self.store.words()
+    }
+
+    /// Bytes held: the states (codes, their index and interned parts),
+    /// what is kept per state, and the edges kept.
+    pub(super) fn bytes(&self) -> usize {
+        fn held<T>(v: &Vec<T>) -> usize {
+            v.capacity() * std::mem::size_of::<T>()
+        }
+        let per_state = held(&self.level)
+            + held(&self.depth)
+            + held(&self.rank)
+            + held(&self.keys)
+            + held(&self.parent)
+            + held(&self.via);
+        let edges = held(&self.preds) + held(&self.leaving);
+        self.store.bytes() + per_state + edges + (self.finals.len() + self.reduced.len()) / 8
     }
 
     pub(super) fn len(&self) -> usize {
         self.level.len()
     }
 
+    /// Writes the words of state `local` into `out`.
+    pub(super) fn read(&self, local: u32, out: &mut [u32]) {
+        self.store.read(local, out);
+    }
+
     /// The words of state `local`.
-    pub(super) fn state(&self, local: u32) -> &[u32] {
-        let at = local as usize * self.words;
-        &self.arena[at..at + self.words]
+    pub(super) fn state(&self, local: u32) -> Vec<u32> {
+        self.store.get(local)
     }
 
     /// The index of a held state.
     pub(super) fn find(&self, words: &[u32]) -> Option<u32> {
-        let arena = &self.arena;
-        let w = self.words;
-        let at = |i: u32| &arena[i as usize * w..(i as usize + 1) * w];
-        self.table.find(hash(words), |&i| at(i) == words).copied()
+        self.store.find(words)
     }
 
-    /// Adds a state (not held yet) at `level`, reached first at `key`.
+    /// The index of a state, and whether it is new: a new one is held from
+    /// now on, at `level`, reached first at `key`.
     pub(super) fn insert(
         &mut self,
         words: &[u32],
@@ -116,19 +144,36 @@ impl Partition {
         key: Key,
         parent: Ptr,
         via: u32,
-    ) -> u32 {
-        let local = self.len() as u32;
-        self.arena.extend_from_slice(words);
-        let (arena, w) = (&self.arena, self.words);
-        let rehash = |&i: &u32| hash(&arena[i as usize * w..(i as usize + 1) * w]);
-        self.table.insert_unique(hash(words), local, rehash);
+    ) -> (u32, bool) {
+        let (local, new) = self.store.insert(words);
+        if !new {
+            return (local, false);
+        }
+        debug_assert_eq!(local as usize, self.len());
         self.level.push(level);
         self.depth.push(level);
         self.rank.push(u64::MAX);
-        self.key.push(key);
+        self.keys.push(key);
         self.parent.push(parent);
         self.via.push(via);
-        local
+        (local, true)
+    }
+
+    /// The states found from now on are a new level: the positions of
+    /// the earlier ones are forgotten.
+    pub(super) fn new_level(&mut self) {
+        self.keys.clear();
+        self.keyed_from = self.len() as u32;
+    }
+
+    /// The first position state `local` of the newest level was reached at.
+    pub(super) fn key(&self, local: u32) -> Key {
+        self.keys[(local - self.keyed_from) as usize]
+    }
+
+    /// A smaller first position of state `local` of the newest level.
+    pub(super) fn set_key(&mut self, local: u32, key: Key) {
+        self.keys[(local - self.keyed_from) as usize] = key;
     }
 
     /// Records that state `local` was expanded by an ample subset.

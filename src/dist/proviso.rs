@@ -28,6 +28,7 @@
 //! The chosen states go to every worker sorted by id, the order in which
 //! the sequential explorer expands them fully.
 
+use super::backward::marks;
 use super::partition::Partition;
 use super::rounds::{Msg, Ptr, Rounds};
 use crate::explore::BitSet;
@@ -123,22 +124,12 @@ fn escape(
     for &l in &frontier {
         escaped.insert(l - first);
     }
-    let mut out: Vec<(u32, Msg)> = leaving
-        .into_iter()
-        .map(|(w, local)| (w, Msg::Mark { local }))
-        .collect();
+    let mut out: Vec<Ptr> = leaving;
     loop {
-        out.extend(
-            frontier
-                .drain(..)
-                .flat_map(|l| range.preds(l))
-                .map(|(w, local)| (w, Msg::Mark { local })),
-        );
-        for m in rounds.exchange(std::mem::take(&mut out)) {
-            if let Msg::Mark { local } = m {
-                if range.holds(local) && escaped.insert(local - first) {
-                    frontier.push(local);
-                }
+        out.extend(frontier.drain(..).flat_map(|l| range.preds(l)));
+        for local in rounds.exchange_each(std::mem::take(&mut out), Msg::Marks, marks) {
+            if range.holds(local) && escaped.insert(local - first) {
+                frontier.push(local);
             }
         }
         if rounds.sum(vec![frontier.len() as u64])[0] == 0 {
@@ -159,26 +150,22 @@ fn propagate(
 ) {
     let first = range.first;
     loop {
-        let out: Vec<(u32, Msg)> = changed
+        let out: Vec<(u32, (u32, u64))> = changed
             .iter()
             .flat_map(|&l| {
                 let label = labels[(l - first) as usize];
-                range
-                    .preds(l)
-                    .map(move |(w, local)| (w, Msg::Label { local, label }))
+                range.preds(l).map(move |(w, local)| (w, (local, label)))
             })
             .collect();
         changed.clear();
-        for m in rounds.exchange(out) {
-            if let Msg::Label { local, label } = m {
-                if !range.holds(local) {
-                    continue;
-                }
-                let old = &mut labels[(local - first) as usize];
-                if *old != u64::MAX && better(label, *old) {
-                    *old = label;
-                    changed.push(local);
-                }
+        for (local, label) in rounds.exchange_each(out, Msg::Labels, labelled) {
+            if !range.holds(local) {
+                continue;
+            }
+            let old = &mut labels[(local - first) as usize];
+            if *old != u64::MAX && better(label, *old) {
+                *old = label;
+                changed.push(local);
             }
         }
         changed.sort_unstable();
@@ -186,5 +173,12 @@ fn propagate(
         if rounds.sum(vec![changed.len() as u64])[0] == 0 {
             return;
         }
+    }
+}
+
+fn labelled(m: Msg) -> Option<Vec<(u32, u64)>> {
+    match m {
+        Msg::Labels(v) => Some(v),
+        _ => None,
     }
 }

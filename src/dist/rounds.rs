@@ -17,6 +17,12 @@ use timely::dataflow::operators::{Input, Probe};
 use timely::dataflow::{InputHandle, ProbeHandle};
 use timely::worker::Worker;
 
+/// The most bytes a record is meant to carry. Timely's buffers grow to
+/// the largest record serialized and keep that size, per connection: a
+/// record of a whole batch's successors (megabytes) made most of each
+/// process's memory beyond its states.
+pub(super) const RECORD_BYTES: usize = 1 << 18;
+
 /// One worker's end of the rounds: an input, the records that reached this
 /// worker, and a probe on the operator that collected them.
 pub(super) struct Rounds<'w> {
@@ -77,6 +83,14 @@ impl<'w> Rounds<'w> {
         self.worker.peers()
     }
 
+    /// Sends `m` to worker `to` in the current round now, so that it
+    /// travels while this worker goes on (for full records).
+    pub(super) fn post(&mut self, to: u32, m: Msg) {
+        self.input.send((to, m));
+        self.input.flush();
+        self.worker.step();
+    }
+
     /// Sends each `(worker, message)` and returns what every worker sent to
     /// this one in this round (in no particular order). Every worker must
     /// call it the same number of times.
@@ -103,33 +117,68 @@ pub(super) type Key = (u64, u32);
 /// A state held by a worker: (worker, index in its partition).
 pub(super) type Ptr = (u32, u32);
 
-/// Every record the workers exchange.
+/// Where a successor was reached: its position, the state it was reached
+/// from, the action, and the depth of that state in the BFS tree.
+pub(super) type Reached = (Key, Ptr, u32, u32);
+
+/// Every record the workers exchange: one per receiving worker and round,
+/// each carrying all that worker's items of the round (timely's cost is
+/// per record; a batch is serialized as a few flat vectors).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(super) enum Msg {
-    /// A successor, for the worker that owns it.
-    Succ {
+    /// Successors, for the worker that owns them: their words, one state
+    /// after another, and where each was reached.
+    Succs {
+        #[serde(with = "words_as_bytes")]
         words: Vec<u32>,
-        key: Key,
-        from: Ptr,
-        action: u32,
-        /// The depth of `from` in the BFS tree.
-        depth: u32,
+        reached: Vec<Reached>,
     },
-    /// A new state's first position, for the worker that ranks its range.
-    Key { key: Key, owner: u32, local: u32 },
-    /// The rank of a new state within its level, for its owner.
-    Rank { local: u32, rank: u64 },
+    /// New states' first positions, for the worker that ranks their range:
+    /// (key, owner, index).
+    Keys(Vec<(Key, u32, u32)>),
+    /// The ranks of new states within their level, for their owner:
+    /// (index, rank).
+    Ranks(Vec<(u32, u64)>),
     /// One worker's figures, for every worker.
     Figures { from: u32, values: Vec<u64> },
-    /// Backward reachability: state `local` can finish.
-    Mark { local: u32 },
-    /// Asks the owner whether this state can finish.
-    Ask { words: Vec<u32> },
-    /// The proviso: a label that state `local` reaches (`proviso`).
-    Label { local: u32, label: u64 },
+    /// Backward reachability: these states (indices) are marked.
+    Marks(Vec<u32>),
+    /// Asks the owner whether these states can finish: their words, one
+    /// after another.
+    Asks(#[serde(with = "words_as_bytes")] Vec<u32>),
+    /// The proviso: labels that states reach (`proviso`): (index, label).
+    Labels(Vec<(u32, u64)>),
 }
 
 impl Rounds<'_> {
+    /// Sends each `(worker, item)` in one message per worker (`wrap`
+    /// makes it) and returns the items sent to this one (`unwrap` takes
+    /// them out of a message of that kind). Every worker must call it the
+    /// same number of times.
+    pub(super) fn exchange_each<T>(
+        &mut self,
+        out: impl IntoIterator<Item = (u32, T)>,
+        wrap: fn(Vec<T>) -> Msg,
+        unwrap: fn(Msg) -> Option<Vec<T>>,
+    ) -> impl Iterator<Item = T> {
+        let mut each: Vec<Vec<T>> = (0..self.peers()).map(|_| Vec::new()).collect();
+        let full = (RECORD_BYTES / std::mem::size_of::<T>().max(1)).max(1);
+        for (w, item) in out {
+            let to = &mut each[w as usize];
+            to.push(item);
+            if to.len() >= full {
+                let m = wrap(std::mem::take(to));
+                self.post(w, m);
+            }
+        }
+        let out = each
+            .into_iter()
+            .enumerate()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(w, v)| (w as u32, wrap(v)));
+        self.exchange(out).into_iter().filter_map(unwrap).flatten()
+    }
+
     /// Sends `mine` to every worker; returns every worker's, by index.
     pub(super) fn gather(&mut self, mine: Vec<u64>) -> Vec<Vec<u64>> {
         let me = self.index() as u32;
@@ -157,5 +206,51 @@ impl Rounds<'_> {
             }
             acc
         })
+    }
+}
+
+/// Words as one byte string (little-endian): bincode writes a `Vec<u32>`
+/// a word at a time, which was a tenth of a worker's time between
+/// processes, and a byte string at once.
+mod words_as_bytes {
+    use serde::de::{Deserializer, Error, Visitor};
+    use serde::Serializer;
+
+    pub(super) fn serialize<S: Serializer>(words: &[u32], s: S) -> Result<S::Ok, S::Error> {
+        if cfg!(target_endian = "little") {
+            // SAFETY: the bytes of the words' own memory, `4 * len` of them
+            // (u8 has no alignment to keep).
+            let bytes = unsafe {
+                std::slice::from_raw_parts(
+                    words.as_ptr().cast::<u8>(),
+                    std::mem::size_of_val(words),
+                )
+            };
+            return s.serialize_bytes(bytes);
+        }
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        s.serialize_bytes(&bytes)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u32>, D::Error> {
+        d.deserialize_bytes(Words)
+    }
+
+    struct Words;
+
+    impl Visitor<'_> for Words {
+        type Value = Vec<u32>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a byte string of 32-bit words")
+        }
+
+        fn visit_bytes<E: Error>(self, bytes: &[u8]) -> Result<Vec<u32>, E> {
+            if !bytes.len().is_multiple_of(4) {
+                return Err(E::invalid_length(bytes.len(), &self));
+            }
+            let word = |c: &[u8]| u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            Ok(bytes.chunks_exact(4).map(word).collect())
+        }
     }
 }

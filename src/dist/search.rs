@@ -12,11 +12,26 @@
 
 use super::partition::{owner, Partition, ROOT};
 use super::proviso;
-use super::rounds::{Key, Msg, Ptr, Rounds};
+use super::rounds::{Key, Msg, Ptr, Reached, Rounds, RECORD_BYTES};
 use crate::explore::{LimitKind, Options, TransitionSystem};
 
-/// States expanded by a worker between two exchanges.
+/// The most states a worker expands between two exchanges.
 const BATCH: usize = 4096;
+/// About the most bytes of successors a worker sends in one exchange
+/// (taking four successors a state): timely keeps its buffers at the most
+/// a round had in flight, so this bounds each process's memory beyond its
+/// states (16 MiB a round at 4,096 states of 1 KiB made tens of MiB).
+const BATCH_BYTES: usize = 2 << 20;
+
+/// States a worker expands between two exchanges, for states of `words`
+/// words: within [`BATCH_BYTES`] (a 32nd of the memory limit if less).
+fn batch_len(words: usize, opts: &Options) -> usize {
+    let budget = opts
+        .max_memory_bytes
+        .map_or(BATCH_BYTES, |m| BATCH_BYTES.min((m / 32) as usize));
+    let per_state = 4 * (words * 4 + std::mem::size_of::<Reached>());
+    (budget / per_state).clamp(16, BATCH)
+}
 
 /// How the search ended, the same on every worker.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,6 +58,8 @@ pub(super) struct Searched {
     pub per_worker: Vec<u64>,
     /// States expanded by an ample subset only.
     pub reduced: u64,
+    /// Bytes the workers' partitions held at the end (`Partition::bytes`).
+    pub bytes: u64,
     /// The states the proviso expanded fully (every worker has them all).
     pub full: Vec<Vec<u32>>,
 }
@@ -106,7 +123,7 @@ where
     sys.canonicalize(&mut cur);
     let mut invalid = 0;
     if owner(&cur, peers) == me {
-        let l = part.insert(&cur, 0, (0, 0), ROOT, 0);
+        let (l, _) = part.insert(&cur, 0, (0, 0), ROOT, 0);
         part.rank[l as usize] = 0;
         part.finals.push(sys.is_final(&cur));
         invalid = u64::from(sys.check_state(&cur).is_err());
@@ -134,13 +151,14 @@ where
     let mut mode = Mode::Ample;
     loop {
         let first_new = part.len() as u32;
+        part.new_level();
         let at = (&frontier[..], level.depth, mode);
         let expanded = expand_level(sys, rounds, part, at, opts, (keep_preds, passes.range.0));
         // New states that break an invariant, at their first position.
         let bad = part
             .newest_range_from(first_new)
-            .filter(|&l| sys.check_state(part.state(l)).is_err())
-            .map(|l| (part.key[l as usize], 1u64, 0u32))
+            .filter(|&l| sys.check_state(&part.state(l)).is_err())
+            .map(|l| (part.key(l), 1u64, 0u32))
             .min();
         let event = expanded.fault.into_iter().chain(bad).min();
         let new = u64::from(part.len() as u32 - first_new);
@@ -241,7 +259,7 @@ fn gather_states(
     let mine: Vec<u64> = chosen
         .iter()
         .filter(|c| c.1 == me)
-        .flat_map(|c| part.state(c.2).iter().map(|&w| u64::from(w)))
+        .flat_map(|c| part.state(c.2).into_iter().map(u64::from))
         .collect();
     let words = part.words().max(1);
     rounds
@@ -263,7 +281,11 @@ fn done(
     level: &Level,
     (transitions, passes): (u64, &mut Passes),
 ) -> Searched {
-    let per_worker = rounds.gather(vec![part.len() as u64, part.reduced_count() as u64]);
+    let per_worker = rounds.gather(vec![
+        part.len() as u64,
+        part.reduced_count() as u64,
+        part.bytes() as u64,
+    ]);
     // The sequential explorer counts levels, or, once the proviso has
     // expanded a state fully, the BFS tree's depths.
     let max_depth = match passes.full_done {
@@ -277,6 +299,7 @@ fn done(
         max_depth,
         per_worker: per_worker.iter().map(|v| v[0]).collect(),
         reduced: per_worker.iter().map(|v| v[1]).sum(),
+        bytes: per_worker.iter().map(|v| v[2]).sum(),
         full: std::mem::take(&mut passes.full),
     }
 }
@@ -318,7 +341,8 @@ where
 {
     let me = rounds.index() as u32;
     let peers = rounds.peers();
-    let batches = rounds.gather(vec![frontier.len().div_ceil(BATCH) as u64]);
+    let batch = batch_len(sys.state_words(), opts);
+    let batches = rounds.gather(vec![frontier.len().div_ceil(batch) as u64]);
     let batches = batches.iter().map(|v| v[0]).max().unwrap_or(0);
     let mut found = Expanded {
         per_state: Vec::new(),
@@ -331,13 +355,13 @@ where
     let mut next = state.clone();
     let mut todo = frontier.iter();
     for _ in 0..batches {
-        let mut out = Vec::new();
-        for &(order, local) in todo.by_ref().take(BATCH) {
+        let mut out: Vec<(Vec<u32>, Vec<Reached>)> = vec![Default::default(); peers];
+        for &(order, local) in todo.by_ref().take(batch) {
             if found.limit.is_some() {
                 break;
             }
             found.limit = opts.limit_reached();
-            state.copy_from_slice(part.state(local));
+            part.read(local, &mut state);
             let from_depth = part.depth[local as usize];
             actions.clear();
             ample.clear();
@@ -365,29 +389,34 @@ where
                     break;
                 }
                 sys.canonicalize(&mut next);
-                let succ = Msg::Succ {
-                    words: next.clone(),
-                    key: (order, pos as u32),
-                    from: (me, local),
-                    action: a,
-                    depth: from_depth,
-                };
-                out.push((owner(&next, peers), succ));
+                let w = owner(&next, peers);
+                let to = &mut out[w as usize];
+                to.0.extend_from_slice(&next);
+                to.1.push(((order, pos as u32), (me, local), a, from_depth));
+                if to.0.len() * 4 >= RECORD_BYTES {
+                    let room = (to.0.capacity(), to.1.capacity());
+                    let room = (Vec::with_capacity(room.0), Vec::with_capacity(room.1));
+                    let (words, reached) = std::mem::replace(to, room);
+                    rounds.post(w, Msg::Succs { words, reached });
+                }
                 n += 1;
             }
             found.per_state.push((order, n));
             found.succs += n;
         }
-        for m in rounds.exchange(out) {
-            if let Msg::Succ {
-                words,
-                key,
-                from,
-                action,
-                depth: from_depth,
-            } = m
-            {
-                let edge = (&words[..], key, from, action);
+        let out = out
+            .into_iter()
+            .enumerate()
+            .filter(|(_, (_, r))| !r.is_empty())
+            .map(|(w, (words, reached))| (w as u32, Msg::Succs { words, reached }));
+        for m in rounds.exchange(out.collect::<Vec<_>>()) {
+            let Msg::Succs { words, reached } = m else {
+                continue;
+            };
+            let w = state.len();
+            let states = (0..reached.len()).map(|i| &words[i * w..(i + 1) * w]);
+            for (words, (key, from, action, from_depth)) in states.zip(reached) {
+                let edge = (words, key, from, action);
                 let l = keep(sys, part, edge, (depth + 1, from_depth + 1));
                 if keep_preds {
                     part.preds.push((l, from));
@@ -410,19 +439,18 @@ fn keep<S: TransitionSystem<Action = u32>>(
     (words, key, from, action): (&[u32], Key, Ptr, u32),
     (level, depth): (u32, u32),
 ) -> u32 {
-    match part.find(words) {
-        Some(l) => {
+    match part.insert(words, level, key, from, action) {
+        (l, false) => {
             let i = l as usize;
-            if part.level[i] == level && key < part.key[i] {
-                part.key[i] = key;
+            if part.level[i] == level && key < part.key(l) {
+                part.set_key(l, key);
                 part.parent[i] = from;
                 part.via[i] = action;
                 part.depth[i] = depth;
             }
             l
         }
-        None => {
-            let l = part.insert(words, level, key, from, action);
+        (l, true) => {
             part.depth[l as usize] = depth;
             part.finals.push(sys.is_final(words));
             l
@@ -436,40 +464,32 @@ fn keep<S: TransitionSystem<Action = u32>>(
 fn rank_level(rounds: &mut Rounds<'_>, part: &mut Partition, first_new: u32, count: u64) {
     let me = rounds.index() as u32;
     let peers = rounds.peers() as u128;
-    let out: Vec<(u32, Msg)> = part
+    let out: Vec<(u32, (Key, u32, u32))> = part
         .newest_range_from(first_new)
         .map(|local| {
-            let key = part.key[local as usize];
+            let key = part.key(local);
             let w = (u128::from(key.0) * peers / u128::from(count.max(1))) as u32;
-            (
-                w,
-                Msg::Key {
-                    key,
-                    owner: me,
-                    local,
-                },
-            )
+            (w, (key, me, local))
         })
         .collect();
-    let mut keys: Vec<(Key, u32, u32)> = rounds
-        .exchange(out)
-        .into_iter()
-        .filter_map(|m| match m {
-            Msg::Key { key, owner, local } => Some((key, owner, local)),
-            _ => None,
-        })
-        .collect();
+    let keys = rounds.exchange_each(out, Msg::Keys, |m| match m {
+        Msg::Keys(v) => Some(v),
+        _ => None,
+    });
+    let mut keys: Vec<(Key, u32, u32)> = keys.collect();
     keys.sort_unstable();
     let counts = rounds.gather(vec![keys.len() as u64]);
     let offset: u64 = counts[..me as usize].iter().map(|v| v[0]).sum();
-    let ranks = keys.iter().enumerate().map(|(i, &(_, owner, local))| {
-        let rank = offset + i as u64;
-        (owner, Msg::Rank { local, rank })
+    let ranks = keys
+        .iter()
+        .enumerate()
+        .map(|(i, &(_, owner, local))| (owner, (local, offset + i as u64)));
+    let ranks = rounds.exchange_each(ranks.collect::<Vec<_>>(), Msg::Ranks, |m| match m {
+        Msg::Ranks(v) => Some(v),
+        _ => None,
     });
-    for m in rounds.exchange(ranks.collect::<Vec<_>>()) {
-        if let Msg::Rank { local, rank } = m {
-            part.rank[local as usize] = rank;
-        }
+    for (local, rank) in ranks {
+        part.rank[local as usize] = rank;
     }
 }
 
@@ -487,7 +507,7 @@ fn stop_at(
     let before = |k: &Key| *k < key || (!step && *k == key);
     let kept = part
         .newest_range_from(first_new)
-        .filter(|&l| before(&part.key[l as usize]))
+        .filter(|&l| before(&part.key(l)))
         .count() as u64;
     // Successors of states before the event's; in a BFS level, the event's
     // own before it, and the edge to a rejected state (the sequential
@@ -507,7 +527,7 @@ fn stop_at(
         true => frontier.iter().find(|f| f.0 == key.0).map(|f| f.1),
         false => part
             .newest_range_from(first_new)
-            .find(|&l| part.key[l as usize] == key),
+            .find(|&l| part.key(l) == key),
     };
     let mut path = walk(rounds, part, at);
     if step {
@@ -516,12 +536,13 @@ fn stop_at(
     let full_done = passes.full_done + if mode == Mode::Full { key.0 } else { 0 };
     let max_depth = match full_done {
         0 => level.depth + u32::from(all[0] > 0),
-        _ => max_depth(rounds, part, |l| {
-            let i = l as usize;
-            l < first_new || before(&part.key[i])
-        }),
+        _ => max_depth(rounds, part, |l| l < first_new || before(&part.key(l))),
     };
-    let per_worker = rounds.gather(vec![part.len() as u64, part.reduced_count() as u64]);
+    let per_worker = rounds.gather(vec![
+        part.len() as u64,
+        part.reduced_count() as u64,
+        part.bytes() as u64,
+    ]);
     Searched {
         ending: Ending::Fault { path, step },
         states: level.total + all[0],
@@ -529,6 +550,7 @@ fn stop_at(
         max_depth,
         per_worker: per_worker.iter().map(|v| v[0]).collect(),
         reduced: per_worker.iter().map(|v| v[1]).sum(),
+        bytes: per_worker.iter().map(|v| v[2]).sum(),
         full: std::mem::take(&mut passes.full),
     }
 }

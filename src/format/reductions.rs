@@ -218,7 +218,7 @@ fn distributed(run: &DistributedRun) -> String {
         .map(|b| format!("{:.1}", *b as f64 / (1 << 20) as f64))
         .collect();
     format!(
-        "distributed: {} processes x {} workers; states per worker {:?} (max/mean {:.3}); peak RSS per process (MiB) {}; ample sets off (their proviso needs the whole graph)",
+        "distributed: {} processes x {} workers; states per worker {:?} (max/mean {:.3}); peak RSS per process (MiB) {}",
         run.processes,
         run.workers,
         per,
