@@ -37,6 +37,9 @@
 //! alone and say so: never a wrong verdict.
 
 mod backward;
+mod colour;
+mod labels;
+mod liveness;
 mod partition;
 mod proviso;
 mod rounds;
@@ -49,13 +52,15 @@ use std::time::{Duration, Instant};
 
 use crate::api::{model_of, report_of, Error, Prepared};
 use crate::check::{
-    concretize_findings, explain_deadlock, CheckResult, Checkable, DistributedRun, Finding,
+    concretize_findings, explain_deadlock, CheckResult, Checkable, DistributedRun, Finding, Judge,
     SearchNote,
 };
 use crate::explore::{explore, Options, Stats, TransitionSystem};
+use crate::model::ViolationKind;
 use crate::reduce::{Reduced, Reductions};
 use crate::report::Report;
 use backward::Stuck;
+use liveness::Live;
 use search::{Ending, Searched};
 
 /// Exit code of a distributed run that ended without a verdict (a process
@@ -95,6 +100,8 @@ struct Found {
     /// again without those reductions, as the sequential check retraces
     /// (`check::shortest`), where it fits its budget and finds one.
     retraced: Option<(Searched, Stuck)>,
+    /// Under a progress model, what the liveness analyses found.
+    live: Option<Live>,
     /// Peak resident bytes of each process.
     rss: Vec<u64>,
     seconds: f64,
@@ -181,10 +188,12 @@ impl Drop for Quiet {
 /// What the distributed explorer cannot answer: refused before it starts.
 pub(crate) fn refuse(prepared: &Prepared) -> Result<(), Error> {
     let config = &prepared.config;
-    if config.scheduler.checks_liveness() {
+    let threads = model_of(prepared).threads.count();
+    if config.scheduler.checks_liveness() && threads > liveness::MAX_THREADS {
         return Err(Error::Usage(format!(
-            "--scheduler {}: liveness (livelock, starvation) is decided on the whole state graph, which the distributed explorer does not hold in one place; run it with one process (without --processes or --local-processes)",
-            config.scheduler
+            "--scheduler {}: the distributed liveness analyses hold at most {} threads, this launch has {threads}; run it with one process (without --processes or --local-processes)",
+            config.scheduler,
+            liveness::MAX_THREADS
         )));
     }
     if config.search.hash_compaction {
@@ -201,9 +210,15 @@ fn needs_one_process(why: &str) -> Error {
     ))
 }
 
-/// The reductions of a distributed search: those asked.
+/// The reductions of a distributed search: those asked, or under a
+/// progress model those the sequential check searches with (the per-thread
+/// analyses read every thread's steps).
 fn reductions(prepared: &Prepared) -> Reductions {
-    prepared.config.reductions
+    let asked = prepared.config.reductions;
+    match prepared.config.scheduler.checks_liveness() {
+        true => asked.per_thread(),
+        false => asked,
+    }
 }
 
 /// timely's own arguments for this process.
@@ -275,7 +290,20 @@ fn run_worker(
     let (reduced, _) = Reduced::new(&model, reductions(prepared));
     let opts = prepared.config.explore_options();
     let mut rounds = rounds::Rounds::new(worker);
-    let (searched, stuck) = search_and_analyse(&reduced, &mut rounds, &opts);
+    let (searched, stuck, live) = match prepared.config.scheduler.levels() {
+        None => {
+            let (searched, stuck) = search_and_analyse(&reduced, &mut rounds, &opts);
+            (searched, stuck, None)
+        }
+        Some(levels) => {
+            let judge = Judge {
+                model: &reduced,
+                levels,
+                memory_fairness: true,
+            };
+            search_live(&judge, &mut rounds, &opts)
+        }
+    };
     let violated = matches!(searched.ending, Ending::Fault { .. }) || matches!(stuck, Stuck::At(_));
     let retraced = match violated && reduced.leaves_steps_out() {
         true => retrace(&model, &reduced, &mut rounds, (&opts, searched.states)),
@@ -294,6 +322,7 @@ fn run_worker(
         searched,
         stuck,
         retraced,
+        live,
         rss: per_process,
         seconds,
     })
@@ -313,6 +342,22 @@ fn search_and_analyse(
         _ => Stuck::None,
     };
     (searched, stuck)
+}
+
+/// A search of `judge`'s system on a partition of its own, and under its
+/// progress models its deadlock and liveness analyses when complete.
+fn search_live(
+    judge: &Judge<'_, Reduced>,
+    rounds: &mut rounds::Rounds<'_>,
+    opts: &Options,
+) -> (Searched, Stuck, Option<Live>) {
+    let mut part = partition::Partition::new(judge.model.state_words());
+    let searched = search::search(judge.model, rounds, &mut part, opts, true);
+    let live = match searched.ending {
+        Ending::Complete => Some(liveness::analyse(judge, rounds, &part)),
+        _ => None,
+    };
+    (searched, Stuck::None, live)
 }
 
 /// The search again without the reductions that leave steps out, within
@@ -354,9 +399,24 @@ fn result_of(
         }
         None => (reduced, (s, &found.stuck)),
     };
-    let mut findings: Vec<Finding> = match (&at.ending, stuck) {
-        (Ending::Fault { path, step }, _) => vec![fault_finding(sys, path, *step)],
-        (Ending::Complete, Stuck::At(path)) => vec![deadlock_finding(sys, path, &at.full)],
+    let mut findings: Vec<Finding> = match (&at.ending, stuck, &found.live) {
+        (Ending::Fault { path, step }, _, _) => vec![fault_finding(sys, path, *step)],
+        (Ending::Complete, Stuck::At(path), _) => {
+            vec![deadlock_finding(sys, path, &at.full, None)]
+        }
+        (_, _, Some(Live::Deadlock { path, thread })) => {
+            vec![deadlock_finding(sys, path, &at.full, *thread)]
+        }
+        (_, _, Some(Live::Cycle(Some(finding)))) => vec![(**finding).clone()],
+        // Another process: only the verdict counts (process 0 reports).
+        (_, _, Some(Live::Cycle(None))) => vec![Finding {
+            kind: ViolationKind::Livelock,
+            property: "livelock",
+            message: String::new(),
+            waiting: Vec::new(),
+            schedule: Vec::new(),
+            cycle: Vec::new(),
+        }],
         _ => Vec::new(),
     };
     concretize_findings(
@@ -437,8 +497,15 @@ fn fault_finding(sys: &Reduced, path: &[u32], step: bool) -> Finding {
 /// The finding of the first state that cannot finish, at the end of
 /// `path`: where its threads end up is searched from it on this process
 /// (every state reachable from it cannot finish either), in the reduced
-/// graph of the search (`full`: the states its proviso expanded fully).
-fn deadlock_finding(sys: &Reduced, path: &[u32], full: &[Vec<u32>]) -> Finding {
+/// graph of the search (`full`: the states its proviso expanded fully);
+/// `thread`: the one that can never progress there, where the harness
+/// never finishes (every state reachable from it keeps it so).
+fn deadlock_finding(
+    sys: &Reduced,
+    path: &[u32],
+    full: &[Vec<u32>],
+    thread: Option<usize>,
+) -> Finding {
     let stuck = replay(sys, path);
     let rooted = crate::explore::Rooted::reduced(sys, stuck, full);
     let opts = Options {
@@ -446,7 +513,7 @@ fn deadlock_finding(sys: &Reduced, path: &[u32], full: &[Vec<u32>]) -> Finding {
         ..Options::default()
     };
     let sub = explore(&rooted, &opts);
-    let mut finding = explain_deadlock(sys, &sub, 0, &|_| true, None);
+    let mut finding = explain_deadlock(sys, &sub, 0, &|_| true, thread);
     let mut schedule = path.to_vec();
     schedule.append(&mut finding.schedule);
     finding.schedule = schedule;

@@ -127,6 +127,9 @@ pub(super) enum Msg {
     Ask { words: Vec<u32> },
     /// The proviso: a label that state `local` reaches (`proviso`).
     Label { local: u32, label: u64 },
+    /// The liveness analyses' records (`labels`, `colour`, `liveness`),
+    /// each laid out by the module that sends it.
+    Data(Vec<u64>),
 }
 
 impl Rounds<'_> {
