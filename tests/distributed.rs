@@ -2,9 +2,11 @@
 //! one: 1, 2 and 3 processes over loopback (`--local-processes`) give the
 //! same report (verdict, violation kinds, state counts, the very trace) as
 //! one process searching with the same reductions, ample sets and their
-//! proviso included; families and `verify` run distributed; a killed
-//! process, a host that cannot be reached and a liveness question end the
-//! run without a verdict.
+//! proviso included, and under the progress models (deadlock with labels,
+//! livelock, starvation, the lasso); families and `verify` run
+//! distributed; a killed process and a host that cannot be reached end
+//! the run without a verdict, and a liveness question on more threads
+//! than the labels hold is refused.
 
 #![cfg(feature = "dist")]
 
@@ -156,8 +158,8 @@ fn liveness_runs_distributed_as_one_process() {
     assert!(live_as_one_process("spin_lock", &fair).contains("starvation"));
     assert!(live_as_one_process("ticket_mutex", &fair).contains("verified"));
     // Under ptx, with memory fairness.
-    let ptx = ["--scheduler", "hsa", "--memory-model", "ptx"];
-    assert!(live_as_one_process("ring_buffer_mutex", &ptx).contains("livelock"));
+    let ptx = ["--scheduler", "fair", "--memory-model", "ptx"];
+    assert!(live_as_one_process("heterosync_semaphore", &ptx).contains("livelock"));
     // A harness that never finishes (`--iters 0`): its deadlock is a
     // thread that can never progress again (here one never resident).
     let never = ["--blocks", "3", "--resident", "2", "--iters", "0"];
@@ -317,8 +319,33 @@ fn verify_runs_distributed_as_one_process() {
     let many = run(&["verify", "--local-processes", "2", spec]);
     assert_eq!(verdict_lines(&many), verdict_lines(&one));
     assert_eq!(code(&many), 0, "{}", stdout(&many));
-    // Liveness is checked by process 0 alone, and the report says so.
-    assert!(stdout(&many).contains("checked by process 0 alone"));
+    // Liveness, and deadlocks decided with labels, are distributed too:
+    // nothing is left to process 0 alone.
+    assert!(
+        !stdout(&many).contains("checked by process 0 alone"),
+        "{}",
+        stdout(&many)
+    );
+}
+
+#[test]
+fn liveness_of_more_threads_than_labels_hold_needs_one_process() {
+    let out = run(&[
+        "spin_lock",
+        "--blocks",
+        "65",
+        "--scheduler",
+        "fair",
+        "--local-processes",
+        "2",
+    ]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("at most 64 threads"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stdout(&out).is_empty());
 }
 
 #[test]

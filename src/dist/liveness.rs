@@ -42,17 +42,21 @@ pub(super) enum Live {
     Cycle(Option<Box<Finding>>),
 }
 
-/// Decides deadlock and then liveness on the graph of a complete search.
+/// Decides deadlock and then, under `judge`'s progress models, liveness
+/// on the graph of a complete search of `sys`.
 pub(super) fn analyse<S: Checkable>(
-    judge: &Judge<'_, S>,
+    sys: &S,
+    judge: Option<&Judge<'_, S>>,
     rounds: &mut Rounds<'_>,
     part: &Partition,
 ) -> Live {
-    let sys = judge.model;
     let g = labels::label(sys, rounds, part);
     if let Some((path, thread)) = deadlock(sys, rounds, part, &g) {
         return Live::Deadlock { path, thread };
     }
+    let Some(judge) = judge else {
+        return Live::Clean;
+    };
     for (edges, starving) in edge_sets(sys.thread_count()) {
         let mut search = Fair::new(&g, edges, starving);
         if let Some(found) = search.run(judge, rounds, (part, &g)) {

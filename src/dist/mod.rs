@@ -7,34 +7,31 @@
 //! counterexamples are those of the single-process explorer with the same
 //! reductions, ample sets included: the proviso's passes (`proviso`) find
 //! the states the sequential explorer expands fully, by their sequential
-//! ids, on the partitioned graph. Liveness is refused (below).
+//! ids, on the partitioned graph.
 //!
 //! Process 0 builds the report; the others return only the exit code.
 //!
-//! **Liveness: not yet, and the plan.** The sequential check decides
-//! livelock and starvation on the labelled graph of the search without
-//! ample sets (`check::liveness`): per progress model, a fair cycle is a
-//! strongly connected set of states in which the guaranteed threads are
-//! treated fairly and some thread never progresses. Distributed, without
-//! gathering the graph: search without ample sets keeping the edge labels
-//! at the targets' owners (as `preds`, with the thread of each step and
-//! whether it progressed); restrict to the states from which the harness
-//! cannot finish or a thread cannot progress (backward reachability, as
-//! `backward` does); then eliminate, OWCTY-style, states with no
-//! predecessor or no successor inside the set; split what remains into
-//! strongly connected components by colouring (Orzan: propagate the
-//! greatest id forward to a fixpoint, as `proviso` propagates labels;
-//! each state whose colour is its own id is a root, and backward
-//! reachability from it within its colour is its component; remove the
-//! components found and repeat); and check the fairness condition of
-//! each component from per-component sums of its labels (which threads
-//! step, which are enabled throughout, which progress), splitting again
-//! where the sequential check removes unfair states. The witness lasso is rebuilt like the deadlock's:
-//! the path to the component's smallest state by parents, and its cycle
-//! searched from there by process 0 in the reduced graph replayed. Until
-//! then, a distributed run refuses a progress model before it starts
-//! (exit 2), and `verify` and families check those specs on process 0
-//! alone and say so: never a wrong verdict.
+//! **Liveness.** Under a progress model the search runs with the
+//! reductions the sequential check uses there (no symmetry, ample sets or
+//! awaits: the per-thread analyses read every thread's steps). Its graph
+//! is then labelled where it lies (`labels`: each owner takes its states'
+//! steps again, as `check::graph` does, and keeps each edge at both ends
+//! with its label: the thread, whether it progressed, its memory effect),
+//! and `liveness` decides what `check::analyse` decides, in its order:
+//! deadlock with labels (which states can finish, and per thread which can
+//! still progress, by backward propagation), then livelock, then the
+//! starvation of each thread. Fair cycles are searched as in
+//! `check::liveness`, its worklist run on all its items at once: strongly
+//! connected components by colouring (`colour`: Orzan's greatest-id
+//! propagation forward, then backward reachability within each colour from
+//! its root), each judged by the sequential judge from sums over its
+//! states and edges, and the components it prunes (strong fairness) or
+//! restricts (memory fairness) searched again as new items. The fair
+//! component with the smallest state is the sequential choice; only it is
+//! gathered, on process 0, which builds the sequential lasso from it (the
+//! stem by parents). Launches of more than 64 threads (the labels' bit
+//! sets) are refused before the run starts, and `verify` and families
+//! check them on process 0 alone and say so: never a wrong verdict.
 
 mod backward;
 mod colour;
@@ -100,8 +97,12 @@ struct Found {
     /// again without those reductions, as the sequential check retraces
     /// (`check::shortest`), where it fits its budget and finds one.
     retraced: Option<(Searched, Stuck)>,
-    /// Under a progress model, what the liveness analyses found.
+    /// Under a progress model, or where the deadlock needed labels, what
+    /// the analyses of the labelled graph found.
     live: Option<Live>,
+    /// The search reported is the full graph's, searched again for labels
+    /// (with the reductions of `Reductions::per_thread`).
+    again: bool,
     /// Peak resident bytes of each process.
     rss: Vec<u64>,
     seconds: f64,
@@ -142,7 +143,7 @@ pub(crate) fn check(prepared: Prepared, cluster: &Cluster) -> Result<Outcome, Er
     }
     let model = model_of(&prepared);
     let (reduced, _) = Reduced::new(&model, reductions(&prepared));
-    let result = result_of((&model, &reduced), &found, cluster);
+    let result = result_of((&model, &reduced, reductions(&prepared)), &found, cluster);
     let report = report_of(&prepared, &model, &result, found.seconds);
     Ok(match cluster.process {
         0 => Outcome::Report(Box::new(report)),
@@ -290,22 +291,29 @@ fn run_worker(
     let (reduced, _) = Reduced::new(&model, reductions(prepared));
     let opts = prepared.config.explore_options();
     let mut rounds = rounds::Rounds::new(worker);
+    let (full, _) = Reduced::new(&model, reductions(prepared).per_thread());
+    let mut again = false;
     let (searched, stuck, live) = match prepared.config.scheduler.levels() {
-        None => {
-            let (searched, stuck) = search_and_analyse(&reduced, &mut rounds, &opts);
-            (searched, stuck, None)
-        }
+        None => match search_and_analyse(&reduced, &mut rounds, &opts) {
+            // As the sequential check: the full graph searched again, and
+            // its deadlock decided with labels.
+            (_, Stuck::NeedsLabels(_)) if labels_fit(&full) => {
+                again = true;
+                search_live(&full, None, &mut rounds, &opts)
+            }
+            (searched, stuck) => (searched, stuck, None),
+        },
         Some(levels) => {
             let judge = Judge {
                 model: &reduced,
                 levels,
                 memory_fairness: true,
             };
-            search_live(&judge, &mut rounds, &opts)
+            search_live(&reduced, Some(&judge), &mut rounds, &opts)
         }
     };
     let violated = matches!(searched.ending, Ending::Fault { .. }) || matches!(stuck, Stuck::At(_));
-    let retraced = match violated && reduced.leaves_steps_out() {
+    let retraced = match violated && reduced.leaves_steps_out() && !again {
         true => retrace(&model, &reduced, &mut rounds, (&opts, searched.states)),
         false => None,
     };
@@ -323,6 +331,7 @@ fn run_worker(
         stuck,
         retraced,
         live,
+        again,
         rss: per_process,
         seconds,
     })
@@ -344,20 +353,27 @@ fn search_and_analyse(
     (searched, stuck)
 }
 
-/// A search of `judge`'s system on a partition of its own, and under its
-/// progress models its deadlock and liveness analyses when complete.
+/// A search of `sys` on a partition of its own, and its deadlock analysis
+/// with labels when complete, then under `judge`'s progress models its
+/// liveness analyses.
 fn search_live(
-    judge: &Judge<'_, Reduced>,
+    sys: &Reduced,
+    judge: Option<&Judge<'_, Reduced>>,
     rounds: &mut rounds::Rounds<'_>,
     opts: &Options,
 ) -> (Searched, Stuck, Option<Live>) {
-    let mut part = partition::Partition::new(judge.model.state_words());
-    let searched = search::search(judge.model, rounds, &mut part, opts, true);
+    let mut part = partition::Partition::new(sys.state_words());
+    let searched = search::search(sys, rounds, &mut part, opts, true);
     let live = match searched.ending {
-        Ending::Complete => Some(liveness::analyse(judge, rounds, &part)),
+        Ending::Complete => Some(liveness::analyse(sys, judge, rounds, &part)),
         _ => None,
     };
     (searched, Stuck::None, live)
+}
+
+/// Whether the labels' bit sets hold the threads of `sys`.
+fn labels_fit(sys: &Reduced) -> bool {
+    sys.thread_count() <= liveness::MAX_THREADS
 }
 
 /// The search again without the reductions that leave steps out, within
@@ -386,7 +402,7 @@ fn retrace(
 /// The check result of a distributed search, with its finding rebuilt
 /// (from the retrace where there is one).
 fn result_of(
-    (model, reduced): (&crate::model::Model, &Reduced),
+    (model, reduced, asked): (&crate::model::Model, &Reduced, Reductions),
     found: &Found,
     cluster: &Cluster,
 ) -> CheckResult {
@@ -396,6 +412,10 @@ fn result_of(
         Some(again) => {
             (full, _) = Reduced::new(model, crate::check::retrace_reductions(reduced));
             (&full, (&again.0, &again.1))
+        }
+        None if found.again => {
+            (full, _) = Reduced::new(model, asked.per_thread());
+            (&full, (s, &found.stuck))
         }
         None => (reduced, (s, &found.stuck)),
     };
