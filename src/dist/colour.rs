@@ -29,7 +29,10 @@ pub(super) enum Way {
 /// Sends, from each state of `changed`, its `(item, value)` along its
 /// edges that `allowed` lets through, and gives every received one to
 /// `accept(state, item, value)`, which says whether the state changed
-/// (then it sends on); to a fixpoint on every worker.
+/// (then it sends on); to a fixpoint on every worker. Values for this
+/// worker's own states are taken at once (a fixpoint within the worker
+/// before each exchange): the rounds count the crossings between
+/// workers, not the lengths of paths.
 pub(super) fn spread(
     rounds: &mut Rounds<'_>,
     g: &Labelled,
@@ -39,21 +42,23 @@ pub(super) fn spread(
     allowed: impl Fn(u64, &Label) -> bool,
     mut accept: impl FnMut(u32, u64, u64) -> bool,
 ) {
+    let me = rounds.index() as u32;
     loop {
         let mut out = Vec::new();
-        for &l in &changed {
+        while let Some(l) = changed.pop() {
             let (item, value) = send(l);
-            let mut to = |label: &Label, (w, local): Ptr| {
-                if allowed(item, label) {
-                    out.push((w, Msg::Data(vec![u64::from(local), item, value])));
-                }
+            let edges: Box<dyn Iterator<Item = (&Label, Ptr)>> = match way {
+                Way::Forward => Box::new(g.out(l).iter().map(|e| (&e.0, e.1))),
+                Way::Backward => Box::new(g.inn(l).iter().map(|e| (&e.0, e.1))),
             };
-            match way {
-                Way::Forward => g.out(l).iter().for_each(|e| to(&e.0, e.1)),
-                Way::Backward => g.inn(l).iter().for_each(|e| to(&e.0, e.1)),
+            for (_, (w, local)) in edges.filter(|(label, _)| allowed(item, label)) {
+                if w != me {
+                    out.push((w, Msg::Data(vec![u64::from(local), item, value])));
+                } else if accept(local, item, value) {
+                    changed.push(local);
+                }
             }
         }
-        changed.clear();
         for m in rounds.exchange(out) {
             if let Msg::Data(m) = m {
                 if accept(m[0] as u32, m[1], m[2]) {
