@@ -125,10 +125,6 @@ pub(super) fn label<S: Checkable>(sys: &S, rounds: &mut Rounds<'_>, part: &Parti
             edge.2 = m[3];
         }
     }
-    // States past the last batch of this worker end where it ended.
-    for i in 1..=n {
-        out_start[i] = out_start[i].max(out_start[i - 1]);
-    }
     inn.sort_by_key(|e| e.0);
     let mut in_start = vec![0usize; n + 1];
     for e in &inn {
