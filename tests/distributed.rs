@@ -2,9 +2,11 @@
 //! one: 1, 2 and 3 processes over loopback (`--local-processes`) give the
 //! same report (verdict, violation kinds, state counts, the very trace) as
 //! one process searching with the same reductions, ample sets and their
-//! proviso included; families and `verify` run distributed; a killed
-//! process, a host that cannot be reached and a liveness question end the
-//! run without a verdict.
+//! proviso included, and under the progress models (deadlock with labels,
+//! livelock, starvation, the lasso); families and `verify` run
+//! distributed; a killed process and a host that cannot be reached end
+//! the run without a verdict, and a liveness question on more threads
+//! than the labels hold is refused.
 
 #![cfg(feature = "dist")]
 
@@ -152,22 +154,55 @@ fn memory_limit_is_per_process() {
     assert_eq!(many["stats"], unlimited["stats"]);
 }
 
+/// One spec under a progress model, on 1, 2 and 3 processes against one
+/// process; its verdict and violation kind.
+fn live_as_one_process(spec: &str, extra: &[&str]) -> String {
+    let args = [&[spec, "--format", "json"][..], extra].concat();
+    let one = run(&args);
+    let expected = json(&one);
+    for n in ["1", "2", "3"] {
+        let many = run(&[&args[..], &["--local-processes", n]].concat());
+        let what = format!("{args:?} on {n} processes");
+        assert_eq!(code(&many), code(&one), "{what}: {}", stderr(&many));
+        let got = json(&many);
+        assert_eq!(summary(&got), summary(&expected), "{what}");
+        assert_eq!(got, expected, "{what}: the reports differ");
+    }
+    summary(&expected)
+}
+
 #[test]
-fn liveness_needs_one_process() {
-    let out = run(&[
-        "ring_buffer_mutex",
-        "--scheduler",
-        "fair",
-        "--local-processes",
-        "2",
-    ]);
-    assert_eq!(code(&out), 2, "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("run it with one process"),
-        "{}",
-        stderr(&out)
-    );
-    assert!(stdout(&out).is_empty());
+fn liveness_runs_distributed_as_one_process() {
+    // A livelock, starvation, and a proof, each with its lasso.
+    let fair = ["--scheduler", "fair", "--memory-model", "sc"];
+    assert!(live_as_one_process("heterosync_semaphore", &fair).contains("livelock"));
+    assert!(live_as_one_process("spin_lock", &fair).contains("starvation"));
+    assert!(live_as_one_process("ticket_mutex", &fair).contains("verified"));
+    // Under ptx, with memory fairness.
+    let ptx = ["--scheduler", "fair", "--memory-model", "ptx"];
+    assert!(live_as_one_process("heterosync_semaphore", &ptx).contains("livelock"));
+    // A harness that never finishes (`--iters 0`): its deadlock is a
+    // thread that can never progress again (here one never resident).
+    let never = ["--blocks", "3", "--resident", "2", "--iters", "0"];
+    let never = [&never[..], &fair].concat();
+    let found = live_as_one_process("spin_lock", &never);
+    assert!(found.contains("deadlock"), "{found}");
+}
+
+#[test]
+fn families_under_progress_models_as_one_process() {
+    let mut seen = String::new();
+    for scheduler in ["fair", "hsa", "obe"] {
+        for family in ["mutex", "semaphore", "barrier"] {
+            let sc = [family, "--scheduler", scheduler, "--memory-model", "sc"];
+            seen += &family_as_one_process(&sc, &["1", "2", "3"]);
+            seen += &family_as_one_process(&[family, "--scheduler", scheduler], &["2"]);
+        }
+    }
+    // The comparisons met every kind of answer.
+    for kind in ["livelock", "starvation", "deadlock", "verified"] {
+        assert!(seen.contains(kind), "no {kind} among {seen}");
+    }
 }
 
 #[test]
@@ -253,8 +288,8 @@ fn verdict_lines(out: &std::process::Output) -> Vec<String> {
 }
 
 /// Every variant of a family (JSON reports, ample sets on) on `counts`
-/// processes against one process.
-fn family_as_one_process(args: &[&str], counts: &[&str]) {
+/// processes against one process; the variants' summaries.
+fn family_as_one_process(args: &[&str], counts: &[&str]) -> String {
     let args = [args, &["--format", "json"]].concat();
     let one = run(&args);
     let expected = json(&one);
@@ -270,6 +305,7 @@ fn family_as_one_process(args: &[&str], counts: &[&str]) {
         assert_eq!(got, expected, "{what}: the reports differ");
         assert_eq!(code(&many), code(&one), "{what}: exit code");
     }
+    variants.iter().map(summary).collect()
 }
 
 #[test]
@@ -304,8 +340,33 @@ fn verify_runs_distributed_as_one_process() {
     let many = run(&["verify", "--local-processes", "2", spec]);
     assert_eq!(verdict_lines(&many), verdict_lines(&one));
     assert_eq!(code(&many), 0, "{}", stdout(&many));
-    // Liveness is checked by process 0 alone, and the report says so.
-    assert!(stdout(&many).contains("checked by process 0 alone"));
+    // Liveness, and deadlocks decided with labels, are distributed too:
+    // nothing is left to process 0 alone.
+    assert!(
+        !stdout(&many).contains("checked by process 0 alone"),
+        "{}",
+        stdout(&many)
+    );
+}
+
+#[test]
+fn liveness_of_more_threads_than_labels_hold_needs_one_process() {
+    let out = run(&[
+        "spin_lock",
+        "--blocks",
+        "65",
+        "--scheduler",
+        "fair",
+        "--local-processes",
+        "2",
+    ]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("at most 64 threads"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stdout(&out).is_empty());
 }
 
 #[test]

@@ -6,8 +6,8 @@ use crate::model::memory::{MemoryEffect, Recency};
 use crate::model::StepLabels;
 
 /// What an edge did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Label {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Label {
     /// The thread that moved.
     pub thread: u32,
     /// The action taken (the thread and, under `ptx`, its memory choice).
@@ -21,7 +21,7 @@ pub(super) struct Label {
 
 impl Label {
     /// The label of a step of `thread` by `action` that did `labels`.
-    pub(super) fn new(thread: u32, action: u32, labels: &StepLabels) -> Label {
+    pub(crate) fn new(thread: u32, action: u32, labels: &StepLabels) -> Label {
         let (location, memory) = encode(labels.memory);
         Label {
             thread,

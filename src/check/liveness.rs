@@ -34,20 +34,21 @@
 //! its start).
 
 use super::graph::LabeledGraph;
-use super::label::Label;
-use super::memory_fairness::{Excluded, Requirement, Tally};
+pub(crate) use super::label::Label;
+pub(crate) use super::memory_fairness::{Excluded, Requirement, Tally};
 use super::progress::{self, Seen};
 use super::scc;
 use super::{Checkable, Finding};
-use crate::explore::{BitSet, Exploration, LimitKind, Options, StateId};
+use crate::explore::{Exploration, LimitKind, Options, StateId};
 use crate::model::{Levels, Scheduler, Violation, ViolationKind};
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
+use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
 /// Which edges a search may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum EdgeSet {
+pub(crate) enum EdgeSet {
     /// Edges on which nobody passes a progress point (livelock).
     NoProgress,
     /// Every edge but the progress edges of this thread (its starvation).
@@ -55,7 +56,7 @@ enum EdgeSet {
 }
 
 impl EdgeSet {
-    fn allows(self, l: Label) -> bool {
+    pub(crate) fn allows(self, l: Label) -> bool {
         match self {
             EdgeSet::NoProgress => !l.progress,
             EdgeSet::AllButProgressOf(t) => !(l.progress && l.thread == t),
@@ -66,17 +67,17 @@ impl EdgeSet {
 /// The edges a search may use: its edge set, less the edges of the memory
 /// fairness requirements it gave up on.
 #[derive(Clone, Debug)]
-struct Filter {
-    edges: EdgeSet,
-    excluded: Excluded,
+pub(crate) struct Filter {
+    pub edges: EdgeSet,
+    pub excluded: Excluded,
 }
 
 impl Filter {
-    fn allows(&self, l: &Label) -> bool {
+    pub(crate) fn allows(&self, l: &Label) -> bool {
         self.edges.allows(*l) && !self.excluded.forbids(l)
     }
 
-    fn clone_with(&self, rs: &[Requirement]) -> Filter {
+    pub(crate) fn clone_with(&self, rs: &[Requirement]) -> Filter {
         Filter {
             edges: self.edges,
             excluded: self.excluded.with(rs),
@@ -106,50 +107,115 @@ pub(super) fn find_with<S: Checkable>(
     (levels, options): (Levels, &Options),
     memory_fairness: bool,
 ) -> Result<Option<Finding>, LimitKind> {
-    let search = Search {
+    let view = Explored {
         enabled: EnabledSets::compute(model, exploration, options)?,
-        model,
         exploration,
         graph,
-        levels,
-        memory_fairness,
+    };
+    let search = Search {
+        judge: Judge {
+            model,
+            levels,
+            memory_fairness,
+        },
+        view,
         options,
     };
-    if let Some(comp) = search.fair_component(EdgeSet::NoProgress, None)? {
-        return Ok(Some(search.report(comp)));
-    }
-    for t in 0..model.thread_count() {
-        let edges = EdgeSet::AllButProgressOf(t as u32);
-        if let Some(comp) = search.fair_component(edges, Some(t))? {
-            return Ok(Some(search.report(comp)));
+    for (edges, starving) in edge_sets(model.thread_count()) {
+        if let Some(comp) = search.fair_component(edges, starving)? {
+            return Ok(Some(search.judge.report(&search.view, comp)));
         }
     }
     Ok(None)
 }
 
-struct Search<'a, S> {
-    model: &'a S,
+/// The edge sets a search for fair cycles tries, in order: livelock, then
+/// the starvation of each thread (with the thread).
+pub(crate) fn edge_sets(threads: usize) -> impl Iterator<Item = (EdgeSet, Option<usize>)> {
+    let starving = (0..threads).map(|t| (EdgeSet::AllButProgressOf(t as u32), Some(t)));
+    std::iter::once((EdgeSet::NoProgress, None)).chain(starving)
+}
+
+/// The part of a labelled state graph the lasso of a fair component reads:
+/// the edges of its states, which threads are enabled in them, and the
+/// path to its entry. The sequential check reads its whole graph; the
+/// distributed one the component it gathered.
+pub(crate) trait CycleGraph {
+    /// Calls `f` with each edge out of `id` (its label and target), in the
+    /// order of petgraph's edge list of the sequential graph.
+    fn each_edge(&self, id: StateId, f: &mut dyn FnMut(Label, StateId));
+    fn is_enabled(&self, id: StateId, t: usize) -> bool;
+    /// The actions from the initial state to `id` in the BFS tree.
+    fn path_to(&self, id: StateId) -> Vec<u32>;
+    fn decode(&self, id: StateId) -> Vec<u32>;
+}
+
+/// The sequential check's graph.
+struct Explored<'a> {
     enabled: EnabledSets,
     exploration: &'a Exploration<u32, Violation>,
     graph: &'a LabeledGraph,
-    levels: Levels,
-    memory_fairness: bool,
-    options: &'a Options,
 }
 
-/// A fair cycle found: its states and the edge filter it lives in.
-struct Component {
-    /// Sorted state ids.
-    states: Vec<StateId>,
-    filter: Filter,
-    starving: Option<usize>,
-}
+impl CycleGraph for Explored<'_> {
+    fn each_edge(&self, id: StateId, f: &mut dyn FnMut(Label, StateId)) {
+        for e in self.graph.graph.edges(NodeIndex::new(id as usize)) {
+            f(*e.weight(), e.target().index() as StateId);
+        }
+    }
 
-impl<S: Checkable> Search<'_, S> {
     fn is_enabled(&self, id: StateId, t: usize) -> bool {
         self.enabled.get(id, t)
     }
 
+    fn path_to(&self, id: StateId) -> Vec<u32> {
+        self.exploration
+            .path_to(id)
+            .into_iter()
+            .map(|(_, a)| a)
+            .collect()
+    }
+
+    fn decode(&self, id: StateId) -> Vec<u32> {
+        self.exploration.decode_state(id)
+    }
+}
+
+struct Search<'a, S> {
+    judge: Judge<'a, S>,
+    view: Explored<'a>,
+    options: &'a Options,
+}
+
+/// How fair cycles are judged and reported: the model, its progress
+/// models, and whether memory fairness applies.
+pub(crate) struct Judge<'a, S> {
+    pub model: &'a S,
+    pub levels: Levels,
+    pub memory_fairness: bool,
+}
+
+/// A fair cycle found: its states and the edge filter it lives in.
+pub(crate) struct Component {
+    /// Sorted state ids.
+    pub states: Vec<StateId>,
+    pub filter: Filter,
+    pub starving: Option<usize>,
+}
+
+/// What the judgement of a component says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Judged {
+    Fair,
+    Unfair,
+    /// Strong fairness: look again among the states where this thread is
+    /// disabled (there are some).
+    PruneEnabled(usize),
+    /// Memory fairness: look again without the edges these requirements limit.
+    Exclude(Vec<Requirement>),
+}
+
+impl<S: Checkable> Search<'_, S> {
     /// A component with a fair cycle using only `filter` edges; for
     /// starvation of `starving`, one where it is unfinished and someone else
     /// progresses.
@@ -158,7 +224,7 @@ impl<S: Checkable> Search<'_, S> {
         edges: EdgeSet,
         starving: Option<usize>,
     ) -> Result<Option<Component>, LimitKind> {
-        let all: Vec<StateId> = (0..self.exploration.num_states() as StateId).collect();
+        let all: Vec<StateId> = (0..self.view.exploration.num_states() as StateId).collect();
         let start = Filter {
             edges,
             excluded: Excluded::default(),
@@ -170,11 +236,19 @@ impl<S: Checkable> Search<'_, S> {
                 return Err(limit);
             }
             for comp in self.components(&nodes, &filter) {
-                match self.judge(&comp, &filter, starving) {
-                    Judgement::Fair => found.push((comp, filter.clone())),
-                    Judgement::Unfair => {}
-                    Judgement::Prune(rest) => work.push((rest, filter.clone())),
-                    Judgement::Exclude(rs) => work.push((comp, filter.clone_with(&rs))),
+                let survey = self.judge.survey(&self.view, &comp, &filter);
+                match self.judge.judge(&survey, starving) {
+                    Judged::Fair => found.push((comp, filter.clone())),
+                    Judged::Unfair => {}
+                    Judged::PruneEnabled(t) => {
+                        let rest = comp
+                            .iter()
+                            .copied()
+                            .filter(|id| !self.view.is_enabled(*id, t))
+                            .collect();
+                        work.push((rest, filter.clone()));
+                    }
+                    Judged::Exclude(rs) => work.push((comp, filter.clone_with(&rs))),
                 }
             }
         }
@@ -192,10 +266,10 @@ impl<S: Checkable> Search<'_, S> {
     /// Non-trivial strongly connected components of the subgraph induced by
     /// `nodes` and the allowed edges.
     fn components(&self, nodes: &[StateId], filter: &Filter) -> Vec<Vec<StateId>> {
-        if nodes.len() != self.exploration.num_states() {
+        if nodes.len() != self.view.exploration.num_states() {
             return self.components_within(nodes, filter);
         }
-        let graph = &self.graph.graph;
+        let graph = &self.view.graph.graph;
         let mut found = Vec::new();
         // The callback form allocates nothing for the (many) trivial components.
         scc::components(
@@ -234,7 +308,7 @@ impl<S: Checkable> Search<'_, S> {
         }
         let mut looped = vec![false; nodes.len()];
         for (i, id) in nodes.iter().enumerate() {
-            for e in self.graph.graph.edges(NodeIndex::new(*id as usize)) {
+            for e in self.view.graph.graph.edges(NodeIndex::new(*id as usize)) {
                 let to = e.target().index() as StateId;
                 if let (Some(j), true) = (local(to), filter.allows(e.weight())) {
                     looped[i] |= i == j;
@@ -256,20 +330,23 @@ impl<S: Checkable> Search<'_, S> {
         );
         found
     }
+}
 
-    fn judge(&self, comp: &[StateId], filter: &Filter, starving: Option<usize>) -> Judgement {
-        let first = self.exploration.decode_state(comp[0]);
+impl<S: Checkable> Judge<'_, S> {
+    /// Whether a component showing `survey` holds a fair cycle (for
+    /// starvation of `starving`: one where it is unfinished and someone
+    /// else progresses), or where to look again.
+    pub(crate) fn judge(&self, survey: &Survey, starving: Option<usize>) -> Judged {
         if let Some(t) = starving {
-            if self.model.is_finished(&first, t) {
-                return Judgement::Unfair; // a finished thread does not starve
+            if survey.seen[t].finished {
+                return Judged::Unfair; // a finished thread does not starve
+            }
+            if !survey.progress {
+                return Judged::Unfair; // no one progresses: a livelock, found before
             }
         }
-        let survey = self.survey(comp, filter);
-        if starving.is_some() && !survey.progress {
-            return Judgement::Unfair; // no one progresses: a livelock, found before
-        }
-        let threads = self.thread_fairness(comp, &survey.seen);
-        if matches!(threads, Judgement::Unfair) {
+        let threads = self.thread_fairness(&survey.seen);
+        if matches!(threads, Judged::Unfair) {
             return threads;
         }
         let unmet = match self.memory_fairness {
@@ -278,48 +355,25 @@ impl<S: Checkable> Search<'_, S> {
         };
         match unmet.is_empty() {
             true => threads,
-            false => Judgement::Exclude(unmet),
+            false => Judged::Exclude(unmet),
         }
     }
 
     /// What the cycle through all of `comp` (allowed edges inside it)
     /// shows of each thread, whether someone progresses on it, and its
     /// memory accesses.
-    fn survey(&self, comp: &[StateId], filter: &Filter) -> Survey {
-        let first = self.exploration.decode_state(comp[0]);
-        let first = first.as_slice();
+    fn survey(&self, g: &dyn CycleGraph, comp: &[StateId], filter: &Filter) -> Survey {
+        let first = g.decode(comp[0]);
+        let mut survey = Survey::new(self.model, &first);
         let member = |id: StateId| comp.binary_search(&id).is_ok();
-        let mut seen: Vec<Seen> = (0..self.model.thread_count())
-            .map(|t| Seen {
-                finished: self.model.is_finished(first, t),
-                started: self.model.has_run(first, t),
-                ..Seen::default()
-            })
-            .collect();
-        let mut survey = Survey {
-            seen: Vec::new(),
-            progress: false,
-            memory: Tally::default(),
-        };
         for id in comp {
-            for (t, s) in seen.iter_mut().enumerate() {
-                match self.is_enabled(*id, t) {
-                    true => s.enabled_somewhere = true,
-                    false => s.disabled_somewhere = true,
+            survey.state(|t| g.is_enabled(*id, t));
+            g.each_edge(*id, &mut |l, to| {
+                if filter.allows(&l) && member(to) {
+                    survey.edge(&l);
                 }
-            }
-            for e in self.graph.graph.edges(NodeIndex::new(*id as usize)) {
-                let l = *e.weight();
-                if filter.allows(&l) && member(e.target().index() as StateId) {
-                    let s = &mut seen[l.thread as usize];
-                    s.moves = true;
-                    s.started = true;
-                    survey.progress |= l.progress;
-                    survey.memory.add(&l);
-                }
-            }
+            });
         }
-        survey.seen = seen;
         survey
     }
 
@@ -332,13 +386,13 @@ impl<S: Checkable> Search<'_, S> {
         progress::admitted(self.levels, self.model.threads_per_block(), seen)
     }
 
-    /// Whether a cycle of `comp` is admitted by the progress models, given
-    /// what the cycle through all of it shows of each thread.
-    fn thread_fairness(&self, comp: &[StateId], seen: &[Seen]) -> Judgement {
+    /// Whether a cycle of a component is admitted by the progress models,
+    /// given what the cycle through all of it shows of each thread.
+    fn thread_fairness(&self, seen: &[Seen]) -> Judged {
         if !self.levels.is_strong() {
             return match self.relied_on(seen) {
-                Some(_) => Judgement::Fair,
-                None => Judgement::Unfair,
+                Some(_) => Judged::Fair,
+                None => Judged::Unfair,
             };
         }
         // Strong fairness: a thread enabled somewhere that never moves
@@ -346,59 +400,44 @@ impl<S: Checkable> Search<'_, S> {
         // what remains may still hold one.
         let Some(t) = (0..seen.len()).find(|t| !seen[*t].moves && seen[*t].enabled_somewhere)
         else {
-            return Judgement::Fair;
+            return Judged::Fair;
         };
-        let rest: Vec<StateId> = comp
-            .iter()
-            .copied()
-            .filter(|id| !self.is_enabled(*id, t))
-            .collect();
-        if rest.is_empty() {
-            Judgement::Unfair
-        } else {
-            Judgement::Prune(rest)
+        match seen[t].disabled_somewhere {
+            true => Judged::PruneEnabled(t),
+            false => Judged::Unfair,
         }
     }
 
     /// The lasso: a shortest path to the component, then a cycle inside it
     /// that satisfies the fairness conditions (it takes a witness edge or
     /// visits a witness state for every fairly scheduled thread).
-    fn lasso(&self, comp: &Component) -> (Vec<u32>, Vec<u32>) {
+    fn lasso(&self, g: &dyn CycleGraph, comp: &Component) -> (Vec<u32>, Vec<u32>) {
         let entry = comp.states[0];
-        let stem: Vec<u32> = self
-            .exploration
-            .path_to(entry)
-            .into_iter()
-            .map(|(_, a)| a)
-            .collect();
-        let n = self.exploration.num_states();
-        let mut member = BitSet::new(n);
-        for id in &comp.states {
-            member.insert(*id);
-        }
-        let edge_ok = |l: Label, to: StateId| comp.filter.allows(&l) && member.get(to);
+        let stem = g.path_to(entry);
+        let member = |id: StateId| comp.states.binary_search(&id).is_ok();
+        let edge_ok = |l: Label, to: StateId| comp.filter.allows(&l) && member(to);
         // The first edge of the component (by source, target, action) whose
         // label passes `want`.
         let first_edge = |want: &dyn Fn(&Label) -> bool| {
             comp.states.iter().find_map(|id| {
-                self.graph
-                    .graph
-                    .edges(NodeIndex::new(*id as usize))
-                    .filter(|e| {
-                        want(e.weight()) && edge_ok(*e.weight(), e.target().index() as StateId)
-                    })
-                    .map(|e| Witness::Edge(*id, e.target().index() as StateId, e.weight().action))
-                    .min()
+                let mut best = None;
+                g.each_edge(*id, &mut |l, to| {
+                    if want(&l) && edge_ok(l, to) {
+                        let w = Witness::Edge(*id, to, l.action);
+                        best = Some(best.map_or(w, |b: Witness| b.min(w)));
+                    }
+                });
+                best
             })
         };
         // Witnesses in a fixed order: threads by index.
         let mut targets: Vec<Witness> = Vec::new();
-        let seen = self.survey(&comp.states, &comp.filter).seen;
+        let seen = self.survey(g, &comp.states, &comp.filter).seen;
         for t in self.relied_on(&seen).unwrap_or_default() {
             match first_edge(&|l| l.thread == t as u32) {
                 Some(w) => targets.push(w),
                 None => {
-                    if let Some(id) = comp.states.iter().find(|id| !self.is_enabled(**id, t)) {
+                    if let Some(id) = comp.states.iter().find(|id| !g.is_enabled(**id, t)) {
                         targets.push(Witness::State(*id));
                     }
                 }
@@ -412,11 +451,11 @@ impl<S: Checkable> Search<'_, S> {
         // matched by a read or write of the newest.
         let mut memory = Tally::default();
         for id in &comp.states {
-            for e in self.graph.graph.edges(NodeIndex::new(*id as usize)) {
-                if edge_ok(*e.weight(), e.target().index() as StateId) {
-                    memory.add(e.weight());
+            g.each_edge(*id, &mut |l, to| {
+                if edge_ok(l, to) {
+                    memory.add(&l);
                 }
-            }
+            });
         }
         for r in memory.asked().filter(|_| self.memory_fairness) {
             targets.extend(first_edge(&|l| r.grants(l)));
@@ -426,88 +465,42 @@ impl<S: Checkable> Search<'_, S> {
         for w in targets {
             match w {
                 Witness::State(s) => {
-                    cycle.extend(self.path_within(at, s, &edge_ok));
+                    cycle.extend(path_within(g, at, s, &edge_ok));
                     at = s;
                 }
                 Witness::Edge(from, to, a) => {
-                    cycle.extend(self.path_within(at, from, &edge_ok));
+                    cycle.extend(path_within(g, at, from, &edge_ok));
                     cycle.push(a);
                     at = to;
                 }
             }
         }
-        cycle.extend(self.path_within(at, entry, &edge_ok));
+        cycle.extend(path_within(g, at, entry, &edge_ok));
         if cycle.is_empty() {
             // Every witness was the entry state itself: take any edge round.
-            if let Some(e) = self
-                .graph
-                .graph
-                .edges(NodeIndex::new(entry as usize))
-                .find(|e| edge_ok(*e.weight(), e.target().index() as StateId))
-            {
-                cycle.push(e.weight().action);
-                cycle.extend(self.path_within(e.target().index() as StateId, entry, &edge_ok));
+            let mut first = None;
+            g.each_edge(entry, &mut |l, to| {
+                if first.is_none() && edge_ok(l, to) {
+                    first = Some((l.action, to));
+                }
+            });
+            if let Some((a, to)) = first {
+                cycle.push(a);
+                cycle.extend(path_within(g, to, entry, &edge_ok));
             }
         }
         (stem, cycle)
     }
 
-    /// Shortest path of actions from `from` to `to` over allowed edges.
-    fn path_within(
-        &self,
-        from: StateId,
-        to: StateId,
-        edge_ok: &dyn Fn(Label, StateId) -> bool,
-    ) -> Vec<u32> {
-        if from == to {
-            return Vec::new();
-        }
-        let n = self.exploration.num_states();
-        let mut parent: Vec<Option<(StateId, u32)>> = vec![None; n];
-        let mut seen = BitSet::new(n);
-        seen.insert(from);
-        let mut queue = VecDeque::from([from]);
-        while let Some(id) = queue.pop_front() {
-            let mut edges: Vec<(u32, StateId)> = self
-                .graph
-                .graph
-                .edges(NodeIndex::new(id as usize))
-                .filter(|e| edge_ok(*e.weight(), e.target().index() as StateId))
-                .map(|e| (e.weight().action, e.target().index() as StateId))
-                .collect();
-            edges.sort_unstable();
-            for (a, next) in edges {
-                if seen.insert(next) {
-                    parent[next as usize] = Some((id, a));
-                    if next == to {
-                        let mut path = Vec::new();
-                        let mut at = to;
-                        while let Some((p, a)) = parent[at as usize] {
-                            path.push(a);
-                            if p == from {
-                                break;
-                            }
-                            at = p;
-                        }
-                        path.reverse();
-                        return path;
-                    }
-                    queue.push_back(next);
-                }
-            }
-        }
-        Vec::new()
-    }
-
     /// Who keeps winning and who keeps losing: per thread, its steps and
     /// progress points in one round of the cycle, and where it is at its start.
     /// Returns the lines and the progress count of each thread.
-    fn round_summary(&self, entry: StateId, cycle: &[u32]) -> (Vec<String>, Vec<usize>) {
+    fn round_summary(&self, start: &[u32], cycle: &[u32]) -> (Vec<String>, Vec<usize>) {
         let model = self.model;
         let threads = model.thread_count();
         let mut steps = vec![0usize; threads];
         let mut progress = vec![0usize; threads];
-        let mut state = self.exploration.decode_state(entry);
+        let mut state = start.to_vec();
         let mut next = state.clone();
         for &t in cycle {
             let (_, labels) = model.step_labels(&state, t, &mut next);
@@ -515,9 +508,8 @@ impl<S: Checkable> Search<'_, S> {
             progress[model.thread_of(t)] += labels.progressed as usize;
             std::mem::swap(&mut state, &mut next);
         }
-        let start = self.exploration.decode_state(entry);
         let mut lines = Vec::new();
-        for (t, what) in model.thread_positions(&start) {
+        for (t, what) in model.thread_positions(start) {
             let verdict = match (steps[t], progress[t]) {
                 (0, _) => "never moves".to_string(),
                 (n, 0) => format!("moves {n} time{} per round and never progresses", plural(n)),
@@ -535,11 +527,14 @@ impl<S: Checkable> Search<'_, S> {
         (lines, progress)
     }
 
-    fn report(&self, comp: Component) -> Finding {
-        let (schedule, cycle) = self.lasso(&comp);
+    /// The finding of fair component `comp` of `g`: its lasso and who
+    /// wins and loses on it.
+    pub(crate) fn report(&self, g: &dyn CycleGraph, comp: Component) -> Finding {
+        let (schedule, cycle) = self.lasso(g, &comp);
         let model = self.model;
         let fairness = Scheduler::Progress(self.levels).under();
-        let (waiting, progress) = self.round_summary(comp.states[0], &cycle);
+        let start = g.decode(comp.states[0]);
+        let (waiting, progress) = self.round_summary(&start, &cycle);
         match comp.starving {
             None => Finding {
                 kind: ViolationKind::Livelock,
@@ -573,6 +568,51 @@ impl<S: Checkable> Search<'_, S> {
             }
         }
     }
+}
+
+/// Shortest path of actions from `from` to `to` over allowed edges of `g`
+/// (the first found breadth-first, each state's edges by action and target).
+fn path_within(
+    g: &dyn CycleGraph,
+    from: StateId,
+    to: StateId,
+    edge_ok: &dyn Fn(Label, StateId) -> bool,
+) -> Vec<u32> {
+    if from == to {
+        return Vec::new();
+    }
+    let mut parent: FxHashMap<StateId, (StateId, u32)> = FxHashMap::default();
+    parent.insert(from, (from, 0));
+    let mut queue = VecDeque::from([from]);
+    let mut edges: Vec<(u32, StateId)> = Vec::new();
+    while let Some(id) = queue.pop_front() {
+        edges.clear();
+        g.each_edge(id, &mut |l, next| {
+            if edge_ok(l, next) {
+                edges.push((l.action, next));
+            }
+        });
+        edges.sort_unstable();
+        for &(a, next) in &edges {
+            if parent.contains_key(&next) {
+                continue;
+            }
+            parent.insert(next, (id, a));
+            if next == to {
+                let mut path = Vec::new();
+                let mut at = to;
+                while at != from {
+                    let (p, a) = parent[&at];
+                    path.push(a);
+                    at = p;
+                }
+                path.reverse();
+                return path;
+            }
+            queue.push_back(next);
+        }
+    }
+    Vec::new()
 }
 
 fn plural(n: usize) -> &'static str {
@@ -623,24 +663,56 @@ impl EnabledSets {
     }
 }
 
-/// What the cycle through a component shows.
-struct Survey {
-    seen: Vec<Seen>,
+/// What the cycle through a component shows: per thread, whether it is
+/// finished and has run (as in its first state), is enabled and disabled
+/// somewhere, moves; whether someone progresses; its memory accesses.
+/// Sums over states and edges, in any order (the distributed check adds
+/// up each worker's part).
+pub(crate) struct Survey {
+    pub seen: Vec<Seen>,
     /// Someone passes a progress point on an allowed edge.
-    progress: bool,
-    memory: Tally,
+    pub progress: bool,
+    pub memory: Tally,
 }
 
-enum Judgement {
-    Fair,
-    Unfair,
-    /// Strong fairness: look again among these states.
-    Prune(Vec<StateId>),
-    /// Memory fairness: look again without the edges these requirements limit.
-    Exclude(Vec<Requirement>),
+impl Survey {
+    /// A survey of a component whose first state is `first`, before any
+    /// of its states and edges is counted.
+    pub(crate) fn new<S: Checkable>(model: &S, first: &[u32]) -> Survey {
+        Survey {
+            seen: (0..model.thread_count())
+                .map(|t| Seen {
+                    finished: model.is_finished(first, t),
+                    started: model.has_run(first, t),
+                    ..Seen::default()
+                })
+                .collect(),
+            progress: false,
+            memory: Tally::default(),
+        }
+    }
+
+    /// Counts a state of the component, whose threads `enabled` says.
+    pub(crate) fn state(&mut self, enabled: impl Fn(usize) -> bool) {
+        for (t, s) in self.seen.iter_mut().enumerate() {
+            match enabled(t) {
+                true => s.enabled_somewhere = true,
+                false => s.disabled_somewhere = true,
+            }
+        }
+    }
+
+    /// Counts an allowed edge inside the component.
+    pub(crate) fn edge(&mut self, l: &Label) {
+        let s = &mut self.seen[l.thread as usize];
+        s.moves = true;
+        s.started = true;
+        self.progress |= l.progress;
+        self.memory.add(l);
+    }
 }
 
-#[derive(PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Witness {
     State(StateId),
     Edge(StateId, StateId, u32),

@@ -32,8 +32,10 @@ use super::label::{Label, READ_NEWEST, READ_OLDER, WRITE_NEWEST, WRITE_OLDER};
 use std::collections::{BTreeSet, HashSet};
 
 /// One memory-fairness requirement.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(super) enum Requirement {
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+pub(crate) enum Requirement {
     Reads { thread: u32, location: u32 },
     Lands { location: u32 },
 }
@@ -66,15 +68,22 @@ impl Requirement {
 
 /// Requirements a search has given up on: their asking edges are removed.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Excluded(HashSet<Requirement>);
+pub(crate) struct Excluded(HashSet<Requirement>);
 
 impl Excluded {
-    pub(super) fn forbids(&self, l: &Label) -> bool {
+    pub(crate) fn forbids(&self, l: &Label) -> bool {
         l.memory & (READ_OLDER | WRITE_OLDER) != 0
             && Requirement::asked_by(l).any(|r| self.0.contains(&r))
     }
 
-    pub(super) fn with(&self, rs: &[Requirement]) -> Excluded {
+    /// The requirements given up on, in order.
+    pub(crate) fn requirements(&self) -> Vec<Requirement> {
+        let mut rs: Vec<Requirement> = self.0.iter().copied().collect();
+        rs.sort_unstable();
+        rs
+    }
+
+    pub(crate) fn with(&self, rs: &[Requirement]) -> Excluded {
         let mut set = self.0.clone();
         set.extend(rs);
         Excluded(set)
@@ -83,7 +92,7 @@ impl Excluded {
 
 /// The memory edges of one component, tallied.
 #[derive(Default)]
-pub(super) struct Tally {
+pub(crate) struct Tally {
     asked: BTreeSet<Requirement>,
     /// (thread, location) pairs that read the newest.
     read_newest: HashSet<(u32, u32)>,
@@ -93,7 +102,7 @@ pub(super) struct Tally {
 
 impl Tally {
     /// Counts an edge of the component.
-    pub(super) fn add(&mut self, l: &Label) {
+    pub(crate) fn add(&mut self, l: &Label) {
         if l.memory == 0 {
             return;
         }
@@ -108,7 +117,7 @@ impl Tally {
 
     /// The requirements the component asks and never grants (all of them
     /// go at once: a fair cycle of the component avoids each one's edges).
-    pub(super) fn unmet(&self) -> Vec<Requirement> {
+    pub(crate) fn unmet(&self) -> Vec<Requirement> {
         self.asked
             .iter()
             .copied()

@@ -37,6 +37,13 @@ mod symmetric;
 pub(crate) use deadlock::explain as explain_deadlock;
 pub(crate) use hunt::hunt;
 pub use hunt::Hunt;
+#[cfg(feature = "dist")]
+pub(crate) use liveness::{
+    edge_sets, Component, CycleGraph, EdgeSet, Excluded, Filter, Judge, Judged, Label, Requirement,
+    Survey, Tally,
+};
+#[cfg(feature = "dist")]
+pub(crate) use progress::Seen;
 pub(crate) use semantics::describe_threads;
 pub(crate) use shortest::{retrace_max_states, retrace_reductions};
 

@@ -30,7 +30,7 @@ use crate::model::{Levels, Progress};
 
 /// What a component shows of one thread.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct Seen {
+pub(crate) struct Seen {
     pub finished: bool,
     /// It has taken a step (on the cycle or before it).
     pub started: bool,

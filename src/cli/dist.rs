@@ -190,8 +190,9 @@ fn run(prepared: api::Prepared, cluster: &Cluster) -> Result<Ran, Error> {
     })
 }
 
-/// Whether the distributed explorer refuses a prepared spec (liveness):
-/// `verify` then checks that expectation on process 0 alone, and says so.
+/// Whether the distributed explorer refuses a prepared spec (hash
+/// compaction, liveness of more than 64 threads): `verify` then checks
+/// that expectation on process 0 alone, and says so.
 pub(super) fn refused(prepared: &api::Prepared) -> bool {
     engine::refuse(prepared).is_err()
 }

@@ -233,7 +233,7 @@ fn verify_on(
                 };
                 println!("{mark} {}", case.summary());
                 if alone && case.report().is_some() {
-                    println!("     checked by process 0 alone: the distributed explorer does not decide this (liveness, a kernel, or a deadlock decided on the labelled graph)");
+                    println!("     checked by process 0 alone: the distributed explorer does not decide this (a kernel, a deadlock decided on the labelled graph, or liveness of more than 64 threads)");
                 }
                 if let Some(report) = case.report().filter(|_| output.stats) {
                     println!("     {}", render_stats(report));

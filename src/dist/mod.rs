@@ -7,36 +7,36 @@
 //! counterexamples are those of the single-process explorer with the same
 //! reductions, ample sets included: the proviso's passes (`proviso`) find
 //! the states the sequential explorer expands fully, by their sequential
-//! ids, on the partitioned graph. Liveness is refused (below).
+//! ids, on the partitioned graph.
 //!
 //! Process 0 builds the report; the others return only the exit code.
 //!
-//! **Liveness: not yet, and the plan.** The sequential check decides
-//! livelock and starvation on the labelled graph of the search without
-//! ample sets (`check::liveness`): per progress model, a fair cycle is a
-//! strongly connected set of states in which the guaranteed threads are
-//! treated fairly and some thread never progresses. Distributed, without
-//! gathering the graph: search without ample sets keeping the edge labels
-//! at the targets' owners (as `preds`, with the thread of each step and
-//! whether it progressed); restrict to the states from which the harness
-//! cannot finish or a thread cannot progress (backward reachability, as
-//! `backward` does); then eliminate, OWCTY-style, states with no
-//! predecessor or no successor inside the set; split what remains into
-//! strongly connected components by colouring (Orzan: propagate the
-//! greatest id forward to a fixpoint, as `proviso` propagates labels;
-//! each state whose colour is its own id is a root, and backward
-//! reachability from it within its colour is its component; remove the
-//! components found and repeat); and check the fairness condition of
-//! each component from per-component sums of its labels (which threads
-//! step, which are enabled throughout, which progress), splitting again
-//! where the sequential check removes unfair states. The witness lasso is rebuilt like the deadlock's:
-//! the path to the component's smallest state by parents, and its cycle
-//! searched from there by process 0 in the reduced graph replayed. Until
-//! then, a distributed run refuses a progress model before it starts
-//! (exit 2), and `verify` and families check those specs on process 0
-//! alone and say so: never a wrong verdict.
+//! **Liveness.** Under a progress model the search runs with the
+//! reductions the sequential check uses there (no symmetry, ample sets or
+//! awaits: the per-thread analyses read every thread's steps). Its graph
+//! is then labelled where it lies (`labels`: each owner takes its states'
+//! steps again, as `check::graph` does, and keeps each edge at both ends
+//! with its label: the thread, whether it progressed, its memory effect),
+//! and `liveness` decides what `check::analyse` decides, in its order:
+//! deadlock with labels (which states can finish, and per thread which can
+//! still progress, by backward propagation), then livelock, then the
+//! starvation of each thread. Fair cycles are searched as in
+//! `check::liveness`, its worklist run on all its items at once: strongly
+//! connected components by colouring (`colour`: Orzan's greatest-id
+//! propagation forward, then backward reachability within each colour from
+//! its root), each judged by the sequential judge from sums over its
+//! states and edges, and the components it prunes (strong fairness) or
+//! restricts (memory fairness) searched again as new items. The fair
+//! component with the smallest state is the sequential choice; only it is
+//! gathered, on process 0, which builds the sequential lasso from it (the
+//! stem by parents). Launches of more than 64 threads (the labels' bit
+//! sets) are refused before the run starts, and `verify` and families
+//! check them on process 0 alone and say so: never a wrong verdict.
 
 mod backward;
+mod colour;
+mod labels;
+mod liveness;
 mod partition;
 mod proviso;
 mod rounds;
@@ -49,13 +49,15 @@ use std::time::{Duration, Instant};
 
 use crate::api::{model_of, report_of, Error, Prepared};
 use crate::check::{
-    concretize_findings, explain_deadlock, CheckResult, Checkable, DistributedRun, Finding,
+    concretize_findings, explain_deadlock, CheckResult, Checkable, DistributedRun, Finding, Judge,
     SearchNote,
 };
 use crate::explore::{explore, Options, Stats, TransitionSystem};
+use crate::model::ViolationKind;
 use crate::reduce::{Reduced, Reductions};
 use crate::report::Report;
 use backward::Stuck;
+use liveness::Live;
 use search::{Ending, Searched};
 
 /// Exit code of a distributed run that ended without a verdict (a process
@@ -95,6 +97,12 @@ struct Found {
     /// again without those reductions, as the sequential check retraces
     /// (`check::shortest`), where it fits its budget and finds one.
     retraced: Option<(Searched, Stuck)>,
+    /// Under a progress model, or where the deadlock needed labels, what
+    /// the analyses of the labelled graph found.
+    live: Option<Live>,
+    /// The search reported is the full graph's, searched again for labels
+    /// (with the reductions of `Reductions::per_thread`).
+    again: bool,
     /// Peak resident bytes of each process.
     rss: Vec<u64>,
     seconds: f64,
@@ -135,7 +143,7 @@ pub(crate) fn check(prepared: Prepared, cluster: &Cluster) -> Result<Outcome, Er
     }
     let model = model_of(&prepared);
     let (reduced, _) = Reduced::new(&model, reductions(&prepared));
-    let result = result_of((&model, &reduced), &found, cluster);
+    let result = result_of((&model, &reduced, reductions(&prepared)), &found, cluster);
     let report = report_of(&prepared, &model, &result, found.seconds);
     Ok(match cluster.process {
         0 => Outcome::Report(Box::new(report)),
@@ -181,10 +189,12 @@ impl Drop for Quiet {
 /// What the distributed explorer cannot answer: refused before it starts.
 pub(crate) fn refuse(prepared: &Prepared) -> Result<(), Error> {
     let config = &prepared.config;
-    if config.scheduler.checks_liveness() {
+    let threads = model_of(prepared).threads.count();
+    if config.scheduler.checks_liveness() && threads > liveness::MAX_THREADS {
         return Err(Error::Usage(format!(
-            "--scheduler {}: liveness (livelock, starvation) is decided on the whole state graph, which the distributed explorer does not hold in one place; run it with one process (without --processes or --local-processes)",
-            config.scheduler
+            "--scheduler {}: the distributed liveness analyses hold at most {} threads, this launch has {threads}; run it with one process (without --processes or --local-processes)",
+            config.scheduler,
+            liveness::MAX_THREADS
         )));
     }
     if config.search.hash_compaction {
@@ -201,9 +211,15 @@ fn needs_one_process(why: &str) -> Error {
     ))
 }
 
-/// The reductions of a distributed search: those asked.
+/// The reductions of a distributed search: those asked, or under a
+/// progress model those the sequential check searches with (the per-thread
+/// analyses read every thread's steps).
 fn reductions(prepared: &Prepared) -> Reductions {
-    prepared.config.reductions
+    let asked = prepared.config.reductions;
+    match prepared.config.scheduler.checks_liveness() {
+        true => asked.per_thread(),
+        false => asked,
+    }
 }
 
 /// timely's own arguments for this process.
@@ -275,9 +291,29 @@ fn run_worker(
     let (reduced, _) = Reduced::new(&model, reductions(prepared));
     let opts = prepared.config.explore_options();
     let mut rounds = rounds::Rounds::new(worker);
-    let (searched, stuck) = search_and_analyse(&reduced, &mut rounds, &opts);
+    let (full, _) = Reduced::new(&model, reductions(prepared).per_thread());
+    let mut again = false;
+    let (searched, stuck, live) = match prepared.config.scheduler.levels() {
+        None => match search_and_analyse(&reduced, &mut rounds, &opts) {
+            // As the sequential check: the full graph searched again, and
+            // its deadlock decided with labels.
+            (_, Stuck::NeedsLabels(_)) if labels_fit(&full) => {
+                again = true;
+                search_live(&full, None, &mut rounds, &opts)
+            }
+            (searched, stuck) => (searched, stuck, None),
+        },
+        Some(levels) => {
+            let judge = Judge {
+                model: &reduced,
+                levels,
+                memory_fairness: true,
+            };
+            search_live(&reduced, Some(&judge), &mut rounds, &opts)
+        }
+    };
     let violated = matches!(searched.ending, Ending::Fault { .. }) || matches!(stuck, Stuck::At(_));
-    let retraced = match violated && reduced.leaves_steps_out() {
+    let retraced = match violated && reduced.leaves_steps_out() && !again {
         true => retrace(&model, &reduced, &mut rounds, (&opts, searched.states)),
         false => None,
     };
@@ -294,9 +330,22 @@ fn run_worker(
         searched,
         stuck,
         retraced,
+        live,
+        again,
         rss: per_process,
         seconds,
     })
+}
+
+/// An empty partition for the states of `sys`, stored as the single
+/// explorer stores them (write histories interned unless
+/// `--no-tree-compression`).
+fn partition_for(sys: &Reduced, opts: &Options) -> partition::Partition {
+    let parts = match opts.no_tree_compression {
+        false => sys.state_parts(),
+        true => Vec::new(),
+    };
+    partition::Partition::new(sys.state_words(), parts)
 }
 
 /// A search of `sys` on a partition of its own, and its deadlock analysis
@@ -306,17 +355,36 @@ fn search_and_analyse(
     rounds: &mut rounds::Rounds<'_>,
     opts: &Options,
 ) -> (Searched, Stuck) {
-    let parts = match opts.no_tree_compression {
-        false => sys.state_parts(),
-        true => Vec::new(),
-    };
-    let mut part = partition::Partition::new(sys.state_words(), parts);
+    let mut part = partition_for(sys, opts);
     let searched = search::search(sys, rounds, &mut part, opts, true);
     let stuck = match searched.ending {
         Ending::Complete => backward::find(sys, rounds, &mut part),
         _ => Stuck::None,
     };
     (searched, stuck)
+}
+
+/// A search of `sys` on a partition of its own, and its deadlock analysis
+/// with labels when complete, then under `judge`'s progress models its
+/// liveness analyses.
+fn search_live(
+    sys: &Reduced,
+    judge: Option<&Judge<'_, Reduced>>,
+    rounds: &mut rounds::Rounds<'_>,
+    opts: &Options,
+) -> (Searched, Stuck, Option<Live>) {
+    let mut part = partition_for(sys, opts);
+    let searched = search::search(sys, rounds, &mut part, opts, true);
+    let live = match searched.ending {
+        Ending::Complete => Some(liveness::analyse(sys, judge, rounds, &part)),
+        _ => None,
+    };
+    (searched, Stuck::None, live)
+}
+
+/// Whether the labels' bit sets hold the threads of `sys`.
+fn labels_fit(sys: &Reduced) -> bool {
+    sys.thread_count() <= liveness::MAX_THREADS
 }
 
 /// The search again without the reductions that leave steps out, within
@@ -345,7 +413,7 @@ fn retrace(
 /// The check result of a distributed search, with its finding rebuilt
 /// (from the retrace where there is one).
 fn result_of(
-    (model, reduced): (&crate::model::Model, &Reduced),
+    (model, reduced, asked): (&crate::model::Model, &Reduced, Reductions),
     found: &Found,
     cluster: &Cluster,
 ) -> CheckResult {
@@ -356,11 +424,30 @@ fn result_of(
             (full, _) = Reduced::new(model, crate::check::retrace_reductions(reduced));
             (&full, (&again.0, &again.1))
         }
+        None if found.again => {
+            (full, _) = Reduced::new(model, asked.per_thread());
+            (&full, (s, &found.stuck))
+        }
         None => (reduced, (s, &found.stuck)),
     };
-    let mut findings: Vec<Finding> = match (&at.ending, stuck) {
-        (Ending::Fault { path, step }, _) => vec![fault_finding(sys, path, *step)],
-        (Ending::Complete, Stuck::At(path)) => vec![deadlock_finding(sys, path, &at.full)],
+    let mut findings: Vec<Finding> = match (&at.ending, stuck, &found.live) {
+        (Ending::Fault { path, step }, _, _) => vec![fault_finding(sys, path, *step)],
+        (Ending::Complete, Stuck::At(path), _) => {
+            vec![deadlock_finding(sys, path, &at.full, None)]
+        }
+        (_, _, Some(Live::Deadlock { path, thread })) => {
+            vec![deadlock_finding(sys, path, &at.full, *thread)]
+        }
+        (_, _, Some(Live::Cycle(Some(finding)))) => vec![(**finding).clone()],
+        // Another process: only the verdict counts (process 0 reports).
+        (_, _, Some(Live::Cycle(None))) => vec![Finding {
+            kind: ViolationKind::Livelock,
+            property: "livelock",
+            message: String::new(),
+            waiting: Vec::new(),
+            schedule: Vec::new(),
+            cycle: Vec::new(),
+        }],
         _ => Vec::new(),
     };
     concretize_findings(
@@ -442,8 +529,15 @@ fn fault_finding(sys: &Reduced, path: &[u32], step: bool) -> Finding {
 /// The finding of the first state that cannot finish, at the end of
 /// `path`: where its threads end up is searched from it on this process
 /// (every state reachable from it cannot finish either), in the reduced
-/// graph of the search (`full`: the states its proviso expanded fully).
-fn deadlock_finding(sys: &Reduced, path: &[u32], full: &[Vec<u32>]) -> Finding {
+/// graph of the search (`full`: the states its proviso expanded fully);
+/// `thread`: the one that can never progress there, where the harness
+/// never finishes (every state reachable from it keeps it so).
+fn deadlock_finding(
+    sys: &Reduced,
+    path: &[u32],
+    full: &[Vec<u32>],
+    thread: Option<usize>,
+) -> Finding {
     let stuck = replay(sys, path);
     let rooted = crate::explore::Rooted::reduced(sys, stuck, full);
     let opts = Options {
@@ -451,7 +545,7 @@ fn deadlock_finding(sys: &Reduced, path: &[u32], full: &[Vec<u32>]) -> Finding {
         ..Options::default()
     };
     let sub = explore(&rooted, &opts);
-    let mut finding = explain_deadlock(sys, &sub, 0, &|_| true, None);
+    let mut finding = explain_deadlock(sys, &sub, 0, &|_| true, thread);
     let mut schedule = path.to_vec();
     schedule.append(&mut finding.schedule);
     finding.schedule = schedule;

@@ -148,6 +148,9 @@ pub(super) enum Msg {
     Asks(#[serde(with = "words_as_bytes")] Vec<u32>),
     /// The proviso: labels that states reach (`proviso`): (index, label).
     Labels(Vec<(u32, u64)>),
+    /// The liveness analyses' records (`labels`, `colour`, `liveness`),
+    /// each laid out by the module that sends it.
+    Data(Vec<u64>),
 }
 
 impl Rounds<'_> {

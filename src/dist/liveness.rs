@@ -1,0 +1,548 @@
+//! Deadlock and liveness under a progress model on the partitioned
+//! labelled graph (`labels`), deciding what the sequential
+//! `check::analyse` decides, in its order: a deadlock (a state where an
+//! unfinished thread can never progress again, and, in a harness that can
+//! finish, that cannot finish), then a livelock, then the starvation of
+//! each thread. Reachability is propagated along the edges (`colour::spread`);
+//! fair cycles are searched as the sequential `check::liveness` does
+//! (its module doc has the argument), with its worklist run on all items
+//! at once: strongly connected components by colouring (`colour`), each
+//! judged by the sequential judge from the sums of its states' and edges'
+//! labels (`Survey`), and the components it prunes or restricts searched
+//! again as new items. The fair component with the smallest state is the
+//! sequential check's choice; process 0 gathers it (its states and edges
+//! only) and builds the very lasso the sequential check reports.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::colour::{self, Way, NONE};
+use super::labels::{self, Labelled};
+use super::partition::Partition;
+use super::rounds::{Msg, Rounds};
+use super::search::walk;
+use crate::check::{
+    edge_sets, Checkable, Component, CycleGraph, EdgeSet, Excluded, Filter, Finding, Judge, Judged,
+    Label, Requirement, Seen, Survey, Tally,
+};
+use crate::explore::StateId;
+
+/// The most threads the labels' bit sets hold.
+pub(super) const MAX_THREADS: usize = 64;
+
+/// What the analyses found, the same on every worker (the finding of a
+/// fair cycle only on worker 0).
+pub(super) enum Live {
+    Clean,
+    /// The actions to the first deadlocked state, and the thread that can
+    /// never progress there where the harness never finishes.
+    Deadlock {
+        path: Vec<u32>,
+        thread: Option<usize>,
+    },
+    Cycle(Option<Box<Finding>>),
+}
+
+/// Decides deadlock and then, under `judge`'s progress models, liveness
+/// on the graph of a complete search of `sys`.
+pub(super) fn analyse<S: Checkable>(
+    sys: &S,
+    judge: Option<&Judge<'_, S>>,
+    rounds: &mut Rounds<'_>,
+    part: &Partition,
+) -> Live {
+    let g = labels::label(sys, rounds, part);
+    if let Some((path, thread)) = deadlock(sys, rounds, part, &g) {
+        return Live::Deadlock { path, thread };
+    }
+    let Some(judge) = judge else {
+        return Live::Clean;
+    };
+    for (edges, starving) in edge_sets(sys.thread_count()) {
+        let mut search = Fair::new(&g, edges, starving);
+        if let Some(found) = search.run(judge, rounds, (part, &g)) {
+            return Live::Cycle(search.report(judge, rounds, part, &g, found));
+        }
+    }
+    Live::Clean
+}
+
+/// The first state (by sequential id) where an unfinished thread can never
+/// progress again (and, in a harness that can finish, that cannot), with
+/// the path to it and, where the harness never finishes, the first such thread.
+fn deadlock<S: Checkable>(
+    sys: &S,
+    rounds: &mut Rounds<'_>,
+    part: &Partition,
+    g: &Labelled,
+) -> Option<(Vec<u32>, Option<usize>)> {
+    let n = g.len();
+    let finals = rounds.sum(vec![part.finals.count_ones() as u64])[0];
+    // Bit 0: can finish; backward from the final states.
+    let mut can_finish: Vec<u64> = (0..n as u32)
+        .map(|l| u64::from(part.finals.get(l)))
+        .collect();
+    let start = part.finals.iter_ones().collect();
+    backward_or(rounds, g, &mut can_finish, start);
+    // Bit t: thread t can still progress; backward from its progress edges.
+    let mut can_progress: Vec<u64> = (0..n as u32)
+        .map(|l| {
+            g.out(l)
+                .iter()
+                .filter(|e| e.0.progress)
+                .fold(0, |m, e| m | 1 << e.0.thread)
+        })
+        .collect();
+    let start = (0..n as u32)
+        .filter(|&l| can_progress[l as usize] != 0)
+        .collect();
+    backward_or(rounds, g, &mut can_progress, start);
+    let stuck_thread = |l: u32| {
+        let s = &part.state(l);
+        (0..sys.thread_count())
+            .find(|&t| !sys.is_finished(s, t) && can_progress[l as usize] >> t & 1 == 0)
+    };
+    let first = (0..n as u32)
+        .filter(|&l| finals == 0 || can_finish[l as usize] == 0)
+        .filter_map(|l| stuck_thread(l).map(|t| (g.ids[l as usize], t, l)))
+        .min();
+    let mine = first.map_or(vec![], |(id, t, _)| vec![id, t as u64]);
+    let all = rounds.gather(mine);
+    let min = all.iter().filter(|v| !v.is_empty()).min()?.clone();
+    let at = first.filter(|f| f.0 == min[0]).map(|f| f.2);
+    let thread = (finals == 0).then_some(min[1] as usize);
+    Some((walk(rounds, part, at), thread))
+}
+
+/// ORs each state's bits into its predecessors', to a fixpoint.
+fn backward_or(rounds: &mut Rounds<'_>, g: &Labelled, bits: &mut [u64], start: Vec<u32>) {
+    let b = std::cell::RefCell::new(bits);
+    colour::spread(
+        rounds,
+        g,
+        Way::Backward,
+        start,
+        |l| (0, b.borrow()[l as usize]),
+        |_, _| true,
+        |l, _, value| {
+            let mut b = b.borrow_mut();
+            let old = b[l as usize];
+            b[l as usize] = old | value;
+            old | value != old
+        },
+    );
+}
+
+/// A search for a fair component with the edges of `edges` (for the
+/// starvation of `starving`): each state's item, the filters of the
+/// items this worker holds states of, and the fair components found.
+struct Fair {
+    edges: EdgeSet,
+    starving: Option<usize>,
+    item: Vec<u64>,
+    excluded: HashMap<u64, Excluded>,
+    /// The fair component each state was found in, and the filter of each.
+    found: Vec<u64>,
+    found_excluded: HashMap<u64, Excluded>,
+    /// Fair components judged on this worker: (smallest id, component).
+    judged: Vec<(u64, u64)>,
+}
+
+/// One worker's sums over a component's states and edges inside it.
+#[derive(Default)]
+struct Part {
+    item: u64,
+    count: u64,
+    /// The smallest state and whether each thread is finished and has run there.
+    first: (u64, u64, u64),
+    enabled: u64,
+    disabled: u64,
+    moves: u64,
+    progress: bool,
+    self_loop: bool,
+    /// (thread, location, bits) of the memory accesses.
+    memory: std::collections::BTreeSet<(u64, u64, u64)>,
+}
+
+impl Part {
+    fn encode(&self, comp: u64) -> Vec<u64> {
+        let mut v = vec![
+            comp,
+            self.item,
+            self.count,
+            self.first.0,
+            self.first.1,
+            self.first.2,
+            self.enabled,
+            self.disabled,
+            self.moves,
+            u64::from(self.progress),
+            u64::from(self.self_loop),
+        ];
+        v.extend(self.memory.iter().flat_map(|m| [m.0, m.1, m.2]));
+        v
+    }
+
+    /// Adds another worker's sums (`v`: as `encode` lays them out).
+    fn merge(&mut self, v: &[u64]) {
+        let first = (v[3], v[4], v[5]);
+        if self.count == 0 || first.0 < self.first.0 {
+            self.first = first;
+        }
+        self.item = v[1];
+        self.count += v[2];
+        self.enabled |= v[6];
+        self.disabled |= v[7];
+        self.moves |= v[8];
+        self.progress |= v[9] == 1;
+        self.self_loop |= v[10] == 1;
+        self.memory
+            .extend(v[11..].chunks(3).map(|c| (c[0], c[1], c[2])));
+    }
+
+    fn survey(&self, threads: usize) -> Survey {
+        let bit = |m: u64, t: usize| m >> t & 1 == 1;
+        let mut memory = Tally::default();
+        for &(thread, location, bits) in &self.memory {
+            memory.add(&Label {
+                thread: thread as u32,
+                action: 0,
+                progress: false,
+                location: location as u32,
+                memory: bits as u8,
+            });
+        }
+        Survey {
+            seen: (0..threads)
+                .map(|t| Seen {
+                    finished: bit(self.first.1, t),
+                    started: bit(self.first.2, t) || bit(self.moves, t),
+                    moves: bit(self.moves, t),
+                    enabled_somewhere: bit(self.enabled, t),
+                    disabled_somewhere: bit(self.disabled, t),
+                })
+                .collect(),
+            progress: self.progress,
+            memory,
+        }
+    }
+}
+
+impl Fair {
+    fn new(g: &Labelled, edges: EdgeSet, starving: Option<usize>) -> Fair {
+        Fair {
+            edges,
+            starving,
+            item: vec![0; g.len()],
+            excluded: HashMap::from([(0, Excluded::default())]),
+            found: vec![NONE; g.len()],
+            found_excluded: HashMap::new(),
+            judged: Vec::new(),
+        }
+    }
+
+    fn allows(&self, item: u64, l: &Label) -> bool {
+        self.edges.allows(*l) && !self.excluded[&item].forbids(l)
+    }
+
+    /// Searches until no item is left; the fair component with the
+    /// smallest state, (its smallest id, its root id), on every worker.
+    fn run<S: Checkable>(
+        &mut self,
+        judge: &Judge<'_, S>,
+        rounds: &mut Rounds<'_>,
+        (part, g): (&Partition, &Labelled),
+    ) -> Option<(u64, u64)> {
+        let mut round = 0u64;
+        loop {
+            let active = self.item.iter().filter(|&&i| i != NONE).count() as u64;
+            if rounds.sum(vec![active])[0] == 0 {
+                break;
+            }
+            let comp = colour::components(rounds, g, &self.item, &|i, l| self.allows(i, l));
+            let parts = self.sums(judge.model, rounds, (part, g), &comp);
+            let decisions = self.judge(judge, rounds, parts);
+            self.apply(g, &comp, &decisions, (round + 1) * g.total);
+            round += 1;
+        }
+        let mine = self.judged.iter().min().map_or(vec![], |m| vec![m.0, m.1]);
+        let all = rounds.gather(mine);
+        let min = all.iter().filter(|v| !v.is_empty()).min()?;
+        Some((min[0], min[1]))
+    }
+
+    /// This worker's sums of each component found this round.
+    fn sums<S: Checkable>(
+        &self,
+        sys: &S,
+        rounds: &mut Rounds<'_>,
+        (part, g): (&Partition, &Labelled),
+        comp: &[u64],
+    ) -> BTreeMap<u64, Part> {
+        let me = rounds.index() as u32;
+        let mut parts: BTreeMap<u64, Part> = BTreeMap::new();
+        let all = (1u64 << sys.thread_count()).wrapping_sub(1);
+        let all = if sys.thread_count() == 64 {
+            u64::MAX
+        } else {
+            all
+        };
+        let mut out = Vec::new();
+        for l in 0..g.len() as u32 {
+            let c = comp[l as usize];
+            if c == NONE {
+                continue;
+            }
+            let p = parts.entry(c).or_default();
+            p.item = self.item[l as usize];
+            p.count += 1;
+            let id = g.ids[l as usize];
+            if p.count == 1 || id < p.first.0 {
+                // Finished and started threads, read at the smallest state.
+                let s = &part.state(l);
+                let bits = |f: &dyn Fn(usize) -> bool| {
+                    (0..sys.thread_count()).fold(0u64, |m, t| m | u64::from(f(t)) << t)
+                };
+                let finished = bits(&|t| sys.is_finished(s, t));
+                p.first = (id, finished, bits(&|t| sys.has_run(s, t)));
+            }
+            p.enabled |= g.enabled[l as usize];
+            p.disabled |= !g.enabled[l as usize] & all;
+            for e in g.out(l) {
+                if self.allows(p.item, &e.0) {
+                    let mut m = vec![u64::from(e.1 .1), c];
+                    m.extend(labels::encode(&e.0));
+                    m.push(u64::from(e.1 == (me, l)));
+                    out.push((e.1 .0, Msg::Data(m)));
+                }
+            }
+        }
+        for m in rounds.exchange(out) {
+            let Msg::Data(m) = m else { continue };
+            if comp[m[0] as usize] != m[1] {
+                continue;
+            }
+            let l = labels::decode(&m[2..4]);
+            let p = parts.get_mut(&m[1]).expect("a component of this worker");
+            p.moves |= 1 << l.thread;
+            p.progress |= l.progress;
+            p.self_loop |= m[4] == 1;
+            if l.memory != 0 {
+                p.memory.insert((
+                    u64::from(l.thread),
+                    u64::from(l.location),
+                    u64::from(l.memory),
+                ));
+            }
+        }
+        parts
+    }
+
+    /// Sends the sums to each component's judge (worker `root % peers`),
+    /// judges, and returns every decision, on every worker: (component,
+    /// 1 fair / 2 prune the states where thread `v[2]` is enabled / 3
+    /// exclude the requirements that follow). Components not named are
+    /// unfair or trivial.
+    fn judge<S: Checkable>(
+        &mut self,
+        judge: &Judge<'_, S>,
+        rounds: &mut Rounds<'_>,
+        parts: BTreeMap<u64, Part>,
+    ) -> Vec<Vec<u64>> {
+        let peers = rounds.peers() as u64;
+        let threads = judge.model.thread_count();
+        let out = parts
+            .iter()
+            .map(|(c, p)| ((c % peers) as u32, Msg::Data(p.encode(*c))));
+        let mut merged: BTreeMap<u64, Part> = BTreeMap::new();
+        for m in rounds.exchange(out.collect::<Vec<_>>()) {
+            let Msg::Data(v) = m else { continue };
+            merged.entry(v[0]).or_default().merge(&v);
+        }
+        let mut decisions = Vec::new();
+        for (c, p) in merged {
+            if p.count == 1 && !p.self_loop {
+                continue;
+            }
+            match judge.judge(&p.survey(threads), self.starving) {
+                Judged::Unfair => {}
+                Judged::Fair => {
+                    self.judged.push((p.first.0, c));
+                    decisions.push(vec![c, 1]);
+                }
+                Judged::PruneEnabled(t) => decisions.push(vec![c, 2, t as u64]),
+                Judged::Exclude(rs) => {
+                    let mut d = vec![c, 3];
+                    d.extend(rs.iter().flat_map(|r| encode_requirement(*r)));
+                    decisions.push(d);
+                }
+            }
+        }
+        let out: Vec<(u32, Msg)> = (0..peers as u32)
+            .flat_map(|w| decisions.iter().map(move |d| (w, Msg::Data(d.clone()))))
+            .collect();
+        let mut all: Vec<Vec<u64>> = rounds
+            .exchange(out)
+            .into_iter()
+            .filter_map(|m| match m {
+                Msg::Data(v) => Some(v),
+                _ => None,
+            })
+            .collect();
+        all.sort_unstable();
+        all
+    }
+
+    /// Moves each state of a component found to where its decision puts
+    /// it: out of every item, into the fair ones found, or into a new item
+    /// (`base + component`).
+    fn apply(&mut self, g: &Labelled, comp: &[u64], decisions: &[Vec<u64>], base: u64) {
+        let by: HashMap<u64, &[u64]> = decisions.iter().map(|d| (d[0], &d[1..])).collect();
+        for (l, &c) in comp.iter().enumerate() {
+            if c == NONE {
+                continue;
+            }
+            let old = self.item[l];
+            self.item[l] = NONE;
+            match by.get(&c).copied() {
+                Some([1]) => {
+                    self.found[l] = c;
+                    let ex = self.excluded[&old].clone();
+                    self.found_excluded.insert(c, ex);
+                }
+                Some([2, t]) if !g.is_enabled(l as u32, *t as usize) => {
+                    let ex = self.excluded[&old].clone();
+                    self.excluded.entry(base + c).or_insert(ex);
+                    self.item[l] = base + c;
+                }
+                Some([3, rs @ ..]) => {
+                    let rs: Vec<Requirement> = rs.chunks(3).map(decode_requirement).collect();
+                    let ex = self.excluded[&old].with(&rs);
+                    self.excluded.entry(base + c).or_insert(ex);
+                    self.item[l] = base + c;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The finding of fair component `(first, c)`, built on worker 0 from
+    /// its states and edges gathered there.
+    fn report<S: Checkable>(
+        &self,
+        judge: &Judge<'_, S>,
+        rounds: &mut Rounds<'_>,
+        part: &Partition,
+        g: &Labelled,
+        (first, c): (u64, u64),
+    ) -> Option<Box<Finding>> {
+        let mut out = Vec::new();
+        let mut entry = None;
+        for l in (0..g.len() as u32).filter(|&l| self.found[l as usize] == c) {
+            let id = g.ids[l as usize];
+            if id == first {
+                entry = Some(l);
+            }
+            let words = part.state(l);
+            let mut m = vec![0, id, g.enabled[l as usize], words.len() as u64];
+            m.extend(words.iter().map(|&w| u64::from(w)));
+            for e in g.out(l) {
+                m.extend(labels::encode(&e.0));
+                m.push(e.2);
+            }
+            out.push((0, Msg::Data(m)));
+        }
+        if let Some(ex) = self.found_excluded.get(&c).filter(|_| entry.is_some()) {
+            let rs = ex.requirements();
+            let mut m = vec![1];
+            m.extend(rs.iter().flat_map(|r| encode_requirement(*r)));
+            out.push((0, Msg::Data(m)));
+        }
+        let got = rounds.exchange(out);
+        let stem = walk(rounds, part, entry);
+        if rounds.index() != 0 {
+            return None;
+        }
+        let mut view = Gathered {
+            states: BTreeMap::new(),
+            stem,
+        };
+        let mut excluded = Excluded::default();
+        for m in got {
+            let Msg::Data(m) = m else { continue };
+            let (kind, m) = m.split_first().expect("a tagged record");
+            if *kind == 1 {
+                let rs: Vec<Requirement> = m.chunks(3).map(decode_requirement).collect();
+                excluded = excluded.with(&rs);
+                continue;
+            }
+            let words_end = 3 + m[2] as usize;
+            let words = m[3..words_end].iter().map(|&w| w as u32).collect();
+            let edges = m[words_end..]
+                .chunks(3)
+                .map(|e| (labels::decode(&e[..2]), e[2] as StateId))
+                .collect();
+            view.states.insert(m[0] as StateId, (words, m[1], edges));
+        }
+        let comp = Component {
+            states: view.states.keys().copied().collect(),
+            filter: Filter {
+                edges: self.edges,
+                excluded,
+            },
+            starving: self.starving,
+        };
+        Some(Box::new(judge.report(&view, comp)))
+    }
+}
+
+fn encode_requirement(r: Requirement) -> [u64; 3] {
+    match r {
+        Requirement::Reads { thread, location } => [0, u64::from(thread), u64::from(location)],
+        Requirement::Lands { location } => [1, 0, u64::from(location)],
+    }
+}
+
+fn decode_requirement(c: &[u64]) -> Requirement {
+    match c[0] {
+        0 => Requirement::Reads {
+            thread: c[1] as u32,
+            location: c[2] as u32,
+        },
+        _ => Requirement::Lands {
+            location: c[2] as u32,
+        },
+    }
+}
+
+/// A state's words, enabled threads, and edges out in action order.
+type GatheredState = (Vec<u32>, u64, Vec<(Label, StateId)>);
+
+/// A fair component gathered on worker 0: per state (by id) its words,
+/// enabled threads and edges out in action order; the path to its entry.
+struct Gathered {
+    states: BTreeMap<StateId, GatheredState>,
+    stem: Vec<u32>,
+}
+
+impl CycleGraph for Gathered {
+    fn each_edge(&self, id: StateId, f: &mut dyn FnMut(Label, StateId)) {
+        // petgraph lists a node's edges newest first.
+        if let Some(s) = self.states.get(&id) {
+            for &(l, to) in s.2.iter().rev() {
+                f(l, to);
+            }
+        }
+    }
+
+    fn is_enabled(&self, id: StateId, t: usize) -> bool {
+        self.states.get(&id).is_some_and(|s| s.1 >> t & 1 == 1)
+    }
+
+    fn path_to(&self, _id: StateId) -> Vec<u32> {
+        self.stem.clone()
+    }
+
+    fn decode(&self, id: StateId) -> Vec<u32> {
+        self.states[&id].0.clone()
+    }
+}
