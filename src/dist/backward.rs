@@ -4,7 +4,7 @@
 //! and the first state, in the sequential search's order, that cannot.
 
 use super::partition::Partition;
-use super::rounds::{Msg, Rounds};
+use super::rounds::{marks, Msg, Rounds};
 use super::search::walk;
 use crate::check::Checkable;
 use crate::explore::BitSet;
@@ -127,12 +127,4 @@ fn progress_while_stuck<S: Checkable>(
         })
         .sum::<usize>();
     rounds.sum(vec![stuck as u64])[0] > 0
-}
-
-/// The marks of a message of marks.
-pub(super) fn marks(m: Msg) -> Option<Vec<u32>> {
-    match m {
-        Msg::Marks(v) => Some(v),
-        _ => None,
-    }
 }

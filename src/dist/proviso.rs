@@ -28,9 +28,8 @@
 //! The chosen states go to every worker sorted by id, the order in which
 //! the sequential explorer expands them fully.
 
-use super::backward::marks;
 use super::partition::Partition;
-use super::rounds::{Msg, Ptr, Rounds};
+use super::rounds::{marks, Msg, Ptr, Rounds};
 use crate::explore::BitSet;
 
 /// The smallest state of each terminal component of the range's reduced

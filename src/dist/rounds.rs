@@ -257,3 +257,11 @@ mod words_as_bytes {
         }
     }
 }
+
+/// The marks of a message of marks.
+pub(super) fn marks(m: Msg) -> Option<Vec<u32>> {
+    match m {
+        Msg::Marks(v) => Some(v),
+        _ => None,
+    }
+}
