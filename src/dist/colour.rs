@@ -13,7 +13,7 @@
 //! colour would not be its own).
 
 use super::labels::Labelled;
-use super::rounds::{Msg, Ptr, Rounds};
+use super::rounds::{spread_values, Msg, Ptr, Rounds};
 use crate::check::Label;
 
 /// No item, colour or component.
@@ -53,17 +53,15 @@ pub(super) fn spread(
             };
             for (_, (w, local)) in edges.filter(|(label, _)| allowed(item, label)) {
                 if w != me {
-                    out.push((w, Msg::Data(vec![u64::from(local), item, value])));
+                    out.push((w, (local, item, value)));
                 } else if accept(local, item, value) {
                     changed.push(local);
                 }
             }
         }
-        for m in rounds.exchange(out) {
-            if let Msg::Data(m) = m {
-                if accept(m[0] as u32, m[1], m[2]) {
-                    changed.push(m[0] as u32);
-                }
+        for (local, item, value) in rounds.exchange_each(out, Msg::Spread, spread_values) {
+            if accept(local, item, value) {
+                changed.push(local);
             }
         }
         changed.sort_unstable();

@@ -151,6 +151,8 @@ pub(super) enum Msg {
     /// The liveness analyses' records (`labels`, `colour`, `liveness`),
     /// each laid out by the module that sends it.
     Data(Vec<u64>),
+    /// Values spread along edges (`colour::spread`): (index, item, value).
+    Spread(Vec<(u32, u64, u64)>),
 }
 
 impl Rounds<'_> {
@@ -262,6 +264,14 @@ mod words_as_bytes {
 pub(super) fn marks(m: Msg) -> Option<Vec<u32>> {
     match m {
         Msg::Marks(v) => Some(v),
+        _ => None,
+    }
+}
+
+/// The values of a message of spread values.
+pub(super) fn spread_values(m: Msg) -> Option<Vec<(u32, u64, u64)>> {
+    match m {
+        Msg::Spread(v) => Some(v),
         _ => None,
     }
 }
