@@ -35,6 +35,7 @@
 
 mod backward;
 mod colour;
+mod connect;
 mod labels;
 mod liveness;
 mod partition;
@@ -43,9 +44,12 @@ mod rounds;
 mod search;
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
+use timely::communication::allocator::{AllocatorBuilder, ProcessBuilder};
+use timely::communication::Hooks;
 
 use crate::api::{model_of, report_of, Error, Prepared};
 use crate::check::{
@@ -111,23 +115,16 @@ struct Found {
 /// Checks a prepared spec on this process's workers of `cluster`.
 pub(crate) fn check(prepared: Prepared, cluster: &Cluster) -> Result<Outcome, Error> {
     refuse(&prepared)?;
-    let args = timely_args(cluster);
-    let config = timely::Config::from_args(args.into_iter())
+    let config = timely::Config::from_args(timely_args(cluster).into_iter())
         .map_err(|e| Error::Usage(format!("distributed run: {e}")))?;
+    let (builders, guard) = communication(config.communication, cluster)?;
     let prepared = Arc::new(prepared);
-    let connected = Arc::new(AtomicBool::new(false));
-    watch_connections(cluster, Arc::clone(&connected));
     on_lost_process();
     let shared = Arc::clone(&prepared);
     let place = (cluster.process, cluster.workers);
-    // timely prints its connection progress on standard output, where the
-    // report goes: it goes nowhere while the processes connect.
-    let quiet = Quiet::stdout();
-    let guards = timely::execute(config, move |worker| {
-        connected.store(true, Ordering::SeqCst);
+    let guards = timely::execute::execute_from(builders, guard, config.worker, move |worker| {
         run_worker(&shared, worker, place)
     });
-    drop(quiet);
     let guards = guards.map_err(|e| Error::Usage(format!("distributed run: {e}")))?;
     let found = guards
         .join()
@@ -149,41 +146,6 @@ pub(crate) fn check(prepared: Prepared, cluster: &Cluster) -> Result<Outcome, Er
         0 => Outcome::Report(Box::new(report)),
         _ => Outcome::Peer(report.verdict.exit_code()),
     })
-}
-
-/// Standard output sent to `/dev/null` until dropped.
-struct Quiet(Option<i32>);
-
-impl Quiet {
-    fn stdout() -> Self {
-        use std::io::Write;
-        let _ = std::io::stdout().flush();
-        // SAFETY: plain descriptor calls; the saved descriptor is restored
-        // and closed on drop.
-        unsafe {
-            let saved = libc::dup(1);
-            let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY);
-            if saved < 0 || null < 0 || libc::dup2(null, 1) < 0 {
-                return Quiet(None);
-            }
-            libc::close(null);
-            Quiet(Some(saved))
-        }
-    }
-}
-
-impl Drop for Quiet {
-    fn drop(&mut self) {
-        use std::io::Write;
-        let _ = std::io::stdout().flush();
-        if let Some(saved) = self.0 {
-            // SAFETY: `saved` is the descriptor duplicated in `stdout`.
-            unsafe {
-                libc::dup2(saved, 1);
-                libc::close(saved);
-            }
-        }
-    }
 }
 
 /// What the distributed explorer cannot answer: refused before it starts.
@@ -239,27 +201,49 @@ fn timely_args(cluster: &Cluster) -> Vec<String> {
     args
 }
 
-/// Ends the process with a clear error when the processes have not all
-/// connected within the timeout (a host that cannot be reached: timely
-/// retries its connections forever).
-fn watch_connections(cluster: &Cluster, connected: Arc<AtomicBool>) {
-    let timeout = cluster.connect_timeout;
-    let (n, hosts) = (cluster.processes, cluster.hostfile.clone());
-    std::thread::spawn(move || {
-        let start = Instant::now();
-        while start.elapsed() < timeout {
-            if connected.load(Ordering::SeqCst) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
+/// timely's communication for this process: within one process its own
+/// allocators; across processes over streams connected by `connect`
+/// (timely's start-up pauses a second at a time), ending the process with
+/// a clear error when they have not all connected within the timeout.
+fn communication(
+    config: timely::CommunicationConfig,
+    cluster: &Cluster,
+) -> Result<(Vec<AllocatorBuilder>, Box<dyn std::any::Any + Send>), Error> {
+    let failed = |e: std::io::Error| Error::Usage(format!("distributed run: {e}"));
+    let timely::CommunicationConfig::Cluster {
+        threads,
+        process,
+        addresses,
+        ..
+    } = config
+    else {
+        return config
+            .try_build()
+            .map_err(|e| Error::Usage(format!("distributed run: {e}")));
+    };
+    let sockets = match connect::sockets(&addresses, process, cluster.connect_timeout) {
+        Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+            let hosts = cluster
+                .hostfile
+                .as_ref()
+                .map_or("localhost:2101 and up".into(), |h| h.display().to_string());
+            eprintln!(
+                "error: distributed run: the {} processes did not all connect within {:.0} s (addresses: {hosts}); no verdict",
+                cluster.processes,
+                cluster.connect_timeout.as_secs_f64()
+            );
+            std::process::exit(EXIT_FAILED);
         }
-        let hosts = hosts.map_or("localhost:2101 and up".into(), |h| h.display().to_string());
-        eprintln!(
-            "error: distributed run: the {n} processes did not all connect within {:.0} s (addresses: {hosts}); no verdict",
-            timeout.as_secs_f64()
-        );
-        std::process::exit(EXIT_FAILED);
-    });
+        other => other.map_err(failed)?,
+    };
+    let hooks = Hooks::default();
+    let local =
+        ProcessBuilder::new_typed_vector(threads, hooks.refill.clone(), hooks.spill.clone());
+    let (builders, guard) =
+        initialize_networking_from_sockets(local, sockets, process, threads, hooks)
+            .map_err(failed)?;
+    let builders = builders.into_iter().map(AllocatorBuilder::Tcp).collect();
+    Ok((builders, Box::new(guard)))
 }
 
 /// A process that dies breaks its connections: timely's communication
