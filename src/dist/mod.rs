@@ -296,7 +296,7 @@ fn run_worker(
             search_live(&reduced, Some(&judge), &mut rounds, &opts)
         }
     };
-    let violated = matches!(searched.ending, Ending::Fault { .. }) || matches!(stuck, Stuck::At(_));
+    let violated = violated(&searched, &stuck);
     let retraced = match violated && reduced.leaves_steps_out() && !again {
         true => retrace(&model, &reduced, &mut rounds, (&opts, searched.states)),
         false => None,
@@ -366,6 +366,12 @@ fn search_live(
     (searched, Stuck::None, live)
 }
 
+/// Whether a search and its analysis found a violation.
+fn violated(searched: &Searched, stuck: &Stuck) -> bool {
+    matches!(searched.ending, Ending::Fault { .. } | Ending::Stuck { .. })
+        || matches!(stuck, Stuck::At(_))
+}
+
 /// Whether the labels' bit sets hold the threads of `sys`.
 fn labels_fit(sys: &Reduced) -> bool {
     sys.thread_count() <= liveness::MAX_THREADS
@@ -390,8 +396,7 @@ fn retrace(
         ..opts.clone()
     };
     let (again, stuck) = search_and_analyse(&full, rounds, &opts);
-    let found = matches!(again.ending, Ending::Fault { .. }) || matches!(stuck, Stuck::At(_));
-    found.then_some((again, stuck))
+    violated(&again, &stuck).then_some((again, stuck))
 }
 
 /// The check result of a distributed search, with its finding rebuilt
@@ -418,6 +423,16 @@ fn result_of(
         (Ending::Fault { path, step }, _, _) => vec![fault_finding(sys, path, *step)],
         (Ending::Complete, Stuck::At(path), _) => {
             vec![deadlock_finding(sys, path, &at.full, None)]
+        }
+        (Ending::Stuck { path, no_finals }, _, _) => {
+            // As the sequential check explains a deadlock decided on the
+            // fly: where no state seen was final, the first unfinished
+            // thread is the one that never progresses.
+            let state = replay(sys, path);
+            let thread = no_finals
+                .then(|| (0..sys.thread_count()).find(|&t| !sys.is_finished(&state, t)))
+                .flatten();
+            vec![deadlock_finding(sys, path, &at.full, thread)]
         }
         (_, _, Some(Live::Deadlock { path, thread })) => {
             vec![deadlock_finding(sys, path, &at.full, *thread)]

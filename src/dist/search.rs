@@ -44,6 +44,14 @@ pub(super) enum Ending {
         path: Vec<u32>,
         step: bool,
     },
+    /// With `Options::early_deadlock`: the actions to the first state
+    /// expanded that is not final and has no step (a deadlock decided on
+    /// the fly, as the sequential explorer decides it), and whether no
+    /// state stored by then was final.
+    Stuck {
+        path: Vec<u32>,
+        no_finals: bool,
+    },
     Limit(LimitKind),
 }
 
@@ -90,9 +98,17 @@ struct Passes {
     full: Vec<Vec<u32>>,
 }
 
-/// A stopping event of a level: its position, whether a step failed there
-/// (`0`) or a new state broke an invariant (`1`), and the failed action.
+/// A stopping event of a level: its position, its kind (`STEP_FAILED`,
+/// `BROKE_INVARIANT`, `STUCK`), and the failed action.
 type Event = (Key, u64, u32);
+
+/// A step failed at the event's position.
+const STEP_FAILED: u64 = 0;
+/// The new state first reached at the event's position broke an invariant.
+const BROKE_INVARIANT: u64 = 1;
+/// The state expanded at the event's position (rank, 0) has no step and
+/// is not final: it has no successors, so no other event shares its rank.
+const STUCK: u64 = 2;
 
 struct Level {
     depth: u32,
@@ -158,7 +174,7 @@ where
         let bad = part
             .newest_range_from(first_new)
             .filter(|&l| sys.check_state(&part.state(l)).is_err())
-            .map(|l| (part.key(l), 1u64, 0u32))
+            .map(|l| (part.key(l), BROKE_INVARIANT, 0u32))
             .min();
         let event = expanded.fault.into_iter().chain(bad).min();
         let new = u64::from(part.len() as u32 - first_new);
@@ -370,6 +386,11 @@ where
                     if sys.ample_actions(&state, &mut actions) {
                         part.set_reduced(local);
                     }
+                    // An ample set is empty only where no step is enabled.
+                    if opts.early_deadlock && actions.is_empty() && !sys.is_final(&state) {
+                        let at = ((order, 0), STUCK, 0);
+                        found.fault = Some(found.fault.map_or(at, |f| f.min(at)));
+                    }
                 }
                 Mode::Full => {
                     sys.actions(&state, &mut actions);
@@ -384,7 +405,7 @@ where
                 }
                 next.copy_from_slice(&state);
                 if sys.step_from_copy(&state, a, &mut next).is_err() {
-                    let at = ((order, pos as u32), 0, a);
+                    let at = ((order, pos as u32), STEP_FAILED, a);
                     found.fault = Some(found.fault.map_or(at, |f| f.min(at)));
                     break;
                 }
@@ -503,12 +524,20 @@ fn stop_at(
     (frontier, mode, level): (&[(u64, u32)], Mode, &Level),
     mut passes: Passes,
 ) -> Searched {
-    let step = kind == 0;
-    let before = |k: &Key| *k < key || (!step && *k == key);
-    let kept = part
-        .newest_range_from(first_new)
-        .filter(|&l| before(&part.key(l)))
-        .count() as u64;
+    let step = kind == STEP_FAILED;
+    let before = |k: &Key| *k < key || (kind == BROKE_INVARIANT && *k == key);
+    let kept_new = || {
+        part.newest_range_from(first_new)
+            .filter(|&l| before(&part.key(l)))
+    };
+    let kept = kept_new().count() as u64;
+    let finals = match kind {
+        STUCK => (0..first_new)
+            .chain(kept_new())
+            .filter(|&l| part.finals.get(l))
+            .count() as u64,
+        _ => 0,
+    };
     // Successors of states before the event's; in a BFS level, the event's
     // own before it, and the edge to a rejected state (the sequential
     // proviso counts a state's steps once it has taken them all).
@@ -519,13 +548,13 @@ fn stop_at(
         .map(|(_, n)| n)
         .sum();
     if mode == Mode::Ample && expanded.per_state.iter().any(|(r, _)| *r == key.0) {
-        succs += u64::from(key.1) + u64::from(!step);
+        succs += u64::from(key.1) + u64::from(kind == BROKE_INVARIANT);
     }
-    let all = rounds.sum(vec![kept, succs]);
+    let all = rounds.sum(vec![kept, succs, finals]);
     // Where the event is: the expanded state (a failed step) or the new one.
-    let at = match step {
-        true => frontier.iter().find(|f| f.0 == key.0).map(|f| f.1),
-        false => part
+    let at = match kind {
+        STEP_FAILED | STUCK => frontier.iter().find(|f| f.0 == key.0).map(|f| f.1),
+        _ => part
             .newest_range_from(first_new)
             .find(|&l| part.key(l) == key),
     };
@@ -543,8 +572,15 @@ fn stop_at(
         part.reduced_count() as u64,
         part.bytes() as u64,
     ]);
+    let ending = match kind {
+        STUCK => Ending::Stuck {
+            path,
+            no_finals: all[2] == 0,
+        },
+        _ => Ending::Fault { path, step },
+    };
     Searched {
-        ending: Ending::Fault { path, step },
+        ending,
         states: level.total + all[0],
         transitions: level.transitions + all[1],
         max_depth,
