@@ -70,13 +70,13 @@ fn can_finish(rounds: &mut Rounds<'_>, part: &mut Partition) -> BitSet {
             .map(|&(_, p)| p)
             .collect();
         frontier.clear();
-        for local in rounds.exchange_each(out, Msg::Marks, marks) {
+        let Some(got) = rounds.exchange_each_or_done(out, Msg::Marks, marks) else {
+            break;
+        };
+        for local in got {
             if can.insert(local) {
                 frontier.push(local);
             }
-        }
-        if rounds.sum(vec![frontier.len() as u64])[0] == 0 {
-            break;
         }
     }
     part.preds = preds;

@@ -59,16 +59,16 @@ pub(super) fn spread(
                 }
             }
         }
-        for (local, item, value) in rounds.exchange_each(out, Msg::Spread, spread_values) {
+        let Some(got) = rounds.exchange_each_or_done(out, Msg::Spread, spread_values) else {
+            return;
+        };
+        for (local, item, value) in got {
             if accept(local, item, value) {
                 changed.push(local);
             }
         }
         changed.sort_unstable();
         changed.dedup();
-        if rounds.sum(vec![changed.len() as u64])[0] == 0 {
-            return;
-        }
     }
 }
 

@@ -270,11 +270,16 @@ fn run_worker(
     worker: &mut timely::worker::Worker,
     (process, workers): (usize, usize),
 ) -> Option<Found> {
-    let started = Instant::now();
     let model = model_of(prepared);
     let (reduced, _) = Reduced::new(&model, reductions(prepared));
     let opts = prepared.config.explore_options();
     let mut rounds = rounds::Rounds::new(worker);
+    // The clock starts once every worker is there: timely starts a
+    // process's workers as soon as its own connections are made, a second
+    // before the last process's at times (its wait for connections sleeps
+    // a second), which the first round's wait counted.
+    rounds.gather(Vec::new());
+    let started = Instant::now();
     let (full, _) = Reduced::new(&model, reductions(prepared).per_thread());
     let mut again = false;
     let (searched, stuck, live) = match prepared.config.scheduler.levels() {

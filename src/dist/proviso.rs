@@ -126,13 +126,14 @@ fn escape(
     let mut out: Vec<Ptr> = leaving;
     loop {
         out.extend(frontier.drain(..).flat_map(|l| range.preds(l)));
-        for local in rounds.exchange_each(std::mem::take(&mut out), Msg::Marks, marks) {
+        let Some(got) = rounds.exchange_each_or_done(std::mem::take(&mut out), Msg::Marks, marks)
+        else {
+            return escaped;
+        };
+        for local in got {
             if range.holds(local) && escaped.insert(local - first) {
                 frontier.push(local);
             }
-        }
-        if rounds.sum(vec![frontier.len() as u64])[0] == 0 {
-            return escaped;
         }
     }
 }
@@ -157,7 +158,10 @@ fn propagate(
             })
             .collect();
         changed.clear();
-        for (local, label) in rounds.exchange_each(out, Msg::Labels, labelled) {
+        let Some(got) = rounds.exchange_each_or_done(out, Msg::Labels, labelled) else {
+            return;
+        };
+        for (local, label) in got {
             if !range.holds(local) {
                 continue;
             }
@@ -169,9 +173,6 @@ fn propagate(
         }
         changed.sort_unstable();
         changed.dedup();
-        if rounds.sum(vec![changed.len() as u64])[0] == 0 {
-            return;
-        }
     }
 }
 

@@ -1,9 +1,12 @@
 //! Bulk-synchronous rounds on timely-dataflow: every worker hands in the
 //! messages it addresses to other workers, and gets back those addressed
-//! to it once timely's progress tracking says that no message of the
-//! round is still on its way. Timely routes the records (`exchange`),
-//! serializes them between processes (bincode over serde) and carries
-//! them over its TCP connections; this module only counts rounds.
+//! to it. Timely routes the records (`exchange`), serializes them between
+//! processes (bincode over serde) and carries them over its TCP
+//! connections; this module counts rounds. A round ends for a worker once
+//! every worker's end of round has reached it, each saying how many
+//! records it sent there before: one message's way, where timely's
+//! progress tracking (a probe) took a broadcast of every worker's counts
+//! after the records arrived, which set the pace at many workers (#43).
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -13,8 +16,8 @@ use serde::{Deserialize, Serialize};
 use timely::container::CapacityContainerBuilder;
 use timely::dataflow::channels::pact::Exchange;
 use timely::dataflow::operators::generic::operator::Operator;
-use timely::dataflow::operators::{Input, Probe};
-use timely::dataflow::{InputHandle, ProbeHandle};
+use timely::dataflow::operators::Input;
+use timely::dataflow::InputHandle;
 use timely::worker::Worker;
 
 /// The most bytes a record is meant to carry. Timely's buffers grow to
@@ -23,53 +26,80 @@ use timely::worker::Worker;
 /// process's memory beyond its states.
 pub(super) const RECORD_BYTES: usize = 1 << 18;
 
-/// One worker's end of the rounds: an input, the records that reached this
-/// worker, and a probe on the operator that collected them.
+/// What travels: (receiving worker, round, a message or the end of the
+/// sender's round).
+type Record = (u32, u64, Part);
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+enum Part {
+    Msg(Msg),
+    /// The sender sent this many records of the round before.
+    End(u32),
+}
+
+/// What reached a worker of one round.
+#[derive(Default)]
+struct Arrived {
+    msgs: Vec<Msg>,
+    ends: usize,
+    /// Records announced by the ends so far.
+    announced: usize,
+}
+
+/// One worker's end of the rounds: an input, and the records that reached
+/// this worker.
 pub(super) struct Rounds<'w> {
     worker: &'w mut Worker,
-    input: InputHandle<u64, CapacityContainerBuilder<Vec<(u32, Msg)>>>,
-    probe: ProbeHandle<u64>,
+    input: InputHandle<u64, CapacityContainerBuilder<Vec<Record>>>,
     /// What reached this worker, by round (a faster worker may already
     /// send the next round's).
-    received: Rc<RefCell<BTreeMap<u64, Vec<Msg>>>>,
+    received: Rc<RefCell<BTreeMap<u64, Arrived>>>,
     round: u64,
+    /// Records sent to each worker in this round so far.
+    sent: Vec<u32>,
+    /// Timely's time: advanced at every flush (closing a time is what
+    /// sends the records buffered per receiver), not waited on.
+    epoch: u64,
 }
 
 impl<'w> Rounds<'w> {
     /// Builds the dataflow on `worker` (every worker builds the same one).
     pub(super) fn new(worker: &'w mut Worker) -> Self {
         let mut input = InputHandle::new();
-        let probe = ProbeHandle::new();
         let received = Rc::new(RefCell::new(BTreeMap::new()));
         let sink = Rc::clone(&received);
         worker.dataflow::<u64, _, _>(|scope| {
             scope
                 .input_from(&mut input)
-                .container::<Vec<(u32, Msg)>>()
-                .unary::<CapacityContainerBuilder<Vec<()>>, _, _, _>(
-                    Exchange::new(|m: &(u32, Msg)| u64::from(m.0)),
+                .container::<Vec<Record>>()
+                .sink(
+                    Exchange::new(|m: &Record| u64::from(m.0)),
                     "Deliver",
-                    move |_, _| {
-                        move |input, _output| {
-                            input.for_each_stamp(|stamp, batches| {
-                                let mut got = sink.borrow_mut();
-                                let round = *stamp.least().expect("a round");
-                                let got = got.entry(round).or_insert_with(Vec::new);
-                                for batch in batches {
-                                    got.extend(batch.drain(..).map(|(_, m)| m));
+                    move |(input, _)| {
+                        input.for_each(|_, batch| {
+                            let mut got = sink.borrow_mut();
+                            for (_, round, part) in batch.drain(..) {
+                                let got: &mut Arrived = got.entry(round).or_default();
+                                match part {
+                                    Part::Msg(m) => got.msgs.push(m),
+                                    Part::End(n) => {
+                                        got.ends += 1;
+                                        got.announced += n as usize;
+                                    }
                                 }
-                            });
-                        }
+                            }
+                        });
                     },
-                )
-                .probe_with(&probe);
+                );
         });
+        let peers = worker.peers();
         Rounds {
             worker,
             input,
-            probe,
             received,
             round: 0,
+            sent: vec![0; peers],
+            epoch: 0,
         }
     }
 
@@ -83,11 +113,22 @@ impl<'w> Rounds<'w> {
         self.worker.peers()
     }
 
+    fn send(&mut self, to: u32, m: Msg) {
+        self.sent[to as usize] += 1;
+        self.input.send((to, self.round, Part::Msg(m)));
+    }
+
+    /// Sends what was handed in so far.
+    fn flush(&mut self) {
+        self.epoch += 1;
+        self.input.advance_to(self.epoch);
+    }
+
     /// Sends `m` to worker `to` in the current round now, so that it
     /// travels while this worker goes on (for full records).
     pub(super) fn post(&mut self, to: u32, m: Msg) {
-        self.input.send((to, m));
-        self.input.flush();
+        self.send(to, m);
+        self.flush();
         self.worker.step();
     }
 
@@ -95,17 +136,26 @@ impl<'w> Rounds<'w> {
     /// this one in this round (in no particular order). Every worker must
     /// call it the same number of times.
     pub(super) fn exchange(&mut self, out: impl IntoIterator<Item = (u32, Msg)>) -> Vec<Msg> {
-        for m in out {
-            self.input.send(m);
+        for (to, m) in out {
+            self.send(to, m);
         }
         let round = self.round;
-        self.round += 1;
-        self.input.advance_to(self.round);
-        while self.probe.less_than(&self.round) {
+        for to in 0..self.sent.len() {
+            let n = std::mem::take(&mut self.sent[to]);
+            self.input.send((to as u32, round, Part::End(n)));
+        }
+        self.flush();
+        let peers = self.peers();
+        let complete = |got: &BTreeMap<u64, Arrived>| {
+            got.get(&round)
+                .is_some_and(|a| a.ends == peers && a.msgs.len() == a.announced)
+        };
+        while !complete(&self.received.borrow()) {
             self.worker.step_or_park(None);
         }
+        self.round += 1;
         let got = self.received.borrow_mut().remove(&round);
-        got.unwrap_or_default()
+        got.map(|a| a.msgs).unwrap_or_default()
     }
 }
 
@@ -136,8 +186,9 @@ pub(super) enum Msg {
     /// New states' first positions, for the worker that ranks their range:
     /// (key, owner, index).
     Keys(Vec<(Key, u32, u32)>),
-    /// The ranks of new states within their level, for their owner:
-    /// (index, rank).
+    /// The places of new states within their ranker's range, for their
+    /// owner: (index, the ranker's index and the place, `search` packs
+    /// them).
     Ranks(Vec<(u32, u64)>),
     /// One worker's figures, for every worker.
     Figures { from: u32, values: Vec<u64> },
@@ -155,17 +206,50 @@ pub(super) enum Msg {
     Spread(Vec<(u32, u64, u64)>),
 }
 
+/// How items travel: `wrap` makes a message of them, `unwrap` takes them
+/// out of a message of that kind.
+pub(super) type Kind<T> = (fn(Vec<T>) -> Msg, fn(Msg) -> Option<Vec<T>>);
+
 impl Rounds<'_> {
     /// Sends each `(worker, item)` in one message per worker (`wrap`
-    /// makes it) and returns the items sent to this one (`unwrap` takes
+    /// makes it) and `mine` to every worker; returns every worker's
+    /// figures, by index, and the items sent to this one (`unwrap` takes
     /// them out of a message of that kind). Every worker must call it the
     /// same number of times.
-    pub(super) fn exchange_each<T>(
+    pub(super) fn gather_each<T>(
+        &mut self,
+        out: impl IntoIterator<Item = (u32, T)>,
+        (wrap, unwrap): Kind<T>,
+        mine: Vec<u64>,
+    ) -> (Vec<Vec<u64>>, Vec<T>) {
+        let mut out = self.pack(out, wrap);
+        out.extend(self.to_all(mine));
+        let got = self.exchange(out);
+        let (all, rest) = self.figures(got);
+        (all, rest.into_iter().filter_map(unwrap).flatten().collect())
+    }
+
+    /// A round of a fixpoint: the items sent to this one, or `None` where
+    /// no worker sent anything (one round, where an exchange and a sum of
+    /// what is left took two).
+    pub(super) fn exchange_each_or_done<T>(
+        &mut self,
+        out: Vec<(u32, T)>,
+        wrap: fn(Vec<T>) -> Msg,
+        unwrap: fn(Msg) -> Option<Vec<T>>,
+    ) -> Option<Vec<T>> {
+        let sent = vec![out.len() as u64];
+        let (all, got) = self.gather_each(out, (wrap, unwrap), sent);
+        all.iter().any(|v| v[0] > 0).then_some(got)
+    }
+
+    /// The items of `out` in one message per worker, those of workers
+    /// with a full record's worth posted already.
+    fn pack<T>(
         &mut self,
         out: impl IntoIterator<Item = (u32, T)>,
         wrap: fn(Vec<T>) -> Msg,
-        unwrap: fn(Msg) -> Option<Vec<T>>,
-    ) -> impl Iterator<Item = T> {
+    ) -> Vec<(u32, Msg)> {
         let mut each: Vec<Vec<T>> = (0..self.peers()).map(|_| Vec::new()).collect();
         let full = (RECORD_BYTES / std::mem::size_of::<T>().max(1)).max(1);
         for (w, item) in out {
@@ -176,29 +260,42 @@ impl Rounds<'_> {
                 self.post(w, m);
             }
         }
-        let out = each
-            .into_iter()
+        each.into_iter()
             .enumerate()
             .filter(|(_, v)| !v.is_empty())
-            .map(|(w, v)| (w as u32, wrap(v)));
-        self.exchange(out).into_iter().filter_map(unwrap).flatten()
+            .map(|(w, v)| (w as u32, wrap(v)))
+            .collect()
+    }
+
+    /// `mine` for every worker.
+    fn to_all(&self, mine: Vec<u64>) -> impl Iterator<Item = (u32, Msg)> {
+        let from = self.index() as u32;
+        (0..self.peers() as u32).map(move |w| {
+            let values = mine.clone();
+            (w, Msg::Figures { from, values })
+        })
+    }
+
+    /// Every worker's figures among `got`, by index, and the other
+    /// messages.
+    fn figures(&self, got: Vec<Msg>) -> (Vec<Vec<u64>>, Vec<Msg>) {
+        let mut all = vec![Vec::new(); self.peers()];
+        let mut rest = Vec::new();
+        for m in got {
+            match m {
+                Msg::Figures { from, values } => all[from as usize] = values,
+                other => rest.push(other),
+            }
+        }
+        (all, rest)
     }
 
     /// Sends `mine` to every worker; returns every worker's, by index.
     pub(super) fn gather(&mut self, mine: Vec<u64>) -> Vec<Vec<u64>> {
-        let me = self.index() as u32;
-        let peers = self.peers() as u32;
-        let got = self.exchange((0..peers).map(|w| {
-            let values = mine.clone();
-            (w, Msg::Figures { from: me, values })
-        }));
-        let mut all = vec![Vec::new(); peers as usize];
-        for m in got {
-            match m {
-                Msg::Figures { from, values } => all[from as usize] = values,
-                other => unreachable!("a gather round got {other:?}"),
-            }
-        }
+        let out: Vec<_> = self.to_all(mine).collect();
+        let got = self.exchange(out);
+        let (all, rest) = self.figures(got);
+        debug_assert!(rest.is_empty(), "a gather round got {rest:?}");
         all
     }
 

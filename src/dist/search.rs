@@ -168,7 +168,7 @@ where
     loop {
         let first_new = part.len() as u32;
         part.new_level();
-        let at = (&frontier[..], level.depth, mode);
+        let at = (&frontier[..], level.count, level.depth, mode);
         let expanded = expand_level(sys, rounds, part, at, opts, (keep_preds, passes.range.0));
         // New states that break an invariant, at their first position.
         let bad = part
@@ -185,7 +185,10 @@ where
         ];
         let mut mine = mine.to_vec();
         mine.extend(encode_event(event));
-        let all = rounds.gather(mine);
+        // The new states' first positions travel to the workers that rank
+        // them in the same round (left unused where the search ends).
+        let out = keys_out(part, first_new, level.count, (me, peers));
+        let (all, keys) = rounds.gather_each(out, (Msg::Keys, keys_of), mine);
         if let Some(kind) = all.iter().filter(|v| v[0] > 0).map(|v| v[0]).min() {
             let t = level.transitions;
             let ending = Ending::Limit(limit_kind(kind));
@@ -244,7 +247,7 @@ where
             let ending = Ending::Limit(LimitKind::States);
             return done(rounds, part, ending, &level, (t, &mut passes));
         }
-        rank_level(rounds, part, first_new, level.count);
+        rank_level(rounds, part, keys);
         part.newest = first_new as usize;
         passes.starts.push(level.total);
         level = Level {
@@ -348,7 +351,7 @@ fn expand_level<S>(
     sys: &S,
     rounds: &mut Rounds<'_>,
     part: &mut Partition,
-    (frontier, depth, mode): (&[(u64, u32)], u32, Mode),
+    (frontier, count, depth, mode): (&[(u64, u32)], u64, u32, Mode),
     opts: &Options,
     (keep_preds, range): (bool, u32),
 ) -> Expanded
@@ -357,9 +360,12 @@ where
 {
     let me = rounds.index() as u32;
     let peers = rounds.peers();
+    // As many batches as the level's states fill on every worker (their
+    // owners' hashes spread them evenly), each worker's states split
+    // evenly among them: no round to agree on the number.
     let batch = batch_len(sys.state_words(), opts);
-    let batches = rounds.gather(vec![frontier.len().div_ceil(batch) as u64]);
-    let batches = batches.iter().map(|v| v[0]).max().unwrap_or(0);
+    let batches = count.div_ceil((batch * peers) as u64).max(1);
+    let per_batch = frontier.len().div_ceil(batches as usize).max(1);
     let mut found = Expanded {
         per_state: Vec::new(),
         succs: 0,
@@ -372,7 +378,7 @@ where
     let mut todo = frontier.iter();
     for _ in 0..batches {
         let mut out: Vec<(Vec<u32>, Vec<Reached>)> = vec![Default::default(); peers];
-        for &(order, local) in todo.by_ref().take(batch) {
+        for &(order, local) in todo.by_ref().take(per_batch) {
             if found.limit.is_some() {
                 break;
             }
@@ -479,38 +485,64 @@ fn keep<S: TransitionSystem<Action = u32>>(
     }
 }
 
-/// Gives the states new in this level (on every worker) their ranks: each
-/// worker sorts the first positions of a range of parent ranks, and the
-/// counts of the ranges before it offset its ranks.
-fn rank_level(rounds: &mut Rounds<'_>, part: &mut Partition, first_new: u32, count: u64) {
-    let me = rounds.index() as u32;
-    let peers = rounds.peers() as u128;
-    let out: Vec<(u32, (Key, u32, u32))> = part
-        .newest_range_from(first_new)
+/// This worker's new states of the level, each for the worker that
+/// ranks its first position: a range of the `count` parent positions.
+fn keys_out(
+    part: &Partition,
+    first_new: u32,
+    count: u64,
+    (me, peers): (u32, usize),
+) -> Vec<(u32, (Key, u32, u32))> {
+    let peers = peers as u128;
+    part.newest_range_from(first_new)
         .map(|local| {
             let key = part.key(local);
             let w = (u128::from(key.0) * peers / u128::from(count.max(1))) as u32;
             (w, (key, me, local))
         })
-        .collect();
-    let keys = rounds.exchange_each(out, Msg::Keys, |m| match m {
+        .collect()
+}
+
+fn keys_of(m: Msg) -> Option<Vec<(Key, u32, u32)>> {
+    match m {
         Msg::Keys(v) => Some(v),
         _ => None,
-    });
-    let mut keys: Vec<(Key, u32, u32)> = keys.collect();
+    }
+}
+
+/// Bits of a rank sent by its ranker that count within the ranker's range.
+const WITHIN: u32 = 40;
+
+/// Gives the states new in this level (on every worker) their ranks: each
+/// worker sorts the first positions `keys` of its range of parent ranks,
+/// and sends each owner its states' places in the range with the number
+/// of states the range has, whose sums over the ranges before offset them
+/// (in one round).
+fn rank_level(rounds: &mut Rounds<'_>, part: &mut Partition, mut keys: Vec<(Key, u32, u32)>) {
+    let me = rounds.index() as u64;
     keys.sort_unstable();
-    let counts = rounds.gather(vec![keys.len() as u64]);
-    let offset: u64 = counts[..me as usize].iter().map(|v| v[0]).sum();
-    let ranks = keys
+    let ranks: Vec<(u32, (u32, u64))> = keys
         .iter()
         .enumerate()
-        .map(|(i, &(_, owner, local))| (owner, (local, offset + i as u64)));
-    let ranks = rounds.exchange_each(ranks.collect::<Vec<_>>(), Msg::Ranks, |m| match m {
+        .map(|(i, &(_, owner, local))| (owner, (local, me << WITHIN | i as u64)))
+        .collect();
+    let ranks_of = |m| match m {
         Msg::Ranks(v) => Some(v),
         _ => None,
-    });
+    };
+    let mine = vec![keys.len() as u64];
+    let (counts, ranks) = rounds.gather_each(ranks, (Msg::Ranks, ranks_of), mine);
+    let offsets: Vec<u64> = counts
+        .iter()
+        .scan(0, |sum, v| {
+            let at = *sum;
+            *sum += v[0];
+            Some(at)
+        })
+        .collect();
     for (local, rank) in ranks {
-        part.rank[local as usize] = rank;
+        let within = rank & ((1 << WITHIN) - 1);
+        part.rank[local as usize] = offsets[(rank >> WITHIN) as usize] + within;
     }
 }
 
