@@ -12,6 +12,11 @@
 
 mod sync {
     pub use loom::sync::atomic::{AtomicU64, Ordering};
+
+    /// Loom's atomics are not plain memory: made one by one.
+    pub fn zeroed_atomics(n: usize) -> Box<[AtomicU64]> {
+        (0..n).map(|_| AtomicU64::new(0)).collect()
+    }
 }
 
 #[path = "../src/explore/table.rs"]

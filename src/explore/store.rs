@@ -337,13 +337,22 @@ impl StateStore {
             self.fingerprints.reserve(additional);
         }
         // Moving a large table is a random write per entry: on one thread
-        // it was a third of the search's serial time at 16 threads.
+        // it was a third of the search's serial time at 16 threads. So is
+        // mapping the new table's pages (the kernel zeroes each as it is
+        // first written): the workers share both, mapping first.
         if let Some(bigger) = self.table.larger_for(additional) {
-            let (n, parts) = (self.table.slot_count(), workers.count() * 8);
-            let mut ranges: Vec<_> = (0..parts)
-                .map(|k| k * n / parts..(k + 1) * n / parts)
-                .collect();
-            workers.each(&mut ranges, |_, r| self.table.move_into(&bigger, r.clone()));
+            let parts = workers.count() * 8;
+            let split = |n: usize| -> Vec<_> {
+                (0..parts)
+                    .map(|k| k * n / parts..(k + 1) * n / parts)
+                    .collect()
+            };
+            workers.each(&mut split(bigger.slot_count()), |_, r| {
+                bigger.touch(r.clone())
+            });
+            workers.each(&mut split(self.table.slot_count()), |_, r| {
+                self.table.move_into(&bigger, r.clone())
+            });
             self.table.replace(bigger);
         }
     }

@@ -100,21 +100,41 @@ fn tag_of(hash: u64) -> u64 {
 impl Table {
     /// An empty table with room for `n` entries.
     pub(crate) fn with_capacity(n: usize) -> Table {
+        let table = Self::untouched(n);
+        table.touch(0..table.slots.len());
+        table
+    }
+
+    /// An empty table with room for `n` entries whose pages are not yet
+    /// mapped: [`touch`](Self::touch) them (on several threads if the
+    /// caller likes) before the first claim or move. Zeroed by the
+    /// allocator (fresh pages of a large table are the kernel's zeroes:
+    /// no pass over them on this thread), and advised to huge pages
+    /// before any of them is touched, when the advice can still apply.
+    fn untouched(n: usize) -> Table {
         let bits = Self::bits_for(n);
-        let slots: Box<[AtomicU64]> = (0..1usize << bits).map(|_| AtomicU64::new(0)).collect();
-        // A large zeroed allocation is fresh pages that a first *read*
-        // maps to the shared zero page; the first write then copies the
-        // page and flushes it from the TLB of every core running the
-        // search (an interrupt per page, while the workers wait). Writing
-        // one slot per page first maps each page once, writable.
+        let slots = super::sync::zeroed_atomics(1usize << bits);
         advise_huge_pages(&slots);
-        for slot in slots.iter().step_by(PAGE_SLOTS) {
-            slot.store(0, Ordering::Relaxed);
-        }
         Table {
             slots,
             bits,
             len: 0,
+        }
+    }
+
+    /// Maps the pages of the slots `range` (a range of whole pages but
+    /// for the ends), by writing one slot per page. A zeroed allocation's
+    /// fresh pages are mapped to the shared zero page by a first *read*;
+    /// the first write then copies the page and flushes it from the TLB
+    /// of every core running the search (an interrupt per page, while the
+    /// workers wait). Writing first maps each page once, writable.
+    pub(crate) fn touch(&self, range: std::ops::Range<usize>) {
+        let start = range.start.next_multiple_of(PAGE_SLOTS);
+        for slot in self.slots[start.min(range.end)..range.end]
+            .iter()
+            .step_by(PAGE_SLOTS)
+        {
+            slot.store(0, Ordering::Relaxed);
         }
     }
 
@@ -286,18 +306,21 @@ impl Table {
     /// (left by a batch that was cut short) are dropped.
     pub(crate) fn reserve(&mut self, additional: usize) {
         if let Some(bigger) = self.larger_for(additional) {
+            bigger.touch(0..bigger.slot_count());
             self.move_into(&bigger, 0..self.slots.len());
             self.replace(bigger);
         }
     }
 
     /// An empty table with room for `additional` more entries, if this one
-    /// lacks it. The caller moves the entries ([`move_into`](Self::move_into),
-    /// on several threads if it likes: where an entry lands does not change
-    /// what the table finds) and then [`replace`](Self::replace)s this one.
+    /// lacks it, its pages not yet mapped. The caller
+    /// [`touch`](Self::touch)es every slot of it, then moves the entries
+    /// ([`move_into`](Self::move_into)), each on several threads if it
+    /// likes (where an entry lands does not change what the table finds),
+    /// and then [`replace`](Self::replace)s this one.
     pub(crate) fn larger_for(&self, additional: usize) -> Option<Table> {
         let want = self.len + additional;
-        (want > self.capacity()).then(|| Table::with_capacity(want))
+        (want > self.capacity()).then(|| Table::untouched(want))
     }
 
     /// How many slots the table has (the range [`move_into`](Self::move_into) splits).
