@@ -25,7 +25,7 @@
 //! - a view entry no newer than every live reader's own view of that
 //!   location is set to 0 (joining it can raise nobody), and likewise a
 //!   thread's pending acquire entries no newer than its own view, and a
-//!   release write's entry for its own location (`clear_own_entries`);
+//!   release write's entry for its own location (`forget_pcs_and_own_entries`);
 //! - a thread whose last fence left nothing to release forgets that it
 //!   fenced, where an empty release is no release (`drop_empty_rel`).
 //!
@@ -266,10 +266,7 @@ impl PtxMemory {
     fn canonicalize_into(&self, s: &mut [u32], readers: &Readers, floors: &mut Vec<Option<usize>>) {
         let locs = self.sec.locs;
         for x in 0..locs {
-            if !self.races || self.locations.race_free[x] {
-                self.forget_pcs(s, x);
-            }
-            self.clear_own_entries(s, x);
+            self.forget_pcs_and_own_entries(s, x, !self.races || self.locations.race_free[x]);
             self.merge_repeats(s, x);
             self.drop_dead_writes(s, x);
             let reader = |t: usize| readers.has(t, x);
@@ -310,6 +307,10 @@ impl PtxMemory {
     /// nobody, to the same effect.
     pub fn forget(&self, s: &mut [u32]) {
         for x in 0..self.sec.locs {
+            // `writer_unread` is false for each write of such a location.
+            if self.locations.writers_unread[x].is_none() {
+                continue;
+            }
             for p in 0..self.len(s, x) {
                 let meta = self.sec.msg(x, p) + MSG_META;
                 let m = s[meta];
@@ -346,6 +347,10 @@ impl PtxMemory {
     /// frees a slot of the bounded history, where the model retires the
     /// oldest write; that only brings it closer to PTX.
     fn merge_repeats(&self, s: &mut [u32], x: usize) {
+        // `repeats` needs both (`writer_unread` is false without the latter).
+        if !self.locations.race_free[x] || self.locations.writers_unread[x].is_none() {
+            return;
+        }
         let mut q = 1;
         while q < self.len(s, x) {
             if self.repeats(s, x, q) {
@@ -357,16 +362,23 @@ impl PtxMemory {
     }
 
     /// Clears the entry a release write's view holds for its own location
-    /// (its own position, set when it was written). Only a thread that
-    /// reads the write can acquire its view, and reading it moves the
-    /// reader's view of the location to it already; a release sequence
-    /// that continues it sets the new write's own entry anyway. So the
-    /// entry raises nobody, and a release whose view is otherwise empty
-    /// becomes one that `drop_empty_release` drops.
-    fn clear_own_entries(&self, s: &mut [u32], x: usize) {
+    /// (its own position, set when it was written), and where `pcs`, the
+    /// writing instruction of each write (only race reports name it): one
+    /// pass over the history for both.
+    ///
+    /// The own entry: only a thread that reads the write can acquire its
+    /// view, and reading it moves the reader's view of the location to it
+    /// already; a release sequence that continues it sets the new write's
+    /// own entry anyway. So the entry raises nobody, and a release whose
+    /// view is otherwise empty becomes one that `drop_empty_release` drops.
+    fn forget_pcs_and_own_entries(&self, s: &mut [u32], x: usize, pcs: bool) {
         for p in 0..self.len(s, x) {
             let msg = self.sec.msg(x, p);
-            if s[msg + MSG_META] & MSG_REL != 0 {
+            let meta = s[msg + MSG_META];
+            if pcs {
+                s[msg + MSG_META] = without_pc(meta);
+            }
+            if meta & MSG_REL != 0 {
                 set(s, msg + MSG_VIEW, x, 0);
             }
         }
@@ -443,15 +455,6 @@ impl PtxMemory {
             && (release(mb).is_none()
                 || s[a + MSG_VIEW..a + MSG_VIEW + self.sec.vw]
                     == s[b + MSG_VIEW..b + MSG_VIEW + self.sec.vw])
-    }
-
-    /// Clears the writing instruction of `x`'s writes: only race reports
-    /// name it.
-    fn forget_pcs(&self, s: &mut [u32], x: usize) {
-        for p in 0..self.len(s, x) {
-            let meta = self.sec.msg(x, p) + MSG_META;
-            s[meta] = without_pc(s[meta]);
-        }
     }
 
     /// Raises each message's base past writes that do not race with it, up

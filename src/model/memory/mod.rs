@@ -949,7 +949,11 @@ impl PtxMemory {
         let len = self.len(s, x);
         let sec = &self.sec;
         let base = self.cur(s, t, x);
-        self.renumber(s, x, |v| if v >= q { v + 1 } else { v });
+        // Positions name writes, all below `len`: a write placed last (a
+        // read-modify-write of the latest write, mostly) moves none.
+        if q < len {
+            self.renumber(s, x, |v| if v >= q { v + 1 } else { v });
+        }
         // Messages q.. move up one slot.
         for p in (q..len).rev() {
             let (from, to) = (sec.msg(x, p), sec.msg(x, p + 1));
