@@ -77,6 +77,7 @@ impl Excluded {
     }
 
     /// The requirements given up on, in order.
+    #[cfg(feature = "dist")]
     pub(crate) fn requirements(&self) -> Vec<Requirement> {
         let mut rs: Vec<Requirement> = self.0.iter().copied().collect();
         rs.sort_unstable();

@@ -45,6 +45,7 @@ pub(crate) use liveness::{
 #[cfg(feature = "dist")]
 pub(crate) use progress::Seen;
 pub(crate) use semantics::describe_threads;
+#[cfg(feature = "dist")]
 pub(crate) use shortest::{retrace_max_states, retrace_reductions};
 
 use crate::explore::{LimitKind, Options, Stats, TransitionSystem};

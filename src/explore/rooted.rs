@@ -26,6 +26,7 @@ impl<'a, S> Rooted<'a, S> {
     /// The reduced graph of a search that expanded the states `full`
     /// fully and every other state by its ample set: its edges from the
     /// root, with no proviso of its own (the search's is replayed).
+    #[cfg(feature = "dist")]
     pub(crate) fn reduced(sys: &'a S, root: Vec<u32>, full: &[Vec<u32>]) -> Self {
         Rooted {
             sys,

@@ -193,6 +193,7 @@ pub(crate) fn order_name(o: Order) -> &'static str {
 }
 
 /// What an atomic access does to memory, for the order C++ gives it.
+#[cfg(feature = "cuda-frontend")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum AtomicAccess {
     Load,
@@ -207,6 +208,7 @@ pub(crate) enum AtomicAccess {
 /// emits (`cuda/std/__atomic/functions/cuda_ptx_generated.h`); the ABI
 /// allows stronger orders, so both CUDA front ends model this one, the
 /// weakest a conforming compiler may emit.
+#[cfg(feature = "cuda-frontend")]
 pub(crate) fn seq_cst_access_order(access: AtomicAccess) -> Order {
     match access {
         AtomicAccess::Load | AtomicAccess::ReadModifyWrite => Order::Acquire,
