@@ -171,10 +171,8 @@ where
         let at = (&frontier[..], level.count, level.depth, mode);
         let expanded = expand_level(sys, rounds, part, at, opts, (keep_preds, passes.range.0));
         // New states that break an invariant, at their first position.
-        let bad = part
-            .newest_range_from(first_new)
-            .filter(|&l| sys.check_state(&part.state(l)).is_err())
-            .map(|l| (part.key(l), BROKE_INVARIANT, 0u32))
+        let bad = (expanded.broken.iter())
+            .map(|&l| (part.key(l), BROKE_INVARIANT, 0u32))
             .min();
         let event = expanded.fault.into_iter().chain(bad).min();
         let new = u64::from(part.len() as u32 - first_new);
@@ -341,6 +339,9 @@ struct Expanded {
     succs: u64,
     fault: Option<Event>,
     limit: Option<LimitKind>,
+    /// New states that break an invariant (checked on the words received,
+    /// not decoded again).
+    broken: Vec<u32>,
 }
 
 /// Expands this worker's states `frontier` of level `depth` in batches,
@@ -371,6 +372,7 @@ where
         succs: 0,
         fault: None,
         limit: None,
+        broken: Vec::new(),
     };
     let (mut actions, mut ample) = (Vec::new(), Vec::new());
     let mut state = vec![0u32; sys.state_words()];
@@ -444,7 +446,10 @@ where
             let states = (0..reached.len()).map(|i| &words[i * w..(i + 1) * w]);
             for (words, (key, from, action, from_depth)) in states.zip(reached) {
                 let edge = (words, key, from, action);
-                let l = keep(sys, part, edge, (depth + 1, from_depth + 1));
+                let (l, new) = keep(sys, part, edge, (depth + 1, from_depth + 1));
+                if new && sys.check_state(words).is_err() {
+                    found.broken.push(l);
+                }
                 if keep_preds {
                     part.preds.push((l, from));
                 }
@@ -459,13 +464,13 @@ where
 
 /// Keeps one received successor: a new state at `level` (`depth` in the
 /// BFS tree), or an earlier position of a state new in this level; its
-/// index.
+/// index, and whether it is new.
 fn keep<S: TransitionSystem<Action = u32>>(
     sys: &S,
     part: &mut Partition,
     (words, key, from, action): (&[u32], Key, Ptr, u32),
     (level, depth): (u32, u32),
-) -> u32 {
+) -> (u32, bool) {
     match part.insert(words, level, key, from, action) {
         (l, false) => {
             let i = l as usize;
@@ -475,12 +480,12 @@ fn keep<S: TransitionSystem<Action = u32>>(
                 part.via[i] = action;
                 part.depth[i] = depth;
             }
-            l
+            (l, false)
         }
         (l, true) => {
             part.depth[l as usize] = depth;
             part.finals.push(sys.is_final(words));
-            l
+            (l, true)
         }
     }
 }
