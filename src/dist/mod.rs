@@ -115,8 +115,7 @@ struct Found {
 /// Checks a prepared spec on this process's workers of `cluster`.
 pub(crate) fn check(prepared: Prepared, cluster: &Cluster) -> Result<Outcome, Error> {
     refuse(&prepared)?;
-    let config = timely::Config::from_args(timely_args(cluster).into_iter())
-        .map_err(|e| Error::Usage(format!("distributed run: {e}")))?;
+    let config = timely::Config::from_args(timely_args(cluster).into_iter()).map_err(failed)?;
     let (builders, guard) = communication(config.communication, cluster)?;
     let prepared = Arc::new(prepared);
     on_lost_process();
@@ -125,11 +124,11 @@ pub(crate) fn check(prepared: Prepared, cluster: &Cluster) -> Result<Outcome, Er
     let guards = timely::execute::execute_from(builders, guard, config.worker, move |worker| {
         run_worker(&shared, worker, place)
     });
-    let guards = guards.map_err(|e| Error::Usage(format!("distributed run: {e}")))?;
+    let guards = guards.map_err(failed)?;
     let found = guards
         .join()
         .into_iter()
-        .map(|r| r.map_err(|e| Error::Usage(format!("distributed run: a worker failed: {e}"))))
+        .map(|r| r.map_err(|e| failed(format!("a worker failed: {e}"))))
         .collect::<Result<Vec<_>, _>>()?
         .into_iter()
         .flatten()
@@ -209,7 +208,6 @@ fn communication(
     config: timely::CommunicationConfig,
     cluster: &Cluster,
 ) -> Result<(Vec<AllocatorBuilder>, Box<dyn std::any::Any + Send>), Error> {
-    let failed = |e: std::io::Error| Error::Usage(format!("distributed run: {e}"));
     let timely::CommunicationConfig::Cluster {
         threads,
         process,
@@ -217,9 +215,7 @@ fn communication(
         ..
     } = config
     else {
-        return config
-            .try_build()
-            .map_err(|e| Error::Usage(format!("distributed run: {e}")));
+        return config.try_build().map_err(failed);
     };
     let sockets = match connect::sockets(&addresses, process, cluster.connect_timeout) {
         Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
@@ -244,6 +240,11 @@ fn communication(
             .map_err(failed)?;
     let builders = builders.into_iter().map(AllocatorBuilder::Tcp).collect();
     Ok((builders, Box::new(guard)))
+}
+
+/// An error of timely's set-up, as the user sees it.
+fn failed(e: impl std::fmt::Display) -> Error {
+    Error::Usage(format!("distributed run: {e}"))
 }
 
 /// A process that dies breaks its connections: timely's communication
