@@ -4,7 +4,8 @@
 //! and the first state, in the sequential search's order, that cannot.
 
 use super::partition::Partition;
-use super::rounds::{marks, Msg, Rounds};
+use super::preds::{mark_backward, Preds};
+use super::rounds::{Msg, Rounds};
 use super::search::walk;
 use crate::check::Checkable;
 use crate::explore::BitSet;
@@ -32,8 +33,8 @@ pub(super) fn find<S: Checkable>(sys: &S, rounds: &mut Rounds<'_>, part: &mut Pa
     // The first state that cannot finish: smallest (level, rank).
     let first = (0..part.len() as u32)
         .filter(|&l| !can.get(l))
-        .min_by_key(|&l| (part.level[l as usize], part.rank[l as usize]));
-    let code = |l: u32| [u64::from(part.level[l as usize]), part.rank[l as usize]];
+        .min_by_key(|&l| (part.level(l), part.rank[l as usize]));
+    let code = |l: u32| [u64::from(part.level(l)), part.rank[l as usize]];
     let mine = first.map_or(vec![], |l| code(l).to_vec());
     let all = rounds.gather(mine);
     let Some(min) = all.iter().filter(|v| !v.is_empty()).min().cloned() else {
@@ -48,38 +49,19 @@ pub(super) fn find<S: Checkable>(sys: &S, rounds: &mut Rounds<'_>, part: &mut Pa
 
 /// The states of this partition that can reach a final state.
 fn can_finish(rounds: &mut Rounds<'_>, part: &mut Partition) -> BitSet {
-    let n = part.len();
-    let mut preds = std::mem::take(&mut part.preds);
-    preds.sort_unstable_by_key(|p| p.0);
-    let mut offsets = vec![0usize; n + 1];
-    for &(to, _) in &preds {
-        offsets[to as usize + 1] += 1;
-    }
-    for i in 0..n {
-        offsets[i + 1] += offsets[i];
-    }
-    let mut can = BitSet::new(n);
-    let mut frontier: Vec<u32> = part.finals.iter_ones().collect();
-    for &l in &frontier {
+    part.preds.sort_unstable_by_key(|p| p.0);
+    let mut can = BitSet::new(part.len());
+    let finals: Vec<u32> = part.finals.iter_ones().collect();
+    for &l in &finals {
         can.insert(l);
     }
-    loop {
-        let out: Vec<(u32, u32)> = frontier
-            .iter()
-            .flat_map(|&l| &preds[offsets[l as usize]..offsets[l as usize + 1]])
-            .map(|&(_, p)| p)
-            .collect();
-        frontier.clear();
-        let Some(got) = rounds.exchange_each_or_done(out, Msg::Marks, marks) else {
-            break;
-        };
-        for local in got {
-            if can.insert(local) {
-                frontier.push(local);
-            }
-        }
-    }
-    part.preds = preds;
+    mark_backward(
+        rounds,
+        &Preds::new(0, &part.preds),
+        &mut can,
+        finals,
+        Vec::new(),
+    );
     can
 }
 

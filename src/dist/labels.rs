@@ -147,16 +147,7 @@ pub(super) fn label<S: Checkable>(sys: &S, rounds: &mut Rounds<'_>, part: &Parti
 /// Each state's id in the sequential search: the states of the levels
 /// before its own, plus its rank in it.
 fn sequential_ids(rounds: &mut Rounds<'_>, part: &Partition) -> Vec<u64> {
-    let levels = part
-        .level
-        .iter()
-        .map(|&l| l as usize + 1)
-        .max()
-        .unwrap_or(0);
-    let mut mine = vec![0u64; levels];
-    for &l in &part.level {
-        mine[l as usize] += 1;
-    }
+    let mine = part.level_sizes();
     let all = rounds.gather(mine);
     let levels = all.iter().map(Vec::len).max().unwrap_or(0);
     let mut starts = vec![0u64; levels + 1];
@@ -169,6 +160,6 @@ fn sequential_ids(rounds: &mut Rounds<'_>, part: &Partition) -> Vec<u64> {
         starts[i + 1] += starts[i];
     }
     (0..part.len())
-        .map(|l| starts[part.level[l] as usize] + part.rank[l])
+        .map(|l| starts[part.level(l as u32) as usize] + part.rank[l])
         .collect()
 }

@@ -39,6 +39,7 @@ mod connect;
 mod labels;
 mod liveness;
 mod partition;
+mod preds;
 mod proviso;
 mod rounds;
 mod search;

@@ -1,5 +1,7 @@
 //! One worker's part of the visited set: the states it owns (by hash),
-//! with their BFS level, rank within the level, depth, parent (held by
+//! with their BFS level (ranges of indices: levels only grow along a
+//! worker's states), rank within the level, depth (the level, until the
+//! proviso's first pass), parent (held by
 //! whichever worker owns it) and the action from it, whether final,
 //! whether expanded by an ample subset (for the proviso), and, for the
 //! deadlock analysis and the proviso, the predecessors of each. The
@@ -42,12 +44,15 @@ pub(super) fn owner(words: &[u32], peers: usize) -> u32 {
 pub(super) struct Partition {
     /// The states, by local index.
     store: StateStore,
-    /// Level of each state: the range of sequential ids it is in (a BFS
-    /// level, or the states a proviso pass found).
-    pub level: Vec<u32>,
-    /// Length of each state's path in the BFS tree (its level, until the
-    /// proviso expands a state fully).
-    pub depth: Vec<u32>,
+    /// The first index of each level (a range of sequential ids: a BFS
+    /// level, or the states a proviso pass found); a state's level is the
+    /// last that starts at or before it.
+    level_firsts: Vec<u32>,
+    /// Length of the path in the BFS tree of each state from index
+    /// `depths_from` on: before the proviso first expands a state fully,
+    /// every state's depth is its level, and none is stored.
+    depths: Vec<u32>,
+    depths_from: u32,
     /// Rank of each state among all workers' states of its level: its id
     /// in a sequential search is the states of earlier levels plus it.
     pub rank: Vec<u64>,
@@ -79,8 +84,9 @@ impl Partition {
     pub(super) fn new(words: usize, parts: Vec<std::ops::Range<usize>>) -> Self {
         Partition {
             store: StateStore::new(words).with_parts(parts),
-            level: Vec::new(),
-            depth: Vec::new(),
+            level_firsts: Vec::new(),
+            depths: Vec::new(),
+            depths_from: u32::MAX,
             rank: Vec::new(),
             keys: Vec::new(),
             keyed_from: 0,
@@ -106,8 +112,8 @@ impl Partition {
         fn held<T>(v: &Vec<T>) -> usize {
             v.capacity() * std::mem::size_of::<T>()
         }
-        let per_state = held(&self.level)
-            + held(&self.depth)
+        let per_state = held(&self.level_firsts)
+            + held(&self.depths)
             + held(&self.rank)
             + held(&self.keys)
             + held(&self.parent)
@@ -117,7 +123,57 @@ impl Partition {
     }
 
     pub(super) fn len(&self) -> usize {
-        self.level.len()
+        self.via.len()
+    }
+
+    /// The level of state `local`.
+    pub(super) fn level(&self, local: u32) -> u32 {
+        self.level_firsts.partition_point(|&f| f <= local) as u32 - 1
+    }
+
+    /// The number of states of each level, up to the last one held.
+    pub(super) fn level_sizes(&self) -> Vec<u64> {
+        let ends = self
+            .level_firsts
+            .iter()
+            .skip(1)
+            .copied()
+            .chain([self.len() as u32]);
+        (self.level_firsts.iter().zip(ends))
+            .map(|(&first, end)| u64::from(end - first))
+            .collect()
+    }
+
+    /// The first index of level `level` or a later one.
+    pub(super) fn level_first(&self, level: u32) -> u32 {
+        (self.level_firsts.get(level as usize)).map_or(self.len() as u32, |&f| f)
+    }
+
+    /// Whether state `local` was found since the last [`new_level`](Self::new_level).
+    pub(super) fn is_newest(&self, local: u32) -> bool {
+        local >= self.keyed_from
+    }
+
+    /// The length of state `local`'s path in the BFS tree.
+    pub(super) fn depth(&self, local: u32) -> u32 {
+        match local.checked_sub(self.depths_from) {
+            Some(i) => self.depths[i as usize],
+            None => self.level(local),
+        }
+    }
+
+    /// Sets the length of state `local`'s path in the BFS tree.
+    pub(super) fn set_depth(&mut self, local: u32, depth: u32) {
+        match local.checked_sub(self.depths_from) {
+            Some(i) => self.depths[i as usize] = depth,
+            None => debug_assert_eq!(depth, self.level(local)),
+        }
+    }
+
+    /// From now on a new state's depth may differ from its level (the
+    /// proviso expands states fully): it is stored.
+    pub(super) fn store_depths(&mut self) {
+        self.depths_from = self.depths_from.min(self.len() as u32);
     }
 
     /// Writes the words of state `local` into `out`.
@@ -150,8 +206,16 @@ impl Partition {
             return (local, false);
         }
         debug_assert_eq!(local as usize, self.len());
-        self.level.push(level);
-        self.depth.push(level);
+        debug_assert!(
+            level as usize + 1 >= self.level_firsts.len(),
+            "levels only grow"
+        );
+        while self.level_firsts.len() <= level as usize {
+            self.level_firsts.push(local);
+        }
+        if local >= self.depths_from {
+            self.depths.push(level);
+        }
         self.rank.push(u64::MAX);
         self.keys.push(key);
         self.parent.push(parent);

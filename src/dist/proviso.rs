@@ -29,7 +29,8 @@
 //! the sequential explorer expands them fully.
 
 use super::partition::Partition;
-use super::rounds::{marks, Msg, Ptr, Rounds};
+use super::preds::{mark_backward, Preds};
+use super::rounds::{Msg, Outbox, Ptr, Rounds};
 use crate::explore::BitSet;
 
 /// The smallest state of each terminal component of the range's reduced
@@ -43,17 +44,14 @@ pub(super) fn unexpanded(
     starts: &[u64],
 ) -> Vec<(u64, u32, u32)> {
     // Levels only grow along a worker's states: the range is a suffix.
-    let first = part.level.partition_point(|&l| l < first_level) as u32;
+    let first = part.level_first(first_level);
     part.preds[first_pred..].sort_unstable_by_key(|p| p.0);
     let leaving = std::mem::take(&mut part.leaving);
     let part = &*part;
-    let range = Range {
-        first,
-        edges: &part.preds[first_pred..],
-    };
+    let range = Preds::new(first, &part.preds[first_pred..]);
     let escaped = escape(rounds, part, &range, leaving);
     let n = part.len() - first as usize;
-    let id = |l: u32| starts[part.level[l as usize] as usize] + part.rank[l as usize];
+    let id = |l: u32| starts[part.level(l) as usize] + part.rank[l as usize];
     let remainder: Vec<u32> = (first..part.len() as u32)
         .filter(|&l| !escaped.get(l - first))
         .collect();
@@ -86,56 +84,25 @@ pub(super) fn unexpanded(
     chosen
 }
 
-/// The states a pass looks at on this worker (indices `first..`) and the
-/// edges into them, sorted by target.
-struct Range<'p> {
-    first: u32,
-    edges: &'p [(u32, Ptr)],
-}
-
-impl Range<'_> {
-    fn holds(&self, local: u32) -> bool {
-        local >= self.first
-    }
-
-    /// The sources of the edges into `local`.
-    fn preds(&self, local: u32) -> impl Iterator<Item = Ptr> + '_ {
-        let from = self.edges.partition_point(|p| p.0 < local);
-        let to = self.edges.partition_point(|p| p.0 <= local);
-        self.edges[from..to].iter().map(|p| p.1)
-    }
-}
-
 /// The range's states that escape (bit `local - first`): not reduced, an
 /// edge out of the range (`leaving`: sources held anywhere), or a path to
 /// one that is.
 fn escape(
     rounds: &mut Rounds<'_>,
     part: &Partition,
-    range: &Range<'_>,
+    range: &Preds<'_>,
     leaving: Vec<Ptr>,
 ) -> BitSet {
-    let first = range.first;
+    let first = range.first();
     let mut escaped = BitSet::new(part.len() - first as usize);
-    let mut frontier: Vec<u32> = (first..part.len() as u32)
+    let frontier: Vec<u32> = (first..part.len() as u32)
         .filter(|&l| !part.is_reduced(l))
         .collect();
     for &l in &frontier {
         escaped.insert(l - first);
     }
-    let mut out: Vec<Ptr> = leaving;
-    loop {
-        out.extend(frontier.drain(..).flat_map(|l| range.preds(l)));
-        let Some(got) = rounds.exchange_each_or_done(std::mem::take(&mut out), Msg::Marks, marks)
-        else {
-            return escaped;
-        };
-        for local in got {
-            if range.holds(local) && escaped.insert(local - first) {
-                frontier.push(local);
-            }
-        }
-    }
+    mark_backward(rounds, range, &mut escaped, frontier, leaving);
+    escaped
 }
 
 /// Propagates `labels` (indexed `local - first`; `u64::MAX` outside the
@@ -143,22 +110,21 @@ fn escape(
 /// starting from the states `changed`.
 fn propagate(
     rounds: &mut Rounds<'_>,
-    range: &Range<'_>,
+    range: &Preds<'_>,
     labels: &mut [u64],
     mut changed: Vec<u32>,
     better: impl Fn(u64, u64) -> bool,
 ) {
-    let first = range.first;
+    let first = range.first();
     loop {
-        let out: Vec<(u32, (u32, u64))> = changed
-            .iter()
-            .flat_map(|&l| {
-                let label = labels[(l - first) as usize];
-                range.preds(l).map(move |(w, local)| (w, (local, label)))
-            })
-            .collect();
-        changed.clear();
-        let Some(got) = rounds.exchange_each_or_done(out, Msg::Labels, labelled) else {
+        let mut out = Outbox::new(rounds.peers(), Msg::Labels);
+        for l in changed.drain(..) {
+            let label = labels[(l - first) as usize];
+            for (w, local) in range.of(l) {
+                out.push(rounds, w, (local, label));
+            }
+        }
+        let Some(got) = rounds.end_fixpoint_round(out, labelled) else {
             return;
         };
         for (local, label) in got {

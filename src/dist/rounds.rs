@@ -210,6 +210,50 @@ pub(super) enum Msg {
 /// out of a message of that kind.
 pub(super) type Kind<T> = (fn(Vec<T>) -> Msg, fn(Msg) -> Option<Vec<T>>);
 
+/// Items addressed to workers in the current round, one message per
+/// worker: a worker's items leave as soon as they fill a record, so a
+/// round's items are never all held at once (a fixpoint's first round
+/// can carry an edge per stored state).
+pub(super) struct Outbox<T> {
+    each: Vec<Vec<T>>,
+    wrap: fn(Vec<T>) -> Msg,
+    /// Items handed in so far.
+    count: u64,
+}
+
+impl<T> Outbox<T> {
+    pub(super) fn new(peers: usize, wrap: fn(Vec<T>) -> Msg) -> Self {
+        Outbox {
+            each: (0..peers).map(|_| Vec::new()).collect(),
+            wrap,
+            count: 0,
+        }
+    }
+
+    /// Hands in `item` for worker `to`; a full record of them is posted.
+    pub(super) fn push(&mut self, rounds: &mut Rounds<'_>, to: u32, item: T) {
+        let full = (RECORD_BYTES / std::mem::size_of::<T>().max(1)).max(1);
+        let items = &mut self.each[to as usize];
+        items.push(item);
+        self.count += 1;
+        if items.len() >= full {
+            let m = (self.wrap)(std::mem::take(items));
+            rounds.post(to, m);
+        }
+    }
+
+    /// The items not posted yet: one message per worker that has some.
+    fn into_msgs(self) -> Vec<(u32, Msg)> {
+        let wrap = self.wrap;
+        self.each
+            .into_iter()
+            .enumerate()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(w, v)| (w as u32, wrap(v)))
+            .collect()
+    }
+}
+
 impl Rounds<'_> {
     /// Sends each `(worker, item)` in one message per worker (`wrap`
     /// makes it) and `mine` to every worker; returns every worker's
@@ -222,9 +266,23 @@ impl Rounds<'_> {
         (wrap, unwrap): Kind<T>,
         mine: Vec<u64>,
     ) -> (Vec<Vec<u64>>, Vec<T>) {
-        let mut out = self.pack(out, wrap);
-        out.extend(self.to_all(mine));
-        let got = self.exchange(out);
+        let mut outbox = Outbox::new(self.peers(), wrap);
+        for (to, item) in out {
+            outbox.push(self, to, item);
+        }
+        self.end_each(outbox, unwrap, mine)
+    }
+
+    /// Ends a round of `out`'s items, as [`gather_each`](Self::gather_each).
+    pub(super) fn end_each<T>(
+        &mut self,
+        out: Outbox<T>,
+        unwrap: fn(Msg) -> Option<Vec<T>>,
+        mine: Vec<u64>,
+    ) -> (Vec<Vec<u64>>, Vec<T>) {
+        let mut msgs = out.into_msgs();
+        msgs.extend(self.to_all(mine));
+        let got = self.exchange(msgs);
         let (all, rest) = self.figures(got);
         (all, rest.into_iter().filter_map(unwrap).flatten().collect())
     }
@@ -234,37 +292,27 @@ impl Rounds<'_> {
     /// what is left took two).
     pub(super) fn exchange_each_or_done<T>(
         &mut self,
-        out: Vec<(u32, T)>,
+        out: impl IntoIterator<Item = (u32, T)>,
         wrap: fn(Vec<T>) -> Msg,
         unwrap: fn(Msg) -> Option<Vec<T>>,
     ) -> Option<Vec<T>> {
-        let sent = vec![out.len() as u64];
-        let (all, got) = self.gather_each(out, (wrap, unwrap), sent);
-        all.iter().any(|v| v[0] > 0).then_some(got)
+        let mut outbox = Outbox::new(self.peers(), wrap);
+        for (to, item) in out {
+            outbox.push(self, to, item);
+        }
+        self.end_fixpoint_round(outbox, unwrap)
     }
 
-    /// The items of `out` in one message per worker, those of workers
-    /// with a full record's worth posted already.
-    fn pack<T>(
+    /// Ends a round of a fixpoint with `out`'s items, as
+    /// [`exchange_each_or_done`](Self::exchange_each_or_done).
+    pub(super) fn end_fixpoint_round<T>(
         &mut self,
-        out: impl IntoIterator<Item = (u32, T)>,
-        wrap: fn(Vec<T>) -> Msg,
-    ) -> Vec<(u32, Msg)> {
-        let mut each: Vec<Vec<T>> = (0..self.peers()).map(|_| Vec::new()).collect();
-        let full = (RECORD_BYTES / std::mem::size_of::<T>().max(1)).max(1);
-        for (w, item) in out {
-            let to = &mut each[w as usize];
-            to.push(item);
-            if to.len() >= full {
-                let m = wrap(std::mem::take(to));
-                self.post(w, m);
-            }
-        }
-        each.into_iter()
-            .enumerate()
-            .filter(|(_, v)| !v.is_empty())
-            .map(|(w, v)| (w as u32, wrap(v)))
-            .collect()
+        out: Outbox<T>,
+        unwrap: fn(Msg) -> Option<Vec<T>>,
+    ) -> Option<Vec<T>> {
+        let sent = vec![out.count];
+        let (all, got) = self.end_each(out, unwrap, sent);
+        all.iter().any(|v| v[0] > 0).then_some(got)
     }
 
     /// `mine` for every worker.

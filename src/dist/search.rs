@@ -236,6 +236,7 @@ where
                 .map(|(i, c)| (i as u64, c.2))
                 .collect();
             mode = Mode::Full;
+            part.store_depths();
             level.count = chosen.len() as u64;
             continue;
         }
@@ -307,7 +308,10 @@ fn done(
     // expanded a state fully, the BFS tree's depths.
     let max_depth = match passes.full_done {
         0 => level.depth,
-        _ => max_depth(rounds, part, |l| part.level[l as usize] <= level.depth),
+        _ => {
+            let end = part.level_first(level.depth + 1);
+            max_depth(rounds, part, |l| l < end)
+        }
     };
     Searched {
         ending,
@@ -325,7 +329,7 @@ fn done(
 fn max_depth(rounds: &mut Rounds<'_>, part: &Partition, counted: impl Fn(u32) -> bool) -> u32 {
     let mine = (0..part.len() as u32)
         .filter(|&l| counted(l))
-        .map(|l| part.depth[l as usize])
+        .map(|l| part.depth(l))
         .max()
         .unwrap_or(0);
     let all = rounds.gather(vec![u64::from(mine)]);
@@ -361,6 +365,8 @@ where
 {
     let me = rounds.index() as u32;
     let peers = rounds.peers();
+    // Edges from here into states before this are the proviso's `leaving`.
+    let before_range = part.level_first(range);
     // As many batches as the level's states fill on every worker (their
     // owners' hashes spread them evenly), each worker's states split
     // evenly among them: no round to agree on the number.
@@ -386,7 +392,7 @@ where
             }
             found.limit = opts.limit_reached();
             part.read(local, &mut state);
-            let from_depth = part.depth[local as usize];
+            let from_depth = part.depth(local);
             actions.clear();
             ample.clear();
             match mode {
@@ -453,7 +459,7 @@ where
                 if keep_preds {
                     part.preds.push((l, from));
                 }
-                if mode == Mode::Ample && part.level[l as usize] < range {
+                if mode == Mode::Ample && l < before_range {
                     part.leaving.push(from);
                 }
             }
@@ -474,16 +480,16 @@ fn keep<S: TransitionSystem<Action = u32>>(
     match part.insert(words, level, key, from, action) {
         (l, false) => {
             let i = l as usize;
-            if part.level[i] == level && key < part.key(l) {
+            if part.is_newest(l) && key < part.key(l) {
                 part.set_key(l, key);
                 part.parent[i] = from;
                 part.via[i] = action;
-                part.depth[i] = depth;
+                part.set_depth(l, depth);
             }
             (l, false)
         }
         (l, true) => {
-            part.depth[l as usize] = depth;
+            part.set_depth(l, depth);
             part.finals.push(sys.is_final(words));
             (l, true)
         }

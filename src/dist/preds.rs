@@ -1,0 +1,86 @@
+//! Backward reachability on the partitioned graph, along the predecessor
+//! edges a worker kept (`Partition::preds`): the deadlock analysis marks
+//! the states that can finish, the proviso those that escape a terminal
+//! component. Marks for this worker's own states are taken at once (a
+//! fixpoint within the worker before each exchange, as `colour::spread`
+//! does), so the rounds count the crossings between workers, and no round
+//! holds all its marks (`Outbox`).
+
+use super::rounds::{marks, Msg, Outbox, Ptr, Rounds};
+use crate::explore::BitSet;
+
+/// The states from local index `first` on, with the edges into them
+/// sorted by target.
+pub(super) struct Preds<'p> {
+    first: u32,
+    edges: &'p [(u32, Ptr)],
+}
+
+impl<'p> Preds<'p> {
+    /// `edges` must be sorted by target and hold every edge into the
+    /// states from `first` on.
+    pub(super) fn new(first: u32, edges: &'p [(u32, Ptr)]) -> Self {
+        debug_assert!(edges.is_sorted_by_key(|e| e.0));
+        Preds { first, edges }
+    }
+
+    pub(super) fn first(&self) -> u32 {
+        self.first
+    }
+
+    pub(super) fn holds(&self, local: u32) -> bool {
+        local >= self.first
+    }
+
+    /// The sources of the edges into `local` (by binary search: an index
+    /// of where each state's edges start would cost 8 bytes a state).
+    pub(super) fn of(&self, local: u32) -> impl Iterator<Item = Ptr> + 'p {
+        let from = self.edges.partition_point(|p| p.0 < local);
+        let to = from + self.edges[from..].partition_point(|p| p.0 <= local);
+        self.edges[from..to].iter().map(|p| p.1)
+    }
+}
+
+/// Marks (bit `local - first` of `marked`) every state held by `preds`
+/// that has a path to a marked one, on every worker, to a fixpoint:
+/// `frontier` holds this worker's states just marked, `sources` states
+/// held anywhere to be marked (those outside their owner's range are not).
+pub(super) fn mark_backward(
+    rounds: &mut Rounds<'_>,
+    preds: &Preds<'_>,
+    marked: &mut BitSet,
+    mut frontier: Vec<u32>,
+    sources: Vec<Ptr>,
+) {
+    let me = rounds.index() as u32;
+    let first = preds.first;
+    let mut out = Outbox::new(rounds.peers(), Msg::Marks);
+    let mut mark = |local: u32, frontier: &mut Vec<u32>| {
+        if preds.holds(local) && marked.insert(local - first) {
+            frontier.push(local);
+        }
+    };
+    for (w, local) in sources {
+        match w == me {
+            true => mark(local, &mut frontier),
+            false => out.push(rounds, w, local),
+        }
+    }
+    loop {
+        while let Some(l) = frontier.pop() {
+            for (w, local) in preds.of(l) {
+                match w == me {
+                    true => mark(local, &mut frontier),
+                    false => out.push(rounds, w, local),
+                }
+            }
+        }
+        let sent = std::mem::replace(&mut out, Outbox::new(rounds.peers(), Msg::Marks));
+        let Some(got) = rounds.end_fixpoint_round(sent, marks) else {
+            return;
+        };
+        for local in got {
+            mark(local, &mut frontier);
+        }
+    }
+}
