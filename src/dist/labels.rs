@@ -7,7 +7,7 @@
 //! the source its target's place and id from the target's owner.
 
 use super::partition::{owner, Partition};
-use super::rounds::{Msg, Ptr, Rounds};
+use super::rounds::{Msg, Ptr, Rounds, RECORD_BYTES};
 use crate::check::{Checkable, Label};
 
 /// States labelled between two exchanges.
@@ -83,8 +83,9 @@ pub(super) fn label<S: Checkable>(sys: &S, rounds: &mut Rounds<'_>, part: &Parti
         vec![0u32; sys.state_words()],
         vec![0u32; sys.state_words()],
     );
+    let edge_words = 5 + sys.state_words();
     for b in 0..batches {
-        let mut sent = Vec::new();
+        let mut sent = Records::new(peers, edge_words);
         for l in (b * BATCH..n.min((b + 1) * BATCH)).map(|l| l as u32) {
             let s = &part.state(l);
             actions.clear();
@@ -101,28 +102,35 @@ pub(super) fn label<S: Checkable>(sys: &S, rounds: &mut Rounds<'_>, part: &Parti
                 let label = Label::new(t as u32, a, &labels);
                 let slot = out.len() as u64;
                 out.push((label, (u32::MAX, u32::MAX), u64::MAX));
-                let mut m = vec![u64::from(me), u64::from(l), slot];
+                let m = sent.record(rounds, owner(&next, peers));
+                m.extend([u64::from(me), u64::from(l), slot]);
                 m.extend(encode(&label));
                 m.extend(next.iter().map(|&w| u64::from(w)));
-                sent.push((owner(&next, peers), Msg::Data(m)));
             }
             out_start[l as usize + 1] = out.len();
         }
-        let mut replies = Vec::new();
-        for m in rounds.exchange(sent) {
+        let mut replies = Records::new(peers, 4);
+        let mut words = vec![0u32; sys.state_words()];
+        for m in rounds.exchange(sent.into_msgs()) {
             let Msg::Data(m) = m else { continue };
-            let words: Vec<u32> = m[5..].iter().map(|&w| w as u32).collect();
-            let to = part.find(&words).expect("a successor is held by its owner");
-            let from = (m[0] as u32, m[1] as u32);
-            inn.push((to, decode(&m[3..5]), from));
-            let reply = vec![m[2], u64::from(me), u64::from(to), ids[to as usize]];
-            replies.push((from.0, Msg::Data(reply)));
+            for m in m.chunks_exact(edge_words) {
+                for (w, &x) in words.iter_mut().zip(&m[5..]) {
+                    *w = x as u32;
+                }
+                let to = part.find(&words).expect("a successor is held by its owner");
+                let from = (m[0] as u32, m[1] as u32);
+                inn.push((to, decode(&m[3..5]), from));
+                let reply = [m[2], u64::from(me), u64::from(to), ids[to as usize]];
+                replies.record(rounds, from.0).extend(reply);
+            }
         }
-        for m in rounds.exchange(replies) {
+        for m in rounds.exchange(replies.into_msgs()) {
             let Msg::Data(m) = m else { continue };
-            let edge = &mut out[m[0] as usize];
-            edge.1 = (m[1] as u32, m[2] as u32);
-            edge.2 = m[3];
+            for m in m.chunks_exact(4) {
+                let edge = &mut out[m[0] as usize];
+                edge.1 = (m[1] as u32, m[2] as u32);
+                edge.2 = m[3];
+            }
         }
     }
     inn.sort_by_key(|e| e.0);
@@ -141,6 +149,47 @@ pub(super) fn label<S: Checkable>(sys: &S, rounds: &mut Rounds<'_>, part: &Parti
         in_start,
         inn: inn.into_iter().map(|e| (e.1, e.2)).collect(),
         total,
+    }
+}
+
+/// Fixed-size records of words for each worker, many to a message: a
+/// worker's full message is posted (at about [`RECORD_BYTES`]) before
+/// the next record is begun, so records are never split.
+/// Each message is allocated at its full size once (no doubling).
+struct Records {
+    each: Vec<Vec<u64>>,
+    /// Words a message holds.
+    room: usize,
+}
+
+impl Records {
+    /// Records of `len` words each, for `peers` workers.
+    fn new(peers: usize, len: usize) -> Self {
+        let room = (RECORD_BYTES / 8).next_multiple_of(len);
+        Records {
+            each: vec![Vec::new(); peers],
+            room,
+        }
+    }
+
+    /// Where to write a new record for worker `to`.
+    fn record(&mut self, rounds: &mut Rounds<'_>, to: u32) -> &mut Vec<u64> {
+        let words = &mut self.each[to as usize];
+        if words.len() >= self.room {
+            let full = std::mem::replace(words, Vec::with_capacity(self.room));
+            rounds.post(to, Msg::Data(full));
+        } else if words.capacity() == 0 {
+            words.reserve_exact(self.room);
+        }
+        words
+    }
+
+    /// The records not posted yet: one message per worker that has some.
+    fn into_msgs(self) -> Vec<(u32, Msg)> {
+        (self.each.into_iter().enumerate())
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(w, v)| (w as u32, Msg::Data(v)))
+            .collect()
     }
 }
 
