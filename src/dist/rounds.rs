@@ -11,6 +11,7 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use timely::container::CapacityContainerBuilder;
@@ -60,7 +61,25 @@ pub(super) struct Rounds<'w> {
     /// Timely's time: advanced at every flush (closing a time is what
     /// sends the records buffered per receiver), not waited on.
     epoch: u64,
+    /// How long a worker waiting for the end of a round polls, yielding
+    /// its core to the network threads, before it parks (`spin`).
+    spin: Duration,
 }
+
+/// How long a waiting worker polls before it parks: `GSYNC_DIST_SPIN_US`
+/// microseconds, or [`SPIN_MICROS`]. A round's last record crosses a
+/// process's send thread, the socket and the receiver's thread; waking a
+/// parked worker after that added to every one of a search's rounds.
+fn spin() -> Duration {
+    let micros = std::env::var("GSYNC_DIST_SPIN_US")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(SPIN_MICROS);
+    Duration::from_micros(micros)
+}
+
+/// The default of [`spin`].
+const SPIN_MICROS: u64 = 0;
 
 impl<'w> Rounds<'w> {
     /// Builds the dataflow on `worker` (every worker builds the same one).
@@ -100,6 +119,7 @@ impl<'w> Rounds<'w> {
             round: 0,
             sent: vec![0; peers],
             epoch: 0,
+            spin: spin(),
         }
     }
 
@@ -150,8 +170,14 @@ impl<'w> Rounds<'w> {
             got.get(&round)
                 .is_some_and(|a| a.ends == peers && a.msgs.len() == a.announced)
         };
+        let start = Instant::now();
         while !complete(&self.received.borrow()) {
-            self.worker.step_or_park(None);
+            if start.elapsed() < self.spin {
+                self.worker.step();
+                std::thread::yield_now();
+            } else {
+                self.worker.step_or_park(None);
+            }
         }
         self.round += 1;
         let got = self.received.borrow_mut().remove(&round);
@@ -183,13 +209,9 @@ pub(super) enum Msg {
         words: Vec<u32>,
         reached: Vec<Reached>,
     },
-    /// New states' first positions, for the worker that ranks their range:
-    /// (key, owner, index).
-    Keys(Vec<(Key, u32, u32)>),
-    /// The places of new states within their ranker's range, for their
-    /// owner: (index, the ranker's index and the place, `search` packs
-    /// them).
-    Ranks(Vec<(u32, u64)>),
+    /// New states' first positions, for every worker: a run of one
+    /// worker's, in order.
+    Keys(Vec<Key>),
     /// One worker's figures, for every worker.
     Figures { from: u32, values: Vec<u64> },
     /// Backward reachability: these states (indices) are marked.
@@ -222,11 +244,23 @@ impl Rounds<'_> {
         (wrap, unwrap): Kind<T>,
         mine: Vec<u64>,
     ) -> (Vec<Vec<u64>>, Vec<T>) {
+        let (all, runs) = self.gather_runs(out, (wrap, unwrap), mine);
+        (all, runs.into_iter().flatten().collect())
+    }
+
+    /// As `gather_each`, the items sent to this one message by message:
+    /// each a run of one sender's items in the order it sent them.
+    pub(super) fn gather_runs<T>(
+        &mut self,
+        out: impl IntoIterator<Item = (u32, T)>,
+        (wrap, unwrap): Kind<T>,
+        mine: Vec<u64>,
+    ) -> (Vec<Vec<u64>>, Vec<Vec<T>>) {
         let mut out = self.pack(out, wrap);
         out.extend(self.to_all(mine));
         let got = self.exchange(out);
         let (all, rest) = self.figures(got);
-        (all, rest.into_iter().filter_map(unwrap).flatten().collect())
+        (all, rest.into_iter().filter_map(unwrap).collect())
     }
 
     /// A round of a fixpoint: the items sent to this one, or `None` where
