@@ -384,6 +384,23 @@ mod words_as_bytes {
             if !bytes.len().is_multiple_of(4) {
                 return Err(E::invalid_length(bytes.len(), &self));
             }
+            let n = bytes.len() / 4;
+            if cfg!(target_endian = "little") {
+                // One copy of the bytes, where a word at a time was a
+                // fortieth of a worker's time among eight processes.
+                let mut words = Vec::<u32>::with_capacity(n);
+                // SAFETY: `4 * n` bytes fit the capacity reserved; every
+                // bit pattern is a u32, so the `n` words are initialized.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        bytes.as_ptr(),
+                        words.as_mut_ptr().cast::<u8>(),
+                        4 * n,
+                    );
+                    words.set_len(n);
+                }
+                return Ok(words);
+            }
             let word = |c: &[u8]| u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
             Ok(bytes.chunks_exact(4).map(word).collect())
         }

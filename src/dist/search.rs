@@ -165,11 +165,15 @@ where
     }
     let mut frontier = ranked(part);
     let mut mode = Mode::Ample;
+    // Each worker's successors of the last batch: the next batch's
+    // buffers start at that size instead of growing to it.
+    let mut sizes = vec![(0, 0); peers];
     loop {
         let first_new = part.len() as u32;
         part.new_level();
         let at = (&frontier[..], level.count, level.depth, mode);
-        let expanded = expand_level(sys, rounds, part, at, opts, (keep_preds, passes.range.0));
+        let keep = (keep_preds, passes.range.0);
+        let expanded = expand_level(sys, (rounds, &mut sizes), part, at, opts, keep);
         // New states that break an invariant, at their first position.
         let bad = (expanded.broken.iter())
             .map(|&l| (part.key(l), BROKE_INVARIANT, 0u32))
@@ -349,10 +353,11 @@ struct Expanded {
 /// Expands this worker's states `frontier` of level `depth` in batches,
 /// one exchange each (as many as the busiest worker needs), and keeps the
 /// new successors at level `depth + 1`; `keep_preds` keeps the edges,
-/// and those into levels before `range` are the proviso's `leaving`.
+/// and those into levels before `range` are the proviso's `leaving`;
+/// `sizes` has the last batch's successors for each worker.
 fn expand_level<S>(
     sys: &S,
-    rounds: &mut Rounds<'_>,
+    (rounds, sizes): (&mut Rounds<'_>, &mut [(usize, usize)]),
     part: &mut Partition,
     (frontier, count, depth, mode): (&[(u64, u32)], u64, u32, Mode),
     opts: &Options,
@@ -381,7 +386,9 @@ where
     let mut next = state.clone();
     let mut todo = frontier.iter();
     for _ in 0..batches {
-        let mut out: Vec<(Vec<u32>, Vec<Reached>)> = vec![Default::default(); peers];
+        let mut out: Vec<(Vec<u32>, Vec<Reached>)> = (sizes.iter())
+            .map(|&(w, r)| (Vec::with_capacity(w), Vec::with_capacity(r)))
+            .collect();
         for &(order, local) in todo.by_ref().take(per_batch) {
             if found.limit.is_some() {
                 break;
@@ -434,6 +441,9 @@ where
             }
             found.per_state.push((order, n));
             found.succs += n;
+        }
+        for (size, (words, reached)) in sizes.iter_mut().zip(&out) {
+            *size = (words.len(), reached.len());
         }
         let out = out
             .into_iter()
