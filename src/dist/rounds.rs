@@ -1,23 +1,21 @@
-//! Bulk-synchronous rounds on timely-dataflow: every worker hands in the
-//! messages it addresses to other workers, and gets back those addressed
-//! to it. Timely routes the records (`exchange`), serializes them between
-//! processes (bincode over serde) and carries them over its TCP
+//! Bulk-synchronous rounds on timely's communication: every worker hands
+//! in the messages it addresses to other workers, and gets back those
+//! addressed to it. Timely's channels carry the records, serialize them
+//! between processes (bincode over serde) and carry them over its TCP
 //! connections; this module counts rounds. A round ends for a worker once
 //! every worker's end of round has reached it, each saying how many
 //! records it sent there before: one message's way, where timely's
 //! progress tracking (a probe) took a broadcast of every worker's counts
 //! after the records arrived, which set the pace at many workers (#43).
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use timely::container::CapacityContainerBuilder;
-use timely::dataflow::channels::pact::Exchange;
-use timely::dataflow::operators::generic::operator::Operator;
-use timely::dataflow::operators::Input;
-use timely::dataflow::InputHandle;
+use timely::communication::{Pull, Push};
+use timely::dataflow::channels::Message;
+use timely::progress::Stamp;
 use timely::worker::Worker;
 
 /// The most bytes a record is meant to carry. Timely's buffers grow to
@@ -26,9 +24,10 @@ use timely::worker::Worker;
 /// process's memory beyond its states.
 pub(super) const RECORD_BYTES: usize = 1 << 18;
 
-/// What travels: (receiving worker, round, a message or the end of the
-/// sender's round).
-type Record = (u32, u64, Part);
+/// What travels from one worker to another at once: (round, a message or
+/// the end of the sender's round) each, in timely's envelope (whose
+/// serialization and stamp, left empty, come with it).
+type Bundle = Message<u64, Vec<(u64, Part)>>;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 enum Part {
@@ -46,60 +45,58 @@ struct Arrived {
     announced: usize,
 }
 
-/// One worker's end of the rounds: an input, and the records that reached
-/// this worker.
+/// One worker's end of the rounds: a channel to every worker, and the
+/// records that reached this worker.
 pub(super) struct Rounds<'w> {
     worker: &'w mut Worker,
-    input: InputHandle<u64, CapacityContainerBuilder<Vec<Record>>>,
+    /// To each worker, by index: timely's channel, without a dataflow's
+    /// operators and progress tracking (nothing here waits on a frontier;
+    /// its updates went to every worker at every flush).
+    to: Vec<Box<dyn Push<Bundle>>>,
+    from: Box<dyn Pull<Bundle>>,
     /// What reached this worker, by round (a faster worker may already
     /// send the next round's).
-    received: Rc<RefCell<BTreeMap<u64, Arrived>>>,
+    received: BTreeMap<u64, Arrived>,
     round: u64,
     /// Records sent to each worker in this round so far.
     sent: Vec<u32>,
-    /// Timely's time: advanced at every flush (closing a time is what
-    /// sends the records buffered per receiver), not waited on.
-    epoch: u64,
+    /// How long a worker waiting for the end of a round polls, yielding
+    /// its core to the network threads, before it parks (`spin`).
+    spin: Duration,
 }
 
+/// How long a waiting worker polls before it parks: `GSYNC_DIST_SPIN_US`
+/// microseconds, or [`SPIN_MICROS`]. A round's last record crosses a
+/// process's send thread, the socket and the receiver's thread; waking a
+/// parked worker after that added to every one of a search's rounds.
+fn spin() -> Duration {
+    let micros = std::env::var("GSYNC_DIST_SPIN_US")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(SPIN_MICROS);
+    Duration::from_micros(micros)
+}
+
+/// The default of [`spin`].
+const SPIN_MICROS: u64 = 0;
+
 impl<'w> Rounds<'w> {
-    /// Builds the dataflow on `worker` (every worker builds the same one).
+    /// Allocates the channel on `worker` (every worker allocates the same
+    /// one, the same number of times).
     pub(super) fn new(worker: &'w mut Worker) -> Self {
-        let mut input = InputHandle::new();
-        let received = Rc::new(RefCell::new(BTreeMap::new()));
-        let sink = Rc::clone(&received);
-        worker.dataflow::<u64, _, _>(|scope| {
-            scope
-                .input_from(&mut input)
-                .container::<Vec<Record>>()
-                .sink(
-                    Exchange::new(|m: &Record| u64::from(m.0)),
-                    "Deliver",
-                    move |(input, _)| {
-                        input.for_each(|_, batch| {
-                            let mut got = sink.borrow_mut();
-                            for (_, round, part) in batch.drain(..) {
-                                let got: &mut Arrived = got.entry(round).or_default();
-                                match part {
-                                    Part::Msg(m) => got.msgs.push(m),
-                                    Part::End(n) => {
-                                        got.ends += 1;
-                                        got.announced += n as usize;
-                                    }
-                                }
-                            }
-                        });
-                    },
-                );
-        });
+        let id = worker.new_identifier();
+        // The address names no dataflow: a record's arrival only wakes the
+        // worker.
+        let (to, from) = worker.allocate(id, Rc::from(vec![usize::MAX]));
         let peers = worker.peers();
         Rounds {
             worker,
-            input,
-            received,
+            to,
+            from,
+            received: BTreeMap::new(),
             round: 0,
             sent: vec![0; peers],
-            epoch: 0,
+            spin: spin(),
         }
     }
 
@@ -113,22 +110,35 @@ impl<'w> Rounds<'w> {
         self.worker.peers()
     }
 
-    fn send(&mut self, to: u32, m: Msg) {
-        self.sent[to as usize] += 1;
-        self.input.send((to, self.round, Part::Msg(m)));
+    /// Hands `parts` of the current round to worker `to` (sent at the next
+    /// step of the worker).
+    fn push(&mut self, to: u32, parts: Vec<(u64, Part)>) {
+        let bundle = Message::new(Stamp::new(), parts);
+        self.to[to as usize].push(&mut Some(bundle));
+        self.to[to as usize].done();
     }
 
-    /// Sends what was handed in so far.
-    fn flush(&mut self) {
-        self.epoch += 1;
-        self.input.advance_to(self.epoch);
+    /// Takes in what reached this worker.
+    fn take_in(&mut self) {
+        while let Some(bundle) = self.from.recv() {
+            for (round, part) in bundle.data {
+                let got = self.received.entry(round).or_default();
+                match part {
+                    Part::Msg(m) => got.msgs.push(m),
+                    Part::End(n) => {
+                        got.ends += 1;
+                        got.announced += n as usize;
+                    }
+                }
+            }
+        }
     }
 
     /// Sends `m` to worker `to` in the current round now, so that it
     /// travels while this worker goes on (for full records).
     pub(super) fn post(&mut self, to: u32, m: Msg) {
-        self.send(to, m);
-        self.flush();
+        self.sent[to as usize] += 1;
+        self.push(to, vec![(self.round, Part::Msg(m))]);
         self.worker.step();
     }
 
@@ -136,25 +146,40 @@ impl<'w> Rounds<'w> {
     /// this one in this round (in no particular order). Every worker must
     /// call it the same number of times.
     pub(super) fn exchange(&mut self, out: impl IntoIterator<Item = (u32, Msg)>) -> Vec<Msg> {
-        for (to, m) in out {
-            self.send(to, m);
-        }
         let round = self.round;
-        for to in 0..self.sent.len() {
-            let n = std::mem::take(&mut self.sent[to]);
-            self.input.send((to as u32, round, Part::End(n)));
+        let mut each: Vec<Vec<(u64, Part)>> = vec![Vec::new(); self.peers()];
+        for (to, m) in out {
+            self.sent[to as usize] += 1;
+            each[to as usize].push((round, Part::Msg(m)));
         }
-        self.flush();
+        for (to, mut parts) in each.into_iter().enumerate() {
+            let n = std::mem::take(&mut self.sent[to]);
+            parts.push((round, Part::End(n)));
+            self.push(to as u32, parts);
+        }
+        // Sends them (a worker whose round is complete at once would keep
+        // them until its next round).
+        self.worker.step();
         let peers = self.peers();
         let complete = |got: &BTreeMap<u64, Arrived>| {
             got.get(&round)
                 .is_some_and(|a| a.ends == peers && a.msgs.len() == a.announced)
         };
-        while !complete(&self.received.borrow()) {
-            self.worker.step_or_park(None);
+        let start = Instant::now();
+        loop {
+            self.take_in();
+            if complete(&self.received) {
+                break;
+            }
+            if start.elapsed() < self.spin {
+                self.worker.step();
+                std::thread::yield_now();
+            } else {
+                self.worker.step_or_park(None);
+            }
         }
         self.round += 1;
-        let got = self.received.borrow_mut().remove(&round);
+        let got = self.received.remove(&round);
         got.map(|a| a.msgs).unwrap_or_default()
     }
 }
@@ -183,13 +208,9 @@ pub(super) enum Msg {
         words: Vec<u32>,
         reached: Vec<Reached>,
     },
-    /// New states' first positions, for the worker that ranks their range:
-    /// (key, owner, index).
-    Keys(Vec<(Key, u32, u32)>),
-    /// The places of new states within their ranker's range, for their
-    /// owner: (index, the ranker's index and the place, `search` packs
-    /// them).
-    Ranks(Vec<(u32, u64)>),
+    /// New states' first positions, for every worker: a run of one
+    /// worker's, in order.
+    Keys(Vec<Key>),
     /// One worker's figures, for every worker.
     Figures { from: u32, values: Vec<u64> },
     /// Backward reachability: these states (indices) are marked.
@@ -258,33 +279,34 @@ impl Rounds<'_> {
     /// Sends each `(worker, item)` in one message per worker (`wrap`
     /// makes it) and `mine` to every worker; returns every worker's
     /// figures, by index, and the items sent to this one (`unwrap` takes
-    /// them out of a message of that kind). Every worker must call it the
-    /// same number of times.
-    pub(super) fn gather_each<T>(
+    /// them out of a message of that kind) message by message: each a run
+    /// of one sender's items in the order it sent them. Every worker must
+    /// call it the same number of times.
+    pub(super) fn gather_runs<T>(
         &mut self,
         out: impl IntoIterator<Item = (u32, T)>,
         (wrap, unwrap): Kind<T>,
         mine: Vec<u64>,
-    ) -> (Vec<Vec<u64>>, Vec<T>) {
+    ) -> (Vec<Vec<u64>>, Vec<Vec<T>>) {
         let mut outbox = Outbox::new(self.peers(), wrap);
         for (to, item) in out {
             outbox.push(self, to, item);
         }
-        self.end_each(outbox, unwrap, mine)
+        self.end_runs(outbox, unwrap, mine)
     }
 
-    /// Ends a round of `out`'s items, as [`gather_each`](Self::gather_each).
-    pub(super) fn end_each<T>(
+    /// Ends a round of `out`'s items, as `gather_runs`.
+    fn end_runs<T>(
         &mut self,
         out: Outbox<T>,
         unwrap: fn(Msg) -> Option<Vec<T>>,
         mine: Vec<u64>,
-    ) -> (Vec<Vec<u64>>, Vec<T>) {
+    ) -> (Vec<Vec<u64>>, Vec<Vec<T>>) {
         let mut msgs = out.into_msgs();
         msgs.extend(self.to_all(mine));
         let got = self.exchange(msgs);
         let (all, rest) = self.figures(got);
-        (all, rest.into_iter().filter_map(unwrap).flatten().collect())
+        (all, rest.into_iter().filter_map(unwrap).collect())
     }
 
     /// A round of a fixpoint: the items sent to this one, or `None` where
@@ -311,8 +333,8 @@ impl Rounds<'_> {
         unwrap: fn(Msg) -> Option<Vec<T>>,
     ) -> Option<Vec<T>> {
         let sent = vec![out.count];
-        let (all, got) = self.end_each(out, unwrap, sent);
-        all.iter().any(|v| v[0] > 0).then_some(got)
+        let (all, runs) = self.end_runs(out, unwrap, sent);
+        (all.iter().any(|v| v[0] > 0)).then(|| runs.into_iter().flatten().collect())
     }
 
     /// `mine` for every worker.
@@ -398,6 +420,23 @@ mod words_as_bytes {
         fn visit_bytes<E: Error>(self, bytes: &[u8]) -> Result<Vec<u32>, E> {
             if !bytes.len().is_multiple_of(4) {
                 return Err(E::invalid_length(bytes.len(), &self));
+            }
+            let n = bytes.len() / 4;
+            if cfg!(target_endian = "little") {
+                // One copy of the bytes, where a word at a time was a
+                // fortieth of a worker's time among eight processes.
+                let mut words = Vec::<u32>::with_capacity(n);
+                // SAFETY: `4 * n` bytes fit the capacity reserved; every
+                // bit pattern is a u32, so the `n` words are initialized.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        bytes.as_ptr(),
+                        words.as_mut_ptr().cast::<u8>(),
+                        4 * n,
+                    );
+                    words.set_len(n);
+                }
+                return Ok(words);
             }
             let word = |c: &[u8]| u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
             Ok(bytes.chunks_exact(4).map(word).collect())

@@ -165,11 +165,15 @@ where
     }
     let mut frontier = ranked(part);
     let mut mode = Mode::Ample;
+    // Each worker's successors of the last batch: the next batch's
+    // buffers start at that size instead of growing to it.
+    let mut sizes = vec![(0, 0); peers];
     loop {
         let first_new = part.len() as u32;
         part.new_level();
         let at = (&frontier[..], level.count, level.depth, mode);
-        let expanded = expand_level(sys, rounds, part, at, opts, (keep_preds, passes.range.0));
+        let keep = (keep_preds, passes.range.0);
+        let expanded = expand_level(sys, (rounds, &mut sizes), part, at, opts, keep);
         // New states that break an invariant, at their first position.
         let bad = (expanded.broken.iter())
             .map(|&l| (part.key(l), BROKE_INVARIANT, 0u32))
@@ -183,10 +187,12 @@ where
         ];
         let mut mine = mine.to_vec();
         mine.extend(encode_event(event));
-        // The new states' first positions travel to the workers that rank
-        // them in the same round (left unused where the search ends).
-        let out = keys_out(part, first_new, level.count, (me, peers));
-        let (all, keys) = rounds.gather_each(out, (Msg::Keys, keys_of), mine);
+        // The new states' first positions travel to every worker in the
+        // same round (left unused where the search ends), and each ranks
+        // its own: a level costs its expansion and this round.
+        let own = sorted_keys(part, first_new);
+        let out = (0..peers as u32).flat_map(|w| own.iter().map(move |&(k, _)| (w, k)));
+        let (all, runs) = rounds.gather_runs(out, (Msg::Keys, keys_of), mine);
         if let Some(kind) = all.iter().filter(|v| v[0] > 0).map(|v| v[0]).min() {
             let t = level.transitions;
             let ending = Ending::Limit(limit_kind(kind));
@@ -246,7 +252,7 @@ where
             let ending = Ending::Limit(LimitKind::States);
             return done(rounds, part, ending, &level, (t, &mut passes));
         }
-        rank_level(rounds, part, keys);
+        rank_level(part, &own, &runs);
         part.newest = first_new as usize;
         passes.starts.push(level.total);
         level = Level {
@@ -351,10 +357,11 @@ struct Expanded {
 /// Expands this worker's states `frontier` of level `depth` in batches,
 /// one exchange each (as many as the busiest worker needs), and keeps the
 /// new successors at level `depth + 1`; `keep_preds` keeps the edges,
-/// and those into levels before `range` are the proviso's `leaving`.
+/// and those into levels before `range` are the proviso's `leaving`;
+/// `sizes` has the last batch's successors for each worker.
 fn expand_level<S>(
     sys: &S,
-    rounds: &mut Rounds<'_>,
+    (rounds, sizes): (&mut Rounds<'_>, &mut [(usize, usize)]),
     part: &mut Partition,
     (frontier, count, depth, mode): (&[(u64, u32)], u64, u32, Mode),
     opts: &Options,
@@ -385,7 +392,9 @@ where
     let mut next = state.clone();
     let mut todo = frontier.iter();
     for _ in 0..batches {
-        let mut out: Vec<(Vec<u32>, Vec<Reached>)> = vec![Default::default(); peers];
+        let mut out: Vec<(Vec<u32>, Vec<Reached>)> = (sizes.iter())
+            .map(|&(w, r)| (Vec::with_capacity(w), Vec::with_capacity(r)))
+            .collect();
         for &(order, local) in todo.by_ref().take(per_batch) {
             if found.limit.is_some() {
                 break;
@@ -438,6 +447,9 @@ where
             }
             found.per_state.push((order, n));
             found.succs += n;
+        }
+        for (size, (words, reached)) in sizes.iter_mut().zip(&out) {
+            *size = (words.len(), reached.len());
         }
         let out = out
             .into_iter()
@@ -496,64 +508,41 @@ fn keep<S: TransitionSystem<Action = u32>>(
     }
 }
 
-/// This worker's new states of the level, each for the worker that
-/// ranks its first position: a range of the `count` parent positions.
-fn keys_out(
-    part: &Partition,
-    first_new: u32,
-    count: u64,
-    (me, peers): (u32, usize),
-) -> Vec<(u32, (Key, u32, u32))> {
-    let peers = peers as u128;
-    part.newest_range_from(first_new)
-        .map(|local| {
-            let key = part.key(local);
-            let w = (u128::from(key.0) * peers / u128::from(count.max(1))) as u32;
-            (w, (key, me, local))
-        })
-        .collect()
+/// This worker's states new in the level, by first position: (key, index).
+fn sorted_keys(part: &Partition, first_new: u32) -> Vec<(Key, u32)> {
+    let mut own: Vec<(Key, u32)> = part
+        .newest_range_from(first_new)
+        .map(|l| (part.key(l), l))
+        .collect();
+    own.sort_unstable();
+    own
 }
 
-fn keys_of(m: Msg) -> Option<Vec<(Key, u32, u32)>> {
+fn keys_of(m: Msg) -> Option<Vec<Key>> {
     match m {
         Msg::Keys(v) => Some(v),
         _ => None,
     }
 }
 
-/// Bits of a rank sent by its ranker that count within the ranker's range.
-const WITHIN: u32 = 40;
-
-/// Gives the states new in this level (on every worker) their ranks: each
-/// worker sorts the first positions `keys` of its range of parent ranks,
-/// and sends each owner its states' places in the range with the number
-/// of states the range has, whose sums over the ranges before offset them
-/// (in one round).
-fn rank_level(rounds: &mut Rounds<'_>, part: &mut Partition, mut keys: Vec<(Key, u32, u32)>) {
-    let me = rounds.index() as u64;
-    keys.sort_unstable();
-    let ranks: Vec<(u32, (u32, u64))> = keys
-        .iter()
-        .enumerate()
-        .map(|(i, &(_, owner, local))| (owner, (local, me << WITHIN | i as u64)))
-        .collect();
-    let ranks_of = |m| match m {
-        Msg::Ranks(v) => Some(v),
-        _ => None,
-    };
-    let mine = vec![keys.len() as u64];
-    let (counts, ranks) = rounds.gather_each(ranks, (Msg::Ranks, ranks_of), mine);
-    let offsets: Vec<u64> = counts
-        .iter()
-        .scan(0, |sum, v| {
-            let at = *sum;
-            *sum += v[0];
-            Some(at)
-        })
-        .collect();
-    for (local, rank) in ranks {
-        let within = rank & ((1 << WITHIN) - 1);
-        part.rank[local as usize] = offsets[(rank >> WITHIN) as usize] + within;
+/// Gives this worker's states new in the level (`own`, in order) their
+/// ranks: the number of the level's first positions before each, counted
+/// in every run of them that every worker sent (first positions are
+/// distinct: one position reaches one state). One walk per run, where a
+/// round to rankers of ranges and one back cost two rounds a level.
+fn rank_level(part: &mut Partition, own: &[(Key, u32)], runs: &[Vec<Key>]) {
+    let mut ranks = vec![0u64; own.len()];
+    for run in runs {
+        let mut before = 0;
+        for (rank, (key, _)) in ranks.iter_mut().zip(own) {
+            while before < run.len() && run[before] < *key {
+                before += 1;
+            }
+            *rank += before as u64;
+        }
+    }
+    for (&(_, local), rank) in own.iter().zip(ranks) {
+        part.rank[local as usize] = rank;
     }
 }
 
