@@ -58,6 +58,42 @@ pub(crate) struct Arena {
     len: usize,
 }
 
+/// Room for the codes of consecutive states of one group of
+/// [`Arena::append_groups`] in one segment: their bytes and locations,
+/// filled in order by [`push`](Run::push).
+pub(crate) struct Run<'a> {
+    /// The group the states belong to.
+    pub group: usize,
+    /// The location of the first code.
+    base: u64,
+    bytes: &'a mut [u8],
+    locs: &'a mut [u64],
+    /// States and bytes filled so far.
+    filled: (usize, usize),
+}
+
+impl Run<'_> {
+    /// How many states the run holds.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.locs.len()
+    }
+
+    /// Whether every state of the run was pushed.
+    pub(crate) fn is_full(&self) -> bool {
+        self.filled.0 == self.locs.len()
+    }
+
+    /// Stores the code of the run's next state.
+    #[inline]
+    pub(crate) fn push(&mut self, code: &[u8]) {
+        let (i, at) = self.filled;
+        self.bytes[at..at + code.len()].copy_from_slice(code);
+        self.locs[i] = self.base + at as u64;
+        self.filled = (i + 1, at + code.len());
+    }
+}
+
 impl Arena {
     /// An empty arena for codes of at most `max_code` bytes.
     pub(super) fn new(max_code: usize) -> Self {
@@ -206,33 +242,71 @@ impl Arena {
         bytes[at..at + code.len()].copy_from_slice(code);
     }
 
-    /// Appends states whose codes have the lengths `lens`, in order, and
-    /// returns the bytes to fill with their codes: runs `(states, bytes)` of
-    /// consecutive states of one segment, in order.
-    pub(super) fn append(
+    /// Appends the states of `groups` (each `(states, bytes)`: a count of
+    /// consecutive states and the bytes of their codes) in order, and
+    /// returns the room to fill with their codes: [`Run`]s of consecutive
+    /// states of one group and one segment, in order. `len_of(g, j)` is the
+    /// code length of state `j` of group `g`; it is asked only for a group
+    /// that does not fit in the segment being filled, so that placing a
+    /// batch is one step per group, and the workers that fill the runs
+    /// write the states' locations. Codes land where one-by-one placement
+    /// would put them.
+    pub(super) fn append_groups(
         &mut self,
-        lens: impl IntoIterator<Item = usize>,
-    ) -> Vec<(usize, &mut [u8])> {
-        // (segment, first byte, end byte, states) of each run.
-        let mut spans: Vec<(usize, usize, usize, usize)> = Vec::new();
-        for len in lens {
-            let (seg, at) = self.place(len);
-            self.locs.push((seg as u64) << 32 | at as u64);
-            self.len += 1;
-            match spans.last_mut() {
-                Some(run) if run.0 == seg => (run.2, run.3) = (at + len, run.3 + 1),
-                _ => spans.push((seg, at, at + len, 1)),
+        groups: &[(usize, usize)],
+        len_of: impl Fn(usize, usize) -> usize,
+    ) -> Vec<Run<'_>> {
+        // (group, segment, first byte, end byte, states) of each run.
+        let mut spans: Vec<(usize, usize, usize, usize, usize)> = Vec::new();
+        let mut total = 0;
+        for (g, &(n, bytes)) in groups.iter().enumerate() {
+            total += n;
+            match self.segments.get_mut(self.filling) {
+                Some(s) if n > 0 && s.size - s.used >= bytes => {
+                    spans.push((g, self.filling, s.used, s.used + bytes, n));
+                    s.used += bytes;
+                    self.len += n;
+                }
+                _ => {
+                    for j in 0..n {
+                        let len = len_of(g, j);
+                        let (seg, at) = self.place(len);
+                        self.len += 1;
+                        match spans.last_mut() {
+                            Some(r) if (r.0, r.1) == (g, seg) => (r.3, r.4) = (at + len, r.4 + 1),
+                            _ => spans.push((g, seg, at, at + len, 1)),
+                        }
+                    }
+                }
             }
         }
+        let from = self.locs.len();
+        self.locs.resize(from + total, 0);
+        let mut locs = &mut self.locs[from..];
         let mut runs = Vec::with_capacity(spans.len());
         let mut spans = spans.into_iter().peekable();
         for (k, s) in self.segments.iter_mut().enumerate() {
-            let Some(&(seg, from, to, n)) = spans.peek() else {
-                break;
+            let bytes = s.bytes.as_deref_mut();
+            let mut rest = match bytes {
+                Some(b) => &mut b[..],
+                None => &mut [][..],
             };
-            if seg == k {
-                let bytes = s.bytes.as_deref_mut().expect("a held segment");
-                runs.push((n, &mut bytes[from..to]));
+            let mut cut = 0;
+            while let Some(&(group, seg, at, to, n)) = spans.peek() {
+                if seg != k {
+                    break;
+                }
+                let (_, tail) = std::mem::take(&mut rest).split_at_mut(at - cut);
+                let (mine, tail) = tail.split_at_mut(to - at);
+                let (my_locs, more) = std::mem::take(&mut locs).split_at_mut(n);
+                (rest, locs, cut) = (tail, more, to);
+                runs.push(Run {
+                    group,
+                    base: (seg as u64) << 32 | at as u64,
+                    bytes: mine,
+                    locs: my_locs,
+                    filled: (0, 0),
+                });
                 spans.next();
             }
         }
@@ -281,24 +355,36 @@ mod tests {
         a.reserve(lens.len(), total);
         assert_eq!(projected, a.bytes());
         let segments = a.segments.len();
-        let runs = a.append(lens.iter().copied());
-        assert!(runs.len() > 1, "the batch straddles segments");
+        // Groups of up to 20 states: most fit their segment whole, some
+        // straddle two.
+        let groups: Vec<(usize, usize)> = (5..200)
+            .step_by(20)
+            .map(|g| {
+                let n = 20.min(200 - g);
+                (n, (g..g + n).map(len_of).sum())
+            })
+            .collect();
+        let runs = a.append_groups(&groups, |g, j| len_of(5 + 20 * g + j));
+        assert!(runs.len() > groups.len(), "the batch straddles segments");
         let mut next = 5;
-        for (n, bytes) in runs {
-            let mut rest = bytes;
-            for _ in 0..n {
-                let (c, tail) = std::mem::take(&mut rest).split_at_mut(len_of(next));
-                c.copy_from_slice(&code(next, len_of(next)));
-                rest = tail;
+        for mut run in runs {
+            assert_eq!((next - 5) / 20, run.group, "runs in group order");
+            for _ in 0..run.len() {
+                run.push(&code(next, len_of(next)));
                 next += 1;
             }
-            assert!(rest.is_empty());
+            assert_eq!(run.filled.1, run.bytes.len(), "run {} filled", run.group);
         }
         assert_eq!(next, 200);
         assert_eq!(a.segments.len(), segments, "reserve made room for all");
         for i in 0..200 {
             assert!(a.get(i).starts_with(&code(i, len_of(i))), "state {i}");
         }
+        let mut one_by_one = Arena::with_segments(9, 40, 80);
+        for i in 0..200 {
+            one_by_one.push(&code(i, len_of(i)));
+        }
+        assert_eq!(a.locs, one_by_one.locs, "placed as one by one");
         let before = a.bytes();
         a.drop_before(150);
         assert!(a.first_held() <= 150 && a.first_held() > 0);

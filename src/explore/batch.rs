@@ -33,6 +33,8 @@ pub(crate) struct ChunkClaims<F> {
     pub claims: Vec<Claim>,
     /// Local indices of the winners, increasing.
     pub winners: Vec<u32>,
+    /// Bytes of the winners' codes.
+    pub bytes: usize,
     /// `is_final` of each winner.
     pub finals: Vec<bool>,
     /// The first winner (index into `winners`) that `check_state` rejects.
@@ -72,6 +74,7 @@ impl<F: Send> Claims<F> {
                 offset: 0,
                 claims: Vec::new(),
                 winners: Vec::new(),
+                bytes: 0,
                 finals: Vec::new(),
                 bad: None,
                 state: Vec::new(),
@@ -113,6 +116,7 @@ impl<F: Send> Claims<F> {
             let chunk = &chunks[c];
             mine.winners.clear();
             mine.finals.clear();
+            mine.bytes = 0;
             mine.bad = None;
             for (k, claim) in mine.claims.iter().enumerate() {
                 if let Some(&Claim::New(ahead)) = mine.claims.get(k + AHEAD) {
@@ -124,7 +128,9 @@ impl<F: Send> Claims<F> {
                 }
                 let state = &mut mine.state;
                 state.resize(words, 0);
-                store.decode(chunk.code(k), state);
+                let code = chunk.code(k);
+                store.decode(code, state);
+                mine.bytes += code.len();
                 mine.winners.push(k as u32);
                 mine.finals.push(sys.is_final(state));
                 if mine.bad.is_none() {

@@ -496,55 +496,43 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                 cuts[c] += 1;
             }
         }
+        // States of each chunk whose expansion is complete: a prefix.
+        let closed: Vec<usize> = chunks
+            .iter()
+            .enumerate()
+            .map(|(c, chunk)| match stop {
+                Some((sc, ..)) if c > sc => 0,
+                Some((sc, at, kind)) if c == sc => match kind {
+                    Stop::Step => chunk.fault.as_ref().map_or(0, |f| f.0),
+                    // The stuck state itself was expanded (into nothing).
+                    Stop::Stuck => chunk.stuck.map_or(0, |k| k + 1),
+                    Stop::Full | Stop::Invalid(_) => chunk.ends.partition_point(|&e| e <= at),
+                },
+                _ => chunk.ends.len(),
+            })
+            .collect();
         let first_id = self.store.len();
-        Phases::lap(&mut self.lap, &mut self.phases.serial);
-        self.commit(workers, chunks, claims, &kept);
-        Phases::lap(&mut self.lap, &mut self.phases.commit);
-        let edges_before = self.edges.as_ref().map_or(0, Edges::len);
-        self.record(workers, chunks, claims, (&kept, &cuts));
-        Phases::lap(&mut self.lap, &mut self.phases.record);
+        self.store_batch(workers, chunks, claims, (&kept, &cuts, &closed));
 
-        // Finals, edge offsets and counts, sequentially in position order.
-        let mut edge = edges_before;
+        // Finals, reduced states and counts, in position order.
         for (c, chunk) in chunks.iter().enumerate() {
-            let cl = &claims.chunks[c];
-            for &is_final in &cl.finals[..kept[c]] {
-                self.finals.push(is_final);
-            }
+            self.finals.extend(&claims.chunks[c].finals[..kept[c]]);
             if kept[c] > 0 {
                 self.max_depth = level.depth + 1;
             }
             self.transitions += cuts[c] as u64;
-            let here = stop.filter(|(sc, _, _)| *sc == c);
-            for (i, &end) in chunk.ends.iter().enumerate() {
-                let closed = match here {
-                    None => true,
-                    Some((_, _, Stop::Step)) => chunk.fault.as_ref().is_some_and(|f| i < f.0),
-                    // The stuck state itself was expanded (into nothing).
-                    Some((_, _, Stop::Stuck)) => chunk.stuck.is_some_and(|k| i <= k),
-                    Some((_, at, _)) => end <= at,
-                };
-                if !closed {
-                    if let Some((_, _, Stop::Full)) = here {
-                        // The step that found no room was taken.
-                        self.transitions += 1;
-                    }
-                    break;
-                }
-                if let Some(e) = &mut self.edges {
-                    e.close_state_at(edge + end);
-                }
-                if let Some(r) = &mut self.reduced {
-                    r.push(chunk.reduced[i]);
-                } else {
-                    assert!(!chunk.reduced[i], "reduced, but `reduces` said no");
-                }
-                self.expanded += 1;
+            let reduced = &chunk.reduced[..closed[c]];
+            match &mut self.reduced {
+                Some(r) => r.extend(reduced),
+                None => assert!(!reduced.contains(&true), "reduced, but `reduces` said no"),
             }
-            if here.is_some() {
-                break;
+            self.expanded += closed[c];
+        }
+        if let Some((c, _, Stop::Full)) = stop {
+            if closed[c] < chunks[c].ends.len() {
+                // The step that found no room was taken.
+                self.transitions += 1;
             }
-            edge += cuts[c];
         }
         let (c, _, kind) = stop?;
         Some(match kind {
@@ -573,99 +561,96 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         })
     }
 
-    /// Gives the first `kept[c]` winners of each chunk their ids, in
-    /// position order: copies their codes into the store and commits their
-    /// table slots, chunk by chunk on the workers.
-    fn commit(
+    /// Stores the first `kept[c]` winners of each chunk under their ids,
+    /// in position order (codes and table slots: `commit`; parents and
+    /// actions: `record`), the edges of the successors before `cuts[c]`,
+    /// and the ends of the edge lists of its first `closed[c]` states
+    /// (`record`): one job per chunk on the workers in each phase, each on
+    /// its own slices of the buffers. Placing the codes is one step per
+    /// chunk on this thread (`serial`); the workers copy the codes and
+    /// write their locations, and the first writes fault fresh pages in on
+    /// every worker rather than on the caller alone.
+    fn store_batch(
         &mut self,
         workers: &Workers,
         chunks: &[Chunk<S::Action, S::Fault>],
         claims: &Claims<S::Fault>,
-        kept: &[usize],
+        (kept, cuts, closed): (&[usize], &[usize], &[usize]),
     ) {
-        let mut id = self.store.len();
-        let compact = self.store.is_compact();
-        let winners = |c: usize| claims.chunks[c].winners[..kept[c]].iter();
-        let lens: Vec<usize> = (0..chunks.len())
-            .flat_map(|c| winners(c).map(move |&k| chunks[c].succs[k as usize].code.1 as usize))
+        let first_id = self.store.len();
+        let cls = &claims.chunks[..chunks.len()];
+        let winners = |c: usize| &cls[c].winners[..kept[c]];
+        let code_len = |c: usize, j: usize| chunks[c].succs[winners(c)[j] as usize].code.1 as usize;
+        let groups: Vec<(usize, usize)> = (0..chunks.len())
+            .map(|c| match kept[c] == cls[c].winners.len() {
+                true => (kept[c], cls[c].bytes),
+                false => (kept[c], (0..kept[c]).map(|j| code_len(c, j)).sum()),
+            })
             .collect();
-        let (table, runs, mut prints) = self.store.append(&lens);
-        // One job per chunk and arena run it fills: winners `from..from +
-        // n` of the chunk, their ids from `id`, codes and fingerprints.
-        let mut jobs = Vec::with_capacity(chunks.len() + runs.len());
-        let mut runs = runs.into_iter();
-        let mut lens = lens.iter();
-        let (mut room, mut arena): (usize, &mut [u8]) = (0, &mut []);
-        for (c, &total) in kept.iter().enumerate() {
-            let mut from = 0;
-            while from < total {
-                if room == 0 {
-                    (room, arena) = runs.next().expect("room for every winner");
-                }
-                let n = room.min(total - from);
-                let bytes = lens.by_ref().take(n).sum();
-                let a = split_off_front(&mut arena, bytes);
-                let p = split_off_front(&mut prints, if compact { n } else { 0 });
-                jobs.push((c, from..from + n, id, a, p));
-                (room, from, id) = (room - n, from + n, id + n);
-            }
+        // The first id of each chunk's winners.
+        let firsts: Vec<usize> = kept
+            .iter()
+            .scan(first_id, |id, &n| Some(std::mem::replace(id, *id + n)))
+            .collect();
+        let (won, edges): (usize, usize) = (kept.iter().sum(), cuts.iter().sum());
+        let (edges, ends) = match &self.edges {
+            Some(_) => (edges, closed.iter().sum()),
+            None => (0, 0),
+        };
+        // Where each chunk's edges start.
+        let edge_base = self.edges.as_ref().map_or(0, Edges::len);
+        let bases: Vec<usize> = cuts
+            .iter()
+            .scan(edge_base, |e, &n| Some(std::mem::replace(e, *e + n)))
+            .collect();
+        let compact = self.store.is_compact();
+        let mut parents = spare(&mut self.parents, won);
+        let mut via = spare(&mut self.via, won);
+        let (mut targets, mut actions, mut offsets) = match &mut self.edges {
+            Some(e) => e.spare(edges, ends),
+            None => (&mut [][..], &mut [][..], &mut [][..]),
+        };
+        let (table, mut runs, mut prints) = self.store.append(&groups, code_len);
+        let mut runs = &mut runs[..];
+        let mut jobs = Vec::with_capacity(chunks.len());
+        for (c, (&won, &cut)) in kept.iter().zip(cuts).enumerate() {
+            let mine = runs.iter().take_while(|r| r.group == c).count();
+            let r = split_off_front(&mut runs, mine);
+            let f = split_off_front(&mut prints, if compact { won } else { 0 });
+            let p = split_off_front(&mut parents, won);
+            let v = split_off_front(&mut via, won);
+            let n = if edges > 0 { cut } else { 0 };
+            let t = split_off_front(&mut targets, n);
+            let a = split_off_front(&mut actions, n);
+            let o = split_off_front(&mut offsets, if ends > 0 { closed[c] } else { 0 });
+            jobs.push((c, r, f, p, v, (t, a, o)));
         }
-        // Placing the codes above is one thread's work: `serial`, so that
-        // `commit` is the workers' copying (at 16 threads the placing was
-        // half of what `commit` showed, and did not shrink with threads).
         Phases::lap(&mut self.lap, &mut self.phases.serial);
-        workers.each(&mut jobs, |_, (c, range, id, arena, prints)| {
-            let (chunk, cl) = (&chunks[*c], &claims.chunks[*c]);
-            let mut rest = std::mem::take(arena);
-            for (j, &k) in cl.winners[range.clone()].iter().enumerate() {
+        workers.each(&mut jobs, |_, (c, runs, prints, parents, ..)| {
+            let (chunk, cl) = (&chunks[*c], &cls[*c]);
+            let mut runs = runs.iter_mut();
+            let mut run = runs.next();
+            for (j, &k) in cl.winners[..parents.len()].iter().enumerate() {
                 let k = k as usize;
-                let code = chunk.code(k);
-                split_off_front(&mut rest, code.len()).copy_from_slice(code);
+                let r = run.as_mut().expect("room for every winner");
+                r.push(chunk.code(k));
+                if r.is_full() {
+                    run = runs.next();
+                }
                 if compact {
                     prints[j] = chunk.succs[k].hash as u32;
                 }
                 let Claim::New(pos) = cl.claims[k] else {
                     unreachable!("a winner claimed a new state")
                 };
-                table.commit(pos, (*id + j) as StateId);
+                table.commit(pos, (firsts[*c] + j) as StateId);
             }
         });
-    }
-
-    /// Writes the parents and actions of the winners committed by
-    /// [`commit`](Self::commit) (`kept[c]` per chunk) and the edges of the
-    /// successors before `cuts[c]`, chunk by chunk on the workers: each
-    /// chunk's slice of them starts where the earlier chunks' end. The
-    /// workers write into the vectors' spare room, not filled beforehand:
-    /// its first writes fault fresh pages in, which then happens on every
-    /// worker rather than on the caller alone.
-    fn record(
-        &mut self,
-        workers: &Workers,
-        chunks: &[Chunk<S::Action, S::Fault>],
-        claims: &Claims<S::Fault>,
-        (kept, cuts): (&[usize], &[usize]),
-    ) {
-        let (won, edges): (usize, usize) = (kept.iter().sum(), cuts.iter().sum());
-        let edges = if self.edges.is_some() { edges } else { 0 };
-        let mut parents = spare(&mut self.parents, won);
-        let mut via = spare(&mut self.via, won);
-        let (mut targets, mut actions) = match &mut self.edges {
-            Some(e) => e.spare(edges),
-            None => (&mut [][..], &mut [][..]),
-        };
-        let mut jobs = Vec::with_capacity(cuts.len());
-        for (c, (&won, &cut)) in kept.iter().zip(cuts).enumerate() {
-            let p = split_off_front(&mut parents, won);
-            let v = split_off_front(&mut via, won);
-            let n = if edges > 0 { cut } else { 0 };
-            let t = split_off_front(&mut targets, n);
-            let a = split_off_front(&mut actions, n);
-            jobs.push((c, p, v, t, a));
-        }
-        let table = self.store.table();
-        workers.each(&mut jobs, |_, (c, parents, via, targets, actions)| {
-            let (chunk, cl) = (&chunks[*c], &claims.chunks[*c]);
+        Phases::lap(&mut self.lap, &mut self.phases.commit);
+        // Every new state's slot is committed now: the edges read the ids.
+        workers.each(&mut jobs, |_, (c, _, _, parents, via, edges)| {
+            let (targets, actions, offsets) = edges;
+            let (chunk, cl) = (&chunks[*c], &cls[*c]);
             let mut state = 0;
             for (j, &k) in cl.winners[..parents.len()].iter().enumerate() {
                 let k = k as usize;
@@ -684,17 +669,22 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                         .expect("a successor's first discovery comes before it"),
                 });
             }
+            for (o, &end) in offsets.iter_mut().zip(&chunk.ends) {
+                o.write((bases[*c] + end) as u64);
+            }
         });
-        // SAFETY: the jobs' slices split the first `won` (`edges`) items of
-        // the spare room between them in order, with no gap (`kept[c]` and
-        // `cut` per chunk, above), and each job wrote every item of its
-        // slices: its `kept[c]` winners (no more than it has) and its `cut`
-        // edges. A panic in a job returns before this.
+        Phases::lap(&mut self.lap, &mut self.phases.record);
+        // SAFETY: the jobs' slices split the first `won` (`edges`, `ends`)
+        // items of the spare room between them in order, with no gap
+        // (`kept[c]`, `cut` and `closed[c]` per chunk, above), and each job
+        // wrote every item of its slices: its `kept[c]` winners (no more
+        // than it has), its `cut` edges and its `closed[c]` list ends (no
+        // more than its states). A panic in a job returns before this.
         unsafe {
             self.parents.set_len(self.parents.len() + won);
             self.via.set_len(self.via.len() + won);
             if let Some(e) = &mut self.edges {
-                e.appended(edges);
+                e.appended(edges, ends);
             }
         }
     }

@@ -59,6 +59,25 @@ impl BitSet {
         self.len += 1;
     }
 
+    /// Appends `bits` in order, a word at a time.
+    pub(crate) fn extend(&mut self, bits: &[bool]) {
+        let mut rest = bits;
+        while !rest.is_empty() {
+            let at = self.len % 64;
+            if at == 0 {
+                self.words.push(0);
+            }
+            let n = (64 - at).min(rest.len());
+            let word = rest[..n]
+                .iter()
+                .enumerate()
+                .fold(0u64, |w, (i, &b)| w | u64::from(b) << i);
+            *self.words.last_mut().expect("a word for the bits") |= word << at;
+            self.len += n;
+            rest = &rest[n..];
+        }
+    }
+
     /// Number of set bits.
     pub fn count_ones(&self) -> usize {
         self.words.iter().map(|w| w.count_ones() as usize).sum()
@@ -118,6 +137,23 @@ fn ones_of_word(wi: usize, mut w: u64) -> impl Iterator<Item = StateId> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn extend_appends_as_push_does() {
+        let bits: Vec<bool> = (0..300).map(|i| i % 3 == 0 || i % 7 == 1).collect();
+        for split in [0, 1, 63, 64, 65, 130] {
+            let mut pushed = BitSet::default();
+            let mut extended = BitSet::default();
+            for (part, at) in [(&bits[..split], 0), (&bits[split..], split)] {
+                extended.extend(part);
+                for &b in part {
+                    pushed.push(b);
+                }
+                assert_eq!(extended.len(), at + part.len());
+            }
+            assert_eq!(extended, pushed, "split at {split}");
+        }
+    }
 
     #[test]
     fn bits() {

@@ -29,38 +29,44 @@ impl<A> Default for Edges<A> {
 }
 
 impl<A: Copy> Edges<A> {
-    /// Room for `n` more edges: their targets and actions, to be written in
-    /// place (in parallel) before [`appended`](Self::appended) counts them.
+    /// Room for `n` more edges (their targets and actions) and the ends of
+    /// `states` more states' edge lists, to be written in place (in
+    /// parallel) before [`appended`](Self::appended) counts them.
+    #[allow(clippy::type_complexity)]
     pub(super) fn spare(
         &mut self,
         n: usize,
-    ) -> (&mut [MaybeUninit<StateId>], &mut [MaybeUninit<A>]) {
+        states: usize,
+    ) -> (
+        &mut [MaybeUninit<StateId>],
+        &mut [MaybeUninit<A>],
+        &mut [MaybeUninit<u64>],
+    ) {
         self.targets.reserve(n);
         self.actions.reserve(n);
+        self.offsets.reserve(states);
         (
             &mut self.targets.spare_capacity_mut()[..n],
             &mut self.actions.spare_capacity_mut()[..n],
+            &mut self.offsets.spare_capacity_mut()[..states],
         )
     }
 
-    /// Appends the `n` edges written into [`spare`](Self::spare)'s room.
+    /// Appends the `n` edges and `states` list ends written into
+    /// [`spare`](Self::spare)'s room.
     ///
     /// # Safety
-    /// The first `n` targets and actions of that room were written.
-    pub(super) unsafe fn appended(&mut self, n: usize) {
+    /// The first `n` targets and actions and `states` ends of that room
+    /// were written.
+    pub(super) unsafe fn appended(&mut self, n: usize, states: usize) {
         self.targets.set_len(self.targets.len() + n);
         self.actions.set_len(self.actions.len() + n);
+        self.offsets.set_len(self.offsets.len() + states);
     }
 
     /// Number of edges appended so far.
     pub(super) fn len(&self) -> usize {
         self.targets.len()
-    }
-
-    /// Ends the edge list of the state being expanded at edge `end`.
-    #[inline]
-    pub(super) fn close_state_at(&mut self, end: usize) {
-        self.offsets.push(end as u64);
     }
 
     /// Drops the edges of a state whose expansion was interrupted.

@@ -1,7 +1,7 @@
 //! The visited set: the states' compact codes (`codec`) in an arena
 //! (`arena`) plus a hash table of state ids keyed by the codes' hashes.
 
-use super::arena::Arena;
+use super::arena::{Arena, Run};
 use super::codec::{self, hash_code};
 use super::parts::{Parts, Recent};
 use super::table::{Claim, Table};
@@ -300,17 +300,17 @@ impl StateStore {
         &self.table
     }
 
-    /// Appends room for the states a batch claimed new, in id order, whose
-    /// codes have the lengths `lens` (room reserved before): returns the
-    /// table (to commit their slots), the bytes to fill with their codes,
-    /// as runs `(states, bytes)` in order, and, with hash compaction, their
-    /// fingerprints.
+    /// Appends room for the states a batch claimed new, in id order, in
+    /// groups (see [`Arena::append_groups`]; room reserved before):
+    /// returns the table (to commit their slots), the runs to fill with
+    /// their codes, in order, and, with hash compaction, their fingerprints.
     #[allow(clippy::type_complexity)]
     pub(crate) fn append(
         &mut self,
-        lens: &[usize],
-    ) -> (&Table, Vec<(usize, &mut [u8])>, &mut [u32]) {
-        let n = lens.len();
+        groups: &[(usize, usize)],
+        len_of: impl Fn(usize, usize) -> usize,
+    ) -> (&Table, Vec<Run<'_>>, &mut [u32]) {
+        let n: usize = groups.iter().map(|g| g.0).sum();
         let f = self.fingerprints.len();
         if self.compact {
             self.fingerprints.resize(f + n, 0);
@@ -319,7 +319,7 @@ impl StateStore {
         self.table.add_committed(n);
         (
             &self.table,
-            self.arena.append(lens.iter().copied()),
+            self.arena.append_groups(groups, len_of),
             &mut self.fingerprints[f..],
         )
     }
