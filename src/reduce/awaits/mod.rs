@@ -97,6 +97,9 @@ pub(crate) struct Awaits<'m> {
     /// Per pc: a load that may be blind (a one-word location whose every
     /// writer's value is known), so that the test costs nothing elsewhere.
     may_be_blind: Vec<bool>,
+    /// Per pc: a step from there may end back at it (`may_return`); where
+    /// not, no step from there is a stutter, and the test is skipped.
+    may_stutter: Vec<bool>,
 }
 
 thread_local! {
@@ -138,10 +141,14 @@ impl<'m> Awaits<'m> {
                 _ => false,
             })
             .collect();
+        let may_stutter = (0..prog.code.len())
+            .map(|pc| may_return(model, pc as crate::ir::Pc))
+            .collect();
         Ok(Awaits {
             memory,
             writes,
             may_be_blind,
+            may_stutter,
         })
     }
 
@@ -150,7 +157,10 @@ impl<'m> Awaits<'m> {
     pub(crate) fn retain(&self, model: &Model, s: &[u32], out: &mut Vec<u32>, start: usize) {
         self.drop_blind_reads(model, s, out, start);
         let th = &model.threads;
-        let candidate = |a: u32| self.memory.reads_stale(th, s, a);
+        let candidate = |a: u32| {
+            self.may_stutter[th.pc(s, crate::model::thread_of(a)) as usize]
+                && self.memory.reads_stale(th, s, a)
+        };
         if !out[start..].iter().any(|&a| candidate(a)) {
             return;
         }
@@ -280,6 +290,32 @@ impl<'m> Awaits<'m> {
         }
         self.same_outcome(model, crate::model::thread_of(a), s, next)
     }
+}
+
+/// Whether a step of a thread at `pc` may end with the thread at `pc`
+/// again: the step runs the instruction at `pc`, then (when fusing) the
+/// thread-local ones after it, and stops at the first that is not fused
+/// (or earlier, blocked or at the fusing bound), so it ends at a pc
+/// reachable from a successor of `pc` through fused instructions only. A
+/// step that ends elsewhere changed the thread's pc: no stutter.
+fn may_return(model: &Model, pc: crate::ir::Pc) -> bool {
+    let code = &model.prog.code;
+    let fusing = model.options().fuse_local_steps;
+    let mut seen = vec![false; code.len()];
+    let mut todo = crate::ir::cfg::successors(code, pc);
+    while let Some(p) = todo.pop() {
+        if p == pc {
+            return true;
+        }
+        let Some(done) = seen.get_mut(p as usize) else {
+            continue;
+        };
+        if !*done && fusing && model.is_fused(p) {
+            *done = true;
+            todo.extend(crate::ir::cfg::successors(code, p));
+        }
+    }
+    false
 }
 
 #[cfg(test)]

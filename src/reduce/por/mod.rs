@@ -672,9 +672,12 @@ impl Independence {
     }
 
     fn alone_in_block(&self, model: &Model, s: &[u32], t: usize) -> bool {
-        model
-            .threads
-            .layout
+        let layout = &model.threads.layout;
+        // One thread a block (the families' launches): alone, always.
+        if layout.threads_per_block == 1 {
+            return true;
+        }
+        layout
             .block_threads(t)
             .all(|u| u == t || model.threads.is_finished(s, u))
     }
