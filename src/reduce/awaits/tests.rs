@@ -6,6 +6,24 @@ use crate::explore::{explore, Options, TransitionSystem};
 use crate::ir::Launch;
 use crate::model::{thread_of, MemoryModel, Model, ModelOptions};
 
+/// The model's options of these tests: ptx, the rest by default.
+fn ptx() -> ModelOptions {
+    ModelOptions {
+        memory_model: MemoryModel::Ptx,
+        ..ModelOptions::default()
+    }
+}
+
+/// `text` lowered for `blocks` blocks of one thread.
+fn program(text: &str, blocks: u32) -> crate::ir::Program {
+    let launch = Launch {
+        blocks,
+        threads_per_block: 1,
+        warp_size: 32,
+    };
+    crate::model::tests::program(text, launch)
+}
+
 /// Block 0 writes `lock` four times, filling its history (four writes)
 /// while block 1's view may stay at the oldest; block 1 polls with an
 /// `atomicCAS` that fails on every value written. Its atomic makes room
@@ -14,17 +32,8 @@ const FULL_HISTORY_POLL: &str = "global u32 lock = 0;\nharness all {\n if (block
 
 #[test]
 fn a_poll_of_a_full_history_keeps_its_read_of_the_latest_write() {
-    let launch = Launch {
-        blocks: 2,
-        threads_per_block: 1,
-        warp_size: 32,
-    };
-    let prog = crate::model::tests::program(FULL_HISTORY_POLL, launch);
-    let options = ModelOptions {
-        memory_model: MemoryModel::Ptx,
-        ..ModelOptions::default()
-    };
-    let model = Model::new(&prog, options);
+    let prog = program(FULL_HISTORY_POLL, 2);
+    let model = Model::new(&prog, ptx());
     let awaits = Awaits::new(&model).expect("ptx, no lockstep");
     let e = explore(&model, &Options::default());
     let (mut all, mut kept) = (Vec::new(), Vec::new());
@@ -59,17 +68,8 @@ fn the_static_filter_skips_only_steps_that_do_not_stutter() {
     ];
     let (mut skipped, mut stutters) = (0, 0);
     for (text, blocks) in specs {
-        let launch = Launch {
-            blocks,
-            threads_per_block: 1,
-            warp_size: 32,
-        };
-        let prog = crate::model::tests::program(text, launch);
-        let options = ModelOptions {
-            memory_model: MemoryModel::Ptx,
-            ..ModelOptions::default()
-        };
-        let model = Model::new(&prog, options);
+        let prog = program(text, blocks);
+        let model = Model::new(&prog, ptx());
         let awaits = Awaits::new(&model).expect("ptx, no lockstep");
         let memory = model.memory.ptx().expect("ptx");
         let e = explore(&model, &Options::default());
