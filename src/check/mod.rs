@@ -78,7 +78,9 @@ pub(crate) trait Checkable: TransitionSystem<Action = u32, Fault = Violation> {
     }
     fn is_finished(&self, s: &[u32], t: usize) -> bool;
     /// Takes action `a` from `s` into `out`; says whether the thread
-    /// passed a progress point and what it did to memory.
+    /// passed a progress point and what it did to memory. `out` is the
+    /// successor `step` writes (the distributed labelling takes it as the
+    /// edge's target; `check::tests` checks both implementations).
     fn step_labels(&self, s: &[u32], a: u32, out: &mut [u32]) -> Labeled;
     /// How many consecutive threads make a block (the progress models'
     /// levels: blocks of the grid, threads of a block).

@@ -342,3 +342,62 @@ fn analyses_stop_at_the_deadline() {
     assert_eq!(cut.limit, limit);
     assert!(cut.findings.is_empty());
 }
+
+/// `step_labels` writes the successor `step` writes (its contract, which
+/// the distributed labelling relies on): every action of every state of
+/// specs under `ptx` (with its memory effects) and `sc`, on the model and
+/// on the reduced model the analyses see.
+#[test]
+fn step_labels_writes_the_successor_step_writes() {
+    let specs = [
+        (include_str!("../../specs/mp_flag.gsync"), MemoryModel::Ptx),
+        (
+            include_str!("../../specs/ticket_mutex.gsync"),
+            MemoryModel::Ptx,
+        ),
+        (
+            include_str!("../../specs/ticket_mutex.gsync"),
+            MemoryModel::Sc,
+        ),
+    ];
+    let mut compared = 0;
+    for (text, memory_model) in specs {
+        let source = Source::new("t.gsync", text);
+        let file = crate::spec::parse(&source).expect("parses");
+        let prog = lower(&file, &source, TWO_BLOCKS, &[]).expect("lowers");
+        let options = ModelOptions {
+            memory_model,
+            ..ModelOptions::default()
+        };
+        let m = Model::new(&prog, options);
+        let reduced = Reduced::none(&m);
+        let e = explore(&m, &Options::default());
+        let (mut actions, mut stepped, mut labelled) = (
+            Vec::new(),
+            vec![0; m.state_words()],
+            vec![0; m.state_words()],
+        );
+        for id in 0..e.num_states() as u32 {
+            let s = e.state(id);
+            actions.clear();
+            m.actions(s, &mut actions);
+            for &a in &actions {
+                let took = m.step(s, a, &mut stepped).is_ok();
+                let (result, _) = m.step_labels(s, a, &mut labelled);
+                assert_eq!(
+                    (took, &stepped),
+                    (result.is_ok(), &labelled),
+                    "state {id}, {a:#x}"
+                );
+                let (result, _) = super::Checkable::step_labels(&reduced, s, a, &mut labelled);
+                assert_eq!(
+                    (took, &stepped),
+                    (result.is_ok(), &labelled),
+                    "reduced, {id}"
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 100, "only {compared} steps compared");
+}

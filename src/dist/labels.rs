@@ -78,11 +78,7 @@ pub(super) fn label<S: Checkable>(sys: &S, rounds: &mut Rounds<'_>, part: &Parti
     let mut inn: Vec<(u32, Label, Ptr)> = Vec::new();
     let batches = rounds.gather(vec![n.div_ceil(BATCH) as u64]);
     let batches = batches.iter().map(|v| v[0]).max().unwrap_or(0) as usize;
-    let (mut actions, mut next, mut scratch) = (
-        Vec::new(),
-        vec![0u32; sys.state_words()],
-        vec![0u32; sys.state_words()],
-    );
+    let (mut actions, mut next) = (Vec::new(), vec![0u32; sys.state_words()]);
     let edge_words = 5 + sys.state_words();
     for b in 0..batches {
         let mut sent = Records::new(peers, edge_words);
@@ -93,12 +89,11 @@ pub(super) fn label<S: Checkable>(sys: &S, rounds: &mut Rounds<'_>, part: &Parti
             for &a in &actions {
                 let t = sys.thread_of(a);
                 enabled[l as usize] |= 1 << t;
-                next.copy_from_slice(s);
-                sys.step_from_copy(s, a, &mut next)
-                    .expect("a complete search met no failing step");
+                // One step gives both the labels and the target (the
+                // contract of `step_labels`).
+                let (result, labels) = sys.step_labels(s, a, &mut next);
+                result.expect("a complete search met no failing step");
                 sys.canonicalize(&mut next);
-                scratch.copy_from_slice(s);
-                let (_, labels) = sys.step_labels(s, a, &mut scratch);
                 let label = Label::new(t as u32, a, &labels);
                 let slot = out.len() as u64;
                 out.push((label, (u32::MAX, u32::MAX), u64::MAX));
