@@ -1,17 +1,19 @@
 //! The labelled graph on the partitioned states, for the liveness
-//! analyses: each worker takes again every step of its states (as the
-//! sequential `check::graph` does) and keeps, per state, its sequential
-//! id, the threads enabled in it, its edges out in action order (label,
-//! target and the target's id) and its edges in (label, source). Nothing
-//! is gathered: an edge's target learns it from its source's owner, and
-//! the source its target's place and id from the target's owner.
+//! analyses: per state, its sequential id, the threads enabled in it,
+//! its edges out in action order (label, target and the target's id) and
+//! its edges in (label, source). The search labels the edges as it takes
+//! each step once (the source's owner sends the label with the target,
+//! whose owner keeps the edge in: `search::Edges::Labelled`); here each
+//! edge in goes back to its source's owner with its target's place and
+//! id. Nothing is gathered, and no step is taken twice.
 
-use super::partition::{owner, Partition};
+use super::partition::{LabelledPred, Partition};
 use super::rounds::{Msg, Ptr, Rounds, RECORD_BYTES};
-use crate::check::{Checkable, Label};
+use crate::check::Label;
+use crate::model::StepLabels;
 
-/// States labelled between two exchanges.
-const BATCH: usize = 4096;
+/// Edges sent back to their sources between two exchanges.
+const BATCH: usize = 1 << 15;
 
 /// One worker's part of the labelled graph (indices: the partition's).
 pub(super) struct Labelled {
@@ -47,6 +49,18 @@ impl Labelled {
     }
 }
 
+/// What a step's label says beyond its thread and action, in one word
+/// (the search sends it with the step's target, which travels with its
+/// action).
+pub(super) fn effect(labels: &StepLabels) -> u64 {
+    encode(&Label::new(0, 0, labels))[1]
+}
+
+/// The label of a step of `thread` by `action` whose [`effect`] is given.
+pub(super) fn with_effect(thread: usize, action: u32, effect: u64) -> Label {
+    decode(&[thread as u64 | u64::from(action) << 32, effect])
+}
+
 /// A label in two words.
 pub(super) fn encode(l: &Label) -> [u64; 2] {
     [
@@ -65,86 +79,92 @@ pub(super) fn decode(w: &[u64]) -> Label {
     }
 }
 
-/// Labels the graph of a complete search of `sys` (at most 64 threads).
-pub(super) fn label<S: Checkable>(sys: &S, rounds: &mut Rounds<'_>, part: &Partition) -> Labelled {
-    let me = rounds.index() as u32;
-    let peers = rounds.peers();
+/// The labelled graph of a complete search that kept its edges with
+/// their labels (`search::Edges::Labelled`; at most 64 threads): each
+/// edge into a state goes back to its source's owner with the state's
+/// place and id, and is kept there as an edge out at its place among its
+/// source's steps. No step is taken again.
+pub(super) fn label(rounds: &mut Rounds<'_>, part: &mut Partition) -> Labelled {
     let n = part.len();
     let ids = sequential_ids(rounds, part);
     let total = rounds.sum(vec![n as u64])[0];
+    let mut inn = std::mem::take(&mut part.labelled);
+    let mut out = edges_out(rounds, &inn, &ids);
+    // Every step of a state is an edge (no ample sets): its places are
+    // 0, 1, ... in action order.
+    out.sort_unstable_by_key(|e| (e.0, e.1));
+    let out_start = starts(n, out.iter().map(|e| e.0));
+    debug_assert!(
+        (out.iter().enumerate()).all(|(i, e)| e.1 as usize == i - out_start[e.0 as usize])
+    );
     let mut enabled = vec![0u64; n];
-    let mut out_start = vec![0usize; n + 1];
-    let mut out: Vec<(Label, Ptr, u64)> = Vec::new();
-    let mut inn: Vec<(u32, Label, Ptr)> = Vec::new();
-    let batches = rounds.gather(vec![n.div_ceil(BATCH) as u64]);
-    let batches = batches.iter().map(|v| v[0]).max().unwrap_or(0) as usize;
-    let (mut actions, mut next) = (Vec::new(), vec![0u32; sys.state_words()]);
-    let edge_words = 5 + sys.state_words();
-    for b in 0..batches {
-        let mut sent = Records::new(peers, edge_words);
-        for l in (b * BATCH..n.min((b + 1) * BATCH)).map(|l| l as u32) {
-            let s = &part.state(l);
-            actions.clear();
-            sys.actions(s, &mut actions);
-            for &a in &actions {
-                let t = sys.thread_of(a);
-                enabled[l as usize] |= 1 << t;
-                // One step gives both the labels and the target (the
-                // contract of `step_labels`).
-                let (result, labels) = sys.step_labels(s, a, &mut next);
-                result.expect("a complete search met no failing step");
-                sys.canonicalize(&mut next);
-                let label = Label::new(t as u32, a, &labels);
-                let slot = out.len() as u64;
-                out.push((label, (u32::MAX, u32::MAX), u64::MAX));
-                let m = sent.record(rounds, owner(&next, peers));
-                m.extend([u64::from(me), u64::from(l), slot]);
-                m.extend(encode(&label));
-                m.extend(next.iter().map(|&w| u64::from(w)));
-            }
-            out_start[l as usize + 1] = out.len();
-        }
-        let mut replies = Records::new(peers, 4);
-        let mut words = vec![0u32; sys.state_words()];
-        for m in rounds.exchange(sent.into_msgs()) {
-            let Msg::Data(m) = m else { continue };
-            for m in m.chunks_exact(edge_words) {
-                for (w, &x) in words.iter_mut().zip(&m[5..]) {
-                    *w = x as u32;
-                }
-                let to = part.find(&words).expect("a successor is held by its owner");
-                let from = (m[0] as u32, m[1] as u32);
-                inn.push((to, decode(&m[3..5]), from));
-                let reply = [m[2], u64::from(me), u64::from(to), ids[to as usize]];
-                replies.record(rounds, from.0).extend(reply);
-            }
-        }
-        for m in rounds.exchange(replies.into_msgs()) {
-            let Msg::Data(m) = m else { continue };
-            for m in m.chunks_exact(4) {
-                let edge = &mut out[m[0] as usize];
-                edge.1 = (m[1] as u32, m[2] as u32);
-                edge.2 = m[3];
-            }
-        }
+    for e in &out {
+        enabled[e.0 as usize] |= 1 << e.2.thread;
     }
-    inn.sort_by_key(|e| e.0);
-    let mut in_start = vec![0usize; n + 1];
-    for e in &inn {
-        in_start[e.0 as usize + 1] += 1;
-    }
-    for i in 0..n {
-        in_start[i + 1] += in_start[i];
-    }
+    inn.sort_unstable_by_key(|e| e.0);
+    let in_start = starts(n, inn.iter().map(|e| e.0));
     Labelled {
         ids,
         enabled,
         out_start,
-        out,
+        out: out.into_iter().map(|e| (e.2, e.3, e.4)).collect(),
         in_start,
-        inn: inn.into_iter().map(|e| (e.1, e.2)).collect(),
+        inn: inn.into_iter().map(|e| (e.3, e.1)).collect(),
         total,
     }
+}
+
+/// An edge out of a state of this worker: the state, the edge's place
+/// among its steps, its label, its target and the target's id.
+type OutEdge = (u32, u32, Label, Ptr, u64);
+
+/// The edges out of this worker's states, in no order: every worker sends
+/// each edge into its states (`inn`, whose targets have sequential ids
+/// `ids`) to the owner of its source, [`BATCH`] edges an exchange.
+fn edges_out(rounds: &mut Rounds<'_>, inn: &[LabelledPred], ids: &[u64]) -> Vec<OutEdge> {
+    let me = rounds.index() as u32;
+    let peers = rounds.peers();
+    let batches = rounds.gather(vec![inn.len().div_ceil(BATCH) as u64]);
+    let batches = batches.iter().map(|v| v[0]).max().unwrap_or(0) as usize;
+    let mut out = Vec::new();
+    for b in 0..batches {
+        let mut sent = Records::new(peers, 5);
+        for &(to, from, place, label) in inn.iter().skip(b * BATCH).take(BATCH) {
+            let m = sent.record(rounds, from.0);
+            m.extend([
+                u64::from(from.1) | u64::from(place) << 32,
+                u64::from(me) | u64::from(to) << 32,
+                ids[to as usize],
+            ]);
+            m.extend(encode(&label));
+        }
+        for m in rounds.exchange(sent.into_msgs()) {
+            let Msg::Data(m) = m else { continue };
+            for m in m.chunks_exact(5) {
+                let (from, to) = (split(m[0]), split(m[1]));
+                out.push((from.0, from.1, decode(&m[3..5]), to, m[2]));
+            }
+        }
+    }
+    out
+}
+
+/// Where the run of each of `n` states starts in `sorted` (their
+/// indices, in order), and where the last ends.
+fn starts(n: usize, sorted: impl Iterator<Item = u32>) -> Vec<usize> {
+    let mut starts = vec![0usize; n + 1];
+    for l in sorted {
+        starts[l as usize + 1] += 1;
+    }
+    for i in 0..n {
+        starts[i + 1] += starts[i];
+    }
+    starts
+}
+
+/// The two halves of a word: (low, high).
+fn split(w: u64) -> (u32, u32) {
+    (w as u32, (w >> 32) as u32)
 }
 
 /// Fixed-size records of words for each worker, many to a message: a

@@ -43,14 +43,16 @@ pub(super) enum Live {
 }
 
 /// Decides deadlock and then, under `judge`'s progress models, liveness
-/// on the graph of a complete search of `sys`.
+/// on the graph of a complete search of `sys` that kept its edges with
+/// their labels (they are moved into the labelled graph).
 pub(super) fn analyse<S: Checkable>(
     sys: &S,
     judge: Option<&Judge<'_, S>>,
     rounds: &mut Rounds<'_>,
-    part: &Partition,
+    part: &mut Partition,
 ) -> Live {
-    let g = labels::label(sys, rounds, part);
+    let g = labels::label(rounds, part);
+    let part = &*part;
     if let Some((path, thread)) = deadlock(sys, rounds, part, &g) {
         return Live::Deadlock { path, thread };
     }

@@ -14,9 +14,11 @@
 //! **Liveness.** Under a progress model the search runs with the
 //! reductions the sequential check uses there (no symmetry, ample sets or
 //! awaits: the per-thread analyses read every thread's steps). Its graph
-//! is then labelled where it lies (`labels`: each owner takes its states'
-//! steps again, as `check::graph` does, and keeps each edge at both ends
-//! with its label: the thread, whether it progressed, its memory effect),
+//! is labelled where it lies (the search takes each step once for its
+//! target and its label, as `check::graph` does, and sends the label with
+//! the target, whose owner keeps the edge in; `labels` sends each edge
+//! back to its source's owner, so each edge is kept at both ends with its
+//! label: the thread, whether it progressed, its memory effect),
 //! and `liveness` decides what `check::analyse` decides, in its order:
 //! deadlock with labels (which states can finish, and per thread which can
 //! still progress, by backward propagation), then livelock, then the
@@ -63,7 +65,7 @@ use crate::reduce::{Reduced, Reductions};
 use crate::report::Report;
 use backward::Stuck;
 use liveness::Live;
-use search::{Ending, Searched};
+use search::{Edges, Ending, Searched};
 
 /// Exit code of a distributed run that ended without a verdict (a process
 /// died, a host could not be reached).
@@ -347,7 +349,7 @@ fn search_and_analyse(
     opts: &Options,
 ) -> (Searched, Stuck) {
     let mut part = partition_for(sys, opts);
-    let searched = search::search(sys, rounds, &mut part, opts, true);
+    let searched = search::search(sys, rounds, &mut part, opts, Edges::Sources);
     let stuck = match searched.ending {
         Ending::Complete => backward::find(sys, rounds, &mut part),
         _ => Stuck::None,
@@ -355,9 +357,9 @@ fn search_and_analyse(
     (searched, stuck)
 }
 
-/// A search of `sys` on a partition of its own, and its deadlock analysis
-/// with labels when complete, then under `judge`'s progress models its
-/// liveness analyses.
+/// A search of `sys` on a partition of its own that labels its edges, and
+/// its deadlock analysis with labels when complete, then under `judge`'s
+/// progress models its liveness analyses.
 fn search_live(
     sys: &Reduced,
     judge: Option<&Judge<'_, Reduced>>,
@@ -365,9 +367,9 @@ fn search_live(
     opts: &Options,
 ) -> (Searched, Stuck, Option<Live>) {
     let mut part = partition_for(sys, opts);
-    let searched = search::search(sys, rounds, &mut part, opts, true);
+    let searched = search::search(sys, rounds, &mut part, opts, Edges::Labelled);
     let live = match searched.ending {
-        Ending::Complete => Some(liveness::analyse(sys, judge, rounds, &part)),
+        Ending::Complete => Some(liveness::analyse(sys, judge, rounds, &mut part)),
         _ => None,
     };
     (searched, Stuck::None, live)

@@ -4,7 +4,8 @@
 //! proviso's first pass), parent (held by
 //! whichever worker owns it) and the action from it, whether final,
 //! whether expanded by an ample subset (for the proviso), and, for the
-//! deadlock analysis and the proviso, the predecessors of each. The
+//! deadlock analysis and the proviso, the predecessors of each (under a
+//! progress model, with the labels of their edges). The
 //! states themselves are kept as the single-process explorer keeps them
 //! (`StateStore`: compact codes, with the system's parts interned in
 //! tables of this worker's own).
@@ -14,7 +15,13 @@ use std::hash::{BuildHasher, Hasher};
 use rustc_hash::FxBuildHasher;
 
 use super::rounds::{Key, Ptr};
+use crate::check::Label;
 use crate::explore::{BitSet, StateStore};
+
+/// An edge into an owned state, for the labelled graph: its index, the
+/// source, the step's place among the source's steps (in action order),
+/// and its label.
+pub(super) type LabelledPred = (u32, Ptr, u32, Label);
 
 /// Parent of the initial state.
 pub(super) const ROOT: Ptr = (u32::MAX, u32::MAX);
@@ -68,6 +75,9 @@ pub(super) struct Partition {
     pub finals: BitSet,
     /// Every edge into an owned state: (its index, the source).
     pub preds: Vec<(u32, Ptr)>,
+    /// Under a progress model, every edge into an owned state with its
+    /// label instead (`search::Edges::Labelled`).
+    pub labelled: Vec<LabelledPred>,
     /// States expanded by an ample subset of their steps (set when
     /// expanded), less those the proviso expanded fully since (`full`).
     reduced: BitSet,
@@ -95,6 +105,7 @@ impl Partition {
             via: Vec::new(),
             finals: BitSet::default(),
             preds: Vec::new(),
+            labelled: Vec::new(),
             reduced: BitSet::default(),
             full: Default::default(),
             leaving: Vec::new(),
@@ -118,7 +129,7 @@ impl Partition {
             + held(&self.keys)
             + held(&self.parent)
             + held(&self.via);
-        let edges = held(&self.preds) + held(&self.leaving);
+        let edges = held(&self.preds) + held(&self.labelled) + held(&self.leaving);
         self.store.bytes() + per_state + edges + (self.finals.len() + self.reduced.len()) / 8
     }
 

@@ -178,11 +178,14 @@ pub(super) type Reached = (Key, Ptr, u32, u32);
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(super) enum Msg {
     /// Successors, for the worker that owns them: their words, one state
-    /// after another, and where each was reached.
+    /// after another, where each was reached, and, where the search keeps
+    /// labelled edges, each edge's label beyond its action
+    /// (`labels::effect`; empty otherwise).
     Succs {
         #[serde(with = "words_as_bytes")]
         words: Vec<u32>,
         reached: Vec<Reached>,
+        effects: Vec<u64>,
     },
     /// New states' first positions, for every worker: a run of one
     /// worker's, in order.

@@ -10,10 +10,13 @@
 //! states, by their sequential ids) and expands the states it chose fully
 //! in a further level, whose new states are searched on in levels again.
 
+use super::labels;
 use super::partition::{owner, Partition, ROOT};
 use super::proviso;
 use super::rounds::{Key, Msg, Ptr, Reached, Rounds, RECORD_BYTES};
+use crate::check::Checkable;
 use crate::explore::{LimitKind, Options, TransitionSystem};
+use crate::model::Violation;
 
 /// The most states a worker expands between two exchanges.
 const BATCH: usize = 4096;
@@ -72,6 +75,19 @@ pub(super) struct Searched {
     pub full: Vec<Vec<u32>>,
 }
 
+/// Which edges the search keeps at their targets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Edges {
+    /// Their sources (`Partition::preds`): the deadlock analysis and the
+    /// proviso.
+    Sources,
+    /// Their sources, places among the sources' steps and labels
+    /// (`Partition::labelled`), for the labelled graph (`labels`) of a
+    /// search without ample sets: each step taken once gives its target
+    /// and its label.
+    Labelled,
+}
+
 /// How the states of a level are expanded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
@@ -120,18 +136,20 @@ struct Level {
     transitions: u64,
 }
 
-/// Searches `sys` on this worker's partition; `keep_preds` keeps the
-/// edges into each state for the deadlock analysis.
-pub(super) fn search<S>(
+/// Searches `sys` on this worker's partition, keeping the `edges` into
+/// each state.
+pub(super) fn search<S: Checkable>(
     sys: &S,
     rounds: &mut Rounds<'_>,
     part: &mut Partition,
     opts: &Options,
-    keep_preds: bool,
-) -> Searched
-where
-    S: TransitionSystem<Action = u32>,
-{
+    edges: Edges,
+) -> Searched {
+    // Every step of a state is then an edge, at its place in action order.
+    assert!(
+        edges == Edges::Sources || !sys.reduces(),
+        "labelled edges are kept for the full graph only"
+    );
     let me = rounds.index() as u32;
     let peers = rounds.peers();
     let mut cur = vec![0u32; sys.state_words()];
@@ -172,7 +190,7 @@ where
         let first_new = part.len() as u32;
         part.new_level();
         let at = (&frontier[..], level.count, level.depth, mode);
-        let keep = (keep_preds, passes.range.0);
+        let keep = (edges, passes.range.0);
         let expanded = expand_level(sys, (rounds, &mut sizes), part, at, opts, keep);
         // New states that break an invariant, at their first position.
         let bad = (expanded.broken.iter())
@@ -356,20 +374,17 @@ struct Expanded {
 
 /// Expands this worker's states `frontier` of level `depth` in batches,
 /// one exchange each (as many as the busiest worker needs), and keeps the
-/// new successors at level `depth + 1`; `keep_preds` keeps the edges,
-/// and those into levels before `range` are the proviso's `leaving`;
+/// new successors at level `depth + 1`; `edges` says which edges are
+/// kept, and those into levels before `range` are the proviso's `leaving`;
 /// `sizes` has the last batch's successors for each worker.
-fn expand_level<S>(
+fn expand_level<S: Checkable>(
     sys: &S,
     (rounds, sizes): (&mut Rounds<'_>, &mut [(usize, usize)]),
     part: &mut Partition,
     (frontier, count, depth, mode): (&[(u64, u32)], u64, u32, Mode),
     opts: &Options,
-    (keep_preds, range): (bool, u32),
-) -> Expanded
-where
-    S: TransitionSystem<Action = u32>,
-{
+    (edges, range): (Edges, u32),
+) -> Expanded {
     let me = rounds.index() as u32;
     let peers = rounds.peers();
     // Edges from here into states before this are the proviso's `leaving`.
@@ -391,9 +406,10 @@ where
     let mut state = vec![0u32; sys.state_words()];
     let mut next = state.clone();
     let mut todo = frontier.iter();
+    let labelled = edges == Edges::Labelled;
     for _ in 0..batches {
-        let mut out: Vec<(Vec<u32>, Vec<Reached>)> = (sizes.iter())
-            .map(|&(w, r)| (Vec::with_capacity(w), Vec::with_capacity(r)))
+        let mut out: Vec<Outgoing> = (sizes.iter())
+            .map(|&(w, r)| Outgoing::with_capacity(w, r, labelled))
             .collect();
         for &(order, local) in todo.by_ref().take(per_batch) {
             if found.limit.is_some() {
@@ -427,49 +443,60 @@ where
                     continue;
                 }
                 next.copy_from_slice(&state);
-                if sys.step_from_copy(&state, a, &mut next).is_err() {
+                let Ok(effect) = step(sys, &state, a, &mut next, labelled) else {
                     let at = ((order, pos as u32), STEP_FAILED, a);
                     found.fault = Some(found.fault.map_or(at, |f| f.min(at)));
                     break;
-                }
+                };
                 sys.canonicalize(&mut next);
                 let w = owner(&next, peers);
                 let to = &mut out[w as usize];
-                to.0.extend_from_slice(&next);
-                to.1.push(((order, pos as u32), (me, local), a, from_depth));
-                if to.0.len() * 4 >= RECORD_BYTES {
-                    let room = (to.0.capacity(), to.1.capacity());
-                    let room = (Vec::with_capacity(room.0), Vec::with_capacity(room.1));
-                    let (words, reached) = std::mem::replace(to, room);
-                    rounds.post(w, Msg::Succs { words, reached });
+                to.words.extend_from_slice(&next);
+                to.reached
+                    .push(((order, pos as u32), (me, local), a, from_depth));
+                to.effects.extend(effect);
+                if to.words.len() * 4 >= RECORD_BYTES {
+                    let room = (to.words.capacity(), to.reached.capacity());
+                    let room = Outgoing::with_capacity(room.0, room.1, labelled);
+                    rounds.post(w, std::mem::replace(to, room).into_msg());
                 }
                 n += 1;
             }
             found.per_state.push((order, n));
             found.succs += n;
         }
-        for (size, (words, reached)) in sizes.iter_mut().zip(&out) {
-            *size = (words.len(), reached.len());
+        for (size, to) in sizes.iter_mut().zip(&out) {
+            *size = (to.words.len(), to.reached.len());
         }
         let out = out
             .into_iter()
             .enumerate()
-            .filter(|(_, (_, r))| !r.is_empty())
-            .map(|(w, (words, reached))| (w as u32, Msg::Succs { words, reached }));
+            .filter(|(_, to)| !to.reached.is_empty())
+            .map(|(w, to)| (w as u32, to.into_msg()));
         for m in rounds.exchange(out.collect::<Vec<_>>()) {
-            let Msg::Succs { words, reached } = m else {
+            let Msg::Succs {
+                words,
+                reached,
+                effects,
+            } = m
+            else {
                 continue;
             };
             let w = state.len();
             let states = (0..reached.len()).map(|i| &words[i * w..(i + 1) * w]);
-            for (words, (key, from, action, from_depth)) in states.zip(reached) {
+            for (i, (words, (key, from, action, from_depth))) in states.zip(reached).enumerate() {
                 let edge = (words, key, from, action);
                 let (l, new) = keep(sys, part, edge, (depth + 1, from_depth + 1));
                 if new && sys.check_state(words).is_err() {
                     found.broken.push(l);
                 }
-                if keep_preds {
-                    part.preds.push((l, from));
+                match edges {
+                    Edges::Sources => part.preds.push((l, from)),
+                    Edges::Labelled => {
+                        let t = sys.thread_of(action);
+                        let label = labels::with_effect(t, action, effects[i]);
+                        part.labelled.push((l, from, key.1, label));
+                    }
                 }
                 if mode == Mode::Ample && l < before_range {
                     part.leaving.push(from);
@@ -478,6 +505,52 @@ where
         }
     }
     found
+}
+
+/// Takes action `a` from `state` into `next` (which holds a copy of it);
+/// with `labelled`, also the word of its label beyond its action.
+fn step<S: Checkable>(
+    sys: &S,
+    state: &[u32],
+    a: u32,
+    next: &mut [u32],
+    labelled: bool,
+) -> Result<Option<u64>, Violation> {
+    match labelled {
+        false => sys.step_from_copy(state, a, next).map(|()| None),
+        true => {
+            let (result, labels) = sys.step_labels(state, a, next);
+            result.map(|()| Some(labels::effect(&labels)))
+        }
+    }
+}
+
+/// Successors bound for one worker, until they leave as a message.
+struct Outgoing {
+    words: Vec<u32>,
+    reached: Vec<Reached>,
+    /// Empty unless the edges are labelled.
+    effects: Vec<u64>,
+}
+
+impl Outgoing {
+    /// Room for `words` words and `reached` successors (and as many
+    /// labels where `labelled`).
+    fn with_capacity(words: usize, reached: usize, labelled: bool) -> Self {
+        Outgoing {
+            words: Vec::with_capacity(words),
+            reached: Vec::with_capacity(reached),
+            effects: Vec::with_capacity(if labelled { reached } else { 0 }),
+        }
+    }
+
+    fn into_msg(self) -> Msg {
+        Msg::Succs {
+            words: self.words,
+            reached: self.reached,
+            effects: self.effects,
+        }
+    }
 }
 
 /// Keeps one received successor: a new state at `level` (`depth` in the
