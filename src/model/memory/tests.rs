@@ -128,3 +128,74 @@ fn coherence_per_location_holds_for_strong_accesses() {
     let f = fault(&weak, TWO_BLOCKS, MemoryModel::Ptx, false).expect("incoherent weak reads");
     assert_eq!(f.message, "CoRR");
 }
+
+/// The writes held in all histories of a `ptx` state.
+fn writes_held(model: &Model, s: &[u32]) -> usize {
+    let memory = model.memory.ptx().expect("ptx");
+    (0..memory.sec.locs).map(|x| memory.len(s, x)).sum()
+}
+
+/// The canonical form is not idempotent, and a second pass over a stored
+/// state only ever merges or drops writes (what an incremental form, one
+/// that redoes only what a step touched, would have to do first; see
+/// "Per core, measured again" in book/src/checker-performance.md). Two
+/// rules run after the repeat merge within one pass and make new repeats:
+/// the dead-write drop (`atomicCAS(lock, 0, 1)` after an unlock: the
+/// released 0 goes and two locks' 1s become neighbours, here in
+/// `priority_semaphore`), and the view clamps (a release whose view they
+/// empty is no release, and then repeats the write before it: with the
+/// dead-write drop off, in `priority_semaphore` and `spin_lock_semaphore`
+/// only that remains).
+#[test]
+fn a_second_canonical_pass_only_merges_writes() {
+    let specs = [
+        (include_str!("../../../specs/priority_semaphore.gsync"), 3),
+        (include_str!("../../../specs/heterosync_semaphore.gsync"), 3),
+        (include_str!("../../../specs/spin_lock_semaphore.gsync"), 3),
+        (
+            include_str!("../../../specs/sense_reversing_barrier_fixed.gsync"),
+            2,
+        ),
+        (include_str!("../../../specs/ticket_mutex.gsync"), 2),
+    ];
+    // Per spec, the states a second pass changes with the dead-write drop
+    // off and on.
+    let mut changed = Vec::new();
+    for (text, blocks) in specs {
+        let mut counts = [0usize; 2];
+        let launch = Launch {
+            blocks,
+            threads_per_block: 1,
+            warp_size: 32,
+        };
+        let prog = crate::model::tests::program(text, launch);
+        for drop_dead_writes in [true, false] {
+            let options = ModelOptions {
+                memory_model: MemoryModel::Ptx,
+                drop_dead_writes,
+                ..ModelOptions::default()
+            };
+            let model = Model::new(&prog, options);
+            let memory = model.memory.ptx().expect("ptx");
+            let e = explore(&model, &Options::default());
+            for id in 0..e.num_states() as u32 {
+                let s = e.state(id);
+                let mut again = s.to_vec();
+                memory.normalize(&model.threads, &mut again, &model.facts);
+                if again != s {
+                    counts[usize::from(drop_dead_writes)] += 1;
+                    assert!(
+                        writes_held(&model, &again) < writes_held(&model, s),
+                        "state {id}: a second pass changed it without merging a write"
+                    );
+                }
+            }
+        }
+        changed.push(counts);
+    }
+    // Both causes are reached: the clamps (with the dead-write drop off),
+    // and the dead-write drop alone (a spec the clamps leave idempotent).
+    let clamps = changed.iter().any(|&[off, _]| off > 0);
+    let dead_writes = changed.iter().any(|&[off, on]| off == 0 && on > 0);
+    assert!(clamps && dead_writes, "{changed:?}");
+}
