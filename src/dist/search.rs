@@ -13,12 +13,14 @@
 use super::partition::{owner, Partition, ROOT};
 use super::proviso;
 use super::rounds::{Key, Msg, Ptr, Reached, Rounds, RECORD_BYTES};
+use super::succs::States;
 use crate::explore::{LimitKind, Options, TransitionSystem};
 
 /// The most states a worker expands between two exchanges.
 const BATCH: usize = 4096;
 /// About the most bytes of successors a worker sends in one exchange
-/// (taking four successors a state): timely keeps its buffers at the most
+/// (taking four successors a state, each its words: a code to another
+/// process is shorter): timely keeps its buffers at the most
 /// a round had in flight, so this bounds each process's memory beyond its
 /// states (16 MiB a round at 4,096 states of 1 KiB made tens of MiB).
 const BATCH_BYTES: usize = 2 << 20;
@@ -392,8 +394,11 @@ where
     let mut next = state.clone();
     let mut todo = frontier.iter();
     for _ in 0..batches {
-        let mut out: Vec<(Vec<u32>, Vec<Reached>)> = (sizes.iter())
-            .map(|&(w, r)| (Vec::with_capacity(w), Vec::with_capacity(r)))
+        let mut out: Vec<(States, Vec<Reached>)> = (sizes.iter().enumerate())
+            .map(|(to, &(b, r))| {
+                let states = States::with_room(rounds.is_remote(to as u32), b);
+                (states, Vec::with_capacity(r))
+            })
             .collect();
         for &(order, local) in todo.by_ref().take(per_batch) {
             if found.limit.is_some() {
@@ -435,34 +440,33 @@ where
                 sys.canonicalize(&mut next);
                 let w = owner(&next, peers);
                 let to = &mut out[w as usize];
-                to.0.extend_from_slice(&next);
+                to.0.push(&next);
                 to.1.push(((order, pos as u32), (me, local), a, from_depth));
-                if to.0.len() * 4 >= RECORD_BYTES {
-                    let room = (to.0.capacity(), to.1.capacity());
-                    let room = (Vec::with_capacity(room.0), Vec::with_capacity(room.1));
-                    let (words, reached) = std::mem::replace(to, room);
-                    rounds.post(w, Msg::Succs { words, reached });
+                if to.0.bytes() >= RECORD_BYTES {
+                    let room = (to.0.emptied(), Vec::with_capacity(to.1.capacity()));
+                    let (states, reached) = std::mem::replace(to, room);
+                    rounds.post(w, Msg::Succs { states, reached });
                 }
                 n += 1;
             }
             found.per_state.push((order, n));
             found.succs += n;
         }
-        for (size, (words, reached)) in sizes.iter_mut().zip(&out) {
-            *size = (words.len(), reached.len());
+        for (size, (states, reached)) in sizes.iter_mut().zip(&out) {
+            *size = (states.bytes(), reached.len());
         }
         let out = out
             .into_iter()
             .enumerate()
             .filter(|(_, (_, r))| !r.is_empty())
-            .map(|(w, (words, reached))| (w as u32, Msg::Succs { words, reached }));
+            .map(|(w, (states, reached))| (w as u32, Msg::Succs { states, reached }));
         for m in rounds.exchange(out.collect::<Vec<_>>()) {
-            let Msg::Succs { words, reached } = m else {
+            let Msg::Succs { states, reached } = m else {
                 continue;
             };
-            let w = state.len();
-            let states = (0..reached.len()).map(|i| &words[i * w..(i + 1) * w]);
-            for (words, (key, from, action, from_depth)) in states.zip(reached) {
+            let mut read = states.reader();
+            for (key, from, action, from_depth) in reached {
+                let words = read.next(&mut next);
                 let edge = (words, key, from, action);
                 let (l, new) = keep(sys, part, edge, (depth + 1, from_depth + 1));
                 if new && sys.check_state(words).is_err() {
