@@ -45,6 +45,7 @@ mod preds;
 mod proviso;
 mod rounds;
 mod search;
+mod succs;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -277,7 +278,7 @@ fn run_worker(
     let model = model_of(prepared);
     let (reduced, _) = Reduced::new(&model, reductions(prepared));
     let opts = prepared.config.explore_options();
-    let mut rounds = rounds::Rounds::new(worker);
+    let mut rounds = rounds::Rounds::new(worker, workers);
     // The clock starts once every worker is there: timely starts a
     // process's workers as soon as its own connections are made, a second
     // before the last process's at times (its wait for connections sleeps
@@ -317,6 +318,18 @@ fn run_worker(
         per_process[v[0] as usize] = per_process[v[0] as usize].max(v[1]);
     }
     let seconds = started.elapsed().as_secs_f64();
+    if std::env::var_os("GSYNC_DIST_WAITS").is_some() {
+        // Where a worker's time goes (#43): rounds, and the time spent
+        // waiting for the other workers' records at their ends.
+        let (n, waited) = rounds.waits();
+        let line = format!(
+            "worker {}: {n} rounds, waited {:.3} s of {seconds:.3} s\n",
+            rounds.index(),
+            waited.as_secs_f64()
+        );
+        // One write, so that the lines of the processes do not interleave.
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+    }
     // Every worker knows the outcome: the first of each process brings it.
     let first = rounds.index().is_multiple_of(workers);
     first.then_some(Found {

@@ -17,6 +17,8 @@ use timely::dataflow::channels::Message;
 use timely::progress::Stamp;
 use timely::worker::Worker;
 
+use super::succs::States;
+
 /// The most bytes a record is meant to carry. Timely's buffers grow to
 /// the largest record serialized and keep that size, per connection: a
 /// record of a whole batch's successors (megabytes) made most of each
@@ -59,12 +61,18 @@ pub(super) struct Rounds<'w> {
     round: u64,
     /// Records sent to each worker in this round so far.
     sent: Vec<u32>,
+    /// Time spent waiting for the round's records and ends, so far.
+    waited: std::time::Duration,
+    /// Workers of each process (timely numbers a process's workers
+    /// consecutively).
+    per_process: usize,
 }
 
 impl<'w> Rounds<'w> {
-    /// Allocates the channel on `worker` (every worker allocates the same
-    /// one, the same number of times).
-    pub(super) fn new(worker: &'w mut Worker) -> Self {
+    /// Allocates the channel on `worker`, one of `per_process` workers of
+    /// each process (every worker allocates the same one, the same number
+    /// of times).
+    pub(super) fn new(worker: &'w mut Worker, per_process: usize) -> Self {
         let id = worker.new_identifier();
         // The address names no dataflow: a record's arrival only wakes the
         // worker.
@@ -77,7 +85,20 @@ impl<'w> Rounds<'w> {
             received: BTreeMap::new(),
             round: 0,
             sent: vec![0; peers],
+            per_process: per_process.max(1),
+            waited: std::time::Duration::ZERO,
         }
+    }
+
+    /// Whether worker `to` runs in another process: what is sent there is
+    /// serialized and copied through the network.
+    pub(super) fn is_remote(&self, to: u32) -> bool {
+        to as usize / self.per_process != self.index() / self.per_process
+    }
+
+    /// The rounds so far, and the time this worker waited at their ends.
+    pub(super) fn waits(&self) -> (u64, std::time::Duration) {
+        (self.round, self.waited)
     }
 
     /// This worker's index among all workers of all processes.
@@ -147,6 +168,7 @@ impl<'w> Rounds<'w> {
         };
         // Polling before parking (yielding the core to the network
         // threads for up to 200 µs) measured no faster on the 16-core host.
+        let waiting = std::time::Instant::now();
         loop {
             self.take_in();
             if complete(&self.received) {
@@ -154,6 +176,7 @@ impl<'w> Rounds<'w> {
             }
             self.worker.step_or_park(None);
         }
+        self.waited += waiting.elapsed();
         self.round += 1;
         let got = self.received.remove(&round);
         got.map(|a| a.msgs).unwrap_or_default()
@@ -177,13 +200,11 @@ pub(super) type Reached = (Key, Ptr, u32, u32);
 /// per record; a batch is serialized as a few flat vectors).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(super) enum Msg {
-    /// Successors, for the worker that owns them: their words, one state
-    /// after another, where each was reached, and, where the search keeps
-    /// labelled edges, each edge's label beyond its action
-    /// (`labels::effect`; empty otherwise).
+    /// Successors, for the worker that owns them: their states, where
+    /// each was reached, and, where the search keeps labelled edges, each
+    /// edge's label beyond its action (`labels::effect`; empty otherwise).
     Succs {
-        #[serde(with = "words_as_bytes")]
-        words: Vec<u32>,
+        states: States,
         reached: Vec<Reached>,
         effects: Vec<u64>,
     },
@@ -363,11 +384,14 @@ impl Rounds<'_> {
 /// Words as one byte string (little-endian): bincode writes a `Vec<u32>`
 /// a word at a time, which was a tenth of a worker's time between
 /// processes, and a byte string at once.
-mod words_as_bytes {
+pub(super) mod words_as_bytes {
     use serde::de::{Deserializer, Error, Visitor};
     use serde::Serializer;
 
-    pub(super) fn serialize<S: Serializer>(words: &[u32], s: S) -> Result<S::Ok, S::Error> {
+    pub(in crate::dist) fn serialize<S: Serializer>(
+        words: &[u32],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
         if cfg!(target_endian = "little") {
             // SAFETY: the bytes of the words' own memory, `4 * len` of them
             // (u8 has no alignment to keep).
@@ -383,7 +407,9 @@ mod words_as_bytes {
         s.serialize_bytes(&bytes)
     }
 
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u32>, D::Error> {
+    pub(in crate::dist) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<u32>, D::Error> {
         d.deserialize_bytes(Words)
     }
 

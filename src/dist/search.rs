@@ -14,6 +14,7 @@ use super::labels;
 use super::partition::{owner, Partition, ROOT};
 use super::proviso;
 use super::rounds::{Key, Msg, Ptr, Reached, Rounds, RECORD_BYTES};
+use super::succs::States;
 use crate::check::Checkable;
 use crate::explore::{LimitKind, Options, TransitionSystem};
 use crate::model::Violation;
@@ -21,7 +22,8 @@ use crate::model::Violation;
 /// The most states a worker expands between two exchanges.
 const BATCH: usize = 4096;
 /// About the most bytes of successors a worker sends in one exchange
-/// (taking four successors a state): timely keeps its buffers at the most
+/// (taking four successors a state, each its words: a code to another
+/// process is shorter): timely keeps its buffers at the most
 /// a round had in flight, so this bounds each process's memory beyond its
 /// states (16 MiB a round at 4,096 states of 1 KiB made tens of MiB).
 const BATCH_BYTES: usize = 2 << 20;
@@ -408,8 +410,8 @@ fn expand_level<S: Checkable>(
     let mut todo = frontier.iter();
     let labelled = edges == Edges::Labelled;
     for _ in 0..batches {
-        let mut out: Vec<Outgoing> = (sizes.iter())
-            .map(|&(w, r)| Outgoing::with_capacity(w, r, labelled))
+        let mut out: Vec<Outgoing> = (sizes.iter().enumerate())
+            .map(|(to, &(b, r))| Outgoing::with_room(rounds.is_remote(to as u32), (b, r), labelled))
             .collect();
         for &(order, local) in todo.by_ref().take(per_batch) {
             if found.limit.is_some() {
@@ -451,13 +453,12 @@ fn expand_level<S: Checkable>(
                 sys.canonicalize(&mut next);
                 let w = owner(&next, peers);
                 let to = &mut out[w as usize];
-                to.words.extend_from_slice(&next);
+                to.states.push(&next);
                 to.reached
                     .push(((order, pos as u32), (me, local), a, from_depth));
                 to.effects.extend(effect);
-                if to.words.len() * 4 >= RECORD_BYTES {
-                    let room = (to.words.capacity(), to.reached.capacity());
-                    let room = Outgoing::with_capacity(room.0, room.1, labelled);
+                if to.states.bytes() >= RECORD_BYTES {
+                    let room = to.emptied();
                     rounds.post(w, std::mem::replace(to, room).into_msg());
                 }
                 n += 1;
@@ -466,7 +467,7 @@ fn expand_level<S: Checkable>(
             found.succs += n;
         }
         for (size, to) in sizes.iter_mut().zip(&out) {
-            *size = (to.words.len(), to.reached.len());
+            *size = (to.states.bytes(), to.reached.len());
         }
         let out = out
             .into_iter()
@@ -475,16 +476,16 @@ fn expand_level<S: Checkable>(
             .map(|(w, to)| (w as u32, to.into_msg()));
         for m in rounds.exchange(out.collect::<Vec<_>>()) {
             let Msg::Succs {
-                words,
+                states,
                 reached,
                 effects,
             } = m
             else {
                 continue;
             };
-            let w = state.len();
-            let states = (0..reached.len()).map(|i| &words[i * w..(i + 1) * w]);
-            for (i, (words, (key, from, action, from_depth))) in states.zip(reached).enumerate() {
+            let mut read = states.reader();
+            for (i, (key, from, action, from_depth)) in reached.into_iter().enumerate() {
+                let words = read.next(&mut next);
                 let edge = (words, key, from, action);
                 let (l, new) = keep(sys, part, edge, (depth + 1, from_depth + 1));
                 if new && sys.check_state(words).is_err() {
@@ -527,26 +528,36 @@ fn step<S: Checkable>(
 
 /// Successors bound for one worker, until they leave as a message.
 struct Outgoing {
-    words: Vec<u32>,
+    states: States,
     reached: Vec<Reached>,
     /// Empty unless the edges are labelled.
     effects: Vec<u64>,
 }
 
 impl Outgoing {
-    /// Room for `words` words and `reached` successors (and as many
+    /// Room for `bytes` bytes of states (as codes where `coded`: for a
+    /// worker of another process) and `reached` successors (and as many
     /// labels where `labelled`).
-    fn with_capacity(words: usize, reached: usize, labelled: bool) -> Self {
+    fn with_room(coded: bool, (bytes, reached): (usize, usize), labelled: bool) -> Self {
         Outgoing {
-            words: Vec::with_capacity(words),
+            states: States::with_room(coded, bytes),
             reached: Vec::with_capacity(reached),
             effects: Vec::with_capacity(if labelled { reached } else { 0 }),
         }
     }
 
+    /// Empty ones of the same kinds, with as much room.
+    fn emptied(&self) -> Self {
+        Outgoing {
+            states: self.states.emptied(),
+            reached: Vec::with_capacity(self.reached.capacity()),
+            effects: Vec::with_capacity(self.effects.capacity()),
+        }
+    }
+
     fn into_msg(self) -> Msg {
         Msg::Succs {
-            words: self.words,
+            states: self.states,
             reached: self.reached,
             effects: self.effects,
         }

@@ -49,7 +49,7 @@ const WIDE: u8 = 0xFF;
 /// capacity after every byte stored (a byte store may alias them), which
 /// cost a third of the encoding's instructions.
 #[inline]
-pub(super) fn encode(state: &[u32], out: &mut Vec<u8>) {
+pub(crate) fn encode(state: &[u32], out: &mut Vec<u8>) {
     let start = out.len();
     out.resize(start + max_len(state.len()), 0);
     let len = write_code(state, &mut out[start..]);
@@ -127,7 +127,7 @@ fn nonzero_bits_8(w: &[u32; 8]) -> u8 {
 /// number of words); returns the code's length. Bytes after the code are
 /// not read.
 #[inline]
-pub(super) fn decode(code: &[u8], out: &mut [u32]) -> usize {
+pub(crate) fn decode(code: &[u8], out: &mut [u32]) -> usize {
     let map = out.len().div_ceil(8);
     let mut at = map;
     out.fill(0);
