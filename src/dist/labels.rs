@@ -171,7 +171,7 @@ fn split(w: u64) -> (u32, u32) {
 /// worker's full message is posted (at about [`RECORD_BYTES`]) before
 /// the next record is begun, so records are never split.
 /// Each message is allocated at its full size once (no doubling).
-struct Records {
+pub(super) struct Records {
     each: Vec<Vec<u64>>,
     /// Words a message holds.
     room: usize,
@@ -179,7 +179,7 @@ struct Records {
 
 impl Records {
     /// Records of `len` words each, for `peers` workers.
-    fn new(peers: usize, len: usize) -> Self {
+    pub(super) fn new(peers: usize, len: usize) -> Self {
         let room = (RECORD_BYTES / 8).next_multiple_of(len);
         Records {
             each: vec![Vec::new(); peers],
@@ -188,7 +188,7 @@ impl Records {
     }
 
     /// Where to write a new record for worker `to`.
-    fn record(&mut self, rounds: &mut Rounds<'_>, to: u32) -> &mut Vec<u64> {
+    pub(super) fn record(&mut self, rounds: &mut Rounds<'_>, to: u32) -> &mut Vec<u64> {
         let words = &mut self.each[to as usize];
         if words.len() >= self.room {
             let full = std::mem::replace(words, Vec::with_capacity(self.room));
@@ -199,13 +199,36 @@ impl Records {
         words
     }
 
+    /// Appends `words` for worker `to` as one record of its own length
+    /// (the length, then the words: records of `len` 1 framed), posting
+    /// the message first where they would not fit.
+    pub(super) fn frame(&mut self, rounds: &mut Rounds<'_>, to: u32, words: &[u64]) {
+        let held = &mut self.each[to as usize];
+        if !held.is_empty() && held.len() + 1 + words.len() > self.room {
+            let full = std::mem::take(held);
+            rounds.post(to, Msg::Data(full));
+        }
+        held.push(words.len() as u64);
+        held.extend_from_slice(words);
+    }
+
     /// The records not posted yet: one message per worker that has some.
-    fn into_msgs(self) -> Vec<(u32, Msg)> {
+    pub(super) fn into_msgs(self) -> Vec<(u32, Msg)> {
         (self.each.into_iter().enumerate())
             .filter(|(_, v)| !v.is_empty())
             .map(|(w, v)| (w as u32, Msg::Data(v)))
             .collect()
     }
+}
+
+/// The records of a message of [`Records::frame`].
+pub(super) fn frames(mut words: &[u64]) -> impl Iterator<Item = &[u64]> {
+    std::iter::from_fn(move || {
+        let (&len, rest) = words.split_first()?;
+        let (record, rest) = rest.split_at(len as usize);
+        words = rest;
+        Some(record)
+    })
 }
 
 /// Each state's id in the sequential search: the states of the levels

@@ -288,7 +288,9 @@ impl Fair {
         } else {
             all
         };
-        let mut out = Vec::new();
+        // An edge within a component: target, component, label, whether a
+        // self-loop (records many to a message, not a message each).
+        let mut out = labels::Records::new(rounds.peers(), 5);
         for l in 0..g.len() as u32 {
             let c = comp[l as usize];
             if c == NONE {
@@ -311,29 +313,31 @@ impl Fair {
             p.disabled |= !g.enabled[l as usize] & all;
             for e in g.out(l) {
                 if self.allows(p.item, &e.0) {
-                    let mut m = vec![u64::from(e.1 .1), c];
+                    let m = out.record(rounds, e.1 .0);
+                    m.extend([u64::from(e.1 .1), c]);
                     m.extend(labels::encode(&e.0));
                     m.push(u64::from(e.1 == (me, l)));
-                    out.push((e.1 .0, Msg::Data(m)));
                 }
             }
         }
-        for m in rounds.exchange(out) {
+        for m in rounds.exchange(out.into_msgs()) {
             let Msg::Data(m) = m else { continue };
-            if comp[m[0] as usize] != m[1] {
-                continue;
-            }
-            let l = labels::decode(&m[2..4]);
-            let p = parts.get_mut(&m[1]).expect("a component of this worker");
-            p.moves |= 1 << l.thread;
-            p.progress |= l.progress;
-            p.self_loop |= m[4] == 1;
-            if l.memory != 0 {
-                p.memory.insert((
-                    u64::from(l.thread),
-                    u64::from(l.location),
-                    u64::from(l.memory),
-                ));
+            for m in m.chunks_exact(5) {
+                if comp[m[0] as usize] != m[1] {
+                    continue;
+                }
+                let l = labels::decode(&m[2..4]);
+                let p = parts.get_mut(&m[1]).expect("a component of this worker");
+                p.moves |= 1 << l.thread;
+                p.progress |= l.progress;
+                p.self_loop |= m[4] == 1;
+                if l.memory != 0 {
+                    p.memory.insert((
+                        u64::from(l.thread),
+                        u64::from(l.location),
+                        u64::from(l.memory),
+                    ));
+                }
             }
         }
         parts
@@ -352,13 +356,18 @@ impl Fair {
     ) -> Vec<Vec<u64>> {
         let peers = rounds.peers() as u64;
         let threads = judge.model.thread_count();
-        let out = parts
-            .iter()
-            .map(|(c, p)| ((c % peers) as u32, Msg::Data(p.encode(*c))));
+        // Most components are single states: their sums go many to a
+        // message.
+        let mut out = labels::Records::new(peers as usize, 1);
+        for (c, p) in &parts {
+            out.frame(rounds, (c % peers) as u32, &p.encode(*c));
+        }
         let mut merged: BTreeMap<u64, Part> = BTreeMap::new();
-        for m in rounds.exchange(out.collect::<Vec<_>>()) {
-            let Msg::Data(v) = m else { continue };
-            merged.entry(v[0]).or_default().merge(&v);
+        for m in rounds.exchange(out.into_msgs()) {
+            let Msg::Data(m) = m else { continue };
+            for v in labels::frames(&m) {
+                merged.entry(v[0]).or_default().merge(v);
+            }
         }
         let mut decisions = Vec::new();
         for (c, p) in merged {
