@@ -14,7 +14,7 @@ use crate::explore::{decode_code, encode_code};
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(super) enum States {
     Words(#[serde(with = "words_as_bytes")] Vec<u32>),
-    Codes(#[serde(with = "byte_string")] Vec<u8>),
+    Codes(#[serde(with = "serde_bytes")] Vec<u8>),
 }
 
 impl States {
@@ -86,38 +86,6 @@ impl<'a> Reader<'a> {
                 self.at += decode_code(&c[self.at..], buf);
                 buf
             }
-        }
-    }
-}
-
-/// Bytes as one byte string: serde writes a `Vec<u8>` a byte at a time.
-mod byte_string {
-    use serde::de::{Deserializer, Error, Visitor};
-    use serde::Serializer;
-
-    pub(super) fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_bytes(bytes)
-    }
-
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
-        d.deserialize_byte_buf(Bytes)
-    }
-
-    struct Bytes;
-
-    impl Visitor<'_> for Bytes {
-        type Value = Vec<u8>;
-
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a byte string")
-        }
-
-        fn visit_bytes<E: Error>(self, bytes: &[u8]) -> Result<Vec<u8>, E> {
-            Ok(bytes.to_vec())
-        }
-
-        fn visit_byte_buf<E: Error>(self, bytes: Vec<u8>) -> Result<Vec<u8>, E> {
-            Ok(bytes)
         }
     }
 }
