@@ -3,7 +3,8 @@
 //! serialized), to another process's their compact codes
 //! (`explore::encode_code`): on loopback TCP, bytes cost more than the
 //! encoding (#43: `priority_semaphore --blocks 5` on 4 processes took 11%
-//! less CPU, user and system, on the 2-core VM).
+//! less CPU, user and system, on the 2-core VM). Words travel as one
+//! byte string (`words_as_bytes`, also for the other records of words).
 
 use serde::{Deserialize, Serialize};
 
