@@ -33,8 +33,8 @@ pub(super) fn find<S: Checkable>(sys: &S, rounds: &mut Rounds<'_>, part: &mut Pa
     // The first state that cannot finish: smallest (level, rank).
     let first = (0..part.len() as u32)
         .filter(|&l| !can.get(l))
-        .min_by_key(|&l| (part.level(l), part.rank[l as usize]));
-    let code = |l: u32| [u64::from(part.level(l)), part.rank[l as usize]];
+        .min_by_key(|&l| (part.level(l), part.rank(l)));
+    let code = |l: u32| [u64::from(part.level(l)), part.rank(l)];
     let mine = first.map_or(vec![], |l| code(l).to_vec());
     let all = rounds.gather(mine);
     let Some(min) = all.iter().filter(|v| !v.is_empty()).min().cloned() else {
@@ -57,7 +57,7 @@ fn can_finish(rounds: &mut Rounds<'_>, part: &mut Partition) -> BitSet {
     }
     mark_backward(
         rounds,
-        &Preds::new(0, &part.preds),
+        &Preds::new(0, &part.preds, part.packing()),
         &mut can,
         finals,
         Vec::new(),

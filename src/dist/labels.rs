@@ -247,6 +247,6 @@ fn sequential_ids(rounds: &mut Rounds<'_>, part: &Partition) -> Vec<u64> {
         starts[i + 1] += starts[i];
     }
     (0..part.len())
-        .map(|l| starts[part.level(l as u32) as usize] + part.rank[l])
+        .map(|l| starts[part.level(l as u32) as usize] + part.rank(l as u32))
         .collect()
 }

@@ -343,15 +343,15 @@ fn run_worker(
     })
 }
 
-/// An empty partition for the states of `sys`, stored as the single
-/// explorer stores them (write histories interned unless
-/// `--no-tree-compression`).
-fn partition_for(sys: &Reduced, opts: &Options) -> partition::Partition {
+/// An empty partition of one of `peers` workers for the states of `sys`,
+/// stored as the single explorer stores them (write histories interned
+/// unless `--no-tree-compression`).
+fn partition_for(sys: &Reduced, opts: &Options, peers: usize) -> partition::Partition {
     let parts = match opts.no_tree_compression {
         false => sys.state_parts(),
         true => Vec::new(),
     };
-    partition::Partition::new(sys.state_words(), parts)
+    partition::Partition::new(sys.state_words(), parts, peers)
 }
 
 /// A search of `sys` on a partition of its own, and its deadlock analysis
@@ -361,7 +361,7 @@ fn search_and_analyse(
     rounds: &mut rounds::Rounds<'_>,
     opts: &Options,
 ) -> (Searched, Stuck) {
-    let mut part = partition_for(sys, opts);
+    let mut part = partition_for(sys, opts, rounds.peers());
     let searched = search::search(sys, rounds, &mut part, opts, Edges::Sources);
     let stuck = match searched.ending {
         Ending::Complete => backward::find(sys, rounds, &mut part),
@@ -379,7 +379,7 @@ fn search_live(
     rounds: &mut rounds::Rounds<'_>,
     opts: &Options,
 ) -> (Searched, Stuck, Option<Live>) {
-    let mut part = partition_for(sys, opts);
+    let mut part = partition_for(sys, opts, rounds.peers());
     let searched = search::search(sys, rounds, &mut part, opts, Edges::Labelled);
     let live = match searched.ending {
         Ending::Complete => Some(liveness::analyse(sys, judge, rounds, &mut part)),

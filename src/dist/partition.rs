@@ -9,6 +9,11 @@
 //! states themselves are kept as the single-process explorer keeps them
 //! (`StateStore`: compact codes, with the system's parts interned in
 //! tables of this worker's own).
+//!
+//! A state held anywhere is one word here (`Packing`): ranks, parents and
+//! the sources of edges take 4 bytes each, where a (worker, index) pair
+//! and a 64-bit rank took 8 (#43: 20 bytes a state and 12 an edge before,
+//! 12 and 8 now; the single explorer keeps 8 and 8).
 
 use std::hash::{BuildHasher, Hasher};
 
@@ -16,7 +21,7 @@ use rustc_hash::FxBuildHasher;
 
 use super::rounds::{Key, Ptr};
 use crate::check::Label;
-use crate::explore::{BitSet, StateStore};
+use crate::explore::{BitSet, Slot, StateStore};
 
 /// An edge into an owned state, for the labelled graph: its index, the
 /// source, the step's place among the source's steps (in action order),
@@ -25,6 +30,42 @@ pub(super) type LabelledPred = (u32, Ptr, u32, Label);
 
 /// Parent of the initial state.
 pub(super) const ROOT: Ptr = (u32::MAX, u32::MAX);
+
+/// A state of any worker as one word, `index × peers + worker`: every
+/// worker holds fewer than [`cap`](Self::cap) states, so a run holds fewer
+/// than 2^32 in all, as the single explorer does (its ids are `u32`), and
+/// a level's ranks fit a word too.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Packing {
+    peers: u32,
+}
+
+impl Packing {
+    pub(super) fn new(peers: usize) -> Self {
+        let peers = u32::try_from(peers).expect("fewer than 2^32 workers");
+        Packing { peers }
+    }
+
+    /// The most states one worker holds (`u32::MAX` stays free for
+    /// [`ROOT`]).
+    pub(super) fn cap(self) -> u32 {
+        u32::MAX / self.peers
+    }
+
+    pub(super) fn pack(self, (worker, local): Ptr) -> u32 {
+        match (worker, local) == ROOT {
+            true => u32::MAX,
+            false => local * self.peers + worker,
+        }
+    }
+
+    pub(super) fn unpack(self, packed: u32) -> Ptr {
+        match packed {
+            u32::MAX => ROOT,
+            p => (p % self.peers, p / self.peers),
+        }
+    }
+}
 
 /// The hash of a state's words (the same on every process).
 pub(super) fn hash(words: &[u32]) -> u64 {
@@ -62,7 +103,7 @@ pub(super) struct Partition {
     depths_from: u32,
     /// Rank of each state among all workers' states of its level: its id
     /// in a sequential search is the states of earlier levels plus it.
-    pub rank: Vec<u64>,
+    rank: Vec<u32>,
     /// First position (smallest key) each state of the level being
     /// found (from local index `keyed_from` on) was reached at: only the
     /// search of that level needs it.
@@ -70,11 +111,12 @@ pub(super) struct Partition {
     keyed_from: u32,
     /// First local index of the level being expanded.
     pub newest: usize,
-    pub parent: Vec<Ptr>,
-    pub via: Vec<u32>,
+    /// The parent of each state (`packing`) and the action from it.
+    parent: Vec<u32>,
+    via: Vec<u32>,
     pub finals: BitSet,
-    /// Every edge into an owned state: (its index, the source).
-    pub preds: Vec<(u32, Ptr)>,
+    /// Every edge into an owned state: (its index, the source, packed).
+    pub preds: Vec<(u32, u32)>,
     /// Under a progress model, every edge into an owned state with its
     /// label instead (`search::Edges::Labelled`).
     pub labelled: Vec<LabelledPred>,
@@ -85,13 +127,18 @@ pub(super) struct Partition {
     /// Sources of edges into this worker's states older than the proviso's
     /// current range (`proviso`): those sources can leave their component.
     pub leaving: Vec<Ptr>,
+    packing: Packing,
+    /// The most states this partition holds (`Packing::cap`).
+    cap: u32,
 }
 
 impl Partition {
-    /// An empty partition for states of `words` words, whose word ranges
-    /// `parts` are interned (`TransitionSystem::state_parts`; none: every
-    /// state kept whole, as a compact code).
-    pub(super) fn new(words: usize, parts: Vec<std::ops::Range<usize>>) -> Self {
+    /// An empty partition of one of `peers` workers for states of `words`
+    /// words, whose word ranges `parts` are interned
+    /// (`TransitionSystem::state_parts`; none: every state kept whole, as
+    /// a compact code).
+    pub(super) fn new(words: usize, parts: Vec<std::ops::Range<usize>>, peers: usize) -> Self {
+        let packing = Packing::new(peers);
         Partition {
             store: StateStore::new(words).with_parts(parts),
             level_firsts: Vec::new(),
@@ -109,7 +156,54 @@ impl Partition {
             reduced: BitSet::default(),
             full: Default::default(),
             leaving: Vec::new(),
+            packing,
+            cap: packing.cap(),
         }
+    }
+
+    /// At most `cap` states (below `Packing::cap`), for tests of a full
+    /// partition.
+    #[cfg(test)]
+    fn with_cap(self, cap: u32) -> Self {
+        Partition {
+            cap: cap.min(self.cap),
+            ..self
+        }
+    }
+
+    /// How states of any worker are packed in a word here.
+    pub(super) fn packing(&self) -> Packing {
+        self.packing
+    }
+
+    /// The rank of state `local` in its level (set once the level is
+    /// complete).
+    pub(super) fn rank(&self, local: u32) -> u64 {
+        u64::from(self.rank[local as usize])
+    }
+
+    /// Sets the rank of state `local` in its level: below the states of
+    /// the run, which are fewer than 2^32 (`Packing`).
+    pub(super) fn set_rank(&mut self, local: u32, rank: u64) {
+        self.rank[local as usize] = u32::try_from(rank).expect("fewer than 2^32 states a run");
+    }
+
+    /// The parent of state `local` and the action from it.
+    pub(super) fn parent(&self, local: u32) -> (Ptr, u32) {
+        let i = local as usize;
+        (self.packing.unpack(self.parent[i]), self.via[i])
+    }
+
+    /// A first position of state `local` from `parent` by `via`.
+    pub(super) fn set_parent(&mut self, local: u32, parent: Ptr, via: u32) {
+        let i = local as usize;
+        self.parent[i] = self.packing.pack(parent);
+        self.via[i] = via;
+    }
+
+    /// Keeps the edge into state `local` from `source`.
+    pub(super) fn add_pred(&mut self, local: u32, source: Ptr) {
+        self.preds.push((local, self.packing.pack(source)));
     }
 
     /// Words of a state.
@@ -203,7 +297,8 @@ impl Partition {
     }
 
     /// The index of a state, and whether it is new: a new one is held from
-    /// now on, at `level`, reached first at `key`.
+    /// now on, at `level`, reached first at `key`; `None` where it is new
+    /// and the partition holds its most states already.
     pub(super) fn insert(
         &mut self,
         words: &[u32],
@@ -211,11 +306,12 @@ impl Partition {
         key: Key,
         parent: Ptr,
         via: u32,
-    ) -> (u32, bool) {
-        let (local, new) = self.store.insert(words);
-        if !new {
-            return (local, false);
-        }
+    ) -> Option<(u32, bool)> {
+        let local = match self.store.insert_bounded(words, self.cap as usize) {
+            Slot::Old(local) => return Some((local, false)),
+            Slot::New(local) => local,
+            Slot::Full => return None,
+        };
         debug_assert_eq!(local as usize, self.len());
         debug_assert!(
             level as usize + 1 >= self.level_firsts.len(),
@@ -227,11 +323,11 @@ impl Partition {
         if local >= self.depths_from {
             self.depths.push(level);
         }
-        self.rank.push(u64::MAX);
+        self.rank.push(u32::MAX);
         self.keys.push(key);
-        self.parent.push(parent);
+        self.parent.push(self.packing.pack(parent));
         self.via.push(via);
-        (local, true)
+        Some((local, true))
     }
 
     /// The states found from now on are a new level: the positions of
@@ -284,5 +380,39 @@ impl Partition {
     /// The states from local index `first` on.
     pub(super) fn newest_range_from(&self, first: u32) -> std::ops::Range<u32> {
         first..self.len() as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packing_round_trips_every_worker_up_to_the_cap() {
+        for peers in [1, 2, 3, 16, 1000] {
+            let p = Packing::new(peers);
+            let last = p.cap() - 1;
+            for ptr in [
+                (0, 0),
+                (peers as u32 - 1, 0),
+                (0, last),
+                (peers as u32 - 1, last),
+            ] {
+                assert_ne!(p.pack(ptr), u32::MAX, "{peers} peers, {ptr:?}");
+                assert_eq!(p.unpack(p.pack(ptr)), ptr, "{peers} peers");
+            }
+            assert_eq!(p.unpack(p.pack(ROOT)), ROOT);
+        }
+    }
+
+    #[test]
+    fn a_full_partition_refuses_new_states_and_finds_old_ones() {
+        let mut part = Partition::new(2, Vec::new(), 4).with_cap(2);
+        let at = |part: &mut Partition, w: [u32; 2]| part.insert(&w, 0, (0, 0), ROOT, 0);
+        assert_eq!(at(&mut part, [1, 1]), Some((0, true)));
+        assert_eq!(at(&mut part, [2, 2]), Some((1, true)));
+        assert_eq!(at(&mut part, [3, 3]), None);
+        assert_eq!(at(&mut part, [2, 2]), Some((1, false)));
+        assert_eq!(part.len(), 2);
     }
 }

@@ -6,22 +6,28 @@
 //! does), so the rounds count the crossings between workers, and no round
 //! holds all its marks (`Outbox`).
 
+use super::partition::Packing;
 use super::rounds::{marks, Msg, Outbox, Ptr, Rounds};
 use crate::explore::BitSet;
 
 /// The states from local index `first` on, with the edges into them
-/// sorted by target.
+/// sorted by target (their sources packed by `packing`).
 pub(super) struct Preds<'p> {
     first: u32,
-    edges: &'p [(u32, Ptr)],
+    edges: &'p [(u32, u32)],
+    packing: Packing,
 }
 
 impl<'p> Preds<'p> {
     /// `edges` must be sorted by target and hold every edge into the
     /// states from `first` on.
-    pub(super) fn new(first: u32, edges: &'p [(u32, Ptr)]) -> Self {
+    pub(super) fn new(first: u32, edges: &'p [(u32, u32)], packing: Packing) -> Self {
         debug_assert!(edges.is_sorted_by_key(|e| e.0));
-        Preds { first, edges }
+        Preds {
+            first,
+            edges,
+            packing,
+        }
     }
 
     pub(super) fn first(&self) -> u32 {
@@ -37,7 +43,10 @@ impl<'p> Preds<'p> {
     pub(super) fn of(&self, local: u32) -> impl Iterator<Item = Ptr> + 'p {
         let from = self.edges.partition_point(|p| p.0 < local);
         let to = from + self.edges[from..].partition_point(|p| p.0 <= local);
-        self.edges[from..to].iter().map(|p| p.1)
+        let packing = self.packing;
+        self.edges[from..to]
+            .iter()
+            .map(move |p| packing.unpack(p.1))
     }
 }
 

@@ -48,10 +48,10 @@ pub(super) fn unexpanded(
     part.preds[first_pred..].sort_unstable_by_key(|p| p.0);
     let leaving = std::mem::take(&mut part.leaving);
     let part = &*part;
-    let range = Preds::new(first, &part.preds[first_pred..]);
+    let range = Preds::new(first, &part.preds[first_pred..], part.packing());
     let escaped = escape(rounds, part, &range, leaving);
     let n = part.len() - first as usize;
-    let id = |l: u32| starts[part.level(l) as usize] + part.rank[l as usize];
+    let id = |l: u32| starts[part.level(l) as usize] + part.rank(l);
     let remainder: Vec<u32> = (first..part.len() as u32)
         .filter(|&l| !escaped.get(l - first))
         .collect();

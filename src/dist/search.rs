@@ -159,8 +159,10 @@ pub(super) fn search<S: Checkable>(
     sys.canonicalize(&mut cur);
     let mut invalid = 0;
     if owner(&cur, peers) == me {
-        let (l, _) = part.insert(&cur, 0, (0, 0), ROOT, 0);
-        part.rank[l as usize] = 0;
+        let (l, _) = part
+            .insert(&cur, 0, (0, 0), ROOT, 0)
+            .expect("room for one state");
+        part.set_rank(l, 0);
         part.finals.push(sys.is_final(&cur));
         invalid = u64::from(sys.check_state(&cur).is_err());
     }
@@ -288,9 +290,7 @@ pub(super) fn search<S: Checkable>(
 
 /// The states of the newest level on this worker, with their ranks.
 fn ranked(part: &Partition) -> Frontier {
-    part.newest_range()
-        .map(|l| (part.rank[l as usize], l))
-        .collect()
+    part.newest_range().map(|l| (part.rank(l), l)).collect()
 }
 
 /// The words of the states `chosen` (id, worker, index), on every worker.
@@ -487,12 +487,17 @@ fn expand_level<S: Checkable>(
             for (i, (key, from, action, from_depth)) in reached.into_iter().enumerate() {
                 let words = read.next(&mut next);
                 let edge = (words, key, from, action);
-                let (l, new) = keep(sys, part, edge, (depth + 1, from_depth + 1));
+                let Some((l, new)) = keep(sys, part, edge, (depth + 1, from_depth + 1)) else {
+                    // The run's states would not fit a word (`Packing`):
+                    // it ends as the single explorer's does at 2^32.
+                    found.limit = Some(LimitKind::States);
+                    continue;
+                };
                 if new && sys.check_state(words).is_err() {
                     found.broken.push(l);
                 }
                 match edges {
-                    Edges::Sources => part.preds.push((l, from)),
+                    Edges::Sources => part.add_pred(l, from),
                     Edges::Labelled => {
                         let t = sys.thread_of(action);
                         let label = labels::with_effect(t, action, effects[i]);
@@ -566,28 +571,27 @@ impl Outgoing {
 
 /// Keeps one received successor: a new state at `level` (`depth` in the
 /// BFS tree), or an earlier position of a state new in this level; its
-/// index, and whether it is new.
+/// index, and whether it is new; `None` where it is new and the
+/// partition is full.
 fn keep<S: TransitionSystem<Action = u32>>(
     sys: &S,
     part: &mut Partition,
     (words, key, from, action): (&[u32], Key, Ptr, u32),
     (level, depth): (u32, u32),
-) -> (u32, bool) {
-    match part.insert(words, level, key, from, action) {
+) -> Option<(u32, bool)> {
+    match part.insert(words, level, key, from, action)? {
         (l, false) => {
-            let i = l as usize;
             if part.is_newest(l) && key < part.key(l) {
                 part.set_key(l, key);
-                part.parent[i] = from;
-                part.via[i] = action;
+                part.set_parent(l, from, action);
                 part.set_depth(l, depth);
             }
-            (l, false)
+            Some((l, false))
         }
         (l, true) => {
             part.set_depth(l, depth);
             part.finals.push(sys.is_final(words));
-            (l, true)
+            Some((l, true))
         }
     }
 }
@@ -626,7 +630,7 @@ fn rank_level(part: &mut Partition, own: &[(Key, u32)], runs: &[Vec<Key>]) {
         }
     }
     for (&(_, local), rank) in own.iter().zip(ranks) {
-        part.rank[local as usize] = rank;
+        part.set_rank(local, rank);
     }
 }
 
@@ -716,13 +720,8 @@ pub(super) fn walk(rounds: &mut Rounds<'_>, part: &Partition, start: Option<u32>
     loop {
         let mine = match at {
             Some(l) => {
-                let (w, p) = part.parent[l as usize];
-                vec![
-                    1,
-                    u64::from(part.via[l as usize]),
-                    u64::from(w),
-                    u64::from(p),
-                ]
+                let ((w, p), via) = part.parent(l);
+                vec![1, u64::from(via), u64::from(w), u64::from(p)]
             }
             None => vec![0],
         };
