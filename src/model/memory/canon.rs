@@ -37,6 +37,10 @@
 //! Views and positions only move forward, and inserting or retiring a
 //! write shifts all of them alike, so "no newer than" is kept by every
 //! later step: each rule maps a state to one that has the same futures.
+//!
+//! One pass is not idempotent: the dead-write drop and the view clamps run
+//! after a location's repeat merge and can make new repeats, which
+//! `--canonical-fixpoint` merges too (`fixpoint`).
 
 use super::effective_scope;
 use super::layout::*;
