@@ -703,6 +703,46 @@ fn ptx_is_the_default_memory_model_except_for_what_only_sc_models() {
     assert!(help.contains("Default: ptx"), "{help}");
 }
 
+/// `--canonical-fixpoint` is opt-in: under `ptx` it stores fewer states,
+/// the JSON config records it (replays need it) and `--stats` names it;
+/// under `sc`, which has no canonical form, it changes nothing and is no
+/// error.
+#[test]
+fn the_canonical_fixpoint_is_opt_in_and_changes_nothing_under_sc() {
+    let run_json = |args: &[&str]| {
+        let base = ["priority_semaphore", "--blocks", "3", "--stats"];
+        let out = run(&[&base[..], args, &["--format", "json"]].concat());
+        assert_eq!(code(&out), 0, "{args:?}: {}", stderr(&out));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|_| panic!("{args:?}: {}", stderr(&out)));
+        json
+    };
+    let states = |json: &serde_json::Value| json["stats"]["states"].as_u64().unwrap();
+    let (off, on) = (run_json(&[]), run_json(&["--canonical-fixpoint"]));
+    assert!(
+        states(&on) < states(&off),
+        "{} {}",
+        states(&on),
+        states(&off)
+    );
+    assert_eq!(on["config"]["canonical_fixpoint"], true);
+    assert!(off["config"].get("canonical_fixpoint").is_none());
+    let sc = ["--memory-model", "sc"];
+    let sc_on = run_json(&[&sc[..], &["--canonical-fixpoint"]].concat());
+    assert_eq!(states(&sc_on), states(&run_json(&sc)));
+    let text = stdout(&run(&[
+        "priority_semaphore",
+        "--blocks",
+        "2",
+        "--stats",
+        "--canonical-fixpoint",
+    ]));
+    assert!(
+        text.contains("repeated writes merged until nothing merges"),
+        "{text}"
+    );
+}
+
 /// Occupancy is semantics, not a progress model: a block waiting for one
 /// that can never become resident is an occupancy deadlock under every
 /// scheduler, and a block that cannot start until another finishes cannot

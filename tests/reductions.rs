@@ -584,6 +584,16 @@ fn dropping_dead_writes_keeps_every_verdict_and_counterexample() {
     switch_agrees_under_ptx("dropping dead writes", set, agrees_in_verdict);
 }
 
+/// Merging repeated writes until nothing merges (`--canonical-fixpoint`,
+/// opt-in) keeps every verdict and replay, at two blocks and at three,
+/// under the deadlock check and a fair scheduler, and stores fewer states
+/// (the semaphores: a lock taken again after a dead release).
+#[test]
+fn the_canonical_fixpoint_keeps_every_verdict_and_counterexample() {
+    let set = |c: &mut CheckConfig, on| c.semantics.canonical_fixpoint = on;
+    switch_agrees_under_ptx("the canonical fixpoint", set, agrees);
+}
+
 /// Leaving out the failed polls that read a stale write (`--no-await`)
 /// keeps every verdict, trace length and replay, at two blocks and at
 /// three, and stores fewer states (the semaphores' `atomicCAS` polls).

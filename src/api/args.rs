@@ -110,6 +110,10 @@ pub struct CheckOptions {
     #[arg(long)]
     pub no_drop_dead_writes: bool,
 
+    /// Under --memory-model ptx, repeat the canonical form's merge of repeated writes until nothing merges: fewer states, the same verdicts (off by default for now: it changes every ptx state count)
+    #[arg(long)]
+    pub canonical_fixpoint: bool,
+
     /// Keep a 63-bit fingerprint per state instead of the state (less memory; --stats states the collision probability)
     #[arg(long)]
     pub hash_compaction: bool,
@@ -187,6 +191,7 @@ impl CheckOptions {
                 }),
                 refresh_views: !self.no_view_refresh,
                 drop_dead_writes: !self.no_drop_dead_writes,
+                canonical_fixpoint: self.canonical_fixpoint,
                 ..base.semantics
             },
             scheduler: self.scheduler,

@@ -64,6 +64,10 @@ pub struct Semantics {
     /// read any more wherever they are in a history (`model::memory::canon`,
     /// dead writes); off only to cross-check (saved choices depend on it).
     pub drop_dead_writes: bool,
+    /// Under `ptx` with the canonical form, merge repeated writes until
+    /// nothing merges (`model::memory::fixpoint`): fewer states; opt-in
+    /// for now (saved choices depend on it).
+    pub canonical_fixpoint: bool,
 }
 
 impl Default for Semantics {
@@ -80,6 +84,7 @@ impl Default for Semantics {
             canonical_memory: model.canonical_memory,
             refresh_views: model.refresh_views,
             drop_dead_writes: model.drop_dead_writes,
+            canonical_fixpoint: model.canonical_fixpoint,
         }
     }
 }
@@ -100,6 +105,7 @@ impl Semantics {
             canonical_memory: self.canonical_memory,
             refresh_views: self.refresh_views,
             drop_dead_writes: self.drop_dead_writes,
+            canonical_fixpoint: self.canonical_fixpoint,
             track_started: scheduler.needs_started(),
         }
     }

@@ -119,6 +119,7 @@ fn run_config(program: &Program, config: &CheckConfig) -> RunConfig {
         fuse_local_steps: semantics.fuse_local_steps,
         refresh_views: semantics.refresh_views,
         drop_dead_writes: semantics.drop_dead_writes,
+        canonical_fixpoint: semantics.canonical_fixpoint,
         scheduler: config.scheduler,
         resident: semantics.resident,
         limits: Limits {
@@ -149,6 +150,7 @@ pub fn config_of(report: &RunConfig) -> CheckConfig {
             canonical_memory: true,
             refresh_views: report.refresh_views,
             drop_dead_writes: report.drop_dead_writes,
+            canonical_fixpoint: report.canonical_fixpoint,
         },
         scheduler: report.scheduler,
         limits: report.limits,
@@ -180,6 +182,7 @@ mod tests {
         with("spin_lock", |c| c.semantics.fuse_local_steps = false);
         with("spin_lock", |c| c.semantics.refresh_views = false);
         with("spin_lock", |c| c.semantics.drop_dead_writes = false);
+        with("spin_lock", |c| c.semantics.canonical_fixpoint = true);
         with("spin_lock", |c| {
             c.scheduler = Scheduler::uniform(Progress::Fair)
         });

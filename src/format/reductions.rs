@@ -273,6 +273,9 @@ fn reductions(log: &ReductionLog) -> String {
         Some(false) => text += "; dead writes kept (--no-drop-dead-writes)",
         None => {}
     }
+    if log.canonical_fixpoint {
+        text += "; repeated writes merged until nothing merges";
+    }
     if log.reduced_trace {
         text += "; counterexample from the reduced graph (not necessarily shortest: the full graph is too large to retrace it)";
     }

@@ -157,6 +157,10 @@ pub struct ModelOptions {
     /// read any more from the middle of a history too (`memory::canon`,
     /// dead writes). Off only to cross-check.
     pub drop_dead_writes: bool,
+    /// Under `ptx` with the canonical form, repeat its merge of repeated
+    /// writes until nothing merges (`memory::fixpoint`): fewer states.
+    /// Opt-in for now: on, every `ptx` state count changes.
+    pub canonical_fixpoint: bool,
     /// Record in each thread's flags whether it has taken a step: the OBE
     /// progress models guarantee only threads that have run once
     /// (`Scheduler::needs_started`). Off, states do not tell a thread that
@@ -178,6 +182,7 @@ impl Default for ModelOptions {
             canonical_memory: true,
             refresh_views: true,
             drop_dead_writes: true,
+            canonical_fixpoint: false,
             track_started: false,
         }
     }

@@ -149,6 +149,11 @@ pub struct RunConfig {
     /// Saved choices depend on it.
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub drop_dead_writes: bool,
+    /// Under `ptx`: whether the canonical form merged repeated writes
+    /// until nothing merged (`--canonical-fixpoint`: true). Saved choices
+    /// depend on it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub canonical_fixpoint: bool,
     /// Fairness assumed for liveness checks.
     pub scheduler: Scheduler,
     /// Blocks resident at once (`None`: all).

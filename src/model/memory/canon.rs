@@ -37,6 +37,10 @@
 //! Views and positions only move forward, and inserting or retiring a
 //! write shifts all of them alike, so "no newer than" is kept by every
 //! later step: each rule maps a state to one that has the same futures.
+//!
+//! One pass is not idempotent: the dead-write drop and the view clamps run
+//! after a location's repeat merge and can make new repeats, which
+//! `--canonical-fixpoint` merges too (`fixpoint`).
 
 use super::effective_scope;
 use super::layout::*;
@@ -258,40 +262,44 @@ impl PtxMemory {
     pub(super) fn canonicalize(&self, s: &mut [u32], readers: &Readers) {
         FLOORS.with_borrow_mut(|floors| {
             floors.clear();
-            self.canonicalize_into(s, readers, floors);
+            floors.extend((0..self.sec.locs).map(|x| self.settle(s, readers, x)));
             self.clamp_views(s, floors);
+            if self.fixpoint {
+                self.merge_to_fixpoint(s, readers, floors);
+            }
         })
     }
 
-    fn canonicalize_into(&self, s: &mut [u32], readers: &Readers, floors: &mut Vec<Option<usize>>) {
-        let locs = self.sec.locs;
-        for x in 0..locs {
-            self.forget_pcs_and_own_entries(s, x, !self.races || self.locations.race_free[x]);
-            self.merge_repeats(s, x);
-            self.drop_dead_writes(s, x);
-            let reader = |t: usize| readers.has(t, x);
-            let len = self.len(s, x);
-            // With no live reader nothing about `x` matters any more.
-            let floor = (0..self.sec.threads)
-                .filter(|&t| reader(t))
-                .map(|t| self.cur(s, t, x))
-                .min();
-            self.tighten_bases(s, x, floor.unwrap_or(len - 1));
-            // The oldest write any live reader may still read: the one the
-            // reader with the oldest view may (`oldest_readable` grows with
-            // the view).
-            let k = match (self.locations.latest_only[x], floor) {
-                (false, Some(f)) => self.oldest_readable_from(s, x, f),
-                _ => len - 1,
-            };
-            if k > 0 {
-                self.drop_oldest(s, x, k);
-            }
-            // Views moved down by `k`, saturating as `drop_oldest` does: a
-            // location written only by read-modify-writes keeps its latest
-            // write alone (`k = len - 1`), past readers' views.
-            floors.push(floor.map(|f| f.saturating_sub(k)));
+    /// The form's rules on location `x` alone, before the view clamps:
+    /// its writes, their bases, and the positions of `x` in every view.
+    /// Returns the floor of `x` for `clamp_views`: every live reader's view
+    /// of `x` (`None`: it has none).
+    pub(super) fn settle(&self, s: &mut [u32], readers: &Readers, x: usize) -> Option<usize> {
+        self.forget_pcs_and_own_entries(s, x, !self.races || self.locations.race_free[x]);
+        self.merge_repeats(s, x);
+        self.drop_dead_writes(s, x);
+        let reader = |t: usize| readers.has(t, x);
+        let len = self.len(s, x);
+        // With no live reader nothing about `x` matters any more.
+        let floor = (0..self.sec.threads)
+            .filter(|&t| reader(t))
+            .map(|t| self.cur(s, t, x))
+            .min();
+        self.tighten_bases(s, x, floor.unwrap_or(len - 1));
+        // The oldest write any live reader may still read: the one the
+        // reader with the oldest view may (`oldest_readable` grows with
+        // the view).
+        let k = match (self.locations.latest_only[x], floor) {
+            (false, Some(f)) => self.oldest_readable_from(s, x, f),
+            _ => len - 1,
+        };
+        if k > 0 {
+            self.drop_oldest(s, x, k);
         }
+        // Views moved down by `k`, saturating as `drop_oldest` does: a
+        // location written only by read-modify-writes keeps its latest
+        // write alone (`k = len - 1`), past readers' views.
+        floor.map(|f| f.saturating_sub(k))
     }
 
     /// Forgets the writer of every write no step can tell apart by its
@@ -347,8 +355,7 @@ impl PtxMemory {
     /// frees a slot of the bounded history, where the model retires the
     /// oldest write; that only brings it closer to PTX.
     fn merge_repeats(&self, s: &mut [u32], x: usize) {
-        // `repeats` needs both (`writer_unread` is false without the latter).
-        if !self.locations.race_free[x] || self.locations.writers_unread[x].is_none() {
+        if !self.merges(x) {
             return;
         }
         let mut q = 1;
@@ -439,6 +446,18 @@ impl PtxMemory {
         }
     }
 
+    /// Whether some write of `x` repeats the write before it, one
+    /// `merge_repeats` would merge.
+    pub(super) fn has_repeat(&self, s: &[u32], x: usize) -> bool {
+        self.merges(x) && (1..self.len(s, x)).any(|q| self.repeats(s, x, q))
+    }
+
+    /// Whether `merge_repeats` can merge anything on `x`: `repeats` needs
+    /// both (`writer_unread` is false without the latter).
+    fn merges(&self, x: usize) -> bool {
+        self.locations.race_free[x] && self.locations.writers_unread[x].is_some()
+    }
+
     /// Whether write `q` of `x` repeats write `q - 1` (`merge_repeats`).
     fn repeats(&self, s: &[u32], x: usize, q: usize) -> bool {
         let (a, b) = (self.sec.msg(x, q - 1), self.sec.msg(x, q));
@@ -486,7 +505,7 @@ impl PtxMemory {
     /// thread's pending entries no newer than its own view. Word by word:
     /// each view word is compared with a word of thresholds, one byte per
     /// location (the hot loop of the canonical form).
-    fn clamp_views(&self, s: &mut [u32], floors: &[Option<usize>]) {
+    pub(super) fn clamp_views(&self, s: &mut [u32], floors: &[Option<usize>]) {
         let sec = &self.sec;
         THRESHOLDS.with_borrow_mut(|below| {
             // Per view word: the newest entry of each location that raises

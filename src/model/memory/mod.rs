@@ -40,6 +40,7 @@
 mod blocks;
 mod canon;
 mod fairness;
+mod fixpoint;
 mod layout;
 mod race;
 
@@ -103,6 +104,8 @@ pub struct PtxMemory {
     canonical: bool,
     /// ... with dead writes removed (`canon::drop_dead_writes`).
     drop_dead: bool,
+    /// ... merged until nothing merges (`fixpoint`).
+    fixpoint: bool,
     /// One GPU and no release at system scope (no system-scope fence or
     /// release access; a `volatile` access is relaxed): an empty
     /// device-scope release is no release, so an empty REL needs no flag
@@ -299,6 +302,7 @@ impl PtxMemory {
             races: options.races,
             locations: canon::Locations::of(prog, &layout.var_base, layout.mem_words),
             drop_dead: options.drop_dead_writes,
+            fixpoint: options.canonical_fixpoint,
             empty_rel_is_none: prog.devices.is_empty()
                 && !prog.code.iter().any(|i| match &i.op {
                     Op::Fence(m) => m.scope == Scope::Sys,

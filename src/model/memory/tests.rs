@@ -135,6 +135,42 @@ fn writes_held(model: &Model, s: &[u32]) -> usize {
     (0..memory.sec.locs).map(|x| memory.len(s, x)).sum()
 }
 
+/// Specs (and their blocks) whose states one pass of the canonical form
+/// leaves with repeats, and a barrier and a mutex it leaves without.
+const NOT_IDEMPOTENT: [(&str, u32); 5] = [
+    (include_str!("../../../specs/priority_semaphore.gsync"), 3),
+    (include_str!("../../../specs/heterosync_semaphore.gsync"), 3),
+    (include_str!("../../../specs/spin_lock_semaphore.gsync"), 3),
+    (
+        include_str!("../../../specs/sense_reversing_barrier_fixed.gsync"),
+        2,
+    ),
+    (include_str!("../../../specs/ticket_mutex.gsync"), 2),
+];
+
+/// The programs of [`NOT_IDEMPOTENT`], each at its blocks of one thread.
+fn not_idempotent() -> impl Iterator<Item = crate::ir::Program> {
+    NOT_IDEMPOTENT.into_iter().map(|(text, blocks)| {
+        let launch = Launch {
+            blocks,
+            threads_per_block: 1,
+            warp_size: 32,
+        };
+        crate::model::tests::program(text, launch)
+    })
+}
+
+/// The `ptx` model's options, with the dead-write drop and the canonical
+/// form's fixpoint as asked.
+fn ptx_options(drop_dead_writes: bool, canonical_fixpoint: bool) -> ModelOptions {
+    ModelOptions {
+        memory_model: MemoryModel::Ptx,
+        drop_dead_writes,
+        canonical_fixpoint,
+        ..ModelOptions::default()
+    }
+}
+
 /// The canonical form is not idempotent, and a second pass over a stored
 /// state only ever merges or drops writes (what an incremental form, one
 /// that redoes only what a step touched, would have to do first; see
@@ -148,34 +184,13 @@ fn writes_held(model: &Model, s: &[u32]) -> usize {
 /// only that remains).
 #[test]
 fn a_second_canonical_pass_only_merges_writes() {
-    let specs = [
-        (include_str!("../../../specs/priority_semaphore.gsync"), 3),
-        (include_str!("../../../specs/heterosync_semaphore.gsync"), 3),
-        (include_str!("../../../specs/spin_lock_semaphore.gsync"), 3),
-        (
-            include_str!("../../../specs/sense_reversing_barrier_fixed.gsync"),
-            2,
-        ),
-        (include_str!("../../../specs/ticket_mutex.gsync"), 2),
-    ];
     // Per spec, the states a second pass changes with the dead-write drop
     // off and on.
     let mut changed = Vec::new();
-    for (text, blocks) in specs {
+    for prog in not_idempotent() {
         let mut counts = [0usize; 2];
-        let launch = Launch {
-            blocks,
-            threads_per_block: 1,
-            warp_size: 32,
-        };
-        let prog = crate::model::tests::program(text, launch);
         for drop_dead_writes in [true, false] {
-            let options = ModelOptions {
-                memory_model: MemoryModel::Ptx,
-                drop_dead_writes,
-                ..ModelOptions::default()
-            };
-            let model = Model::new(&prog, options);
+            let model = Model::new(&prog, ptx_options(drop_dead_writes, false));
             let memory = model.memory.ptx().expect("ptx");
             let e = explore(&model, &Options::default());
             for id in 0..e.num_states() as u32 {
@@ -198,4 +213,56 @@ fn a_second_canonical_pass_only_merges_writes() {
     let clamps = changed.iter().any(|&[off, _]| off > 0);
     let dead_writes = changed.iter().any(|&[off, on]| off == 0 && on > 0);
     assert!(clamps && dead_writes, "{changed:?}");
+}
+
+/// `--canonical-fixpoint` puts out the whole form's fixpoint: on every
+/// successor (taken before its canonical form) of every state the search
+/// stores with the switch off and on, with the dead-write drop on and off,
+/// the targeted merge (`memory::fixpoint`) gives the state that repeating
+/// the whole form until nothing changes gives, and that state differs from
+/// one pass's on some successors.
+#[test]
+fn the_targeted_fixpoint_is_the_whole_forms_fixpoint() {
+    use crate::explore::TransitionSystem;
+    let mut fewer = 0;
+    for prog in not_idempotent() {
+        for drop_dead_writes in [true, false] {
+            let model = |fixpoint| Model::new(&prog, ptx_options(drop_dead_writes, fixpoint));
+            let (once, fixed) = (model(false), model(true));
+            let normalize = |m: &Model, s: &mut Vec<u32>| {
+                let memory = m.memory.ptx().expect("ptx");
+                memory.normalize(&m.threads, s, &m.facts);
+            };
+            let mut actions = Vec::new();
+            for searched in [&once, &fixed] {
+                let e = explore(searched, &Options::default());
+                for id in 0..e.num_states() as u32 {
+                    let s = e.state(id);
+                    actions.clear();
+                    once.actions(s, &mut actions);
+                    for &a in &actions {
+                        let mut raw = s.to_vec();
+                        if once.step_unnormalized(s, a, &mut raw).is_err() {
+                            continue;
+                        }
+                        let mut targeted = raw.clone();
+                        normalize(&fixed, &mut targeted);
+                        let mut whole = raw;
+                        normalize(&once, &mut whole);
+                        let one_pass = whole.clone();
+                        loop {
+                            let before = whole.clone();
+                            normalize(&once, &mut whole);
+                            if before == whole {
+                                break;
+                            }
+                        }
+                        assert_eq!(targeted, whole, "state {id}, action {a:#x}");
+                        fewer += usize::from(whole != one_pass);
+                    }
+                }
+            }
+        }
+    }
+    assert!(fewer > 0, "no successor where one pass is not the fixpoint");
 }
