@@ -98,6 +98,9 @@ pub struct Exploration<A, F> {
     pub(super) decoded: OnceLock<Vec<u32>>,
     pub(super) outcome: Outcome<A, F>,
     pub(super) stats: Stats,
+    /// The search's workers, kept for the graph analyses
+    /// ([`Exploration::can_reach`]) when the edges are kept.
+    pub(super) workers: Workers,
 }
 
 impl<A: Copy, F> Exploration<A, F> {
@@ -244,7 +247,7 @@ pub fn explore<S: TransitionSystem>(sys: &S, opts: &Options) -> Exploration<S::A
     let mut bfs = Bfs::new(sys, opts);
     let workers = Workers::of(opts.pool, opts.threads.max(1));
     let outcome = bfs.run(&workers);
-    bfs.finish(outcome)
+    bfs.finish(outcome, workers)
 }
 
 struct Bfs<'a, S: TransitionSystem> {
@@ -703,7 +706,13 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         None
     }
 
-    fn finish(mut self, outcome: Outcome<S::Action, S::Fault>) -> Exploration<S::Action, S::Fault> {
+    /// The exploration, which keeps the search's `workers` for the graph
+    /// analyses when it keeps the edges.
+    fn finish(
+        mut self,
+        outcome: Outcome<S::Action, S::Fault>,
+        workers: Workers,
+    ) -> Exploration<S::Action, S::Fault> {
         Phases::lap(&mut self.lap, &mut self.phases.serial);
         self.progress.finish();
         if let Some(e) = &mut self.edges {
@@ -751,6 +760,10 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             reverse: OnceLock::new(),
             finishing: OnceLock::new(),
             decoded: OnceLock::new(),
+            workers: match self.opts.keep_edges {
+                true => workers,
+                false => Workers::caller(),
+            },
             outcome,
             stats,
         }

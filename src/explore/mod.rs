@@ -120,6 +120,7 @@ mod proviso;
 mod rooted;
 mod stats;
 mod store;
+mod sweeps;
 mod sync;
 mod table;
 mod workers;
