@@ -106,6 +106,7 @@ mod codec;
 mod edges;
 mod expand;
 mod graph;
+mod growth;
 pub mod heap;
 mod limits;
 mod parts;
