@@ -271,7 +271,7 @@ impl<A: Copy, F> Exploration<A, F> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::{explore, Options, TransitionSystem};
     use super::*;
 
@@ -329,16 +329,22 @@ mod tests {
         assert_eq!(got, backward_search(&ex, &ids), "targets {targets:?}");
     }
 
-    #[test]
-    fn sweeps_agree_with_a_backward_search() {
-        // Pseudo-random graphs: many back edges and unreachable targets.
-        let mut x = 7u64;
-        let mut next = |m: u64| {
+    /// Pseudo-random numbers below the argument, from `seed` (a linear
+    /// congruential generator: the same graphs every run).
+    pub(in crate::explore) fn pseudo_random(seed: u64) -> impl FnMut(u64) -> u32 {
+        let mut x = seed;
+        move |m: u64| {
             x = x
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             ((x >> 33) % m) as u32
-        };
+        }
+    }
+
+    #[test]
+    fn sweeps_agree_with_a_backward_search() {
+        // Pseudo-random graphs: many back edges and unreachable targets.
+        let mut next = pseudo_random(7);
         for n in [1u64, 2, 5, 64, 65, 300] {
             let graph: Vec<Vec<u32>> = (0..n)
                 .map(|_| (0..next(4)).map(|_| next(n)).collect())

@@ -120,6 +120,7 @@ fn sweep_run(edges: Forward<'_>, n: usize, seen: &[AtomicU64], run: &mut Run) {
 #[cfg(test)]
 mod tests {
     use super::super::edges::Edges;
+    use super::super::graph::tests::pseudo_random;
     use super::*;
 
     /// Edges of `lists[s]` out of state `s`.
@@ -133,25 +134,19 @@ mod tests {
         e
     }
 
-    /// Backward reachability by a plain search over reversed edges.
-    fn backward_search(lists: &[Vec<StateId>], target: &[bool]) -> BitSet {
-        let mut preds = vec![Vec::new(); lists.len()];
-        for (s, l) in lists.iter().enumerate() {
-            for &t in l {
-                preds[t as usize].push(s as StateId);
-            }
-        }
+    /// Backward reachability by its definition: every state with a marked
+    /// successor is marked, until no state changes.
+    fn fixed_point(lists: &[Vec<StateId>], target: &[bool]) -> BitSet {
         let mut seen = BitSet::new(lists.len());
-        let mut queue: Vec<StateId> = (0..lists.len() as StateId)
+        (0..lists.len() as StateId)
             .filter(|&s| target[s as usize])
-            .collect();
-        for &s in &queue {
-            seen.insert(s);
-        }
-        while let Some(t) = queue.pop() {
-            for &s in &preds[t as usize] {
-                if seen.insert(s) {
-                    queue.push(s);
+            .for_each(|s| _ = seen.insert(s));
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for (s, l) in (0..).zip(lists) {
+                if !seen.get(s) && l.iter().any(|&t| seen.get(t)) {
+                    changed |= seen.insert(s);
                 }
             }
         }
@@ -160,13 +155,7 @@ mod tests {
 
     #[test]
     fn the_workers_find_the_fixed_point_of_one_thread() {
-        let mut x = 11u64;
-        let mut next = |m: u64| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((x >> 33) % m) as u32
-        };
+        let mut next = pseudo_random(11);
         let pools: Vec<Workers> = [1, 2, 3, 5].into_iter().map(Workers::new).collect();
         for round in 0..60 {
             let n = [1u64, 63, 64, 65, 700, 5000][round % 6];
@@ -184,7 +173,7 @@ mod tests {
                 .collect();
             let target: Vec<bool> = (0..n).map(|_| next(50) == 0).collect();
             let e = edges_of(&lists);
-            let want = backward_search(&lists, &target);
+            let want = fixed_point(&lists, &target);
             for workers in &pools {
                 let (got, settled) = sweep_marks(
                     e.forward(),
