@@ -98,6 +98,9 @@ pub struct Exploration<A, F> {
     pub(super) decoded: OnceLock<Vec<u32>>,
     pub(super) outcome: Outcome<A, F>,
     pub(super) stats: Stats,
+    /// The search's workers, kept for the graph analyses
+    /// ([`Exploration::can_reach`]) when the edges are kept.
+    pub(super) workers: Workers,
 }
 
 impl<A: Copy, F> Exploration<A, F> {
@@ -244,7 +247,7 @@ pub fn explore<S: TransitionSystem>(sys: &S, opts: &Options) -> Exploration<S::A
     let mut bfs = Bfs::new(sys, opts);
     let workers = Workers::of(opts.pool, opts.threads.max(1));
     let outcome = bfs.run(&workers);
-    bfs.finish(outcome)
+    bfs.finish(outcome, workers)
 }
 
 struct Bfs<'a, S: TransitionSystem> {
@@ -273,6 +276,9 @@ struct Bfs<'a, S: TransitionSystem> {
     /// Bytes the last batch's successors took per expanded state (sizes
     /// the next batch: `batch_len`).
     succ_bytes_per_state: usize,
+    /// Successors per expanded state in the last batch (for
+    /// [`grow_ahead`](Self::grow_ahead)).
+    succs_per_state: usize,
     progress: Progress,
     /// Time per phase, and the clock of the phase running now.
     phases: Phases,
@@ -310,6 +316,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             max_depth: 0,
             peak_bytes: 0,
             succ_bytes_per_state: 0,
+            succs_per_state: 0,
             progress: Progress::new(opts),
             phases: Phases::default(),
             lap: Instant::now(),
@@ -341,6 +348,22 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         sources: usize,
         transitions: usize,
     ) -> bool {
+        if !self.fits((n, bytes), sources, transitions) {
+            return false;
+        }
+        self.store.reserve_on(n, bytes, workers);
+        self.parents.reserve(n);
+        self.via.reserve(n);
+        self.finals.reserve(n);
+        if let Some(e) = &mut self.edges {
+            e.reserve(sources, transitions);
+        }
+        true
+    }
+
+    /// Whether the memory after [`reserve`](Self::reserve) keeps to the
+    /// limit; if so, its peak counts towards the explorer's.
+    fn fits(&mut self, (n, bytes): (usize, usize), sources: usize, transitions: usize) -> bool {
         let mut p = Projection::default();
         p.add(self.store.bytes_after_reserve(n, bytes));
         p.vec(&self.parents, n);
@@ -355,14 +378,18 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             }
         }
         self.peak_bytes = self.peak_bytes.max(p.peak());
-        self.store.reserve_on(n, bytes, workers);
-        self.parents.reserve(n);
-        self.via.reserve(n);
-        self.finals.reserve(n);
-        if let Some(e) = &mut self.edges {
-            e.reserve(sources, transitions);
-        }
         true
+    }
+
+    /// Prepares the visited table's growth, to run while the batch of
+    /// `count` states expands, if their successors may not fit in it: as
+    /// many per state as the last batch's and a quarter more (what does
+    /// not fit after all grows between the phases, as before).
+    fn grow_ahead(&mut self, count: usize, workers: &Workers) {
+        let expected = count * self.succs_per_state * 5 / 4;
+        if expected > 0 && self.fits((expected, 0), 0, 0) {
+            self.store.start_growth(expected, workers.count());
+        }
     }
 
     fn run(&mut self, workers: &Workers) -> Outcome<S::Action, S::Fault> {
@@ -408,15 +435,18 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                 let batch = batch_len(self.succ_bytes_per_state, self.opts.max_memory_bytes);
                 let count = batch.min(level.end - head);
                 let span = (head as StateId, count);
+                self.grow_ahead(count, workers);
                 Phases::lap(&mut self.lap, &mut self.phases.serial);
                 let chunks = expander.expand(workers, sys, &self.store, span, self.opts);
                 Phases::lap(&mut self.lap, &mut self.phases.expand);
+                self.store.finish_growth();
                 if let Some(limit) = chunks.iter().find_map(|c| c.interrupted) {
                     return Outcome::Limit(limit);
                 }
                 let taken: usize = chunks.iter().map(Chunk::succ_bytes).sum();
                 self.succ_bytes_per_state = taken.div_ceil(count);
                 let succs: usize = chunks.iter().map(|c| c.succs.len()).sum();
+                self.succs_per_state = succs.div_ceil(count);
                 let bytes: usize = chunks.iter().map(|c| c.codes.len()).sum();
                 if !self.reserve(workers, (succs, bytes), count, succs) {
                     return Outcome::Limit(LimitKind::Memory);
@@ -703,7 +733,13 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         None
     }
 
-    fn finish(mut self, outcome: Outcome<S::Action, S::Fault>) -> Exploration<S::Action, S::Fault> {
+    /// The exploration, which keeps the search's `workers` for the graph
+    /// analyses when it keeps the edges.
+    fn finish(
+        mut self,
+        outcome: Outcome<S::Action, S::Fault>,
+        workers: Workers,
+    ) -> Exploration<S::Action, S::Fault> {
         Phases::lap(&mut self.lap, &mut self.phases.serial);
         self.progress.finish();
         if let Some(e) = &mut self.edges {
@@ -751,6 +787,10 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             reverse: OnceLock::new(),
             finishing: OnceLock::new(),
             decoded: OnceLock::new(),
+            workers: match self.opts.keep_edges {
+                true => workers,
+                false => Workers::caller(),
+            },
             outcome,
             stats,
         }

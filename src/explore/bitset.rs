@@ -18,6 +18,12 @@ impl BitSet {
         }
     }
 
+    /// The `len` bits packed in `words` (bits past `len` clear).
+    pub(crate) fn from_words(words: Vec<u64>, len: usize) -> Self {
+        assert_eq!(words.len(), len.div_ceil(64), "{len} bits");
+        Self { words, len }
+    }
+
     /// Number of bits.
     pub fn len(&self) -> usize {
         self.len

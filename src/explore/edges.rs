@@ -97,7 +97,16 @@ impl<A: Copy> Edges<A> {
     /// The targets of the edges of `s` (none if it is not closed).
     #[inline]
     pub(super) fn targets_of(&self, s: StateId) -> &[StateId] {
-        &self.targets[self.range(s)]
+        self.forward().targets_of(s)
+    }
+
+    /// The edges' sources and targets without their actions (which other
+    /// threads may read whatever the action type).
+    pub(super) fn forward(&self) -> Forward<'_> {
+        Forward {
+            offsets: &self.offsets,
+            targets: &self.targets,
+        }
     }
 
     /// Replaces the edge lists of closed states, `lists` in increasing
@@ -144,12 +153,38 @@ impl<A: Copy> Edges<A> {
     }
 
     pub(super) fn range(&self, s: StateId) -> std::ops::Range<usize> {
+        self.forward().range(s)
+    }
+}
+
+/// The targets of [`Edges`], grouped by source.
+#[derive(Clone, Copy)]
+pub(crate) struct Forward<'a> {
+    offsets: &'a [u64],
+    targets: &'a [StateId],
+}
+
+impl<'a> Forward<'a> {
+    /// The targets of the edges of `s` (none if it is not closed).
+    #[inline]
+    pub(super) fn targets_of(self, s: StateId) -> &'a [StateId] {
+        &self.targets[self.range(s)]
+    }
+
+    /// The indices of the edges of `s` (empty if it is not closed).
+    #[inline]
+    fn range(self, s: StateId) -> std::ops::Range<usize> {
         let s = s as usize;
         if s + 1 < self.offsets.len() {
             self.offsets[s] as usize..self.offsets[s + 1] as usize
         } else {
             0..0
         }
+    }
+
+    /// Number of edges.
+    pub(super) fn len(self) -> usize {
+        self.targets.len()
     }
 }
 

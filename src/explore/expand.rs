@@ -248,7 +248,8 @@ impl<A: Copy + Send, F: Send> Expander<A, F> {
 
     /// Expands states `first..first + count` (all stored) and returns their
     /// chunks in state order; a chunk that a limit of `opts` interrupted
-    /// says so.
+    /// says so. The parts of the store's prepared growth
+    /// ([`StateStore::start_growth`]) run in the same phase.
     pub(super) fn expand<S>(
         &mut self,
         workers: &Workers,
@@ -272,7 +273,10 @@ impl<A: Copy + Send, F: Send> Expander<A, F> {
         while self.chunks.len() < n {
             self.chunks.push(Chunk::new());
         }
-        workers.each(&mut self.chunks[..n], |k, c| {
+        // The store's prepared table growth first: its page faults and
+        // moves wait for memory where the chunks' steps compute.
+        let growth = (store.growth_parts(), |k| store.grow_part(k));
+        workers.each_after(growth, &mut self.chunks[..n], |k, c| {
             let (start, n) = spans[k];
             c.fill(sys, store, (first + start as StateId, n), opts);
         });

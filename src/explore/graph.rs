@@ -13,6 +13,12 @@ use super::bfs::Exploration;
 use super::bitset::BitSet;
 use super::edges::{Edges, Reverse};
 use super::store::StateId;
+use super::sweeps::sweep_marks;
+use super::workers::Workers;
+
+/// Edges from which [`Exploration::can_reach`] sweeps on the search's
+/// workers (about a millisecond of sweeping on one thread).
+const PARALLEL_SWEEP_EDGES: usize = 1 << 18;
 
 type FxMap<K, V> = HashMap<K, V, FxBuildHasher>;
 type FxSet<K> = HashSet<K, FxBuildHasher>;
@@ -111,26 +117,24 @@ impl<A: Copy, F> Exploration<A, F> {
     /// with a marked successor, settle almost every state in the first
     /// sweep; a sweep that marks nothing ends them (the result is the least
     /// fixed point, as a backward search's). The sweeps read the edges in
-    /// order, where a backward search jumps between predecessor lists. If
-    /// back edges keep the sweeps going past a few rounds' worth of edges,
-    /// a backward search over the predecessors finishes from the marks.
-    pub fn can_reach(&self, target: impl Fn(StateId) -> bool) -> BitSet {
+    /// order, where a backward search jumps between predecessor lists, and
+    /// on a large graph they run on the search's workers (`sweeps`). If
+    /// back edges keep the sweeps going past a few rounds' worth of edges
+    /// (on one thread; the workers share theirs), a backward search over the
+    /// predecessors finishes from the marks.
+    pub fn can_reach(&self, target: impl Fn(StateId) -> bool + Sync) -> BitSet {
         let n = self.num_states();
-        let mut seen = BitSet::new(n);
-        for s in 0..n as StateId {
-            if target(s) {
-                seen.insert(s);
-            }
-        }
-        let e = self.edges();
-        let budget = 3 * (e.targets.len() + n);
-        let mut work = 0;
-        while work <= budget {
-            let (marked, visited) = self.sweep(&mut seen);
-            if marked == 0 {
-                return seen;
-            }
-            work += visited;
+        let e = self.edges().forward();
+        let caller = Workers::caller();
+        // Waking the workers costs more than a small graph's sweeps.
+        let workers = match e.len() >= PARALLEL_SWEEP_EDGES {
+            true => &self.workers,
+            false => &caller,
+        };
+        let budget = 3 * (e.len() + n);
+        let (mut seen, settled) = sweep_marks(e, n, target, workers, budget);
+        if settled {
+            return seen;
         }
         let mut queue: Vec<StateId> = seen.iter_ones().collect();
         let mut i = 0;
@@ -146,35 +150,6 @@ impl<A: Copy, F> Exploration<A, F> {
         seen
     }
 
-    /// One sweep of [`can_reach`](Self::can_reach): marks, from the last
-    /// state down, every unmarked state with a marked successor. Returns
-    /// the states marked and the states and edges visited.
-    fn sweep(&self, seen: &mut BitSet) -> (usize, usize) {
-        let e = self.edges();
-        let n = seen.len();
-        let (mut marked, mut visited) = (0, 0);
-        for wi in (0..n.div_ceil(64)).rev() {
-            let valid = match n - wi * 64 {
-                rest if rest >= 64 => u64::MAX,
-                rest => (1u64 << rest) - 1,
-            };
-            // Marking a state changes only its own bit, below the rest.
-            let mut unmarked = !seen.words_vec()[wi] & valid;
-            while unmarked != 0 {
-                let b = 63 - unmarked.leading_zeros();
-                unmarked &= !(1u64 << b);
-                let s = (wi * 64) as StateId + b;
-                let targets = e.targets_of(s);
-                visited += 1 + targets.len();
-                if targets.iter().any(|&t| seen.get(t)) {
-                    seen.insert(s);
-                    marked += 1;
-                }
-            }
-        }
-        (marked, visited)
-    }
-
     /// States from which a final state is reachable. States that were not
     /// expanded (after a limit or fault) count as able to finish, since
     /// their futures are unknown, so the complement never holds false
@@ -182,8 +157,8 @@ impl<A: Copy, F> Exploration<A, F> {
     /// sweep over every edge). Panics if edges were not kept.
     pub fn can_finish(&self) -> &BitSet {
         self.finishing.get_or_init(|| {
-            let expanded = self.num_expanded();
-            self.can_reach(|s| s as usize >= expanded || self.is_final(s))
+            let (expanded, finals) = (self.num_expanded(), &self.finals);
+            self.can_reach(|s| s as usize >= expanded || finals.get(s))
         })
     }
 
@@ -296,7 +271,7 @@ impl<A: Copy, F> Exploration<A, F> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::{explore, Options, TransitionSystem};
     use super::*;
 
@@ -354,16 +329,22 @@ mod tests {
         assert_eq!(got, backward_search(&ex, &ids), "targets {targets:?}");
     }
 
-    #[test]
-    fn sweeps_agree_with_a_backward_search() {
-        // Pseudo-random graphs: many back edges and unreachable targets.
-        let mut x = 7u64;
-        let mut next = |m: u64| {
+    /// Pseudo-random numbers below the argument, from `seed` (a linear
+    /// congruential generator: the same graphs every run).
+    pub(in crate::explore) fn pseudo_random(seed: u64) -> impl FnMut(u64) -> u32 {
+        let mut x = seed;
+        move |m: u64| {
             x = x
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             ((x >> 33) % m) as u32
-        };
+        }
+    }
+
+    #[test]
+    fn sweeps_agree_with_a_backward_search() {
+        // Pseudo-random graphs: many back edges and unreachable targets.
+        let mut next = pseudo_random(7);
         for n in [1u64, 2, 5, 64, 65, 300] {
             let graph: Vec<Vec<u32>> = (0..n)
                 .map(|_| (0..next(4)).map(|_| next(n)).collect())

@@ -39,7 +39,8 @@ pub struct Stats {
 /// scale. The parallel phases run on every worker; the others on one.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Phases {
-    /// Successor generation (parallel).
+    /// Successor generation (parallel), with the visited table's growth
+    /// when the batch was foreseen to need one (`growth.rs`).
     pub expand: f64,
     /// Claiming successors in the visited set (parallel).
     pub claim: f64,

@@ -3,6 +3,7 @@
 
 use super::arena::{Arena, Run};
 use super::codec::{self, hash_code};
+use super::growth::Growth;
 use super::parts::{Parts, Recent};
 use super::table::{Claim, Table};
 use super::workers::Workers;
@@ -65,6 +66,8 @@ pub struct StateStore {
     /// with the table's tag (bits 33..64) its 63-bit fingerprint.
     fingerprints: Vec<u32>,
     table: Table,
+    /// A larger table being filled ([`start_growth`](Self::start_growth)).
+    growing: Option<Growth>,
 }
 
 impl StateStore {
@@ -78,6 +81,7 @@ impl StateStore {
             compact: false,
             fingerprints: Vec::new(),
             table: Table::with_capacity(0),
+            growing: None,
         }
     }
 
@@ -338,22 +342,47 @@ impl StateStore {
         }
         // Moving a large table is a random write per entry: on one thread
         // it was a third of the search's serial time at 16 threads. So is
-        // mapping the new table's pages (the kernel zeroes each as it is
-        // first written): the workers share both, mapping first.
-        if let Some(bigger) = self.table.larger_for(additional) {
-            let parts = workers.count() * 8;
-            let split = |n: usize| -> Vec<_> {
-                (0..parts)
-                    .map(|k| k * n / parts..(k + 1) * n / parts)
-                    .collect()
-            };
-            workers.each(&mut split(bigger.slot_count()), |_, r| {
-                bigger.touch(r.clone())
-            });
-            workers.each(&mut split(self.table.slot_count()), |_, r| {
-                self.table.move_into(&bigger, r.clone())
-            });
-            self.table.replace(bigger);
+        // mapping the new table's pages: the workers share both, mapping
+        // first.
+        self.finish_growth();
+        if let Some(g) = Growth::of(&self.table, additional, workers.count()) {
+            let table = &self.table;
+            workers.each(&mut vec![(); g.maps()], |k, _| g.run(table, k));
+            let moves = g.parts() - g.maps();
+            workers.each(&mut vec![(); moves], |k, _| g.run(table, g.maps() + k));
+            self.table.replace(g.done());
+        }
+    }
+
+    /// Prepares the growth of the table for `additional` more entries, if
+    /// it needs one, for [`grow_part`](Self::grow_part) to do on `workers`
+    /// workers while nothing writes the table, and returns the number of
+    /// parts (0 if none).
+    pub(crate) fn start_growth(&mut self, additional: usize, workers: usize) -> usize {
+        self.finish_growth();
+        self.growing = Growth::of(&self.table, additional, workers);
+        self.growth_parts()
+    }
+
+    /// The parts of the growth that [`start_growth`](Self::start_growth)
+    /// prepared (0 if none).
+    pub(crate) fn growth_parts(&self) -> usize {
+        self.growing.as_ref().map_or(0, Growth::parts)
+    }
+
+    /// Does part `k` of the prepared growth (each part once, all before
+    /// [`finish_growth`](Self::finish_growth)).
+    pub(crate) fn grow_part(&self, k: usize) {
+        if let Some(g) = &self.growing {
+            g.run(&self.table, k);
+        }
+    }
+
+    /// Takes the larger table of the prepared growth, whose parts have all
+    /// run.
+    pub(crate) fn finish_growth(&mut self) {
+        if let Some(g) = self.growing.take() {
+            self.table.replace(g.done());
         }
     }
 

@@ -45,6 +45,14 @@ struct Items<T> {
 unsafe impl<T: Send> Sync for Items<T> {}
 
 impl<T> Items<T> {
+    fn of(items: &mut [T]) -> Self {
+        Items {
+            first: items.as_mut_ptr(),
+            len: items.len(),
+            next: AtomicUsize::new(0),
+        }
+    }
+
     /// The next item not yet handed out, with its index.
     #[allow(clippy::mut_from_ref)] // each item once: see `Sync`
     fn take(&self) -> Option<(usize, &mut T)> {
@@ -116,11 +124,7 @@ impl Workers {
                     .for_each(|(k, t)| job(k, t))
             }),
             Backend::Own(pool) if items.len() > 1 => {
-                let items = Items {
-                    first: items.as_mut_ptr(),
-                    len: items.len(),
-                    next: AtomicUsize::new(0),
-                };
+                let items = Items::of(items);
                 pool.run(&|| {
                     while let Some((k, t)) = items.take() {
                         job(k, t);
@@ -128,6 +132,38 @@ impl Workers {
                 });
             }
             _ => items.iter_mut().enumerate().for_each(|(k, t)| job(k, t)),
+        }
+    }
+
+    /// [`each`](Self::each) of `items`, with `first_job(0..first)` handed
+    /// out before them in the same phase: work that does not depend on
+    /// `items` fills the workers' time between them rather than taking a
+    /// phase of its own. Returns when all are done.
+    pub(super) fn each_after<T: Send>(
+        &self,
+        (first, first_job): (usize, impl Fn(usize) + Sync),
+        items: &mut [T],
+        job: impl Fn(usize, &mut T) + Sync,
+    ) {
+        match &self.backend {
+            Backend::Own(pool) if first + items.len() > 1 => {
+                let (next, items) = (AtomicUsize::new(0), Items::of(items));
+                pool.run(&|| {
+                    loop {
+                        match next.fetch_add(1, Ordering::Relaxed) {
+                            k if k < first => first_job(k),
+                            _ => break,
+                        }
+                    }
+                    while let Some((k, t)) = items.take() {
+                        job(k, t);
+                    }
+                });
+            }
+            _ => {
+                self.each(&mut vec![(); first], |k, _| first_job(k));
+                self.each(items, job);
+            }
         }
     }
 }
@@ -159,6 +195,24 @@ mod tests {
                         .sum();
                     assert_eq!(*x, want, "{threads} threads, round {round}, item {k}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn each_after_runs_the_first_jobs_and_the_items_once() {
+        for threads in [1, 2, 3] {
+            let workers = Workers::new(threads);
+            for (first, len) in [(0, 5), (3, 0), (1, 1), (40, 17)] {
+                let ran: Vec<AtomicUsize> = (0..first).map(|_| AtomicUsize::new(0)).collect();
+                let mut items = vec![0u32; len];
+                workers.each_after(
+                    (first, |k| _ = ran[k].fetch_add(1, Ordering::Relaxed)),
+                    &mut items,
+                    |k, x| *x += k as u32 + 1,
+                );
+                assert!(ran.iter().all(|r| r.load(Ordering::Relaxed) == 1));
+                assert!(items.iter().enumerate().all(|(k, &x)| x == k as u32 + 1));
             }
         }
     }
