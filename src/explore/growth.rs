@@ -65,3 +65,34 @@ impl Growth {
         self.bigger
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Growth;
+    use crate::explore::table::Table;
+
+    /// The workers take a growth's parts in any order (`Workers::each_after`
+    /// hands out the page touches and the moves together): a page touched
+    /// after a move placed entries in it keeps them.
+    #[test]
+    fn touching_a_page_after_a_move_keeps_its_entries() {
+        let n = 20_000u32;
+        let hash = |i: u32| u64::from(i + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut table = Table::with_capacity(n as usize);
+        for i in 0..n {
+            table.insert_new(hash(i), i);
+        }
+        let growth = Growth::of(&table, 5 * n as usize, 4).expect("the table must grow");
+        for k in (growth.maps()..growth.parts()).chain(0..growth.maps()) {
+            growth.run(&table, k);
+        }
+        let bigger = growth.done();
+        for i in 0..n {
+            assert_eq!(
+                bigger.find(hash(i), |id| id == i),
+                Some(i),
+                "entry {i} lost"
+            );
+        }
+    }
+}
