@@ -703,12 +703,13 @@ fn ptx_is_the_default_memory_model_except_for_what_only_sc_models() {
     assert!(help.contains("Default: ptx"), "{help}");
 }
 
-/// `--canonical-fixpoint` is opt-in: under `ptx` it stores fewer states,
-/// the JSON config records it (replays need it) and `--stats` names it;
-/// under `sc`, which has no canonical form, it changes nothing and is no
+/// The canonical fixpoint is on by default: under `ptx` it stores fewer
+/// states than `--no-canonical-fixpoint`, the JSON config records it
+/// either way (replays need it) and `--stats` names it either way; under
+/// `sc`, which has no canonical form, the switch changes nothing and is no
 /// error.
 #[test]
-fn the_canonical_fixpoint_is_opt_in_and_changes_nothing_under_sc() {
+fn the_canonical_fixpoint_is_the_default_and_changes_nothing_under_sc() {
     let run_json = |args: &[&str]| {
         let base = ["priority_semaphore", "--blocks", "3", "--stats"];
         let out = run(&[&base[..], args, &["--format", "json"]].concat());
@@ -718,7 +719,7 @@ fn the_canonical_fixpoint_is_opt_in_and_changes_nothing_under_sc() {
         json
     };
     let states = |json: &serde_json::Value| json["stats"]["states"].as_u64().unwrap();
-    let (off, on) = (run_json(&[]), run_json(&["--canonical-fixpoint"]));
+    let (on, off) = (run_json(&[]), run_json(&["--no-canonical-fixpoint"]));
     assert!(
         states(&on) < states(&off),
         "{} {}",
@@ -726,19 +727,22 @@ fn the_canonical_fixpoint_is_opt_in_and_changes_nothing_under_sc() {
         states(&off)
     );
     assert_eq!(on["config"]["canonical_fixpoint"], true);
-    assert!(off["config"].get("canonical_fixpoint").is_none());
+    assert_eq!(off["config"]["canonical_fixpoint"], false);
     let sc = ["--memory-model", "sc"];
-    let sc_on = run_json(&[&sc[..], &["--canonical-fixpoint"]].concat());
-    assert_eq!(states(&sc_on), states(&run_json(&sc)));
-    let text = stdout(&run(&[
-        "priority_semaphore",
-        "--blocks",
-        "2",
-        "--stats",
-        "--canonical-fixpoint",
-    ]));
+    let sc_off = run_json(&[&sc[..], &["--no-canonical-fixpoint"]].concat());
+    assert_eq!(states(&sc_off), states(&run_json(&sc)));
+    let stats = |args: &[&str]| {
+        let base = ["priority_semaphore", "--blocks", "2", "--stats"];
+        stdout(&run(&[&base[..], args].concat()))
+    };
+    let text = stats(&[]);
     assert!(
         text.contains("repeated writes merged until nothing merges"),
+        "{text}"
+    );
+    let text = stats(&["--no-canonical-fixpoint"]);
+    assert!(
+        text.contains("repeated writes merged once per step (--no-canonical-fixpoint)"),
         "{text}"
     );
 }

@@ -46,7 +46,7 @@ type Switch = (&'static str, fn(&mut CheckConfig));
 
 /// The reductions cross-checked: a name and how to switch the reduction
 /// off in a [`CheckConfig`] (a switch may turn off several, as `--no-por`
-/// does), or on for one that is off by default (`--canonical-fixpoint`). **A new reduction gets a line here**: each line is compared
+/// does). **A new reduction gets a line here**: each line is compared
 /// against the default, and all of them together against the default.
 fn reduction_switches() -> Vec<Switch> {
     vec![
@@ -67,8 +67,8 @@ fn reduction_switches() -> Vec<Switch> {
         ("--no-drop-dead-writes", |c| {
             c.semantics.drop_dead_writes = false
         }),
-        ("--canonical-fixpoint", |c| {
-            c.semantics.canonical_fixpoint = true
+        ("--no-canonical-fixpoint", |c| {
+            c.semantics.canonical_fixpoint = false
         }),
         ("--no-early-deadlock", |c| c.search.early_deadlock = false),
         // Not a reduction (lossless), compared all the same.
@@ -273,7 +273,10 @@ fn command_line(path: &str, config: &CheckConfig) -> String {
         (!config.reductions.awaits, " --no-await"),
         (!config.semantics.refresh_views, " --no-view-refresh"),
         (!config.semantics.drop_dead_writes, " --no-drop-dead-writes"),
-        (config.semantics.canonical_fixpoint, " --canonical-fixpoint"),
+        (
+            !config.semantics.canonical_fixpoint,
+            " --no-canonical-fixpoint",
+        ),
     ];
     for (on, flag) in flags {
         if on {

@@ -584,8 +584,8 @@ fn dropping_dead_writes_keeps_every_verdict_and_counterexample() {
     switch_agrees_under_ptx("dropping dead writes", set, agrees_in_verdict);
 }
 
-/// Merging repeated writes until nothing merges (`--canonical-fixpoint`,
-/// opt-in) keeps every verdict and replay, at two blocks and at three,
+/// Merging repeated writes until nothing merges (the default; off with
+/// `--no-canonical-fixpoint`) keeps every verdict and replay, at two blocks and at three,
 /// under the deadlock check and a fair scheduler, and stores fewer states
 /// (the semaphores: a lock taken again after a dead release).
 #[test]

@@ -110,9 +110,9 @@ pub struct CheckOptions {
     #[arg(long)]
     pub no_drop_dead_writes: bool,
 
-    /// Under --memory-model ptx, repeat the canonical form's merge of repeated writes until nothing merges: fewer states, the same verdicts (off by default for now: it changes every ptx state count)
+    /// Under --memory-model ptx, merge repeated writes only once per step, as before (more states; for cross-checking)
     #[arg(long)]
-    pub canonical_fixpoint: bool,
+    pub no_canonical_fixpoint: bool,
 
     /// Keep a 63-bit fingerprint per state instead of the state (less memory; --stats states the collision probability)
     #[arg(long)]
@@ -191,7 +191,7 @@ impl CheckOptions {
                 }),
                 refresh_views: !self.no_view_refresh,
                 drop_dead_writes: !self.no_drop_dead_writes,
-                canonical_fixpoint: self.canonical_fixpoint,
+                canonical_fixpoint: !self.no_canonical_fixpoint,
                 ..base.semantics
             },
             scheduler: self.scheduler,

@@ -65,8 +65,8 @@ pub struct Semantics {
     /// dead writes); off only to cross-check (saved choices depend on it).
     pub drop_dead_writes: bool,
     /// Under `ptx` with the canonical form, merge repeated writes until
-    /// nothing merges (`model::memory::fixpoint`): fewer states; opt-in
-    /// for now (saved choices depend on it).
+    /// nothing merges (`model::memory::fixpoint`): fewer states; off only
+    /// to cross-check (saved choices depend on it).
     pub canonical_fixpoint: bool,
 }
 

@@ -182,7 +182,7 @@ mod tests {
         with("spin_lock", |c| c.semantics.fuse_local_steps = false);
         with("spin_lock", |c| c.semantics.refresh_views = false);
         with("spin_lock", |c| c.semantics.drop_dead_writes = false);
-        with("spin_lock", |c| c.semantics.canonical_fixpoint = true);
+        with("spin_lock", |c| c.semantics.canonical_fixpoint = false);
         with("spin_lock", |c| {
             c.scheduler = Scheduler::uniform(Progress::Fair)
         });
@@ -244,5 +244,19 @@ mod tests {
                 "{name}: {config:?}"
             );
         }
+    }
+
+    /// The canonical fixpoint is on by default, so a new save records it
+    /// either way, and one saved before it existed (no such field) was
+    /// searched without it and replays without it.
+    #[test]
+    fn a_save_without_the_canonical_fixpoint_replays_without_it() {
+        let spec = SpecSource::builtin("spin_lock").unwrap();
+        let p = prepare(&spec, &CheckConfig::default()).unwrap();
+        let mut saved = serde_json::to_value(run_config(&p.program, &p.config)).unwrap();
+        assert_eq!(saved["canonical_fixpoint"], true);
+        saved.as_object_mut().unwrap().remove("canonical_fixpoint");
+        let old: RunConfig = serde_json::from_value(saved).unwrap();
+        assert!(!config_of(&old).semantics.canonical_fixpoint);
     }
 }

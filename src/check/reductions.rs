@@ -76,10 +76,9 @@ pub struct ReductionLog {
     /// Under `ptx`, where a location's history can hold dead writes:
     /// whether they were dropped.
     pub dead_writes: Option<bool>,
-    /// Under `ptx`: the canonical form merged repeated writes until nothing
-    /// merged (`--canonical-fixpoint`; named only where asked for).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub canonical_fixpoint: bool,
+    /// Under `ptx` with the canonical form: whether it merged repeated
+    /// writes until nothing merged (`--no-canonical-fixpoint`: once).
+    pub canonical_fixpoint: Option<bool>,
     /// The reduced search was replaced by a search of the full graph, for
     /// this reason.
     pub full_graph: Option<FullGraph>,
@@ -162,9 +161,9 @@ impl ReductionLog {
             dead_writes: ptx
                 .filter(|w| w.drops_dead_writes())
                 .map(|_| model.options().drop_dead_writes),
-            canonical_fixpoint: ptx.is_some()
-                && model.options().canonical_memory
-                && model.options().canonical_fixpoint,
+            canonical_fixpoint: ptx
+                .filter(|_| model.options().canonical_memory)
+                .map(|_| model.options().canonical_fixpoint),
             full_graph: None,
             reduced_trace: false,
             hash_compaction: None,

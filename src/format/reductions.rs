@@ -273,8 +273,10 @@ fn reductions(log: &ReductionLog) -> String {
         Some(false) => text += "; dead writes kept (--no-drop-dead-writes)",
         None => {}
     }
-    if log.canonical_fixpoint {
-        text += "; repeated writes merged until nothing merges";
+    match log.canonical_fixpoint {
+        Some(true) => text += "; repeated writes merged until nothing merges",
+        Some(false) => text += "; repeated writes merged once per step (--no-canonical-fixpoint)",
+        None => {}
     }
     if log.reduced_trace {
         text += "; counterexample from the reduced graph (not necessarily shortest: the full graph is too large to retrace it)";

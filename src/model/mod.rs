@@ -159,7 +159,7 @@ pub struct ModelOptions {
     pub drop_dead_writes: bool,
     /// Under `ptx` with the canonical form, repeat its merge of repeated
     /// writes until nothing merges (`memory::fixpoint`): fewer states.
-    /// Opt-in for now: on, every `ptx` state count changes.
+    /// Off only to cross-check.
     pub canonical_fixpoint: bool,
     /// Record in each thread's flags whether it has taken a step: the OBE
     /// progress models guarantee only threads that have run once
@@ -182,7 +182,7 @@ impl Default for ModelOptions {
             canonical_memory: true,
             refresh_views: true,
             drop_dead_writes: true,
-            canonical_fixpoint: false,
+            canonical_fixpoint: true,
             track_started: false,
         }
     }

@@ -150,9 +150,10 @@ pub struct RunConfig {
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub drop_dead_writes: bool,
     /// Under `ptx`: whether the canonical form merged repeated writes
-    /// until nothing merged (`--canonical-fixpoint`: true). Saved choices
-    /// depend on it.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    /// until nothing merged (`--no-canonical-fixpoint`: false). Saved
+    /// choices depend on it. Always recorded: a saved report without it
+    /// predates the fixpoint and replays with it off.
+    #[serde(default)]
     pub canonical_fixpoint: bool,
     /// Fairness assumed for liveness checks.
     pub scheduler: Scheduler,
