@@ -40,7 +40,7 @@
 //!
 //! One pass is not idempotent: the dead-write drop and the view clamps run
 //! after a location's repeat merge and can make new repeats, which
-//! `--canonical-fixpoint` merges too (`fixpoint`).
+//! the fixpoint merges too (`fixpoint`; on unless `--no-canonical-fixpoint`).
 
 use super::effective_scope;
 use super::layout::*;

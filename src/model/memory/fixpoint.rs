@@ -1,9 +1,10 @@
-//! The canonical form's merge repeated until nothing merges
-//! (`--canonical-fixpoint`): one pass of the form (`canon`) is not
-//! idempotent, since two of its rules run after a location's repeat merge
-//! and make new repeats there. The dead-write drop removes a write from the
-//! middle of a history (`atomicCAS(lock, 0, 1)` after an unlock: the
-//! released 0 goes and two locks' 1s become neighbours); the view clamps
+//! The canonical form's merge repeated until nothing merges (the
+//! default; off with `--no-canonical-fixpoint`): one pass of the form
+//! (`canon`) is not idempotent, since two of its rules run after a
+//! location's repeat merge and make new repeats there. The dead-write drop
+//! removes a write from the middle of a history (`atomicCAS(lock, 0, 1)`
+//! after an unlock: the released 0 goes and two locks' 1s become
+//! neighbours); the view clamps
 //! zero entries of a release's view, and a release they empty is dropped
 //! as no release, after which it may repeat the write before it. Merging a
 //! write of a later location, or retiring its oldest writes, also

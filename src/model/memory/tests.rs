@@ -215,7 +215,7 @@ fn a_second_canonical_pass_only_merges_writes() {
     assert!(clamps && dead_writes, "{changed:?}");
 }
 
-/// `--canonical-fixpoint` puts out the whole form's fixpoint: on every
+/// The canonical fixpoint puts out the whole form's fixpoint: on every
 /// successor (taken before its canonical form) of every state the search
 /// stores with the switch off and on, with the dead-write drop on and off,
 /// the targeted merge (`memory::fixpoint`) gives the state that repeating
