@@ -356,12 +356,11 @@ impl StateStore {
 
     /// Prepares the growth of the table for `additional` more entries, if
     /// it needs one, for [`grow_part`](Self::grow_part) to do on `workers`
-    /// workers while nothing writes the table, and returns the number of
-    /// parts (0 if none).
-    pub(crate) fn start_growth(&mut self, additional: usize, workers: usize) -> usize {
+    /// workers while nothing writes the table
+    /// ([`growth_parts`](Self::growth_parts) of them).
+    pub(crate) fn start_growth(&mut self, additional: usize, workers: usize) {
         self.finish_growth();
         self.growing = Growth::of(&self.table, additional, workers);
-        self.growth_parts()
     }
 
     /// The parts of the growth that [`start_growth`](Self::start_growth)
