@@ -4,12 +4,11 @@
 //! location's repeat merge and make new repeats there. The dead-write drop
 //! removes a write from the middle of a history (`atomicCAS(lock, 0, 1)`
 //! after an unlock: the released 0 goes and two locks' 1s become
-//! neighbours); the view clamps
-//! zero entries of a release's view, and a release they empty is dropped
-//! as no release, after which it may repeat the write before it. Merging a
-//! write of a later location, or retiring its oldest writes, also
-//! renumbers that location's entry in every view, which can make the views
-//! of two writes of an earlier location equal.
+//! neighbours); the view clamps zero entries of a release's view, and a
+//! release they empty is dropped as no release, after which it may repeat
+//! the write before it. Merging a write of a later location, or retiring
+//! its oldest writes, also renumbers that location's entry in every view,
+//! which can make the views of two writes of an earlier location equal.
 //!
 //! Soundness: every rule of the form maps a state to one with the same
 //! futures, and each rule's argument reads only the state it is applied
