@@ -284,6 +284,16 @@ fn run_worker(
     // before the last process's at times (its wait for connections sleeps
     // a second), which the first round's wait counted.
     rounds.gather(Vec::new());
+    let timed = std::env::var_os("GSYNC_DIST_WAITS").is_some();
+    // What a round costs among these workers with nothing to do.
+    let empty_round = timed.then(|| {
+        let start = Instant::now();
+        for _ in 0..EMPTY_ROUNDS {
+            rounds.gather(Vec::new());
+        }
+        start.elapsed() / EMPTY_ROUNDS
+    });
+    let before = rounds.waits();
     let started = Instant::now();
     let (full, _) = Reduced::new(&model, reductions(prepared).per_thread());
     let mut again = false;
@@ -318,14 +328,24 @@ fn run_worker(
         per_process[v[0] as usize] = per_process[v[0] as usize].max(v[1]);
     }
     let seconds = started.elapsed().as_secs_f64();
-    if std::env::var_os("GSYNC_DIST_WAITS").is_some() {
-        // Where a worker's time goes (#43): rounds, and the time spent
-        // waiting for the other workers' records at their ends.
-        let (n, waited) = rounds.waits();
+    if let Some(empty_round) = empty_round {
+        // Where a worker's time goes (#43): rounds, the time spent idle at
+        // their ends, and in the search, its steps and its exchanges.
+        let (n, waited, _) = rounds.waits();
+        let s = &searched.spent;
         let line = format!(
-            "worker {}: {n} rounds, waited {:.3} s of {seconds:.3} s\n",
+            "worker {}: {} rounds, waited {:.3} s of {seconds:.3} s; search: {} rounds, \
+             expand {:.3} s, exchanges {:.3} s (idle {:.3} s, keeping what came {:.3} s); \
+             an empty round {:.1} us\n",
             rounds.index(),
-            waited.as_secs_f64()
+            n - before.0,
+            (waited - before.1).as_secs_f64(),
+            s.rounds,
+            s.expand.as_secs_f64(),
+            s.exchange.as_secs_f64(),
+            s.waited.as_secs_f64(),
+            s.handled.as_secs_f64(),
+            empty_round.as_secs_f64() * 1e6,
         );
         // One write, so that the lines of the processes do not interleave.
         let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
@@ -353,6 +373,10 @@ fn partition_for(sys: &Reduced, opts: &Options, peers: usize) -> partition::Part
     };
     partition::Partition::new(sys.state_words(), parts, peers)
 }
+
+/// Rounds with nothing to do that `GSYNC_DIST_WAITS` times before the
+/// search.
+const EMPTY_ROUNDS: u32 = 200;
 
 /// A search of `sys` on a partition of its own, and its deadlock analysis
 /// when complete.

@@ -18,6 +18,7 @@ use super::succs::States;
 use crate::check::Checkable;
 use crate::explore::{LimitKind, Options, TransitionSystem};
 use crate::model::Violation;
+use std::time::Duration;
 
 /// The most states a worker expands between two exchanges.
 const BATCH: usize = 4096;
@@ -75,6 +76,8 @@ pub(super) struct Searched {
     pub bytes: u64,
     /// The states the proviso expanded fully (every worker has them all).
     pub full: Vec<Vec<u32>>,
+    /// This worker's time in the search.
+    pub spent: Spent,
 }
 
 /// Which edges the search keeps at their targets.
@@ -138,6 +141,21 @@ struct Level {
     transitions: u64,
 }
 
+/// Where a worker's time in the search went (#43; `GSYNC_DIST_WAITS`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Spent {
+    /// Taking the steps of a batch's states, up to its exchange.
+    pub expand: Duration,
+    /// The batches' exchanges: waiting, and keeping the successors that
+    /// came (as they came).
+    pub exchange: Duration,
+    /// The search's rounds, the time this worker waited idle at their
+    /// ends, and the time it handled their records there.
+    pub rounds: u64,
+    pub waited: Duration,
+    pub handled: Duration,
+}
+
 /// Searches `sys` on this worker's partition, keeping the `edges` into
 /// each state.
 pub(super) fn search<S: Checkable>(
@@ -146,6 +164,27 @@ pub(super) fn search<S: Checkable>(
     part: &mut Partition,
     opts: &Options,
     edges: Edges,
+) -> Searched {
+    let mut spent = Spent::default();
+    let (n, waited, handled) = rounds.waits();
+    let mut searched = levels(sys, rounds, part, opts, edges, &mut spent);
+    let after = rounds.waits();
+    spent.rounds = after.0 - n;
+    spent.waited = after.1 - waited;
+    spent.handled = after.2 - handled;
+    searched.spent = spent;
+    searched
+}
+
+/// The search's levels, as [`search`]; the time spent in them is added to
+/// `spent`.
+fn levels<S: Checkable>(
+    sys: &S,
+    rounds: &mut Rounds<'_>,
+    part: &mut Partition,
+    opts: &Options,
+    edges: Edges,
+    spent: &mut Spent,
 ) -> Searched {
     // Every step of a state is then an edge, at its place in action order.
     assert!(
@@ -195,7 +234,8 @@ pub(super) fn search<S: Checkable>(
         part.new_level();
         let at = (&frontier[..], level.count, level.depth, mode);
         let keep = (edges, passes.range.0);
-        let expanded = expand_level(sys, (rounds, &mut sizes), part, at, opts, keep);
+        let work = (&mut *rounds, &mut sizes[..], &mut *spent);
+        let expanded = expand_level(sys, work, part, at, opts, keep);
         // New states that break an invariant, at their first position.
         let bad = (expanded.broken.iter())
             .map(|&l| (part.key(l), BROKE_INVARIANT, 0u32))
@@ -348,6 +388,7 @@ fn done(
         reduced: per_worker.iter().map(|v| v[1]).sum(),
         bytes: per_worker.iter().map(|v| v[2]).sum(),
         full: std::mem::take(&mut passes.full),
+        spent: Spent::default(),
     }
 }
 
@@ -378,10 +419,11 @@ struct Expanded {
 /// one exchange each (as many as the busiest worker needs), and keeps the
 /// new successors at level `depth + 1`; `edges` says which edges are
 /// kept, and those into levels before `range` are the proviso's `leaving`;
-/// `sizes` has the last batch's successors for each worker.
+/// `sizes` has the last batch's successors for each worker; the time
+/// spent is added to `spent`.
 fn expand_level<S: Checkable>(
     sys: &S,
-    (rounds, sizes): (&mut Rounds<'_>, &mut [(usize, usize)]),
+    (rounds, sizes, spent): (&mut Rounds<'_>, &mut [(usize, usize)], &mut Spent),
     part: &mut Partition,
     (frontier, count, depth, mode): (&[(u64, u32)], u64, u32, Mode),
     opts: &Options,
@@ -410,6 +452,7 @@ fn expand_level<S: Checkable>(
     let mut todo = frontier.iter();
     let labelled = edges == Edges::Labelled;
     for _ in 0..batches {
+        let started = std::time::Instant::now();
         let mut out: Vec<Outgoing> = (sizes.iter().enumerate())
             .map(|(to, &(b, r))| Outgoing::with_room(rounds.is_remote(to as u32), (b, r), labelled))
             .collect();
@@ -474,43 +517,61 @@ fn expand_level<S: Checkable>(
             .enumerate()
             .filter(|(_, to)| !to.reached.is_empty())
             .map(|(w, to)| (w as u32, to.into_msg()));
-        for m in rounds.exchange(out.collect::<Vec<_>>()) {
-            let Msg::Succs {
-                states,
-                reached,
-                effects,
-            } = m
-            else {
-                continue;
-            };
-            let mut read = states.reader();
-            for (i, (key, from, action, from_depth)) in reached.into_iter().enumerate() {
-                let words = read.next(&mut next);
-                let edge = (words, key, from, action);
-                let Some((l, new)) = keep(sys, part, edge, (depth + 1, from_depth + 1)) else {
-                    // The run's states would not fit a word (`Packing`):
-                    // it ends as the single explorer's does at 2^32.
-                    found.limit = Some(LimitKind::States);
-                    continue;
-                };
-                if new && sys.check_state(words).is_err() {
-                    found.broken.push(l);
-                }
-                match edges {
-                    Edges::Sources => part.add_pred(l, from),
-                    Edges::Labelled => {
-                        let t = sys.thread_of(action);
-                        let label = labels::with_effect(t, action, effects[i]);
-                        part.labelled.push((l, from, key.1, label));
-                    }
-                }
-                if mode == Mode::Ample && l < before_range {
-                    part.leaving.push(from);
-                }
-            }
-        }
+        let expanded = std::time::Instant::now();
+        spent.expand += expanded - started;
+        let into = (depth + 1, edges, mode, before_range);
+        rounds.exchange_each(out.collect::<Vec<_>>(), |m| {
+            keep_succs(sys, part, (&mut found, &mut next), m, into);
+        });
+        spent.exchange += expanded.elapsed();
     }
     found
+}
+
+/// Keeps the successors of a record `m` of the level's exchange (others
+/// are left alone) at `level` (`into`: the level, the edges kept, the
+/// mode, the first index of the proviso's range); `next` is room for one
+/// state.
+fn keep_succs<S: Checkable>(
+    sys: &S,
+    part: &mut Partition,
+    (found, next): (&mut Expanded, &mut [u32]),
+    m: Msg,
+    (level, edges, mode, before_range): (u32, Edges, Mode, u32),
+) {
+    let Msg::Succs {
+        states,
+        reached,
+        effects,
+    } = m
+    else {
+        return;
+    };
+    let mut read = states.reader();
+    for (i, (key, from, action, from_depth)) in reached.into_iter().enumerate() {
+        let words = read.next(next);
+        let edge = (words, key, from, action);
+        let Some((l, new)) = keep(sys, part, edge, (level, from_depth + 1)) else {
+            // The run's states would not fit a word (`Packing`): it ends
+            // as the single explorer's does at 2^32.
+            found.limit = Some(LimitKind::States);
+            continue;
+        };
+        if new && sys.check_state(words).is_err() {
+            found.broken.push(l);
+        }
+        match edges {
+            Edges::Sources => part.add_pred(l, from),
+            Edges::Labelled => {
+                let t = sys.thread_of(action);
+                let label = labels::with_effect(t, action, effects[i]);
+                part.labelled.push((l, from, key.1, label));
+            }
+        }
+        if mode == Mode::Ample && l < before_range {
+            part.leaving.push(from);
+        }
+    }
 }
 
 /// Takes action `a` from `state` into `next` (which holds a copy of it);
@@ -708,6 +769,7 @@ fn stop_at(
         reduced: per_worker.iter().map(|v| v[1]).sum(),
         bytes: per_worker.iter().map(|v| v[2]).sum(),
         full: std::mem::take(&mut passes.full),
+        spent: Spent::default(),
     }
 }
 
