@@ -460,7 +460,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             }
             // Nothing left to expand: the proviso may add states.
             Phases::lap(&mut self.lap, &mut self.phases.serial);
-            let more = self.expand_terminal_components();
+            let more = self.expand_terminal_components(workers);
             Phases::lap(&mut self.lap, &mut self.phases.proviso);
             match more {
                 Ok(true) => {}
