@@ -18,6 +18,7 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    gsync_check::explore::heap::map_large_blocks();
     let args = cli::command::Cli::parse();
     std::process::exit(cli::main_with(args));
 }

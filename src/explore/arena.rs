@@ -15,6 +15,7 @@
 
 use super::limits::{vec_after_reserve, vec_bytes};
 use super::table::advise_huge_pages;
+use std::mem::MaybeUninit;
 
 /// Bytes of the largest segment (unless one code needs more).
 const SEGMENT_BYTES: usize = 16 << 20;
@@ -53,6 +54,10 @@ pub(crate) struct Arena {
     /// bits) of the code of state `i`, for held states.
     locs: Vec<u64>,
     locs_base: usize,
+    /// Locations handed out by the last [`append_groups`](Arena::append_groups)
+    /// in the spare room of `locs`, counted by
+    /// [`appended`](Arena::appended) once the runs are filled.
+    pending: usize,
     /// The first state of segment `dropped`.
     first_held: usize,
     len: usize,
@@ -67,7 +72,9 @@ pub(crate) struct Run<'a> {
     /// The location of the first code.
     base: u64,
     bytes: &'a mut [u8],
-    locs: &'a mut [u64],
+    /// Spare room of the arena's locations: the caller zeroes nothing, the
+    /// worker that fills the run writes them (and faults in their pages).
+    locs: &'a mut [MaybeUninit<u64>],
     /// States and bytes filled so far.
     filled: (usize, usize),
 }
@@ -89,7 +96,7 @@ impl Run<'_> {
     pub(crate) fn push(&mut self, code: &[u8]) {
         let (i, at) = self.filled;
         self.bytes[at..at + code.len()].copy_from_slice(code);
-        self.locs[i] = self.base + at as u64;
+        self.locs[i].write(self.base + at as u64);
         self.filled = (i + 1, at + code.len());
     }
 }
@@ -120,6 +127,7 @@ impl Arena {
             dropped: 0,
             locs: Vec::new(),
             locs_base: 0,
+            pending: 0,
             first_held: 0,
             len: 0,
         }
@@ -232,6 +240,7 @@ impl Arena {
 
     /// Appends the code `code`.
     pub(super) fn push(&mut self, code: &[u8]) {
+        debug_assert_eq!(self.pending, 0, "a batch's locations are counted first");
         let (seg, at) = self.place(code.len());
         self.locs.push((seg as u64) << 32 | at as u64);
         self.len += 1;
@@ -249,8 +258,9 @@ impl Arena {
     /// code length of state `j` of group `g`; it is asked only for a group
     /// that does not fit in the segment being filled, so that placing a
     /// batch is one step per group, and the workers that fill the runs
-    /// write the states' locations. Codes land where one-by-one placement
-    /// would put them.
+    /// write the states' locations (into spare room, which
+    /// [`appended`](Self::appended) counts once they are filled). Codes
+    /// land where one-by-one placement would put them.
     pub(super) fn append_groups(
         &mut self,
         groups: &[(usize, usize)],
@@ -280,9 +290,10 @@ impl Arena {
                 }
             }
         }
-        let from = self.locs.len();
-        self.locs.resize(from + total, 0);
-        let mut locs = &mut self.locs[from..];
+        debug_assert_eq!(self.pending, 0, "a batch's locations are counted first");
+        self.locs.reserve(total);
+        self.pending = total;
+        let mut locs = &mut self.locs.spare_capacity_mut()[..total];
         let mut runs = Vec::with_capacity(spans.len());
         let mut spans = spans.into_iter().peekable();
         for (k, s) in self.segments.iter_mut().enumerate() {
@@ -311,6 +322,19 @@ impl Arena {
             }
         }
         runs
+    }
+
+    /// Counts the locations the runs of the last
+    /// [`append_groups`](Self::append_groups) wrote.
+    ///
+    /// # Safety
+    ///
+    /// Every one of those runs was filled ([`Run::is_full`]).
+    pub(super) unsafe fn appended(&mut self) {
+        // SAFETY: the runs split the first `pending` items of the spare
+        // room between them, and the caller filled every run.
+        unsafe { self.locs.set_len(self.locs.len() + self.pending) };
+        self.pending = 0;
     }
 
     /// Drops the segments that hold only states before `i`, and their
@@ -375,6 +399,8 @@ mod tests {
             }
             assert_eq!(run.filled.1, run.bytes.len(), "run {} filled", run.group);
         }
+        // SAFETY: every run was filled (the assertions above).
+        unsafe { a.appended() };
         assert_eq!(next, 200);
         assert_eq!(a.segments.len(), segments, "reserve made room for all");
         for i in 0..200 {
@@ -394,6 +420,48 @@ mod tests {
         }
         a.push(&code(200, 3));
         assert!(a.get(200).starts_with(&code(200, 3)));
+    }
+
+    /// The runs of one batch filled on different threads at once (as the
+    /// commit's workers do) give the locations one-by-one placement gives.
+    #[test]
+    fn runs_filled_on_several_threads() {
+        let mut a = Arena::with_segments(9, 40, 80);
+        let lens: Vec<usize> = (0..300).map(len_of).collect();
+        a.reserve(lens.len(), lens.iter().sum());
+        let groups: Vec<(usize, usize)> = (0..300)
+            .step_by(30)
+            .map(|g| (30, (g..g + 30).map(len_of).sum()))
+            .collect();
+        let runs = a.append_groups(&groups, |g, j| len_of(30 * g + j));
+        // Each run's first state, then the runs dealt out to four threads.
+        let mut first = 0;
+        let mut dealt: Vec<Vec<(usize, Run<'_>)>> = (0..4).map(|_| Vec::new()).collect();
+        for (k, run) in runs.into_iter().enumerate() {
+            let n = run.len();
+            dealt[k % 4].push((first, run));
+            first += n;
+        }
+        std::thread::scope(|s| {
+            for mine in dealt {
+                s.spawn(move || {
+                    for (first, mut run) in mine {
+                        for i in first..first + run.len() {
+                            run.push(&code(i, len_of(i)));
+                        }
+                        assert!(run.is_full());
+                    }
+                });
+            }
+        });
+        // SAFETY: every run was filled (asserted on its thread).
+        unsafe { a.appended() };
+        let mut one_by_one = Arena::with_segments(9, 40, 80);
+        for i in 0..300 {
+            one_by_one.push(&code(i, len_of(i)));
+            assert!(a.get(i).starts_with(&code(i, len_of(i))), "state {i}");
+        }
+        assert_eq!(a.locs, one_by_one.locs, "placed as one by one");
     }
 
     #[test]

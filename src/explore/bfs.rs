@@ -460,7 +460,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             }
             // Nothing left to expand: the proviso may add states.
             Phases::lap(&mut self.lap, &mut self.phases.serial);
-            let more = self.expand_terminal_components();
+            let more = self.expand_terminal_components(workers);
             Phases::lap(&mut self.lap, &mut self.phases.proviso);
             match more {
                 Ok(true) => {}
@@ -709,8 +709,10 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         // (`kept[c]`, `cut` and `closed[c]` per chunk, above), and each job
         // wrote every item of its slices: its `kept[c]` winners (no more
         // than it has), its `cut` edges and its `closed[c]` list ends (no
-        // more than its states). A panic in a job returns before this.
+        // more than its states); the store's runs hold the `won` winners,
+        // and the commit filled each. A panic in a job returns before this.
         unsafe {
+            self.store.appended();
             self.parents.set_len(self.parents.len() + won);
             self.via.set_len(self.via.len() + won);
             if let Some(e) = &mut self.edges {

@@ -13,12 +13,8 @@ use super::bfs::Exploration;
 use super::bitset::BitSet;
 use super::edges::{Edges, Reverse};
 use super::store::StateId;
-use super::sweeps::sweep_marks;
+use super::sweeps::{sweep_marks, PARALLEL_SWEEP_EDGES};
 use super::workers::Workers;
-
-/// Edges from which [`Exploration::can_reach`] sweeps on the search's
-/// workers (about a millisecond of sweeping on one thread).
-const PARALLEL_SWEEP_EDGES: usize = 1 << 18;
 
 type FxMap<K, V> = HashMap<K, V, FxBuildHasher>;
 type FxSet<K> = HashSet<K, FxBuildHasher>;

@@ -119,6 +119,31 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
 }
 
+/// Blocks of at least this many bytes get mappings of their own
+/// ([`map_large_blocks`]).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const MAPPED_BLOCK: libc::c_int = 1 << 20;
+
+/// Has the C allocator (glibc's) give every block of [`MAPPED_BLOCK`] bytes
+/// or more a mapping of its own, so that growing a large vector
+/// (`realloc`) moves page tables (`mremap`) instead of copying its bytes
+/// and faulting in a new block. glibc's own threshold starts at 128 KiB
+/// and rises as mapped blocks are freed, up to 32 MiB; past that rise,
+/// the explorer's vectors of up to 32 MiB (parents, actions, the code
+/// locations, edge list ends) grew by copying, on its one thread between
+/// the parallel phases, and the pages past the old contents are now first
+/// written by the workers that fill them. Only speed: no effect on what
+/// the program computes. Call it before the program allocates much (a
+/// fixed threshold also stops glibc's rise). A no-op on other C libraries.
+pub fn map_large_blocks() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a tuning parameter of malloc; it is safe
+    // to call at any time, and a refusal (0) leaves glibc's default.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, MAPPED_BLOCK);
+    }
+}
+
 /// Bytes the program holds on the heap now, if [`CountingAlloc`] is the
 /// global allocator, within [`FLUSH`] per thread (see the module's comment).
 #[inline]

@@ -75,8 +75,11 @@
 //! (`dist::proviso`): the counts and traces then agree everywhere.
 
 use super::bitset::BitSet;
+use super::edges::Forward;
 use super::limits::vec_bytes;
 use super::store::StateId;
+use super::sweeps::sweep_marks;
+use super::workers::Workers;
 
 /// Marks a state whose component is done.
 const DONE: u32 = u32::MAX;
@@ -98,25 +101,59 @@ pub(super) struct Components {
 /// more than `budget` bytes. Iterative (Pearce's one-number variant of Tarjan's
 /// algorithm, "A space-efficient algorithm for finding strongly connected
 /// components", IPL 116(1), 2016): millions of states make deep searches.
-/// A cheap sweep first closes most states that cannot be in such a
-/// component ([`close_escaping`]), and the search skips them.
+/// States of `closed` (see [`closed_by_sweeps`]) cannot be in such a
+/// component, and the search skips them; without it a cheap sweep first
+/// closes most of those states ([`close_escaping`]).
 pub(super) fn unexpanded_terminal_components<'g>(
     targets: impl Fn(StateId) -> &'g [StateId],
     reduced: &BitSet,
     range: (usize, usize),
     budget: usize,
+    closed: Option<&BitSet>,
 ) -> Option<Components> {
-    search(targets, reduced, range, budget, true)
+    match closed {
+        Some(c) => search(targets, reduced, range, budget, Close::Marked(c)),
+        None => search(targets, reduced, range, budget, Close::Sweep),
+    }
 }
 
-/// [`unexpanded_terminal_components`], with the sweep or without (the
-/// same components either way: tests compare).
+/// The states of `0..to` that reach a fully expanded state (not `reduced`)
+/// or a state below `from` (their paths leave the range), by sweeps on
+/// `workers` (`sweeps`) within about `budget` visits of states and edges
+/// per worker: the states [`close_escaping`] closes and, as the sweeps
+/// repeat, those it misses along edges to lower ids. Every state marked
+/// has such a path, which is all the search needs of a closed state; at
+/// 16 threads this takes the one-thread sweep off the pass.
+pub(super) fn closed_by_sweeps(
+    edges: Forward<'_>,
+    reduced: &BitSet,
+    (from, to): (usize, usize),
+    workers: &Workers,
+    budget: usize,
+) -> BitSet {
+    let target = |s: StateId| (s as usize) < from || !reduced.get(s);
+    sweep_marks(edges, to, target, workers, budget).0
+}
+
+/// Which states the search closes before it starts.
+enum Close<'c> {
+    /// None.
+    #[cfg(test)]
+    Nothing,
+    /// Those one sweep finds ([`close_escaping`]).
+    Sweep,
+    /// The marked ones (ids of the whole graph).
+    Marked(&'c BitSet),
+}
+
+/// [`unexpanded_terminal_components`], with states closed first or not
+/// (the same components either way: tests compare).
 fn search<'g>(
     targets: impl Fn(StateId) -> &'g [StateId],
     reduced: &BitSet,
     (from, to): (usize, usize),
     budget: usize,
-    sweep: bool,
+    close: Close<'_>,
 ) -> Option<Components> {
     let n = to - from;
     if n * 4 + n.div_ceil(64) * 8 > budget {
@@ -125,8 +162,17 @@ fn search<'g>(
     // `num[i]`: 0 unvisited, else the smallest visit number state
     // `from + i` reaches within its open component, DONE once closed.
     let mut num = vec![0u32; n];
-    if sweep {
-        close_escaping(&targets, reduced, (from, to), &mut num);
+    match close {
+        #[cfg(test)]
+        Close::Nothing => {}
+        Close::Sweep => close_escaping(&targets, reduced, (from, to), &mut num),
+        Close::Marked(marks) => {
+            for (v, num) in num.iter_mut().enumerate() {
+                if marks.get((from + v) as StateId) {
+                    *num = DONE;
+                }
+            }
+        }
     }
     // States whose own edges leave their component.
     let mut leaves = BitSet::new(n);
@@ -264,6 +310,7 @@ fn settle_edge(num: &mut [u32], leaves: &mut BitSet, v: u32, w: usize) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::sweeps::tests::edges_of;
     use super::*;
     use crate::explore::{explore, Options, Outcome, TransitionSystem};
 
@@ -272,7 +319,7 @@ mod tests {
         let mut bits = BitSet::default();
         reduced.iter().for_each(|&b| bits.push(b));
         let all = usize::MAX;
-        unexpanded_terminal_components(|s| succ[s as usize], &bits, (from, succ.len()), all)
+        unexpanded_terminal_components(|s| succ[s as usize], &bits, (from, succ.len()), all, None)
             .unwrap()
             .unexpanded
     }
@@ -335,7 +382,7 @@ mod tests {
         let reduced = bits(&[false, true]);
         assert_eq!(swept(&succ, &reduced, 0), [0]);
         let targets = |s: StateId| &succ[s as usize][..];
-        let found = unexpanded_terminal_components(targets, &reduced, (0, 2), usize::MAX);
+        let found = unexpanded_terminal_components(targets, &reduced, (0, 2), usize::MAX, None);
         assert!(found.unwrap().unexpanded.is_empty());
     }
 
@@ -378,6 +425,7 @@ mod tests {
     #[test]
     fn the_sweep_changes_nothing_found_on_random_graphs() {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let pools: Vec<Workers> = (1..=4).map(Workers::new).collect();
         let (mut searched, mut found) = (0, 0);
         for round in 0..3000 {
             let n = 1 + rng.below(40) as usize;
@@ -407,14 +455,29 @@ mod tests {
             }
             searched += n - from - marked.len();
             let targets = |s: StateId| &succ[s as usize][..];
-            let filtered = unexpanded_terminal_components(targets, &b, (from, n), usize::MAX);
-            let plain = search(targets, &b, (from, n), usize::MAX, false);
+            let filtered = unexpanded_terminal_components(targets, &b, (from, n), usize::MAX, None);
+            let plain = search(targets, &b, (from, n), usize::MAX, Close::Nothing);
             let plain = plain.unwrap().unexpanded;
             assert_eq!(
                 filtered.unwrap().unexpanded,
                 plain,
                 "round {round}: {succ:?} reduced {reduced:?} from {from}"
             );
+            // Closed by sweeps on 1 to 4 workers, within a budget of one to
+            // three passes or none: the same components.
+            let edges = edges_of(&succ);
+            let workers = &pools[round % pools.len()];
+            let budget = (round % 4) * (n + edges.len());
+            let marks = closed_by_sweeps(edges.forward(), &b, (from, n), workers, budget);
+            for s in marks.iter_ones().filter(|&s| s as usize >= from) {
+                assert!(
+                    truly_escapes(&succ, &reduced, from, s as usize),
+                    "round {round}: {s}"
+                );
+            }
+            let swept =
+                unexpanded_terminal_components(targets, &b, (from, n), usize::MAX, Some(&marks));
+            assert_eq!(swept.unwrap().unexpanded, plain, "round {round}: sweeps");
             found += plain.len();
         }
         // The graphs left the search something to do and to find.
@@ -428,7 +491,13 @@ mod tests {
         let mut bits = BitSet::default();
         (0..n).for_each(|_| bits.push(true));
         let search = |budget| {
-            unexpanded_terminal_components(|s| &succ[s as usize], &bits, (0, n as usize), budget)
+            unexpanded_terminal_components(
+                |s| &succ[s as usize],
+                &bits,
+                (0, n as usize),
+                budget,
+                None,
+            )
         };
         let got = search(usize::MAX).unwrap();
         assert_eq!(got.unexpanded, vec![0]);

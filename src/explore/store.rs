@@ -328,6 +328,17 @@ impl StateStore {
         )
     }
 
+    /// Counts the locations of the states of the last
+    /// [`append`](Self::append) (see [`Arena::appended`]).
+    ///
+    /// # Safety
+    ///
+    /// Every run that `append` returned was filled.
+    pub(crate) unsafe fn appended(&mut self) {
+        // SAFETY: the caller's promise.
+        unsafe { self.arena.appended() };
+    }
+
     /// Makes room for `additional` more states of `bytes` bytes of codes in
     /// all, so that the next `additional` insertions do not reallocate.
     pub fn reserve(&mut self, additional: usize, bytes: usize) {

@@ -22,6 +22,13 @@ use super::edges::Forward;
 use super::store::StateId;
 use super::workers::Workers;
 
+/// Edges from which the sweeps run on the search's workers (about a
+/// millisecond of sweeping on one thread; waking the workers costs more
+/// below): for [`Exploration::can_reach`] and the proviso's pass.
+///
+/// [`Exploration::can_reach`]: super::Exploration::can_reach
+pub(super) const PARALLEL_SWEEP_EDGES: usize = 1 << 18;
+
 /// At most this many bit words (of 64 states) a run: small enough that
 /// sixteen workers share a sweep evenly, large enough that handing a run
 /// out costs nothing against its edges.
@@ -118,13 +125,13 @@ fn sweep_run(edges: Forward<'_>, n: usize, seen: &[AtomicU64], run: &mut Run) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::edges::Edges;
     use super::super::graph::tests::pseudo_random;
     use super::*;
 
     /// Edges of `lists[s]` out of state `s`.
-    fn edges_of(lists: &[Vec<StateId>]) -> Edges<()> {
+    pub(in crate::explore) fn edges_of(lists: &[Vec<StateId>]) -> Edges<()> {
         let mut e = Edges::default();
         for l in lists {
             e.targets.extend(l);

@@ -954,6 +954,7 @@ fn terminal_components_match_petgraph() {
             &bits,
             (from, n),
             n * 64,
+            None,
         )
         .unwrap()
         .unexpanded;

@@ -6,6 +6,7 @@
 
 use super::super::proviso;
 use super::super::store::{Slot, StateId};
+use super::super::sweeps::PARALLEL_SWEEP_EDGES;
 use super::super::workers::Workers;
 use super::{words_of, Bfs, Outcome};
 use crate::explore::{LimitKind, TransitionSystem};
@@ -19,8 +20,10 @@ type End<S> = Outcome<<S as TransitionSystem>::Action, <S as TransitionSystem>::
 impl<S: TransitionSystem> Bfs<'_, S> {
     /// Runs one pass of the proviso over the states discovered since the
     /// last one (all expanded). Returns whether it stored new states (to
-    /// expand next), or where a fault or limit stopped it.
-    pub(super) fn expand_terminal_components(&mut self) -> Result<bool, End<S>> {
+    /// expand next), or where a fault or limit stopped it. On a large graph
+    /// the `workers` first close the states that reach a fully expanded
+    /// one (their sweeps), which one thread did.
+    pub(super) fn expand_terminal_components(&mut self, workers: &Workers) -> Result<bool, End<S>> {
         let Some(reduced) = &self.reduced else {
             return Ok(false);
         };
@@ -32,13 +35,26 @@ impl<S: TransitionSystem> Bfs<'_, S> {
             None => usize::MAX,
         };
         let edges = self.edges.as_ref().expect("edges are kept while reducing");
+        // Sweeps of one pass's visits per worker (on one thread the pass's
+        // own single sweep is cheaper).
+        let closed = (workers.count() > 1 && edges.len() >= PARALLEL_SWEEP_EDGES).then(|| {
+            let visits = to + edges.len();
+            proviso::closed_by_sweeps(edges.forward(), reduced, (from, to), workers, visits)
+        });
+        // Counted at any number of threads, so that a memory limit stops
+        // every one at the same place.
+        let closed_bytes = to.div_ceil(64) * 8;
         let targets = |s| edges.targets_of(s);
-        let Some(found) =
-            proviso::unexpanded_terminal_components(targets, reduced, (from, to), budget)
-        else {
+        let Some(found) = proviso::unexpanded_terminal_components(
+            targets,
+            reduced,
+            (from, to),
+            budget.saturating_sub(closed_bytes),
+            closed.as_ref(),
+        ) else {
             return Err(Outcome::Limit(LimitKind::Memory));
         };
-        self.peak_bytes = self.peak_bytes.max(bytes + found.bytes);
+        self.peak_bytes = self.peak_bytes.max(bytes + closed_bytes + found.bytes);
         let chosen = found.unexpanded;
         let mut lists = Vec::with_capacity(chosen.len());
         let mut stop = None;
