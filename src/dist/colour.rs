@@ -26,27 +26,51 @@ pub(super) enum Way {
     Backward,
 }
 
-/// Sends, from each state of `changed`, its `(item, value)` along its
-/// edges that `allowed` lets through, and gives every received one to
-/// `accept(state, item, value)`, which says whether the state changed
-/// (then it sends on); to a fixpoint on every worker. Values for this
-/// worker's own states are taken at once (a fixpoint within the worker
-/// before each exchange): the rounds count the crossings between
-/// workers, not the lengths of paths.
+/// Where an item's top byte says which copy of the states it belongs to:
+/// `liveness` searches several edge sets at once, each on its own copy
+/// (slot `copy * states + state`), so that their rounds are shared.
+const COPY_SHIFT: u32 = 56;
+
+/// The most copies of the states the items can tell apart.
+pub(super) const MAX_COPIES: usize = 1 << (64 - COPY_SHIFT);
+
+/// The first item of copy `copy` (its tag: the others add to it below
+/// the top byte).
+pub(super) fn copy_item(copy: usize) -> u64 {
+    debug_assert!(copy < MAX_COPIES - 1, "NONE's top byte names no copy");
+    (copy as u64) << COPY_SHIFT
+}
+
+/// The copy that `item` belongs to.
+pub(super) fn copy_of(item: u64) -> usize {
+    (item >> COPY_SHIFT) as usize
+}
+
+/// Sends, from each slot of `changed` (state `slot % states` of copy
+/// `slot / states`), its `(item, value)` along the state's edges that
+/// `allowed` lets through to the same copy of their targets, and gives
+/// every received one to `accept(slot, item, value)`, which says whether
+/// the slot changed (then it sends on); to a fixpoint on every worker.
+/// Values for this worker's own states are taken at once (a fixpoint
+/// within the worker before each exchange): the rounds count the
+/// crossings between workers, not the lengths of paths; and every copy
+/// travels in the same rounds.
 pub(super) fn spread(
     rounds: &mut Rounds<'_>,
     g: &Labelled,
     way: Way,
-    mut changed: Vec<u32>,
-    send: impl Fn(u32) -> (u64, u64),
+    mut changed: Vec<usize>,
+    send: impl Fn(usize) -> (u64, u64),
     allowed: impl Fn(u64, &Label) -> bool,
-    mut accept: impl FnMut(u32, u64, u64) -> bool,
+    mut accept: impl FnMut(usize, u64, u64) -> bool,
 ) {
     let me = rounds.index() as u32;
+    let n = g.len();
     loop {
         let mut out = Vec::new();
-        while let Some(l) = changed.pop() {
-            let (item, value) = send(l);
+        while let Some(slot) = changed.pop() {
+            let (item, value) = send(slot);
+            let (base, l) = (slot - slot % n, (slot % n) as u32);
             let edges: Box<dyn Iterator<Item = (&Label, Ptr)>> = match way {
                 Way::Forward => Box::new(g.out(l).iter().map(|e| (&e.0, e.1))),
                 Way::Backward => Box::new(g.inn(l).iter().map(|e| (&e.0, e.1))),
@@ -54,8 +78,8 @@ pub(super) fn spread(
             for (_, (w, local)) in edges.filter(|(label, _)| allowed(item, label)) {
                 if w != me {
                     out.push((w, (local, item, value)));
-                } else if accept(local, item, value) {
-                    changed.push(local);
+                } else if accept(base + local as usize, item, value) {
+                    changed.push(base + local as usize);
                 }
             }
         }
@@ -63,8 +87,9 @@ pub(super) fn spread(
             return;
         };
         for (local, item, value) in got {
-            if accept(local, item, value) {
-                changed.push(local);
+            let slot = copy_of(item) * n + local as usize;
+            if accept(slot, item, value) {
+                changed.push(slot);
             }
         }
         changed.sort_unstable();
@@ -72,9 +97,11 @@ pub(super) fn spread(
     }
 }
 
-/// One round of colouring: the component (its root's id) of each state
-/// whose component this round finds, `NONE` for the others; `item` of
-/// each state (`NONE`: in none), `allowed(item, label)`: the item's edges.
+/// One round of colouring: the component of each slot whose component
+/// this round finds (its root's id, under its copy's tag), `NONE` for
+/// the others; `item` of each slot (`NONE`: in none; every copy of the
+/// states after another, as `spread` reads them), `allowed(item, label)`:
+/// the item's edges.
 pub(super) fn components(
     rounds: &mut Rounds<'_>,
     g: &Labelled,
@@ -82,13 +109,13 @@ pub(super) fn components(
     allowed: &impl Fn(u64, &Label) -> bool,
 ) -> Vec<u64> {
     let n = g.len();
-    let active: Vec<u32> = (0..n as u32)
-        .filter(|&l| item[l as usize] != NONE)
-        .collect();
-    let mut colour: Vec<u64> = (0..n)
-        .map(|l| match item[l] {
+    let active: Vec<usize> = (0..item.len()).filter(|&s| item[s] != NONE).collect();
+    // A slot's own colour: its state's id under its copy's tag.
+    let own = |s: usize| copy_item(copy_of(item[s])) | g.ids[s % n];
+    let mut colour: Vec<u64> = (0..item.len())
+        .map(|s| match item[s] {
             NONE => NONE,
-            _ => g.ids[l],
+            _ => own(s),
         })
         .collect();
     {
@@ -98,12 +125,12 @@ pub(super) fn components(
             g,
             Way::Forward,
             active.clone(),
-            |l| (item[l as usize], c.borrow()[l as usize]),
+            |s| (item[s], c.borrow()[s]),
             allowed,
-            |l, it, value| {
+            |s, it, value| {
                 let mut c = c.borrow_mut();
-                let old = &mut c[l as usize];
-                let takes = item[l as usize] == it && value > *old;
+                let old = &mut c[s];
+                let takes = item[s] == it && value > *old;
                 if takes {
                     *old = value;
                 }
@@ -111,13 +138,13 @@ pub(super) fn components(
             },
         );
     }
-    let mut comp = vec![NONE; n];
-    let roots: Vec<u32> = active
+    let mut comp = vec![NONE; item.len()];
+    let roots: Vec<usize> = active
         .into_iter()
-        .filter(|&l| colour[l as usize] == g.ids[l as usize])
+        .filter(|&s| colour[s] == own(s))
         .collect();
-    for &l in &roots {
-        comp[l as usize] = g.ids[l as usize];
+    for &s in &roots {
+        comp[s] = colour[s];
     }
     let c = std::cell::RefCell::new(&mut comp);
     spread(
@@ -125,17 +152,138 @@ pub(super) fn components(
         g,
         Way::Backward,
         roots,
-        |l| (item[l as usize], c.borrow()[l as usize]),
+        |s| (item[s], c.borrow()[s]),
         allowed,
-        |l, it, value| {
-            let i = l as usize;
+        |s, it, value| {
             let mut c = c.borrow_mut();
-            let takes = item[i] == it && colour[i] == value && c[i] == NONE;
+            let takes = item[s] == it && colour[s] == value && c[s] == NONE;
             if takes {
-                c[i] = value;
+                c[s] = value;
             }
             takes
         },
     );
     comp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small random generator (xorshift), seeded per graph.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+
+    fn label(progress: bool) -> Label {
+        Label {
+            thread: 0,
+            action: 0,
+            progress,
+            location: 0,
+            memory: 0,
+        }
+    }
+
+    /// Each copy's components, colouring until nothing is left, by
+    /// slot: on `workers` workers of one process, copy 0 on every edge,
+    /// copy 1 on the edges without progress (as `liveness`'s items do).
+    fn distributed(
+        workers: usize,
+        ids: Vec<Vec<u64>>,
+        edges: Vec<(Ptr, Label, Ptr)>,
+    ) -> Vec<(u64, u64, u64)> {
+        let config = timely::Config::process(workers);
+        let guards = timely::execute(config, move |worker| {
+            let mut rounds = Rounds::new(worker, workers);
+            let me = rounds.index() as u32;
+            let g = Labelled::of_edges(me, &ids, &edges);
+            let n = g.len();
+            let mut item: Vec<u64> = (0..2)
+                .flat_map(|k| std::iter::repeat_n(copy_item(k), n))
+                .collect();
+            let allowed = |it: u64, l: &Label| copy_of(it) == 0 || !l.progress;
+            let mut found = Vec::new();
+            while rounds.sum(vec![item.iter().filter(|&&i| i != NONE).count() as u64])[0] > 0 {
+                let comp = components(&mut rounds, &g, &item, &allowed);
+                for (s, &c) in comp.iter().enumerate().filter(|(_, &c)| c != NONE) {
+                    found.push((copy_of(item[s]) as u64, g.ids[s % n], c & 0xffff_ffff));
+                    item[s] = NONE;
+                }
+            }
+            found
+        })
+        .expect("timely starts");
+        let mut all: Vec<_> = guards.join().into_iter().flat_map(|r| r.unwrap()).collect();
+        all.sort_unstable();
+        all
+    }
+
+    /// Each state's component by mutual reachability, named by its
+    /// greatest id, for each copy's edges: (copy, id, component).
+    fn sequential(ids: &[u64], edges: &[(usize, bool, usize)]) -> Vec<(u64, u64, u64)> {
+        let n = ids.len();
+        let mut all = Vec::new();
+        for copy in 0..2u64 {
+            let reach: Vec<Vec<bool>> = (0..n)
+                .map(|from| {
+                    let mut seen = vec![false; n];
+                    let mut todo = vec![from];
+                    seen[from] = true;
+                    while let Some(s) = todo.pop() {
+                        for &(a, progress, b) in edges {
+                            if a == s && (copy == 0 || !progress) && !seen[b] {
+                                seen[b] = true;
+                                todo.push(b);
+                            }
+                        }
+                    }
+                    seen
+                })
+                .collect();
+            for s in 0..n {
+                let root = (0..n).filter(|&t| reach[s][t] && reach[t][s]);
+                let root = root.map(|t| ids[t]).max().expect("a state reaches itself");
+                all.push((copy, ids[s], root));
+            }
+        }
+        all.sort_unstable();
+        all
+    }
+
+    #[test]
+    fn components_of_two_copies_are_the_sequential_ones_on_random_graphs() {
+        for seed in 1..=12u64 {
+            let mut rng = Rng(seed * 0x9e37_79b9_7f4a_7c15);
+            let (n, workers) = (5 + rng.below(30) as usize, 1 + rng.below(3) as usize);
+            // State s is worker s % workers's index s / workers, with id s.
+            let place = |s: usize| ((s % workers) as u32, (s / workers) as u32);
+            let mut ids = vec![Vec::new(); workers];
+            for s in 0..n {
+                ids[s % workers].push(s as u64);
+            }
+            let edges: Vec<(usize, bool, usize)> = (0..n * 2)
+                .map(|_| {
+                    let a = rng.below(n as u64) as usize;
+                    (a, rng.below(3) == 0, rng.below(n as u64) as usize)
+                })
+                .collect();
+            let placed = edges
+                .iter()
+                .map(|&(a, p, b)| (place(a), label(p), place(b)))
+                .collect();
+            assert_eq!(
+                distributed(workers, ids, placed),
+                sequential(&(0..n as u64).collect::<Vec<_>>(), &edges),
+                "seed {seed}: {n} states on {workers} workers"
+            );
+        }
+    }
 }

@@ -27,8 +27,6 @@ pub(super) struct Labelled {
     in_start: Vec<usize>,
     /// Edges in: label, source.
     inn: Vec<(Label, Ptr)>,
-    /// All workers' states.
-    pub total: u64,
 }
 
 impl Labelled {
@@ -46,6 +44,34 @@ impl Labelled {
 
     pub(super) fn is_enabled(&self, l: u32, t: usize) -> bool {
         self.enabled[l as usize] >> t & 1 == 1
+    }
+}
+
+#[cfg(test)]
+impl Labelled {
+    /// This worker's part of a graph given whole: `ids[w]` the ids of
+    /// worker `w`'s states, `edges` (source, label, target) between
+    /// states as `(worker, index)`.
+    pub(super) fn of_edges(me: u32, ids: &[Vec<u64>], edges: &[(Ptr, Label, Ptr)]) -> Labelled {
+        let n = ids[me as usize].len();
+        let mut out: Vec<_> = edges.iter().filter(|e| e.0 .0 == me).collect();
+        out.sort_by_key(|e| e.0 .1);
+        let mut inn: Vec<_> = edges.iter().filter(|e| e.2 .0 == me).collect();
+        inn.sort_by_key(|e| e.2 .1);
+        let mut enabled = vec![0u64; n];
+        for e in &out {
+            enabled[e.0 .1 as usize] |= 1 << e.1.thread;
+        }
+        Labelled {
+            ids: ids[me as usize].clone(),
+            enabled,
+            out_start: starts(n, out.iter().map(|e| e.0 .1)),
+            out: (out.iter())
+                .map(|e| (e.1, e.2, ids[e.2 .0 as usize][e.2 .1 as usize]))
+                .collect(),
+            in_start: starts(n, inn.iter().map(|e| e.2 .1)),
+            inn: inn.iter().map(|e| (e.1, e.0)).collect(),
+        }
     }
 }
 
@@ -87,7 +113,6 @@ pub(super) fn decode(w: &[u64]) -> Label {
 pub(super) fn label(rounds: &mut Rounds<'_>, part: &mut Partition) -> Labelled {
     let n = part.len();
     let ids = sequential_ids(rounds, part);
-    let total = rounds.sum(vec![n as u64])[0];
     let mut inn = std::mem::take(&mut part.labelled);
     let mut out = edges_out(rounds, &inn, &ids);
     // Every step of a state is an edge (no ample sets): its places are
@@ -110,7 +135,6 @@ pub(super) fn label(rounds: &mut Rounds<'_>, part: &mut Partition) -> Labelled {
         out: out.into_iter().map(|e| (e.2, e.3, e.4)).collect(),
         in_start,
         inn: inn.into_iter().map(|e| (e.3, e.1)).collect(),
-        total,
     }
 }
 

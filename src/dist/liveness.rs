@@ -29,6 +29,15 @@ use crate::explore::StateId;
 /// The most threads the labels' bit sets hold.
 pub(super) const MAX_THREADS: usize = 64;
 
+/// Edge sets searched for fair cycles at once, each on its own copy of
+/// the states: their colourings share rounds, which set the pace at many
+/// workers. A set after the first with a fair component is work for
+/// nothing until that one is found, hence two, the livelock's with the
+/// first starvation's: `priority_semaphore --blocks 3 --scheduler fair`
+/// at 8 × 2 took 1,720 rounds one at a time, 1,208 two at once, 1,210
+/// four or eight at once, and more time (16-core host).
+const AT_ONCE: usize = 2;
+
 /// What the analyses found, the same on every worker (the finding of a
 /// fair cycle only on worker 0).
 pub(super) enum Live {
@@ -51,21 +60,60 @@ pub(super) fn analyse<S: Checkable>(
     rounds: &mut Rounds<'_>,
     part: &mut Partition,
 ) -> Live {
+    let phases = Phases::new(rounds);
     let g = labels::label(rounds, part);
+    phases.end(rounds, "labels");
     let part = &*part;
     if let Some((path, thread)) = deadlock(sys, rounds, part, &g) {
         return Live::Deadlock { path, thread };
     }
+    phases.end(rounds, "deadlock");
     let Some(judge) = judge else {
         return Live::Clean;
     };
-    for (edges, starving) in edge_sets(sys.thread_count()) {
-        let mut search = Fair::new(&g, edges, starving);
-        if let Some(found) = search.run(judge, rounds, (part, &g)) {
+    let sets: Vec<_> = edge_sets(sys.thread_count()).collect();
+    for batch in sets.chunks(AT_ONCE) {
+        let mut search = Fair::new(&g, batch.to_vec());
+        let found = search.run(judge, rounds, (part, &g));
+        phases.end(rounds, &format!("fair cycles, {} edge sets", batch.len()));
+        if let Some(found) = found {
             return Live::Cycle(search.report(judge, rounds, part, &g, found));
         }
     }
     Live::Clean
+}
+
+/// With `GSYNC_DIST_WAITS`, the rounds of each phase of the analyses and
+/// the time worker 0 took and waited in them (#43: the rounds' ends set
+/// the pace at many workers).
+struct Phases(Option<std::cell::Cell<(u64, std::time::Duration, std::time::Instant)>>);
+
+impl Phases {
+    fn new(rounds: &Rounds<'_>) -> Phases {
+        let on = std::env::var_os("GSYNC_DIST_WAITS").is_some() && rounds.index() == 0;
+        Phases(on.then(|| std::cell::Cell::new(Self::now(rounds))))
+    }
+
+    fn now(rounds: &Rounds<'_>) -> (u64, std::time::Duration, std::time::Instant) {
+        let (n, waited) = rounds.waits();
+        (n, waited, std::time::Instant::now())
+    }
+
+    /// Prints the phase that ends here, since the last one ended.
+    fn end(&self, rounds: &Rounds<'_>, what: &str) {
+        let Some(last) = &self.0 else {
+            return;
+        };
+        let ((n0, waited0, t0), now) = (last.get(), Self::now(rounds));
+        let line = format!(
+            "liveness {what}: {} rounds, waited {:.3} s of {:.3} s\n",
+            now.0 - n0,
+            (now.1 - waited0).as_secs_f64(),
+            (now.2 - t0).as_secs_f64()
+        );
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+        last.set(now);
+    }
 }
 
 /// The first state (by sequential id) where an unfinished thread can never
@@ -79,25 +127,21 @@ fn deadlock<S: Checkable>(
 ) -> Option<(Vec<u32>, Option<usize>)> {
     let n = g.len();
     let finals = rounds.sum(vec![part.finals.count_ones() as u64])[0];
-    // Bit 0: can finish; backward from the final states.
-    let mut can_finish: Vec<u64> = (0..n as u32)
+    // Copy 0, bit 0: can finish; backward from the final states. Copy 1,
+    // bit t: thread t can still progress; backward from its progress
+    // edges. Both fixpoints travel in the same rounds.
+    let mut bits: Vec<u64> = (0..n as u32)
         .map(|l| u64::from(part.finals.get(l)))
         .collect();
-    let start = part.finals.iter_ones().collect();
-    backward_or(rounds, g, &mut can_finish, start);
-    // Bit t: thread t can still progress; backward from its progress edges.
-    let mut can_progress: Vec<u64> = (0..n as u32)
-        .map(|l| {
-            g.out(l)
-                .iter()
-                .filter(|e| e.0.progress)
-                .fold(0, |m, e| m | 1 << e.0.thread)
-        })
-        .collect();
-    let start = (0..n as u32)
-        .filter(|&l| can_progress[l as usize] != 0)
-        .collect();
-    backward_or(rounds, g, &mut can_progress, start);
+    bits.extend((0..n as u32).map(|l| {
+        g.out(l)
+            .iter()
+            .filter(|e| e.0.progress)
+            .fold(0, |m, e| m | 1 << e.0.thread)
+    }));
+    let start = (0..2 * n).filter(|&s| bits[s] != 0).collect();
+    backward_or(rounds, g, &mut bits, start);
+    let (can_finish, can_progress) = bits.split_at(n);
     let stuck_thread = |l: u32| {
         let s = &part.state(l);
         (0..sys.thread_count())
@@ -115,38 +159,47 @@ fn deadlock<S: Checkable>(
     Some((walk(rounds, part, at), thread))
 }
 
-/// ORs each state's bits into its predecessors', to a fixpoint.
-fn backward_or(rounds: &mut Rounds<'_>, g: &Labelled, bits: &mut [u64], start: Vec<u32>) {
+/// ORs each slot's bits into its state's predecessors' (the same copy),
+/// to a fixpoint.
+fn backward_or(rounds: &mut Rounds<'_>, g: &Labelled, bits: &mut [u64], start: Vec<usize>) {
     let b = std::cell::RefCell::new(bits);
+    let n = g.len();
     colour::spread(
         rounds,
         g,
         Way::Backward,
         start,
-        |l| (0, b.borrow()[l as usize]),
+        |s| (colour::copy_item(s / n), b.borrow()[s]),
         |_, _| true,
-        |l, _, value| {
+        |s, _, value| {
             let mut b = b.borrow_mut();
-            let old = b[l as usize];
-            b[l as usize] = old | value;
+            let old = b[s];
+            b[s] = old | value;
             old | value != old
         },
     );
 }
 
-/// A search for a fair component with the edges of `edges` (for the
-/// starvation of `starving`): each state's item, the filters of the
-/// items this worker holds states of, and the fair components found.
+/// A search for a fair component with each of several edge sets, in
+/// order (each for the starvation of its thread, if any), set `k` on copy
+/// `k` of the states (`colour::spread`'s slots): each slot's item, the
+/// filters of the items this worker holds slots of, and the fair
+/// components found. The first set with a fair component is the
+/// sequential check's finding; the sets after it are given up once it
+/// has one, the sets before it searched to the end.
 struct Fair {
-    edges: EdgeSet,
-    starving: Option<usize>,
+    sets: Vec<(EdgeSet, Option<usize>)>,
+    /// States of this worker (slots per copy).
+    states: usize,
     item: Vec<u64>,
     excluded: HashMap<u64, Excluded>,
-    /// The fair component each state was found in, and the filter of each.
+    /// The fair component each slot was found in, and the filter of each.
     found: Vec<u64>,
     found_excluded: HashMap<u64, Excluded>,
     /// Fair components judged on this worker: (smallest id, component).
     judged: Vec<(u64, u64)>,
+    /// The first copy with a fair component so far (`sets.len()`: none).
+    first_fair: usize,
 }
 
 /// One worker's sums over a component's states and edges inside it.
@@ -230,20 +283,27 @@ impl Part {
 }
 
 impl Fair {
-    fn new(g: &Labelled, edges: EdgeSet, starving: Option<usize>) -> Fair {
+    fn new(g: &Labelled, sets: Vec<(EdgeSet, Option<usize>)>) -> Fair {
+        let (copies, n) = (sets.len(), g.len());
+        debug_assert!(copies < colour::MAX_COPIES);
         Fair {
-            edges,
-            starving,
-            item: vec![0; g.len()],
-            excluded: HashMap::from([(0, Excluded::default())]),
-            found: vec![NONE; g.len()],
+            item: (0..copies)
+                .flat_map(|k| std::iter::repeat_n(colour::copy_item(k), n))
+                .collect(),
+            excluded: (0..copies)
+                .map(|k| (colour::copy_item(k), Excluded::default()))
+                .collect(),
+            found: vec![NONE; copies * n],
             found_excluded: HashMap::new(),
             judged: Vec::new(),
+            first_fair: copies,
+            sets,
+            states: n,
         }
     }
 
     fn allows(&self, item: u64, l: &Label) -> bool {
-        self.edges.allows(*l) && !self.excluded[&item].forbids(l)
+        self.sets[colour::copy_of(item)].0.allows(*l) && !self.excluded[&item].forbids(l)
     }
 
     /// Searches until no item is left; the fair component with the
@@ -254,25 +314,39 @@ impl Fair {
         rounds: &mut Rounds<'_>,
         (part, g): (&Partition, &Labelled),
     ) -> Option<(u64, u64)> {
+        // Every copy holds every state at first (the initial state at least).
+        let mut active = true;
         let mut round = 0u64;
-        loop {
-            let active = self.item.iter().filter(|&&i| i != NONE).count() as u64;
-            if rounds.sum(vec![active])[0] == 0 {
-                break;
-            }
+        while active {
             let comp = colour::components(rounds, g, &self.item, &|i, l| self.allows(i, l));
+            // Copies with slots left for the next colouring.
+            let left = (0..comp.len())
+                .filter(|&s| comp[s] == NONE && self.item[s] != NONE)
+                .fold(0u64, |m, s| m | 1 << (s / self.states));
             let parts = self.sums(judge.model, rounds, (part, g), &comp);
-            let decisions = self.judge(judge, rounds, parts);
-            self.apply(g, &comp, &decisions, (round + 1) * g.total);
+            let (decisions, left) = self.judge(judge, rounds, parts, left);
             round += 1;
+            self.apply(g, &comp, &decisions, round);
+            active = (0..self.sets.len().min(self.first_fair + 1)).any(|k| {
+                left >> k & 1 == 1
+                    || (decisions.iter()).any(|d| colour::copy_of(d[0]) == k && d[1] != 1)
+            });
         }
-        let mine = self.judged.iter().min().map_or(vec![], |m| vec![m.0, m.1]);
+        let k = self.first_fair;
+        if k == self.sets.len() {
+            return None;
+        }
+        let mine = (self.judged.iter())
+            .filter(|j| colour::copy_of(j.1) == k)
+            .min()
+            .map_or(vec![], |m| vec![m.0, m.1]);
         let all = rounds.gather(mine);
         let min = all.iter().filter(|v| !v.is_empty()).min()?;
         Some((min[0], min[1]))
     }
 
-    /// This worker's sums of each component found this round.
+    /// This worker's sums of each component found this round (`comp`: of
+    /// each slot).
     fn sums<S: Checkable>(
         &self,
         sys: &S,
@@ -291,13 +365,14 @@ impl Fair {
         // An edge within a component: target, component, label, whether a
         // self-loop (records many to a message, not a message each).
         let mut out = labels::Records::new(rounds.peers(), 5);
-        for l in 0..g.len() as u32 {
-            let c = comp[l as usize];
+        let n = self.states;
+        for (slot, &c) in comp.iter().enumerate() {
             if c == NONE {
                 continue;
             }
+            let l = (slot % n) as u32;
             let p = parts.entry(c).or_default();
-            p.item = self.item[l as usize];
+            p.item = self.item[slot];
             p.count += 1;
             let id = g.ids[l as usize];
             if p.count == 1 || id < p.first.0 {
@@ -323,7 +398,7 @@ impl Fair {
         for m in rounds.exchange(out.into_msgs()) {
             let Msg::Data(m) = m else { continue };
             for m in m.chunks_exact(5) {
-                if comp[m[0] as usize] != m[1] {
+                if comp[colour::copy_of(m[1]) * n + m[0] as usize] != m[1] {
                     continue;
                 }
                 let l = labels::decode(&m[2..4]);
@@ -345,15 +420,18 @@ impl Fair {
 
     /// Sends the sums to each component's judge (worker `root % peers`),
     /// judges, and returns every decision, on every worker: (component,
-    /// 1 fair / 2 prune the states where thread `v[2]` is enabled / 3
-    /// exclude the requirements that follow). Components not named are
-    /// unfair or trivial.
+    /// 1 fair / 2 prune the states where thread `v[2]` is enabled, of
+    /// which some are not / 3 exclude the requirements that follow).
+    /// Components not named are unfair or trivial, or lose every state.
+    /// `left` (copies with slots left uncoloured) travels with the
+    /// decisions: what every worker left, ORed, comes back with them.
     fn judge<S: Checkable>(
         &mut self,
         judge: &Judge<'_, S>,
         rounds: &mut Rounds<'_>,
         parts: BTreeMap<u64, Part>,
-    ) -> Vec<Vec<u64>> {
+        left: u64,
+    ) -> (Vec<Vec<u64>>, u64) {
         let peers = rounds.peers() as u64;
         let threads = judge.model.thread_count();
         // Most components are single states: their sums go many to a
@@ -374,13 +452,17 @@ impl Fair {
             if p.count == 1 && !p.self_loop {
                 continue;
             }
-            match judge.judge(&p.survey(threads), self.starving) {
+            let starving = self.sets[colour::copy_of(c)].1;
+            match judge.judge(&p.survey(threads), starving) {
                 Judged::Unfair => {}
                 Judged::Fair => {
                     self.judged.push((p.first.0, c));
                     decisions.push(vec![c, 1]);
                 }
-                Judged::PruneEnabled(t) => decisions.push(vec![c, 2, t as u64]),
+                Judged::PruneEnabled(t) if p.disabled >> t & 1 == 1 => {
+                    decisions.push(vec![c, 2, t as u64]);
+                }
+                Judged::PruneEnabled(_) => {}
                 Judged::Exclude(rs) => {
                     let mut d = vec![c, 3];
                     d.extend(rs.iter().flat_map(|r| encode_requirement(*r)));
@@ -388,52 +470,71 @@ impl Fair {
                 }
             }
         }
+        let from = rounds.index() as u32;
         let out: Vec<(u32, Msg)> = (0..peers as u32)
-            .flat_map(|w| decisions.iter().map(move |d| (w, Msg::Data(d.clone()))))
-            .collect();
-        let mut all: Vec<Vec<u64>> = rounds
-            .exchange(out)
-            .into_iter()
-            .filter_map(|m| match m {
-                Msg::Data(v) => Some(v),
-                _ => None,
+            .flat_map(|w| {
+                let left = Msg::Figures {
+                    from,
+                    values: vec![left],
+                };
+                (decisions.iter().map(move |d| (w, Msg::Data(d.clone())))).chain([(w, left)])
             })
             .collect();
+        let mut all = Vec::new();
+        let mut left = 0;
+        for m in rounds.exchange(out) {
+            match m {
+                Msg::Data(v) => all.push(v),
+                Msg::Figures { values, .. } => left |= values[0],
+                _ => {}
+            }
+        }
         all.sort_unstable();
-        all
+        // The sets after the first with a fair component are given up.
+        let fair = all.iter().filter(|d| d[1] == 1);
+        let first = fair.map(|d| colour::copy_of(d[0])).min();
+        self.first_fair = self.first_fair.min(first.unwrap_or(self.sets.len()));
+        (all, left)
     }
 
-    /// Moves each state of a component found to where its decision puts
+    /// Moves each slot of a component found to where its decision puts
     /// it: out of every item, into the fair ones found, or into a new item
-    /// (`base + component`).
-    fn apply(&mut self, g: &Labelled, comp: &[u64], decisions: &[Vec<u64>], base: u64) {
+    /// (the component's, in colouring `round`); and every slot of the
+    /// copies given up out of every item.
+    fn apply(&mut self, g: &Labelled, comp: &[u64], decisions: &[Vec<u64>], round: u64) {
         let by: HashMap<u64, &[u64]> = decisions.iter().map(|d| (d[0], &d[1..])).collect();
-        for (l, &c) in comp.iter().enumerate() {
+        let n = self.states;
+        for (slot, &c) in comp.iter().enumerate() {
             if c == NONE {
                 continue;
             }
-            let old = self.item[l];
-            self.item[l] = NONE;
+            let old = self.item[slot];
+            self.item[slot] = NONE;
+            // The component's root id (below 2^32) and its round name the
+            // new item, under the copy's tag.
+            let new = c | round << 32;
             match by.get(&c).copied() {
                 Some([1]) => {
-                    self.found[l] = c;
+                    self.found[slot] = c;
                     let ex = self.excluded[&old].clone();
                     self.found_excluded.insert(c, ex);
                 }
-                Some([2, t]) if !g.is_enabled(l as u32, *t as usize) => {
+                Some([2, t]) if !g.is_enabled((slot % n) as u32, *t as usize) => {
                     let ex = self.excluded[&old].clone();
-                    self.excluded.entry(base + c).or_insert(ex);
-                    self.item[l] = base + c;
+                    self.excluded.entry(new).or_insert(ex);
+                    self.item[slot] = new;
                 }
                 Some([3, rs @ ..]) => {
                     let rs: Vec<Requirement> = rs.chunks(3).map(decode_requirement).collect();
                     let ex = self.excluded[&old].with(&rs);
-                    self.excluded.entry(base + c).or_insert(ex);
-                    self.item[l] = base + c;
+                    self.excluded.entry(new).or_insert(ex);
+                    self.item[slot] = new;
                 }
                 _ => {}
             }
         }
+        let given_up = (self.first_fair + 1).min(self.sets.len()) * n;
+        self.item[given_up..].fill(NONE);
     }
 
     /// The finding of fair component `(first, c)`, built on worker 0 from
@@ -448,7 +549,8 @@ impl Fair {
     ) -> Option<Box<Finding>> {
         let mut out = Vec::new();
         let mut entry = None;
-        for l in (0..g.len() as u32).filter(|&l| self.found[l as usize] == c) {
+        let (k, n) = (colour::copy_of(c), self.states);
+        for l in (0..n as u32).filter(|&l| self.found[k * n + l as usize] == c) {
             let id = g.ids[l as usize];
             if id == first {
                 entry = Some(l);
@@ -497,10 +599,10 @@ impl Fair {
         let comp = Component {
             states: view.states.keys().copied().collect(),
             filter: Filter {
-                edges: self.edges,
+                edges: self.sets[k].0,
                 excluded,
             },
-            starving: self.starving,
+            starving: self.sets[k].1,
         };
         Some(Box::new(judge.report(&view, comp)))
     }
