@@ -95,7 +95,7 @@ impl Phases {
     }
 
     fn now(rounds: &Rounds<'_>) -> (u64, std::time::Duration, std::time::Instant) {
-        let (n, waited) = rounds.waits();
+        let (n, waited, _) = rounds.waits();
         (n, waited, std::time::Instant::now())
     }
 
