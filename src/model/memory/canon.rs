@@ -236,6 +236,7 @@ impl PtxMemory {
     /// Whether thread `t`'s view holds both SC-fence views it can be
     /// refreshed from (its block's and the device's) at every location:
     /// then a refresh raises nothing, whatever its fence refreshes.
+    #[inline]
     pub(super) fn holds_sc_views(&self, s: &[u32], t: usize) -> bool {
         let sec = &self.sec;
         let cur = sec.thread_view(t, CUR);
@@ -491,9 +492,10 @@ impl PtxMemory {
         let release = |m: u32| (m & MSG_REL != 0).then(|| release_scope(m));
         // Every access strong and in each other's scope: no plain store can
         // land between the two (`forget` also covers plain locations).
-        self.locations.race_free[x]
+        // The cheap tests first (this runs on every pair of neighbours).
+        mb & RMW != 0
             && self.sec.same_value(s, a, b)
-            && mb & RMW != 0
+            && self.locations.race_free[x]
             && self.writer_unread(x, ma)
             && self.writer_unread(x, mb)
             && release(ma) == release(mb)
