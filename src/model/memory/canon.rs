@@ -223,28 +223,55 @@ impl PtxMemory {
     /// where its next SC fence comes before any use of that view
     /// (`facts::Refreshes` has the argument).
     pub(super) fn refresh_views(&self, th: &Threads, s: &mut [u32], facts: &impl Foresight) {
-        let sec = &self.sec;
-        for t in 0..sec.threads {
-            if th.is_finished(s, t) {
-                continue;
+        for t in 0..self.sec.threads {
+            // Most threads of most states already hold both SC-fence views
+            // (a normal form's refreshed entries do), and then finding the
+            // thread's node in its refined flow is spared.
+            if !th.is_finished(s, t) && !self.holds_sc_views(s, t) {
+                self.refresh_thread(th, s, facts, t);
             }
-            let Some((by_block, by_device)) = facts.refreshed(th, s, t) else {
-                continue;
-            };
-            let cur = sec.thread_view(t, CUR);
-            let (block, device) = (sec.sc_view(Some(self.block(t))), sec.sc_view(None));
-            for (i, &bits) in by_block.iter().enumerate() {
-                let mut rest = bits;
-                while rest != 0 {
-                    let x = i * 64 + rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    let mut e = get(s, block, x);
-                    if by_device[i] >> (x % 64) & 1 == 1 {
-                        e = e.max(get(s, device, x));
-                    }
-                    if e > get(s, cur, x) {
-                        set(s, cur, x, e);
-                    }
+        }
+    }
+
+    /// Whether thread `t`'s view holds both SC-fence views it can be
+    /// refreshed from (its block's and the device's) at every location:
+    /// then a refresh raises nothing, whatever its fence refreshes.
+    #[inline]
+    pub(super) fn holds_sc_views(&self, s: &[u32], t: usize) -> bool {
+        let sec = &self.sec;
+        let cur = sec.thread_view(t, CUR);
+        let (block, device) = (sec.sc_view(Some(self.block(t))), sec.sc_view(None));
+        (0..sec.vw).all(|w| {
+            let sc = join_word(s[block + w], s[device + w]);
+            at_least_mask(s[cur + w], sc) == !0
+        })
+    }
+
+    /// The view refresh of live thread `t` (`refresh_views`).
+    pub(super) fn refresh_thread(
+        &self,
+        th: &Threads,
+        s: &mut [u32],
+        facts: &impl Foresight,
+        t: usize,
+    ) {
+        let Some((by_block, by_device)) = facts.refreshed(th, s, t) else {
+            return;
+        };
+        let sec = &self.sec;
+        let cur = sec.thread_view(t, CUR);
+        let (block, device) = (sec.sc_view(Some(self.block(t))), sec.sc_view(None));
+        for (i, &bits) in by_block.iter().enumerate() {
+            let mut rest = bits;
+            while rest != 0 {
+                let x = i * 64 + rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let mut e = get(s, block, x);
+                if by_device[i] >> (x % 64) & 1 == 1 {
+                    e = e.max(get(s, device, x));
+                }
+                if e > get(s, cur, x) {
+                    set(s, cur, x, e);
                 }
             }
         }
@@ -465,9 +492,10 @@ impl PtxMemory {
         let release = |m: u32| (m & MSG_REL != 0).then(|| release_scope(m));
         // Every access strong and in each other's scope: no plain store can
         // land between the two (`forget` also covers plain locations).
-        self.locations.race_free[x]
+        // The cheap tests first (this runs on every pair of neighbours).
+        mb & RMW != 0
             && self.sec.same_value(s, a, b)
-            && mb & RMW != 0
+            && self.locations.race_free[x]
             && self.writer_unread(x, ma)
             && self.writer_unread(x, mb)
             && release(ma) == release(mb)
@@ -520,39 +548,44 @@ impl PtxMemory {
                 })
             }));
             let below = &below[..];
+            let vw = sec.vw;
             for t in 0..sec.threads {
-                let cur = sec.thread_view(t, CUR);
-                let (near, far) = (sec.thread_view(t, NEAR), sec.thread_view(t, FAR));
-                for w in 0..sec.vw {
+                // CUR, NEAR, FAR, then REL and the views kept for named
+                // barriers (which release like REL): one slice of the state.
+                const _: () = assert!(NEAR == CUR + 1 && FAR == NEAR + 1 && REL == FAR + 1);
+                let first = sec.thread_view(t, CUR);
+                let (cur, rest) = s[first..first + sec.views * vw].split_at_mut(vw);
+                let (pending, released) = rest.split_at_mut(2 * vw);
+                let (near, far) = pending.split_at_mut(vw);
+                for w in 0..vw {
                     // Mostly nothing is pending.
-                    if s[near + w] | s[far + w] != 0 {
-                        let own = join_word(s[cur + w], below[w]);
-                        s[near + w] = clamp_word(s[near + w], own);
-                        s[far + w] = clamp_word(s[far + w], own);
+                    if near[w] | far[w] != 0 {
+                        let own = join_word(cur[w], below[w]);
+                        near[w] = clamp_word(near[w], own);
+                        far[w] = clamp_word(far[w], own);
                     }
                 }
-                // REL and the views kept for named barriers (which release
-                // like REL) are contiguous.
-                clamp_range(s, sec.thread_view(t, REL), sec.views - REL, below);
+                clamp_range(released, below);
                 self.drop_empty_rel(s, t);
                 // A reader's own view is what the floors are made of: only
                 // the entries of locations it cannot access go.
                 if self.locations.any_shared {
                     for x in (0..sec.locs).filter(|&x| !self.reads(t, x)) {
-                        let e = get(s, cur, x);
+                        let e = get(s, first, x);
                         if e != 0 && floors[x].is_none_or(|f| e <= f) {
-                            set(s, cur, x, 0);
+                            set(s, first, x, 0);
                         }
                     }
                 }
             }
-            clamp_range(s, sec.sc_base, 1 + sec.blocks, below);
+            let sc = sec.sc_base;
+            clamp_range(&mut s[sc..sc + (1 + sec.blocks) * vw], below);
             for y in 0..sec.locs {
                 for p in 0..self.len(s, y) {
                     let msg = sec.msg(y, p);
                     // Only a release carries a view (the others stay zero).
                     if s[msg + MSG_META] & MSG_REL != 0 {
-                        clamp_range(s, msg + MSG_VIEW, 1, below);
+                        clamp_range(&mut s[msg + MSG_VIEW..msg + MSG_VIEW + vw], below);
                         self.drop_empty_release(s, msg);
                     }
                 }
@@ -578,11 +611,19 @@ impl PtxMemory {
     }
 }
 
-/// Clamps `views` consecutive views from word `first` with `below`
-/// (`clamp_views`).
-fn clamp_range(s: &mut [u32], first: usize, views: usize, below: &[u32]) {
-    let vw = below.len();
-    for view in s[first..first + views * vw].chunks_exact_mut(vw) {
+/// Clamps consecutive views, `words` (a whole number of views), with
+/// `below` (`clamp_views`).
+#[inline]
+fn clamp_range(words: &mut [u32], below: &[u32]) {
+    // One word a view (up to four locations) is the common case: one
+    // threshold for every word.
+    if let [b] = below {
+        for word in words {
+            *word = clamp_word(*word, *b);
+        }
+        return;
+    }
+    for view in words.chunks_exact_mut(below.len()) {
         for (word, &b) in view.iter_mut().zip(below) {
             *word = clamp_word(*word, b);
         }

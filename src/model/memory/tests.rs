@@ -223,7 +223,6 @@ fn a_second_canonical_pass_only_merges_writes() {
 /// one pass's on some successors.
 #[test]
 fn the_targeted_fixpoint_is_the_whole_forms_fixpoint() {
-    use crate::explore::TransitionSystem;
     let mut fewer = 0;
     for prog in not_idempotent() {
         for drop_dead_writes in [true, false] {
@@ -233,36 +232,82 @@ fn the_targeted_fixpoint_is_the_whole_forms_fixpoint() {
                 let memory = m.memory.ptx().expect("ptx");
                 memory.normalize(&m.threads, s, &m.facts);
             };
-            let mut actions = Vec::new();
             for searched in [&once, &fixed] {
-                let e = explore(searched, &Options::default());
-                for id in 0..e.num_states() as u32 {
-                    let s = e.state(id);
-                    actions.clear();
-                    once.actions(s, &mut actions);
-                    for &a in &actions {
-                        let mut raw = s.to_vec();
-                        if once.step_unnormalized(s, a, &mut raw).is_err() {
-                            continue;
-                        }
-                        let mut targeted = raw.clone();
-                        normalize(&fixed, &mut targeted);
-                        let mut whole = raw;
+                for_each_raw_successor(searched, &once, |id, a, raw| {
+                    let mut targeted = raw.clone();
+                    normalize(&fixed, &mut targeted);
+                    let mut whole = raw;
+                    normalize(&once, &mut whole);
+                    let one_pass = whole.clone();
+                    loop {
+                        let before = whole.clone();
                         normalize(&once, &mut whole);
-                        let one_pass = whole.clone();
-                        loop {
-                            let before = whole.clone();
-                            normalize(&once, &mut whole);
-                            if before == whole {
-                                break;
-                            }
+                        if before == whole {
+                            break;
                         }
-                        assert_eq!(targeted, whole, "state {id}, action {a:#x}");
-                        fewer += usize::from(whole != one_pass);
                     }
-                }
+                    assert_eq!(targeted, whole, "state {id}, action {a:#x}");
+                    fewer += usize::from(whole != one_pass);
+                });
             }
         }
     }
     assert!(fewer > 0, "no successor where one pass is not the fixpoint");
+}
+
+/// The view refresh skips a thread whose view already holds both SC-fence
+/// views (`canon::holds_sc_views`): on every successor (before its
+/// canonical form) of every state of the specs above, refreshing such a
+/// thread changes nothing, the shortcut is taken, and some thread it does
+/// not skip is raised (so the refresh is at work in these specs).
+#[test]
+fn the_view_refresh_skips_only_threads_it_would_not_raise() {
+    let (mut skipped, mut raised) = (0, 0);
+    for prog in not_idempotent() {
+        let model = Model::new(&prog, ptx_options(true, true));
+        let memory = model.memory.ptx().expect("ptx");
+        for_each_raw_successor(&model, &model, |id, a, raw| {
+            for t in 0..memory.sec.threads {
+                if model.threads.is_finished(&raw, t) {
+                    continue;
+                }
+                let mut refreshed = raw.clone();
+                memory.refresh_thread(&model.threads, &mut refreshed, &model.facts, t);
+                if memory.holds_sc_views(&raw, t) {
+                    assert_eq!(refreshed, raw, "state {id}, action {a:#x}, thread {t}");
+                    skipped += 1;
+                } else {
+                    raised += usize::from(refreshed != raw);
+                }
+            }
+        });
+    }
+    assert!(
+        skipped > 0 && raised > 0,
+        "skipped {skipped}, raised {raised}"
+    );
+}
+
+/// Calls `f(id, action, raw)` with every successor `raw` that `stepper`
+/// takes, before its canonical form, from every state `id` the search of
+/// `searched` stores.
+fn for_each_raw_successor(
+    searched: &Model,
+    stepper: &Model,
+    mut f: impl FnMut(u32, u32, Vec<u32>),
+) {
+    use crate::explore::TransitionSystem;
+    let e = explore(searched, &Options::default());
+    let mut actions = Vec::new();
+    for id in 0..e.num_states() as u32 {
+        let s = e.state(id);
+        actions.clear();
+        stepper.actions(s, &mut actions);
+        for &a in &actions {
+            let mut raw = s.to_vec();
+            if stepper.step_unnormalized(s, a, &mut raw).is_ok() {
+                f(id, a, raw);
+            }
+        }
+    }
 }
