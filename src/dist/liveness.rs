@@ -19,12 +19,12 @@ use super::colour::{self, Way, NONE};
 use super::labels::{self, Labelled};
 use super::partition::Partition;
 use super::rounds::{Msg, Rounds};
-use super::search::walk;
+use super::search::{first_limit, limit_code, walk};
 use crate::check::{
     edge_sets, Checkable, Component, CycleGraph, EdgeSet, Excluded, Filter, Finding, Judge, Judged,
     Label, Requirement, Seen, Survey, Tally,
 };
-use crate::explore::StateId;
+use crate::explore::{LimitKind, Options, StateId};
 
 /// The most threads the labels' bit sets hold.
 pub(super) const MAX_THREADS: usize = 64;
@@ -53,34 +53,47 @@ pub(super) enum Live {
 
 /// Decides deadlock and then, under `judge`'s progress models, liveness
 /// on the graph of a complete search of `sys` that kept its edges with
-/// their labels (they are moved into the labelled graph).
+/// their labels (they are moved into the labelled graph). A limit of
+/// `opts` (time, memory, an interrupt) reached on any worker ends it on
+/// every worker, between its phases and between its colourings, as the
+/// sequential analyses end.
 pub(super) fn analyse<S: Checkable>(
     sys: &S,
     judge: Option<&Judge<'_, S>>,
     rounds: &mut Rounds<'_>,
     part: &mut Partition,
-) -> Live {
+    opts: &Options,
+) -> Result<Live, LimitKind> {
     let phases = Phases::new(rounds);
     let g = labels::label(rounds, part);
     phases.end(rounds, "labels");
+    limit_anywhere(rounds, opts)?;
     let part = &*part;
     if let Some((path, thread)) = deadlock(sys, rounds, part, &g) {
-        return Live::Deadlock { path, thread };
+        return Ok(Live::Deadlock { path, thread });
     }
     phases.end(rounds, "deadlock");
     let Some(judge) = judge else {
-        return Live::Clean;
+        return Ok(Live::Clean);
     };
+    limit_anywhere(rounds, opts)?;
     let sets: Vec<_> = edge_sets(sys.thread_count()).collect();
     for batch in sets.chunks(AT_ONCE) {
         let mut search = Fair::new(&g, batch.to_vec());
-        let found = search.run(judge, rounds, (part, &g));
+        let found = search.run(judge, rounds, (part, &g), opts)?;
         phases.end(rounds, &format!("fair cycles, {} edge sets", batch.len()));
         if let Some(found) = found {
-            return Live::Cycle(search.report(judge, rounds, part, &g, found));
+            return Ok(Live::Cycle(search.report(judge, rounds, part, &g, found)));
         }
     }
-    Live::Clean
+    Ok(Live::Clean)
+}
+
+/// The limit of `opts` that some worker has reached, the same on every
+/// worker (one round).
+fn limit_anywhere(rounds: &mut Rounds<'_>, opts: &Options) -> Result<(), LimitKind> {
+    let all = rounds.gather(vec![limit_code(opts.limit_reached())]);
+    first_limit(all.iter().map(|v| v[0])).map_or(Ok(()), Err)
 }
 
 /// With `GSYNC_DIST_WAITS`, the rounds of each phase of the analyses and
@@ -308,12 +321,15 @@ impl Fair {
 
     /// Searches until no item is left; the fair component with the
     /// smallest state, (its smallest id, its root id), on every worker.
+    /// Each colouring's decisions carry the workers' limits, so that all
+    /// stop at the same colouring when one reaches a limit of `opts`.
     fn run<S: Checkable>(
         &mut self,
         judge: &Judge<'_, S>,
         rounds: &mut Rounds<'_>,
         (part, g): (&Partition, &Labelled),
-    ) -> Option<(u64, u64)> {
+        opts: &Options,
+    ) -> Result<Option<(u64, u64)>, LimitKind> {
         // Every copy holds every state at first (the initial state at least).
         let mut active = true;
         let mut round = 0u64;
@@ -324,7 +340,11 @@ impl Fair {
                 .filter(|&s| comp[s] == NONE && self.item[s] != NONE)
                 .fold(0u64, |m, s| m | 1 << (s / self.states));
             let parts = self.sums(judge.model, rounds, (part, g), &comp);
-            let (decisions, left) = self.judge(judge, rounds, parts, left);
+            let figures = [left, limit_code(opts.limit_reached())];
+            let (decisions, left, limit) = self.judge(judge, rounds, parts, figures);
+            if let Some(kind) = limit {
+                return Err(kind);
+            }
             round += 1;
             self.apply(g, &comp, &decisions, round);
             active = (0..self.sets.len().min(self.first_fair + 1)).any(|k| {
@@ -334,15 +354,15 @@ impl Fair {
         }
         let k = self.first_fair;
         if k == self.sets.len() {
-            return None;
+            return Ok(None);
         }
         let mine = (self.judged.iter())
             .filter(|j| colour::copy_of(j.1) == k)
             .min()
             .map_or(vec![], |m| vec![m.0, m.1]);
         let all = rounds.gather(mine);
-        let min = all.iter().filter(|v| !v.is_empty()).min()?;
-        Some((min[0], min[1]))
+        let min = all.iter().filter(|v| !v.is_empty()).min();
+        Ok(min.map(|m| (m[0], m[1])))
     }
 
     /// This worker's sums of each component found this round (`comp`: of
@@ -423,15 +443,16 @@ impl Fair {
     /// 1 fair / 2 prune the states where thread `v[2]` is enabled, of
     /// which some are not / 3 exclude the requirements that follow).
     /// Components not named are unfair or trivial, or lose every state.
-    /// `left` (copies with slots left uncoloured) travels with the
-    /// decisions: what every worker left, ORed, comes back with them.
+    /// `[left, limit]` (copies with slots left uncoloured, this worker's
+    /// [`limit_code`]) travel with the decisions: what every worker left,
+    /// ORed, and the first limit any reached come back with them.
     fn judge<S: Checkable>(
         &mut self,
         judge: &Judge<'_, S>,
         rounds: &mut Rounds<'_>,
         parts: BTreeMap<u64, Part>,
-        left: u64,
-    ) -> (Vec<Vec<u64>>, u64) {
+        [left, limit]: [u64; 2],
+    ) -> (Vec<Vec<u64>>, u64, Option<LimitKind>) {
         let peers = rounds.peers() as u64;
         let threads = judge.model.thread_count();
         // Most components are single states: their sums go many to a
@@ -475,17 +496,20 @@ impl Fair {
             .flat_map(|w| {
                 let left = Msg::Figures {
                     from,
-                    values: vec![left],
+                    values: vec![left, limit],
                 };
                 (decisions.iter().map(move |d| (w, Msg::Data(d.clone())))).chain([(w, left)])
             })
             .collect();
         let mut all = Vec::new();
-        let mut left = 0;
+        let (mut left, mut limits) = (0, Vec::new());
         for m in rounds.exchange(out) {
             match m {
                 Msg::Data(v) => all.push(v),
-                Msg::Figures { values, .. } => left |= values[0],
+                Msg::Figures { values, .. } => {
+                    left |= values[0];
+                    limits.push(values[1]);
+                }
                 _ => {}
             }
         }
@@ -494,7 +518,7 @@ impl Fair {
         let fair = all.iter().filter(|d| d[1] == 1);
         let first = fair.map(|d| colour::copy_of(d[0])).min();
         self.first_fair = self.first_fair.min(first.unwrap_or(self.sets.len()));
-        (all, left)
+        (all, left, first_limit(limits))
     }
 
     /// Moves each slot of a component found to where its decision puts

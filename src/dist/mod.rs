@@ -404,9 +404,16 @@ fn search_live(
     opts: &Options,
 ) -> (Searched, Stuck, Option<Live>) {
     let mut part = partition_for(sys, opts, rounds.peers());
-    let searched = search::search(sys, rounds, &mut part, opts, Edges::Labelled);
+    let mut searched = search::search(sys, rounds, &mut part, opts, Edges::Labelled);
     let live = match searched.ending {
-        Ending::Complete => Some(liveness::analyse(sys, judge, rounds, &mut part)),
+        Ending::Complete => match liveness::analyse(sys, judge, rounds, &mut part, opts) {
+            Ok(live) => Some(live),
+            // As the sequential check: the analyses' limit ends the run.
+            Err(kind) => {
+                searched.ending = Ending::Limit(kind);
+                None
+            }
+        },
         _ => None,
     };
     (searched, Stuck::None, live)

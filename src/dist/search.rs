@@ -242,11 +242,7 @@ fn levels<S: Checkable>(
             .min();
         let event = expanded.fault.into_iter().chain(bad).min();
         let new = u64::from(part.len() as u32 - first_new);
-        let mine = [
-            expanded.limit.map_or(0, |k| 1 + k as u64),
-            new,
-            expanded.succs,
-        ];
+        let mine = [limit_code(expanded.limit), new, expanded.succs];
         let mut mine = mine.to_vec();
         mine.extend(encode_event(event));
         // The new states' first positions travel to every worker in the
@@ -255,9 +251,9 @@ fn levels<S: Checkable>(
         let own = sorted_keys(part, first_new);
         let out = (0..peers as u32).flat_map(|w| own.iter().map(move |&(k, _)| (w, k)));
         let (all, runs) = rounds.gather_runs(out, (Msg::Keys, keys_of), mine);
-        if let Some(kind) = all.iter().filter(|v| v[0] > 0).map(|v| v[0]).min() {
+        if let Some(kind) = first_limit(all.iter().map(|v| v[0])) {
             let t = level.transitions;
-            let ending = Ending::Limit(limit_kind(kind));
+            let ending = Ending::Limit(kind);
             return done(rounds, part, ending, &level, (t, &mut passes));
         }
         let event = all.iter().filter_map(|v| decode_event(&v[3..])).min();
@@ -817,11 +813,19 @@ fn decode_event(v: &[u64]) -> Option<Event> {
     }
 }
 
-fn limit_kind(code: u64) -> LimitKind {
-    match code - 1 {
+/// A worker's limit as a figure for a round (0: none); every worker
+/// reads the same [`first_limit`] of the round's figures.
+pub(super) fn limit_code(limit: Option<LimitKind>) -> u64 {
+    limit.map_or(0, |k| 1 + k as u64)
+}
+
+/// The limit that the workers' figures of one round name first, if any.
+pub(super) fn first_limit(codes: impl IntoIterator<Item = u64>) -> Option<LimitKind> {
+    let code = codes.into_iter().filter(|&c| c > 0).min()?;
+    Some(match code - 1 {
         0 => LimitKind::States,
         1 => LimitKind::Time,
         2 => LimitKind::Memory,
         _ => LimitKind::Interrupted,
-    }
+    })
 }
