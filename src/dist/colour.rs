@@ -169,18 +169,7 @@ pub(super) fn components(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A small random generator (xorshift), seeded per graph.
-    struct Rng(u64);
-
-    impl Rng {
-        fn below(&mut self, n: u64) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0 % n
-        }
-    }
+    use crate::explore::test_rng::Rng;
 
     fn label(progress: bool) -> Label {
         Label {

@@ -103,7 +103,7 @@ struct Phases(Option<std::cell::Cell<(u64, std::time::Duration, std::time::Insta
 
 impl Phases {
     fn new(rounds: &Rounds<'_>) -> Phases {
-        let on = std::env::var_os("GSYNC_DIST_WAITS").is_some() && rounds.index() == 0;
+        let on = super::waits_wanted() && rounds.index() == 0;
         Phases(on.then(|| std::cell::Cell::new(Self::now(rounds))))
     }
 

@@ -284,7 +284,7 @@ fn run_worker(
     // before the last process's at times (its wait for connections sleeps
     // a second), which the first round's wait counted.
     rounds.gather(Vec::new());
-    let timed = std::env::var_os("GSYNC_DIST_WAITS").is_some();
+    let timed = waits_wanted();
     // What a round costs among these workers with nothing to do.
     let empty_round = timed.then(|| {
         let start = Instant::now();
@@ -377,6 +377,12 @@ fn partition_for(sys: &Reduced, opts: &Options, peers: usize) -> partition::Part
 /// Rounds with nothing to do that `GSYNC_DIST_WAITS` times before the
 /// search.
 const EMPTY_ROUNDS: u32 = 200;
+
+/// Whether `GSYNC_DIST_WAITS` asks where the workers' time goes (#43):
+/// the search's and the liveness analyses' rounds, waits and phases.
+fn waits_wanted() -> bool {
+    std::env::var_os("GSYNC_DIST_WAITS").is_some()
+}
 
 /// A search of `sys` on a partition of its own, and its deadlock analysis
 /// when complete.

@@ -127,6 +127,8 @@ mod table;
 mod workers;
 
 #[cfg(test)]
+pub(crate) mod test_rng;
+#[cfg(test)]
 mod tests;
 
 pub use bfs::{explore, Exploration, Outcome};

@@ -311,6 +311,7 @@ fn settle_edge(num: &mut [u32], leaves: &mut BitSet, v: u32, w: usize) {
 #[cfg(test)]
 mod tests {
     use super::super::sweeps::tests::edges_of;
+    use super::super::test_rng::Rng;
     use super::*;
     use crate::explore::{explore, Options, Outcome, TransitionSystem};
 
@@ -384,19 +385,6 @@ mod tests {
         let targets = |s: StateId| &succ[s as usize][..];
         let found = unexpanded_terminal_components(targets, &reduced, (0, 2), usize::MAX, None);
         assert!(found.unwrap().unexpanded.is_empty());
-    }
-
-    /// A small pseudo-random generator (xorshift64*), for reproducible
-    /// random graphs.
-    struct Rng(u64);
-
-    impl Rng {
-        fn below(&mut self, n: u64) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32) % n
-        }
     }
 
     /// Whether `s` reaches a state that is not reduced or an edge below `from`.
