@@ -40,6 +40,7 @@ pub mod llvm;
 pub mod model;
 pub mod reduce;
 pub mod report;
+pub mod rng;
 pub mod spec;
 pub mod trace;
 #[cfg(feature = "native")]

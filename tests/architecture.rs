@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The library's top-level modules, lowest first: a module may import
-/// only those of a lower rank (`clock`, the located diagnostics and the
+/// only those of a lower rank (`clock`, the located diagnostics, `rng` and the
 /// generic explorer know nothing of GPUs; the IR owns its vocabulary; the
 /// front ends lower into it, the model and the CUDA backend read it; the
 /// model implements the explorer's trait; the reductions are a layer over
@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, u32)] = &[
     ("clock", 0),
     ("diag", 0),
+    ("rng", 0),
     ("explore", 1),
     ("ir", 2),
     ("spec", 3),

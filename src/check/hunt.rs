@@ -36,6 +36,7 @@ use crate::explore::TransitionSystem;
 use crate::explore::{explore, LimitKind, Options, Outcome, Rooted, StateId, Stats};
 use crate::model::{Model, Violation, ViolationKind};
 use crate::reduce::{Reduced, Reductions};
+use crate::rng::SplitMix64;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -624,26 +625,18 @@ fn bfs_shortest(model: &Model, settings: &Settings, finding: &Finding) -> Option
 
 /// A walk's random numbers: SplitMix64, seeded from the hunt's seed and
 /// the walk's index (so each walk is reproducible on its own).
-struct Rng(u64);
+struct Rng(SplitMix64);
 
 impl Rng {
     fn new(seed: u64, index: u64) -> Rng {
-        let mut rng = Rng(seed ^ index.wrapping_mul(0xA076_1D64_78BD_642F));
-        rng.next();
-        rng
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        let mut rng = SplitMix64::new(seed ^ index.wrapping_mul(0xA076_1D64_78BD_642F));
+        rng.next_u64();
+        Rng(rng)
     }
 
     /// A number below `n` (`n > 0`).
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        self.0.below(n as u64) as usize
     }
 }
 

@@ -5,6 +5,7 @@
 
 use super::emit::MAX_LOCATIONS;
 use super::layout::{coprime, Geometry, Shuffle};
+use crate::rng::SplitMix64;
 use serde::Serialize;
 
 /// One launch's parameters, word for word the harness's `LtParams`
@@ -112,26 +113,23 @@ pub fn environments() -> Vec<Environment> {
     ]
 }
 
-/// A small seeded generator (SplitMix64): reproducible draws, no crate.
+/// The stress parameters' draws: a seeded SplitMix64, so a run's seed
+/// alone repeats them.
 #[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub struct Rng(SplitMix64);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng(SplitMix64::new(seed))
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// Uniform in `0..n` (`n > 0`).
     pub fn below(&mut self, n: u32) -> u32 {
-        (self.next_u64() % u64::from(n)) as u32
+        self.0.below(u64::from(n)) as u32
     }
 
     /// A multiplier prime to `n`, so that `a * x + b mod n` permutes `0..n`.
