@@ -143,10 +143,13 @@ struct Level {
 }
 
 /// Where a worker's time in the search went (#43; `GSYNC_DIST_WAITS`).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct Spent {
     /// Taking the steps of a batch's states, up to its exchange.
     pub expand: Duration,
+    /// The same, exchange by exchange, in microseconds: every worker's
+    /// side by side show how long the slowest stepped in each.
+    pub steps: Vec<u64>,
     /// The batches' exchanges: waiting, and keeping the successors that
     /// came (as they came).
     pub exchange: Duration,
@@ -677,6 +680,7 @@ fn expand_level<S: Checkable>(
         msgs.extend(rounds.to_all(mine));
         let expanded = std::time::Instant::now();
         spent.expand += expanded - started;
+        spent.steps.push((expanded - started).as_micros() as u64);
         let into = (depth + 1, edges, mode, before_range);
         let mut figures = vec![Vec::new(); peers];
         rounds.exchange_each(msgs, |m| match m {
