@@ -333,15 +333,30 @@ fn run_worker(
         // their ends, and in the search, its steps and its exchanges.
         let (n, waited, _) = rounds.waits();
         let s = &searched.spent;
+        // The slowest worker's steps before each exchange, summed: what
+        // the others wait for beyond the rounds' own cost.
+        let steps = rounds.gather(s.steps.clone());
+        let slowest: u64 = (0..s.steps.len())
+            .map(|r| {
+                steps
+                    .iter()
+                    .filter_map(|v| v.get(r))
+                    .max()
+                    .copied()
+                    .unwrap_or(0)
+            })
+            .sum();
         let line = format!(
             "worker {}: {} rounds, waited {:.3} s of {seconds:.3} s; search: {} rounds, \
-             expand {:.3} s, exchanges {:.3} s (idle {:.3} s, keeping what came {:.3} s); \
+             expand {:.3} s (the slowest worker's, exchange by exchange, {:.3} s), \
+             exchanges {:.3} s (idle {:.3} s, keeping what came {:.3} s); \
              an empty round {:.1} us\n",
             rounds.index(),
             n - before.0,
             (waited - before.1).as_secs_f64(),
             s.rounds,
             s.expand.as_secs_f64(),
+            slowest as f64 / 1e6,
             s.exchange.as_secs_f64(),
             s.waited.as_secs_f64(),
             s.handled.as_secs_f64(),

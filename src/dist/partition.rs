@@ -176,6 +176,11 @@ impl Partition {
         self.packing
     }
 
+    /// The most states this partition holds.
+    pub(super) fn capacity(&self) -> u64 {
+        u64::from(self.cap)
+    }
+
     /// The rank of state `local` in its level (set once the level is
     /// complete).
     pub(super) fn rank(&self, local: u32) -> u64 {

@@ -218,8 +218,10 @@ impl<'w> Rounds<'w> {
 }
 
 /// A position in a BFS level: the rank of the expanded state within its
-/// level, and the index of the action among its actions. A sequential
-/// search meets the successors of a level in this order.
+/// level (or, while that level's ranks are on their way, its own first
+/// position packed in a word, `search::pack`: the same order), and the
+/// index of the action among its actions. A sequential search meets the
+/// successors of a level in this order.
 pub(super) type Key = (u64, u32);
 
 /// A state held by a worker: (worker, index in its partition).
@@ -242,9 +244,9 @@ pub(super) enum Msg {
         reached: Vec<Reached>,
         effects: Vec<u64>,
     },
-    /// New states' first positions, for every worker: a run of one
-    /// worker's, in order.
-    Keys(Vec<Key>),
+    /// A level's first positions (packed), for every worker: a run of
+    /// one worker's, in order.
+    Keys(Vec<u64>),
     /// One worker's figures, for every worker.
     Figures { from: u32, values: Vec<u64> },
     /// Backward reachability: these states (indices) are marked.
@@ -260,10 +262,6 @@ pub(super) enum Msg {
     /// Values spread along edges (`colour::spread`): (index, item, value).
     Spread(Vec<(u32, u64, u64)>),
 }
-
-/// How items travel: `wrap` makes a message of them, `unwrap` takes them
-/// out of a message of that kind.
-pub(super) type Kind<T> = (fn(Vec<T>) -> Msg, fn(Msg) -> Option<Vec<T>>);
 
 /// Items addressed to workers in the current round, one message per
 /// worker: a worker's items leave as soon as they fill a record, so a
@@ -298,7 +296,7 @@ impl<T> Outbox<T> {
     }
 
     /// The items not posted yet: one message per worker that has some.
-    fn into_msgs(self) -> Vec<(u32, Msg)> {
+    pub(super) fn into_msgs(self) -> Vec<(u32, Msg)> {
         let wrap = self.wrap;
         self.each
             .into_iter()
@@ -310,26 +308,9 @@ impl<T> Outbox<T> {
 }
 
 impl Rounds<'_> {
-    /// Sends each `(worker, item)` in one message per worker (`wrap`
-    /// makes it) and `mine` to every worker; returns every worker's
-    /// figures, by index, and the items sent to this one (`unwrap` takes
-    /// them out of a message of that kind) message by message: each a run
-    /// of one sender's items in the order it sent them. Every worker must
-    /// call it the same number of times.
-    pub(super) fn gather_runs<T>(
-        &mut self,
-        out: impl IntoIterator<Item = (u32, T)>,
-        (wrap, unwrap): Kind<T>,
-        mine: Vec<u64>,
-    ) -> (Vec<Vec<u64>>, Vec<Vec<T>>) {
-        let mut outbox = Outbox::new(self.peers(), wrap);
-        for (to, item) in out {
-            outbox.push(self, to, item);
-        }
-        self.end_runs(outbox, unwrap, mine)
-    }
-
-    /// Ends a round of `out`'s items, as `gather_runs`.
+    /// Ends a round of `out`'s items and `mine` to every worker: every
+    /// worker's figures, by index, and the items sent to this one, a run
+    /// (one sender's, in the order sent) a message.
     fn end_runs<T>(
         &mut self,
         out: Outbox<T>,
@@ -372,7 +353,7 @@ impl Rounds<'_> {
     }
 
     /// `mine` for every worker.
-    fn to_all(&self, mine: Vec<u64>) -> impl Iterator<Item = (u32, Msg)> {
+    pub(super) fn to_all(&self, mine: Vec<u64>) -> impl Iterator<Item = (u32, Msg)> {
         let from = self.index() as u32;
         (0..self.peers() as u32).map(move |w| {
             let values = mine.clone();

@@ -13,7 +13,7 @@
 use super::labels;
 use super::partition::{owner, Partition, ROOT};
 use super::proviso;
-use super::rounds::{Key, Msg, Ptr, Reached, Rounds, RECORD_BYTES};
+use super::rounds::{Key, Msg, Outbox, Ptr, Reached, Rounds, RECORD_BYTES};
 use super::succs::States;
 use crate::check::Checkable;
 use crate::explore::{LimitKind, Options, TransitionSystem};
@@ -103,8 +103,9 @@ enum Mode {
     Full,
 }
 
-/// A level's states on this worker: (position among all workers' states
-/// of the level, index), in order.
+/// A level's states on this worker: (order, index), in order; the order
+/// is the state's rank among all workers' states of the level, or, until
+/// the level's own round ranks it, its first position (`pack`).
 type Frontier = Vec<(u64, u32)>;
 
 /// The proviso's bookkeeping across levels, the same on every worker.
@@ -142,10 +143,13 @@ struct Level {
 }
 
 /// Where a worker's time in the search went (#43; `GSYNC_DIST_WAITS`).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct Spent {
     /// Taking the steps of a batch's states, up to its exchange.
     pub expand: Duration,
+    /// The same, exchange by exchange, in microseconds: every worker's
+    /// side by side show how long the slowest stepped in each.
+    pub steps: Vec<u64>,
     /// The batches' exchanges: waiting, and keeping the successors that
     /// came (as they came).
     pub exchange: Duration,
@@ -225,40 +229,80 @@ fn levels<S: Checkable>(
         return done(rounds, part, ending, &level, (0, &mut passes));
     }
     let mut frontier = ranked(part);
+    // The frontier's orders are ranks (the first level, a proviso's pass)
+    // or first positions whose ranks come in the frontier's own round.
+    let mut keyed = false;
     let mut mode = Mode::Ample;
+    // The frontier's count where it is not known yet: this worker's
+    // share, summed in the frontier's own round; and the mode of the
+    // level that found it.
+    let mut pending: Option<(u64, Mode)> = None;
+    // Below this many states in all, no worker's new states can pass a
+    // limit, so a level's count may wait for the next level's round.
+    let bound = opts.max_states.unwrap_or(u64::MAX).min(part.capacity());
     // Each worker's successors of the last batch: the next batch's
     // buffers start at that size instead of growing to it.
     let mut sizes = vec![(0, 0); peers];
     loop {
         let first_new = part.len() as u32;
         part.new_level();
-        let at = (&frontier[..], level.count, level.depth, mode);
+        let depth = level.depth + u32::from(pending.is_some());
+        let at = (&frontier[..], keyed, depth, mode);
         let keep = (edges, passes.range.0);
         let work = (&mut *rounds, &mut sizes[..], &mut *spent);
-        let expanded = expand_level(sys, work, part, at, opts, keep);
-        // New states that break an invariant, at their first position.
-        let bad = (expanded.broken.iter())
-            .map(|&l| (part.key(l), BROKE_INVARIANT, 0u32))
-            .min();
-        let event = expanded.fault.into_iter().chain(bad).min();
-        let new = u64::from(part.len() as u32 - first_new);
-        let mine = [limit_code(expanded.limit), new, expanded.succs];
-        let mut mine = mine.to_vec();
-        mine.extend(encode_event(event));
-        // The new states' first positions travel to every worker in the
-        // same round (left unused where the search ends), and each ranks
-        // its own: a level costs its expansion and this round.
-        let own = sorted_keys(part, first_new);
-        let out = (0..peers as u32).flat_map(|w| own.iter().map(move |&(k, _)| (w, k)));
-        let (all, runs) = rounds.gather_runs(out, (Msg::Keys, keys_of), mine);
-        if let Some(kind) = first_limit(all.iter().map(|v| v[0])) {
+        let share = pending.map_or(0, |p| p.0);
+        let mut expanded = expand_level(sys, work, part, at, (opts, share), keep);
+        if let Some((_, found_by)) = pending.take() {
+            let count = expanded.figures.iter().map(|v| v[PENDING]).sum();
+            if count == 0 {
+                // The frontier was empty: the level before it found no
+                // new states.
+                let no_new = (&mut level, &mut passes, found_by);
+                match after_no_new(sys, rounds, part, no_new) {
+                    Ok(chosen) => (frontier, keyed, mode) = (chosen, false, Mode::Full),
+                    Err(searched) => return *searched,
+                }
+                continue;
+            }
+            advance(&mut level, &mut passes, count);
+        }
+        let figures = std::mem::take(&mut expanded.figures);
+        let succs: u64 = figures.iter().map(|v| v[SUCCS]).sum();
+        let here = part.len() as u64 - u64::from(first_new);
+        let mut limit = first_limit(figures.iter().map(|v| v[LIMIT]));
+        let new = match succs {
+            0 => Some(0),
+            _ if level.total + succs > bound => {
+                // Near a limit: the receivers' limits and the level's
+                // count decide before the next level.
+                let all = rounds.gather(vec![limit_code(expanded.limit), here]);
+                limit = first_limit(all.iter().map(|v| v[0]));
+                Some(all.iter().map(|v| v[1]).sum::<u64>())
+            }
+            _ => None,
+        };
+        if let Some(kind) = limit {
             let t = level.transitions;
             let ending = Ending::Limit(kind);
             return done(rounds, part, ending, &level, (t, &mut passes));
         }
-        let event = all.iter().filter_map(|v| decode_event(&v[3..])).min();
-        if let Some(event) = event {
-            let level_of = (&frontier[..], mode, &level);
+        let runs = Runs(std::mem::take(&mut expanded.runs));
+        let rank_of = |order: u64| if keyed { runs.rank_of(order) } else { order };
+        if keyed {
+            runs.rank(part, &frontier);
+        }
+        let next = ranked_new(part, first_new, keyed.then_some(&runs));
+        let event = figures
+            .iter()
+            .filter_map(|v| decode_event(&v[EVENT..]))
+            .min();
+        if let Some(((order, pos), kind, action)) = event {
+            let event = ((rank_of(order), pos), kind, action);
+            let ranked: Frontier = frontier.iter().map(|&(o, l)| (rank_of(o), l)).collect();
+            for s in &mut expanded.per_state {
+                s.0 = rank_of(s.0);
+            }
+            let level_of = (&ranked[..], mode, &level);
             return stop_at(
                 rounds,
                 part,
@@ -268,59 +312,154 @@ fn levels<S: Checkable>(
                 passes,
             );
         }
-        let new: u64 = all.iter().map(|v| v[1]).sum();
-        level.transitions += all.iter().map(|v| v[2]).sum::<u64>();
+        level.transitions += succs;
         if mode == Mode::Full {
             for &(_, l) in &frontier {
                 part.set_full(l);
             }
             passes.full_done += level.count;
         }
-        if new == 0 {
-            // Nothing left to expand: the proviso may choose states to
-            // expand fully (none after a pass, which ends the search as
-            // in the sequential explorer).
-            let chosen = match (mode, sys.reduces()) {
-                (Mode::Ample, true) => {
-                    proviso::unexpanded(rounds, part, passes.range, &passes.starts)
+        match new {
+            Some(0) => {
+                let no_new = (&mut level, &mut passes, mode);
+                match after_no_new(sys, rounds, part, no_new) {
+                    Ok(chosen) => (frontier, keyed, mode) = (chosen, false, Mode::Full),
+                    Err(searched) => return *searched,
                 }
-                _ => Vec::new(),
-            };
-            if chosen.is_empty() {
-                let t = level.transitions;
-                return done(rounds, part, Ending::Complete, &level, (t, &mut passes));
+                continue;
             }
-            passes.full.extend(gather_states(rounds, part, &chosen));
-            // The next pass looks at the states this one finds.
-            passes.range = (level.depth + 1, part.preds.len());
-            frontier = chosen
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| c.1 == rounds.index() as u32)
-                .map(|(i, c)| (i as u64, c.2))
-                .collect();
-            mode = Mode::Full;
-            part.store_depths();
-            level.count = chosen.len() as u64;
-            continue;
+            Some(new) if level.total + new > opts.max_states.unwrap_or(u64::MAX) => {
+                level.total = opts.max_states.unwrap_or(u64::MAX);
+                let t = level.transitions;
+                let ending = Ending::Limit(LimitKind::States);
+                return done(rounds, part, ending, &level, (t, &mut passes));
+            }
+            Some(new) => advance(&mut level, &mut passes, new),
+            None => pending = Some((here, mode)),
         }
-        if level.total + new > opts.max_states.unwrap_or(u64::MAX) {
-            level.total = opts.max_states.unwrap_or(u64::MAX);
-            let t = level.transitions;
-            let ending = Ending::Limit(LimitKind::States);
-            return done(rounds, part, ending, &level, (t, &mut passes));
-        }
-        rank_level(part, &own, &runs);
         part.newest = first_new as usize;
-        passes.starts.push(level.total);
-        level = Level {
-            depth: level.depth + 1,
-            count: new,
-            total: level.total + new,
-            transitions: level.transitions,
-        };
-        frontier = ranked(part);
-        mode = Mode::Ample;
+        (frontier, keyed, mode) = (next, true, Mode::Ample);
+    }
+}
+
+/// Figures of a level's exchanges, by place: whether the worker has
+/// states of the level left, its limit (`limit_code`), its successors,
+/// its share of the level it expands where that level's count is
+/// pending, and its first event (`encode_event`).
+const MORE: usize = 0;
+const LIMIT: usize = 1;
+const SUCCS: usize = 2;
+const PENDING: usize = 3;
+const EVENT: usize = 4;
+
+/// The level after `level` holds `count` states: it is the next one.
+fn advance(level: &mut Level, passes: &mut Passes, count: u64) {
+    passes.starts.push(level.total);
+    *level = Level {
+        depth: level.depth + 1,
+        count,
+        total: level.total + count,
+        transitions: level.transitions,
+    };
+}
+
+/// The search found no new states after `level`, expanded in `mode`:
+/// the proviso may choose states to expand fully (none after a pass,
+/// which ends the search as in the sequential explorer); the frontier of
+/// the states chosen on this worker, by their order among all chosen, or
+/// the search's figures where it ends.
+fn after_no_new<S: Checkable>(
+    sys: &S,
+    rounds: &mut Rounds<'_>,
+    part: &mut Partition,
+    (level, passes, mode): (&mut Level, &mut Passes, Mode),
+) -> Result<Frontier, Box<Searched>> {
+    let chosen = match (mode, sys.reduces()) {
+        (Mode::Ample, true) => proviso::unexpanded(rounds, part, passes.range, &passes.starts),
+        _ => Vec::new(),
+    };
+    if chosen.is_empty() {
+        let t = level.transitions;
+        let searched = done(rounds, part, Ending::Complete, level, (t, passes));
+        return Err(Box::new(searched));
+    }
+    passes.full.extend(gather_states(rounds, part, &chosen));
+    // The next pass looks at the states this one finds.
+    passes.range = (level.depth + 1, part.preds.len());
+    part.store_depths();
+    level.count = chosen.len() as u64;
+    let me = rounds.index() as u32;
+    Ok(chosen
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.1 == me)
+        .map(|(i, c)| (i as u64, c.2))
+        .collect())
+}
+
+/// A level's first position in one word, in the same order: ranks and
+/// action indices are below 2^32 (`Packing`).
+fn pack((rank, pos): Key) -> u64 {
+    let rank = u32::try_from(rank).expect("fewer than 2^32 states a run");
+    (u64::from(rank) << 32) | u64::from(pos)
+}
+
+/// This worker's new states from `first_new` on, ordered by their first
+/// positions, packed (`pack`): their first positions become (the rank of
+/// the parent, the action's index) by the parents' level's `runs` (none:
+/// the parents' orders were ranks already).
+fn ranked_new(part: &mut Partition, first_new: u32, runs: Option<&Runs>) -> Frontier {
+    let mut new: Vec<(Key, u32)> = part
+        .newest_range_from(first_new)
+        .map(|l| (part.key(l), l))
+        .collect();
+    new.sort_unstable();
+    if let Some(runs) = runs {
+        let orders: Vec<u64> = new.iter().map(|((o, _), _)| *o).collect();
+        for ((key, l), rank) in new.iter_mut().zip(runs.ranks(&orders)) {
+            key.0 = rank;
+            part.set_key(*l, *key);
+        }
+    }
+    new.into_iter().map(|(key, l)| (pack(key), l)).collect()
+}
+
+/// Every worker's orders of a level's states, a sorted run a record: a
+/// state's rank is the number of orders before its own, in all runs.
+struct Runs(Vec<Vec<u64>>);
+
+impl Runs {
+    /// The rank of the state of order `order`.
+    fn rank_of(&self, order: u64) -> u64 {
+        self.0
+            .iter()
+            .map(|run| run.partition_point(|&o| o < order) as u64)
+            .sum()
+    }
+
+    /// The ranks of `orders`, sorted: one walk a run.
+    fn ranks(&self, orders: &[u64]) -> Vec<u64> {
+        let mut ranks = vec![0u64; orders.len()];
+        for run in &self.0 {
+            let mut before = 0;
+            for (rank, &order) in ranks.iter_mut().zip(orders) {
+                while before < run.len() && run[before] < order {
+                    before += 1;
+                }
+                *rank += before as u64;
+            }
+        }
+        ranks
+    }
+
+    /// Gives this worker's states of the level (`frontier`, sorted by
+    /// order) their ranks: a round to rankers of ranges and one back cost
+    /// two rounds a level.
+    fn rank(&self, part: &mut Partition, frontier: &[(u64, u32)]) {
+        let orders: Vec<u64> = frontier.iter().map(|f| f.0).collect();
+        for (&(_, l), rank) in frontier.iter().zip(self.ranks(&orders)) {
+            part.set_rank(l, rank);
+        }
     }
 }
 
@@ -401,58 +540,74 @@ fn max_depth(rounds: &mut Rounds<'_>, part: &Partition, counted: impl Fn(u32) ->
 
 /// What expanding a level found on this worker.
 struct Expanded {
-    /// Successors generated per expanded state: (rank, count).
+    /// Successors generated per expanded state: (order, count).
     per_state: Vec<(u64, u64)>,
     succs: u64,
     fault: Option<Event>,
     limit: Option<LimitKind>,
-    /// New states that break an invariant (checked on the words received,
-    /// not decoded again).
-    broken: Vec<u32>,
+    /// Every worker's figures of the level's last exchange, by index
+    /// (`MORE` and on).
+    figures: Vec<Vec<u64>>,
+    /// Where the level's orders were first positions: every worker's,
+    /// in runs.
+    runs: Vec<Vec<u64>>,
 }
 
 /// Expands this worker's states `frontier` of level `depth` in batches,
 /// one exchange each (as many as the busiest worker needs), and keeps the
-/// new successors at level `depth + 1`; `edges` says which edges are
-/// kept, and those into levels before `range` are the proviso's `leaving`;
-/// `sizes` has the last batch's successors for each worker; the time
-/// spent is added to `spent`.
+/// new successors at level `depth + 1`; where `keyed`, the frontier's
+/// orders (sorted) go to every worker in the first exchange, and every
+/// exchange carries each worker's figures, with `share` (`PENDING`);
+/// `edges` says which edges are kept, and those into levels before
+/// `range` are the proviso's `leaving`; `sizes` has the last batch's
+/// successors for each worker; the time spent is added to `spent`.
 fn expand_level<S: Checkable>(
     sys: &S,
     (rounds, sizes, spent): (&mut Rounds<'_>, &mut [(usize, usize)], &mut Spent),
     part: &mut Partition,
-    (frontier, count, depth, mode): (&[(u64, u32)], u64, u32, Mode),
-    opts: &Options,
+    (frontier, keyed, depth, mode): (&[(u64, u32)], bool, u32, Mode),
+    (opts, share): (&Options, u64),
     (edges, range): (Edges, u32),
 ) -> Expanded {
     let me = rounds.index() as u32;
     let peers = rounds.peers();
     // Edges from here into states before this are the proviso's `leaving`.
     let before_range = part.level_first(range);
-    // As many batches as the level's states fill on every worker (their
-    // owners' hashes spread them evenly), each worker's states split
-    // evenly among them: no round to agree on the number.
+    // This worker's states split evenly among as many batches as they
+    // fill; the exchanges go on while any worker has states left.
     let batch = batch_len(sys.state_words(), opts);
-    let batches = count.div_ceil((batch * peers) as u64).max(1);
-    let per_batch = frontier.len().div_ceil(batches as usize).max(1);
+    let per_batch = frontier
+        .len()
+        .div_ceil(frontier.len().div_ceil(batch).max(1));
     let mut found = Expanded {
         per_state: Vec::new(),
         succs: 0,
         fault: None,
         limit: None,
-        broken: Vec::new(),
+        figures: vec![Vec::new(); peers],
+        runs: Vec::new(),
     };
+    // The orders leave first, to travel while this worker steps.
+    let mut orders = Outbox::new(peers, Msg::Keys);
+    if keyed {
+        for w in 0..peers as u32 {
+            for &(order, _) in frontier {
+                orders.push(rounds, w, order);
+            }
+        }
+    }
+    let mut orders = Some(orders);
     let (mut actions, mut ample) = (Vec::new(), Vec::new());
     let mut state = vec![0u32; sys.state_words()];
     let mut next = state.clone();
     let mut todo = frontier.iter();
     let labelled = edges == Edges::Labelled;
-    for _ in 0..batches {
+    loop {
         let started = std::time::Instant::now();
         let mut out: Vec<Outgoing> = (sizes.iter().enumerate())
             .map(|(to, &(b, r))| Outgoing::with_room(rounds.is_remote(to as u32), (b, r), labelled))
             .collect();
-        for &(order, local) in todo.by_ref().take(per_batch) {
+        for &(order, local) in todo.by_ref().take(per_batch.max(1)) {
             if found.limit.is_some() {
                 break;
             }
@@ -468,8 +623,7 @@ fn expand_level<S: Checkable>(
                     }
                     // An ample set is empty only where no step is enabled.
                     if opts.early_deadlock && actions.is_empty() && !sys.is_final(&state) {
-                        let at = ((order, 0), STUCK, 0);
-                        found.fault = Some(found.fault.map_or(at, |f| f.min(at)));
+                        found.note(((order, 0), STUCK, 0));
                     }
                 }
                 Mode::Full => {
@@ -485,11 +639,16 @@ fn expand_level<S: Checkable>(
                 }
                 next.copy_from_slice(&state);
                 let Ok(effect) = step(sys, &state, a, &mut next, labelled) else {
-                    let at = ((order, pos as u32), STEP_FAILED, a);
-                    found.fault = Some(found.fault.map_or(at, |f| f.min(at)));
+                    found.note(((order, pos as u32), STEP_FAILED, a));
                     break;
                 };
                 sys.canonicalize(&mut next);
+                // Checked here, where its position is known before the
+                // exchange: the first successor that breaks an invariant
+                // is new (a state stored before was checked then).
+                if sys.check_state(&next).is_err() {
+                    found.note(((order, pos as u32), BROKE_INVARIANT, 0));
+                }
                 let w = owner(&next, peers);
                 let to = &mut out[w as usize];
                 to.states.push(&next);
@@ -508,20 +667,41 @@ fn expand_level<S: Checkable>(
         for (size, to) in sizes.iter_mut().zip(&out) {
             *size = (to.states.bytes(), to.reached.len());
         }
-        let out = out
+        let more = todo.len() > 0 && found.limit.is_none();
+        let mut mine = vec![u64::from(more), limit_code(found.limit), found.succs, share];
+        mine.extend(encode_event(found.fault));
+        let mut msgs: Vec<(u32, Msg)> = out
             .into_iter()
             .enumerate()
             .filter(|(_, to)| !to.reached.is_empty())
-            .map(|(w, to)| (w as u32, to.into_msg()));
+            .map(|(w, to)| (w as u32, to.into_msg()))
+            .collect();
+        msgs.extend(orders.take().map(Outbox::into_msgs).unwrap_or_default());
+        msgs.extend(rounds.to_all(mine));
         let expanded = std::time::Instant::now();
         spent.expand += expanded - started;
+        spent.steps.push((expanded - started).as_micros() as u64);
         let into = (depth + 1, edges, mode, before_range);
-        rounds.exchange_each(out.collect::<Vec<_>>(), |m| {
-            keep_succs(sys, part, (&mut found, &mut next), m, into);
+        let mut figures = vec![Vec::new(); peers];
+        rounds.exchange_each(msgs, |m| match m {
+            Msg::Keys(run) => found.runs.push(run),
+            Msg::Figures { from, values } => figures[from as usize] = values,
+            m => keep_succs(sys, part, (&mut found, &mut next), m, into),
         });
         spent.exchange += expanded.elapsed();
+        let any_more = figures.iter().any(|v| v[MORE] != 0);
+        found.figures = figures;
+        if !any_more {
+            return found;
+        }
     }
-    found
+}
+
+impl Expanded {
+    /// A stopping event at this worker: the first one counts.
+    fn note(&mut self, at: Event) {
+        self.fault = Some(self.fault.map_or(at, |f| f.min(at)));
+    }
 }
 
 /// Keeps the successors of a record `m` of the level's exchange (others
@@ -547,15 +727,12 @@ fn keep_succs<S: Checkable>(
     for (i, (key, from, action, from_depth)) in reached.into_iter().enumerate() {
         let words = read.next(next);
         let edge = (words, key, from, action);
-        let Some((l, new)) = keep(sys, part, edge, (level, from_depth + 1)) else {
+        let Some((l, _)) = keep(sys, part, edge, (level, from_depth + 1)) else {
             // The run's states would not fit a word (`Packing`): it ends
             // as the single explorer's does at 2^32.
             found.limit = Some(LimitKind::States);
             continue;
         };
-        if new && sys.check_state(words).is_err() {
-            found.broken.push(l);
-        }
         match edges {
             Edges::Sources => part.add_pred(l, from),
             Edges::Labelled => {
@@ -650,44 +827,6 @@ fn keep<S: TransitionSystem<Action = u32>>(
             part.finals.push(sys.is_final(words));
             Some((l, true))
         }
-    }
-}
-
-/// This worker's states new in the level, by first position: (key, index).
-fn sorted_keys(part: &Partition, first_new: u32) -> Vec<(Key, u32)> {
-    let mut own: Vec<(Key, u32)> = part
-        .newest_range_from(first_new)
-        .map(|l| (part.key(l), l))
-        .collect();
-    own.sort_unstable();
-    own
-}
-
-fn keys_of(m: Msg) -> Option<Vec<Key>> {
-    match m {
-        Msg::Keys(v) => Some(v),
-        _ => None,
-    }
-}
-
-/// Gives this worker's states new in the level (`own`, in order) their
-/// ranks: the number of the level's first positions before each, counted
-/// in every run of them that every worker sent (first positions are
-/// distinct: one position reaches one state). One walk per run, where a
-/// round to rankers of ranges and one back cost two rounds a level.
-fn rank_level(part: &mut Partition, own: &[(Key, u32)], runs: &[Vec<Key>]) {
-    let mut ranks = vec![0u64; own.len()];
-    for run in runs {
-        let mut before = 0;
-        for (rank, (key, _)) in ranks.iter_mut().zip(own) {
-            while before < run.len() && run[before] < *key {
-                before += 1;
-            }
-            *rank += before as u64;
-        }
-    }
-    for (&(_, local), rank) in own.iter().zip(ranks) {
-        part.set_rank(local, rank);
     }
 }
 
