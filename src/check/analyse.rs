@@ -10,7 +10,9 @@ use crate::model::{Scheduler, Violation};
 
 /// How an analysis ended.
 pub(super) enum Outcome {
-    Done(CheckResult),
+    /// Boxed: a result (its statistics with their phase timings) is far
+    /// larger than the other outcomes.
+    Done(Box<CheckResult>),
     /// The per-thread analyses need the full graph, which this reduced
     /// search (`reduced`, or hash compaction) does not have; the reason,
     /// for the `--stats` note.
@@ -37,13 +39,13 @@ pub(super) fn analyse<S: Checkable>(
     let exploration = explore(sys, &options);
     let mut stats = exploration.stats().clone();
     if let Some(finding) = fault_finding(sys, &exploration) {
-        return Outcome::Done(CheckResult {
+        return Outcome::Done(Box::new(CheckResult {
             findings: vec![finding],
             limit: None,
             stats,
             reductions: None,
             fault: true,
-        });
+        }));
     }
     if let Explored::Stuck { state } = exploration.outcome() {
         // A deadlock decided on the fly (`Options::early_deadlock`): the
@@ -57,13 +59,13 @@ pub(super) fn analyse<S: Checkable>(
             .then(|| (0..sys.thread_count()).find(|&t| !sys.is_finished(&words, t)))
             .flatten();
         let finding = deadlock::explain(sys, &exploration, *state, &|_| true, thread);
-        return Outcome::Done(CheckResult {
+        return Outcome::Done(Box::new(CheckResult {
             findings: vec![finding],
             limit: None,
             stats,
             reductions: None,
             fault: false,
-        });
+        }));
     }
     let limit = match exploration.outcome() {
         Explored::Limit(kind) => Some(*kind),
@@ -94,13 +96,13 @@ pub(super) fn analyse<S: Checkable>(
         });
     }
     let done = |findings: Vec<Finding>, limit: Option<LimitKind>, stats: Stats| {
-        Outcome::Done(CheckResult {
+        Outcome::Done(Box::new(CheckResult {
             findings,
             limit,
             stats,
             reductions: None,
             fault: false,
-        })
+        }))
     };
     // The analyses come on top of the explorer's own memory, whether the
     // search completed or stopped at a limit: skip what does not fit and

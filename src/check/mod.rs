@@ -177,7 +177,7 @@ pub(crate) fn check(model: &Model, settings: &Settings) -> CheckResult {
                 log.compacted(compacted.then_some(result.stats.states));
             }
             log.ample_effect(&result.stats);
-            (result, &reduced)
+            (*result, &reduced)
         }
         analyse::Outcome::NeedsStates => unreachable!("searched without hash compaction"),
         analyse::Outcome::NeedsFullGraph(why) => {
@@ -192,7 +192,7 @@ pub(crate) fn check(model: &Model, settings: &Settings) -> CheckResult {
                 ..options.clone()
             };
             match analyse::analyse(&full, &again, scheduler, false) {
-                analyse::Outcome::Done(result) => (result, &full),
+                analyse::Outcome::Done(result) => (*result, &full),
                 analyse::Outcome::NeedsFullGraph(_) | analyse::Outcome::NeedsStates => {
                     unreachable!("the full graph is not reduced or compacted")
                 }

@@ -190,7 +190,7 @@ fn check(toy: &Toy, scheduler: Scheduler) -> CheckResult {
         ..toy.clone()
     };
     match analyse(&toy, &Options::default(), scheduler, false) {
-        Outcome::Done(analysis) => analysis,
+        Outcome::Done(analysis) => *analysis,
         Outcome::NeedsFullGraph(_) | Outcome::NeedsStates => unreachable!("a toy is not reduced"),
     }
 }

@@ -11,7 +11,7 @@ use super::edges::{Edges, Reverse};
 use super::expand::{batch_len, Chunk, Expander};
 use super::limits::{vec_bytes, LimitKind, Options, Projection};
 use super::progress::Progress;
-use super::stats::{peak_rss_bytes, Phases, Stats};
+use super::stats::{peak_rss_bytes, Phase, Phases, Stats};
 use super::store::{StateId, StateStore, MAX_STATES};
 use super::table::Claim;
 use super::workers::Workers;
@@ -436,9 +436,12 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                 let count = batch.min(level.end - head);
                 let span = (head as StateId, count);
                 self.grow_ahead(count, workers);
-                Phases::lap(&mut self.lap, &mut self.phases.serial);
+                self.phases
+                    .lap(&mut self.lap, Phase::Serial, workers.take_waits());
                 let chunks = expander.expand(workers, sys, &self.store, span, self.opts);
-                Phases::lap(&mut self.lap, &mut self.phases.expand);
+                self.phases
+                    .lap(&mut self.lap, Phase::Expand, workers.take_waits());
+                self.phases.batches += 1;
                 self.store.finish_growth();
                 if let Some(limit) = chunks.iter().find_map(|c| c.interrupted) {
                     return Outcome::Limit(limit);
@@ -451,17 +454,21 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                 if !self.reserve(workers, (succs, bytes), count, succs) {
                     return Outcome::Limit(LimitKind::Memory);
                 }
-                Phases::lap(&mut self.lap, &mut self.phases.serial);
+                self.phases
+                    .lap(&mut self.lap, Phase::Serial, workers.take_waits());
                 claims.claim(workers, sys, &self.store, chunks);
-                Phases::lap(&mut self.lap, &mut self.phases.claim);
+                self.phases
+                    .lap(&mut self.lap, Phase::Claim, workers.take_waits());
                 if let Some(end) = self.merge_batch(workers, chunks, &mut claims, &level) {
                     return end;
                 }
             }
             // Nothing left to expand: the proviso may add states.
-            Phases::lap(&mut self.lap, &mut self.phases.serial);
+            self.phases
+                .lap(&mut self.lap, Phase::Serial, workers.take_waits());
             let more = self.expand_terminal_components(workers);
-            Phases::lap(&mut self.lap, &mut self.phases.proviso);
+            self.phases
+                .lap(&mut self.lap, Phase::Proviso, workers.take_waits());
             match more {
                 Ok(true) => {}
                 Ok(false) => return Outcome::Complete,
@@ -655,7 +662,8 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
             let o = split_off_front(&mut offsets, if ends > 0 { closed[c] } else { 0 });
             jobs.push((c, r, f, p, v, (t, a, o)));
         }
-        Phases::lap(&mut self.lap, &mut self.phases.serial);
+        self.phases
+            .lap(&mut self.lap, Phase::Serial, workers.take_waits());
         workers.each(&mut jobs, |_, (c, runs, prints, parents, ..)| {
             let (chunk, cl) = (&chunks[*c], &cls[*c]);
             let mut runs = runs.iter_mut();
@@ -676,7 +684,8 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                 table.commit(pos, (firsts[*c] + j) as StateId);
             }
         });
-        Phases::lap(&mut self.lap, &mut self.phases.commit);
+        self.phases
+            .lap(&mut self.lap, Phase::Commit, workers.take_waits());
         // Every new state's slot is committed now: the edges read the ids.
         workers.each(&mut jobs, |_, (c, _, _, parents, via, edges)| {
             let (targets, actions, offsets) = edges;
@@ -703,7 +712,8 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                 o.write((bases[*c] + end) as u64);
             }
         });
-        Phases::lap(&mut self.lap, &mut self.phases.record);
+        self.phases
+            .lap(&mut self.lap, Phase::Record, workers.take_waits());
         // SAFETY: the jobs' slices split the first `won` (`edges`, `ends`)
         // items of the spare room between them in order, with no gap
         // (`kept[c]`, `cut` and `closed[c]` per chunk, above), and each job
@@ -742,7 +752,8 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
         outcome: Outcome<S::Action, S::Fault>,
         workers: Workers,
     ) -> Exploration<S::Action, S::Fault> {
-        Phases::lap(&mut self.lap, &mut self.phases.serial);
+        self.phases
+            .lap(&mut self.lap, Phase::Serial, workers.take_waits());
         self.progress.finish();
         if let Some(e) = &mut self.edges {
             e.truncate_to_closed();

@@ -124,6 +124,7 @@ mod store;
 mod sweeps;
 mod sync;
 mod table;
+mod waits;
 mod workers;
 
 #[cfg(test)]
@@ -141,6 +142,6 @@ pub use graph::Lasso;
 pub use limits::{deadline_in, interrupt_flag, interrupted, LimitKind, Limits, Options};
 pub use progress::{set_progress_deadline, set_progress_label};
 pub(crate) use rooted::Rooted;
-pub use stats::{peak_rss_bytes, Phases, Stats};
+pub use stats::{peak_rss_bytes, PhaseWaits, Phases, Stats, Wait};
 pub use store::{collision_probability, Slot, StateId, StateStore, FINGERPRINT_BITS, MAX_STATES};
 pub use workers::WorkerPool;

@@ -54,14 +54,68 @@ pub struct Phases {
     pub serial: f64,
     /// The proviso's searches for terminal components (one thread).
     pub proviso: f64,
+    /// Worker seconds the parallel phases' workers spent waiting inside
+    /// them (`waits.rs`): a phase's seconds times the workers, less its
+    /// waits, is their work.
+    #[serde(default)]
+    pub waits: PhaseWaits,
+    /// Batches expanded: each is one round of the parallel phases.
+    #[serde(default)]
+    pub batches: u64,
+}
+
+/// Worker seconds each parallel phase's workers waited (see [`Phases`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PhaseWaits {
+    pub expand: Wait,
+    pub claim: Wait,
+    pub commit: Wait,
+    pub record: Wait,
+}
+
+/// Worker seconds the workers of a parallel phase waited in it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Wait {
+    /// Before a worker joined (a helper that was late, or never came).
+    pub join: f64,
+    /// After a worker found no item left, until the last one was done.
+    pub tail: f64,
+}
+
+/// A phase of the search, as [`Phases`] times it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    Expand,
+    Claim,
+    Commit,
+    Record,
+    Serial,
+    Proviso,
 }
 
 impl Phases {
-    /// Adds the time since `*since` to `phase` and restarts the clock.
-    pub(crate) fn lap(since: &mut crate::clock::Instant, phase: &mut f64) {
+    /// Ends the phase now running: the time since `*since` goes to
+    /// `phase` (and the clock restarts), and so do the workers' `waits`
+    /// when it is a parallel phase (those of parallel work between the
+    /// phases, such as a table growth or the proviso's sweeps, are not
+    /// kept).
+    pub(crate) fn lap(&mut self, since: &mut crate::clock::Instant, phase: Phase, waits: Wait) {
         let now = crate::clock::Instant::now();
-        *phase += now.duration_since(*since).as_secs_f64();
+        let seconds = now.duration_since(*since).as_secs_f64();
         *since = now;
+        let (time, wait) = match phase {
+            Phase::Expand => (&mut self.expand, Some(&mut self.waits.expand)),
+            Phase::Claim => (&mut self.claim, Some(&mut self.waits.claim)),
+            Phase::Commit => (&mut self.commit, Some(&mut self.waits.commit)),
+            Phase::Record => (&mut self.record, Some(&mut self.waits.record)),
+            Phase::Serial => (&mut self.serial, None),
+            Phase::Proviso => (&mut self.proviso, None),
+        };
+        *time += seconds;
+        if let Some(w) = wait {
+            w.join += waits.join;
+            w.tail += waits.tail;
+        }
     }
 }
 

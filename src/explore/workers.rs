@@ -3,6 +3,8 @@
 //! on a rayon pool ([`WorkerPool::Rayon`], `benches/pool.rs`).
 
 use super::pool::Pool;
+use super::stats::Wait;
+use super::waits::{PhaseClock, Waits};
 #[cfg(feature = "parallel")]
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -23,6 +25,8 @@ pub enum WorkerPool {
 /// Runs jobs on the explorer's worker threads, or on the caller's thread.
 pub(crate) struct Workers {
     backend: Backend,
+    /// How long the explorer's pool waited in the jobs since last asked.
+    waits: Waits,
 }
 
 enum Backend {
@@ -73,6 +77,7 @@ impl Workers {
     pub(crate) fn caller() -> Self {
         Workers {
             backend: Backend::Caller,
+            waits: Waits::default(),
         }
     }
 
@@ -97,7 +102,16 @@ impl Workers {
             #[cfg(not(feature = "parallel"))]
             WorkerPool::Rayon => Backend::Caller,
         };
-        Workers { backend }
+        Workers {
+            backend,
+            waits: Waits::default(),
+        }
+    }
+
+    /// Worker seconds the explorer's pool waited inside the jobs since the
+    /// last call (`waits.rs`; none on the caller's thread alone or rayon).
+    pub(super) fn take_waits(&self) -> Wait {
+        self.waits.take()
     }
 
     /// How many threads run the jobs (the caller included).
@@ -125,11 +139,15 @@ impl Workers {
             }),
             Backend::Own(pool) if items.len() > 1 => {
                 let items = Items::of(items);
+                let clock = PhaseClock::start(pool.threads(), &self.waits);
                 pool.run(&|| {
+                    let joined = clock.now();
                     while let Some((k, t)) = items.take() {
                         job(k, t);
                     }
+                    clock.left(joined);
                 });
+                clock.end();
             }
             _ => items.iter_mut().enumerate().for_each(|(k, t)| job(k, t)),
         }
@@ -148,7 +166,9 @@ impl Workers {
         match &self.backend {
             Backend::Own(pool) if first + items.len() > 1 => {
                 let (next, items) = (AtomicUsize::new(0), Items::of(items));
+                let clock = PhaseClock::start(pool.threads(), &self.waits);
                 pool.run(&|| {
+                    let joined = clock.now();
                     loop {
                         match next.fetch_add(1, Ordering::Relaxed) {
                             k if k < first => first_job(k),
@@ -158,7 +178,9 @@ impl Workers {
                     while let Some((k, t)) = items.take() {
                         job(k, t);
                     }
+                    clock.left(joined);
                 });
+                clock.end();
             }
             _ => {
                 self.each(&mut vec![(); first], |k, _| first_job(k));

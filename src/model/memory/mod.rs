@@ -1098,11 +1098,10 @@ impl PtxMemory {
     fn acquire_pending(&self, s: &mut [u32], t: usize, device: bool) {
         let sec = &self.sec;
         let cur = sec.thread_view(t, CUR);
-        let mut pending = vec![NEAR];
-        if device {
-            pending.push(FAR);
-        }
-        for k in pending {
+        // A slice, not a vector: this runs in most steps, and a heap
+        // allocation per step took the allocator's lock on every worker.
+        let pending: &[usize] = if device { &[NEAR, FAR] } else { &[NEAR] };
+        for &k in pending {
             let v = sec.thread_view(t, k);
             join(s, cur, v, sec.vw);
             s[v..v + sec.vw].fill(0);

@@ -50,6 +50,12 @@ const SLOTS: usize = 1 << 12;
 pub(super) struct SoloScratch {
     seen: FxHashSet<Vec<u32>>,
     stack: Vec<Vec<u32>>,
+    /// The state being expanded, and the state buffers of earlier graphs:
+    /// a graph copies whole states a few times per step, for most states
+    /// the search expands, and a fresh allocation for each took the
+    /// allocator's locks, which sixteen workers contended for.
+    current: Vec<u32>,
+    spare: Vec<Vec<u32>>,
     actions: Vec<u32>,
     key: Vec<u32>,
     memo: SoloMemo,
@@ -198,32 +204,45 @@ impl Independence {
         let SoloScratch {
             seen,
             stack,
+            current,
+            spare,
             actions,
             ..
         } = scratch;
-        seen.clear();
-        stack.clear();
-        seen.insert(s.to_vec());
-        stack.push(s.to_vec());
+        // The last graph's states are buffers for this one's.
+        spare.extend(seen.drain());
+        spare.append(stack);
+        let copy = |spare: &mut Vec<Vec<u32>>, of: &[u32]| {
+            let mut v = spare.pop().unwrap_or_default();
+            v.clear();
+            v.extend_from_slice(of);
+            v
+        };
+        seen.insert(copy(spare, s));
+        stack.push(copy(spare, s));
         let mut reliance = Reliance::default();
-        while let Some(x) = stack.pop() {
-            let pc = th.pc(&x, t);
+        while let Some(popped) = stack.pop() {
+            current.clear();
+            current.extend_from_slice(&popped);
+            spare.push(popped);
+            let x = &current[..];
+            let pc = th.pc(x, t);
             if pc == FINISHED {
                 continue;
             }
             let op = &model.prog.code[pc as usize].op;
-            if th.is_blocked(&x, t)
+            if th.is_blocked(x, t)
                 || !self.settles_from[pc as usize]
-                || ptx.may_perform_early(th, &x, t)
+                || ptx.may_perform_early(th, x, t)
             {
                 return Settles::Never;
             }
-            if matches!(op, Op::Exit | Op::SyncThreads) && !self.alone_in_block(model, &x, t) {
+            if matches!(op, Op::Exit | Op::SyncThreads) && !self.alone_in_block(model, x, t) {
                 return Settles::NotHere;
             }
-            reliance.note(model, &x, t, op);
+            reliance.note(model, x, t, op);
             if let Some(access) = op.access() {
-                if th.address(&x, t, &access.loc).is_err() {
+                if th.address(x, t, &access.loc).is_err() {
                     return Settles::Never;
                 }
             }
@@ -241,9 +260,9 @@ impl Independence {
                 }
             }
             actions.clear();
-            ptx.alternatives(th, &x, t, actions);
+            ptx.alternatives(th, x, t, actions);
             for &a in actions.iter() {
-                if let Some(effect) = ptx.effect(th, &x, a) {
+                if let Some(effect) = ptx.effect(th, x, a) {
                     let w = effect.location as usize;
                     if effect.read.is_some() {
                         set(reads, w);
@@ -252,7 +271,7 @@ impl Independence {
                         set(writes, w);
                     }
                 }
-                let mut next = x.clone();
+                let mut next = copy(spare, x);
                 let mut ctx = StepCtx {
                     unnormalized: true,
                     ..StepCtx::default()
@@ -260,11 +279,13 @@ impl Independence {
                 if model.run_action(&mut next, a, &mut ctx).is_err() {
                     return spin::failed(op);
                 }
-                if !seen.contains(&next) {
+                if seen.contains(&next) {
+                    spare.push(next);
+                } else {
                     if seen.len() == MAX_SOLO_STATES {
                         return Settles::Never;
                     }
-                    seen.insert(next.clone());
+                    seen.insert(copy(spare, &next));
                     stack.push(next);
                 }
             }
