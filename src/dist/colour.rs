@@ -13,7 +13,7 @@
 //! colour would not be its own).
 
 use super::labels::Labelled;
-use super::rounds::{spread_values, Msg, Ptr, Rounds};
+use super::rounds::{spread_values, Msg, Outbox, Ptr, Rounds};
 use crate::check::Label;
 
 /// No item, colour or component.
@@ -66,31 +66,55 @@ pub(super) fn spread(
 ) {
     let me = rounds.index() as u32;
     let n = g.len();
+    let edges = |slot: usize| -> Box<dyn Iterator<Item = (Label, Ptr)> + '_> {
+        let l = (slot % n) as u32;
+        match way {
+            Way::Forward => Box::new(g.out(l).map(|e| (e.0, e.1))),
+            Way::Backward => Box::new(g.inn(l)),
+        }
+    };
     loop {
-        let mut out = Vec::new();
+        // The slots with edges to other workers that changed: each sends
+        // its last value once the worker's own fixpoint is reached, not
+        // every value it passed through (#43: a colouring's first round
+        // carried several values a crossing, all held in timely's buffers).
+        let mut crossing = Vec::new();
         while let Some(slot) = changed.pop() {
             let (item, value) = send(slot);
-            let (base, l) = (slot - slot % n, (slot % n) as u32);
-            let edges: Box<dyn Iterator<Item = (&Label, Ptr)>> = match way {
-                Way::Forward => Box::new(g.out(l).iter().map(|e| (&e.0, e.1))),
-                Way::Backward => Box::new(g.inn(l).iter().map(|e| (&e.0, e.1))),
-            };
-            for (_, (w, local)) in edges.filter(|(label, _)| allowed(item, label)) {
+            let base = slot - slot % n;
+            let mut crosses = false;
+            for (_, (w, local)) in edges(slot).filter(|(label, _)| allowed(item, label)) {
                 if w != me {
-                    out.push((w, (local, item, value)));
+                    crosses = true;
                 } else if accept(base + local as usize, item, value) {
                     changed.push(base + local as usize);
                 }
             }
+            if crosses {
+                crossing.push(slot);
+            }
         }
-        let Some(got) = rounds.exchange_each_or_done(out, Msg::Spread, spread_values) else {
-            return;
-        };
-        for (local, item, value) in got {
+        crossing.sort_unstable();
+        crossing.dedup();
+        // They leave as they fill a record, and arrive handled one record
+        // at a time: a round is never held whole.
+        let mut out = Outbox::new(rounds.peers(), Msg::Spread);
+        for slot in crossing {
+            let (item, value) = send(slot);
+            for (_, (w, local)) in edges(slot).filter(|(label, _)| allowed(item, label)) {
+                if w != me {
+                    out.push(rounds, w, (local, item, value));
+                }
+            }
+        }
+        let more = rounds.end_fixpoint_round_each(out, spread_values, |(local, item, value)| {
             let slot = copy_of(item) * n + local as usize;
             if accept(slot, item, value) {
                 changed.push(slot);
             }
+        });
+        if !more {
+            return;
         }
         changed.sort_unstable();
         changed.dedup();
