@@ -46,6 +46,9 @@ pub(super) fn copy_of(item: u64) -> usize {
     (item >> COPY_SHIFT) as usize
 }
 
+/// Items a worker sends between two looks at what has reached it.
+pub(super) const TAKE_EVERY: usize = 1 << 13;
+
 /// Sends, from each slot of `changed` (state `slot % states` of copy
 /// `slot / states`), its `(item, value)` along the state's edges that
 /// `allowed` lets through to the same copy of their targets, and gives
@@ -96,23 +99,32 @@ pub(super) fn spread(
         }
         crossing.sort_unstable();
         crossing.dedup();
-        // They leave as they fill a record, and arrive handled one record
-        // at a time: a round is never held whole.
+        // What arrives is taken for the next round.
+        let mut take = |(local, item, value): (u32, u64, u64)| {
+            let slot = copy_of(item) * n + local as usize;
+            if accept(slot, item, value) {
+                changed.push(slot);
+            }
+        };
+        // They leave as they fill a record, and what the others sent
+        // meanwhile is taken in as they go: a round is never held whole.
         let mut out = Outbox::new(rounds.peers(), Msg::Spread);
+        let mut sent = 0usize;
         for slot in crossing {
             let (item, value) = send(slot);
             for (_, (w, local)) in edges(slot).filter(|(label, _)| allowed(item, label)) {
                 if w != me {
                     out.push(rounds, w, (local, item, value));
+                    sent += 1;
+                    if sent.is_multiple_of(TAKE_EVERY) {
+                        rounds.take_early(|m| {
+                            spread_values(m).into_iter().flatten().for_each(&mut take)
+                        });
+                    }
                 }
             }
         }
-        let more = rounds.end_fixpoint_round_each(out, spread_values, |(local, item, value)| {
-            let slot = copy_of(item) * n + local as usize;
-            if accept(slot, item, value) {
-                changed.push(slot);
-            }
-        });
+        let more = rounds.end_fixpoint_round_each(out, spread_values, &mut take);
         if !more {
             return;
         }

@@ -397,42 +397,40 @@ impl Fair {
         };
         // An edge within a component: target, component, label, whether a
         // self-loop (records many to a message, not a message each),
-        // summed where it arrives, as it comes.
+        // summed where it arrives, as it comes: an edge to this worker's
+        // own state at once, and what the others sent taken in as this
+        // worker sends (#43: a large component's edges were all held).
         let mut out = labels::Records::new(rounds.peers(), 5);
         let n = self.states;
+        let mut parts: BTreeMap<u64, Part> = BTreeMap::new();
+        let take = |parts: &mut BTreeMap<u64, Part>, m: Msg| {
+            let Msg::Data(m) = m else { return };
+            for m in m.chunks_exact(5) {
+                add_edge(parts, comp, n, m);
+            }
+        };
         let found = (comp.iter().enumerate()).filter(|(_, &c)| c != NONE);
+        let mut sent = 0usize;
         for (slot, &c) in found.clone() {
             let l = (slot % n) as u32;
             for e in g.out(l) {
-                if self.allows(self.item[slot], &e.0) {
-                    let m = out.record(rounds, e.1 .0);
-                    m.extend([u64::from(e.1 .1), c]);
-                    m.extend(labels::encode(&e.0));
-                    m.push(u64::from(e.1 == (me, l)));
+                if !self.allows(self.item[slot], &e.0) {
+                    continue;
+                }
+                let [a, b] = labels::encode(&e.0);
+                let edge = [u64::from(e.1 .1), c, a, b, u64::from(e.1 == (me, l))];
+                if e.1 .0 == me {
+                    add_edge(&mut parts, comp, n, &edge);
+                    continue;
+                }
+                out.record(rounds, e.1 .0).extend(edge);
+                sent += 1;
+                if sent.is_multiple_of(colour::TAKE_EVERY) {
+                    rounds.take_early(|m| take(&mut parts, m));
                 }
             }
         }
-        let mut parts: BTreeMap<u64, Part> = BTreeMap::new();
-        rounds.exchange_each(out.into_msgs(), |m| {
-            let Msg::Data(m) = m else { return };
-            for m in m.chunks_exact(5) {
-                if comp[colour::copy_of(m[1]) * n + m[0] as usize] != m[1] {
-                    continue;
-                }
-                let l = labels::decode(&m[2..4]);
-                let p = parts.entry(m[1]).or_default();
-                p.moves |= 1 << l.thread;
-                p.progress |= l.progress;
-                p.self_loop |= m[4] == 1;
-                if l.memory != 0 {
-                    p.memory.insert((
-                        u64::from(l.thread),
-                        u64::from(l.location),
-                        u64::from(l.memory),
-                    ));
-                }
-            }
-        });
+        rounds.exchange_each(out.into_msgs(), |m| take(&mut parts, m));
         for (slot, &c) in found {
             let l = (slot % n) as u32;
             let id = g.ids[l as usize];
@@ -652,6 +650,26 @@ impl Fair {
             starving: self.sets[k].1,
         };
         Some(Box::new(judge.report(&view, comp)))
+    }
+}
+
+/// Adds edge `m` (target, component, label, whether a self-loop) to its
+/// component's sums where its target is in that component too.
+fn add_edge(parts: &mut BTreeMap<u64, Part>, comp: &[u64], n: usize, m: &[u64]) {
+    if comp[colour::copy_of(m[1]) * n + m[0] as usize] != m[1] {
+        return;
+    }
+    let l = labels::decode(&m[2..4]);
+    let p = parts.entry(m[1]).or_default();
+    p.moves |= 1 << l.thread;
+    p.progress |= l.progress;
+    p.self_loop |= m[4] == 1;
+    if l.memory != 0 {
+        (p.memory).insert((
+            u64::from(l.thread),
+            u64::from(l.location),
+            u64::from(l.memory),
+        ));
     }
 }
 

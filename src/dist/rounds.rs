@@ -160,6 +160,29 @@ impl<'w> Rounds<'w> {
         self.worker.step();
     }
 
+    /// Hands `each` the records of the current round that have reached
+    /// this worker so far (the workers' figures aside, which its end
+    /// reads): a worker that sends a long round takes in what comes
+    /// meanwhile, so that timely's buffers, which keep the most they ever
+    /// held, do not hold the whole round (#43).
+    pub(super) fn take_early(&mut self, mut each: impl FnMut(Msg)) {
+        let round = self.round;
+        let mut got = self.received.remove(&round).unwrap_or_default();
+        self.take_in(round, &mut got);
+        let mut figures = Vec::new();
+        for m in got.msgs.drain(..) {
+            match m {
+                Msg::Figures { .. } => figures.push(m),
+                m => {
+                    got.taken += 1;
+                    each(m);
+                }
+            }
+        }
+        got.msgs = figures;
+        self.received.insert(round, got);
+    }
+
     /// Sends each `(worker, message)` and returns what every worker sent to
     /// this one in this round (in no particular order). Every worker must
     /// call it the same number of times.
