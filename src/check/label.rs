@@ -6,7 +6,7 @@ use crate::model::memory::{MemoryEffect, Recency};
 use crate::model::StepLabels;
 
 /// What an edge did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Label {
     /// The thread that moved.
     pub thread: u32,

@@ -13,7 +13,7 @@
 //! colour would not be its own).
 
 use super::labels::Labelled;
-use super::rounds::{spread_values, Msg, Ptr, Rounds};
+use super::rounds::{spread_values, Msg, Outbox, Ptr, Rounds};
 use crate::check::Label;
 
 /// No item, colour or component.
@@ -46,6 +46,9 @@ pub(super) fn copy_of(item: u64) -> usize {
     (item >> COPY_SHIFT) as usize
 }
 
+/// Items a worker sends between two looks at what has reached it.
+pub(super) const TAKE_EVERY: usize = 1 << 13;
+
 /// Sends, from each slot of `changed` (state `slot % states` of copy
 /// `slot / states`), its `(item, value)` along the state's edges that
 /// `allowed` lets through to the same copy of their targets, and gives
@@ -66,31 +69,64 @@ pub(super) fn spread(
 ) {
     let me = rounds.index() as u32;
     let n = g.len();
+    let edges = |slot: usize| -> Box<dyn Iterator<Item = (Label, Ptr)> + '_> {
+        let l = (slot % n) as u32;
+        match way {
+            Way::Forward => Box::new(g.out(l).map(|e| (e.0, e.1))),
+            Way::Backward => Box::new(g.inn(l)),
+        }
+    };
     loop {
-        let mut out = Vec::new();
+        // The slots with edges to other workers that changed: each sends
+        // its last value once the worker's own fixpoint is reached, not
+        // every value it passed through (#43: a colouring's first round
+        // carried several values a crossing, all held in timely's buffers).
+        let mut crossing = Vec::new();
         while let Some(slot) = changed.pop() {
             let (item, value) = send(slot);
-            let (base, l) = (slot - slot % n, (slot % n) as u32);
-            let edges: Box<dyn Iterator<Item = (&Label, Ptr)>> = match way {
-                Way::Forward => Box::new(g.out(l).iter().map(|e| (&e.0, e.1))),
-                Way::Backward => Box::new(g.inn(l).iter().map(|e| (&e.0, e.1))),
-            };
-            for (_, (w, local)) in edges.filter(|(label, _)| allowed(item, label)) {
+            let base = slot - slot % n;
+            let mut crosses = false;
+            for (_, (w, local)) in edges(slot).filter(|(label, _)| allowed(item, label)) {
                 if w != me {
-                    out.push((w, (local, item, value)));
+                    crosses = true;
                 } else if accept(base + local as usize, item, value) {
                     changed.push(base + local as usize);
                 }
             }
+            if crosses {
+                crossing.push(slot);
+            }
         }
-        let Some(got) = rounds.exchange_each_or_done(out, Msg::Spread, spread_values) else {
-            return;
-        };
-        for (local, item, value) in got {
+        crossing.sort_unstable();
+        crossing.dedup();
+        // What arrives is taken for the next round.
+        let mut take = |(local, item, value): (u32, u64, u64)| {
             let slot = copy_of(item) * n + local as usize;
             if accept(slot, item, value) {
                 changed.push(slot);
             }
+        };
+        // They leave as they fill a record, and what the others sent
+        // meanwhile is taken in as they go: a round is never held whole.
+        let mut out = Outbox::new(rounds.peers(), Msg::Spread);
+        let mut sent = 0usize;
+        for slot in crossing {
+            let (item, value) = send(slot);
+            for (_, (w, local)) in edges(slot).filter(|(label, _)| allowed(item, label)) {
+                if w != me {
+                    out.push(rounds, w, (local, item, value));
+                    sent += 1;
+                    if sent.is_multiple_of(TAKE_EVERY) {
+                        rounds.take_early(|m| {
+                            spread_values(m).into_iter().flatten().for_each(&mut take)
+                        });
+                    }
+                }
+            }
+        }
+        let more = rounds.end_fixpoint_round_each(out, spread_values, &mut take);
+        if !more {
+            return;
         }
         changed.sort_unstable();
         changed.dedup();

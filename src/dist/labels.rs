@@ -7,7 +7,8 @@
 //! edge in goes back to its source's owner with its target's place and
 //! id. Nothing is gathered, and no step is taken twice.
 
-use super::partition::{LabelledPred, Partition};
+use super::interned::Labels;
+use super::partition::{LabelledPred, Packing, Partition};
 use super::rounds::{Msg, Ptr, Rounds, RECORD_BYTES};
 use crate::check::Label;
 use crate::model::StepLabels;
@@ -16,6 +17,9 @@ use crate::model::StepLabels;
 const BATCH: usize = 1 << 15;
 
 /// One worker's part of the labelled graph (indices: the partition's).
+/// An edge keeps its label's number (`interned`) and its other end
+/// packed in a word (`Packing`): 12 bytes an edge out and 8 in, where a
+/// `Label` and a (worker, index) pair each took 32 and 24 (#43).
 pub(super) struct Labelled {
     /// Sequential id of each state.
     pub ids: Vec<u64>,
@@ -23,10 +27,12 @@ pub(super) struct Labelled {
     pub enabled: Vec<u64>,
     out_start: Vec<usize>,
     /// Edges out, in action order: label, target, target's id.
-    out: Vec<(Label, Ptr, u64)>,
+    out: Vec<(u32, u32, u32)>,
     in_start: Vec<usize>,
     /// Edges in: label, source.
-    inn: Vec<(Label, Ptr)>,
+    inn: Vec<(u32, u32)>,
+    labels: Labels,
+    packing: Packing,
 }
 
 impl Labelled {
@@ -34,16 +40,37 @@ impl Labelled {
         self.ids.len()
     }
 
-    pub(super) fn out(&self, l: u32) -> &[(Label, Ptr, u64)] {
-        &self.out[self.out_start[l as usize]..self.out_start[l as usize + 1]]
+    /// The edges out of state `l`, in action order: label, target, and
+    /// the target's id.
+    pub(super) fn out(&self, l: u32) -> impl Iterator<Item = (Label, Ptr, u64)> + '_ {
+        let edges = &self.out[self.out_start[l as usize]..self.out_start[l as usize + 1]];
+        (edges.iter()).map(|e| {
+            (
+                self.labels.get(e.0),
+                self.packing.unpack(e.1),
+                u64::from(e.2),
+            )
+        })
     }
 
-    pub(super) fn inn(&self, l: u32) -> &[(Label, Ptr)] {
-        &self.inn[self.in_start[l as usize]..self.in_start[l as usize + 1]]
+    /// The edges into state `l`: label and source.
+    pub(super) fn inn(&self, l: u32) -> impl Iterator<Item = (Label, Ptr)> + '_ {
+        let edges = &self.inn[self.in_start[l as usize]..self.in_start[l as usize + 1]];
+        (edges.iter()).map(|e| (self.labels.get(e.0), self.packing.unpack(e.1)))
     }
 
     pub(super) fn is_enabled(&self, l: u32, t: usize) -> bool {
         self.enabled[l as usize] >> t & 1 == 1
+    }
+
+    /// Bytes held, by part (`GSYNC_DIST_MEMORY`).
+    pub(super) fn held(&self) -> [(&'static str, usize); 3] {
+        use super::memory::held;
+        [
+            ("ids, enabled", held(&self.ids) + held(&self.enabled)),
+            ("edges out", held(&self.out_start) + held(&self.out)),
+            ("edges in", held(&self.in_start) + held(&self.inn)),
+        ]
     }
 }
 
@@ -54,6 +81,8 @@ impl Labelled {
     /// states as `(worker, index)`.
     pub(super) fn of_edges(me: u32, ids: &[Vec<u64>], edges: &[(Ptr, Label, Ptr)]) -> Labelled {
         let n = ids[me as usize].len();
+        let packing = Packing::new(ids.len());
+        let mut labels = Labels::default();
         let mut out: Vec<_> = edges.iter().filter(|e| e.0 .0 == me).collect();
         out.sort_by_key(|e| e.0 .1);
         let mut inn: Vec<_> = edges.iter().filter(|e| e.2 .0 == me).collect();
@@ -67,10 +96,17 @@ impl Labelled {
             enabled,
             out_start: starts(n, out.iter().map(|e| e.0 .1)),
             out: (out.iter())
-                .map(|e| (e.1, e.2, ids[e.2 .0 as usize][e.2 .1 as usize]))
+                .map(|e| {
+                    let id = ids[e.2 .0 as usize][e.2 .1 as usize] as u32;
+                    (labels.intern(e.1), packing.pack(e.2), id)
+                })
                 .collect(),
             in_start: starts(n, inn.iter().map(|e| e.2 .1)),
-            inn: inn.iter().map(|e| (e.1, e.0)).collect(),
+            inn: (inn.iter())
+                .map(|e| (labels.intern(e.1), packing.pack(e.0)))
+                .collect(),
+            labels,
+            packing,
         }
     }
 }
@@ -114,7 +150,9 @@ pub(super) fn label(rounds: &mut Rounds<'_>, part: &mut Partition) -> Labelled {
     let n = part.len();
     let ids = sequential_ids(rounds, part);
     let mut inn = std::mem::take(&mut part.labelled);
-    let mut out = edges_out(rounds, &inn, &ids);
+    let mut labels = std::mem::take(&mut part.labels);
+    let packing = part.packing();
+    let mut out = edges_out(rounds, &inn, (&ids, packing), &mut labels);
     // Every step of a state is an edge (no ample sets): its places are
     // 0, 1, ... in action order.
     out.sort_unstable_by_key(|e| (e.0, e.1));
@@ -124,51 +162,68 @@ pub(super) fn label(rounds: &mut Rounds<'_>, part: &mut Partition) -> Labelled {
     );
     let mut enabled = vec![0u64; n];
     for e in &out {
-        enabled[e.0 as usize] |= 1 << e.2.thread;
+        enabled[e.0 as usize] |= 1 << labels.get(e.2).thread;
     }
     inn.sort_unstable_by_key(|e| e.0);
     let in_start = starts(n, inn.iter().map(|e| e.0));
+    // Each built in place of the longer records it came from, then cut
+    // to its length.
+    let mut out: Vec<_> = out.into_iter().map(|e| (e.2, e.3, e.4)).collect();
+    out.shrink_to_fit();
+    let mut inn: Vec<_> = inn.into_iter().map(|e| (e.3, e.1)).collect();
+    inn.shrink_to_fit();
     Labelled {
         ids,
         enabled,
         out_start,
-        out: out.into_iter().map(|e| (e.2, e.3, e.4)).collect(),
+        out,
         in_start,
-        inn: inn.into_iter().map(|e| (e.3, e.1)).collect(),
+        inn,
+        labels,
+        packing,
     }
 }
 
 /// An edge out of a state of this worker: the state, the edge's place
-/// among its steps, its label, its target and the target's id.
-type OutEdge = (u32, u32, Label, Ptr, u64);
+/// among its steps, its label's number, its target (packed) and the
+/// target's id (below 2^32, as every state's: `Packing`).
+type OutEdge = (u32, u32, u32, u32, u32);
 
 /// The edges out of this worker's states, in no order: every worker sends
 /// each edge into its states (`inn`, whose targets have sequential ids
-/// `ids`) to the owner of its source, [`BATCH`] edges an exchange.
-fn edges_out(rounds: &mut Rounds<'_>, inn: &[LabelledPred], ids: &[u64]) -> Vec<OutEdge> {
+/// `ids`) to the owner of its source, [`BATCH`] edges an exchange; their
+/// labels are numbered in `labels` as they come.
+fn edges_out(
+    rounds: &mut Rounds<'_>,
+    inn: &[LabelledPred],
+    (ids, packing): (&[u64], Packing),
+    labels: &mut Labels,
+) -> Vec<OutEdge> {
     let me = rounds.index() as u32;
     let peers = rounds.peers();
     let batches = rounds.gather(vec![inn.len().div_ceil(BATCH) as u64]);
     let batches = batches.iter().map(|v| v[0]).max().unwrap_or(0) as usize;
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(inn.len());
     for b in 0..batches {
         let mut sent = Records::new(peers, 5);
         for &(to, from, place, label) in inn.iter().skip(b * BATCH).take(BATCH) {
+            let from = packing.unpack(from);
             let m = sent.record(rounds, from.0);
             m.extend([
                 u64::from(from.1) | u64::from(place) << 32,
-                u64::from(me) | u64::from(to) << 32,
+                u64::from(packing.pack((me, to))),
                 ids[to as usize],
             ]);
-            m.extend(encode(&label));
+            m.extend(encode(&labels.get(label)));
         }
-        for m in rounds.exchange(sent.into_msgs()) {
-            let Msg::Data(m) = m else { continue };
+        rounds.exchange_each(sent.into_msgs(), |m| {
+            let Msg::Data(m) = m else { return };
             for m in m.chunks_exact(5) {
-                let (from, to) = (split(m[0]), split(m[1]));
-                out.push((from.0, from.1, decode(&m[3..5]), to, m[2]));
+                let from = split(m[0]);
+                let label = labels.intern(decode(&m[3..5]));
+                out.push((from.0, from.1, label, m[1] as u32, m[2] as u32));
             }
-        }
+        });
     }
     out
 }

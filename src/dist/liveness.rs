@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::colour::{self, Way, NONE};
 use super::labels::{self, Labelled};
+use super::memory::{held, Memory};
 use super::partition::Partition;
 use super::rounds::{Msg, Rounds};
 use super::search::{first_limit, limit_code, walk};
@@ -65,14 +66,18 @@ pub(super) fn analyse<S: Checkable>(
     opts: &Options,
 ) -> Result<Live, LimitKind> {
     let phases = Phases::new(rounds);
+    let memory = Memory::new(rounds);
+    memory.end("search", &part.held());
     let g = labels::label(rounds, part);
     phases.end(rounds, "labels");
+    memory.end("labels", &[&part.held()[..], &g.held()].concat());
     limit_anywhere(rounds, opts)?;
     let part = &*part;
     if let Some((path, thread)) = deadlock(sys, rounds, part, &g) {
         return Ok(Live::Deadlock { path, thread });
     }
     phases.end(rounds, "deadlock");
+    memory.end("deadlock", &[&part.held()[..], &g.held()].concat());
     let Some(judge) = judge else {
         return Ok(Live::Clean);
     };
@@ -80,7 +85,7 @@ pub(super) fn analyse<S: Checkable>(
     let sets: Vec<_> = edge_sets(sys.thread_count()).collect();
     for batch in sets.chunks(AT_ONCE) {
         let mut search = Fair::new(&g, batch.to_vec());
-        let found = search.run(judge, rounds, (part, &g), opts)?;
+        let found = search.run(judge, rounds, (part, &g), (opts, &memory))?;
         phases.end(rounds, &format!("fair cycles, {} edge sets", batch.len()));
         if let Some(found) = found {
             return Ok(Live::Cycle(search.report(judge, rounds, part, &g, found)));
@@ -148,7 +153,6 @@ fn deadlock<S: Checkable>(
         .collect();
     bits.extend((0..n as u32).map(|l| {
         g.out(l)
-            .iter()
             .filter(|e| e.0.progress)
             .fold(0, |m, e| m | 1 << e.0.thread)
     }));
@@ -315,6 +319,11 @@ impl Fair {
         }
     }
 
+    /// Bytes held per slot (the maps of filters aside).
+    fn bytes(&self) -> usize {
+        held(&self.item) + held(&self.found) + held(&self.judged)
+    }
+
     fn allows(&self, item: u64, l: &Label) -> bool {
         self.sets[colour::copy_of(item)].0.allows(*l) && !self.excluded[&item].forbids(l)
     }
@@ -328,7 +337,7 @@ impl Fair {
         judge: &Judge<'_, S>,
         rounds: &mut Rounds<'_>,
         (part, g): (&Partition, &Labelled),
-        opts: &Options,
+        (opts, memory): (&Options, &Memory),
     ) -> Result<Option<(u64, u64)>, LimitKind> {
         // Every copy holds every state at first (the initial state at least).
         let mut active = true;
@@ -347,6 +356,11 @@ impl Fair {
             }
             round += 1;
             self.apply(g, &comp, &decisions, round);
+            let held = [("components", held(&comp)), ("fair search", self.bytes())];
+            memory.end(
+                &format!("colouring {round}"),
+                &[&part.held()[..], &g.held(), &held].concat(),
+            );
             active = (0..self.sets.len().min(self.first_fair + 1)).any(|k| {
                 left >> k & 1 == 1
                     || (decisions.iter()).any(|d| colour::copy_of(d[0]) == k && d[1] != 1)
@@ -375,7 +389,6 @@ impl Fair {
         comp: &[u64],
     ) -> BTreeMap<u64, Part> {
         let me = rounds.index() as u32;
-        let mut parts: BTreeMap<u64, Part> = BTreeMap::new();
         let all = (1u64 << sys.thread_count()).wrapping_sub(1);
         let all = if sys.thread_count() == 64 {
             u64::MAX
@@ -383,18 +396,54 @@ impl Fair {
             all
         };
         // An edge within a component: target, component, label, whether a
-        // self-loop (records many to a message, not a message each).
+        // self-loop (records many to a message, not a message each),
+        // summed where it arrives, as it comes: an edge to this worker's
+        // own state at once, and what the others sent taken in as this
+        // worker sends (#43: a large component's edges were all held).
         let mut out = labels::Records::new(rounds.peers(), 5);
         let n = self.states;
-        for (slot, &c) in comp.iter().enumerate() {
-            if c == NONE {
+        let mut parts: BTreeMap<u64, Part> = BTreeMap::new();
+        let take = |parts: &mut BTreeMap<u64, Part>, m: Msg| {
+            let Msg::Data(m) = m else { return };
+            for m in m.chunks_exact(5) {
+                add_edge(parts, comp, n, m);
+            }
+        };
+        let found = (comp.iter().enumerate()).filter(|(_, &c)| c != NONE);
+        let mut sent = 0usize;
+        for (slot, &c) in found.clone() {
+            let l = (slot % n) as u32;
+            for e in g.out(l) {
+                if !self.allows(self.item[slot], &e.0) {
+                    continue;
+                }
+                let [a, b] = labels::encode(&e.0);
+                let edge = [u64::from(e.1 .1), c, a, b, u64::from(e.1 == (me, l))];
+                if e.1 .0 == me {
+                    add_edge(&mut parts, comp, n, &edge);
+                    continue;
+                }
+                out.record(rounds, e.1 .0).extend(edge);
+                sent += 1;
+                if sent.is_multiple_of(colour::TAKE_EVERY) {
+                    rounds.take_early(|m| take(&mut parts, m));
+                }
+            }
+        }
+        rounds.exchange_each(out.into_msgs(), |m| take(&mut parts, m));
+        for (slot, &c) in found {
+            let l = (slot % n) as u32;
+            let id = g.ids[l as usize];
+            // Every other state of a component reaches its root within
+            // it: a root that no edge within reached is alone, a trivial
+            // component, which no judge hears of (#43: most components of
+            // a colouring are, and each took a map entry here and there).
+            if c == colour::copy_item(colour::copy_of(c)) | id && !parts.contains_key(&c) {
                 continue;
             }
-            let l = (slot % n) as u32;
             let p = parts.entry(c).or_default();
             p.item = self.item[slot];
             p.count += 1;
-            let id = g.ids[l as usize];
             if p.count == 1 || id < p.first.0 {
                 // Finished and started threads, read at the smallest state.
                 let s = &part.state(l);
@@ -406,34 +455,6 @@ impl Fair {
             }
             p.enabled |= g.enabled[l as usize];
             p.disabled |= !g.enabled[l as usize] & all;
-            for e in g.out(l) {
-                if self.allows(p.item, &e.0) {
-                    let m = out.record(rounds, e.1 .0);
-                    m.extend([u64::from(e.1 .1), c]);
-                    m.extend(labels::encode(&e.0));
-                    m.push(u64::from(e.1 == (me, l)));
-                }
-            }
-        }
-        for m in rounds.exchange(out.into_msgs()) {
-            let Msg::Data(m) = m else { continue };
-            for m in m.chunks_exact(5) {
-                if comp[colour::copy_of(m[1]) * n + m[0] as usize] != m[1] {
-                    continue;
-                }
-                let l = labels::decode(&m[2..4]);
-                let p = parts.get_mut(&m[1]).expect("a component of this worker");
-                p.moves |= 1 << l.thread;
-                p.progress |= l.progress;
-                p.self_loop |= m[4] == 1;
-                if l.memory != 0 {
-                    p.memory.insert((
-                        u64::from(l.thread),
-                        u64::from(l.location),
-                        u64::from(l.memory),
-                    ));
-                }
-            }
         }
         parts
     }
@@ -629,6 +650,26 @@ impl Fair {
             starving: self.sets[k].1,
         };
         Some(Box::new(judge.report(&view, comp)))
+    }
+}
+
+/// Adds edge `m` (target, component, label, whether a self-loop) to its
+/// component's sums where its target is in that component too.
+fn add_edge(parts: &mut BTreeMap<u64, Part>, comp: &[u64], n: usize, m: &[u64]) {
+    if comp[colour::copy_of(m[1]) * n + m[0] as usize] != m[1] {
+        return;
+    }
+    let l = labels::decode(&m[2..4]);
+    let p = parts.entry(m[1]).or_default();
+    p.moves |= 1 << l.thread;
+    p.progress |= l.progress;
+    p.self_loop |= m[4] == 1;
+    if l.memory != 0 {
+        (p.memory).insert((
+            u64::from(l.thread),
+            u64::from(l.location),
+            u64::from(l.memory),
+        ));
     }
 }
 

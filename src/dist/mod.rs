@@ -38,8 +38,10 @@
 mod backward;
 mod colour;
 mod connect;
+mod interned;
 mod labels;
 mod liveness;
+mod memory;
 mod partition;
 mod preds;
 mod proviso;

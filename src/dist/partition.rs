@@ -19,14 +19,15 @@ use std::hash::{BuildHasher, Hasher};
 
 use rustc_hash::FxBuildHasher;
 
+use super::interned::Labels;
 use super::rounds::{Key, Ptr};
 use crate::check::Label;
 use crate::explore::{BitSet, Slot, StateStore};
 
 /// An edge into an owned state, for the labelled graph: its index, the
-/// source, the step's place among the source's steps (in action order),
-/// and its label.
-pub(super) type LabelledPred = (u32, Ptr, u32, Label);
+/// source (packed), the step's place among the source's steps (in action
+/// order), and its label's number (`Partition::labels`).
+pub(super) type LabelledPred = (u32, u32, u32, u32);
 
 /// Parent of the initial state.
 pub(super) const ROOT: Ptr = (u32::MAX, u32::MAX);
@@ -118,8 +119,9 @@ pub(super) struct Partition {
     /// Every edge into an owned state: (its index, the source, packed).
     pub preds: Vec<(u32, u32)>,
     /// Under a progress model, every edge into an owned state with its
-    /// label instead (`search::Edges::Labelled`).
+    /// label instead (`search::Edges::Labelled`), and the labels.
     pub labelled: Vec<LabelledPred>,
+    pub labels: Labels,
     /// States expanded by an ample subset of their steps (set when
     /// expanded), less those the proviso expanded fully since (`full`).
     reduced: BitSet,
@@ -153,6 +155,7 @@ impl Partition {
             finals: BitSet::default(),
             preds: Vec::new(),
             labelled: Vec::new(),
+            labels: Labels::default(),
             reduced: BitSet::default(),
             full: Default::default(),
             leaving: Vec::new(),
@@ -211,6 +214,13 @@ impl Partition {
         self.preds.push((local, self.packing.pack(source)));
     }
 
+    /// Keeps the edge into state `local` from `source`, the step at
+    /// `place` among the source's, with its label.
+    pub(super) fn add_labelled(&mut self, local: u32, source: Ptr, place: u32, label: Label) {
+        let number = self.labels.intern(label);
+        (self.labelled).push((local, self.packing.pack(source), place, number));
+    }
+
     /// Words of a state.
     pub(super) fn words(&self) -> usize {
         self.store.words()
@@ -230,6 +240,16 @@ impl Partition {
             + held(&self.via);
         let edges = held(&self.preds) + held(&self.labelled) + held(&self.leaving);
         self.store.bytes() + per_state + edges + (self.finals.len() + self.reduced.len()) / 8
+    }
+
+    /// Bytes held: the states with their bookkeeping, and the labelled
+    /// edges (`GSYNC_DIST_MEMORY`).
+    pub(super) fn held(&self) -> [(&'static str, usize); 2] {
+        let labelled = self.labelled.capacity() * std::mem::size_of::<LabelledPred>();
+        [
+            ("partition", self.bytes() - labelled),
+            ("labelled edges", labelled),
+        ]
     }
 
     pub(super) fn len(&self) -> usize {

@@ -160,6 +160,29 @@ impl<'w> Rounds<'w> {
         self.worker.step();
     }
 
+    /// Hands `each` the records of the current round that have reached
+    /// this worker so far (the workers' figures aside, which its end
+    /// reads): a worker that sends a long round takes in what comes
+    /// meanwhile, so that timely's buffers, which keep the most they ever
+    /// held, do not hold the whole round (#43).
+    pub(super) fn take_early(&mut self, mut each: impl FnMut(Msg)) {
+        let round = self.round;
+        let mut got = self.received.remove(&round).unwrap_or_default();
+        self.take_in(round, &mut got);
+        let mut figures = Vec::new();
+        for m in got.msgs.drain(..) {
+            match m {
+                Msg::Figures { .. } => figures.push(m),
+                m => {
+                    got.taken += 1;
+                    each(m);
+                }
+            }
+        }
+        got.msgs = figures;
+        self.received.insert(round, got);
+    }
+
     /// Sends each `(worker, message)` and returns what every worker sent to
     /// this one in this round (in no particular order). Every worker must
     /// call it the same number of times.
@@ -324,32 +347,38 @@ impl Rounds<'_> {
         (all, rest.into_iter().filter_map(unwrap).collect())
     }
 
-    /// A round of a fixpoint: the items sent to this one, or `None` where
-    /// no worker sent anything (one round, where an exchange and a sum of
-    /// what is left took two).
-    pub(super) fn exchange_each_or_done<T>(
-        &mut self,
-        out: impl IntoIterator<Item = (u32, T)>,
-        wrap: fn(Vec<T>) -> Msg,
-        unwrap: fn(Msg) -> Option<Vec<T>>,
-    ) -> Option<Vec<T>> {
-        let mut outbox = Outbox::new(self.peers(), wrap);
-        for (to, item) in out {
-            outbox.push(self, to, item);
-        }
-        self.end_fixpoint_round(outbox, unwrap)
-    }
-
-    /// Ends a round of a fixpoint with `out`'s items, as
-    /// [`exchange_each_or_done`](Self::exchange_each_or_done).
+    /// Ends a round of a fixpoint with `out`'s items: the items sent to
+    /// this one, or `None` where no worker sent anything (one round, where
+    /// an exchange and a sum of what is left took two).
     pub(super) fn end_fixpoint_round<T>(
         &mut self,
         out: Outbox<T>,
         unwrap: fn(Msg) -> Option<Vec<T>>,
     ) -> Option<Vec<T>> {
+        let mut got = Vec::new();
+        let any = self.end_fixpoint_round_each(out, unwrap, |item| got.push(item));
+        any.then_some(got)
+    }
+
+    /// Ends a round of a fixpoint with `out`'s items, handing each item
+    /// sent to this worker to `each` as its message comes (a round's
+    /// items are not held all at once: #43, a colouring's first round
+    /// carries an edge per state); whether any worker sent any.
+    pub(super) fn end_fixpoint_round_each<T>(
+        &mut self,
+        out: Outbox<T>,
+        unwrap: fn(Msg) -> Option<Vec<T>>,
+        mut each: impl FnMut(T),
+    ) -> bool {
         let sent = vec![out.count];
-        let (all, runs) = self.end_runs(out, unwrap, sent);
-        (all.iter().any(|v| v[0] > 0)).then(|| runs.into_iter().flatten().collect())
+        let mut msgs = out.into_msgs();
+        msgs.extend(self.to_all(sent));
+        let mut any = false;
+        self.exchange_each(msgs, |m| match m {
+            Msg::Figures { values, .. } => any |= values[0] > 0,
+            m => unwrap(m).into_iter().flatten().for_each(&mut each),
+        });
+        any
     }
 
     /// `mine` for every worker.

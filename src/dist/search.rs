@@ -738,7 +738,7 @@ fn keep_succs<S: Checkable>(
             Edges::Labelled => {
                 let t = sys.thread_of(action);
                 let label = labels::with_effect(t, action, effects[i]);
-                part.labelled.push((l, from, key.1, label));
+                part.add_labelled(l, from, key.1, label);
             }
         }
         if mode == Mode::Ample && l < before_range {

@@ -27,6 +27,8 @@ pub struct CountingAlloc;
 /// may free what another allocated, so a delta, and for a moment the sum,
 /// may be negative.
 static LIVE: AtomicIsize = AtomicIsize::new(0);
+/// The most [`LIVE`] held since [`take_peak`] last looked.
+static PEAK: AtomicIsize = AtomicIsize::new(0);
 static INSTALLED: AtomicBool = AtomicBool::new(false);
 
 /// How far a thread's own count may drift before it is added to [`LIVE`].
@@ -53,7 +55,8 @@ fn count(bytes: isize) {
     // A thread whose locals are gone counts straight into the total.
     let flushed = flushed.unwrap_or(bytes);
     if flushed != 0 {
-        LIVE.fetch_add(flushed, Relaxed);
+        let now = LIVE.fetch_add(flushed, Relaxed) + flushed;
+        PEAK.fetch_max(now, Relaxed);
     }
 }
 
@@ -151,6 +154,14 @@ pub fn live_bytes() -> Option<u64> {
     INSTALLED
         .load(Relaxed)
         .then(|| LIVE.load(Relaxed).max(0) as u64)
+}
+
+/// The most bytes the program held on the heap since the last call (as
+/// [`live_bytes`] counts them), if [`CountingAlloc`] is installed: where
+/// a phase's memory peaks, for `GSYNC_DIST_MEMORY`.
+pub fn take_peak() -> Option<u64> {
+    let now = LIVE.load(Relaxed);
+    (INSTALLED.load(Relaxed)).then(|| PEAK.swap(now, Relaxed).max(now).max(0) as u64)
 }
 
 /// What the process holds as the memory limit counts it: the live heap

@@ -1,0 +1,66 @@
+//! With `GSYNC_DIST_MEMORY`, where a process's memory goes (#43: a
+//! distributed run's processes held more together than one process): at
+//! the end of each phase of the analyses, the first worker of each
+//! process prints the process's heap at its peak during the phase and
+//! now (all its workers together, as `explore::heap` counts it), its peak
+//! resident set (`VmHWM`), and the bytes of the structures that worker
+//! holds.
+
+use super::rounds::Rounds;
+use crate::explore::heap;
+
+/// Prints the memory at phases' ends, on the first worker of each
+/// process, when asked.
+pub(super) struct Memory {
+    /// This worker's index, where it prints.
+    worker: Option<usize>,
+}
+
+impl Memory {
+    pub(super) fn new(rounds: &Rounds<'_>) -> Memory {
+        let me = rounds.index();
+        let first = me == 0 || rounds.is_remote(me as u32 - 1);
+        let asked = std::env::var_os("GSYNC_DIST_MEMORY").is_some();
+        if first && asked {
+            // The peak from here on.
+            heap::take_peak();
+        }
+        Memory {
+            worker: (first && asked).then_some(me),
+        }
+    }
+
+    /// Prints the phase that ends here and the bytes of `held`, each named.
+    pub(super) fn end(&self, phase: &str, held: &[(&str, usize)]) {
+        let Some(worker) = self.worker else {
+            return;
+        };
+        let mib = |b: u64| b as f64 / (1 << 20) as f64;
+        let peak = heap::take_peak().unwrap_or(0);
+        let now = heap::live_bytes().unwrap_or(0);
+        let mut line = format!(
+            "memory, worker {worker}, {phase}: heap peak {:.1} MiB, now {:.1} MiB, VmHWM {:.1} MiB;",
+            mib(peak),
+            mib(now),
+            mib(peak_resident().unwrap_or(0)),
+        );
+        for (name, bytes) in held {
+            line += &format!(" {name} {:.1}", mib(*bytes as u64));
+        }
+        line += "\n";
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+    }
+}
+
+/// The process's peak resident set (`VmHWM` of `/proc/self/status`).
+fn peak_resident() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Bytes a vector holds.
+pub(super) fn held<T>(v: &Vec<T>) -> usize {
+    v.capacity() * std::mem::size_of::<T>()
+}
