@@ -331,22 +331,6 @@ impl<T> Outbox<T> {
 }
 
 impl Rounds<'_> {
-    /// Ends a round of `out`'s items and `mine` to every worker: every
-    /// worker's figures, by index, and the items sent to this one, a run
-    /// (one sender's, in the order sent) a message.
-    fn end_runs<T>(
-        &mut self,
-        out: Outbox<T>,
-        unwrap: fn(Msg) -> Option<Vec<T>>,
-        mine: Vec<u64>,
-    ) -> (Vec<Vec<u64>>, Vec<Vec<T>>) {
-        let mut msgs = out.into_msgs();
-        msgs.extend(self.to_all(mine));
-        let got = self.exchange(msgs);
-        let (all, rest) = self.figures(got);
-        (all, rest.into_iter().filter_map(unwrap).collect())
-    }
-
     /// Ends a round of a fixpoint with `out`'s items: the items sent to
     /// this one, or `None` where no worker sent anything (one round, where
     /// an exchange and a sum of what is left took two).
