@@ -7,7 +7,7 @@
 //! holds.
 
 use super::rounds::Rounds;
-use crate::explore::heap;
+use crate::explore::{heap, peak_rss_bytes};
 
 /// Prints the memory at phases' ends, on the first worker of each
 /// process, when asked.
@@ -42,7 +42,7 @@ impl Memory {
             "memory, worker {worker}, {phase}: heap peak {:.1} MiB, now {:.1} MiB, VmHWM {:.1} MiB;",
             mib(peak),
             mib(now),
-            mib(peak_resident().unwrap_or(0)),
+            mib(peak_rss_bytes().unwrap_or(0)),
         );
         for (name, bytes) in held {
             line += &format!(" {name} {:.1}", mib(*bytes as u64));
@@ -50,14 +50,6 @@ impl Memory {
         line += "\n";
         let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
     }
-}
-
-/// The process's peak resident set (`VmHWM` of `/proc/self/status`).
-fn peak_resident() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
 }
 
 /// Bytes a vector holds.
