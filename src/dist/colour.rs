@@ -49,6 +49,13 @@ pub(super) fn copy_of(item: u64) -> usize {
 /// Items a worker sends between two looks at what has reached it.
 pub(super) const TAKE_EVERY: usize = 1 << 13;
 
+/// Slot `s` as the four bytes the lists of slots to visit hold them in
+/// (#43: eight a slot, for every slot at a colouring's start); a worker's
+/// slots (its states times the copies) must fit.
+pub(super) fn slot(s: usize) -> u32 {
+    u32::try_from(s).expect("a worker's slots (states × copies) fit in 32 bits")
+}
+
 /// Sends, from each slot of `changed` (state `slot % states` of copy
 /// `slot / states`), its `(item, value)` along the state's edges that
 /// `allowed` lets through to the same copy of their targets, and gives
@@ -62,7 +69,7 @@ pub(super) fn spread(
     rounds: &mut Rounds<'_>,
     g: &Labelled,
     way: Way,
-    mut changed: Vec<usize>,
+    mut changed: Vec<u32>,
     send: impl Fn(usize) -> (u64, u64),
     allowed: impl Fn(u64, &Label) -> bool,
     mut accept: impl FnMut(usize, u64, u64) -> bool,
@@ -82,37 +89,38 @@ pub(super) fn spread(
         // every value it passed through (#43: a colouring's first round
         // carried several values a crossing, all held in timely's buffers).
         let mut crossing = Vec::new();
-        while let Some(slot) = changed.pop() {
-            let (item, value) = send(slot);
-            let base = slot - slot % n;
+        while let Some(at) = changed.pop() {
+            let s = at as usize;
+            let (item, value) = send(s);
+            let base = s - s % n;
             let mut crosses = false;
-            for (_, (w, local)) in edges(slot).filter(|(label, _)| allowed(item, label)) {
+            for (_, (w, local)) in edges(s).filter(|(label, _)| allowed(item, label)) {
                 if w != me {
                     crosses = true;
                 } else if accept(base + local as usize, item, value) {
-                    changed.push(base + local as usize);
+                    changed.push(slot(base + local as usize));
                 }
             }
             if crosses {
-                crossing.push(slot);
+                crossing.push(at);
             }
         }
         crossing.sort_unstable();
         crossing.dedup();
         // What arrives is taken for the next round.
         let mut take = |(local, item, value): (u32, u64, u64)| {
-            let slot = copy_of(item) * n + local as usize;
-            if accept(slot, item, value) {
-                changed.push(slot);
+            let s = copy_of(item) * n + local as usize;
+            if accept(s, item, value) {
+                changed.push(slot(s));
             }
         };
         // They leave as they fill a record, and what the others sent
         // meanwhile is taken in as they go: a round is never held whole.
         let mut out = Outbox::new(rounds.peers(), Msg::Spread);
         let mut sent = 0usize;
-        for slot in crossing {
-            let (item, value) = send(slot);
-            for (_, (w, local)) in edges(slot).filter(|(label, _)| allowed(item, label)) {
+        for at in crossing {
+            let (item, value) = send(at as usize);
+            for (_, (w, local)) in edges(at as usize).filter(|(label, _)| allowed(item, label)) {
                 if w != me {
                     out.push(rounds, w, (local, item, value));
                     sent += 1;
@@ -145,42 +153,37 @@ pub(super) fn components(
     allowed: &impl Fn(u64, &Label) -> bool,
 ) -> Vec<u64> {
     let n = g.len();
-    let active: Vec<usize> = (0..item.len()).filter(|&s| item[s] != NONE).collect();
-    // A slot's own colour: its state's id under its copy's tag.
-    let own = |s: usize| copy_item(copy_of(item[s])) | g.ids[s % n];
-    let mut colour: Vec<u64> = (0..item.len())
-        .map(|s| match item[s] {
-            NONE => NONE,
-            _ => own(s),
-        })
-        .collect();
+    let active = (0..item.len()).filter(|&s| item[s] != NONE);
+    // A slot's colour is a state's id (below 2^32, `Packing`), four
+    // bytes a slot: the copy's tag is the slot's own, added to the
+    // component's name at the end (#43: eight bytes a slot, every slot).
+    let own = |s: usize| g.ids[s % n] as u32;
+    let tagged = |s: usize, id: u32| copy_item(copy_of(item[s])) | u64::from(id);
+    let mut colour: Vec<u32> = (0..item.len()).map(own).collect();
     {
         let c = std::cell::RefCell::new(&mut colour);
         spread(
             rounds,
             g,
             Way::Forward,
-            active.clone(),
-            |s| (item[s], c.borrow()[s]),
+            active.clone().map(slot).collect(),
+            |s| (item[s], u64::from(c.borrow()[s])),
             allowed,
             |s, it, value| {
                 let mut c = c.borrow_mut();
                 let old = &mut c[s];
-                let takes = item[s] == it && value > *old;
+                let takes = item[s] == it && value > u64::from(*old);
                 if takes {
-                    *old = value;
+                    *old = value as u32;
                 }
                 takes
             },
         );
     }
     let mut comp = vec![NONE; item.len()];
-    let roots: Vec<usize> = active
-        .into_iter()
-        .filter(|&s| colour[s] == own(s))
-        .collect();
+    let roots: Vec<u32> = active.filter(|&s| colour[s] == own(s)).map(slot).collect();
     for &s in &roots {
-        comp[s] = colour[s];
+        comp[s as usize] = tagged(s as usize, colour[s as usize]);
     }
     let c = std::cell::RefCell::new(&mut comp);
     spread(
@@ -192,7 +195,7 @@ pub(super) fn components(
         allowed,
         |s, it, value| {
             let mut c = c.borrow_mut();
-            let takes = item[s] == it && colour[s] == value && c[s] == NONE;
+            let takes = item[s] == it && tagged(s, colour[s]) == value && c[s] == NONE;
             if takes {
                 c[s] = value;
             }

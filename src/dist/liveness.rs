@@ -156,7 +156,8 @@ fn deadlock<S: Checkable>(
             .filter(|e| e.0.progress)
             .fold(0, |m, e| m | 1 << e.0.thread)
     }));
-    let start = (0..2 * n).filter(|&s| bits[s] != 0).collect();
+    let start = (0..2 * n).filter(|&s| bits[s] != 0);
+    let start = start.map(colour::slot).collect();
     backward_or(rounds, g, &mut bits, start);
     let (can_finish, can_progress) = bits.split_at(n);
     let stuck_thread = |l: u32| {
@@ -178,7 +179,7 @@ fn deadlock<S: Checkable>(
 
 /// ORs each slot's bits into its state's predecessors' (the same copy),
 /// to a fixpoint.
-fn backward_or(rounds: &mut Rounds<'_>, g: &Labelled, bits: &mut [u64], start: Vec<usize>) {
+fn backward_or(rounds: &mut Rounds<'_>, g: &Labelled, bits: &mut [u64], start: Vec<u32>) {
     let b = std::cell::RefCell::new(bits);
     let n = g.len();
     colour::spread(
@@ -210,8 +211,9 @@ struct Fair {
     states: usize,
     item: Vec<u64>,
     excluded: HashMap<u64, Excluded>,
-    /// The fair component each slot was found in, and the filter of each.
-    found: Vec<u64>,
+    /// The states of each fair component found (a vector of every slot
+    /// took eight bytes a slot, #43), and the filter of each.
+    found: HashMap<u64, Vec<u32>>,
     found_excluded: HashMap<u64, Excluded>,
     /// Fair components judged on this worker: (smallest id, component).
     judged: Vec<(u64, u64)>,
@@ -310,7 +312,7 @@ impl Fair {
             excluded: (0..copies)
                 .map(|k| (colour::copy_item(k), Excluded::default()))
                 .collect(),
-            found: vec![NONE; copies * n],
+            found: HashMap::new(),
             found_excluded: HashMap::new(),
             judged: Vec::new(),
             first_fair: copies,
@@ -321,7 +323,8 @@ impl Fair {
 
     /// Bytes held per slot (the maps of filters aside).
     fn bytes(&self) -> usize {
-        held(&self.item) + held(&self.found) + held(&self.judged)
+        let found: usize = self.found.values().map(held).sum();
+        held(&self.item) + found + held(&self.judged)
     }
 
     fn allows(&self, item: u64, l: &Label) -> bool {
@@ -560,7 +563,8 @@ impl Fair {
             let new = c | round << 32;
             match by.get(&c).copied() {
                 Some([1]) => {
-                    self.found[slot] = c;
+                    let state = (slot % n) as u32;
+                    self.found.entry(c).or_default().push(state);
                     let ex = self.excluded[&old].clone();
                     self.found_excluded.insert(c, ex);
                 }
@@ -594,8 +598,8 @@ impl Fair {
     ) -> Option<Box<Finding>> {
         let mut out = Vec::new();
         let mut entry = None;
-        let (k, n) = (colour::copy_of(c), self.states);
-        for l in (0..n as u32).filter(|&l| self.found[k * n + l as usize] == c) {
+        let k = colour::copy_of(c);
+        for &l in self.found.get(&c).into_iter().flatten() {
             let id = g.ids[l as usize];
             if id == first {
                 entry = Some(l);
