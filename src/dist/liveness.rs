@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, HashMap};
 use super::colour::{self, Way, NONE};
 use super::labels::{self, Labelled};
 use super::memory::{held, Memory};
-use super::partition::Partition;
+use super::partition::{Partition, COPIES_AT_ONCE};
 use super::rounds::{Msg, Rounds};
 use super::search::{first_limit, limit_code, walk};
 use crate::check::{
@@ -36,8 +36,9 @@ pub(super) const MAX_THREADS: usize = 64;
 /// nothing until that one is found, hence two, the livelock's with the
 /// first starvation's: `priority_semaphore --blocks 3 --scheduler fair`
 /// at 8 × 2 took 1,720 rounds one at a time, 1,208 two at once, 1,210
-/// four or eight at once, and more time (16-core host).
-const AT_ONCE: usize = 2;
+/// four or eight at once, and more time (16-core host). No more than
+/// `COPIES_AT_ONCE`, which sizes a worker's slots.
+const AT_ONCE: usize = COPIES_AT_ONCE as usize;
 
 /// What the analyses found, the same on every worker (the finding of a
 /// fair cycle only on worker 0).

@@ -32,6 +32,10 @@ pub(super) type LabelledPred = (u32, u32, u32, u32);
 /// Parent of the initial state.
 pub(super) const ROOT: Ptr = (u32::MAX, u32::MAX);
 
+/// The most copies of a worker's states that the liveness analyses
+/// colour at once (the deadlock check's two fixpoints; two edge sets).
+pub(super) const COPIES_AT_ONCE: u32 = 2;
+
 /// A state of any worker as one word, `index × peers + worker`: every
 /// worker holds fewer than [`cap`](Self::cap) states, so a run holds fewer
 /// than 2^32 in all, as the single explorer does (its ids are `u32`), and
@@ -47,10 +51,12 @@ impl Packing {
         Packing { peers }
     }
 
-    /// The most states one worker holds (`u32::MAX` stays free for
-    /// [`ROOT`]).
+    /// The most states one worker holds: `u32::MAX` stays free for
+    /// [`ROOT`], and a worker's states times the copies its analyses
+    /// colour at once ([`COPIES_AT_ONCE`]) fit the four-byte slots of
+    /// `colour::slot` (one worker alone holds half of 2^32 states).
     pub(super) fn cap(self) -> u32 {
-        u32::MAX / self.peers
+        u32::MAX / self.peers.max(COPIES_AT_ONCE)
     }
 
     pub(super) fn pack(self, (worker, local): Ptr) -> u32 {
@@ -427,6 +433,10 @@ mod tests {
                 assert_eq!(p.unpack(p.pack(ptr)), ptr, "{peers} peers");
             }
             assert_eq!(p.unpack(p.pack(ROOT)), ROOT);
+            // A full worker's slots, every copy coloured at once, fit the
+            // four-byte slots (`colour::slot`), one worker alone included.
+            let slots = u64::from(p.cap()) * u64::from(COPIES_AT_ONCE);
+            assert!(slots <= u64::from(u32::MAX) + 1, "{peers} peers");
         }
     }
 
