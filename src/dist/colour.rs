@@ -14,36 +14,14 @@
 
 use super::labels::Labelled;
 use super::rounds::{spread_values, Msg, Outbox, Ptr, Rounds};
+use super::slots::{copy_item, copy_of, Comps, Items, NONE};
 use crate::check::Label;
-
-/// No item, colour or component.
-pub(super) const NONE: u64 = u64::MAX;
 
 /// Which way values travel along the edges.
 #[derive(Clone, Copy)]
 pub(super) enum Way {
     Forward,
     Backward,
-}
-
-/// Where an item's top byte says which copy of the states it belongs to:
-/// `liveness` searches several edge sets at once, each on its own copy
-/// (slot `copy * states + state`), so that their rounds are shared.
-const COPY_SHIFT: u32 = 56;
-
-/// The most copies of the states the items can tell apart.
-pub(super) const MAX_COPIES: usize = 1 << (64 - COPY_SHIFT);
-
-/// The first item of copy `copy` (its tag: the others add to it below
-/// the top byte).
-pub(super) fn copy_item(copy: usize) -> u64 {
-    debug_assert!(copy < MAX_COPIES - 1, "NONE's top byte names no copy");
-    (copy as u64) << COPY_SHIFT
-}
-
-/// The copy that `item` belongs to.
-pub(super) fn copy_of(item: u64) -> usize {
-    (item >> COPY_SHIFT) as usize
 }
 
 /// Items a worker sends between two looks at what has reached it.
@@ -79,7 +57,7 @@ pub(super) fn spread(
     let edges = |slot: usize| -> Box<dyn Iterator<Item = (Label, Ptr)> + '_> {
         let l = (slot % n) as u32;
         match way {
-            Way::Forward => Box::new(g.out(l).map(|e| (e.0, e.1))),
+            Way::Forward => Box::new(g.out(l)),
             Way::Backward => Box::new(g.inn(l)),
         }
     };
@@ -88,7 +66,15 @@ pub(super) fn spread(
         // its last value once the worker's own fixpoint is reached, not
         // every value it passed through (#43: a colouring's first round
         // carried several values a crossing, all held in timely's buffers).
+        // What the others send meanwhile is taken in as it comes, also
+        // here, and its slots visited in the next round, as if it had
+        // come at the round's end (#43: a worker long at its own fixpoint
+        // left a round of crossings, 20 bytes each, to pile up in
+        // timely's buffers; visiting them at once, the worker went over
+        // its slots again with each batch and held more).
         let mut crossing = Vec::new();
+        let mut next = Vec::new();
+        let mut visited = 0usize;
         while let Some(at) = changed.pop() {
             let s = at as usize;
             let (item, value) = send(s);
@@ -104,16 +90,20 @@ pub(super) fn spread(
             if crosses {
                 crossing.push(at);
             }
+            visited += 1;
+            if visited.is_multiple_of(TAKE_EVERY) {
+                rounds.take_early(|m| {
+                    for v in spread_values(m).into_iter().flatten() {
+                        arrive(n, &mut accept, &mut next, v);
+                    }
+                });
+            }
         }
         crossing.sort_unstable();
         crossing.dedup();
+        changed = next;
         // What arrives is taken for the next round.
-        let mut take = |(local, item, value): (u32, u64, u64)| {
-            let s = copy_of(item) * n + local as usize;
-            if accept(s, item, value) {
-                changed.push(slot(s));
-            }
-        };
+        let mut take = |v| arrive(n, &mut accept, &mut changed, v);
         // They leave as they fill a record, and what the others sent
         // meanwhile is taken in as they go: a round is never held whole.
         let mut out = Outbox::new(rounds.peers(), Msg::Spread);
@@ -141,24 +131,37 @@ pub(super) fn spread(
     }
 }
 
+/// Gives a value that reached this worker, `(state, item, value)`, to
+/// its slot (of `n` states a copy); a slot it changed goes to `to`, to be
+/// visited.
+fn arrive(
+    n: usize,
+    accept: &mut impl FnMut(usize, u64, u64) -> bool,
+    to: &mut Vec<u32>,
+    (local, item, value): (u32, u64, u64),
+) {
+    let s = copy_of(item) * n + local as usize;
+    if accept(s, item, value) {
+        to.push(slot(s));
+    }
+}
+
 /// One round of colouring: the component of each slot whose component
-/// this round finds (its root's id, under its copy's tag), `NONE` for
-/// the others; `item` of each slot (`NONE`: in none; every copy of the
-/// states after another, as `spread` reads them), `allowed(item, label)`:
-/// the item's edges.
+/// this round finds (its root's id, under its copy's tag); `item` of
+/// each slot (`NONE`: in none; every copy of the states after another,
+/// as `spread` reads them), `allowed(item, label)`: the item's edges.
 pub(super) fn components(
     rounds: &mut Rounds<'_>,
     g: &Labelled,
-    item: &[u64],
+    item: &Items,
     allowed: &impl Fn(u64, &Label) -> bool,
-) -> Vec<u64> {
+) -> Comps {
     let n = g.len();
-    let active = (0..item.len()).filter(|&s| item[s] != NONE);
+    let active = (0..item.len()).filter(|&s| item.get(s) != NONE);
     // A slot's colour is a state's id (below 2^32, `Packing`), four
     // bytes a slot: the copy's tag is the slot's own, added to the
     // component's name at the end (#43: eight bytes a slot, every slot).
     let own = |s: usize| g.ids[s % n] as u32;
-    let tagged = |s: usize, id: u32| copy_item(copy_of(item[s])) | u64::from(id);
     let mut colour: Vec<u32> = (0..item.len()).map(own).collect();
     {
         let c = std::cell::RefCell::new(&mut colour);
@@ -167,12 +170,12 @@ pub(super) fn components(
             g,
             Way::Forward,
             active.clone().map(slot).collect(),
-            |s| (item[s], u64::from(c.borrow()[s])),
+            |s| (item.get(s), u64::from(c.borrow()[s])),
             allowed,
             |s, it, value| {
                 let mut c = c.borrow_mut();
                 let old = &mut c[s];
-                let takes = item[s] == it && value > u64::from(*old);
+                let takes = item.get(s) == it && value > u64::from(*old);
                 if takes {
                     *old = value as u32;
                 }
@@ -180,10 +183,10 @@ pub(super) fn components(
             },
         );
     }
-    let mut comp = vec![NONE; item.len()];
+    let mut comp = Comps::none(item.len(), n);
     let roots: Vec<u32> = active.filter(|&s| colour[s] == own(s)).map(slot).collect();
     for &s in &roots {
-        comp[s as usize] = tagged(s as usize, colour[s as usize]);
+        comp.set(s as usize, colour[s as usize]);
     }
     let c = std::cell::RefCell::new(&mut comp);
     spread(
@@ -191,13 +194,15 @@ pub(super) fn components(
         g,
         Way::Backward,
         roots,
-        |s| (item[s], c.borrow()[s]),
+        |s| (item.get(s), c.borrow().get(s)),
         allowed,
         |s, it, value| {
             let mut c = c.borrow_mut();
-            let takes = item[s] == it && tagged(s, colour[s]) == value && c[s] == NONE;
+            let takes = item.get(s) == it
+                && !c.is_found(s)
+                && copy_item(copy_of(it)) | u64::from(colour[s]) == value;
             if takes {
-                c[s] = value;
+                c.set(s, colour[s]);
             }
             takes
         },
@@ -234,16 +239,15 @@ mod tests {
             let me = rounds.index() as u32;
             let g = Labelled::of_edges(me, &ids, &edges);
             let n = g.len();
-            let mut item: Vec<u64> = (0..2)
-                .flat_map(|k| std::iter::repeat_n(copy_item(k), n))
-                .collect();
+            let mut item = Items::new(2, n);
             let allowed = |it: u64, l: &Label| copy_of(it) == 0 || !l.progress;
             let mut found = Vec::new();
-            while rounds.sum(vec![item.iter().filter(|&&i| i != NONE).count() as u64])[0] > 0 {
+            let left = |item: &Items| (0..item.len()).filter(|&s| item.get(s) != NONE).count();
+            while rounds.sum(vec![left(&item) as u64])[0] > 0 {
                 let comp = components(&mut rounds, &g, &item, &allowed);
-                for (s, &c) in comp.iter().enumerate().filter(|(_, &c)| c != NONE) {
-                    found.push((copy_of(item[s]) as u64, g.ids[s % n], c & 0xffff_ffff));
-                    item[s] = NONE;
+                for (s, c) in comp.found() {
+                    found.push((copy_of(item.get(s)) as u64, g.ids[s % n], c & 0xffff_ffff));
+                    item.set(s, NONE);
                 }
             }
             found

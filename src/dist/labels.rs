@@ -1,11 +1,11 @@
 //! The labelled graph on the partitioned states, for the liveness
 //! analyses: per state, its sequential id, the threads enabled in it,
-//! its edges out in action order (label, target and the target's id) and
-//! its edges in (label, source). The search labels the edges as it takes
+//! its edges out in action order (label, target) and its edges in
+//! (label, source). The search labels the edges as it takes
 //! each step once (the source's owner sends the label with the target,
 //! whose owner keeps the edge in: `search::Edges::Labelled`); here each
-//! edge in goes back to its source's owner with its target's place and
-//! id. Nothing is gathered, and no step is taken twice.
+//! edge in goes back to its source's owner with its target's place.
+//! Nothing is gathered, and no step is taken twice.
 
 use super::interned::Labels;
 use super::partition::{LabelledPred, Packing, Partition};
@@ -18,16 +18,17 @@ const BATCH: usize = 1 << 15;
 
 /// One worker's part of the labelled graph (indices: the partition's).
 /// An edge keeps its label's number (`interned`) and its other end
-/// packed in a word (`Packing`): 12 bytes an edge out and 8 in, where a
-/// `Label` and a (worker, index) pair each took 32 and 24 (#43).
+/// packed in a word (`Packing`): 8 bytes an edge, where a `Label` and a
+/// (worker, index) pair took 32 and 24, and an edge out also kept its
+/// target's id, which only a report reads ([`ids_of`]) (#43).
 pub(super) struct Labelled {
     /// Sequential id of each state.
     pub ids: Vec<u64>,
     /// The threads enabled in each state, one bit each.
     pub enabled: Vec<u64>,
     out_start: Vec<usize>,
-    /// Edges out, in action order: label, target, target's id.
-    out: Vec<(u32, u32, u32)>,
+    /// Edges out, in action order: label, target.
+    out: Vec<(u32, u32)>,
     in_start: Vec<usize>,
     /// Edges in: label, source.
     inn: Vec<(u32, u32)>,
@@ -40,17 +41,10 @@ impl Labelled {
         self.ids.len()
     }
 
-    /// The edges out of state `l`, in action order: label, target, and
-    /// the target's id.
-    pub(super) fn out(&self, l: u32) -> impl Iterator<Item = (Label, Ptr, u64)> + '_ {
+    /// The edges out of state `l`, in action order: label and target.
+    pub(super) fn out(&self, l: u32) -> impl Iterator<Item = (Label, Ptr)> + '_ {
         let edges = &self.out[self.out_start[l as usize]..self.out_start[l as usize + 1]];
-        (edges.iter()).map(|e| {
-            (
-                self.labels.get(e.0),
-                self.packing.unpack(e.1),
-                u64::from(e.2),
-            )
-        })
+        (edges.iter()).map(|e| (self.labels.get(e.0), self.packing.unpack(e.1)))
     }
 
     /// The edges into state `l`: label and source.
@@ -96,10 +90,7 @@ impl Labelled {
             enabled,
             out_start: starts(n, out.iter().map(|e| e.0 .1)),
             out: (out.iter())
-                .map(|e| {
-                    let id = ids[e.2 .0 as usize][e.2 .1 as usize] as u32;
-                    (labels.intern(e.1), packing.pack(e.2), id)
-                })
+                .map(|e| (labels.intern(e.1), packing.pack(e.2)))
                 .collect(),
             in_start: starts(n, inn.iter().map(|e| e.2 .1)),
             inn: (inn.iter())
@@ -144,32 +135,33 @@ pub(super) fn decode(w: &[u64]) -> Label {
 /// The labelled graph of a complete search that kept its edges with
 /// their labels (`search::Edges::Labelled`; at most 64 threads): each
 /// edge into a state goes back to its source's owner with the state's
-/// place and id, and is kept there as an edge out at its place among its
-/// source's steps. No step is taken again.
+/// place, and is written there at its place among its source's steps,
+/// whose counts the search kept (`Partition::steps`). No step is taken
+/// again, and the edges out are never held but in their final form
+/// (#43: held at 20 bytes and sorted, beside the edges in, they made the
+/// analyses' peak).
 pub(super) fn label(rounds: &mut Rounds<'_>, part: &mut Partition) -> Labelled {
     let n = part.len();
     let ids = sequential_ids(rounds, part);
     let mut inn = std::mem::take(&mut part.labelled);
+    inn.shrink_to_fit();
     let mut labels = std::mem::take(&mut part.labels);
     let packing = part.packing();
-    let mut out = edges_out(rounds, &inn, (&ids, packing), &mut labels);
-    // Every step of a state is an edge (no ample sets): its places are
-    // 0, 1, ... in action order.
-    out.sort_unstable_by_key(|e| (e.0, e.1));
-    let out_start = starts(n, out.iter().map(|e| e.0));
-    debug_assert!(
-        (out.iter().enumerate()).all(|(i, e)| e.1 as usize == i - out_start[e.0 as usize])
-    );
-    let mut enabled = vec![0u64; n];
-    for e in &out {
-        enabled[e.0 as usize] |= 1 << labels.get(e.2).thread;
-    }
+    let steps = std::mem::take(&mut part.steps);
+    assert_eq!(steps.len(), n, "a complete search expanded every state");
+    let out_start = starts_of_counts(steps.iter().map(|&c| c as usize));
+    drop(steps);
+    let out = edges_out(rounds, &inn, (&out_start, packing), &mut labels);
+    let enabled = (0..n)
+        .map(|l| {
+            (out[out_start[l]..out_start[l + 1]].iter())
+                .fold(0u64, |m, e| m | 1 << labels.get(e.0).thread)
+        })
+        .collect();
     inn.sort_unstable_by_key(|e| e.0);
     let in_start = starts(n, inn.iter().map(|e| e.0));
-    // Each built in place of the longer records it came from, then cut
-    // to its length.
-    let mut out: Vec<_> = out.into_iter().map(|e| (e.2, e.3, e.4)).collect();
-    out.shrink_to_fit();
+    // Built in place of the longer records it came from, then cut to
+    // its length.
     let mut inn: Vec<_> = inn.into_iter().map(|e| (e.3, e.1)).collect();
     inn.shrink_to_fit();
     Labelled {
@@ -184,48 +176,83 @@ pub(super) fn label(rounds: &mut Rounds<'_>, part: &mut Partition) -> Labelled {
     }
 }
 
-/// An edge out of a state of this worker: the state, the edge's place
-/// among its steps, its label's number, its target (packed) and the
-/// target's id (below 2^32, as every state's: `Packing`).
-type OutEdge = (u32, u32, u32, u32, u32);
-
-/// The edges out of this worker's states, in no order: every worker sends
-/// each edge into its states (`inn`, whose targets have sequential ids
-/// `ids`) to the owner of its source, [`BATCH`] edges an exchange; their
-/// labels are numbered in `labels` as they come.
+/// The edges out of this worker's states, each at its place (`starts`:
+/// where each state's begin): every worker sends each edge into its
+/// states (`inn`) to the owner of its source, [`BATCH`] edges an
+/// exchange; their labels are numbered in `labels` as they come.
 fn edges_out(
     rounds: &mut Rounds<'_>,
     inn: &[LabelledPred],
-    (ids, packing): (&[u64], Packing),
+    (starts, packing): (&[usize], Packing),
     labels: &mut Labels,
-) -> Vec<OutEdge> {
+) -> Vec<(u32, u32)> {
     let me = rounds.index() as u32;
     let peers = rounds.peers();
     let batches = rounds.gather(vec![inn.len().div_ceil(BATCH) as u64]);
     let batches = batches.iter().map(|v| v[0]).max().unwrap_or(0) as usize;
-    let mut out = Vec::with_capacity(inn.len());
+    let total = starts.last().copied().unwrap_or(0);
+    let mut out = vec![(u32::MAX, u32::MAX); total];
+    let mut placed = 0usize;
     for b in 0..batches {
-        let mut sent = Records::new(peers, 5);
+        let mut sent = Records::new(peers, 4);
         for &(to, from, place, label) in inn.iter().skip(b * BATCH).take(BATCH) {
             let from = packing.unpack(from);
             let m = sent.record(rounds, from.0);
             m.extend([
                 u64::from(from.1) | u64::from(place) << 32,
                 u64::from(packing.pack((me, to))),
-                ids[to as usize],
             ]);
             m.extend(encode(&labels.get(label)));
         }
         rounds.exchange_each(sent.into_msgs(), |m| {
             let Msg::Data(m) = m else { return };
-            for m in m.chunks_exact(5) {
-                let from = split(m[0]);
-                let label = labels.intern(decode(&m[3..5]));
-                out.push((from.0, from.1, label, m[1] as u32, m[2] as u32));
+            for m in m.chunks_exact(4) {
+                let (from, place) = split(m[0]);
+                let at = starts[from as usize] + place as usize;
+                assert!(at < starts[from as usize + 1], "a step within its state's");
+                debug_assert_eq!(out[at].0, u32::MAX, "one edge a place");
+                out[at] = (labels.intern(decode(&m[2..4])), m[1] as u32);
+                placed += 1;
             }
         });
     }
+    assert_eq!(placed, total, "every step of a state came back as an edge");
     out
+}
+
+/// The sequential ids of `states` (of any worker), which the edges out
+/// do not keep: each asked of its owner, many to a record (two rounds,
+/// which every worker takes, asking or not).
+pub(super) fn ids_of(
+    rounds: &mut Rounds<'_>,
+    g: &Labelled,
+    states: &[Ptr],
+) -> std::collections::HashMap<Ptr, u64> {
+    let (me, peers) = (rounds.index() as u64, rounds.peers());
+    let mut asks = Records::new(peers, 1);
+    for &(w, l) in states {
+        asks.record(rounds, w).push(u64::from(l) | me << 32);
+    }
+    let mut answers = Records::new(peers, 2);
+    for m in rounds.exchange(asks.into_msgs()) {
+        let Msg::Data(m) = m else { continue };
+        for &ask in &m {
+            let (l, from) = split(ask);
+            let id = g.ids[l as usize];
+            answers
+                .record(rounds, from)
+                .extend([u64::from(l) | me << 32, id]);
+        }
+    }
+    let mut ids = std::collections::HashMap::new();
+    rounds.exchange_each(answers.into_msgs(), |m| {
+        let Msg::Data(m) = m else { return };
+        for a in m.chunks_exact(2) {
+            let (l, w) = split(a[0]);
+            ids.insert((w, l), a[1]);
+        }
+    });
+    ids
 }
 
 /// Where the run of each of `n` states starts in `sorted` (their
@@ -237,6 +264,17 @@ fn starts(n: usize, sorted: impl Iterator<Item = u32>) -> Vec<usize> {
     }
     for i in 0..n {
         starts[i + 1] += starts[i];
+    }
+    starts
+}
+
+/// Where each run starts, of runs of `counts` one after another, and
+/// where the last ends.
+fn starts_of_counts(counts: impl ExactSizeIterator<Item = usize>) -> Vec<usize> {
+    let mut starts = Vec::with_capacity(counts.len() + 1);
+    starts.push(0);
+    for c in counts {
+        starts.push(starts.last().copied().unwrap_or(0) + c);
     }
     starts
 }

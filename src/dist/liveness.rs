@@ -15,12 +15,13 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::colour::{self, Way, NONE};
+use super::colour::{self, Way};
 use super::labels::{self, Labelled};
 use super::memory::{held, Memory};
 use super::partition::{Partition, COPIES_AT_ONCE};
 use super::rounds::{Msg, Rounds};
 use super::search::{first_limit, limit_code, walk};
+use super::slots::{self, Comps, Items, NONE};
 use crate::check::{
     edge_sets, Checkable, Component, CycleGraph, EdgeSet, Excluded, Filter, Finding, Judge, Judged,
     Label, Requirement, Seen, Survey, Tally,
@@ -188,7 +189,7 @@ fn backward_or(rounds: &mut Rounds<'_>, g: &Labelled, bits: &mut [u64], start: V
         g,
         Way::Backward,
         start,
-        |s| (colour::copy_item(s / n), b.borrow()[s]),
+        |s| (slots::copy_item(s / n), b.borrow()[s]),
         |_, _| true,
         |s, _, value| {
             let mut b = b.borrow_mut();
@@ -210,7 +211,7 @@ struct Fair {
     sets: Vec<(EdgeSet, Option<usize>)>,
     /// States of this worker (slots per copy).
     states: usize,
-    item: Vec<u64>,
+    item: Items,
     excluded: HashMap<u64, Excluded>,
     /// The states of each fair component found (a vector of every slot
     /// took eight bytes a slot, #43), and the filter of each.
@@ -305,13 +306,11 @@ impl Part {
 impl Fair {
     fn new(g: &Labelled, sets: Vec<(EdgeSet, Option<usize>)>) -> Fair {
         let (copies, n) = (sets.len(), g.len());
-        debug_assert!(copies < colour::MAX_COPIES);
+        debug_assert!(copies < slots::MAX_COPIES);
         Fair {
-            item: (0..copies)
-                .flat_map(|k| std::iter::repeat_n(colour::copy_item(k), n))
-                .collect(),
+            item: Items::new(copies, n),
             excluded: (0..copies)
-                .map(|k| (colour::copy_item(k), Excluded::default()))
+                .map(|k| (slots::copy_item(k), Excluded::default()))
                 .collect(),
             found: HashMap::new(),
             found_excluded: HashMap::new(),
@@ -325,11 +324,11 @@ impl Fair {
     /// Bytes held per slot (the maps of filters aside).
     fn bytes(&self) -> usize {
         let found: usize = self.found.values().map(held).sum();
-        held(&self.item) + found + held(&self.judged)
+        self.item.bytes() + found + held(&self.judged)
     }
 
     fn allows(&self, item: u64, l: &Label) -> bool {
-        self.sets[colour::copy_of(item)].0.allows(*l) && !self.excluded[&item].forbids(l)
+        self.sets[slots::copy_of(item)].0.allows(*l) && !self.excluded[&item].forbids(l)
     }
 
     /// Searches until no item is left; the fair component with the
@@ -350,7 +349,7 @@ impl Fair {
             let comp = colour::components(rounds, g, &self.item, &|i, l| self.allows(i, l));
             // Copies with slots left for the next colouring.
             let left = (0..comp.len())
-                .filter(|&s| comp[s] == NONE && self.item[s] != NONE)
+                .filter(|&s| !comp.is_found(s) && self.item.get(s) != NONE)
                 .fold(0u64, |m, s| m | 1 << (s / self.states));
             let parts = self.sums(judge.model, rounds, (part, g), &comp);
             let figures = [left, limit_code(opts.limit_reached())];
@@ -360,14 +359,14 @@ impl Fair {
             }
             round += 1;
             self.apply(g, &comp, &decisions, round);
-            let held = [("components", held(&comp)), ("fair search", self.bytes())];
+            let held = [("components", comp.bytes()), ("fair search", self.bytes())];
             memory.end(
                 &format!("colouring {round}"),
                 &[&part.held()[..], &g.held(), &held].concat(),
             );
             active = (0..self.sets.len().min(self.first_fair + 1)).any(|k| {
                 left >> k & 1 == 1
-                    || (decisions.iter()).any(|d| colour::copy_of(d[0]) == k && d[1] != 1)
+                    || (decisions.iter()).any(|d| slots::copy_of(d[0]) == k && d[1] != 1)
             });
         }
         let k = self.first_fair;
@@ -375,7 +374,7 @@ impl Fair {
             return Ok(None);
         }
         let mine = (self.judged.iter())
-            .filter(|j| colour::copy_of(j.1) == k)
+            .filter(|j| slots::copy_of(j.1) == k)
             .min()
             .map_or(vec![], |m| vec![m.0, m.1]);
         let all = rounds.gather(mine);
@@ -390,7 +389,7 @@ impl Fair {
         sys: &S,
         rounds: &mut Rounds<'_>,
         (part, g): (&Partition, &Labelled),
-        comp: &[u64],
+        comp: &Comps,
     ) -> BTreeMap<u64, Part> {
         let me = rounds.index() as u32;
         let all = (1u64 << sys.thread_count()).wrapping_sub(1);
@@ -413,12 +412,12 @@ impl Fair {
                 add_edge(parts, comp, n, m);
             }
         };
-        let found = (comp.iter().enumerate()).filter(|(_, &c)| c != NONE);
+        let found = comp.found();
         let mut sent = 0usize;
-        for (slot, &c) in found.clone() {
+        for (slot, c) in found.clone() {
             let l = (slot % n) as u32;
             for e in g.out(l) {
-                if !self.allows(self.item[slot], &e.0) {
+                if !self.allows(self.item.get(slot), &e.0) {
                     continue;
                 }
                 let [a, b] = labels::encode(&e.0);
@@ -435,18 +434,18 @@ impl Fair {
             }
         }
         rounds.exchange_each(out.into_msgs(), |m| take(&mut parts, m));
-        for (slot, &c) in found {
+        for (slot, c) in found {
             let l = (slot % n) as u32;
             let id = g.ids[l as usize];
             // Every other state of a component reaches its root within
             // it: a root that no edge within reached is alone, a trivial
             // component, which no judge hears of (#43: most components of
             // a colouring are, and each took a map entry here and there).
-            if c == colour::copy_item(colour::copy_of(c)) | id && !parts.contains_key(&c) {
+            if c == slots::copy_item(slots::copy_of(c)) | id && !parts.contains_key(&c) {
                 continue;
             }
             let p = parts.entry(c).or_default();
-            p.item = self.item[slot];
+            p.item = self.item.get(slot);
             p.count += 1;
             if p.count == 1 || id < p.first.0 {
                 // Finished and started threads, read at the smallest state.
@@ -498,7 +497,7 @@ impl Fair {
             if p.count == 1 && !p.self_loop {
                 continue;
             }
-            let starving = self.sets[colour::copy_of(c)].1;
+            let starving = self.sets[slots::copy_of(c)].1;
             match judge.judge(&p.survey(threads), starving) {
                 Judged::Unfair => {}
                 Judged::Fair => {
@@ -541,7 +540,7 @@ impl Fair {
         all.sort_unstable();
         // The sets after the first with a fair component are given up.
         let fair = all.iter().filter(|d| d[1] == 1);
-        let first = fair.map(|d| colour::copy_of(d[0])).min();
+        let first = fair.map(|d| slots::copy_of(d[0])).min();
         self.first_fair = self.first_fair.min(first.unwrap_or(self.sets.len()));
         (all, left, first_limit(limits))
     }
@@ -550,15 +549,12 @@ impl Fair {
     /// it: out of every item, into the fair ones found, or into a new item
     /// (the component's, in colouring `round`); and every slot of the
     /// copies given up out of every item.
-    fn apply(&mut self, g: &Labelled, comp: &[u64], decisions: &[Vec<u64>], round: u64) {
+    fn apply(&mut self, g: &Labelled, comp: &Comps, decisions: &[Vec<u64>], round: u64) {
         let by: HashMap<u64, &[u64]> = decisions.iter().map(|d| (d[0], &d[1..])).collect();
         let n = self.states;
-        for (slot, &c) in comp.iter().enumerate() {
-            if c == NONE {
-                continue;
-            }
-            let old = self.item[slot];
-            self.item[slot] = NONE;
+        for (slot, c) in comp.found() {
+            let old = self.item.get(slot);
+            self.item.set(slot, NONE);
             // The component's root id (below 2^32) and its round name the
             // new item, under the copy's tag.
             let new = c | round << 32;
@@ -572,19 +568,19 @@ impl Fair {
                 Some([2, t]) if !g.is_enabled((slot % n) as u32, *t as usize) => {
                     let ex = self.excluded[&old].clone();
                     self.excluded.entry(new).or_insert(ex);
-                    self.item[slot] = new;
+                    self.item.set(slot, new);
                 }
                 Some([3, rs @ ..]) => {
                     let rs: Vec<Requirement> = rs.chunks(3).map(decode_requirement).collect();
                     let ex = self.excluded[&old].with(&rs);
                     self.excluded.entry(new).or_insert(ex);
-                    self.item[slot] = new;
+                    self.item.set(slot, new);
                 }
                 _ => {}
             }
         }
         let given_up = (self.first_fair + 1).min(self.sets.len()) * n;
-        self.item[given_up..].fill(NONE);
+        self.item.clear_from(given_up);
     }
 
     /// The finding of fair component `(first, c)`, built on worker 0 from
@@ -599,8 +595,13 @@ impl Fair {
     ) -> Option<Box<Finding>> {
         let mut out = Vec::new();
         let mut entry = None;
-        let k = colour::copy_of(c);
-        for &l in self.found.get(&c).into_iter().flatten() {
+        let k = slots::copy_of(c);
+        let states = self.found.get(&c).map_or(&[][..], Vec::as_slice);
+        let targets: Vec<_> = (states.iter())
+            .flat_map(|&l| g.out(l).map(|e| e.1))
+            .collect();
+        let target_ids = labels::ids_of(rounds, g, &targets);
+        for &l in states {
             let id = g.ids[l as usize];
             if id == first {
                 entry = Some(l);
@@ -610,7 +611,7 @@ impl Fair {
             m.extend(words.iter().map(|&w| u64::from(w)));
             for e in g.out(l) {
                 m.extend(labels::encode(&e.0));
-                m.push(e.2);
+                m.push(target_ids[&e.1]);
             }
             out.push((0, Msg::Data(m)));
         }
@@ -660,8 +661,8 @@ impl Fair {
 
 /// Adds edge `m` (target, component, label, whether a self-loop) to its
 /// component's sums where its target is in that component too.
-fn add_edge(parts: &mut BTreeMap<u64, Part>, comp: &[u64], n: usize, m: &[u64]) {
-    if comp[colour::copy_of(m[1]) * n + m[0] as usize] != m[1] {
+fn add_edge(parts: &mut BTreeMap<u64, Part>, comp: &Comps, n: usize, m: &[u64]) {
+    if comp.get(slots::copy_of(m[1]) * n + m[0] as usize) != m[1] {
         return;
     }
     let l = labels::decode(&m[2..4]);

@@ -128,6 +128,10 @@ pub(super) struct Partition {
     /// label instead (`search::Edges::Labelled`), and the labels.
     pub labelled: Vec<LabelledPred>,
     pub labels: Labels,
+    /// With labelled edges, the steps each state took (by local index):
+    /// where each state's edges out begin, so that the labelling places
+    /// each edge out as it arrives (#43: it sorted them, held twice).
+    pub steps: Vec<u32>,
     /// States expanded by an ample subset of their steps (set when
     /// expanded), less those the proviso expanded fully since (`full`).
     reduced: BitSet,
@@ -162,6 +166,7 @@ impl Partition {
             preds: Vec::new(),
             labelled: Vec::new(),
             labels: Labels::default(),
+            steps: Vec::new(),
             reduced: BitSet::default(),
             full: Default::default(),
             leaving: Vec::new(),
@@ -227,6 +232,15 @@ impl Partition {
         (self.labelled).push((local, self.packing.pack(source), place, number));
     }
 
+    /// Records that state `local` took `steps` steps (with labelled edges).
+    pub(super) fn set_steps(&mut self, local: u32, steps: u64) {
+        let i = local as usize;
+        if self.steps.len() <= i {
+            self.steps.resize(i + 1, 0);
+        }
+        self.steps[i] = u32::try_from(steps).expect("fewer than 2^32 steps a state");
+    }
+
     /// Words of a state.
     pub(super) fn words(&self) -> usize {
         self.store.words()
@@ -243,7 +257,8 @@ impl Partition {
             + held(&self.rank)
             + held(&self.keys)
             + held(&self.parent)
-            + held(&self.via);
+            + held(&self.via)
+            + held(&self.steps);
         let edges = held(&self.preds) + held(&self.labelled) + held(&self.leaving);
         self.store.bytes() + per_state + edges + (self.finals.len() + self.reduced.len()) / 8
     }

@@ -662,6 +662,9 @@ fn expand_level<S: Checkable>(
                 n += 1;
             }
             found.per_state.push((order, n));
+            if labelled {
+                part.set_steps(local, n);
+            }
             found.succs += n;
         }
         for (size, to) in sizes.iter_mut().zip(&out) {
