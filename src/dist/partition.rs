@@ -353,7 +353,41 @@ impl Partition {
         parent: Ptr,
         via: u32,
     ) -> Option<(u32, bool)> {
-        let local = match self.store.insert_bounded(words, self.cap as usize) {
+        let slot = self.store.insert_bounded(words, self.cap as usize);
+        self.place(slot, level, key, parent, via)
+    }
+
+    /// [`insert`](Self::insert) of the state of wire form `wire`
+    /// (`StateStore::encode_wire` of a partition of the same run).
+    pub(super) fn insert_wire(
+        &mut self,
+        wire: &[u8],
+        level: u32,
+        key: Key,
+        parent: Ptr,
+        via: u32,
+    ) -> Option<(u32, bool)> {
+        let slot = self.store.insert_wire_bounded(wire, self.cap as usize);
+        self.place(slot, level, key, parent, via)
+    }
+
+    /// Appends the wire form of `words` to `out`, for a partition of the
+    /// same run.
+    pub(super) fn encode_wire(&self, words: &[u32], out: &mut Vec<u8>) {
+        self.store.encode_wire(words, out);
+    }
+
+    /// What [`insert`](Self::insert) returns, for the store's `slot`; a
+    /// new state's figures are kept.
+    fn place(
+        &mut self,
+        slot: Slot,
+        level: u32,
+        key: Key,
+        parent: Ptr,
+        via: u32,
+    ) -> Option<(u32, bool)> {
+        let local = match slot {
             Slot::Old(local) => return Some((local, false)),
             Slot::New(local) => local,
             Slot::Full => return None,

@@ -14,7 +14,7 @@ use super::labels;
 use super::partition::{owner, Partition, ROOT};
 use super::proviso;
 use super::rounds::{Key, Msg, Outbox, Ptr, Reached, Rounds, RECORD_BYTES};
-use super::succs::States;
+use super::succs::{Incoming, States};
 use crate::check::Checkable;
 use crate::explore::{LimitKind, Options, TransitionSystem};
 use crate::model::Violation;
@@ -651,7 +651,8 @@ fn expand_level<S: Checkable>(
                 }
                 let w = owner(&next, peers);
                 let to = &mut out[w as usize];
-                to.states.push(&next);
+                let wire = |out: &mut Vec<u8>| part.encode_wire(&next, out);
+                to.states.push(&next, (wire, || sys.is_final(&next)));
                 to.reached
                     .push(((order, pos as u32), (me, local), a, from_depth));
                 to.effects.extend(effect);
@@ -689,7 +690,7 @@ fn expand_level<S: Checkable>(
         rounds.exchange_each(msgs, |m| match m {
             Msg::Keys(run) => found.runs.push(run),
             Msg::Figures { from, values } => figures[from as usize] = values,
-            m => keep_succs(sys, part, (&mut found, &mut next), m, into),
+            m => keep_succs(sys, part, &mut found, m, into),
         });
         spent.exchange += expanded.elapsed();
         let any_more = figures.iter().any(|v| v[MORE] != 0);
@@ -709,12 +710,11 @@ impl Expanded {
 
 /// Keeps the successors of a record `m` of the level's exchange (others
 /// are left alone) at `level` (`into`: the level, the edges kept, the
-/// mode, the first index of the proviso's range); `next` is room for one
-/// state.
+/// mode, the first index of the proviso's range).
 fn keep_succs<S: Checkable>(
     sys: &S,
     part: &mut Partition,
-    (found, next): (&mut Expanded, &mut [u32]),
+    found: &mut Expanded,
     m: Msg,
     (level, edges, mode, before_range): (u32, Edges, Mode, u32),
 ) {
@@ -728,8 +728,7 @@ fn keep_succs<S: Checkable>(
     };
     let mut read = states.reader();
     for (i, (key, from, action, from_depth)) in reached.into_iter().enumerate() {
-        let words = read.next(next);
-        let edge = (words, key, from, action);
+        let edge = (read.next(sys.state_words()), key, from, action);
         let Some((l, _)) = keep(sys, part, edge, (level, from_depth + 1)) else {
             // The run's states would not fit a word (`Packing`): it ends
             // as the single explorer's does at 2^32.
@@ -813,10 +812,19 @@ impl Outgoing {
 fn keep<S: TransitionSystem<Action = u32>>(
     sys: &S,
     part: &mut Partition,
-    (words, key, from, action): (&[u32], Key, Ptr, u32),
+    (state, key, from, action): (Incoming<'_>, Key, Ptr, u32),
     (level, depth): (u32, u32),
 ) -> Option<(u32, bool)> {
-    match part.insert(words, level, key, from, action)? {
+    let (held, is_final) = match state {
+        Incoming::Words(words) => {
+            let held = part.insert(words, level, key, from, action)?;
+            (held, held.1 && sys.is_final(words))
+        }
+        Incoming::Wire(wire, is_final) => {
+            (part.insert_wire(wire, level, key, from, action)?, is_final)
+        }
+    };
+    match held {
         (l, false) => {
             if part.is_newest(l) && key < part.key(l) {
                 part.set_key(l, key);
@@ -827,7 +835,7 @@ fn keep<S: TransitionSystem<Action = u32>>(
         }
         (l, true) => {
             part.set_depth(l, depth);
-            part.finals.push(sys.is_final(words));
+            part.finals.push(is_final);
             Some((l, true))
         }
     }

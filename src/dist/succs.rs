@@ -1,20 +1,31 @@
 //! Successors' states as they travel to their owners: to a worker of the
 //! same process their words (timely hands the vector over, nothing is
-//! serialized), to another process's their compact codes
-//! (`explore::encode_code`): on loopback TCP, bytes cost more than the
-//! encoding (#43: `priority_semaphore --blocks 5` on 4 processes took 11%
-//! less CPU, user and system, on the 2-core VM). Words travel as one
-//! byte string (`words_as_bytes`, also for the other records of words).
+//! serialized), to another process's their wire forms
+//! (`StateStore::encode_wire`, compact codes): on loopback TCP, bytes cost
+//! more than the encoding (#43: `priority_semaphore --blocks 5` on 4
+//! processes took 11% less CPU, user and system, on the 2-core VM), and
+//! the receiver stores a wire form without decoding it. Words travel as
+//! one byte string (`words_as_bytes`, also for the other records of words).
 
 use serde::{Deserialize, Serialize};
-
-use crate::explore::{decode_code, encode_code};
 
 /// The states of a record of successors, one after another.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(super) enum States {
     Words(#[serde(with = "words_as_bytes")] Vec<u32>),
-    Codes(#[serde(with = "serde_bytes")] Vec<u8>),
+    /// Each state's wire form behind its [`HEADER`].
+    Wires(#[serde(with = "serde_bytes")] Vec<u8>),
+}
+
+/// Bytes before a wire form: its length and whether the state is final
+/// (the receiver has no words to tell), `length << 1 | final`.
+const HEADER: usize = 3;
+
+/// A state as it came: its words, or its wire form and whether it is
+/// final.
+pub(super) enum Incoming<'a> {
+    Words(&'a [u32]),
+    Wire(&'a [u8], bool),
 }
 
 impl States {
@@ -23,19 +34,36 @@ impl States {
     pub(super) fn with_room(coded: bool, bytes: usize) -> Self {
         match coded {
             false => States::Words(Vec::with_capacity(bytes / 4)),
-            true => States::Codes(Vec::with_capacity(bytes)),
+            true => States::Wires(Vec::with_capacity(bytes)),
         }
     }
 
     /// Empty ones of the same kind, with room for as many bytes.
     pub(super) fn emptied(&self) -> Self {
-        Self::with_room(matches!(self, States::Codes(_)), self.capacity())
+        Self::with_room(matches!(self, States::Wires(_)), self.capacity())
     }
 
-    pub(super) fn push(&mut self, state: &[u32]) {
+    /// Appends `state`: its words, or the wire form `wire` writes, with
+    /// whether `is_final`.
+    pub(super) fn push(
+        &mut self,
+        state: &[u32],
+        (wire, is_final): (impl FnOnce(&mut Vec<u8>), impl FnOnce() -> bool),
+    ) {
         match self {
             States::Words(w) => w.extend_from_slice(state),
-            States::Codes(c) => encode_code(state, c),
+            States::Wires(c) => {
+                let start = c.len();
+                c.extend_from_slice(&[0; HEADER]);
+                wire(c);
+                let len = c.len() - start - HEADER;
+                let header = len << 1 | usize::from(is_final());
+                assert!(
+                    header < 1 << (8 * HEADER),
+                    "a state's wire form within 8 MiB"
+                );
+                c[start..start + HEADER].copy_from_slice(&header.to_le_bytes()[..HEADER]);
+            }
         }
     }
 
@@ -43,14 +71,14 @@ impl States {
     pub(super) fn bytes(&self) -> usize {
         match self {
             States::Words(w) => 4 * w.len(),
-            States::Codes(c) => c.len(),
+            States::Wires(c) => c.len(),
         }
     }
 
     fn capacity(&self) -> usize {
         match self {
             States::Words(w) => 4 * w.capacity(),
-            States::Codes(c) => c.capacity(),
+            States::Wires(c) => c.capacity(),
         }
     }
 
@@ -70,21 +98,21 @@ pub(super) struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    /// The next state, of `buf.len()` words (decoded into `buf` where it
-    /// travelled as a code).
-    pub(super) fn next<'b>(&mut self, buf: &'b mut [u32]) -> &'b [u32]
-    where
-        'a: 'b,
-    {
+    /// The next state, of `words` words.
+    pub(super) fn next(&mut self, words: usize) -> Incoming<'a> {
         match self.states {
             States::Words(w) => {
-                let state = &w[self.at..self.at + buf.len()];
-                self.at += buf.len();
-                state
+                let state = &w[self.at..self.at + words];
+                self.at += words;
+                Incoming::Words(state)
             }
-            States::Codes(c) => {
-                self.at += decode_code(&c[self.at..], buf);
-                buf
+            States::Wires(c) => {
+                let mut header = [0; 4];
+                header[..HEADER].copy_from_slice(&c[self.at..self.at + HEADER]);
+                let header = u32::from_le_bytes(header) as usize;
+                let start = self.at + HEADER;
+                self.at = start + (header >> 1);
+                Incoming::Wire(&c[start..self.at], header & 1 == 1)
             }
         }
     }
@@ -161,9 +189,11 @@ pub(super) mod words_as_bytes {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::explore::StateStore;
 
     /// Both kinds give back the states pushed (tests/distributed.rs sends
-    /// them between processes).
+    /// them between processes): a wire form, as the receiver's store
+    /// takes it, with whether the state is final.
     #[test]
     fn states_read_back_as_pushed() {
         let states: Vec<Vec<u32>> = vec![
@@ -171,15 +201,26 @@ mod tests {
             vec![0; 9],
             vec![5, 4, 3, 2, 1, 0, 0xFFFF_FFFE, 255, 256],
         ];
+        let history = || std::iter::once(2..5).collect();
+        let sender = StateStore::new(9).with_parts(history());
         for coded in [false, true] {
             let mut out = States::with_room(coded, 0);
-            for s in &states {
-                out.push(s);
+            for (i, s) in states.iter().enumerate() {
+                out.push(s, (|c: &mut Vec<u8>| sender.encode_wire(s, c), || i == 1));
             }
+            let mut receiver = StateStore::new(9).with_parts(history());
             let mut reader = out.reader();
-            let mut buf = vec![0; 9];
-            for s in &states {
-                assert_eq!(reader.next(&mut buf), &s[..], "coded {coded}");
+            for (i, s) in states.iter().enumerate() {
+                match reader.next(9) {
+                    Incoming::Words(w) => assert_eq!(w, &s[..]),
+                    Incoming::Wire(wire, is_final) => {
+                        assert!(coded);
+                        assert_eq!(is_final, i == 1);
+                        let id = receiver.insert_wire_bounded(wire, 10);
+                        assert_eq!(id, crate::explore::Slot::New(i as u32));
+                        assert_eq!(receiver.get(i as u32), *s);
+                    }
+                }
             }
         }
     }

@@ -151,6 +151,44 @@ pub(crate) fn decode(code: &[u8], out: &mut [u32]) -> usize {
     at
 }
 
+/// Gives word `w`, zero in `code` (the code of a `words`-word state), the
+/// value `value`: the code that encoding the state with it would give
+/// (its bit set, its bytes inserted after those of the nonzero words
+/// before it).
+pub(super) fn set_zero_word(code: &mut Vec<u8>, words: usize, w: usize, value: u32) {
+    let (byte, bit) = (w / 8, w % 8);
+    debug_assert_eq!(code[byte] & (1 << bit), 0, "word {w} is not zero");
+    if value == 0 {
+        return;
+    }
+    let map = words.div_ceil(8);
+    let after =
+        u32::from(code[byte]) >> (bit + 1) != 0 || code[byte + 1..map].iter().any(|&b| b != 0);
+    // With no nonzero word after it (the ids that end a packed state:
+    // `parts`), its bytes end the code.
+    let at = match after {
+        false => code.len(),
+        true => {
+            let before = code[..byte].iter().map(|b| b.count_ones()).sum::<u32>()
+                + (code[byte] & ((1u8 << bit) - 1)).count_ones();
+            let mut at = map;
+            for _ in 0..before {
+                at += if code[at] == WIDE { 5 } else { 1 };
+            }
+            at
+        }
+    };
+    code[byte] |= 1 << bit;
+    let z = zigzag(value);
+    if z < u32::from(WIDE) {
+        code.insert(at, z as u8);
+    } else {
+        let mut wide = [WIDE; 5];
+        wide[1..].copy_from_slice(&z.to_le_bytes());
+        code.splice(at..at, wide);
+    }
+}
+
 /// Hashes a code to 64 bits.
 ///
 /// Codes are a hundred bytes or more, so the hash is limited by its
@@ -289,6 +327,28 @@ mod tests {
         for x in codes.keys() {
             for y in codes.keys() {
                 assert!(x == y || !y.starts_with(x), "{x:?} prefixes {y:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn setting_a_zero_word_gives_the_states_code() {
+        let values = [1, 2, 254, 255, u32::MAX, 1 << 31, 300];
+        for words in [1, 7, 8, 9, 20, 70] {
+            let base: Vec<u32> = (0..words as u32)
+                .map(|i| [0, 3, 0, 400, 9][i as usize % 5])
+                .collect();
+            for w in (0..words).filter(|&w| base[w] == 0) {
+                for v in values {
+                    let mut code = Vec::new();
+                    encode(&base, &mut code);
+                    set_zero_word(&mut code, words, w, v);
+                    let mut state = base.clone();
+                    state[w] = v;
+                    let mut want = Vec::new();
+                    encode(&state, &mut want);
+                    assert_eq!(code, want, "{words} words, word {w} = {v}");
+                }
             }
         }
     }

@@ -125,6 +125,7 @@ mod sweeps;
 mod sync;
 mod table;
 mod waits;
+mod wire;
 mod workers;
 
 #[cfg(test)]
@@ -137,7 +138,6 @@ pub use bitset::BitSet;
 /// A state's compact code, which the distributed explorer sends instead
 /// of its words.
 #[cfg(feature = "dist")]
-pub(crate) use codec::{decode as decode_code, encode as encode_code};
 pub use graph::Lasso;
 pub use limits::{deadline_in, interrupt_flag, interrupted, LimitKind, Limits, Options};
 pub use progress::{set_progress_deadline, set_progress_label};

@@ -8,8 +8,9 @@
 //! under `ptx` the write histories, which the threads' program counters,
 //! locals and views multiply. Each range is stored once per distinct
 //! content, as its compact code (`codec`: mostly zero words), in a table
-//! of its own, and a state keeps the content's id in the range's place:
-//! the store holds these *packed* states, through the same codes.
+//! of its own, and a state keeps the content's id instead (after its
+//! words outside the parts): the store holds these *packed* states,
+//! through the same codes.
 //!
 //! Packing is injective (equal contents get equal ids), so two states are
 //! equal exactly when their packed forms are: the store's lookups are
@@ -226,51 +227,58 @@ impl Parts {
     /// keep), takes its id without a lookup; another that this thread met
     /// lately, from its memo.
     pub(super) fn pack(&self, state: &[u32], out: &mut Vec<u32>, recent: &mut Recent) {
-        self.own_memo(recent);
-        let Recent {
-            serial,
-            ids,
-            words: recent_words,
-            memo,
-        } = recent;
-        let unpacked = *serial == self.serial;
+        self.outside(state, out);
+        for (k, r) in self.ranges.iter().enumerate() {
+            out.push(self.id(k, &state[r.clone()], recent));
+        }
+    }
+
+    /// Appends the words of `state` outside its parts: a packed state is
+    /// these, then the parts' ids (last, so that a wire form's code takes
+    /// them without a walk over the code: `wire`).
+    #[inline(always)]
+    fn outside(&self, state: &[u32], out: &mut Vec<u32>) {
+        debug_assert_eq!(state.len(), self.words);
         let mut at = 0;
-        for (k, (r, table)) in self.ranges.iter().zip(&self.tables).enumerate() {
+        for r in &self.ranges {
             out.extend_from_slice(&state[at..r.start]);
-            let words = &state[r.clone()];
-            let id = match unpacked && recent_words[r.clone()] == *words {
-                true => ids[k],
-                false => memo.parts[k].id(table, words),
-            };
-            out.push(id);
             at = r.end;
         }
         out.extend_from_slice(&state[at..]);
+    }
+
+    /// The id of content `words` of part `k`, interned: as in
+    /// [`pack`](Self::pack), `recent`'s own without a lookup.
+    pub(super) fn id(&self, k: usize, words: &[u32], recent: &mut Recent) -> u32 {
+        self.own_memo(recent);
+        let r = self.ranges[k].clone();
+        if recent.serial == self.serial && recent.words[r] == *words {
+            return recent.ids[k];
+        }
+        recent.memo.parts[k].id(&self.tables[k], words)
+    }
+
+    /// The id of part `k`'s content of code `code` (`codec`), interned:
+    /// a part that came as a code needs neither decoding nor coding again.
+    pub(super) fn id_of_code(&self, k: usize, code: &[u8]) -> u32 {
+        self.tables[k].look_up_code(code, true).expect("interned")
+    }
+
+    /// The word ranges of the parts, in order.
+    pub(super) fn ranges(&self) -> &[Range<usize>] {
+        &self.ranges
     }
 
     /// Appends the packed form of `state` to `out` if every part of it is
     /// interned (`false`: no stored state has them all).
     pub(super) fn pack_known(&self, state: &[u32], out: &mut Vec<u32>) -> bool {
-        self.pack_with(state, out, |_, _, table, words| table.find(words))
-    }
-
-    fn pack_with(
-        &self,
-        state: &[u32],
-        out: &mut Vec<u32>,
-        id: impl Fn(usize, &Range<usize>, &PartTable, &[u32]) -> Option<u32>,
-    ) -> bool {
-        debug_assert_eq!(state.len(), self.words);
-        let mut at = 0;
-        for (k, (r, table)) in self.ranges.iter().zip(&self.tables).enumerate() {
-            out.extend_from_slice(&state[at..r.start]);
-            let Some(id) = id(k, r, table, &state[r.clone()]) else {
+        self.outside(state, out);
+        for (r, table) in self.ranges.iter().zip(&self.tables) {
+            let Some(id) = table.find(&state[r.clone()]) else {
                 return false;
             };
             out.push(id);
-            at = r.end;
         }
-        out.extend_from_slice(&state[at..]);
         true
     }
 
@@ -284,20 +292,21 @@ impl Parts {
             recent.words = vec![0; self.words];
         }
         self.own_memo(recent);
+        let (inline, ids) = packed.split_at(packed.len() - self.ranges.len());
         let (mut at, mut from) = (0, 0);
         for (k, (r, table)) in self.ranges.iter().zip(&self.tables).enumerate() {
-            let inline = r.start - at;
-            out[at..r.start].copy_from_slice(&packed[from..from + inline]);
-            let id = packed[from + inline];
+            let n = r.start - at;
+            out[at..r.start].copy_from_slice(&inline[from..from + n]);
+            let id = ids[k];
             if recent.ids[k] != id {
                 recent.memo.parts[k].read(table, id, &mut recent.words[r.clone()]);
                 recent.ids[k] = id;
             }
             out[r.clone()].copy_from_slice(&recent.words[r.clone()]);
-            from += inline + 1;
+            from += n;
             at = r.end;
         }
-        out[at..].copy_from_slice(&packed[from..]);
+        out[at..].copy_from_slice(&inline[from..]);
     }
 
     /// Makes `recent`'s memo this set's (empty if it was another's).
@@ -353,24 +362,33 @@ impl PartTable {
         CODE.with_borrow_mut(|code| {
             code.clear();
             codec::encode(words, code);
-            let hash = hash_code(code);
-            let s = self.shard(hash);
-            let mut guard = self.lock(s);
-            if let Some(&i) = guard.index.find(hash, |&i| guard.code(i) == &code[..]) {
-                return Some(Self::id(s, i));
-            }
-            if !add {
-                return None;
-            }
-            let shard = &mut *guard;
-            let i = u32::try_from(shard.ends.len()).expect("fewer than 2^32 parts");
-            shard.codes.extend_from_slice(code);
-            let end = u32::try_from(shard.codes.len()).expect("a shard under 4 GiB");
-            shard.ends.push(end);
-            let Shard { index, codes, ends } = shard;
-            index.insert_unique(hash, i, |&i| hash_code(code_at(codes, ends, i)));
-            Some(Self::id(s, i))
+            self.look_up_code(code, add)
         })
+    }
+
+    /// [`look_up`](Self::look_up) of the content of code `code`.
+    fn look_up_code(&self, code: &[u8], add: bool) -> Option<u32> {
+        // An all-zero content's code is its bitmap, all zero.
+        if code.iter().all(|&b| b == 0) {
+            return Some(0);
+        }
+        let hash = hash_code(code);
+        let s = self.shard(hash);
+        let mut guard = self.lock(s);
+        if let Some(&i) = guard.index.find(hash, |&i| guard.code(i) == code) {
+            return Some(Self::id(s, i));
+        }
+        if !add {
+            return None;
+        }
+        let shard = &mut *guard;
+        let i = u32::try_from(shard.ends.len()).expect("fewer than 2^32 parts");
+        shard.codes.extend_from_slice(code);
+        let end = u32::try_from(shard.codes.len()).expect("a shard under 4 GiB");
+        shard.ends.push(end);
+        let Shard { index, codes, ends } = shard;
+        index.insert_unique(hash, i, |&i| hash_code(code_at(codes, ends, i)));
+        Some(Self::id(s, i))
     }
 
     /// Id 0 is the all-zero part; shard `s`'s content `i` is the rest.
@@ -418,10 +436,12 @@ mod tests {
         let mut recent = Recent::default();
         parts.pack(&a, &mut pa, &mut recent);
         parts.pack(&b, &mut pb, &mut recent);
+        // The words outside the parts, then the parts' ids.
         assert_eq!(pa.len(), 5);
+        assert_eq!(pa[..3], [9, 8, 7]);
         // The same first part, the same id; the zero part is id 0.
-        assert_eq!(pa[1], pb[1]);
-        assert_eq!(pb[3], 0);
+        assert_eq!(pa[3], pb[3]);
+        assert_eq!(pb[4], 0);
         let mut out = [0; 8];
         parts.unpack(&pa, &mut out, &mut recent);
         assert_eq!(out, a);

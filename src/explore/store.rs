@@ -6,12 +6,16 @@ use super::codec::{self, hash_code};
 use super::growth::Growth;
 use super::parts::{Parts, Recent};
 use super::table::{Claim, Table};
+use super::wire;
 use super::workers::Workers;
 
 thread_local! {
     /// A packed state (`parts`), reused from state to state, and the parts
     /// of the state this thread unpacked last.
     static PACKED: std::cell::RefCell<(Vec<u32>, Recent)> = std::cell::RefCell::default();
+    /// Room for a wire form's part ids (`wire::to_code`) and for the code
+    /// made of it.
+    static WIRE: std::cell::RefCell<(Vec<u32>, Vec<u8>)> = std::cell::RefCell::default();
 }
 
 /// Index of a state in discovery order (the initial state is 0).
@@ -256,8 +260,42 @@ impl StateStore {
         debug_assert_eq!(state.len(), self.words);
         let mut code = Vec::new();
         self.encode(state, &mut code);
-        let hash = hash_code(&code);
-        if let Some(id) = self.find_code(&code, hash) {
+        self.insert_code_bounded(&code, max_len)
+    }
+
+    /// Appends the form in which `state` travels to another store of the
+    /// same parts (`wire`), which [`insert_wire_bounded`](Self::insert_wire_bounded)
+    /// takes: the parts' contents, not this store's ids for them.
+    pub fn encode_wire(&self, state: &[u32], out: &mut Vec<u8>) {
+        let Some(parts) = &self.parts else {
+            return codec::encode(state, out);
+        };
+        PACKED.with_borrow_mut(|(packed, _)| wire::encode(state, parts.ranges(), packed, out));
+    }
+
+    /// Like [`insert_bounded`](Self::insert_bounded), for the state of
+    /// wire form `wire` (all of it; made by a store of the same parts),
+    /// without its words: the code stored is made of the wire form.
+    pub fn insert_wire_bounded(&mut self, wire: &[u8], max_len: usize) -> Slot {
+        let Some(parts) = &self.parts else {
+            return self.insert_code_bounded(wire, max_len);
+        };
+        let words = self.words;
+        let code = WIRE.with_borrow_mut(|(ids, code)| {
+            let id = |k: usize, part: &[u8]| parts.id_of_code(k, part);
+            wire::to_code(wire, (words, parts.ranges()), ids, code, id);
+            std::mem::take(code)
+        });
+        let slot = self.insert_code_bounded(&code, max_len);
+        // The room goes back for the next state.
+        WIRE.with_borrow_mut(|room| room.1 = code);
+        slot
+    }
+
+    /// [`insert_bounded`](Self::insert_bounded) of the state of code `code`.
+    fn insert_code_bounded(&mut self, code: &[u8], max_len: usize) -> Slot {
+        let hash = hash_code(code);
+        if let Some(id) = self.find_code(code, hash) {
             return Slot::Old(id);
         }
         if self.len >= max_len.min(MAX_STATES) {
@@ -266,7 +304,7 @@ impl StateStore {
         self.table.reserve(1);
         let id = self.len as StateId;
         self.table.insert_new(hash, id);
-        self.arena.push(&code);
+        self.arena.push(code);
         if self.compact {
             self.fingerprints.push(hash as u32);
         }
@@ -448,6 +486,34 @@ mod tests {
         assert_eq!(s.find(&[3, 2, 1]), Some(1));
         assert_eq!(s.find(&[0, 0, 0]), None);
         assert!(s.bytes() > 0);
+    }
+
+    /// A state inserted by its wire form is the state inserted by its
+    /// words, with parts and without, whichever store interned a part first.
+    #[test]
+    fn wire_forms_insert_the_states() {
+        let states: Vec<Vec<u32>> = (0..200u32)
+            .map(|i| vec![i % 7, 0, i % 3, i % 5, u32::MAX, 0, i / 50, i % 2, 9])
+            .collect();
+        let one = |r: std::ops::Range<usize>| std::iter::once(r).collect();
+        for ranges in [vec![], one(2..4), vec![1..3, 5..8], one(0..9)] {
+            let sender = StateStore::new(9).with_parts(ranges.clone());
+            let mut by_words = StateStore::new(9).with_parts(ranges.clone());
+            let mut by_wire = StateStore::new(9).with_parts(ranges.clone());
+            // The receiver has met other parts first: its ids differ.
+            by_wire.insert(&[1, 2, 3, 4, 5, 6, 7, 8, 9]);
+            by_words.insert(&[1, 2, 3, 4, 5, 6, 7, 8, 9]);
+            for (i, s) in states.iter().enumerate() {
+                let mut wire = Vec::new();
+                sender.encode_wire(s, &mut wire);
+                let got = by_wire.insert_wire_bounded(&wire, if i < 150 { 1000 } else { 40 });
+                let want = by_words.insert_bounded(s, if i < 150 { 1000 } else { 40 });
+                assert_eq!(got, want, "{ranges:?}: state {i}");
+            }
+            for id in 0..by_wire.len() as StateId {
+                assert_eq!(by_wire.get(id), by_words.get(id), "{ranges:?}: id {id}");
+            }
+        }
     }
 
     #[test]
