@@ -39,7 +39,8 @@ pub(crate) struct ChunkClaims<F> {
     pub finals: Vec<bool>,
     /// The first winner (index into `winners`) that `check_state` rejects.
     pub bad: Option<(usize, F)>,
-    /// The words of the winner being checked (decoded from its code).
+    /// The words of a winner that fails `check_state` (decoded from its
+    /// code, for the fault).
     state: Vec<u32>,
 }
 
@@ -126,14 +127,15 @@ impl<F: Send> Claims<F> {
                 if table.winner(pos) as usize != mine.offset + k {
                     continue;
                 }
-                let state = &mut mine.state;
-                state.resize(words, 0);
+                let succ = &chunk.succs[k];
                 let code = chunk.code(k);
-                store.decode(code, state);
                 mine.bytes += code.len();
                 mine.winners.push(k as u32);
-                mine.finals.push(sys.is_final(state));
-                if mine.bad.is_none() {
+                mine.finals.push(succ.is_final);
+                if succ.fails_check && mine.bad.is_none() {
+                    let state = &mut mine.state;
+                    state.resize(words, 0);
+                    store.decode(code, state);
                     if let Err(fault) = sys.check_state(state) {
                         mine.bad = Some((mine.winners.len() - 1, fault));
                     }
