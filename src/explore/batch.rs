@@ -55,7 +55,8 @@ impl<F: Send> Claims<F> {
     }
 
     /// Claims every successor of `chunks` in the store's table and finds
-    /// the winners, checking their state invariants and finality (on the
+    /// the winners with their finality and the first that fails its state
+    /// invariants (as the successors' generation found them; on the
     /// workers). Returns the number of successors. The table must have room
     /// for all of them ([`StateStore::reserve`]).
     pub(super) fn claim<S, A>(
