@@ -39,7 +39,8 @@ pub(crate) struct ChunkClaims<F> {
     pub finals: Vec<bool>,
     /// The first winner (index into `winners`) that `check_state` rejects.
     pub bad: Option<(usize, F)>,
-    /// The words of the winner being checked (decoded from its code).
+    /// The words of a winner that fails `check_state` (decoded from its
+    /// code, for the fault).
     state: Vec<u32>,
 }
 
@@ -54,7 +55,8 @@ impl<F: Send> Claims<F> {
     }
 
     /// Claims every successor of `chunks` in the store's table and finds
-    /// the winners, checking their state invariants and finality (on the
+    /// the winners with their finality and the first that fails its state
+    /// invariants (as the successors' generation found them; on the
     /// workers). Returns the number of successors. The table must have room
     /// for all of them ([`StateStore::reserve`]).
     pub(super) fn claim<S, A>(
@@ -126,14 +128,15 @@ impl<F: Send> Claims<F> {
                 if table.winner(pos) as usize != mine.offset + k {
                     continue;
                 }
-                let state = &mut mine.state;
-                state.resize(words, 0);
+                let succ = &chunk.succs[k];
                 let code = chunk.code(k);
-                store.decode(code, state);
                 mine.bytes += code.len();
                 mine.winners.push(k as u32);
-                mine.finals.push(sys.is_final(state));
-                if mine.bad.is_none() {
+                mine.finals.push(succ.is_final);
+                if succ.fails_check && mine.bad.is_none() {
+                    let state = &mut mine.state;
+                    state.resize(words, 0);
+                    store.decode(code, state);
                     if let Err(fault) = sys.check_state(state) {
                         mine.bad = Some((mine.winners.len() - 1, fault));
                     }

@@ -450,7 +450,7 @@ impl<'a, S: TransitionSystem> Bfs<'a, S> {
                 self.succ_bytes_per_state = taken.div_ceil(count);
                 let succs: usize = chunks.iter().map(|c| c.succs.len()).sum();
                 self.succs_per_state = succs.div_ceil(count);
-                let bytes: usize = chunks.iter().map(|c| c.codes.len()).sum();
+                let bytes: usize = chunks.iter().map(Chunk::code_bytes).sum();
                 if !self.reserve(workers, (succs, bytes), count, succs) {
                     return Outcome::Limit(LimitKind::Memory);
                 }

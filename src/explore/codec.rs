@@ -51,9 +51,21 @@ const WIDE: u8 = 0xFF;
 #[inline]
 pub(crate) fn encode(state: &[u32], out: &mut Vec<u8>) {
     let start = out.len();
-    out.resize(start + max_len(state.len()), 0);
-    let len = write_code(state, &mut out[start..]);
+    let len = encode_at(state, out, start);
     out.truncate(start + len);
+}
+
+/// Writes the code of `state` into `out` from byte `at` on and returns
+/// its length; the bytes after it are left as they were. `out` only
+/// grows, to room for the longest code: a buffer reused for many codes
+/// (a chunk's successors) is zeroed once, not once a code.
+#[inline]
+pub(crate) fn encode_at(state: &[u32], out: &mut Vec<u8>, at: usize) -> usize {
+    let end = at + max_len(state.len());
+    if out.len() < end {
+        out.resize(end, 0);
+    }
+    write_code(state, &mut out[at..])
 }
 
 /// Writes the code of `state` at the start of `buf` (at least

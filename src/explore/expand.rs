@@ -45,6 +45,13 @@ pub(crate) struct Succ<A> {
     pub hash: u64,
     /// Where its code starts in the chunk's `codes`, and its length.
     pub code: (u32, u32),
+    /// [`TransitionSystem::is_final`] of the successor, and whether its
+    /// [`check_state`](TransitionSystem::check_state) fails: taken while
+    /// its words are at hand, so that the claims need not decode the
+    /// successors that turn out new (a decode and an unpack each, where
+    /// these two are a few compares).
+    pub is_final: bool,
+    pub fails_check: bool,
 }
 
 /// The successors of a run of consecutive states. Aligned to its own
@@ -57,8 +64,11 @@ pub(crate) struct Chunk<A, F> {
     /// Successor codes (see `codec`), in generation order. Only codes are
     /// kept: the few successors that turn out new are decoded again, which
     /// is cheaper than keeping every successor's words (copies of ~1 KB
-    /// written and read back through the caches).
-    pub codes: Vec<u8>,
+    /// written and read back through the caches). Only its first
+    /// `code_bytes` bytes are codes: the rest is room kept for the next
+    /// code, so that it is not zeroed again at every successor.
+    codes: Vec<u8>,
+    code_bytes: usize,
     /// The successor being computed.
     next: Vec<u32>,
     pub succs: Vec<Succ<A>>,
@@ -83,6 +93,7 @@ impl<A: Copy, F> Chunk<A, F> {
         Chunk {
             first: 0,
             codes: Vec::new(),
+            code_bytes: 0,
             next: Vec::new(),
             succs: Vec::new(),
             ends: Vec::new(),
@@ -95,7 +106,12 @@ impl<A: Copy, F> Chunk<A, F> {
 
     /// Bytes the chunk's successors take, as [`batch_len`] counts them.
     pub(super) fn succ_bytes(&self) -> usize {
-        self.codes.len() + self.succs.len() * std::mem::size_of::<Succ<A>>()
+        self.code_bytes + self.succs.len() * std::mem::size_of::<Succ<A>>()
+    }
+
+    /// Bytes of the chunk's successor codes.
+    pub(super) fn code_bytes(&self) -> usize {
+        self.code_bytes
     }
 
     /// Code of successor `i`.
@@ -117,7 +133,7 @@ impl<A: Copy, F> Chunk<A, F> {
         opts: &Options,
     ) {
         self.first = first;
-        self.codes.clear();
+        self.code_bytes = 0;
         self.succs.clear();
         self.ends.clear();
         self.reduced.clear();
@@ -172,13 +188,15 @@ impl<A: Copy, F> Chunk<A, F> {
                 break;
             }
             sys.canonicalize(&mut next);
-            let from = self.codes.len();
-            store.encode(&next, &mut self.codes);
-            let code = &self.codes[from..];
+            let from = self.code_bytes;
+            self.code_bytes += store.encode_at(&next, &mut self.codes, from);
+            let code = &self.codes[from..self.code_bytes];
             self.succs.push(Succ {
                 action: a,
                 hash: hash_code(code),
                 code: (from as u32, code.len() as u32),
+                is_final: sys.is_final(&next),
+                fails_check: sys.check_state(&next).is_err(),
             });
         }
         self.next = next;

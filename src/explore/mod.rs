@@ -57,7 +57,9 @@ pub trait TransitionSystem: Sync {
         self.step(state, action, out)
     }
 
-    /// Checks the state invariants of a reached state.
+    /// Checks the state invariants of a reached state. The explorer asks
+    /// it of every successor it generates, while the words are at hand
+    /// (cheaper than decoding the new ones again), so it should be cheap.
     fn check_state(&self, _state: &[u32]) -> Result<(), Self::Fault> {
         Ok(())
     }

@@ -114,12 +114,21 @@ impl StateStore {
     /// Appends the code of `state` to `out` (interning its parts).
     #[inline]
     pub fn encode(&self, state: &[u32], out: &mut Vec<u8>) {
+        let start = out.len();
+        let len = self.encode_at(state, out, start);
+        out.truncate(start + len);
+    }
+
+    /// Writes the code of `state` into `out` from byte `at` on (see
+    /// [`codec::encode_at`]) and returns its length.
+    #[inline]
+    pub(crate) fn encode_at(&self, state: &[u32], out: &mut Vec<u8>, at: usize) -> usize {
         match &self.parts {
-            None => codec::encode(state, out),
+            None => codec::encode_at(state, out, at),
             Some(parts) => PACKED.with_borrow_mut(|(packed, recent)| {
                 packed.clear();
                 parts.pack(state, packed, recent);
-                codec::encode(packed, out);
+                codec::encode_at(packed, out, at)
             }),
         }
     }

@@ -35,6 +35,16 @@ pub(crate) fn get(bits: &Bits, w: usize) -> bool {
     bits[w / 64] >> (w % 64) & 1 == 1
 }
 
+/// Clears `bits`. Most bit sets are one word long (up to 64 threads or
+/// words), and there this is one store where `fill` calls `memset`: the
+/// ample set clears a dozen of them a state.
+pub(crate) fn clear(bits: &mut Bits) {
+    match bits {
+        [w] => *w = 0,
+        _ => bits.fill(0),
+    }
+}
+
 /// The facts the `ptx` canonical form uses, where they are known.
 #[derive(Default)]
 pub(crate) struct Facts {

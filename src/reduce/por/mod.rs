@@ -83,7 +83,7 @@ mod spin;
 use crate::ir::Storage;
 use crate::ir::{Expr, Loc, MemOrder, Op, Order};
 use crate::model::facts::{
-    get, no_warp_collectives, phase_word, set, Bits, Footprint, Futures, NoFutures, ScWords,
+    clear, get, no_warp_collectives, phase_word, set, Bits, Footprint, Futures, NoFutures, ScWords,
 };
 use crate::model::state::FINISHED;
 use crate::model::{thread_of, Model};
@@ -353,7 +353,7 @@ impl Independence {
         limit: usize,
         sleep: bool,
     ) -> Option<usize> {
-        scratch.member.fill(0);
+        clear(&mut scratch.member);
         set(&mut scratch.member, seed);
         let mut count = 1;
         loop {
@@ -362,7 +362,7 @@ impl Independence {
                 return Some(count);
             }
             if !sleep {
-                scratch.asleep.fill(0);
+                clear(&mut scratch.asleep);
             } else if count == 1 {
                 self.asleep(scratch, model, s);
             } else {
@@ -399,9 +399,9 @@ impl Independence {
     /// `scratch.written` / `scratch.read` to the words those steps access;
     /// `None` when a member cannot be in a stubborn set.
     fn wanted(&self, scratch: &mut Scratch, model: &Model, s: &[u32]) -> Option<()> {
-        scratch.want.fill(0);
-        scratch.written.fill(0);
-        scratch.read.fill(0);
+        clear(&mut scratch.want);
+        clear(&mut scratch.written);
+        clear(&mut scratch.read);
         for i in 0..scratch.width {
             let mut bits = scratch.member[i];
             while bits != 0 {
@@ -460,7 +460,7 @@ impl Independence {
     /// `clashers`.
     fn find_lassos(&self, scratch: &mut Scratch, model: &Model, s: &[u32]) {
         scratch.lassos_known = true;
-        scratch.settled.fill(0);
+        clear(&mut scratch.settled);
         for u in 0..model.threads.layout.threads {
             if get(&scratch.enabled, u) && self.settles(scratch, model, s, u) {
                 set(&mut scratch.settled, u);
@@ -473,7 +473,7 @@ impl Independence {
             }
             let reads = &scratch.lasso_reads[b * mw..(b + 1) * mw];
             let row = &mut scratch.clashers[b * tw..(b + 1) * tw];
-            row.fill(0);
+            clear(row);
             for c in 0..model.threads.layout.threads {
                 let writes = &scratch.lasso_writes[c * mw..(c + 1) * mw];
                 if c != b
@@ -516,8 +516,8 @@ impl Independence {
             writes.copy_from_slice(e.writes);
             e.settles != spin::Settles::Never
         } else if get(&scratch.enabled, u) {
-            reads.fill(0);
-            writes.fill(0);
+            clear(reads);
+            clear(writes);
             let lasso = self.lasso(
                 model,
                 s,
@@ -560,7 +560,7 @@ impl Independence {
             let mw = self.width;
             let tw = scratch.width;
             let row = &mut scratch.writers[u * tw..(u + 1) * tw];
-            row.fill(0);
+            clear(row);
             let reads = &scratch.lasso_reads[u * mw..(u + 1) * mw];
             for w in 0..model.threads.layout.threads {
                 if w != u && self.may_write_any(model, s, w, reads) {
@@ -592,7 +592,7 @@ impl Independence {
             return None;
         };
         let row = &mut scratch.conflicts[at..at + scratch.width];
-        row.fill(0);
+        clear(row);
         scratch.access[m] = footprint;
         for &w in footprint.words() {
             for u in 0..model.threads.layout.threads {

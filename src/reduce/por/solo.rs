@@ -31,7 +31,7 @@ use super::spin::{self, Accesses, Reliance, Settles};
 use super::Independence;
 use crate::ir::{MemOrder, Op, Order};
 use crate::model::exec::StepCtx;
-use crate::model::facts::{get, set};
+use crate::model::facts::{clear, get, set};
 use crate::model::memory::PtxMemory;
 use crate::model::state::FINISHED;
 use crate::model::Model;
@@ -144,8 +144,8 @@ impl Independence {
             out.writes.copy_from_slice(&bits[mw..]);
             return settles;
         }
-        out.reads.fill(0);
-        out.writes.fill(0);
+        clear(out.reads);
+        clear(out.writes);
         let settles = self.solo_graph(model, s, t, scratch, out.reads, out.writes);
         if settles != Settles::NotHere {
             let memo = &mut scratch.memo;
