@@ -34,7 +34,7 @@ pub(super) fn encode(
         out.extend_from_slice(&[0; 8][..n]);
         codec::encode(&state[r.clone()], out);
         let len = out.len() - start - n;
-        out[start..start + n].copy_from_slice(&len.to_le_bytes()[..n]);
+        out[start..start + n].copy_from_slice(&(len as u64).to_le_bytes()[..n]);
         packed.extend_from_slice(&state[at..r.start]);
         at = r.end;
     }
@@ -60,7 +60,7 @@ pub(super) fn to_code(
         let n = length_bytes(r.len());
         let mut len = [0; 8];
         len[..n].copy_from_slice(&wire[at..at + n]);
-        let len = usize::from_le_bytes(len);
+        let len = u64::from_le_bytes(len) as usize;
         at += n;
         ids.push(id(k, &wire[at..at + len]));
         at += len;
