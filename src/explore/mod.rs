@@ -137,9 +137,6 @@ mod tests;
 
 pub use bfs::{explore, Exploration, Outcome};
 pub use bitset::BitSet;
-/// A state's compact code, which the distributed explorer sends instead
-/// of its words.
-#[cfg(feature = "dist")]
 pub use graph::Lasso;
 pub use limits::{deadline_in, interrupt_flag, interrupted, LimitKind, Limits, Options};
 pub use progress::{set_progress_deadline, set_progress_label};
