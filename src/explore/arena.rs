@@ -14,7 +14,7 @@
 //! whole segments behind the search's head.
 
 use super::limits::{vec_after_reserve, vec_bytes};
-use super::table::advise_huge_pages;
+use super::table::{advise_huge_pages, prefetch};
 use std::mem::MaybeUninit;
 
 /// Bytes of the largest segment (unless one code needs more).
@@ -24,6 +24,8 @@ const SEGMENT_BYTES: usize = 16 << 20;
 const QUEUE_SEGMENT_BYTES: usize = 64 << 10;
 /// The first segment holds this many longest codes.
 const FIRST_CODES: usize = 16;
+/// Bytes of a cache line (what one prefetch fetches).
+const LINE_BYTES: usize = 64;
 /// Every segment holds at least this many longest codes (so that at most a
 /// quarter of it is lost at its end).
 const MIN_CODES: usize = 4;
@@ -153,6 +155,40 @@ impl Arena {
         let seg = &self.segments[(loc >> 32) as usize];
         let bytes = seg.bytes.as_deref().expect("the state's segment is held");
         &bytes[(loc as u32) as usize..seg.used]
+    }
+
+    /// Asks the CPU to fetch the location of state `i`'s code, which
+    /// [`prefetch_code`](Self::prefetch_code) then reads. A hint: nothing
+    /// where `i` is not held.
+    #[inline]
+    pub(super) fn prefetch_location(&self, i: usize) {
+        if let Some(loc) = i.checked_sub(self.locs_base).and_then(|k| self.locs.get(k)) {
+            prefetch(loc);
+        }
+    }
+
+    /// Asks the CPU to fetch the cache lines of the first `len` bytes of
+    /// state `i`'s code (the compare of a code of `len` bytes with it
+    /// reads no more). A hint: nothing where `i` is not held.
+    #[inline]
+    pub(super) fn prefetch_code(&self, i: usize, len: usize) {
+        let Some(&loc) = i.checked_sub(self.locs_base).and_then(|k| self.locs.get(k)) else {
+            return;
+        };
+        let Some(seg) = self.segments.get((loc >> 32) as usize) else {
+            return;
+        };
+        let Some(bytes) = seg.bytes.as_deref() else {
+            return;
+        };
+        let at = (loc as u32) as usize;
+        let end = (at + len).min(seg.used);
+        // The line of the first byte, then the start of each line after.
+        let mut line = at;
+        while line < end {
+            prefetch(&bytes[line]);
+            line = (line | (LINE_BYTES - 1)) + 1;
+        }
     }
 
     /// Bytes held: segments and locations.

@@ -22,6 +22,15 @@ use super::TransitionSystem;
 /// prefetched: enough misses in flight to hide the memory latency, few
 /// enough that the lines are still cached when their claims come.
 const AHEAD: usize = 12;
+/// How many successors ahead of its claim the location of the stored
+/// state that the claim will compare the successor with is fetched (the
+/// table slot naming that state was fetched at [`AHEAD`]), and then, at
+/// [`CODE_AHEAD`], that state's code: each stage reads what the one before
+/// fetched. Most successors are states stored before, each compared with
+/// its stored code, and at 6 blocks the codes and their locations are far
+/// larger than a core's caches.
+const LOCATION_AHEAD: usize = 8;
+const CODE_AHEAD: usize = 4;
 
 /// Per chunk: what the claims found. Aligned to its own cache lines, as
 /// [`Chunk`] is.
@@ -105,9 +114,21 @@ impl<F: Send> Claims<F> {
             for s in &succs[..AHEAD.min(succs.len())] {
                 table.prefetch(s.hash);
             }
+            // The stored states the location stage found, by successor
+            // modulo [`LOCATION_AHEAD`], for the code stage.
+            let mut matches = [None; LOCATION_AHEAD];
             for (k, s) in succs.iter().enumerate() {
                 if let Some(ahead) = succs.get(k + AHEAD) {
                     table.prefetch(ahead.hash);
+                }
+                if let Some(ahead) = succs.get(k + LOCATION_AHEAD) {
+                    matches[k % LOCATION_AHEAD] = store.prefetch_match_location(ahead.hash);
+                }
+                let code_ahead = k + CODE_AHEAD;
+                if let (Some(ahead), Some(id)) =
+                    (succs.get(code_ahead), matches[code_ahead % LOCATION_AHEAD])
+                {
+                    store.prefetch_code(id, ahead.code.1 as usize);
                 }
                 let index = (mine.offset + k) as u32;
                 let claim = store.claim(chunk.code(k), s.hash, index, batch_code);

@@ -321,6 +321,38 @@ impl StateStore {
         Slot::New(id)
     }
 
+    /// Asks the CPU to fetch where the code of the stored state that a
+    /// claim of hash `hash` will compare with lies (see
+    /// [`Table::first_match`]; with hash compaction, its fingerprint), and
+    /// returns that state for [`prefetch_code`](Self::prefetch_code) some
+    /// successors later: each stage's miss would otherwise wait for memory
+    /// in the claim. The table's slot must have been fetched before
+    /// ([`Table::prefetch`]). A hint only.
+    #[inline]
+    pub(crate) fn prefetch_match_location(&self, hash: u64) -> Option<StateId> {
+        let id = self.table.first_match(hash)?;
+        match self.compact {
+            true => {
+                if let Some(print) = self.fingerprints.get(id as usize) {
+                    super::table::prefetch(print);
+                }
+            }
+            false => self.arena.prefetch_location(id as usize),
+        }
+        Some(id)
+    }
+
+    /// Asks the CPU to fetch the first `len` bytes of stored state `id`'s
+    /// code (a successor's code of `len` bytes is compared with no more);
+    /// nothing with hash compaction, which compares fingerprints. A hint
+    /// only.
+    #[inline]
+    pub(crate) fn prefetch_code(&self, id: StateId, len: usize) {
+        if !self.compact {
+            self.arena.prefetch_code(id as usize, len);
+        }
+    }
+
     /// Looks up successor `index` of the current batch (code `code`, of
     /// hash `hash`) and claims it if new; `batch_code(i)` gives the code
     /// and hash of successor `i` of the batch. Safe from many threads at
@@ -495,6 +527,31 @@ mod tests {
         assert_eq!(s.find(&[3, 2, 1]), Some(1));
         assert_eq!(s.find(&[0, 0, 0]), None);
         assert!(s.bytes() > 0);
+    }
+
+    /// The claims' prefetch finds, from a stored state's hash, that state
+    /// (with hash compaction too), and none for a state not stored; a
+    /// fetch of the code of an id not stored does nothing.
+    #[test]
+    fn the_claims_prefetch_finds_the_stored_state() {
+        for mut s in [StateStore::new(3), StateStore::compact(3)] {
+            let state = |i: u32| [i, i / 3, 7];
+            for i in 0..1000 {
+                s.insert(&state(i));
+            }
+            let hash = |s: &StateStore, state: &[u32]| {
+                let mut code = Vec::new();
+                s.encode(state, &mut code);
+                (hash_code(&code), code.len())
+            };
+            for i in 0..1000 {
+                let (h, len) = hash(&s, &state(i));
+                assert_eq!(s.prefetch_match_location(h), Some(i));
+                s.prefetch_code(i, len);
+            }
+            assert_eq!(s.prefetch_match_location(hash(&s, &[1, 1, 1]).0), None);
+            s.prefetch_code(5000, 10);
+        }
     }
 
     /// A state inserted by its wire form is the state inserted by its

@@ -61,7 +61,7 @@ pub(crate) struct Table {
 /// A hint to fetch the cache line of `x`; no effect on the program's
 /// meaning, a no-op where there is no such instruction.
 #[inline(always)]
-fn prefetch<T>(x: &T) {
+pub(crate) fn prefetch<T>(x: &T) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
@@ -196,6 +196,15 @@ impl Table {
     #[inline]
     pub(crate) fn prefetch_slot(&self, pos: usize) {
         prefetch(&self.slots[pos]);
+    }
+
+    /// The id of the first committed state on the probe of `hash` whose tag
+    /// is `hash`'s: the stored state that a claim of `hash` compares with
+    /// first, and nearly always the only one (a hint for fetching what
+    /// that compare reads; the claim decides).
+    #[inline]
+    pub(crate) fn first_match(&self, hash: u64) -> Option<u32> {
+        self.find(hash, |_| true)
     }
 
     /// The id of the committed state of hash `hash` for which `same(id)`
