@@ -1,13 +1,15 @@
 //! With `GSYNC_DIST_MEMORY`, where a process's memory goes (#43: a
 //! distributed run's processes held more together than one process): at
-//! the end of each phase of the analyses, the first worker of each
+//! the end of each phase of the search and of the analyses (and where the
+//! search starts, `setup`: timely's buffers), the first worker of each
 //! process prints the process's heap at its peak during the phase and
 //! now (all its workers together, as `explore::heap` counts it), its peak
-//! resident set (`VmHWM`), and the bytes of the structures that worker
-//! holds.
+//! and present resident set (`VmHWM`, `VmRSS`: the heap counts room never
+//! written, which is not resident), and the bytes of the structures that
+//! worker holds.
 
 use super::rounds::Rounds;
-use crate::explore::{heap, peak_rss_bytes};
+use crate::explore::{heap, peak_rss_bytes, rss_bytes};
 
 /// Prints the memory at phases' ends, on the first worker of each
 /// process, when asked.
@@ -39,10 +41,11 @@ impl Memory {
         let peak = heap::take_peak().unwrap_or(0);
         let now = heap::live_bytes().unwrap_or(0);
         let mut line = format!(
-            "memory, worker {worker}, {phase}: heap peak {:.1} MiB, now {:.1} MiB, VmHWM {:.1} MiB;",
+            "memory, worker {worker}, {phase}: heap peak {:.1} MiB, now {:.1} MiB, VmHWM {:.1} MiB, VmRSS {:.1} MiB;",
             mib(peak),
             mib(now),
             mib(peak_rss_bytes().unwrap_or(0)),
+            mib(rss_bytes().unwrap_or(0)),
         );
         for (name, bytes) in held {
             line += &format!(" {name} {:.1}", mib(*bytes as u64));

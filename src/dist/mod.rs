@@ -45,6 +45,7 @@ mod memory;
 mod partition;
 mod preds;
 mod proviso;
+mod quarter;
 mod rounds;
 mod search;
 mod slots;
@@ -418,12 +419,16 @@ fn search_and_analyse(
     rounds: &mut rounds::Rounds<'_>,
     opts: &Options,
 ) -> (Searched, Stuck) {
+    let memory = memory::Memory::new(rounds);
+    memory.end("setup", &[]);
     let mut part = partition_for(sys, opts, rounds.peers());
     let searched = search::search(sys, rounds, &mut part, opts, Edges::Sources);
+    memory.end("search", &part.held());
     let stuck = match searched.ending {
         Ending::Complete => backward::find(sys, rounds, &mut part),
         _ => Stuck::None,
     };
+    memory.end("deadlock", &part.held());
     (searched, stuck)
 }
 

@@ -6,6 +6,7 @@
 //! does), so the rounds count the crossings between workers, and no round
 //! holds all its marks (`Outbox`).
 
+use super::colour::TAKE_EVERY;
 use super::partition::Packing;
 use super::rounds::{marks, Msg, Outbox, Ptr, Rounds};
 use crate::explore::BitSet;
@@ -75,21 +76,35 @@ pub(super) fn mark_backward(
             false => out.push(rounds, w, local),
         }
     }
+    let mut sent = 0usize;
     loop {
         while let Some(l) = frontier.pop() {
             for (w, local) in preds.of(l) {
-                match w == me {
-                    true => mark(local, &mut frontier),
-                    false => out.push(rounds, w, local),
+                if w == me {
+                    mark(local, &mut frontier);
+                    continue;
+                }
+                out.push(rounds, w, local);
+                sent += 1;
+                // The marks others sent meanwhile are taken in as they
+                // come: a first round sends nearly every crossing edge
+                // (the proviso's escape starts from every state expanded
+                // fully), which piled up in timely's buffers unread (#43:
+                // the search's peak, 26 MiB of a 4 × 1 process at 6
+                // blocks). Marks only add to a fixpoint, in any order.
+                if sent.is_multiple_of(TAKE_EVERY) {
+                    rounds.take_early(|m| {
+                        for local in marks(m).into_iter().flatten() {
+                            mark(local, &mut frontier);
+                        }
+                    });
                 }
             }
         }
-        let sent = std::mem::replace(&mut out, Outbox::new(rounds.peers(), Msg::Marks));
-        let Some(got) = rounds.end_fixpoint_round(sent, marks) else {
+        let round = std::mem::replace(&mut out, Outbox::new(rounds.peers(), Msg::Marks));
+        let take = |local| mark(local, &mut frontier);
+        if !rounds.end_fixpoint_round_each(round, marks, take) {
             return;
-        };
-        for local in got {
-            mark(local, &mut frontier);
         }
     }
 }

@@ -51,28 +51,42 @@ pub(super) fn unexpanded(
     let range = Preds::new(first, &part.preds[first_pred..], part.packing());
     let escaped = escape(rounds, part, &range, leaving);
     let n = part.len() - first as usize;
-    let id = |l: u32| starts[part.level(l) as usize] + part.rank(l);
-    let remainder: Vec<u32> = (first..part.len() as u32)
-        .filter(|&l| !escaped.get(l - first))
-        .collect();
-    let mut low = vec![u64::MAX; n];
-    for &l in &remainder {
-        low[(l - first) as usize] = id(l);
+    // A sequential id fits four bytes below `NONE` (`Packing`: fewer than
+    // 2^32 states a run), so the labels take four bytes a state, one
+    // vector for both steps, and the remainder is listed again for each
+    // step, not kept in copies (#43: three lists, `low` and `high` at
+    // eight bytes each made the search's peak at 7 blocks).
+    let id = |l: u32| {
+        let id = starts[part.level(l) as usize] + part.rank(l);
+        u32::try_from(id).expect("fewer than 2^32 states a run")
+    };
+    let remainder = || (first..part.len() as u32).filter(|&l| !escaped.get(l - first));
+    let mut labels = vec![NONE; n];
+    for l in remainder() {
+        labels[(l - first) as usize] = id(l);
     }
-    propagate(rounds, &range, &mut low, remainder.clone(), |new, old| {
-        new < old
-    });
-    let mut high = low.clone();
-    propagate(rounds, &range, &mut high, remainder.clone(), |new, old| {
-        new > old
-    });
-    let mine: Vec<u64> = remainder
-        .iter()
-        .filter(|&&l| {
-            let i = (l - first) as usize;
-            low[i] == id(l) && high[i] == id(l)
-        })
-        .flat_map(|&l| [id(l), u64::from(l)])
+    propagate(
+        rounds,
+        &range,
+        &mut labels,
+        remainder().collect(),
+        |new, old| new < old,
+    );
+    // Where `low(s)` is `s`'s own id; `high` starts from `low`.
+    let mut own_low = BitSet::new(n);
+    for l in remainder().filter(|&l| labels[(l - first) as usize] == id(l)) {
+        own_low.insert(l - first);
+    }
+    propagate(
+        rounds,
+        &range,
+        &mut labels,
+        remainder().collect(),
+        |new, old| new > old,
+    );
+    let mine: Vec<u64> = remainder()
+        .filter(|&l| own_low.get(l - first) && labels[(l - first) as usize] == id(l))
+        .flat_map(|l| [u64::from(id(l)), u64::from(l)])
         .collect();
     let mut chosen: Vec<(u64, u32, u32)> = rounds
         .gather(mine)
@@ -105,15 +119,18 @@ fn escape(
     escaped
 }
 
-/// Propagates `labels` (indexed `local - first`; `u64::MAX` outside the
+/// A state outside the remainder, in `propagate`'s labels.
+const NONE: u32 = u32::MAX;
+
+/// Propagates `labels` (indexed `local - first`; [`NONE`] outside the
 /// remainder) backward along the range's edges until none is `better`,
 /// starting from the states `changed`.
 fn propagate(
     rounds: &mut Rounds<'_>,
     range: &Preds<'_>,
-    labels: &mut [u64],
+    labels: &mut [u32],
     mut changed: Vec<u32>,
-    better: impl Fn(u64, u64) -> bool,
+    better: impl Fn(u32, u32) -> bool,
 ) {
     let first = range.first();
     loop {
@@ -121,7 +138,7 @@ fn propagate(
         for l in changed.drain(..) {
             let label = labels[(l - first) as usize];
             for (w, local) in range.of(l) {
-                out.push(rounds, w, (local, label));
+                out.push(rounds, w, (local, u64::from(label)));
             }
         }
         let Some(got) = rounds.end_fixpoint_round(out, labelled) else {
@@ -131,8 +148,10 @@ fn propagate(
             if !range.holds(local) {
                 continue;
             }
+            // Sent from a label of this type.
+            let label = label as u32;
             let old = &mut labels[(local - first) as usize];
-            if *old != u64::MAX && better(label, *old) {
+            if *old != NONE && better(label, *old) {
                 *old = label;
                 changed.push(local);
             }

@@ -109,6 +109,13 @@ impl Arena {
         Self::with_segments(max_code, FIRST_CODES * max_code, SEGMENT_BYTES)
     }
 
+    /// An empty arena like `self` (which must be empty), whose segments
+    /// grow to `cap` bytes at most instead.
+    pub(super) fn capped(&self, cap: usize) -> Self {
+        debug_assert_eq!(self.len, 0);
+        Self::with_segments(self.max_code, FIRST_CODES * self.max_code, cap)
+    }
+
     /// An empty arena used as a queue: the states before the search's head
     /// are dropped ([`drop_before`](Self::drop_before)).
     pub(super) fn queue(max_code: usize) -> Self {

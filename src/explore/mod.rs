@@ -141,6 +141,6 @@ pub use graph::Lasso;
 pub use limits::{deadline_in, interrupt_flag, interrupted, LimitKind, Limits, Options};
 pub use progress::{set_progress_deadline, set_progress_label};
 pub(crate) use rooted::Rooted;
-pub use stats::{peak_rss_bytes, PhaseWaits, Phases, Stats, Wait};
+pub use stats::{peak_rss_bytes, rss_bytes, PhaseWaits, Phases, Stats, Wait};
 pub use store::{collision_probability, Slot, StateId, StateStore, FINGERPRINT_BITS, MAX_STATES};
 pub use workers::WorkerPool;

@@ -126,9 +126,21 @@ pub fn peak_rss_bytes() -> Option<u64> {
     parse_vm_hwm(&status)
 }
 
+/// Resident set size of this process now (`VmRSS`), as
+/// [`peak_rss_bytes`].
+pub fn rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    parse_status_bytes(&status, "VmRSS:")
+}
+
 fn parse_vm_hwm(status: &str) -> Option<u64> {
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let mut parts = line["VmHWM:".len()..].split_whitespace();
+    parse_status_bytes(status, "VmHWM:")
+}
+
+/// The size on the line of `/proc/self/status` that starts with `key`.
+fn parse_status_bytes(status: &str, key: &str) -> Option<u64> {
+    let line = status.lines().find(|l| l.starts_with(key))?;
+    let mut parts = line[key.len()..].split_whitespace();
     let value: u64 = parts.next()?.parse().ok()?;
     let unit = match parts.next() {
         Some("kB") | Some("KB") => 1024,
@@ -148,6 +160,7 @@ mod tests {
         let s = "Name:\tx\nVmPeak:\t  100 kB\nVmHWM:\t    2048 kB\nVmRSS:\t 1 kB\n";
         assert_eq!(parse_vm_hwm(s), Some(2048 * 1024));
         assert_eq!(parse_vm_hwm("Name: x\n"), None);
+        assert_eq!(parse_status_bytes(s, "VmRSS:"), Some(1024));
         if cfg!(target_os = "linux") {
             assert!(peak_rss_bytes().unwrap() > 0);
         }

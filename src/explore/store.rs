@@ -111,6 +111,19 @@ impl StateStore {
         self
     }
 
+    /// The same store, whose codes fill segments of at most `bytes` bytes
+    /// (16 MiB otherwise). The last segment is mostly empty, and counted
+    /// whole (by the heap and `--max-memory`): a store that holds tens of
+    /// MiB, one of many a distributed run's process holds, takes smaller
+    /// ones (#43).
+    pub fn with_segments_of(mut self, bytes: usize) -> Self {
+        debug_assert!(self.is_empty());
+        if !self.compact {
+            self.arena = self.arena.capped(bytes);
+        }
+        self
+    }
+
     /// Appends the code of `state` to `out` (interning its parts).
     #[inline]
     pub fn encode(&self, state: &[u32], out: &mut Vec<u8>) {
@@ -477,10 +490,20 @@ impl StateStore {
 
     /// Bytes currently allocated by the arena and the hash table.
     pub fn bytes(&self) -> usize {
-        self.arena.bytes()
-            + self.fingerprints.capacity() * 4
-            + self.table.bytes()
-            + self.parts.as_ref().map_or(0, Parts::bytes)
+        self.held().iter().map(|(_, b)| b).sum()
+    }
+
+    /// Bytes held, by structure: the codes with their locations, the
+    /// index (table and fingerprints), and the interned parts.
+    pub fn held(&self) -> [(&'static str, usize); 3] {
+        [
+            ("codes", self.arena.bytes()),
+            (
+                "table",
+                self.fingerprints.capacity() * 4 + self.table.bytes(),
+            ),
+            ("parts", self.parts.as_ref().map_or(0, Parts::bytes)),
+        ]
     }
 
     /// Memory the store would need after
