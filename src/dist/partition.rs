@@ -160,7 +160,9 @@ impl Partition {
     pub(super) fn new(words: usize, parts: Vec<std::ops::Range<usize>>, peers: usize) -> Self {
         let packing = Packing::new(peers);
         Partition {
-            store: (StateStore::new(words).with_parts(parts)).with_segments_of(SEGMENT_BYTES),
+            store: StateStore::new(words)
+                .with_parts(parts)
+                .with_segments_of(SEGMENT_BYTES),
             level_firsts: Vec::new(),
             depths: Vec::new(),
             depths_from: u32::MAX,
