@@ -164,12 +164,19 @@ impl Arena {
         &bytes[(loc as u32) as usize..seg.used]
     }
 
+    /// The location of state `i`'s code, where it is held (a prefetch's
+    /// hint may name any state).
+    #[inline]
+    fn held_location(&self, i: usize) -> Option<&u64> {
+        i.checked_sub(self.locs_base).and_then(|k| self.locs.get(k))
+    }
+
     /// Asks the CPU to fetch the location of state `i`'s code, which
     /// [`prefetch_code`](Self::prefetch_code) then reads. A hint: nothing
     /// where `i` is not held.
     #[inline]
     pub(super) fn prefetch_location(&self, i: usize) {
-        if let Some(loc) = i.checked_sub(self.locs_base).and_then(|k| self.locs.get(k)) {
+        if let Some(loc) = self.held_location(i) {
             prefetch(loc);
         }
     }
@@ -179,7 +186,7 @@ impl Arena {
     /// reads no more). A hint: nothing where `i` is not held.
     #[inline]
     pub(super) fn prefetch_code(&self, i: usize, len: usize) {
-        let Some(&loc) = i.checked_sub(self.locs_base).and_then(|k| self.locs.get(k)) else {
+        let Some(&loc) = self.held_location(i) else {
             return;
         };
         let Some(seg) = self.segments.get((loc >> 32) as usize) else {
