@@ -145,13 +145,14 @@ struct Level {
 /// Where a worker's time in the search went (#43; `GSYNC_DIST_WAITS`).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Spent {
-    /// Taking the steps of a batch's states, up to its exchange.
+    /// Taking the steps of the levels' states.
     pub expand: Duration,
-    /// The same, exchange by exchange, in microseconds: every worker's
-    /// side by side show how long the slowest stepped in each.
+    /// The same, exchange by exchange (a level's), in microseconds:
+    /// every worker's side by side show how long the slowest stepped in
+    /// each.
     pub steps: Vec<u64>,
-    /// The batches' exchanges: waiting, and keeping the successors that
-    /// came (as they came).
+    /// Keeping the successors that came between batches, and the
+    /// levels' exchanges: waiting, and keeping what came there.
     pub exchange: Duration,
     /// The search's rounds, the time this worker waited idle at their
     /// ends, and the time it handled their records there.
@@ -342,15 +343,14 @@ fn levels<S: Checkable>(
     }
 }
 
-/// Figures of a level's exchanges, by place: whether the worker has
-/// states of the level left, its limit (`limit_code`), its successors,
-/// its share of the level it expands where that level's count is
-/// pending, and its first event (`encode_event`).
-const MORE: usize = 0;
-const LIMIT: usize = 1;
-const SUCCS: usize = 2;
-const PENDING: usize = 3;
-const EVENT: usize = 4;
+/// Figures of a level's exchange, by place: the worker's limit
+/// (`limit_code`), its successors, its share of the level it expands
+/// where that level's count is pending, and its first event
+/// (`encode_event`).
+const LIMIT: usize = 0;
+const SUCCS: usize = 1;
+const PENDING: usize = 2;
+const EVENT: usize = 3;
 
 /// The level after `level` holds `count` states: it is the next one.
 fn advance(level: &mut Level, passes: &mut Passes, count: u64) {
@@ -545,8 +545,8 @@ struct Expanded {
     succs: u64,
     fault: Option<Event>,
     limit: Option<LimitKind>,
-    /// Every worker's figures of the level's last exchange, by index
-    /// (`MORE` and on).
+    /// Every worker's figures of the level's exchange, by index (`LIMIT`
+    /// and on).
     figures: Vec<Vec<u64>>,
     /// Where the level's orders were first positions: every worker's,
     /// in runs.
@@ -554,10 +554,13 @@ struct Expanded {
 }
 
 /// Expands this worker's states `frontier` of level `depth` in batches,
-/// one exchange each (as many as the busiest worker needs), and keeps the
-/// new successors at level `depth + 1`; where `keyed`, the frontier's
-/// orders (sorted) go to every worker in the first exchange, and every
-/// exchange carries each worker's figures, with `share` (`PENDING`);
+/// and keeps the new successors at level `depth + 1`. A batch's records
+/// leave as it ends and what reached this worker meanwhile is kept; the
+/// level ends in one exchange once this worker's share is done, which
+/// carries each worker's figures, with `share` (`PENDING`): a round after
+/// every batch had every worker wait for the slowest at each (#43: 421
+/// rounds against 136 at `priority_semaphore --blocks 6`, 8 × 2). Where
+/// `keyed`, the frontier's orders (sorted) go to every worker first;
 /// `edges` says which edges are kept, and those into levels before
 /// `range` are the proviso's `leaving`; `sizes` has the last batch's
 /// successors for each worker; the time spent is added to `spent`.
@@ -574,7 +577,7 @@ fn expand_level<S: Checkable>(
     // Edges from here into states before this are the proviso's `leaving`.
     let before_range = part.level_first(range);
     // This worker's states split evenly among as many batches as they
-    // fill; the exchanges go on while any worker has states left.
+    // fill.
     let batch = batch_len(sys.state_words(), opts);
     let per_batch = frontier
         .len()
@@ -602,6 +605,8 @@ fn expand_level<S: Checkable>(
     let mut next = state.clone();
     let mut todo = frontier.iter();
     let labelled = edges == Edges::Labelled;
+    // This worker's stepping since the last exchange (`Spent::steps`).
+    let mut stepped = Duration::ZERO;
     loop {
         let started = std::time::Instant::now();
         let mut out: Vec<Outgoing> = (sizes.iter().enumerate())
@@ -671,8 +676,30 @@ fn expand_level<S: Checkable>(
         for (size, to) in sizes.iter_mut().zip(&out) {
             *size = (to.states.bytes(), to.reached.len());
         }
-        let more = todo.len() > 0 && found.limit.is_none();
-        let mut mine = vec![u64::from(more), limit_code(found.limit), found.succs, share];
+        let into = (depth + 1, edges, mode, before_range);
+        if todo.len() > 0 && found.limit.is_none() {
+            // No round before this worker's share is done: the batch's
+            // records leave now and what came so far is kept, so that the
+            // records in flight stay about a batch's.
+            for (w, to) in out.into_iter().enumerate() {
+                if !to.reached.is_empty() {
+                    rounds.post(w as u32, to.into_msg());
+                }
+            }
+            for (w, m) in orders.take().map(Outbox::into_msgs).unwrap_or_default() {
+                rounds.post(w, m);
+            }
+            let expanded = std::time::Instant::now();
+            spent.expand += expanded - started;
+            stepped += expanded - started;
+            rounds.take_early(|m| match m {
+                Msg::Keys(run) => found.runs.push(run),
+                m => keep_succs(sys, part, &mut found, m, into),
+            });
+            spent.exchange += expanded.elapsed();
+            continue;
+        }
+        let mut mine = vec![limit_code(found.limit), found.succs, share];
         mine.extend(encode_event(found.fault));
         let mut msgs: Vec<(u32, Msg)> = out
             .into_iter()
@@ -684,8 +711,10 @@ fn expand_level<S: Checkable>(
         msgs.extend(rounds.to_all(mine));
         let expanded = std::time::Instant::now();
         spent.expand += expanded - started;
-        spent.steps.push((expanded - started).as_micros() as u64);
-        let into = (depth + 1, edges, mode, before_range);
+        stepped += expanded - started;
+        spent
+            .steps
+            .push(std::mem::take(&mut stepped).as_micros() as u64);
         let mut figures = vec![Vec::new(); peers];
         rounds.exchange_each(msgs, |m| match m {
             Msg::Keys(run) => found.runs.push(run),
@@ -693,11 +722,8 @@ fn expand_level<S: Checkable>(
             m => keep_succs(sys, part, &mut found, m, into),
         });
         spent.exchange += expanded.elapsed();
-        let any_more = figures.iter().any(|v| v[MORE] != 0);
         found.figures = figures;
-        if !any_more {
-            return found;
-        }
+        return found;
     }
 }
 
