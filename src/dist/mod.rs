@@ -360,19 +360,21 @@ fn run_worker(
             })
             .sum();
         let line = format!(
-            "worker {}: {} rounds, waited {:.3} s of {seconds:.3} s; search: {} rounds, \
+            "worker {}: {} rounds, waited {:.3} s of {seconds:.3} s; search {:.3} s: {} rounds, \
              expand {:.3} s (the slowest worker's, exchange by exchange, {:.3} s), \
              exchanges {:.3} s (idle {:.3} s, keeping what came {:.3} s); \
-             an empty round {:.1} us\n",
+             deadlock analysis {:.3} s; an empty round {:.1} us\n",
             rounds.index(),
             n - before.0,
             (waited - before.1).as_secs_f64(),
+            s.search.as_secs_f64(),
             s.rounds,
             s.expand.as_secs_f64(),
             slowest as f64 / 1e6,
             s.exchange.as_secs_f64(),
             s.waited.as_secs_f64(),
             s.handled.as_secs_f64(),
+            s.analysis.as_secs_f64(),
             empty_round.as_secs_f64() * 1e6,
         );
         // One write, so that the lines of the processes do not interleave.
@@ -422,12 +424,14 @@ fn search_and_analyse(
     let memory = memory::Memory::new(rounds);
     memory.end("setup", &[]);
     let mut part = partition_for(sys, opts, rounds.peers());
-    let searched = search::search(sys, rounds, &mut part, opts, Edges::Sources);
+    let mut searched = search::search(sys, rounds, &mut part, opts, Edges::Sources);
     memory.end("search", &part.held());
+    let analysis = std::time::Instant::now();
     let stuck = match searched.ending {
         Ending::Complete => backward::find(sys, rounds, &mut part),
         _ => Stuck::None,
     };
+    searched.spent.analysis = analysis.elapsed();
     memory.end("deadlock", &part.held());
     (searched, stuck)
 }

@@ -159,6 +159,11 @@ pub(super) struct Spent {
     pub rounds: u64,
     pub waited: Duration,
     pub handled: Duration,
+    /// The whole search, and the deadlock analysis after it (set by
+    /// `dist::search_and_analyse`): what the steps and exchanges leave
+    /// is the levels' own bookkeeping (ranks, parents, the proviso).
+    pub search: Duration,
+    pub analysis: Duration,
 }
 
 /// Searches `sys` on this worker's partition, keeping the `edges` into
@@ -171,12 +176,14 @@ pub(super) fn search<S: Checkable>(
     edges: Edges,
 ) -> Searched {
     let mut spent = Spent::default();
+    let started = std::time::Instant::now();
     let (n, waited, handled) = rounds.waits();
     let mut searched = levels(sys, rounds, part, opts, edges, &mut spent);
     let after = rounds.waits();
     spent.rounds = after.0 - n;
     spent.waited = after.1 - waited;
     spent.handled = after.2 - handled;
+    spent.search = started.elapsed();
     searched.spent = spent;
     searched
 }
