@@ -684,21 +684,25 @@ fn expand_level<S: Checkable>(
             *size = (to.states.bytes(), to.reached.len());
         }
         let into = (depth + 1, edges, mode, before_range);
+        // The batch's records, and the frontier's orders where they have
+        // not left yet.
+        let mut msgs: Vec<(u32, Msg)> = out
+            .into_iter()
+            .enumerate()
+            .filter(|(_, to)| !to.reached.is_empty())
+            .map(|(w, to)| (w as u32, to.into_msg()))
+            .collect();
+        msgs.extend(orders.take().map(Outbox::into_msgs).unwrap_or_default());
+        let expanded = std::time::Instant::now();
+        spent.expand += expanded - started;
+        stepped += expanded - started;
         if todo.len() > 0 && found.limit.is_none() {
             // No round before this worker's share is done: the batch's
             // records leave now and what came so far is kept, so that the
             // records in flight stay about a batch's.
-            for (w, to) in out.into_iter().enumerate() {
-                if !to.reached.is_empty() {
-                    rounds.post(w as u32, to.into_msg());
-                }
-            }
-            for (w, m) in orders.take().map(Outbox::into_msgs).unwrap_or_default() {
+            for (w, m) in msgs {
                 rounds.post(w, m);
             }
-            let expanded = std::time::Instant::now();
-            spent.expand += expanded - started;
-            stepped += expanded - started;
             rounds.take_early(|m| match m {
                 Msg::Keys(run) => found.runs.push(run),
                 m => keep_succs(sys, part, &mut found, m, into),
@@ -708,17 +712,7 @@ fn expand_level<S: Checkable>(
         }
         let mut mine = vec![limit_code(found.limit), found.succs, share];
         mine.extend(encode_event(found.fault));
-        let mut msgs: Vec<(u32, Msg)> = out
-            .into_iter()
-            .enumerate()
-            .filter(|(_, to)| !to.reached.is_empty())
-            .map(|(w, to)| (w as u32, to.into_msg()))
-            .collect();
-        msgs.extend(orders.take().map(Outbox::into_msgs).unwrap_or_default());
         msgs.extend(rounds.to_all(mine));
-        let expanded = std::time::Instant::now();
-        spent.expand += expanded - started;
-        stepped += expanded - started;
         spent
             .steps
             .push(std::mem::take(&mut stepped).as_micros() as u64);
