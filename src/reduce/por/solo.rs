@@ -35,7 +35,6 @@ use crate::model::facts::{clear, get, set};
 use crate::model::memory::PtxMemory;
 use crate::model::state::FINISHED;
 use crate::model::Model;
-use rustc_hash::FxHashSet;
 use std::hash::Hasher;
 
 /// Most states of one solo graph: a spinner's is a few states (each stale
@@ -48,17 +47,58 @@ const SLOTS: usize = 1 << 12;
 /// Buffers of [`Independence::solo_graph`], reused from thread to thread.
 #[derive(Default)]
 pub(super) struct SoloScratch {
-    seen: FxHashSet<Vec<u32>>,
-    stack: Vec<Vec<u32>>,
-    /// The state being expanded, and the state buffers of earlier graphs:
-    /// a graph copies whole states a few times per step, for most states
-    /// the search expands, and a fresh allocation for each took the
-    /// allocator's locks, which sixteen workers contended for.
-    current: Vec<u32>,
-    spare: Vec<Vec<u32>>,
+    /// The graph's states in the order found: the first `found` are this
+    /// graph's, the rest buffers of earlier graphs (a graph copies whole
+    /// states, for most states the search expands, and a fresh allocation
+    /// for each took the allocator's locks, which sixteen workers contended
+    /// for).
+    states: Vec<Vec<u32>>,
+    found: usize,
+    /// Indices into `states` of the states still to expand.
+    stack: Vec<usize>,
+    /// A successor being built.
+    next: Vec<u32>,
     actions: Vec<u32>,
     key: Vec<u32>,
     memo: SoloMemo,
+}
+
+/// The words where the states of `t`'s solo graph mostly differ: its own
+/// words, and its views and flags.
+fn hot_words(model: &Model, ptx: &PtxMemory, t: usize) -> [std::ops::Range<usize>; 2] {
+    let layout = &model.threads.layout;
+    [
+        layout.thread(t, 0)..layout.thread(t, layout.thread_words),
+        ptx.thread_section(t),
+    ]
+}
+
+impl SoloScratch {
+    /// Whether `x` is one of this graph's states. A graph holds a few
+    /// states (a spinner's: each stale write it may still read), so a scan
+    /// beats hashing states of hundreds of words; `hot` (the thread's own
+    /// words and views, where the states of one graph mostly differ) is
+    /// compared first. The state being expanded is out of `states` (an
+    /// empty buffer in its place).
+    fn seen(&self, x: &[u32], hot: [std::ops::Range<usize>; 2]) -> bool {
+        let same = |v: &Vec<u32>| {
+            v.len() == x.len() && hot.iter().all(|r| v[r.clone()] == x[r.clone()]) && v[..] == *x
+        };
+        self.states[..self.found].iter().any(same)
+    }
+
+    /// Adds `next` to the graph (its buffer swapped for a spare one) and
+    /// returns its index.
+    fn add_next(&mut self) -> usize {
+        let i = self.found;
+        if i == self.states.len() {
+            self.states.push(std::mem::take(&mut self.next));
+        } else {
+            std::mem::swap(&mut self.states[i], &mut self.next);
+        }
+        self.found += 1;
+        i
+    }
 }
 
 /// Remembered solo graphs: per slot the thread and its own words and
@@ -200,96 +240,110 @@ impl Independence {
         writes: &mut [u64],
     ) -> Settles {
         let ptx = model.memory.ptx().expect("solo graphs are for ptx");
-        let th = &model.threads;
-        let SoloScratch {
-            seen,
-            stack,
-            current,
-            spare,
-            actions,
-            ..
-        } = scratch;
-        // The last graph's states are buffers for this one's.
-        spare.extend(seen.drain());
-        spare.append(stack);
-        let copy = |spare: &mut Vec<Vec<u32>>, of: &[u32]| {
-            let mut v = spare.pop().unwrap_or_default();
-            v.clear();
-            v.extend_from_slice(of);
-            v
-        };
-        seen.insert(copy(spare, s));
-        stack.push(copy(spare, s));
+        scratch.found = 0;
+        scratch.stack.clear();
+        scratch.next.clear();
+        scratch.next.extend_from_slice(s);
+        let first = scratch.add_next();
+        scratch.stack.push(first);
         let mut reliance = Reliance::default();
-        while let Some(popped) = stack.pop() {
-            current.clear();
-            current.extend_from_slice(&popped);
-            spare.push(popped);
-            let x = &current[..];
-            let pc = th.pc(x, t);
-            if pc == FINISHED {
-                continue;
-            }
-            let op = &model.prog.code[pc as usize].op;
-            if th.is_blocked(x, t)
-                || !self.settles_from[pc as usize]
-                || ptx.may_perform_early(th, x, t)
-            {
-                return Settles::Never;
-            }
-            if matches!(op, Op::Exit | Op::SyncThreads) && !self.alone_in_block(model, x, t) {
-                return Settles::NotHere;
-            }
-            reliance.note(model, x, t, op);
-            if let Some(access) = op.access() {
-                if th.address(x, t, &access.loc).is_err() {
-                    return Settles::Never;
-                }
-            }
-            if let (
-                Op::Fence(MemOrder {
-                    order: Order::Sc,
-                    scope,
-                }),
-                Some(sc),
-            ) = (op, self.sc_words)
-            {
-                for &w in sc.of_fence(model, t, *scope).words() {
-                    set(reads, w);
-                    set(writes, w);
-                }
-            }
-            actions.clear();
-            ptx.alternatives(th, x, t, actions);
-            for &a in actions.iter() {
-                if let Some(effect) = ptx.effect(th, x, a) {
-                    let w = effect.location as usize;
-                    if effect.read.is_some() {
-                        set(reads, w);
-                    }
-                    if effect.write.is_some() {
-                        set(writes, w);
-                    }
-                }
-                let mut next = copy(spare, x);
-                let mut ctx = StepCtx {
-                    unnormalized: true,
-                    ..StepCtx::default()
-                };
-                if model.run_action(&mut next, a, &mut ctx).is_err() {
-                    return spin::failed(op);
-                }
-                if seen.contains(&next) {
-                    spare.push(next);
-                } else {
-                    if seen.len() == MAX_SOLO_STATES {
-                        return Settles::Never;
-                    }
-                    seen.insert(copy(spare, &next));
-                    stack.push(next);
-                }
+        while let Some(i) = scratch.stack.pop() {
+            // Taken out while its successors are added (and put back
+            // after), so that it is read in place rather than copied; a
+            // graph ended early leaves an empty buffer behind, refilled
+            // when next used.
+            let x = std::mem::take(&mut scratch.states[i]);
+            let settles =
+                self.solo_successors(model, ptx, t, &x, scratch, &mut reliance, (reads, writes));
+            scratch.states[i] = x;
+            if let Some(settles) = settles {
+                return settles;
             }
         }
         Settles::Yes(reliance)
+    }
+
+    /// Adds the successors of `x`, a state of `t`'s solo graph, to the
+    /// graph; `Some` where that decides the graph.
+    #[allow(clippy::too_many_arguments)]
+    fn solo_successors(
+        &self,
+        model: &Model,
+        ptx: &PtxMemory,
+        t: usize,
+        x: &[u32],
+        scratch: &mut SoloScratch,
+        reliance: &mut Reliance,
+        (reads, writes): (&mut [u64], &mut [u64]),
+    ) -> Option<Settles> {
+        let th = &model.threads;
+        let pc = th.pc(x, t);
+        if pc == FINISHED {
+            return None;
+        }
+        let op = &model.prog.code[pc as usize].op;
+        if th.is_blocked(x, t) || !self.settles_from[pc as usize] || ptx.may_perform_early(th, x, t)
+        {
+            return Some(Settles::Never);
+        }
+        if matches!(op, Op::Exit | Op::SyncThreads) && !self.alone_in_block(model, x, t) {
+            return Some(Settles::NotHere);
+        }
+        reliance.note(model, x, t, op);
+        if let Some(access) = op.access() {
+            if th.address(x, t, &access.loc).is_err() {
+                return Some(Settles::Never);
+            }
+        }
+        if let (
+            Op::Fence(MemOrder {
+                order: Order::Sc,
+                scope,
+            }),
+            Some(sc),
+        ) = (op, self.sc_words)
+        {
+            for &w in sc.of_fence(model, t, *scope).words() {
+                set(reads, w);
+                set(writes, w);
+            }
+        }
+        let mut actions = std::mem::take(&mut scratch.actions);
+        actions.clear();
+        ptx.alternatives(th, x, t, &mut actions);
+        let mut decided = None;
+        for &a in actions.iter() {
+            if let Some(effect) = ptx.effect(th, x, a) {
+                let w = effect.location as usize;
+                if effect.read.is_some() {
+                    set(reads, w);
+                }
+                if effect.write.is_some() {
+                    set(writes, w);
+                }
+            }
+            scratch.next.clear();
+            scratch.next.extend_from_slice(x);
+            let mut ctx = StepCtx {
+                unnormalized: true,
+                ..StepCtx::default()
+            };
+            if model.run_action(&mut scratch.next, a, &mut ctx).is_err() {
+                decided = Some(spin::failed(op));
+                break;
+            }
+            // `x` itself is out of `states` while its successors are added.
+            if scratch.next[..] == *x || scratch.seen(&scratch.next, hot_words(model, ptx, t)) {
+                continue;
+            }
+            if scratch.found == MAX_SOLO_STATES {
+                decided = Some(Settles::Never);
+                break;
+            }
+            let i = scratch.add_next();
+            scratch.stack.push(i);
+        }
+        scratch.actions = actions;
+        decided
     }
 }
