@@ -89,7 +89,7 @@ impl SoloScratch {
     /// words and views, where the states of one graph mostly differ) is
     /// compared first. The state being expanded is out of `states` (an
     /// empty buffer in its place).
-    fn seen(&self, x: &[u32], hot: [std::ops::Range<usize>; 2]) -> bool {
+    fn seen(&self, x: &[u32], hot: &[std::ops::Range<usize>; 2]) -> bool {
         let same = |v: &Vec<u32>| {
             v.len() == x.len() && hot.iter().all(|r| v[r.clone()] == x[r.clone()]) && v[..] == *x
         };
@@ -252,7 +252,6 @@ impl Independence {
         reads: &mut [u64],
         writes: &mut [u64],
     ) -> Settles {
-        let ptx = model.memory.ptx().expect("solo graphs are for ptx");
         scratch.found = 0;
         scratch.stack.clear();
         scratch.next.clear();
@@ -267,7 +266,7 @@ impl Independence {
             // when next used.
             let x = std::mem::take(&mut scratch.states[i]);
             let settles =
-                self.solo_successors(model, ptx, t, &x, scratch, &mut reliance, (reads, writes));
+                self.solo_successors(model, t, &x, scratch, &mut reliance, (reads, writes));
             scratch.states[i] = x;
             if let Some(settles) = settles {
                 return settles;
@@ -278,17 +277,16 @@ impl Independence {
 
     /// Adds the successors of `x`, a state of `t`'s solo graph, to the
     /// graph; `Some` where that decides the graph.
-    #[allow(clippy::too_many_arguments)]
     fn solo_successors(
         &self,
         model: &Model,
-        ptx: &PtxMemory,
         t: usize,
         x: &[u32],
         scratch: &mut SoloScratch,
         reliance: &mut Reliance,
         (reads, writes): (&mut [u64], &mut [u64]),
     ) -> Option<Settles> {
+        let ptx = model.memory.ptx().expect("solo graphs are for ptx");
         let th = &model.threads;
         let pc = th.pc(x, t);
         if pc == FINISHED {
@@ -324,6 +322,7 @@ impl Independence {
         let mut actions = std::mem::take(&mut scratch.actions);
         actions.clear();
         ptx.alternatives(th, x, t, &mut actions);
+        let hot = hot_words(model, ptx, t);
         let mut decided = None;
         for &a in actions.iter() {
             if let Some(effect) = ptx.effect(th, x, a) {
@@ -346,7 +345,7 @@ impl Independence {
                 break;
             }
             // `x` itself is out of `states` while its successors are added.
-            if scratch.next[..] == *x || scratch.seen(&scratch.next, hot_words(model, ptx, t)) {
+            if scratch.next[..] == *x || scratch.seen(&scratch.next, &hot) {
                 continue;
             }
             if scratch.found == MAX_SOLO_STATES {
