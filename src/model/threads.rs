@@ -8,7 +8,7 @@ use super::state::{self, Layout, FINISHED, FLAGS, PC, STARTED, WAITING_BARRIER, 
 use super::{Violation, ViolationKind};
 use crate::ir::cfg::Liveness;
 use crate::ir::Participants;
-use crate::ir::{Builtin, Expr, Loc, Op, Pc, Program};
+use crate::ir::{ArithFault, Builtin, Expr, Loc, Op, Pc, Program};
 
 /// The program, the state's layout, and which locals are live where.
 pub struct Threads<'p> {
@@ -161,7 +161,60 @@ impl<'p> Threads<'p> {
     }
 
     /// Evaluates a pure expression for thread `t`.
+    ///
+    /// Expressions are evaluated at nearly every step (array indices,
+    /// conditions, assignments), so the walk runs first with an error that
+    /// carries nothing, whose result fits two registers (a `Violation` is a
+    /// large value every level of the walk would copy); only an expression
+    /// that fails is walked again, to say why.
     pub fn eval(&self, e: &Expr, s: &[u32], t: usize) -> Result<i64, Violation> {
+        self.walk::<()>(e, s, t)
+            .or_else(|()| self.walk::<Violation>(e, s, t))
+    }
+
+    /// The walk of [`eval`](Self::eval), failing with an `F`.
+    fn walk<F: EvalFault>(&self, e: &Expr, s: &[u32], t: usize) -> Result<i64, F> {
+        Ok(match e {
+            Expr::Const(_) | Expr::Local(_) | Expr::Builtin(_) => self.operand(e, s, t)?,
+            Expr::Unary(op, a) => crate::ir::eval_unary(*op, self.operand(a, s, t)?),
+            Expr::Binary(op, a, b) => {
+                let x = self.operand(a, s, t)?;
+                let y = self.operand(b, s, t)?;
+                crate::ir::eval_binary(*op, x, y).map_err(F::arith)?
+            }
+            Expr::Fma(f, abc) => {
+                let [a, b, c] = &**abc;
+                let (a, b) = (self.walk(a, s, t)?, self.walk(b, s, t)?);
+                crate::ir::float::fma(*f, a, b, self.walk(c, s, t)?)
+            }
+            Expr::Ternary(c, a, b) => {
+                if self.walk(c, s, t)? != 0 {
+                    self.walk(a, s, t)?
+                } else {
+                    self.walk(b, s, t)?
+                }
+            }
+            Expr::Global(var, index) => {
+                let i = match index {
+                    Some(i) => {
+                        let v = self.walk(i, s, t)?;
+                        self.checked_index(*var, v)
+                            .map_err(|()| F::index(self, *var, v))?
+                    }
+                    None => 0,
+                };
+                let ty = self.prog.vars[*var as usize].ty;
+                state::load(s, self.layout.mem(self.prog, *var, i, 0), ty)
+            }
+        })
+    }
+
+    /// An operand of `walk`: a leaf (a constant, a local, a built-in)
+    /// read in place, anything else walked. Most operands are leaves
+    /// (`r * nblocks + blockIdx`), and a call of the walk costs more than
+    /// reading one.
+    #[inline(always)]
+    fn operand<F: EvalFault>(&self, e: &Expr, s: &[u32], t: usize) -> Result<i64, F> {
         Ok(match e {
             Expr::Const(v) => *v,
             Expr::Local(l) => {
@@ -179,46 +232,53 @@ impl<'p> Threads<'p> {
                     Builtin::WarpId => in_block / launch.warp_size,
                 })
             }
-            Expr::Unary(op, a) => crate::ir::eval_unary(*op, self.eval(a, s, t)?),
-            Expr::Binary(op, a, b) => {
-                let x = self.eval(a, s, t)?;
-                let y = self.eval(b, s, t)?;
-                crate::ir::eval_binary(*op, x, y)
-                    .map_err(|fault| runtime_error(&fault.to_string()))?
-            }
-            Expr::Fma(f, abc) => {
-                let [a, b, c] = &**abc;
-                let (a, b) = (self.eval(a, s, t)?, self.eval(b, s, t)?);
-                crate::ir::float::fma(*f, a, b, self.eval(c, s, t)?)
-            }
-            Expr::Ternary(c, a, b) => {
-                if self.eval(c, s, t)? != 0 {
-                    self.eval(a, s, t)?
-                } else {
-                    self.eval(b, s, t)?
-                }
-            }
-            Expr::Global(var, index) => {
-                let i = match index {
-                    Some(i) => self.index(*var, self.eval(i, s, t)?)?,
-                    None => 0,
-                };
-                let ty = self.prog.vars[*var as usize].ty;
-                state::load(s, self.layout.mem(self.prog, *var, i, 0), ty)
-            }
+            _ => self.walk(e, s, t)?,
         })
     }
 
     /// Checks an array index against the variable's length.
     pub fn index(&self, var: u32, i: i64) -> Result<u32, Violation> {
-        let v = &self.prog.vars[var as usize];
-        if i < 0 || i >= v.len as i64 {
-            return Err(runtime_error(&format!(
-                "index {i} is out of bounds for `{}` of length {}",
-                v.name, v.len
-            )));
+        self.checked_index(var, i)
+            .map_err(|()| <Violation as EvalFault>::index(self, var, i))
+    }
+
+    /// `i` as an index of `var`, if it is one.
+    fn checked_index(&self, var: u32, i: i64) -> Result<u32, ()> {
+        let len = self.prog.vars[var as usize].len;
+        if (0..i64::from(len)).contains(&i) {
+            Ok(i as u32)
+        } else {
+            Err(())
         }
-        Ok(i as u32)
+    }
+}
+
+/// How an expression's walk fails: `()` where only success matters (the
+/// first walk), a [`Violation`] that says why (the second).
+trait EvalFault {
+    /// A binary operator's arithmetic fault.
+    fn arith(fault: ArithFault) -> Self;
+    /// Index `i` is out of the bounds of `var`.
+    fn index(threads: &Threads, var: u32, i: i64) -> Self;
+}
+
+impl EvalFault for () {
+    fn arith(_: ArithFault) -> Self {}
+
+    fn index(_: &Threads, _: u32, _: i64) -> Self {}
+}
+
+impl EvalFault for Violation {
+    fn arith(fault: ArithFault) -> Self {
+        runtime_error(&fault.to_string())
+    }
+
+    fn index(threads: &Threads, var: u32, i: i64) -> Self {
+        let v = &threads.prog.vars[var as usize];
+        runtime_error(&format!(
+            "index {i} is out of bounds for `{}` of length {}",
+            v.name, v.len
+        ))
     }
 }
 
