@@ -184,20 +184,20 @@ impl<'p> Threads<'p> {
             }
             Expr::Fma(f, abc) => {
                 let [a, b, c] = &**abc;
-                let (a, b) = (self.walk(a, s, t)?, self.walk(b, s, t)?);
-                crate::ir::float::fma(*f, a, b, self.walk(c, s, t)?)
+                let (a, b) = (self.operand(a, s, t)?, self.operand(b, s, t)?);
+                crate::ir::float::fma(*f, a, b, self.operand(c, s, t)?)
             }
             Expr::Ternary(c, a, b) => {
-                if self.walk(c, s, t)? != 0 {
-                    self.walk(a, s, t)?
+                if self.operand(c, s, t)? != 0 {
+                    self.operand(a, s, t)?
                 } else {
-                    self.walk(b, s, t)?
+                    self.operand(b, s, t)?
                 }
             }
             Expr::Global(var, index) => {
                 let i = match index {
                     Some(i) => {
-                        let v = self.walk(i, s, t)?;
+                        let v = self.operand(i, s, t)?;
                         self.checked_index(*var, v)
                             .map_err(|()| F::index(self, *var, v))?
                     }
@@ -209,8 +209,9 @@ impl<'p> Threads<'p> {
         })
     }
 
-    /// An operand of `walk`: a leaf (a constant, a local, a built-in)
-    /// read in place, anything else walked. Most operands are leaves
+    /// An operand of `walk` (every sub-expression is read through this):
+    /// a leaf (a constant, a local, a built-in) read in place, anything
+    /// else walked. Most operands are leaves
     /// (`r * nblocks + blockIdx`), and a call of the walk costs more than
     /// reading one.
     #[inline(always)]
