@@ -211,9 +211,8 @@ impl<'p> Threads<'p> {
 
     /// An operand of `walk` (every sub-expression is read through this):
     /// a leaf (a constant, a local, a built-in) read in place, anything
-    /// else walked. Most operands are leaves
-    /// (`r * nblocks + blockIdx`), and a call of the walk costs more than
-    /// reading one.
+    /// else walked. Most operands are leaves (`r * nblocks + blockIdx`),
+    /// and a call of the walk costs more than reading one.
     #[inline(always)]
     fn operand<F: EvalFault>(&self, e: &Expr, s: &[u32], t: usize) -> Result<i64, F> {
         Ok(match e {
