@@ -113,3 +113,34 @@ fn the_setup_says_where_each_shared_input_comes_from() {
         }
     }
 }
+
+/// The profile-guided build's training runs (`scripts/build-pgo.sh`) stay
+/// runs of the checker: each line of `scripts/pgo-training.txt` ends with
+/// a verdict (verified, violated, or inconclusive at its cap), as the
+/// script requires; a renamed spec or option would end with exit 2 and
+/// leave the build without its profile.
+#[test]
+fn every_pgo_training_run_ends_with_a_verdict() {
+    let list = std::fs::read_to_string(repo().join("scripts/pgo-training.txt")).unwrap();
+    let lines: Vec<&str> = list
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    assert!(lines.len() >= 8, "a training list of {} runs", lines.len());
+    for line in lines {
+        let args: Vec<&str> = line.split_whitespace().collect();
+        let out = run(&args);
+        assert!(
+            matches!(code(&out), 0 | 1 | 3),
+            "training run `gsync-check {line}` ended with exit {}: {}",
+            code(&out),
+            stderr(&out)
+        );
+    }
+    let script = std::fs::read_to_string(repo().join("scripts/build-pgo.sh")).unwrap();
+    assert!(
+        script.contains("scripts/pgo-training.txt"),
+        "the build script reads the list this test runs"
+    );
+}
